@@ -1,0 +1,189 @@
+# libllmmem: build, test and install. See README.md.
+#
+#   make                 library (shared + static), examples/llmmem, examples/minimal, examples/scheduler
+#   make check           everything above, then every test; ends with "check: N passed, N failed"
+#   make install         PREFIX, DESTDIR, LIBDIR, INCLUDEDIR, PKGCONFIGDIR, BINDIR, MANDIR
+#   make uninstall       removes what install put there (same variables)
+#   make sanitize        ASan+UBSan build of the library and the C tests in build/sanitize, runs them
+#   make memcheck        valgrind over the C tests and a few CLI runs
+#   make abi-check       exported symbols == header == version script == test/abi/symbols.txt, abidiff
+#   make abi-baseline    rewrites test/abi/libllmmem.abi and test/abi/symbols.txt from this build
+#   make docs            Doxygen into docs/html, warnings are errors
+#   make bench           builds and runs bench/*.c
+#   make deps            installs missing Debian packages to build (as root; apt-get)
+#   make test-deps       installs missing Debian packages to test (cmocka, valgrind, abigail, doxygen, python3)
+#   make run             estimates the built-in llama-3.1-8b preset with the CLI
+
+# The version lives only in include/llmmem.h.
+VERSION_MAJOR := $(shell sed -n 's/^\#define LLMMEM_VERSION_MAJOR \([0-9]*\)/\1/p' include/llmmem.h)
+VERSION_MINOR := $(shell sed -n 's/^\#define LLMMEM_VERSION_MINOR \([0-9]*\)/\1/p' include/llmmem.h)
+VERSION_PATCH := $(shell sed -n 's/^\#define LLMMEM_VERSION_PATCH \([0-9]*\)/\1/p' include/llmmem.h)
+SOVERSION     := $(shell sed -n 's/^\#define LLMMEM_SOVERSION \([0-9]*\)/\1/p' include/llmmem.h)
+VERSION       := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+
+PREFIX       ?= /usr/local
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+BINDIR       ?= $(PREFIX)/bin
+MANDIR       ?= $(PREFIX)/share/man
+DESTDIR      ?=
+
+CC       ?= cc
+CXX      ?= c++
+CFLAGS   ?= -O2 -g
+WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+CPPFLAGS += -Iinclude -Isrc
+LIBCFLAGS := -std=c11 $(WARN) -fPIC -fvisibility=hidden -D_POSIX_C_SOURCE=200809L
+LDLIBS_LIB := -lcjson -lm
+EXE_CFLAGS := -std=c11 $(WARN) -D_POSIX_C_SOURCE=200809L -Iinclude
+RPATH := -Wl,-rpath,'$$ORIGIN/../lib'
+INSTALL ?= install
+
+SRCS := $(sort $(wildcard src/*.c))
+OBJS := $(SRCS:src/%.c=build/obj/%.o)
+SONAME := libllmmem.so.$(SOVERSION)
+SOLIB  := lib/libllmmem.so.$(VERSION)
+ALIB   := lib/libllmmem.a
+LIBS   := $(SOLIB) lib/$(SONAME) lib/libllmmem.so $(ALIB)
+EXAMPLES := examples/llmmem examples/minimal examples/scheduler
+
+all: lib examples
+
+lib: $(LIBS)
+examples: $(EXAMPLES)
+
+build/obj/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(LIBCFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(OBJS:.o=.d)
+# Every object also depends on the public header and the version script's neighbours.
+$(OBJS): include/llmmem.h src/internal.h
+
+$(SOLIB): $(OBJS) src/libllmmem.map
+	@mkdir -p lib
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/libllmmem.map -Wl,--no-undefined $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS_LIB)
+
+lib/$(SONAME): $(SOLIB)
+	ln -sf $(notdir $(SOLIB)) $@
+lib/libllmmem.so: lib/$(SONAME)
+	ln -sf $(SONAME) $@
+
+$(ALIB): $(OBJS)
+	@mkdir -p lib
+	rm -f $@
+	$(AR) rcs $@ $(OBJS)
+
+# Examples link the shared library; the rpath lets them run in the tree without LD_LIBRARY_PATH.
+examples/%: examples/%.c include/llmmem.h lib/libllmmem.so
+	$(CC) $(EXE_CFLAGS) $(CFLAGS) $< -o $@ -Llib -lllmmem $(RPATH) $(LDFLAGS)
+
+# ---- tests -------------------------------------------------------------------
+
+TEST_ENV = CC='$(CC)' CXX='$(CXX)' CFLAGS='$(CFLAGS)' MAKE='$(MAKE)'
+
+check: all
+	@$(TEST_ENV) LIBA=$(ALIB) BINDIR_TEST=test/bin LOGDIR=build/check bash test/run-check.sh all
+
+# ASan + UBSan: the library is rebuilt from source into build/sanitize and every C test
+# links that copy.
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_OBJS  := $(SRCS:src/%.c=build/sanitize/obj/%.o)
+
+build/sanitize/obj/%.o: src/%.c include/llmmem.h src/internal.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(LIBCFLAGS) -O1 -g $(SAN_FLAGS) -c $< -o $@
+
+build/sanitize/libllmmem.a: $(SAN_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $(SAN_OBJS)
+
+sanitize: build/sanitize/libllmmem.a
+	@CC='$(CC)' CFLAGS='-O1 -g $(SAN_FLAGS)' LIBA=build/sanitize/libllmmem.a \
+	  BINDIR_TEST=build/sanitize/bin LOGDIR=build/sanitize/log \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  bash test/run-check.sh c
+
+# valgrind over the C tests (built as for make check) and a few CLI runs.
+VALGRIND := valgrind -q --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect --error-exitcode=1
+memcheck: all
+	@$(TEST_ENV) LIBA=$(ALIB) BINDIR_TEST=test/bin LOGDIR=build/memcheck \
+	  VALGRIND='$(VALGRIND)' bash test/run-check.sh memcheck
+
+# ---- ABI ---------------------------------------------------------------------
+
+ABI_BASELINE := test/abi/libllmmem.abi
+
+abi-check: lib
+	bash test/test_symbols.sh
+	bash test/abi-check.sh $(ABI_BASELINE) $(SOLIB)
+
+abi-baseline: lib
+	bash test/test_symbols.sh --header-list > test/abi/symbols.txt
+	abidw --headers-dir include --no-corpus-path --out-file $(ABI_BASELINE) $(SOLIB)
+	@echo "wrote $(ABI_BASELINE) and test/abi/symbols.txt; review the diff before committing"
+
+# ---- docs, bench -------------------------------------------------------------
+
+docs:
+	@mkdir -p docs/html
+	cd docs && ( cat Doxyfile; echo "PROJECT_NUMBER = $(VERSION)" ) | doxygen -
+
+BENCH_SRCS := $(sort $(wildcard bench/*.c))
+BENCH_BINS := $(BENCH_SRCS:bench/%.c=build/bench/%)
+
+build/bench/%: bench/%.c $(ALIB) include/llmmem.h
+	@mkdir -p $(@D)
+	$(CC) $(EXE_CFLAGS) -O2 -g $< -o $@ $(ALIB) $(LDLIBS_LIB)
+
+bench: $(BENCH_BINS)
+	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
+
+# ---- install -----------------------------------------------------------------
+
+build/llmmem.pc: pkgconfig/llmmem.pc.in include/llmmem.h FORCE
+	@mkdir -p build
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+MANPAGES := $(wildcard docs/*.1)
+
+install: all build/llmmem.pc
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 0755 $(SOLIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(SOLIB)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libllmmem.so
+	$(INSTALL) -m 0644 $(ALIB) $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 0644 include/llmmem.h $(DESTDIR)$(INCLUDEDIR)/
+	$(INSTALL) -m 0644 build/llmmem.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	$(INSTALL) -m 0755 examples/llmmem $(DESTDIR)$(BINDIR)/
+	$(if $(MANPAGES),$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 && $(INSTALL) -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/)
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/$(notdir $(SOLIB)) $(DESTDIR)$(LIBDIR)/$(SONAME) \
+	      $(DESTDIR)$(LIBDIR)/libllmmem.so $(DESTDIR)$(LIBDIR)/libllmmem.a \
+	      $(DESTDIR)$(INCLUDEDIR)/llmmem.h $(DESTDIR)$(PKGCONFIGDIR)/llmmem.pc \
+	      $(DESTDIR)$(BINDIR)/llmmem $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MANPAGES)))
+
+# ---- convenience: the README's two commands ------------------------------------
+
+DEPS_PKGS      := build-essential pkg-config libcjson-dev
+TEST_DEPS_PKGS := libcmocka-dev valgrind abigail-tools doxygen python3
+
+deps:
+	@bash .ci/install-packages $(DEPS_PKGS)
+test-deps: deps
+	@bash .ci/install-packages $(TEST_DEPS_PKGS)
+
+run: all
+	./examples/llmmem estimate --preset llama-3.1-8b
+
+clean:
+	rm -rf build test/bin docs/html docs/xml lib/libllmmem.* $(EXAMPLES)
+
+FORCE:
+
+.PHONY: all lib examples check sanitize memcheck abi-check abi-baseline docs bench install \
+        uninstall deps test-deps run clean FORCE

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Test runner behind `make check`, `make sanitize` and `make memcheck`.
+#
+#   bash test/run-check.sh all       C tests, test/*.sh, test/python/test_*.py
+#   bash test/run-check.sh c         C tests only (make sanitize passes sanitizer flags)
+#   bash test/run-check.sh memcheck  C tests and a few CLI runs under $VALGRIND
+#
+# Environment (the Makefile sets it): CC, CFLAGS, LIBA (the static library the C tests
+# link), BINDIR_TEST (where test binaries go), LOGDIR (one log per test), VALGRIND.
+# Each test prints "PASS name" or "FAIL name" (with its output); the last line is
+# "check: N passed, N failed" and the exit status is non-zero when any failed.
+# Runs from the repository root; each test runs there too.
+set -u
+cd "$(dirname "$0")/.."
+
+mode=${1:-all}
+CC=${CC:-cc}
+CFLAGS=${CFLAGS:--O2 -g}
+LIBA=${LIBA:-lib/libllmmem.a}
+BINDIR_TEST=${BINDIR_TEST:-test/bin}
+LOGDIR=${LOGDIR:-build/check}
+VALGRIND=${VALGRIND:-valgrind -q --leak-check=full --error-exitcode=1}
+TEST_TIMEOUT=${TEST_TIMEOUT:-600}
+mkdir -p "$BINDIR_TEST" "$LOGDIR"
+
+passed=0
+failed=0
+failed_names=()
+
+# record NAME STATUS LOG: prints the verdict and, for a failure, the log.
+record() {
+    local name=$1 status=$2 log=$3
+    if [ "$status" -eq 0 ]; then
+        passed=$((passed + 1))
+        printf 'PASS  %s\n' "$name"
+    else
+        failed=$((failed + 1))
+        failed_names+=("$name")
+        printf 'FAIL  %s (exit %s)\n' "$name" "$status"
+        sed -e 's/^/    | /' "$log" | tail -n 200
+    fi
+}
+
+# run_test NAME CMD...: runs CMD with a timeout, output into the log.
+run_test() {
+    local name=$1
+    shift
+    local log="$LOGDIR/$(echo "$name" | tr '/ ' '__').log"
+    timeout "$TEST_TIMEOUT" "$@" >"$log" 2>&1
+    record "$name" $? "$log"
+}
+
+# ---- C unit tests: test/test_*.c, each its own cmocka program ----------------
+c_tests=()
+for src in test/test_*.c; do
+    [ -e "$src" ] || continue
+    c_tests+=("$src")
+done
+
+build_c_test() {
+    local src=$1 bin=$2 log=$3
+    # shellcheck disable=SC2086
+    $CC -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wno-unused-parameter \
+        -Iinclude -Isrc $CFLAGS "$src" "$LIBA" -lcmocka -lcjson -lm -o "$bin" >"$log" 2>&1
+}
+
+for src in "${c_tests[@]}"; do
+    name=$(basename "$src" .c)
+    bin="$BINDIR_TEST/$name"
+    log="$LOGDIR/$name.build.log"
+    if ! build_c_test "$src" "$bin" "$log"; then
+        echo "compile failed: $src" >>"$log"
+        record "$name (build)" 1 "$log"
+        continue
+    fi
+    if [ "$mode" = memcheck ]; then
+        # shellcheck disable=SC2086
+        run_test "valgrind $name" $VALGRIND "$bin"
+    else
+        run_test "$name" "$bin"
+    fi
+done
+
+# ---- memcheck: the CLI under valgrind ----------------------------------------
+if [ "$mode" = memcheck ]; then
+    cli=examples/llmmem
+    if [ ! -x "$cli" ]; then
+        echo "no $cli" >"$LOGDIR/cli.log"
+        record "valgrind $cli" 1 "$LOGDIR/cli.log"
+    else
+        while IFS= read -r args; do
+            case "$args" in '' | '#'*) continue ;; esac
+            # shellcheck disable=SC2086
+            run_test "valgrind llmmem $args" $VALGRIND "$cli" $args
+        done <test/memcheck-cli.txt
+    fi
+fi
+
+# ---- shell tests and Python tests ---------------------------------------------
+if [ "$mode" = all ]; then
+    for sh in test/*.sh; do
+        [ -e "$sh" ] || continue
+        case "$sh" in test/run-check.sh | test/abi-check.sh) continue ;; esac
+        run_test "$(basename "$sh")" bash "$sh"
+    done
+
+    for py in test/python/test_*.py; do
+        [ -e "$py" ] || continue
+        if ! command -v python3 >/dev/null; then
+            echo "python3 not found" >"$LOGDIR/python.log"
+            record "$(basename "$py")" 1 "$LOGDIR/python.log"
+            continue
+        fi
+        # discover with -s puts test/python first on sys.path (a bare "test.python.x"
+        # module name would collide with the standard library's "test" package).
+        run_test "$(basename "$py")" env PYTHONPATH="examples/python${PYTHONPATH:+:$PYTHONPATH}" \
+            LLMMEM_LIBRARY="$PWD/lib/libllmmem.so" \
+            python3 -m unittest discover -s test/python -t test/python -p "$(basename "$py")"
+    done
+fi
+
+if [ "$failed" -gt 0 ]; then
+    echo "failed:"
+    printf '    %s\n' "${failed_names[@]}"
+fi
+echo "check: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

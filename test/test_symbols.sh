@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The exported ABI in one place, four ways, which must all agree:
+#   the functions declared LLMMEM_API in include/llmmem.h,
+#   the global: list of the version script src/libllmmem.map,
+#   test/abi/symbols.txt (the committed list; make abi-baseline rewrites it),
+#   nm -D --defined-only lib/libllmmem.so (what the linker really exports).
+# With --header-list it only prints the header's list (sorted) and exits.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+header_list() {
+    # One declaration per LLMMEM_API line: the name is the identifier before "(".
+    grep '^LLMMEM_API' include/llmmem.h |
+        sed -E 's/^LLMMEM_API[^(]*[ *](llmmem_[A-Za-z0-9_]+)[[:space:]]*\(.*/\1/' | LC_ALL=C sort
+}
+
+if [ "${1:-}" = --header-list ]; then
+    header_list
+    exit 0
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+header_list >"$tmp/header"
+if grep -v '^llmmem_[A-Za-z0-9_]*$' "$tmp/header"; then
+    echo "could not parse the LLMMEM_API lines above in include/llmmem.h"
+    exit 1
+fi
+# Every llmmem_ function declared in the header must carry LLMMEM_API.
+grep -E '^[A-Za-z].*[ *]llmmem_[a-z0-9_]+\(' include/llmmem.h | grep -v '^LLMMEM_API' >"$tmp/bare" || true
+if [ -s "$tmp/bare" ]; then
+    echo "declarations without LLMMEM_API in include/llmmem.h:"
+    cat "$tmp/bare"
+    exit 1
+fi
+
+# The map: names between "global:" and "local:", comments removed.
+sed -e 's|/\*.*\*/||g' src/libllmmem.map |
+    awk '/global:/ {g = 1; next} /local:/ {g = 0} g' |
+    tr -d ' \t;' | grep -v '^$' | LC_ALL=C sort >"$tmp/map"
+grep -q 'local:' src/libllmmem.map && grep -q '^[[:space:]]*\*;' src/libllmmem.map ||
+    { echo "src/libllmmem.map must end with local: *;"; exit 1; }
+
+LC_ALL=C sort test/abi/symbols.txt >"$tmp/committed"
+
+so=lib/libllmmem.so
+[ -e "$so" ] || { echo "$so is not built"; exit 1; }
+# Defined dynamic symbols, version suffix removed; the version node itself (type A) skipped.
+nm -D --defined-only "$so" | awk '$2 != "A" {print $3}' | sed 's/@.*//' | LC_ALL=C sort >"$tmp/nm"
+# Every export must carry the version node.
+nm -D --defined-only "$so" | awk '$2 != "A" && $3 !~ /@@?LLMMEM_/ {print "unversioned export: " $3; bad = 1} END {exit bad}'
+
+status=0
+compare() {
+    if ! diff -u "$tmp/$1" "$tmp/$2" >"$tmp/diff"; then
+        echo "$3 differs from $4 (- only in $3, + only in $4):"
+        grep -E '^[-+][^-+]' "$tmp/diff" || true
+        status=1
+    fi
+}
+compare header map "include/llmmem.h" "src/libllmmem.map"
+compare header committed "include/llmmem.h" "test/abi/symbols.txt"
+compare header nm "include/llmmem.h" "nm -D $so"
+n=$(wc -l <"$tmp/header")
+[ "$status" -eq 0 ] && echo "symbols: $n functions; header, map, symbols.txt and nm -D agree"
+exit "$status"
