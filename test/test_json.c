@@ -1,0 +1,279 @@
+/* Tests of the JSON layer (src/json.c): positions, parse errors, typed readers,
+#define _POSIX_C_SOURCE 200809L
+ * file reading. Expected line:col values are counted by hand from the inputs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void assert_error_has(const char *fragment)
+{
+    const char *e = llmmem_last_error();
+    if (!strstr(e, fragment))
+        fail_msg("error \"%s\" lacks \"%s\"", e, fragment);
+}
+
+static llmmem__json *parse_ok(const char *text)
+{
+    llmmem__json *doc = NULL;
+    int rc = llmmem__json_parse(&doc, text, strlen(text), "t.json");
+    if (rc != 0)
+        fail_msg("parse failed: %s", llmmem_last_error());
+    return doc;
+}
+
+static void parse_bad(const char *text, size_t len, int status, const char *fragment)
+{
+    llmmem__json *doc = (llmmem__json *)1;
+    assert_int_equal(llmmem__json_parse(&doc, text, len, "t.json"), status);
+    assert_null(doc);
+    assert_error_has(fragment);
+}
+
+static void test_positions(void **state)
+{
+    (void)state;
+    const char *text = "{\n"
+                       "  \"a\": 1,\n"
+                       "  \"b\": [true, \"x\", {\"c\": null}],\n"
+                       "  \"a\": 2.5\n"
+                       "}";
+    llmmem__json *doc = parse_ok(text);
+    const llmmem__jnode *root = llmmem__json_root(doc);
+    int line, col;
+    llmmem__json_pos(doc, root, &line, &col);
+    assert_int_equal(line, 1);
+    assert_int_equal(col, 1);
+    const llmmem__jnode *a = llmmem__json_get(root, "a");
+    llmmem__json_pos(doc, a, &line, &col);
+    assert_int_equal(line, 2);
+    assert_int_equal(col, 8);
+    const llmmem__jnode *b = llmmem__json_get(root, "b");
+    assert_int_equal(llmmem__json_type(b), LLMMEM__J_ARRAY);
+    assert_int_equal(llmmem__json_array_size(b), 3);
+    const llmmem__jnode *it = llmmem__json_first(b);
+    llmmem__json_pos(doc, it, &line, &col);
+    assert_int_equal(line, 3);
+    assert_int_equal(col, 9);
+    it = llmmem__json_next(it);
+    assert_string_equal(llmmem__json_string(it), "x");
+    llmmem__json_pos(doc, it, &line, &col);
+    assert_int_equal(col, 15);
+    it = llmmem__json_next(it);
+    const llmmem__jnode *c = llmmem__json_get(it, "c");
+    assert_int_equal(llmmem__json_type(c), LLMMEM__J_NULL);
+    llmmem__json_pos(doc, c, &line, &col);
+    assert_int_equal(line, 3);
+    assert_int_equal(col, 26);
+    /* the duplicate "a" keeps its own position (4:8) */
+    const llmmem__jnode *m = llmmem__json_first(root);
+    m = llmmem__json_next(llmmem__json_next(m));
+    assert_string_equal(llmmem__json_key(m), "a");
+    llmmem__json_pos(doc, m, &line, &col);
+    assert_int_equal(line, 4);
+    assert_int_equal(col, 8);
+    /* case-sensitive lookup */
+    assert_null(llmmem__json_get(root, "A"));
+    assert_string_equal(llmmem__json_source(doc), "t.json");
+    llmmem__json_free(doc);
+}
+
+static void test_utf8_columns(void **state)
+{
+    (void)state;
+    /* "é" is two bytes but one column: the value 1 is at column 17. */
+    llmmem__json *doc = parse_ok("{\"\xc3\xa9\": \"\xc3\xa9\", \"k\": 1}");
+    int line, col;
+    llmmem__json_pos(doc, llmmem__json_get(llmmem__json_root(doc), "k"), &line, &col);
+    assert_int_equal(line, 1);
+    assert_int_equal(col, 17);
+    llmmem__json_free(doc);
+}
+
+static void test_parse_errors(void **state)
+{
+    (void)state;
+    parse_bad("", 0, LLMMEM_E_PARSE, "t.json:1:1: empty input");
+    parse_bad("  \n ", 4, LLMMEM_E_PARSE, "t.json:2:2: empty input");
+    parse_bad("{\"a\": 1", 7, LLMMEM_E_PARSE, "t.json:1:8: unexpected end of input");
+    parse_bad("{\"a\": 1,\n \"b\": }", 16, LLMMEM_E_PARSE, "t.json:2:7: unexpected character '}'");
+    parse_bad("{\"a\" 1}", 7, LLMMEM_E_PARSE, "t.json:1:6: unexpected character '1', expected ':'");
+    parse_bad("[1, 2,]", 7, LLMMEM_E_PARSE, "t.json:1:7:");
+    parse_bad("{\"a\": tru}", 10, LLMMEM_E_PARSE, "t.json:1:10: invalid literal");
+    parse_bad("{\"a\": 01}", 9, LLMMEM_E_PARSE, "t.json:1:8: invalid number");
+    parse_bad("{\"a\": \"x\ny\"}", 12, LLMMEM_E_PARSE, "t.json:1:9: control character");
+    parse_bad("{} {}", 5, LLMMEM_E_PARSE, "t.json:1:4: unexpected character '{', text after the end");
+    parse_bad("{\"a\": \"\\q\"}", 11, LLMMEM_E_PARSE, "invalid escape");
+    parse_bad("{\"a\": \"abc", 10, LLMMEM_E_PARSE, "t.json:1:11: unexpected end of input inside a string");
+    /* length bounds the text: the NUL-terminated tail is not read */
+    parse_bad("{\"a\": 12}", 8, LLMMEM_E_PARSE, "t.json:1:9: unexpected end of input");
+    /* deep nesting is refused before cJSON sees it */
+    char deep[1201];
+    memset(deep, '[', 600);
+    memset(deep + 600, ']', 600);
+    deep[1200] = '\0';
+    parse_bad(deep, 1200, LLMMEM_E_PARSE, "nesting deeper");
+}
+
+static void test_parse_ok_forms(void **state)
+{
+    (void)state;
+    llmmem__json *doc = parse_ok("\xEF\xBB\xBF [1e3, -0.5, \"\\u00e9\\n\", false] ");
+    const llmmem__jnode *it = llmmem__json_first(llmmem__json_root(doc));
+    assert_true(llmmem__json_number(it) == 1000.0);
+    it = llmmem__json_next(it);
+    assert_true(llmmem__json_number(it) == -0.5);
+    it = llmmem__json_next(it);
+    assert_string_equal(llmmem__json_string(it), "\xc3\xa9\n");
+    it = llmmem__json_next(it);
+    assert_int_equal(llmmem__json_type(it), LLMMEM__J_BOOL);
+    assert_false(llmmem__json_true(it));
+    llmmem__json_free(doc);
+    /* text need not be NUL-terminated */
+    char buf[8] = {'{', '"', 'a', '"', ':', '7', '}', 'X'};
+    assert_int_equal(llmmem__json_parse(&doc, buf, 7, "b"), 0);
+    assert_true(llmmem__json_number(llmmem__json_get(llmmem__json_root(doc), "a")) == 7.0);
+    llmmem__json_free(doc);
+}
+
+static void test_read_i64(void **state)
+{
+    (void)state;
+    const char *text = "{\n"
+                       "  \"ok\": 4096,\n"
+                       "  \"s\": \"abc\",\n"
+                       "  \"f\": 1.5,\n"
+                       "  \"neg\": -3,\n"
+                       "  \"big\": 1e300,\n"
+                       "  \"huge\": 18014398509481984,\n"
+                       "  \"b\": true,\n"
+                       "  \"n\": null,\n"
+                       "  \"w\": 2.0e3\n"
+                       "}";
+    llmmem__json *doc = parse_ok(text);
+    const llmmem__jnode *r = llmmem__json_root(doc);
+    int64_t v = -1;
+    assert_int_equal(llmmem__json_read_i64(&v, doc, r, "ok", NULL, 1, 100000, true), 0);
+    assert_int_equal(v, 4096);
+    assert_int_equal(llmmem__json_read_i64(&v, doc, r, "w", NULL, 1, 100000, true), 0);
+    assert_int_equal(v, 2000);
+
+    assert_int_equal(llmmem__json_read_i64(&v, doc, r, "s", "num_hidden_layers", 1, 100000, true),
+                     LLMMEM_E_SCHEMA);
+    assert_error_has("t.json:3:8: \"num_hidden_layers\": expected an integer in [1, 100000], got \"abc\"");
+    assert_int_equal(llmmem__json_read_i64(&v, doc, r, "f", NULL, 1, 100, true), LLMMEM_E_SCHEMA);
+    assert_error_has("t.json:4:8: \"f\": expected an integer in [1, 100], got 1.5");
+    assert_int_equal(llmmem__json_read_i64(&v, doc, r, "neg", NULL, 1, 100, true),
+                     LLMMEM_E_OUT_OF_RANGE);
+    assert_error_has("t.json:5:10: \"neg\": expected an integer in [1, 100], got -3");
+    assert_int_equal(llmmem__json_read_i64(&v, doc, r, "big", NULL, 1, 100, true),
+                     LLMMEM_E_OUT_OF_RANGE);
+    assert_error_has("got 1e300");
+    assert_int_equal(llmmem__json_read_i64(&v, doc, r, "huge", NULL, 1, INT64_MAX, true),
+                     LLMMEM_E_OUT_OF_RANGE);
+    assert_error_has("2^53");
+    assert_int_equal(llmmem__json_read_i64(&v, doc, r, "b", NULL, 1, 100, true), LLMMEM_E_SCHEMA);
+    assert_error_has("got true");
+    /* null and absent: unchanged when optional, an error when required */
+    v = 77;
+    assert_int_equal(llmmem__json_read_i64(&v, doc, r, "n", NULL, 1, 100, false), 0);
+    assert_int_equal(llmmem__json_read_i64(&v, doc, r, "zz", NULL, 1, 100, false), 0);
+    assert_int_equal(v, 77);
+    assert_int_equal(llmmem__json_read_i64(&v, doc, r, "zz", "model.zz", 1, 100, true),
+                     LLMMEM_E_SCHEMA);
+    assert_error_has("t.json:1:1: \"model.zz\": missing required key");
+    assert_int_equal(llmmem__json_read_i64(&v, doc, r, "n", NULL, 1, 100, true), LLMMEM_E_SCHEMA);
+    assert_error_has("\"n\": missing");
+    llmmem__json_free(doc);
+}
+
+static void test_read_others(void **state)
+{
+    (void)state;
+    llmmem__json *doc = parse_ok("{\"r\": 0.5, \"s\": \"llama\", \"b\": false, \"o\": {\"x\": 1},"
+                                 " \"l\": [1, 2]}");
+    const llmmem__jnode *r = llmmem__json_root(doc);
+    double d = 0;
+    assert_int_equal(llmmem__json_read_f64(&d, doc, r, "r", NULL, 0.0, 1.0, true), 0);
+    assert_true(d == 0.5);
+    assert_int_equal(llmmem__json_read_f64(&d, doc, r, "r", NULL, 0.6, 1.0, true),
+                     LLMMEM_E_OUT_OF_RANGE);
+    assert_error_has("t.json:1:7: \"r\": expected a number");
+    assert_int_equal(llmmem__json_read_f64(&d, doc, r, "s", NULL, 0.0, 1.0, true), LLMMEM_E_SCHEMA);
+    assert_error_has("got \"llama\"");
+    bool b = true;
+    assert_int_equal(llmmem__json_read_bool(&b, doc, r, "b", NULL, true), 0);
+    assert_false(b);
+    assert_int_equal(llmmem__json_read_bool(&b, doc, r, "r", NULL, true), LLMMEM_E_SCHEMA);
+    assert_error_has("expected true or false, got 0.5");
+    char buf[6];
+    assert_int_equal(llmmem__json_read_str(buf, sizeof buf, doc, r, "s", NULL, true), 0);
+    assert_string_equal(buf, "llama");
+    char small[3];
+    assert_int_equal(llmmem__json_read_str(small, sizeof small, doc, r, "s", NULL, true),
+                     LLMMEM_E_OUT_OF_RANGE);
+    assert_int_equal(llmmem__json_read_str(buf, sizeof buf, doc, r, "o", NULL, true),
+                     LLMMEM_E_SCHEMA);
+    assert_error_has("expected a string, got {\"x\": 1}");
+    assert_int_equal(llmmem__json_read_str(buf, sizeof buf, doc, r, "l", NULL, true),
+                     LLMMEM_E_SCHEMA);
+    assert_error_has("got [1, 2]");
+    assert_int_equal(llmmem__json_error_at(doc, llmmem__json_get(r, "b"), LLMMEM_E_INCONSISTENT,
+                                           "x.y", "custom %d", 5),
+                     LLMMEM_E_INCONSISTENT);
+    assert_error_has("t.json:1:31: \"x.y\": custom 5");
+    /* readers on a non-object: absent */
+    int64_t v = 3;
+    assert_int_equal(llmmem__json_read_i64(&v, doc, llmmem__json_get(r, "l"), "x", NULL, 0, 9,
+                                           false), 0);
+    assert_int_equal(v, 3);
+    assert_int_equal(llmmem__json_type(NULL), LLMMEM__J_INVALID);
+    llmmem__json_free(doc);
+    llmmem__json_free(NULL);
+}
+
+static void test_read_file(void **state)
+{
+    (void)state;
+    char *text = NULL;
+    size_t len = 0;
+    assert_int_equal(llmmem__read_file(&text, &len, "/nonexistent/config.json"), LLMMEM_E_IO);
+    assert_error_has("/nonexistent/config.json");
+    assert_null(text);
+    assert_int_equal(llmmem__read_file(&text, &len, "/tmp"), LLMMEM_E_IO);
+    assert_error_has("\"/tmp\": it is a directory");
+
+    char path[] = "/tmp/llmmem_test_json_XXXXXX";
+    FILE *f = NULL;
+    {
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        f = fdopen(fd, "w");
+    }
+    assert_non_null(f);
+    fputs("{\"a\": 1}\n", f);
+    fclose(f);
+    assert_int_equal(llmmem__read_file(&text, &len, path), 0);
+    assert_int_equal(len, 9);
+    assert_string_equal(text, "{\"a\": 1}\n");
+    free(text);
+    remove(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_positions),     cmocka_unit_test(test_utf8_columns),
+        cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_parse_ok_forms),
+        cmocka_unit_test(test_read_i64),      cmocka_unit_test(test_read_others),
+        cmocka_unit_test(test_read_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
