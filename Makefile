@@ -167,15 +167,12 @@ uninstall:
 	      $(DESTDIR)$(INCLUDEDIR)/llmmem.h $(DESTDIR)$(PKGCONFIGDIR)/llmmem.pc \
 	      $(DESTDIR)$(BINDIR)/llmmem $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MANPAGES)))
 
-# ---- convenience: the README's two commands ------------------------------------
-
-DEPS_PKGS      := build-essential pkg-config libcjson-dev
-TEST_DEPS_PKGS := libcmocka-dev valgrind abigail-tools doxygen python3
+# ---- convenience: the README's commands (./setup.sh run, ./setup.sh check) -----
 
 deps:
-	@bash .ci/install-packages $(DEPS_PKGS)
-test-deps: deps
-	@bash .ci/install-packages $(TEST_DEPS_PKGS)
+	@bash setup.sh deps
+test-deps:
+	@bash setup.sh test-deps
 
 run: all
 	./examples/llmmem estimate --preset llama-3.1-8b
