@@ -1,0 +1,497 @@
+/**
+ * @file llmmem.h
+ * @brief libllmmem: per-GPU memory of LLM training and inference, before launch.
+ *
+ * Data flow: a model (llmmem_model, from a HuggingFace config.json, a preset name
+ * or raw numbers) and a configuration (llmmem_config, enum-keyed parameters) go into
+ * an estimator; it fills a result (llmmem_result) with per-phase, per-component
+ * bytes, the peak, and whether it fits. The result serialises to JSON.
+ *
+ * Conventions (libgit2/zstd style):
+ * - Every fallible function returns int: LLMMEM_OK (0) or a negative ::llmmem_status.
+ *   llmmem_last_error() gives this thread's detail text (key, value, line:column).
+ * - Out parameters come first. Handles are opaque; each has one *_free that takes NULL.
+ * - The library never frees caller memory and never returns memory the caller must
+ *   free: text goes into caller buffers, snprintf-style.
+ * - Thread safety: every function is reentrant. Models and configs may be read by
+ *   many threads at once; a handle being modified or freed must not be used by
+ *   another thread at the same time. The error text is thread-local.
+ * - Byte counts are uint64_t, element counts int64_t, ratios double.
+ *
+ * All functions appeared in version 0.1.0 unless noted.
+ */
+#ifndef LLMMEM_H
+#define LLMMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(LLMMEM_STATIC)
+#define LLMMEM_API
+#elif defined(_WIN32)
+#if defined(LLMMEM_BUILDING)
+#define LLMMEM_API __declspec(dllexport)
+#else
+#define LLMMEM_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#define LLMMEM_API __attribute__((visibility("default")))
+#else
+#define LLMMEM_API
+#endif
+
+/** @name Version (the single source of the version; the Makefile reads these lines) */
+/**@{*/
+#define LLMMEM_VERSION_MAJOR 0
+#define LLMMEM_VERSION_MINOR 1
+#define LLMMEM_VERSION_PATCH 0
+#define LLMMEM_VERSION_NUMBER                                                  \
+    (LLMMEM_VERSION_MAJOR * 10000 + LLMMEM_VERSION_MINOR * 100 +               \
+     LLMMEM_VERSION_PATCH)
+#define LLMMEM_VERSION_STRING "0.1.0"
+/** ABI major: the SONAME is libllmmem.so.LLMMEM_SOVERSION. */
+#define LLMMEM_SOVERSION 1
+/**@}*/
+
+/* LLMMEM_CDEF_BEGIN: cffi.cdef() parses this section after "LLMMEM_API " is
+ * removed. No preprocessor lines between the markers. */
+
+/** A model description (architecture fields and exact parameter counts). */
+typedef struct llmmem_model llmmem_model;
+/** A workload, precision, engine, parallelism and hardware configuration. */
+typedef struct llmmem_config llmmem_config;
+/** The result of one estimate; reusable across estimates. */
+typedef struct llmmem_result llmmem_result;
+
+/** Status codes. Values are part of the ABI. */
+typedef enum llmmem_status {
+    LLMMEM_OK = 0,
+    LLMMEM_E_INVALID_ARG = -1,   /**< NULL pointer or unknown enum value */
+    LLMMEM_E_NOMEM = -2,         /**< allocation failed */
+    LLMMEM_E_IO = -3,            /**< a file could not be read */
+    LLMMEM_E_PARSE = -4,         /**< text is not valid JSON / not a number */
+    LLMMEM_E_SCHEMA = -5,        /**< valid JSON, but a key is missing or mistyped */
+    LLMMEM_E_UNKNOWN_PARAM = -6, /**< no parameter, preset or key of that name */
+    LLMMEM_E_PARAM_TYPE = -7,    /**< typed accessor does not match the type */
+    LLMMEM_E_OUT_OF_RANGE = -8,  /**< value outside its bounds, or an overflow */
+    LLMMEM_E_UNSUPPORTED = -9,   /**< architecture or feature not modelled */
+    LLMMEM_E_BUFFER_TOO_SMALL = -10, /**< caller buffer shorter than needed */
+    LLMMEM_E_INCONSISTENT = -11, /**< values conflict (e.g. heads not divisible by TP) */
+    LLMMEM_E_INTERNAL = -99      /**< a bug: please report it */
+} llmmem_status;
+
+/** Value type of a parameter or a result key. */
+typedef enum llmmem_type {
+    LLMMEM_TYPE_I64 = 1,  /**< integer */
+    LLMMEM_TYPE_F64 = 2,  /**< real number */
+    LLMMEM_TYPE_BOOL = 3, /**< integer 0 or 1 */
+    LLMMEM_TYPE_ENUM = 4, /**< integer index into named values */
+    LLMMEM_TYPE_STR = 5,  /**< text */
+    LLMMEM_TYPE_U64 = 6   /**< byte count (result keys only) */
+} llmmem_type;
+
+/** Configuration parameters, grouped by hundreds; append only, never renumbered.
+ *  Each has a name (llmmem_param_name), a type, bounds and a default. */
+typedef enum llmmem_param {
+    /* workload (1xx) */
+    LLMMEM_P_MODE = 100,            /**< enum: training, inference */
+    LLMMEM_P_MICRO_BATCH_SIZE = 101, /**< i64: sequences per GPU per micro-step */
+    LLMMEM_P_SEQ_LEN = 102,         /**< i64: tokens per training sequence */
+    LLMMEM_P_GRAD_ACCUM_STEPS = 103, /**< i64: micro-steps per optimizer step */
+    LLMMEM_P_BATCH_SIZE = 104,      /**< i64: inference sequences */
+    LLMMEM_P_PROMPT_LEN = 105,      /**< i64: inference prompt tokens */
+    LLMMEM_P_DECODE_LEN = 106,      /**< i64: generated tokens */
+    /* precision (2xx) */
+    LLMMEM_P_PARAM_DTYPE = 200,     /**< enum dtype of the stored weights */
+    LLMMEM_P_COMPUTE_DTYPE = 201,   /**< enum dtype of matmuls (autocast when != param) */
+    LLMMEM_P_MASTER_WEIGHTS = 202,  /**< bool: separate fp32 master copy (DeepSpeed/Megatron) */
+    LLMMEM_P_GRAD_DTYPE = 203,      /**< enum: auto (= param dtype), fp32, bf16, fp16 */
+    LLMMEM_P_WEIGHTS_FORMAT = 204,  /**< enum: inference storage format (auto, fp32, ..., gptq, awq, mxfp4) */
+    LLMMEM_P_KV_CACHE_DTYPE = 205,  /**< enum: auto, fp32, fp16, bf16, fp8 */
+    LLMMEM_P_QUANT_BITS = 206,      /**< i64: GPTQ/AWQ bits (0 = from model) */
+    LLMMEM_P_QUANT_GROUP_SIZE = 207, /**< i64: GPTQ/AWQ group size (0 = from model) */
+    LLMMEM_P_FP8_RECIPE = 208,      /**< enum: none, delayed, blockwise (Transformer Engine) */
+    /* optimizer (3xx) */
+    LLMMEM_P_OPTIMIZER = 300,       /**< enum: adamw, adam, sgd, ... */
+    LLMMEM_P_OPTIMIZER_IMPL = 301,  /**< enum: foreach, fused, forloop */
+    LLMMEM_P_OPTIMIZER_STATE_DTYPE = 302, /**< enum: auto (= param/master dtype), fp32, bf16 */
+    LLMMEM_P_STEP = 303,            /**< enum: max, first, steady */
+    /* activations (4xx) */
+    LLMMEM_P_ATTENTION = 400,       /**< enum: sdpa, flash, eager */
+    LLMMEM_P_CHECKPOINTING = 401,   /**< enum: none, full, selective */
+    LLMMEM_P_LOSS = 402,            /**< enum: hf, vocab_parallel, chunked, liger */
+    LLMMEM_P_ACTIVATION_PROFILE = 403, /**< enum: auto, hf, megatron */
+    LLMMEM_P_DROPOUT = 404,         /**< enum: model (from config), off, on */
+    /* LoRA / QLoRA (5xx) */
+    LLMMEM_P_LORA_RANK = 500,       /**< i64: 0 = full fine-tuning */
+    LLMMEM_P_LORA_ALPHA = 501,      /**< f64 */
+    LLMMEM_P_LORA_TARGETS = 502,    /**< str: comma list of module names, or all-linear */
+    LLMMEM_P_LORA_DROPOUT = 503,    /**< f64 */
+    LLMMEM_P_QLORA = 504,           /**< enum: none, nf4, fp4, int8 (frozen base storage) */
+    LLMMEM_P_QLORA_DOUBLE_QUANT = 505, /**< bool */
+    /* engine (6xx) */
+    LLMMEM_P_ENGINE = 600,          /**< enum: single, ddp, zero, fsdp, megatron, megatron_deepspeed */
+    LLMMEM_P_ZERO_STAGE = 601,      /**< i64 0..3 */
+    LLMMEM_P_OFFLOAD_OPTIMIZER = 602, /**< enum: none, cpu, nvme */
+    LLMMEM_P_OFFLOAD_PARAM = 603,   /**< enum: none, cpu, nvme */
+    LLMMEM_P_BUCKET_CAP_MB = 604,   /**< f64: DDP bucket_cap_mb */
+    LLMMEM_P_GRADIENT_AS_BUCKET_VIEW = 605, /**< bool */
+    LLMMEM_P_REDUCE_BUCKET_SIZE = 606, /**< i64 elements */
+    LLMMEM_P_ALLGATHER_BUCKET_SIZE = 607, /**< i64 elements */
+    LLMMEM_P_CONTIGUOUS_GRADIENTS = 608, /**< bool */
+    LLMMEM_P_OVERLAP_COMM = 609,    /**< enum: auto, off, on */
+    LLMMEM_P_STAGE3_MAX_LIVE_PARAMETERS = 610, /**< i64 */
+    LLMMEM_P_STAGE3_PREFETCH_BUCKET_SIZE = 611, /**< i64 */
+    LLMMEM_P_STAGE3_PARAM_PERSISTENCE_THRESHOLD = 612, /**< i64 */
+    LLMMEM_P_ZERO_HPZ_PARTITION_SIZE = 613, /**< i64: ZeRO++ secondary partition */
+    LLMMEM_P_FSDP_VERSION = 614,    /**< i64 1 or 2 */
+    LLMMEM_P_FSDP_SHARDING = 615,   /**< enum: full_shard, shard_grad_op, no_shard, hybrid_shard */
+    LLMMEM_P_FSDP_CPU_OFFLOAD = 616, /**< bool */
+    LLMMEM_P_DISTRIBUTED_OPTIMIZER = 617, /**< bool (Megatron) */
+    LLMMEM_P_ACCOUNTING = 618,      /**< enum: runtime, deepspeed_estimator, megatron_theoretical */
+    LLMMEM_P_ZERO_INIT = 619,       /**< bool: deepspeed.zero.Init (estimator mode) */
+    /* parallelism (7xx) */
+    LLMMEM_P_NUM_GPUS = 700,        /**< i64: total GPUs (0 = product of the sizes) */
+    LLMMEM_P_DATA_PARALLEL = 701,   /**< i64 */
+    LLMMEM_P_TENSOR_PARALLEL = 702, /**< i64 */
+    LLMMEM_P_PIPELINE_PARALLEL = 703, /**< i64 */
+    LLMMEM_P_CONTEXT_PARALLEL = 704, /**< i64 */
+    LLMMEM_P_EXPERT_PARALLEL = 705, /**< i64 */
+    LLMMEM_P_EXPERT_TENSOR_PARALLEL = 706, /**< i64 */
+    LLMMEM_P_SEQUENCE_PARALLEL = 707, /**< bool */
+    LLMMEM_P_VIRTUAL_PIPELINE = 708, /**< i64: model chunks per device */
+    LLMMEM_P_NUM_MICROBATCHES = 709, /**< i64: pipeline micro-batches per step (0 = PP) */
+    LLMMEM_P_GPUS_PER_NODE = 710,   /**< i64 */
+    /* serving runtime (8xx) */
+    LLMMEM_P_RUNTIME = 800,         /**< enum: hf, vllm */
+    LLMMEM_P_GPU_MEMORY_UTILIZATION = 801, /**< f64 in (0, 1] */
+    LLMMEM_P_MAX_NUM_BATCHED_TOKENS = 802, /**< i64 */
+    LLMMEM_P_MAX_NUM_SEQS = 803,    /**< i64 */
+    LLMMEM_P_KV_BLOCK_SIZE = 804,   /**< i64 tokens */
+    LLMMEM_P_MAX_MODEL_LEN = 805,   /**< i64 tokens (0 = model's max positions) */
+    LLMMEM_P_CUDA_GRAPHS = 806,     /**< bool */
+    /* hardware (9xx) */
+    LLMMEM_P_GPU = 900,             /**< enum: GPU table (llmmem_gpu_name) */
+    LLMMEM_P_GPU_MEMORY_BYTES = 901, /**< i64: overrides the table (0 = from GPU) */
+    LLMMEM_P_CUDA_CONTEXT_BYTES = 902, /**< i64: -1 = default for the GPU */
+    LLMMEM_P_CUBLAS_WORKSPACE_BYTES = 903, /**< i64: -1 = default for the GPU */
+    LLMMEM_P_EXPANDABLE_SEGMENTS = 904 /**< bool: PYTORCH_CUDA_ALLOC_CONF */
+} llmmem_param;
+
+/** Model keys (llmmem_model_get_i64 / set_i64). Append only. */
+typedef enum llmmem_model_key {
+    LLMMEM_M_NUM_LAYERS = 100,
+    LLMMEM_M_HIDDEN_SIZE = 101,
+    LLMMEM_M_NUM_HEADS = 102,
+    LLMMEM_M_NUM_KV_HEADS = 103,
+    LLMMEM_M_HEAD_DIM = 104,
+    LLMMEM_M_INTERMEDIATE_SIZE = 105,
+    LLMMEM_M_VOCAB_SIZE = 106,
+    LLMMEM_M_MAX_POSITIONS = 107,
+    LLMMEM_M_NUM_EXPERTS = 108,
+    LLMMEM_M_EXPERTS_PER_TOKEN = 109,
+    LLMMEM_M_MOE_INTERMEDIATE_SIZE = 110,
+    LLMMEM_M_TIE_EMBEDDINGS = 111,
+    LLMMEM_M_SLIDING_WINDOW = 112,
+    LLMMEM_M_NUM_PARAMETERS = 113, /**< set: a target size for a raw model ("7B") */
+    /* exact counts (read only) */
+    LLMMEM_M_PARAMS = 200,
+    LLMMEM_M_PARAMS_EMBEDDING = 201,
+    LLMMEM_M_PARAMS_ATTENTION = 202,
+    LLMMEM_M_PARAMS_MLP = 203,
+    LLMMEM_M_PARAMS_NORM = 204,
+    LLMMEM_M_PARAMS_HEAD = 205,
+    LLMMEM_M_PARAMS_VISION = 206,
+    LLMMEM_M_PARAMS_ACTIVE = 207,
+    LLMMEM_M_PARAMS_ROUTER = 208,
+    LLMMEM_M_PARAMS_EXPERTS = 209
+} llmmem_model_key;
+
+/** Phases of a step. Append only. */
+typedef enum llmmem_phase {
+    LLMMEM_PHASE_FORWARD = 0,
+    LLMMEM_PHASE_BACKWARD = 1,
+    LLMMEM_PHASE_OPTIMIZER = 2,
+    LLMMEM_PHASE_PREFILL = 3,
+    LLMMEM_PHASE_DECODE = 4
+} llmmem_phase;
+
+/** Components of the live bytes in a phase. Append only. */
+typedef enum llmmem_component {
+    LLMMEM_C_WEIGHTS = 0,            /**< model weights (the shard this GPU holds) */
+    LLMMEM_C_MASTER_WEIGHTS = 1,     /**< fp32 master copy */
+    LLMMEM_C_GRADIENTS = 2,
+    LLMMEM_C_OPTIMIZER_STATE = 3,
+    LLMMEM_C_OPTIMIZER_TRANSIENT = 4, /**< step temporaries */
+    LLMMEM_C_ACTIVATIONS = 5,        /**< tensors autograd saved for backward */
+    LLMMEM_C_ACTIVATION_TRANSIENT = 6, /**< working tensors, recomputed layer */
+    LLMMEM_C_LOGITS = 7,             /**< logits, loss and their gradients */
+    LLMMEM_C_AUTOCAST_CACHE = 8,     /**< low-precision weight copies (autocast) */
+    LLMMEM_C_KV_CACHE = 9,
+    LLMMEM_C_COMM_BUFFERS = 10,      /**< DDP buckets, ZeRO/FSDP buffers */
+    LLMMEM_C_GATHERED_PARAMS = 11,   /**< ZeRO-3/FSDP unsharded parameters */
+    LLMMEM_C_WORKSPACE = 12,         /**< cuBLAS workspaces */
+    LLMMEM_C_OTHER = 13
+} llmmem_component;
+
+/** Result keys (scalars). Each has a type: U64 bytes, I64 counts, F64 ratios,
+ *  BOOL, ENUM (phase). Append only. */
+typedef enum llmmem_result_key {
+    LLMMEM_R_PARAMS = 100,             /**< i64 */
+    LLMMEM_R_TRAINABLE_PARAMS = 101,   /**< i64 */
+    LLMMEM_R_PEAK_ALLOCATED_BYTES = 102, /**< u64: max of torch.cuda.max_memory_allocated */
+    LLMMEM_R_PEAK_RESERVED_BYTES = 103, /**< u64: allocator segments at the peak */
+    LLMMEM_R_TOTAL_BYTES_PER_GPU = 104, /**< u64: reserved + CUDA context */
+    LLMMEM_R_GPU_MEMORY_BYTES = 105,   /**< u64: capacity compared against */
+    LLMMEM_R_CUDA_CONTEXT_BYTES = 106, /**< u64 */
+    LLMMEM_R_PEAK_PHASE = 107,         /**< enum llmmem_phase */
+    LLMMEM_R_FITS = 108,               /**< bool */
+    LLMMEM_R_UTILIZATION = 109,        /**< f64: total / capacity */
+    LLMMEM_R_HEADROOM_BYTES = 110,     /**< i64: capacity - total (negative: short) */
+    LLMMEM_R_GPUS_NEEDED = 111,        /**< i64 */
+    LLMMEM_R_NUM_GPUS = 112,           /**< i64 */
+    LLMMEM_R_HOST_BYTES = 113,         /**< u64: host RAM per node for offload */
+    LLMMEM_R_NVME_BYTES = 114,         /**< u64 */
+    LLMMEM_R_WEIGHTS_BYTES = 115,      /**< u64: weights on this GPU */
+    LLMMEM_R_PERSISTENT_BYTES = 116,   /**< u64: live between steps */
+    LLMMEM_R_FORWARD_SAVED_BYTES = 117, /**< u64: saved by autograd + loss after forward */
+    LLMMEM_R_KV_CACHE_BYTES = 118,     /**< u64 */
+    LLMMEM_R_KV_BYTES_PER_TOKEN = 119, /**< u64: all layers */
+    LLMMEM_R_MAX_CONCURRENT_SEQS = 120, /**< i64 (vllm) */
+    LLMMEM_R_MAX_CONTEXT_TOKENS = 121, /**< i64 (vllm) */
+    LLMMEM_R_KV_BLOCKS = 122,          /**< i64 (vllm) */
+    LLMMEM_R_PIPELINE_STAGES = 123,    /**< i64 */
+    LLMMEM_R_PEAK_STAGE = 124,         /**< i64: the pipeline stage with the peak */
+    LLMMEM_R_ACTIVE_PARAMS = 125       /**< i64: per token (MoE) */
+} llmmem_result_key;
+
+/* ---- library information ------------------------------------------------ */
+
+/** @return LLMMEM_VERSION_NUMBER of the library that is running. */
+LLMMEM_API unsigned llmmem_version_number(void);
+/** @return LLMMEM_VERSION_STRING of the library that is running (static). */
+LLMMEM_API const char *llmmem_version_string(void);
+/** @return LLMMEM_SOVERSION of the library that is running. */
+LLMMEM_API int llmmem_soversion(void);
+
+/* ---- errors ------------------------------------------------------------- */
+
+/** @return "LLMMEM_E_PARSE" etc. for a status; "LLMMEM_E_UNKNOWN" if unknown. Static. */
+LLMMEM_API const char *llmmem_status_name(int status);
+/** @return a static one-line description of a status. */
+LLMMEM_API const char *llmmem_strerror(int status);
+/** @return this thread's last error detail, "" if none. Valid until the next
+ *  failing call on this thread. A success does not clear it. */
+LLMMEM_API const char *llmmem_last_error(void);
+/** Clears this thread's error detail. */
+LLMMEM_API void llmmem_clear_error(void);
+
+/* ---- enum names (for bindings: every enum is reachable at run time) ---- */
+
+/** @return "forward", ...; NULL if @p phase is unknown. */
+LLMMEM_API const char *llmmem_phase_name(int phase);
+/** @return "weights", ...; NULL if unknown. */
+LLMMEM_API const char *llmmem_component_name(int component);
+/** @return the JSON key of a result key ("peak_allocated_bytes"); NULL if unknown. */
+LLMMEM_API const char *llmmem_result_key_name(int key);
+/** @return the type of a result key, or LLMMEM_E_INVALID_ARG. */
+LLMMEM_API int llmmem_result_key_type(int key);
+/** @return the name of a model key ("hidden_size"); NULL if unknown. */
+LLMMEM_API const char *llmmem_model_key_name(int key);
+/** Number of phases / components / result keys / model keys, for iteration. */
+LLMMEM_API int llmmem_phase_count(void);
+LLMMEM_API int llmmem_component_count(void);
+LLMMEM_API int llmmem_result_key_count(void);
+/** @return the i-th result key (0-based), or LLMMEM_E_INVALID_ARG. */
+LLMMEM_API int llmmem_result_key_at(int index);
+LLMMEM_API int llmmem_model_key_count(void);
+/** @return the i-th model key (0-based), or LLMMEM_E_INVALID_ARG. */
+LLMMEM_API int llmmem_model_key_at(int index);
+
+/* ---- parameter introspection (static table, no handle) ------------------ */
+
+/** Number of configuration parameters. */
+LLMMEM_API int llmmem_param_count(void);
+/** @return the i-th parameter (0-based, in enum order), or LLMMEM_E_INVALID_ARG. */
+LLMMEM_API int llmmem_param_at(int index);
+/** @return the parameter's name ("micro_batch_size"); NULL if unknown. */
+LLMMEM_API const char *llmmem_param_name(int param);
+/** Looks a parameter up by name (aliases accepted). */
+LLMMEM_API int llmmem_param_from_name(int *out, const char *name);
+/** @return the parameter's ::llmmem_type, or LLMMEM_E_INVALID_ARG. */
+LLMMEM_API int llmmem_param_type(int param);
+/** @return a static one-line description; NULL if unknown. */
+LLMMEM_API const char *llmmem_param_doc(int param);
+/** Bounds of an integer, bool or enum parameter (inclusive). */
+LLMMEM_API int llmmem_param_bounds_i64(int64_t *lo, int64_t *hi, int param);
+/** Bounds of a real parameter (inclusive). */
+LLMMEM_API int llmmem_param_bounds_f64(double *lo, double *hi, int param);
+/** Default of an integer, bool or enum parameter. */
+LLMMEM_API int llmmem_param_default_i64(int64_t *out, int param);
+/** Default of a real parameter. */
+LLMMEM_API int llmmem_param_default_f64(double *out, int param);
+/** Number of named values of an enum parameter (0 for other types). */
+LLMMEM_API int llmmem_param_enum_count(int param);
+/** @return the name of value @p value of an enum parameter; NULL if out of range. */
+LLMMEM_API const char *llmmem_param_enum_name(int param, int64_t value);
+
+/* ---- models ------------------------------------------------------------- */
+
+/** Parses a HuggingFace config.json held in memory.
+ *  @param out receives a new model (free with llmmem_model_free); unchanged on error.
+ *  @param json the text, need not be NUL-terminated; @param len its length.
+ *  @return LLMMEM_E_PARSE (line:column in the error), LLMMEM_E_SCHEMA,
+ *  LLMMEM_E_UNSUPPORTED (unknown model_type without generic fields). */
+LLMMEM_API int llmmem_model_from_hf_json(llmmem_model **out, const char *json, size_t len);
+/** Reads and parses a HuggingFace config.json file. LLMMEM_E_IO if unreadable. */
+LLMMEM_API int llmmem_model_from_hf_file(llmmem_model **out, const char *path);
+/** Builds a built-in preset ("llama-3.1-8b"); LLMMEM_E_UNKNOWN_PARAM if unknown. */
+LLMMEM_API int llmmem_model_from_preset(llmmem_model **out, const char *name);
+/** Makes an empty dense decoder to be described by raw numbers with
+ *  llmmem_model_set_i64 / llmmem_model_set. */
+LLMMEM_API int llmmem_model_new(llmmem_model **out);
+/** Copies a model. */
+LLMMEM_API int llmmem_model_clone(llmmem_model **out, const llmmem_model *model);
+/** Frees a model; NULL is allowed. */
+LLMMEM_API void llmmem_model_free(llmmem_model *model);
+/** Sets a raw-number field of a model made by llmmem_model_new (counts are recomputed). */
+LLMMEM_API int llmmem_model_set_i64(llmmem_model *model, int key, int64_t value);
+/** Sets a field by name from text: ("num_parameters", "7B"), ("hidden_size", "4096"). */
+LLMMEM_API int llmmem_model_set(llmmem_model *model, const char *name, const char *value);
+/** Reads a field or an exact count. */
+LLMMEM_API int llmmem_model_get_i64(int64_t *out, const llmmem_model *model, int key);
+/** Copies the model_type ("llama") into @p buf (snprintf-style, @p needed incl. NUL). */
+LLMMEM_API int llmmem_model_type(char *buf, size_t cap, size_t *needed, const llmmem_model *model);
+/** Serialises the model description (fields, counts, notes) as JSON into @p buf.
+ *  @return LLMMEM_E_BUFFER_TOO_SMALL when @p cap < *needed (call with cap 0 to size). */
+LLMMEM_API int llmmem_model_to_json(char *buf, size_t cap, size_t *needed, const llmmem_model *model);
+/** Number of notes (assumptions the parser made). */
+LLMMEM_API int llmmem_model_note_count(const llmmem_model *model);
+/** @return the i-th note (owned by the model), NULL if out of range. */
+LLMMEM_API const char *llmmem_model_note(const llmmem_model *model, int index);
+
+/** Built-in presets, for listing. */
+LLMMEM_API int llmmem_preset_count(void);
+/** @return the name of preset @p index, NULL if out of range. */
+LLMMEM_API const char *llmmem_preset_name(int index);
+/** @return a one-line description of preset @p index, NULL if out of range. */
+LLMMEM_API const char *llmmem_preset_description(int index);
+
+/** GPU table (the values of the enum parameter LLMMEM_P_GPU). */
+LLMMEM_API int llmmem_gpu_count(void);
+/** @return the GPU's name ("H100-80GB"), NULL if out of range. */
+LLMMEM_API const char *llmmem_gpu_name(int index);
+/** Memory of GPU @p index, bytes as the driver reports them. */
+LLMMEM_API int llmmem_gpu_memory_bytes(uint64_t *out, int index);
+
+/* ---- configurations ----------------------------------------------------- */
+
+/** Makes a configuration with every parameter at its default. */
+LLMMEM_API int llmmem_config_new(llmmem_config **out);
+/** Copies a configuration. */
+LLMMEM_API int llmmem_config_clone(llmmem_config **out, const llmmem_config *cfg);
+/** Frees a configuration; NULL is allowed. */
+LLMMEM_API void llmmem_config_free(llmmem_config *cfg);
+/** Puts every parameter back to its default. */
+LLMMEM_API int llmmem_config_reset(llmmem_config *cfg);
+/** Sets an integer, bool or enum parameter. LLMMEM_E_PARAM_TYPE on a real or text
+ *  parameter, LLMMEM_E_OUT_OF_RANGE outside the bounds (never clamped). */
+LLMMEM_API int llmmem_config_set_i64(llmmem_config *cfg, int param, int64_t value);
+/** Sets a real parameter; rejects NaN, infinities and out-of-range values. */
+LLMMEM_API int llmmem_config_set_f64(llmmem_config *cfg, int param, double value);
+/** Sets a text parameter, or an enum parameter by value name. */
+LLMMEM_API int llmmem_config_set_str(llmmem_config *cfg, int param, const char *value);
+/** Sets any parameter by name from text ("micro_batch_size", "8"); the value is
+ *  parsed by the parameter's type (bool: true/false/1/0; enum: a value name). */
+LLMMEM_API int llmmem_config_set(llmmem_config *cfg, const char *name, const char *value);
+/** Reads an integer, bool or enum parameter. */
+LLMMEM_API int llmmem_config_get_i64(int64_t *out, const llmmem_config *cfg, int param);
+/** Reads a real parameter. */
+LLMMEM_API int llmmem_config_get_f64(double *out, const llmmem_config *cfg, int param);
+/** Reads any parameter as text (enum: the value name), snprintf-style. */
+LLMMEM_API int llmmem_config_get_str(char *buf, size_t cap, size_t *needed,
+                                     const llmmem_config *cfg, int param);
+/** Serialises every parameter as a flat JSON object of name: value. */
+LLMMEM_API int llmmem_config_to_json(char *buf, size_t cap, size_t *needed, const llmmem_config *cfg);
+
+/* ---- scenario and framework files --------------------------------------- */
+
+/** Loads a scenario JSON (the project's format, a superset of gpu-mem-calculator's):
+ *  a model (hf_config path resolved against @p base_dir, preset, or raw numbers)
+ *  and a configuration. Either out pointer may be NULL when not wanted.
+ *  Errors name the key path and line:column. */
+LLMMEM_API int llmmem_scenario_from_json(llmmem_model **model_out, llmmem_config **cfg_out,
+                                         const char *json, size_t len, const char *base_dir);
+/** Loads a scenario file; hf_config paths resolve against the file's directory. */
+LLMMEM_API int llmmem_scenario_from_file(llmmem_model **model_out, llmmem_config **cfg_out,
+                                         const char *path);
+/** Applies a DeepSpeed ds_config.json to @p cfg ("auto" values resolved from
+ *  @p model where HF Trainer would, else left at the current value). */
+LLMMEM_API int llmmem_config_apply_deepspeed_json(llmmem_config *cfg, const llmmem_model *model,
+                                                  const char *json, size_t len);
+/** Applies HF TrainingArguments saved as JSON (also LLaMA-Factory keys). */
+LLMMEM_API int llmmem_config_apply_hf_training_args_json(llmmem_config *cfg, const char *json,
+                                                         size_t len);
+
+/* ---- results and estimators --------------------------------------------- */
+
+/** Makes an empty result; estimators fill it without allocating. */
+LLMMEM_API int llmmem_result_new(llmmem_result **out);
+/** Frees a result; NULL is allowed. */
+LLMMEM_API void llmmem_result_free(llmmem_result *res);
+
+/** Estimates with the engine that LLMMEM_P_ENGINE and LLMMEM_P_MODE name. */
+LLMMEM_API int llmmem_estimate(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg);
+/** Training on one GPU, no distributed wrapper. */
+LLMMEM_API int llmmem_estimate_single(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg);
+/** PyTorch DistributedDataParallel. */
+LLMMEM_API int llmmem_estimate_ddp(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg);
+/** DeepSpeed ZeRO stage 0-3 with offload. */
+LLMMEM_API int llmmem_estimate_zero(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg);
+/** PyTorch FSDP 1/2. */
+LLMMEM_API int llmmem_estimate_fsdp(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg);
+/** Megatron-LM (TP, PP, SP, CP, EP). */
+LLMMEM_API int llmmem_estimate_megatron(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg);
+/** Megatron-DeepSpeed: Megatron model parallel with ZeRO-1/2 over data parallel. */
+LLMMEM_API int llmmem_estimate_megatron_deepspeed(llmmem_result *out, const llmmem_model *model,
+                                                  const llmmem_config *cfg);
+/** Inference (HF generate or vLLM-style serving, LLMMEM_P_RUNTIME). */
+LLMMEM_API int llmmem_estimate_inference(llmmem_result *out, const llmmem_model *model,
+                                         const llmmem_config *cfg);
+
+/** Reads a byte-count result key. LLMMEM_E_PARAM_TYPE for keys of another type. */
+LLMMEM_API int llmmem_result_get_u64(uint64_t *out, const llmmem_result *res, int key);
+/** Reads an integer, bool or enum result key. */
+LLMMEM_API int llmmem_result_get_i64(int64_t *out, const llmmem_result *res, int key);
+/** Reads a real result key. */
+LLMMEM_API int llmmem_result_get_f64(double *out, const llmmem_result *res, int key);
+/** Live bytes of one component in one phase (of the peak pipeline stage). */
+LLMMEM_API int llmmem_result_component_bytes(uint64_t *out, const llmmem_result *res, int phase,
+                                             int component);
+/** Live bytes in one phase (sum of its components). */
+LLMMEM_API int llmmem_result_phase_bytes(uint64_t *out, const llmmem_result *res, int phase);
+/** Peak allocated bytes of pipeline stage @p stage (0-based). */
+LLMMEM_API int llmmem_result_stage_peak_bytes(uint64_t *out, const llmmem_result *res, int stage);
+/** Number of explained terms. */
+LLMMEM_API int llmmem_result_term_count(const llmmem_result *res);
+/** The i-th term: its name, formula with source, and bytes. Strings are owned by the
+ *  result and valid until the next estimate into it. */
+LLMMEM_API int llmmem_result_term(const char **name, const char **formula, uint64_t *bytes,
+                                  const llmmem_result *res, int index);
+/** Number of notes (assumptions, fallbacks). */
+LLMMEM_API int llmmem_result_note_count(const llmmem_result *res);
+/** @return the i-th note (owned by the result), NULL if out of range. */
+LLMMEM_API const char *llmmem_result_note(const llmmem_result *res, int index);
+/** Serialises the result as JSON (schema in docs/json-schema.md), snprintf-style. */
+LLMMEM_API int llmmem_result_to_json(char *buf, size_t cap, size_t *needed, const llmmem_result *res);
+
+/* LLMMEM_CDEF_END */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LLMMEM_H */
