@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The examples run in the tree without LD_LIBRARY_PATH (rpath $ORIGIN/../lib) and print
+# what they promise; every ```c block of README.md compiles and runs against the library.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CC=${CC:-cc}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+unset LD_LIBRARY_PATH
+
+for e in examples/minimal examples/scheduler examples/llmmem; do
+    readelf -d "$e" | grep -q 'R.*PATH.*\$ORIGIN/../lib' || { echo "$e lacks rpath \$ORIGIN/../lib"; exit 1; }
+done
+
+examples/minimal >"$tmp/minimal.out"
+cat "$tmp/minimal.out"
+grep -Eq '^peak allocated: [1-9][0-9]* bytes' "$tmp/minimal.out" || { echo "minimal: no peak line"; exit 1; }
+grep -Eq '^fits: (yes|no)$' "$tmp/minimal.out" || { echo "minimal: no fits line"; exit 1; }
+
+examples/scheduler >"$tmp/scheduler.out"
+cat "$tmp/scheduler.out"
+grep -Eq '^(chosen: checkpointing=(none|full) micro_batch_size=[0-9]+|nothing fits.*)$' "$tmp/scheduler.out" ||
+    { echo "scheduler: no decision line"; exit 1; }
+# A model too large for one GPU: nothing fits, and the program says so.
+examples/scheduler llama-3.1-70b H100-80GB 4096 >"$tmp/s70.out" 2>&1 || true
+grep -q 'nothing fits' "$tmp/s70.out" || { cat "$tmp/s70.out"; echo "scheduler: 70B must not fit on one H100"; exit 1; }
+
+# README.md: each ```c block is a whole program.
+awk -v dir="$tmp" '/^```c$/ {n++; f = dir "/readme" n ".c"; on = 1; next} /^```/ {on = 0} on {print > f}' README.md
+n=0
+for src in "$tmp"/readme*.c; do
+    [ -e "$src" ] || continue
+    n=$((n + 1))
+    $CC -std=c99 -Wall -Wextra -Werror -Iinclude "$src" -o "${src%.c}" lib/libllmmem.a -lcjson -lm
+    "${src%.c}" >/dev/null
+done
+[ "$n" -gt 0 ] || { echo "README.md has no C example"; exit 1; }
+echo "examples: ok ($n README C block(s) built and run)"
