@@ -36,7 +36,7 @@ if [ -s "$tmp/bare" ]; then
 fi
 
 # The map: names between "global:" and "local:", comments removed.
-sed -e 's|/\*.*\*/||g' src/libllmmem.map |
+perl -0777 -pe 's{/\*.*?\*/}{}gs' src/libllmmem.map |
     awk '/global:/ {g = 1; next} /local:/ {g = 0} g' |
     tr -d ' \t;' | grep -v '^$' | LC_ALL=C sort >"$tmp/map"
 grep -q 'local:' src/libllmmem.map && grep -q '^[[:space:]]*\*;' src/libllmmem.map ||
