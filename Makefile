@@ -91,9 +91,12 @@ check: all
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_OBJS  := $(SRCS:src/%.c=build/sanitize/obj/%.o)
 
-build/sanitize/obj/%.o: src/%.c include/llmmem.h src/internal.h
+build/sanitize/obj/%.o: src/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(LIBCFLAGS) -O1 -g $(SAN_FLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(LIBCFLAGS) -O1 -g $(SAN_FLAGS) -MMD -MP -c $< -o $@
+
+-include $(SAN_OBJS:.o=.d)
+$(SAN_OBJS): include/llmmem.h src/internal.h
 
 build/sanitize/libllmmem.a: $(SAN_OBJS)
 	rm -f $@
