@@ -214,6 +214,26 @@ int llmmem__model_count(struct llmmem_model *m);
 int llmmem__model_validate(const struct llmmem_model *m);
 void llmmem__model_note(struct llmmem_model *m, const char *fmt, ...) LLMMEM_PRINTF(2, 3);
 
+/* ---- parameter tensors (tensors.c) ---------------------------------------- */
+
+enum llmmem__tkind { LLMMEM__T_EMBED = 0, LLMMEM__T_ATTN, LLMMEM__T_MLP, LLMMEM__T_EXPERT,
+                     LLMMEM__T_ROUTER, LLMMEM__T_NORM, LLMMEM__T_HEAD, LLMMEM__T_BIAS };
+#define LLMMEM__MAX_TENSORS 48
+typedef struct llmmem__tensor {
+    const char *name; /* HF module name (static) */
+    int kind;         /* enum llmmem__tkind */
+    int64_t rows, cols; /* cols = 1 for vectors */
+    int64_t count;    /* how many such tensors in the model */
+    bool linear;      /* weight of an nn.Linear (LoRA target, autocast-cast) */
+} llmmem__tensor;
+typedef struct llmmem__tensors {
+    int n;
+    bool exact; /* false: approximated from component counts */
+    llmmem__tensor t[LLMMEM__MAX_TENSORS];
+} llmmem__tensors;
+void llmmem__tensors_of(llmmem__tensors *t, const struct llmmem_model *m);
+bool llmmem__lora_targets(const char *targets, const llmmem__tensor *x);
+
 /* ---- configurations (params.c, config.c) --------------------------------- */
 
 #define LLMMEM__STR_MAX 256
@@ -456,52 +476,75 @@ int llmmem__model_from_json_doc(struct llmmem_model *m, const llmmem__json *doc,
 
 /* ---- estimators ------------------------------------------------------------ */
 
-/* Per-dtype bytes of the model states, shared by every engine (train.c). */
+/* Bytes of the model states, shared by every engine (train.c). Engines shard
+ * or offload these; they never recompute them. */
 typedef struct llmmem__states {
     int64_t params;           /* all parameters */
-    int64_t trainable;        /* parameters with gradients */
-    uint64_t weights;         /* stored weights (frozen base + trainable) */
+    int64_t trainable;        /* parameters with gradients (adapters under LoRA) */
+    uint64_t weights;         /* stored weights (frozen base, possibly quantised, + adapters) */
     uint64_t master;          /* separate fp32 masters of trainable params */
     uint64_t grads;           /* gradient bytes of trainable params */
     uint64_t optim;           /* optimizer state */
     uint64_t optim_transient; /* step temporaries (foreach copies etc.) */
     int weight_bytes;         /* bytes per trainable weight element */
     int grad_bytes;
+    int state_bytes;          /* bytes per element of a full-size optimizer state */
 } llmmem__states;
 
-/* Everything the single-GPU training model computes, before an engine shards it. */
+/* Everything the training model computes for one GPU holding the whole model,
+ * before an engine shards it. Activation bytes are for one micro-batch. */
 typedef struct llmmem__train {
     llmmem__states st;
-    uint64_t act_layer;        /* saved bytes of one decoder layer (full micro-batch) */
-    uint64_t act_layers;       /* saved bytes of all layers under the recipe */
-    uint64_t act_other;        /* embeddings, final norm, etc. */
-    uint64_t ckpt_inputs;      /* layer inputs kept by checkpointing */
-    uint64_t recompute_layer;  /* one layer's saved tensors rebuilt during backward */
-    uint64_t autocast_cache;   /* bf16 weight copies kept for backward */
-    uint64_t autocast_transient; /* copies alive only during forward (checkpointing) */
-    uint64_t logits_saved;     /* after forward */
-    uint64_t logits_fwd_peak;  /* extra at the loss in forward */
-    uint64_t logits_bwd_peak;  /* extra at the start of backward */
-    uint64_t bwd_layer_transient; /* per-layer gradient temporaries in backward */
-    uint64_t workspace;        /* cuBLAS */
+    int64_t layers;
+    uint64_t tokens;            /* micro_batch_size * seq_len */
+    uint64_t act_layer;         /* saved by autograd per decoder layer (no checkpointing) */
+    uint64_t ckpt_layer;        /* kept per layer under full checkpointing (its input) */
+    uint64_t act_other;         /* final norm, head input, embedding-side tensors */
+    uint64_t cast_layer;        /* autocast low-precision weight copies per layer */
+    uint64_t cast_other;        /* the same for the head */
+    uint64_t fwd_transient;     /* largest working set inside one layer's forward */
+    uint64_t logits_saved;      /* loss tensors kept after forward */
+    uint64_t logits_fwd_extra;  /* extra at the loss in forward */
+    uint64_t logits_bwd_extra;  /* extra at the start of backward */
+    uint64_t layer_grad;        /* gradient bytes of one layer's trainable params */
+    uint64_t other_grad;        /* gradient bytes of embedding, head, final norm */
+    uint64_t bwd_transient;     /* gradient temporaries inside one layer's backward */
+    uint64_t quant_transient;   /* one dequantised weight (QLoRA) */
+    uint64_t inputs;            /* input ids kept through the step */
+    uint64_t workspace;         /* one cuBLAS workspace */
+    bool checkpointing;         /* full recompute */
 } llmmem__train;
 
-int llmmem__states_compute(llmmem__states *st, const struct llmmem_model *m,
-                           const struct llmmem_config *c, llmmem__ovf *o);
-int llmmem__train_compute(llmmem__train *t, const struct llmmem_model *m,
+int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struct llmmem_model *m,
                           const struct llmmem_config *c);
+/* NULL checks shared by the estimator entry points, then llmmem__model_validate. */
+int llmmem__check_args(const llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg,
+                       const char *fn);
+/* Extra bytes an engine adds per phase (buffers, gathered parameters). */
+typedef struct llmmem__engine_extra {
+    uint64_t fwd[LLMMEM__COMPONENTS], bwd[LLMMEM__COMPONENTS], opt[LLMMEM__COMPONENTS];
+} llmmem__engine_extra;
 /* Fills a result's phases from a (possibly sharded) training model. */
 int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t,
-                       const struct llmmem_model *m, const struct llmmem_config *c);
+                       const llmmem__engine_extra *extra, const struct llmmem_model *m,
+                       const struct llmmem_config *c);
 
 /* Optimizer catalogue (optimizers.c). */
-typedef struct llmmem__optim_info {
-    const char *name;
-    const char *source;
-} llmmem__optim_info;
-const llmmem__optim_info *llmmem__optim_at(int id);
-/* State bytes of one tensor of `rows x cols` (cols = 1 for vectors) elements. */
-uint64_t llmmem__optim_state_tensor(int optim, int64_t rows, int64_t cols, int state_bytes,
-                                    llmmem__ovf *o);
+typedef struct llmmem__lora_shape {
+    int n;               /* adapted module kinds */
+    int64_t rank;
+    int64_t in[LLMMEM__MAX_TENSORS], out[LLMMEM__MAX_TENSORS], count[LLMMEM__MAX_TENSORS];
+} llmmem__lora_shape;
+typedef struct llmmem__optim_bytes {
+    uint64_t state;     /* persistent state bytes */
+    uint64_t transient; /* extra bytes at the peak of step() */
+} llmmem__optim_bytes;
+/* State and step temporaries of optimizer `optim` over the model's tensors, or
+ * over the LoRA adapters when lora != NULL. state_bytes: bytes per element of a
+ * full-size state (the param or master dtype). */
+int llmmem__optim_compute(llmmem__optim_bytes *out, int optim, int impl, const llmmem__tensors *ts,
+                          const llmmem__lora_shape *lora, int state_bytes, llmmem__ovf *o);
+const char *llmmem__optim_source(int optim);
+bool llmmem__optim_paged(int optim);
 
 #endif /* LLMMEM_INTERNAL_H */
