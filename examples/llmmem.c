@@ -138,7 +138,7 @@ static const char *fmt_scaled(char *buf, size_t cap, double v, bool binary)
 /* Bytes in the chosen units; both when they differ. */
 static const char *fmt_bytes(char *buf, size_t cap, uint64_t bytes, enum units units)
 {
-    char a[32], b[32];
+    char a[24], b[24];
     fmt_scaled(a, sizeof a, (double)bytes, true);
     fmt_scaled(b, sizeof b, (double)bytes, false);
     if (units == UNITS_GIB)
@@ -194,36 +194,31 @@ typedef struct opts {
     const char *gpus, *gpu_mem, *engine;
 } opts;
 
-/* A settable model key (the raw numbers): not a read-only count. */
-static bool is_model_key(const char *name)
+/* Spellings of the raw-number flags that the library's model key names do not
+ * cover, and the library name they set (llmmem_model_set also takes its aliases). */
+static const char *const model_alias[][2] = {
+    {"num_layers", "num_hidden_layers"},       {"num_heads", "num_attention_heads"},
+    {"num_kv_heads", "num_key_value_heads"},   {"max_positions", "max_position_embeddings"},
+    {"max_seq_len", "max_position_embeddings"}, {"top_k", "num_experts_per_tok"},
+    {"experts_per_token", "num_experts_per_tok"}, {"num_local_experts", "num_experts"},
+    {"expert_intermediate_size", "moe_intermediate_size"}, {"tie_embeddings", "tie_word_embeddings"},
+};
+
+/* The library name of a settable model key (the raw numbers, not the read-only
+ * counts), or NULL. */
+static const char *model_key_canonical(const char *name)
 {
     int n = llmmem_model_key_count();
     for (int i = 0; i < n; i++) {
         int key = llmmem_model_key_at(i);
         const char *kn = llmmem_model_key_name(key);
         if (key < LLMMEM_M_PARAMS && kn && strcmp(kn, name) == 0)
-            return true;
+            return kn;
     }
-    /* spellings of gpu-mem-calculator and HF config.json */
-    static const char *const extra[] = {"num_attention_heads", "num_key_value_heads",
-                                        "num_hidden_layers", "max_position_embeddings", NULL};
-    for (int i = 0; extra[i]; i++)
-        if (strcmp(extra[i], name) == 0)
-            return true;
-    return false;
-}
-
-static const char *model_key_canonical(const char *name)
-{
-    if (strcmp(name, "num_attention_heads") == 0)
-        return "num_heads";
-    if (strcmp(name, "num_key_value_heads") == 0)
-        return "num_kv_heads";
-    if (strcmp(name, "num_hidden_layers") == 0)
-        return "num_layers";
-    if (strcmp(name, "max_position_embeddings") == 0)
-        return "max_positions";
-    return name;
+    for (size_t i = 0; i < sizeof model_alias / sizeof model_alias[0]; i++)
+        if (strcmp(model_alias[i][0], name) == 0)
+            return model_alias[i][1];
+    return NULL;
 }
 
 static void parse_opts(opts *o, int argc, char **argv, int allowed, const char *cmd)
@@ -307,7 +302,7 @@ static void parse_opts(opts *o, int argc, char **argv, int allowed, const char *
         } else if ((allowed & OPT_QUICK) && strcmp(name, "engine") == 0) {
             TAKE();
             o->engine = value;
-        } else if ((allowed & OPT_MODEL) && is_model_key(name)) {
+        } else if ((allowed & OPT_MODEL) && model_key_canonical(name)) {
             TAKE();
             if (o->nmodel >= MAX_SETTINGS)
                 usage_error("%s: too many options", cmd);
@@ -544,12 +539,11 @@ static void print_table(const llmmem_result *r, const llmmem_model *m, const llm
            fmt_bytes(t, sizeof t, (uint64_t)(head < 0 ? -head : head), u),
            head < 0 ? "short" : "free");
     int notes = llmmem_result_note_count(r);
-    if (notes > 0) {
-        printf("\nNotes\n");
-        for (int i = 0; i < notes; i++)
-            printf("  - %s\n", llmmem_result_note(r, i));
-    }
     int mnotes = llmmem_model_note_count(m);
+    if (notes > 0 || mnotes > 0)
+        printf("\nNotes\n");
+    for (int i = 0; i < notes; i++)
+        printf("  - %s\n", llmmem_result_note(r, i));
     for (int i = 0; i < mnotes; i++)
         printf("  - model: %s\n", llmmem_model_note(m, i));
 }
