@@ -703,9 +703,14 @@ static int load_model(ctx *c, const llmmem__jnode *obj)
     if (rc)
         return wrap(doc, hf ? hf : preset ? preset : obj, hf ? "model.hf_config" : "model.preset", rc);
 
+    /* Two passes: the shape fields first, the size target (num_parameters) last, so
+     * that the library derives only what was not given. */
     bool any_raw = false;
+    for (int pass = 0; pass < 2; pass++)
     for (const llmmem__jnode *m = llmmem__json_first(obj); m; m = llmmem__json_next(m)) {
         const char *key = llmmem__json_key(m);
+        if ((strcmp(key, "num_parameters") == 0) != (pass == 1))
+            continue;
         char path[KEYPATH_MAX];
         join_path(path, sizeof path, "model", key);
         if (strcmp(key, "hf_config") == 0 || strcmp(key, "preset") == 0 ||
