@@ -102,17 +102,20 @@ build/sanitize/libllmmem.a: $(SAN_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $(SAN_OBJS)
 
-sanitize: build/sanitize/libllmmem.a
+build/sanitize/llmmem: examples/llmmem.c build/sanitize/libllmmem.a
+	$(CC) $(EXE_CFLAGS) -O1 -g $(SAN_FLAGS) $< -o $@ build/sanitize/libllmmem.a $(LDLIBS_LIB)
+
+sanitize: build/sanitize/libllmmem.a build/sanitize/llmmem
 	@CC='$(CC)' CFLAGS='-O1 -g $(SAN_FLAGS)' LIBA=build/sanitize/libllmmem.a \
-	  BINDIR_TEST=build/sanitize/bin LOGDIR=build/sanitize/log \
+	  BINDIR_TEST=build/sanitize/bin LOGDIR=build/sanitize/log CLI=build/sanitize/llmmem \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  bash test/run-check.sh c
 
-# valgrind over the C tests (built as for make check) and a few CLI runs.
+# valgrind over the C tests (built as for make check) and the CLI runs of test/memcheck-cli.txt.
 VALGRIND := valgrind -q --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect --error-exitcode=1
 memcheck: all
 	@$(TEST_ENV) LIBA=$(ALIB) BINDIR_TEST=test/bin LOGDIR=build/memcheck \
-	  VALGRIND='$(VALGRIND)' bash test/run-check.sh memcheck
+	  WRAP='$(VALGRIND)' CLI=examples/llmmem bash test/run-check.sh c
 
 # ---- ABI ---------------------------------------------------------------------
 

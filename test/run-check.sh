@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Test runner behind `make check`, `make sanitize` and `make memcheck`.
 #
-#   bash test/run-check.sh all       C tests, test/*.sh, test/python/test_*.py
-#   bash test/run-check.sh c         C tests only (make sanitize passes sanitizer flags)
-#   bash test/run-check.sh memcheck  C tests and a few CLI runs under $VALGRIND
+#   bash test/run-check.sh all   C tests, test/*.sh, test/python/test_*.py  (make check)
+#   bash test/run-check.sh c     C tests only, and the CLI runs when CLI is set
+#                                (make sanitize, make memcheck)
 #
 # Environment (the Makefile sets it): CC, CFLAGS, LIBA (the static library the C tests
-# link), BINDIR_TEST (where test binaries go), LOGDIR (one log per test), VALGRIND.
+# link), BINDIR_TEST (where test binaries go), LOGDIR (one log per test), WRAP (a command
+# put before each C test and CLI run: valgrind for make memcheck), CLI (a CLI binary to
+# run with each argument list of test/memcheck-cli.txt).
 # Each test prints "PASS name" or "FAIL name" (with its output); the last line is
 # "check: N passed, N failed" and the exit status is non-zero when any failed.
 # Runs from the repository root; each test runs there too.
@@ -19,7 +21,8 @@ CFLAGS=${CFLAGS:--O2 -g}
 LIBA=${LIBA:-lib/libllmmem.a}
 BINDIR_TEST=${BINDIR_TEST:-test/bin}
 LOGDIR=${LOGDIR:-build/check}
-VALGRIND=${VALGRIND:-valgrind -q --leak-check=full --error-exitcode=1}
+WRAP=${WRAP:-}
+CLI=${CLI:-}
 TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 mkdir -p "$BINDIR_TEST" "$LOGDIR"
 
@@ -73,25 +76,20 @@ for src in "${c_tests[@]}"; do
         record "$name (build)" 1 "$log"
         continue
     fi
-    if [ "$mode" = memcheck ]; then
-        # shellcheck disable=SC2086
-        run_test "valgrind $name" $VALGRIND "$bin"
-    else
-        run_test "$name" "$bin"
-    fi
+    # shellcheck disable=SC2086
+    run_test "$name" $WRAP "$bin"
 done
 
-# ---- memcheck: the CLI under valgrind ----------------------------------------
-if [ "$mode" = memcheck ]; then
-    cli=examples/llmmem
-    if [ ! -x "$cli" ]; then
-        echo "no $cli" >"$LOGDIR/cli.log"
-        record "valgrind $cli" 1 "$LOGDIR/cli.log"
+# ---- the CLI, for make memcheck and make sanitize ---------------------------------
+if [ -n "$CLI" ]; then
+    if [ ! -x "$CLI" ]; then
+        echo "no $CLI" >"$LOGDIR/cli.log"
+        record "$CLI" 1 "$LOGDIR/cli.log"
     else
         while IFS= read -r args; do
             case "$args" in '' | '#'*) continue ;; esac
             # shellcheck disable=SC2086
-            run_test "valgrind llmmem $args" $VALGRIND "$cli" $args
+            run_test "llmmem $args" $WRAP "$CLI" $args
         done <test/memcheck-cli.txt
     fi
 fi
