@@ -132,7 +132,7 @@ static const preset presets[] = {
     {"pythia-1.4b", "EleutherAI Pythia 1.4B",
      "{\"model_type\": \"gpt_neox\", \"hidden_act\": \"gelu\", \"vocab_size\": 50304, \"max_position_embeddings\": 2048, \"rotary_pct\": 0.25, \"use_parallel_residual\": true, \"tie_word_embeddings\": false, \"attention_bias\": true, \"torch_dtype\": \"float16\", \"hidden_size\": 2048, \"intermediate_size\": 8192, \"num_hidden_layers\": 24, \"num_attention_heads\": 16}"},
     {"pythia-6.9b", "EleutherAI Pythia 6.9B",
-     "{\"model_type\": \"gpt_neox\", \"hidden_act\": \"gelu\", \"vocab_size\": 50304, \"max_position_embeddings\": 2048, \"rotary_pct\": 0.25, \"use_parallel_residual\": true, \"tie_word_embeddings\": false, \"attention_bias\": true, \"torch_dtype\": \"float16\", \"hidden_size\": 4096, \"intermediate_size\": 16384, \"num_hidden_layers\": 32, \"num_attention_heads\": 32}"},
+     "{\"model_type\": \"gpt_neox\", \"hidden_act\": \"gelu\", \"vocab_size\": 50432, \"max_position_embeddings\": 2048, \"rotary_pct\": 0.25, \"use_parallel_residual\": true, \"tie_word_embeddings\": false, \"attention_bias\": true, \"torch_dtype\": \"float16\", \"hidden_size\": 4096, \"intermediate_size\": 16384, \"num_hidden_layers\": 32, \"num_attention_heads\": 32}"},
     {"opt-1.3b", "Meta OPT 1.3B",
      "{\"model_type\": \"opt\", \"activation_function\": \"relu\", \"vocab_size\": 50272, \"hidden_size\": 2048, \"ffn_dim\": 8192, \"num_hidden_layers\": 24, \"num_attention_heads\": 32, \"max_position_embeddings\": 2048, \"do_layer_norm_before\": true, \"word_embed_proj_dim\": 2048, \"dropout\": 0.1, \"attention_dropout\": 0.0, \"enable_bias\": true, \"torch_dtype\": \"float16\"}"},
     {"falcon-7b", "TII Falcon 7B (multi-query, parallel attention)",

@@ -1,0 +1,449 @@
+/* Tests of the model side: HF config parsing, exact parameter counts, presets,
+ * raw models, bad inputs. Expected counts come from test/data/params.tsv
+ * (published counts of formulas.md 1.3 and the H200 measurements of
+ * h200-dev.jsonl) or are computed by hand in the comments; none is copied from
+ * the code's output. Runs from the repository root. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DATA "test/data/"
+
+static void assert_error_has(const char *fragment)
+{
+    const char *e = llmmem_last_error();
+    if (!strstr(e, fragment))
+        fail_msg("error \"%s\" lacks \"%s\"", e, fragment);
+}
+
+static llmmem_model *from_text(const char *json)
+{
+    llmmem_model *m = NULL;
+    int rc = llmmem_model_from_hf_json(&m, json, strlen(json));
+    if (rc)
+        fail_msg("parse failed (%d): %s", rc, llmmem_last_error());
+    return m;
+}
+
+static void bad_text(const char *json, int status, const char *frag1, const char *frag2)
+{
+    llmmem_model *m = (llmmem_model *)1;
+    int rc = llmmem_model_from_hf_json(&m, json, strlen(json));
+    if (rc != status)
+        fail_msg("status %d, wanted %d (%s)", rc, status, llmmem_last_error());
+    assert_ptr_equal(m, (llmmem_model *)1); /* unchanged on error */
+    assert_error_has(frag1);
+    if (frag2)
+        assert_error_has(frag2);
+}
+
+/* ---- data-driven: params.tsv ---------------------------------------------- */
+
+typedef struct row {
+    char path[256];
+    long long params;
+} row;
+
+static int read_table(row *rows, int cap)
+{
+    FILE *f = fopen(DATA "params.tsv", "r");
+    assert_non_null(f);
+    char line[512];
+    int n = 0;
+    while (fgets(line, sizeof line, f) && n < cap) {
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        if (sscanf(line, "%255[^\t]\t%lld", rows[n].path, &rows[n].params) == 2)
+            n++;
+    }
+    fclose(f);
+    return n;
+}
+
+static void test_params_table(void **state)
+{
+    (void)state;
+    row rows[128];
+    int n = read_table(rows, 128);
+    assert_true(n >= 53); /* 45 published + 8 measured */
+    int dev = 0;
+    for (int i = 0; i < n; i++) {
+        char path[300];
+        snprintf(path, sizeof path, DATA "configs/%s", rows[i].path);
+        llmmem_model *m = NULL;
+        int rc = llmmem_model_from_hf_file(&m, path);
+        if (rc)
+            fail_msg("%s: %s", path, llmmem_last_error());
+        int64_t p = 0;
+        assert_int_equal(llmmem_model_get_i64(&p, m, LLMMEM_M_PARAMS), 0);
+        if (p != rows[i].params)
+            fail_msg("%s: %lld parameters, expected %lld", path, (long long)p, rows[i].params);
+        /* the components add up to the total */
+        int64_t sum = m->params_embedding + m->params_attention + m->params_mlp +
+                      m->params_router + m->params_norm + m->params_head + m->vision_params;
+        assert_int_equal(sum, p);
+        assert_true(m->params_active > 0 && m->params_active <= p);
+        assert_true(m->largest_module_params > 0 && m->largest_module_params < p);
+        assert_true(m->layer_linear_params > 0);
+        dev += strncmp(rows[i].path, "dev/", 4) == 0;
+        llmmem_model_free(m);
+    }
+    assert_int_equal(dev, 8);
+}
+
+/* Every dev config of the H200 set is in the table. */
+static void test_dev_configs_listed(void **state)
+{
+    (void)state;
+    static const char *const dev[] = {"gemma-2b", "gpt2-medium", "llama-2-7b", "llama-3.2-1b",
+                                      "mistral-7b", "mixtral-mini", "phi-2", "qwen2.5-0.5b"};
+    row rows[128];
+    int n = read_table(rows, 128);
+    for (size_t d = 0; d < LLMMEM_ARRAY_LEN(dev); d++) {
+        char want[64];
+        snprintf(want, sizeof want, "dev/%s.json", dev[d]);
+        bool found = false;
+        for (int i = 0; i < n; i++)
+            found |= strcmp(rows[i].path, want) == 0;
+        if (!found)
+            fail_msg("%s missing from params.tsv", want);
+    }
+}
+
+/* ---- presets ------------------------------------------------------------------ */
+
+static void test_presets(void **state)
+{
+    (void)state;
+    row rows[128];
+    int n = read_table(rows, 128);
+    int count = llmmem_preset_count(), matched = 0;
+    assert_true(count >= 45);
+    assert_null(llmmem_preset_name(count));
+    assert_null(llmmem_preset_name(-1));
+    for (int i = 0; i < count; i++) {
+        const char *name = llmmem_preset_name(i);
+        assert_non_null(name);
+        assert_non_null(llmmem_preset_description(i));
+        llmmem_model *m = NULL;
+        if (llmmem_model_from_preset(&m, name))
+            fail_msg("preset %s: %s", name, llmmem_last_error());
+        assert_true(m->params > 0);
+        assert_string_equal(m->name, name);
+        assert_int_equal(llmmem__model_validate(m), 0);
+        char want[128];
+        snprintf(want, sizeof want, "published/%s.json", name);
+        for (int r = 0; r < n; r++) {
+            if (strcmp(rows[r].path, want) == 0) {
+                if (m->params != rows[r].params)
+                    fail_msg("preset %s: %lld, published %lld", name, (long long)m->params,
+                             rows[r].params);
+                matched++;
+            }
+        }
+        llmmem_model_free(m);
+    }
+    assert_true(matched >= 40);
+    llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "llama-9"), LLMMEM_E_UNKNOWN_PARAM);
+    assert_error_has("llama-9");
+    assert_int_equal(llmmem_model_from_preset(&m, "LLAMA-3.1-8B"), 0); /* case-insensitive */
+    llmmem_model_free(m);
+}
+
+/* Published counts not in formulas.md (model cards / papers): OPT-1.3B 1,315,758,080
+ * (Zhang et al. 2022 sizes, HF num_parameters), Pythia-6.9B 6,857,302,016 (Pythia paper
+ * Table 1 non-embedding 6,444,163,072 + 2 x 50432 x 4096), OLMoE-1B-7B 6,919,161,856. */
+static void test_presets_other_published(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        long long params;
+    } t[] = {{"opt-1.3b", 1315758080LL}, {"pythia-6.9b", 6857302016LL}, {"olmoe-1b-7b", 6919161856LL}};
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(t); i++) {
+        llmmem_model *m = NULL;
+        assert_int_equal(llmmem_model_from_preset(&m, t[i].name), 0);
+        if (m->params != t[i].params)
+            fail_msg("%s: %lld vs %lld", t[i].name, (long long)m->params, t[i].params);
+        llmmem_model_free(m);
+    }
+}
+
+/* ---- architecture details -------------------------------------------------------- */
+
+static void test_moe_active(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "mixtral-8x7b"), 0);
+    /* total - L (E - k) 3 h f = 46,702,792,704 - 32*6*3*4096*14336 */
+    assert_int_equal(m->params_active, 46702792704LL - 32LL * 6 * 3 * 4096 * 14336);
+    /* routed experts: 32 layers x 8 x 3 h f; router 32 x 8 x 4096 */
+    assert_int_equal(m->params_experts, 32LL * 8 * 3 * 4096 * 14336);
+    assert_int_equal(m->params_router, 32LL * 8 * 4096);
+    /* largest module: one layer's fused experts (8 x 3 x 4096 x 14336) */
+    assert_int_equal(m->largest_module_params, 8LL * 3 * 4096 * 14336);
+    assert_int_equal(m->num_moe_layers, 32);
+    llmmem_model_free(m);
+
+    /* DeepSeek-V3: 58 MoE layers; e_score_correction_bias is a buffer (not counted) */
+    assert_int_equal(llmmem_model_from_preset(&m, "deepseek-v3"), 0);
+    assert_int_equal(m->num_moe_layers, 58);
+    assert_int_equal(m->params, 671026404352LL);
+    assert_int_equal(m->quant_method, LLMMEM__Q_FP8_BLOCK);
+    llmmem_model_free(m);
+
+    /* gpt-oss: MXFP4 storage, alternating sliding window (12 of 24 layers) */
+    assert_int_equal(llmmem_model_from_preset(&m, "gpt-oss-20b"), 0);
+    assert_int_equal(m->quant_method, LLMMEM__Q_MXFP4);
+    assert_int_equal(m->num_sliding_layers, 12);
+    assert_int_equal(m->sliding_window, 128);
+    assert_int_equal(m->act, LLMMEM__ACT_SWIGLU_OAI);
+    llmmem_model_free(m);
+}
+
+static void test_arch_fields(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_hf_file(&m, DATA "configs/dev/phi-2.json"), 0);
+    assert_int_equal(m->family, LLMMEM__FAM_PHI);
+    assert_true(m->parallel_block);
+    assert_int_equal(m->norms_per_layer, 1);
+    assert_int_equal(m->norm, LLMMEM__NORM_LAYER);
+    assert_int_equal(m->act, LLMMEM__ACT_GELU_NEW);
+    assert_true(m->partial_rotary_factor == 0.4);
+    llmmem_model_free(m);
+
+    assert_int_equal(llmmem_model_from_hf_file(&m, DATA "configs/dev/gpt2-medium.json"), 0);
+    assert_true(m->attention_dropout == 0.1 && m->hidden_dropout == 0.1 &&
+                m->embedding_dropout == 0.1);
+    assert_true(m->tie_embeddings);
+    assert_int_equal(m->intermediate_size, 4 * 1024); /* n_inner null -> 4h */
+    llmmem_model_free(m);
+
+    assert_int_equal(llmmem_model_from_hf_file(&m, DATA "configs/dev/mistral-7b.json"), 0);
+    assert_int_equal(m->sliding_window, 4096);
+    assert_int_equal(m->num_sliding_layers, 32);
+    llmmem_model_free(m);
+
+    /* qwen2.5 dev config: use_sliding_window false, layer_types all full */
+    assert_int_equal(llmmem_model_from_hf_file(&m, DATA "configs/dev/qwen2.5-0.5b.json"), 0);
+    assert_int_equal(m->sliding_window, 0);
+    assert_int_equal(m->num_sliding_layers, 0);
+    assert_true(m->attention_bias && !m->o_bias);
+    llmmem_model_free(m);
+
+    /* gemma-3-1b: every 6th layer global: 26 - 4 = 22 sliding */
+    assert_int_equal(llmmem_model_from_preset(&m, "gemma-3-1b"), 0);
+    assert_int_equal(m->num_sliding_layers, 22);
+    assert_int_equal(m->norms_per_layer, 4);
+    assert_true(m->qk_norm);
+    llmmem_model_free(m);
+
+    /* dtype, GPTQ quantization */
+    m = from_text("{\"model_type\": \"llama\", \"dtype\": \"bfloat16\", \"quantization_config\": "
+                  "{\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 128}}");
+    assert_int_equal(m->torch_dtype, LLMMEM__DT_BF16);
+    assert_int_equal(m->quant_method, LLMMEM__Q_GPTQ);
+    assert_int_equal(m->quant_bits, 4);
+    assert_int_equal(m->quant_group_size, 128);
+    /* all defaults of LlamaConfig = Llama-2-7B shape with 2048 positions */
+    assert_int_equal(m->params, 6738415616LL);
+    llmmem_model_free(m);
+
+    m = from_text("{\"model_type\": \"mistral\", \"torch_dtype\": \"float16\", \"quantization_config\": "
+                  "{\"quant_method\": \"bitsandbytes\", \"load_in_4bit\": true, "
+                  "\"bnb_4bit_quant_type\": \"nf4\", \"bnb_4bit_use_double_quant\": true}}");
+    assert_int_equal(m->torch_dtype, LLMMEM__DT_FP16);
+    assert_int_equal(m->quant_method, LLMMEM__Q_NF4_DQ);
+    /* MistralConfig defaults: Mistral-7B shape, sliding_window 4096 */
+    assert_int_equal(m->params, 7241732096LL);
+    assert_int_equal(m->sliding_window, 4096);
+    llmmem_model_free(m);
+}
+
+/* An unknown model_type with the generic keys: llama-like estimate with a note. */
+static void test_generic(void **state)
+{
+    (void)state;
+    llmmem_model *m = from_text("{\"model_type\": \"yi\", \"hidden_size\": 4096, "
+                                "\"num_hidden_layers\": 32, \"num_attention_heads\": 32, "
+                                "\"vocab_size\": 32000, \"intermediate_size\": 11008}");
+    assert_true(m->generic);
+    assert_int_equal(m->params, 6738415616LL); /* = Llama-2-7B */
+    assert_true(llmmem_model_note_count(m) >= 1);
+    assert_non_null(strstr(llmmem_model_note(m, 0), "\"yi\""));
+    assert_null(llmmem_model_note(m, 99));
+    llmmem_model_free(m);
+}
+
+/* ---- bad inputs ---------------------------------------------------------------------- */
+
+static void test_bad_inputs(void **state)
+{
+    (void)state;
+    bad_text("{\"model_type\": \"llama\", \"hidden_size\": 4096", LLMMEM_E_PARSE, "config.json:1:",
+             "end of input");
+    bad_text("", LLMMEM_E_PARSE, "config.json:1:1", "empty");
+    bad_text("{\n  \"model_type\": \"llama\",\n  \"num_hidden_layers\": \"abc\"\n}", LLMMEM_E_SCHEMA,
+             "config.json:3:24: \"num_hidden_layers\"", "got \"abc\"");
+    bad_text("{\"model_type\": \"llama\", \"num_hidden_layers\": -4}", LLMMEM_E_OUT_OF_RANGE,
+             "\"num_hidden_layers\": expected an integer in [1, 100000], got -4", "1:46");
+    bad_text("{\"model_type\": \"llama\", \"hidden_size\": 0}", LLMMEM_E_OUT_OF_RANGE,
+             "\"hidden_size\"", "got 0");
+    bad_text("{\"model_type\": \"llama\", \"num_hidden_layers\": 1e12}", LLMMEM_E_OUT_OF_RANGE,
+             "num_hidden_layers", "1e12");
+    bad_text("{\"model_type\": \"llama\", \"num_attention_heads\": 2.5}", LLMMEM_E_SCHEMA,
+             "num_attention_heads", "got 2.5");
+    bad_text("{\"model_type\": \"llama\", \"tie_word_embeddings\": \"yes\"}", LLMMEM_E_SCHEMA,
+             "\"tie_word_embeddings\": expected true or false", "1:48");
+    bad_text("{\"model_type\": \"llama\", \"num_attention_heads\": 32, \"num_key_value_heads\": 5}",
+             LLMMEM_E_INCONSISTENT, "num_key_value_heads 5", NULL);
+    bad_text("{\"model_type\": \"mamba\", \"d_state\": 16}", LLMMEM_E_UNSUPPORTED,
+             "\"mamba\" is not a supported architecture", "config.json:1:16");
+    bad_text("{\"model_type\": \"newthing\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
+             "\"num_attention_heads\": 2}",
+             LLMMEM_E_UNSUPPORTED, "lacks \"vocab_size\"", NULL);
+    bad_text("[1, 2]", LLMMEM_E_SCHEMA, "must be a JSON object", NULL);
+    bad_text("{\"model_type\": 7}", LLMMEM_E_SCHEMA, "\"model_type\": expected a string", NULL);
+    bad_text("{\"hidden_size\": 64}", LLMMEM_E_SCHEMA, "\"model_type\": missing required key",
+             NULL);
+    bad_text("{\"model_type\": \"mixtral\", \"num_local_experts\": 4, \"num_experts_per_tok\": 6}",
+             LLMMEM_E_INCONSISTENT, "num_experts_per_tok", "6 experts per token");
+    bad_text("{\"model_type\": \"llava\", \"vision_config\": {\"model_type\": \"siglip_vision_model\"}}",
+             LLMMEM_E_UNSUPPORTED, "siglip_vision_model", NULL);
+
+    llmmem_model *m = (llmmem_model *)1;
+    assert_int_equal(llmmem_model_from_hf_file(&m, DATA "configs"), LLMMEM_E_IO);
+    assert_error_has("directory");
+    assert_int_equal(llmmem_model_from_hf_file(&m, DATA "configs/nope.json"), LLMMEM_E_IO);
+    assert_error_has("configs/nope.json");
+    assert_ptr_equal(m, (llmmem_model *)1);
+    assert_int_equal(llmmem_model_from_hf_file(NULL, "x"), LLMMEM_E_INVALID_ARG);
+}
+
+/* ---- raw models and the key API -------------------------------------------------------- */
+
+static void test_raw_model(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_new(&m), 0);
+    assert_int_equal(llmmem__model_validate(m), LLMMEM_E_SCHEMA);
+    assert_int_equal(llmmem_model_set(m, "num_parameters", "7B"), 0);
+    int64_t p = 0;
+    assert_int_equal(llmmem_model_get_i64(&p, m, LLMMEM_M_PARAMS), 0);
+    /* within 0.1% of the target */
+    assert_true(p > 6993000000LL && p < 7007000000LL);
+    assert_true(m->from_size_only);
+    assert_int_equal(llmmem__model_validate(m), 0);
+    assert_non_null(strstr(llmmem_model_note(m, 0), "approximate"));
+
+    /* a given shape is counted exactly: Llama-2-7B */
+    llmmem_model *r = NULL;
+    assert_int_equal(llmmem_model_new(&r), 0);
+    assert_int_equal(llmmem_model_set(r, "hidden_size", "4096"), 0);
+    assert_int_equal(llmmem_model_set(r, "layers", "32"), 0);
+    assert_int_equal(llmmem_model_set_i64(r, LLMMEM_M_INTERMEDIATE_SIZE, 11008), 0);
+    assert_int_equal(llmmem_model_set_i64(r, LLMMEM_M_VOCAB_SIZE, 32000), 0);
+    assert_int_equal(llmmem_model_get_i64(&p, r, LLMMEM_M_PARAMS), 0);
+    assert_int_equal(p, 6738415616LL);
+    assert_int_equal(r->num_heads, 32); /* head_dim 128 */
+    assert_false(r->from_size_only);
+    /* GQA with 8 KV heads: -2 * 32 * (4096 * 4096 - 4096 * 1024) */
+    assert_int_equal(llmmem_model_set(r, "num_key_value_heads", "8"), 0);
+    assert_int_equal(r->params, 6738415616LL - 2LL * 32 * (4096LL * 4096 - 4096LL * 1024));
+    assert_int_equal(llmmem_model_set(r, "tie_word_embeddings", "true"), 0);
+    assert_int_equal(r->params_head, 0);
+
+    /* errors leave the model unchanged */
+    int64_t before = r->params;
+    assert_int_equal(llmmem_model_set_i64(r, LLMMEM_M_HIDDEN_SIZE, -1), LLMMEM_E_OUT_OF_RANGE);
+    assert_error_has("hidden_size");
+    assert_true(llmmem_model_set(r, "hidden_size", "-1") < 0);
+    assert_int_equal(llmmem_model_set(r, "bogus", "1"), LLMMEM_E_UNKNOWN_PARAM);
+    assert_error_has("bogus");
+    assert_int_equal(llmmem_model_set(r, "tie", "maybe"), LLMMEM_E_PARSE);
+    assert_int_equal(llmmem_model_set_i64(r, LLMMEM_M_PARAMS, 5), LLMMEM_E_INVALID_ARG);
+    assert_int_equal(llmmem_model_set_i64(r, 9999, 5), LLMMEM_E_UNKNOWN_PARAM);
+    assert_int_equal(r->params, before);
+
+    llmmem_model *c = NULL;
+    assert_int_equal(llmmem_model_clone(&c, r), 0);
+    assert_int_equal(c->params, r->params);
+    llmmem_model_free(c);
+    llmmem_model_free(r);
+    llmmem_model_free(m);
+    llmmem_model_free(NULL);
+
+    /* num_parameters only describes raw models */
+    assert_int_equal(llmmem_model_from_preset(&m, "gpt2"), 0);
+    assert_int_equal(llmmem_model_set(m, "num_parameters", "1B"), LLMMEM_E_INCONSISTENT);
+    llmmem_model_free(m);
+}
+
+static void test_keys_and_json(void **state)
+{
+    (void)state;
+    int n = llmmem_model_key_count();
+    assert_int_equal(n, 24);
+    for (int i = 0; i < n; i++)
+        assert_non_null(llmmem_model_key_name(llmmem_model_key_at(i)));
+    assert_int_equal(llmmem_model_key_at(n), LLMMEM_E_INVALID_ARG);
+    assert_null(llmmem_model_key_name(12345));
+    assert_string_equal(llmmem_model_key_name(LLMMEM_M_HIDDEN_SIZE), "hidden_size");
+
+    llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "qwen3-30b-a3b"), 0);
+    size_t need = 0;
+    assert_int_equal(llmmem_model_to_json(NULL, 0, &need, m), LLMMEM_E_BUFFER_TOO_SMALL);
+    assert_true(need > 100);
+    char *buf = malloc(need);
+    assert_int_equal(llmmem_model_to_json(buf, need, &need, m), 0);
+    llmmem__json *doc = NULL;
+    assert_int_equal(llmmem__json_parse(&doc, buf, strlen(buf), "out"), 0);
+    const llmmem__jnode *r = llmmem__json_root(doc);
+    static const char *const want[] = {"model_type", "name", "params", "active_params",
+                                       "components", "notes", "hidden_size", "num_experts"};
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(want); i++)
+        if (!llmmem__json_get(r, want[i]))
+            fail_msg("to_json lacks \"%s\"", want[i]);
+    assert_true(llmmem__json_number(llmmem__json_get(r, "params")) == 30532122624.0);
+    const llmmem__jnode *comp = llmmem__json_get(r, "components");
+    static const char *const cw[] = {"embedding", "attention", "mlp", "experts",
+                                     "router", "norm", "head", "vision"};
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(cw); i++)
+        assert_non_null(llmmem__json_get(comp, cw[i]));
+    llmmem__json_free(doc);
+    free(buf);
+
+    char t[4];
+    assert_int_equal(llmmem_model_type(t, sizeof t, &need, m), LLMMEM_E_BUFFER_TOO_SMALL);
+    assert_int_equal(need, strlen("qwen3_moe") + 1);
+    char t2[16];
+    assert_int_equal(llmmem_model_type(t2, sizeof t2, NULL, m), 0);
+    assert_string_equal(t2, "qwen3_moe");
+    llmmem_model_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_params_table),  cmocka_unit_test(test_dev_configs_listed),
+        cmocka_unit_test(test_presets),       cmocka_unit_test(test_presets_other_published),
+        cmocka_unit_test(test_moe_active),    cmocka_unit_test(test_arch_fields),
+        cmocka_unit_test(test_generic),       cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_raw_model),     cmocka_unit_test(test_keys_and_json),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
