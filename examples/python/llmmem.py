@@ -347,8 +347,7 @@ class _Handle:
 
     @property
     def _as_parameter_(self):
-        if not self._ptr:
-            raise ValueError("%s is closed" % type(self).__name__)
+        # a closed handle passes NULL: the library answers LLMMEM_E_INVALID_ARG
         return self._ptr
 
     def close(self):

@@ -1,0 +1,229 @@
+"""Tests of the Python bindings (examples/python/llmmem.py, llmmem_cffi.py); stdlib unittest.
+
+    make check      (builds the library first; sets LLMMEM_LIBRARY and PYTHONPATH)
+    python3 -m unittest discover -s test/python -t test/python
+
+Skips with a message when the library is not built.
+"""
+
+import json
+import os
+import re
+import sys
+import threading
+import unittest
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "examples", "python"))
+SCEN = os.path.join(ROOT, "test", "data", "scenarios")
+HEADER = os.path.join(ROOT, "include", "llmmem.h")
+
+try:
+    import llmmem
+except ImportError as exc:  # library not built
+    raise unittest.SkipTest("libllmmem not available (run make): %s" % exc)
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def header_functions():
+    """Names of the functions declared between the cdef markers of the header."""
+    src = read(HEADER)
+    body = src[src.index("LLMMEM_CDEF_BEGIN"):src.index("LLMMEM_CDEF_END")]
+    return set(re.findall(r"LLMMEM_API[^;(]*?\b(llmmem_\w+)\s*\(", body))
+
+
+class TestBinding(unittest.TestCase):
+    def test_every_function_bound(self):
+        names = header_functions()
+        self.assertGreater(len(names), 80)
+        self.assertEqual(names, set(llmmem._PROTOTYPES), "header and binding differ")
+        for name in names:
+            f = getattr(llmmem.lib, name)
+            self.assertIsNotNone(f.argtypes, name)
+
+    def test_version(self):
+        src = read(HEADER)
+        want = re.search(r'#define LLMMEM_VERSION_STRING "([^"]+)"', src).group(1)
+        self.assertEqual(llmmem.version(), want)
+        self.assertEqual(llmmem.soversion(), int(re.search(r"#define LLMMEM_SOVERSION (\d+)", src).group(1)))
+
+    def test_names_at_run_time(self):
+        self.assertEqual(llmmem.phase_names()["forward"], 0)
+        self.assertEqual(llmmem.component_names()["weights"], 0)
+        self.assertIn("peak_allocated_bytes", llmmem.result_key_names())
+        self.assertIn("hidden_size", llmmem.model_key_names())
+        ps = {p["name"]: p for p in llmmem.params()}
+        self.assertIn("micro_batch_size", ps)
+        self.assertIn("adamw", ps["optimizer"]["values"])
+        self.assertEqual(ps["micro_batch_size"]["bounds"][0], 1)
+        self.assertTrue(llmmem.presets())
+        self.assertIn("H200", " ".join(llmmem.gpus()))
+        self.assertEqual(llmmem.status_name(llmmem.E_PARSE), "LLMMEM_E_PARSE")
+
+
+class TestSmoke(unittest.TestCase):
+    def test_scenario_estimate(self):
+        m, c = llmmem.scenario_from_file(os.path.join(SCEN, "t01.json"))
+        with m, c:
+            self.assertEqual(c["micro_batch_size"], 4)
+            self.assertEqual(c["param_dtype"], "fp32")
+            self.assertEqual(m["hidden_size"], 2048)
+            with llmmem.estimate(m, c) as r:
+                d = r.to_dict()
+                # groundtruth t01: model.parameters() counted 1,235,814,400
+                self.assertEqual(d["params"], 1235814400)
+                self.assertEqual(r["params"], 1235814400)
+                for k in ("trainable_params", "peak_allocated_bytes", "peak_reserved_bytes",
+                          "total_bytes_per_gpu", "fits"):
+                    self.assertIn(k, d)
+                self.assertIsInstance(r["fits"], bool)
+                self.assertGreater(r.phase_bytes("backward"), r.component_bytes("backward", "weights"))
+                self.assertTrue(all(isinstance(t[2], int) for t in r.terms))
+
+    def test_config_roundtrip(self):
+        with llmmem.Config() as c:
+            c["seq_len"] = 4096
+            c["lora_alpha"] = 32
+            c["gradient_as_bucket_view"] = True
+            c["optimizer"] = "adafactor"
+            c.set("micro-batch-size", "3")
+            self.assertEqual(c["seq_len"], 4096)
+            self.assertEqual(c["lora_alpha"], 32.0)
+            self.assertIs(c["gradient_as_bucket_view"], True)
+            self.assertEqual(c["optimizer"], "adafactor")
+            self.assertEqual(c["micro_batch_size"], 3)
+            d = c.to_dict()
+            self.assertEqual(d["seq_len"], 4096)
+            with c.clone() as c2:
+                self.assertEqual(c2["optimizer"], "adafactor")
+            c.reset()
+            self.assertNotEqual(c["optimizer"], "adafactor")
+
+    def test_models(self):
+        with llmmem.Model.from_hf_file(os.path.join(SCEN, "configs/dev/llama-3.2-1b.json")) as m:
+            self.assertEqual(m.model_type, "llama")
+            self.assertEqual(m["num_hidden_layers"], 16)
+            self.assertEqual(m.to_dict()["hidden_size"], 2048)
+        text = read(os.path.join(SCEN, "configs/dev/gpt2-medium.json"))
+        with llmmem.Model.from_hf_json(text) as m:
+            self.assertEqual(m["hidden_size"], 1024)  # n_embd of gpt2-medium
+        with llmmem.Model.from_numbers(num_parameters="7B", num_hidden_layers=32) as m:
+            self.assertEqual(m["num_hidden_layers"], 32)
+
+    def test_framework_files(self):
+        with llmmem.Config() as c:
+            c.apply_hf_training_args(read(os.path.join(SCEN, "frameworks/hf_training_args.json")))
+            self.assertEqual(c["micro_batch_size"], 2)
+            with llmmem.Model.from_hf_file(os.path.join(SCEN, "configs/dev/llama-3.2-1b.json")) as m:
+                c.apply_deepspeed(read(os.path.join(SCEN, "frameworks/ds_zero3_auto.json")), m)
+            self.assertEqual(c["zero_stage"], 3)
+            self.assertEqual(c["reduce_bucket_size"], 2048 * 2048)  # HF Trainer: hidden^2
+
+    def test_close(self):
+        m = llmmem.Model.from_hf_file(os.path.join(SCEN, "configs/dev/llama-3.2-1b.json"))
+        m.close()
+        m.close()
+        with self.assertRaises(llmmem.Error) as cm:
+            m.get("hidden_size")
+        self.assertEqual(cm.exception.status, llmmem.E_INVALID_ARG)
+
+
+class TestErrors(unittest.TestCase):
+    def test_out_of_range(self):
+        with llmmem.Config() as c:
+            with self.assertRaises(llmmem.Error) as cm:
+                c["micro_batch_size"] = 0
+            e = cm.exception
+            self.assertEqual(e.status, llmmem.E_OUT_OF_RANGE)
+            self.assertEqual(e.status_name, "LLMMEM_E_OUT_OF_RANGE")
+            self.assertIn("micro_batch_size", e.message)
+
+    def test_unknown_and_type(self):
+        with llmmem.Config() as c:
+            with self.assertRaises(llmmem.Error) as cm:
+                c["no_such_parameter"] = 1
+            self.assertEqual(cm.exception.status, llmmem.E_UNKNOWN_PARAM)
+            with self.assertRaises(llmmem.Error) as cm:
+                c["lora_alpha"] = float("nan")
+            self.assertEqual(cm.exception.status, llmmem.E_OUT_OF_RANGE)
+            with self.assertRaises(llmmem.Error) as cm:
+                c["optimizer"] = "adamq"
+            self.assertIn("adamq", cm.exception.message)
+        with self.assertRaises(llmmem.Error) as cm:
+            llmmem.Model.from_preset("no-such-model-7b")
+        self.assertEqual(cm.exception.status, llmmem.E_UNKNOWN_PARAM)
+
+    def test_scenario_position(self):
+        text = '{"training": {\n  "seq_len": "long"\n}}'
+        with self.assertRaises(llmmem.Error) as cm:
+            llmmem.scenario_from_json(text)
+        e = cm.exception
+        self.assertEqual(e.status, llmmem.E_SCHEMA)
+        self.assertIn("2:14", e.message)  # "long" starts at line 2, column 14
+        self.assertIn("training.seq_len", e.message)
+
+    def test_threads_see_their_own_error(self):
+        """Each thread triggers its own error in a loop and must read its own text."""
+        failures = []
+
+        def worker(tid):
+            with llmmem.Config() as c:
+                for i in range(300):
+                    bad = -(1000 * (tid + 1) + i)
+                    try:
+                        c["seq_len"] = bad
+                    except llmmem.Error as e:
+                        if str(bad) not in e.message:
+                            failures.append((tid, bad, e.message))
+                    else:
+                        failures.append((tid, bad, "no error"))
+                    try:
+                        llmmem.Model.from_preset("missing-%d-%d" % (tid, i))
+                    except llmmem.Error as e:
+                        if "missing-%d-%d" % (tid, i) not in e.message:
+                            failures.append((tid, i, e.message))
+
+        threads = [threading.Thread(target=worker, args=(t,)) for t in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(failures, [])
+
+
+class TestCffi(unittest.TestCase):
+    def setUp(self):
+        try:
+            import cffi  # noqa: F401
+        except ImportError:
+            self.skipTest("cffi is not installed")
+
+    def test_cffi_estimate(self):
+        import llmmem_cffi as lc
+        ffi, lib = lc.ffi, lc.lib
+        self.assertEqual(ffi.string(lib.llmmem_version_string()).decode(), llmmem.version())
+        m = ffi.new("llmmem_model **")
+        c = ffi.new("llmmem_config **")
+        r = ffi.new("llmmem_result **")
+        lc.check(lib.llmmem_scenario_from_file(m, c, os.path.join(SCEN, "t01.json").encode()))
+        lc.check(lib.llmmem_result_new(r))
+        lc.check(lib.llmmem_estimate(r[0], m[0], c[0]))
+        d = json.loads(lc.text(lib.llmmem_result_to_json, r[0]))
+        self.assertEqual(d["params"], 1235814400)
+        peak = ffi.new("uint64_t *")
+        lc.check(lib.llmmem_result_get_u64(peak, r[0], lib.LLMMEM_R_PEAK_ALLOCATED_BYTES))
+        self.assertEqual(peak[0], d["peak_allocated_bytes"])
+        with self.assertRaises(lc.Error) as cm:
+            lc.check(lib.llmmem_config_set(c[0], b"seq_len", b"-5"))
+        self.assertEqual(cm.exception.status_name, "LLMMEM_E_OUT_OF_RANGE")
+        lib.llmmem_result_free(r[0])
+        lib.llmmem_config_free(c[0])
+        lib.llmmem_model_free(m[0])
+
+
+if __name__ == "__main__":
+    unittest.main()
