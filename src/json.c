@@ -11,6 +11,9 @@
  * Thread safety: only cJSON_ParseWithLengthOpts (with return_parse_end) and
  * the case-sensitive getters are used; never cJSON_GetErrorPtr or
  * cJSON_InitHooks, which touch globals. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* strerror_r, fstat, open */
+#endif
 #include "internal.h"
 
 #include <cjson/cJSON.h>
