@@ -127,8 +127,9 @@ abi-check: lib
 
 abi-baseline: lib
 	bash test/test_symbols.sh --header-list > test/abi/symbols.txt
-	abidw --headers-dir include --no-corpus-path --out-file $(ABI_BASELINE) $(SOLIB)
-	@echo "wrote $(ABI_BASELINE) and test/abi/symbols.txt; review the diff before committing"
+	bash test/test_symbols.sh --constants > test/abi/constants.txt
+	abidw --headers-dir include --drop-private-types --no-corpus-path --out-file $(ABI_BASELINE) $(SOLIB)
+	@echo "wrote $(ABI_BASELINE), test/abi/symbols.txt and test/abi/constants.txt; review the diff before committing"
 
 # ---- docs, bench -------------------------------------------------------------
 

@@ -4,7 +4,9 @@
 #   the global: list of the version script src/libllmmem.map,
 #   test/abi/symbols.txt (the committed list; make abi-baseline rewrites it),
 #   nm -D --defined-only lib/libllmmem.so (what the linker really exports).
-# With --header-list it only prints the header's list (sorted) and exits.
+# And the enum values of the header are append-only: every "NAME VALUE" line of
+# test/abi/constants.txt is still in the header with that value (new ones may be added).
+# With --header-list / --constants it only prints the header's functions / enum values.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,10 +16,15 @@ header_list() {
         sed -E 's/^LLMMEM_API[^(]*[ *](llmmem_[A-Za-z0-9_]+)[[:space:]]*\(.*/\1/' | LC_ALL=C sort
 }
 
-if [ "${1:-}" = --header-list ]; then
-    header_list
-    exit 0
-fi
+constants() {
+    grep -oE '^[[:space:]]*LLMMEM_[A-Z0-9_]+ = -?[0-9]+' include/llmmem.h |
+        sed -E 's/^[[:space:]]*//; s/ = / /' | LC_ALL=C sort
+}
+
+case "${1:-}" in
+--header-list) header_list; exit 0 ;;
+--constants) constants; exit 0 ;;
+esac
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -62,6 +69,13 @@ compare() {
 compare header map "include/llmmem.h" "src/libllmmem.map"
 compare header committed "include/llmmem.h" "test/abi/symbols.txt"
 compare header nm "include/llmmem.h" "nm -D $so"
+constants >"$tmp/constants"
+LC_ALL=C sort test/abi/constants.txt | LC_ALL=C comm -23 - "$tmp/constants" >"$tmp/lost"
+if [ -s "$tmp/lost" ]; then
+    echo "enum values renumbered or removed (test/abi/constants.txt lists them; enums are append-only):"
+    cat "$tmp/lost"
+    status=1
+fi
 n=$(wc -l <"$tmp/header")
-[ "$status" -eq 0 ] && echo "symbols: $n functions; header, map, symbols.txt and nm -D agree"
+[ "$status" -eq 0 ] && echo "symbols: $n functions; header, map, symbols.txt and nm -D agree; $(wc -l <"$tmp/constants") enum values, none renumbered"
 exit "$status"
