@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 build_pkgs=(make gcc libc6-dev pkg-config libcjson-dev)
-test_pkgs=(g++ libcmocka-dev valgrind abigail-tools doxygen python3 binutils)
+test_pkgs=(g++ libcmocka-dev valgrind abigail-tools doxygen python3 python3-cffi binutils)
 
 # A package counts as present when dpkg says so, or when its command is on PATH
 # (python3 from pyenv, a compiler from elsewhere).
@@ -26,6 +26,9 @@ present() {
     binutils) cmd=nm ;;
     esac
     if [ -n "$cmd" ] && command -v "$cmd" >/dev/null 2>&1; then
+        return 0
+    fi
+    if [ "$pkg" = python3-cffi ] && python3 -c 'import cffi' >/dev/null 2>&1; then
         return 0
     fi
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The examples run in the tree without LD_LIBRARY_PATH (rpath $ORIGIN/../lib) and print
-# what they promise; every ```c block of README.md compiles and runs against the library.
+# what they promise; every ```c block of README.md compiles and runs against the library,
+# every ```python block runs, and every "examples/llmmem ..." line of a ```sh block succeeds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CC=${CC:-cc}
@@ -35,4 +36,22 @@ for src in "$tmp"/readme*.c; do
     "${src%.c}" >/dev/null
 done
 [ "$n" -gt 0 ] || { echo "README.md has no C example"; exit 1; }
-echo "examples: ok ($n README C block(s) built and run)"
+
+awk -v dir="$tmp" '/^```python$/ {n++; f = dir "/readme" n ".py"; on = 1; next} /^```/ {on = 0} on {print > f}' README.md
+np=0
+for py in "$tmp"/readme*.py; do
+    [ -e "$py" ] || continue
+    np=$((np + 1))
+    PYTHONPATH=examples/python LLMMEM_LIBRARY="$PWD/lib/libllmmem.so" python3 "$py" >/dev/null ||
+        { echo "README python block $np failed"; exit 1; }
+done
+
+# CLI lines of ```sh blocks (those that start with examples/llmmem).
+awk '/^```sh$/ {on = 1; next} /^```/ {on = 0} on && /^examples\/llmmem / {sub(/[ \t]+#.*$/, ""); print}' README.md >"$tmp/cli.txt"
+nc=0
+while IFS= read -r line; do
+    nc=$((nc + 1))
+    # shellcheck disable=SC2086
+    $line >/dev/null 2>"$tmp/cli.err" || { echo "README: '$line' failed:"; cat "$tmp/cli.err"; exit 1; }
+done <"$tmp/cli.txt"
+echo "examples: ok ($n README C block(s) built and run, $np Python block(s), $nc CLI line(s))"
