@@ -423,6 +423,22 @@ static int set_targets(const llmmem__json *doc, llmmem_config *cfg, const llmmem
     return set_str(doc, cfg, LLMMEM_P_LORA_TARGETS, list, n, path);
 }
 
+/* A key written twice in one object is an error (the second would silently win). */
+static int no_duplicates(const llmmem__json *doc, const llmmem__jnode *obj, const char *section)
+{
+    for (const llmmem__jnode *m = llmmem__json_first(obj); m; m = llmmem__json_next(m))
+        for (const llmmem__jnode *e = llmmem__json_first(obj); e != m; e = llmmem__json_next(e))
+            if (strcmp(llmmem__json_key(e), llmmem__json_key(m)) == 0) {
+                char path[KEYPATH_MAX];
+                join_path(path, sizeof path, section, llmmem__json_key(m));
+                int line, col;
+                llmmem__json_pos(doc, e, &line, &col);
+                return llmmem__json_error_at(doc, m, LLMMEM_E_SCHEMA, path,
+                                             "duplicate key (first at %d:%d)", line, col);
+            }
+    return LLMMEM_OK;
+}
+
 /* ---- scenario sections --------------------------------------------------------- */
 
 typedef int (*special_fn)(ctx *c, const llmmem__jnode *n, const char *path, int arg);
@@ -527,6 +543,9 @@ static int apply_section(ctx *c, const char *section, const llmmem__jnode *obj)
 {
     if (!is_object(obj))
         return type_error(c->doc, obj, section, "an object");
+    int dup = no_duplicates(c->doc, obj, section);
+    if (dup)
+        return dup;
     if (strcmp(section, "hardware") == 0)
         c->saw_gpu_memory = llmmem__json_get(obj, "gpu_memory_gib") ||
                             llmmem__json_get(obj, "gpu_memory_gb") ||
@@ -572,6 +591,9 @@ static int apply_params(ctx *c, const llmmem__jnode *obj)
 {
     if (!is_object(obj))
         return type_error(c->doc, obj, "params", "an object");
+    int dup = no_duplicates(c->doc, obj, "params");
+    if (dup)
+        return dup;
     for (const llmmem__jnode *m = llmmem__json_first(obj); m; m = llmmem__json_next(m)) {
         char path[KEYPATH_MAX];
         join_path(path, sizeof path, "params", llmmem__json_key(m));
@@ -660,6 +682,8 @@ static int load_model(ctx *c, const llmmem__jnode *obj)
     }
     if (!is_object(obj))
         return type_error(doc, obj, "model", "an object or a preset name");
+    if ((rc = no_duplicates(doc, obj, "model")) != 0)
+        return rc;
     const llmmem__jnode *hf = llmmem__json_get(obj, "hf_config");
     const llmmem__jnode *preset = llmmem__json_get(obj, "preset");
     const llmmem__jnode *moe = llmmem__json_get(obj, "moe_enabled");
@@ -757,10 +781,12 @@ static int load_scenario(ctx *c, const llmmem__jnode *root)
     const llmmem__json *doc = c->doc;
     if (!is_object(root))
         return type_error(doc, root, "", "a JSON object (a scenario)");
+    int rc = no_duplicates(doc, root, "");
+    if (rc)
+        return rc;
     static const char *const sections[] = {"training", "inference", "lora", "engine",
                                            "parallelism", "hardware", NULL};
     const llmmem__jnode *model = NULL;
-    int rc;
     for (const llmmem__jnode *m = llmmem__json_first(root); m; m = llmmem__json_next(m)) {
         const char *key = llmmem__json_key(m);
         if (strcmp(key, "measured") == 0 || strcmp(key, "id") == 0 || strcmp(key, "name") == 0 ||
