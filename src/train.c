@@ -71,6 +71,14 @@ static uint64_t consumers_saved(const recipe *rc, uint64_t in_b, uint64_t w, con
         else
             s += in_b * w; /* one shared tensor */
     }
+    if (u.lora > 0 && rc->lora && rc->amp) {
+        /* Under autocast lora_A is an autocast Linear: it saves its own
+         * compute-dtype cast of the input and lora_B the compute-dtype A output. */
+        s += (uint64_t)u.lora * rc->cb * (w + (uint64_t)rc->rank);
+        if (rc->lora_dropout > 0)
+            s += (uint64_t)u.lora * (rc->ab + 1) * w;
+        return s;
+    }
     if (u.lora > 0 && rc->lora) {
         if (in_b == rc->ab && u.trainable == 0)
             s += in_b * w; /* input already in adapter dtype: shared */
@@ -102,6 +110,12 @@ static uint64_t norm_saved(const struct llmmem_model *m, const recipe *rc, uint6
         }
         uint64_t wdt = rc->pb; /* norm weight dtype = param dtype */
         *out_b = in_b > wdt ? in_b : wdt;
+        if (!strcmp(m->model_type, "olmo2")) {
+            /* Olmo2RMSNorm: (weight * normed_fp32).to(input dtype): the weight
+             * multiply keeps the fp32 normed tensor (modeling_olmo2.py). */
+            *out_b = in_b;
+            return 4 * w + 4 + (weight_trains ? 4 * w : 0);
+        }
         return 4 * w + 4 + (weight_trains ? in_b * w : 0);
     }
     /* LayerNorm, with or without affine parameters */
@@ -175,6 +189,32 @@ static uint64_t attn_core_saved(const recipe *rc, uint64_t a, uint64_t k, uint64
     return cb * (a * dq + k * dq + k * dv + a * dv) + 4 * a;
 }
 
+/* Extra bytes per token kept because of how q, k and v are built:
+ * - a fused projection (phi3 qkv_proj, gpt_neox query_key_value, falcon) whose
+ *   q and k are rebuilt by RoPE keeps the whole fused output alive through the
+ *   v view: a*d + k*d elements beyond v;
+ * - when q is a new tensor laid out [b, a, s, d] (partial-rotary torch.cat, or
+ *   RoPE over a slice of a fused output), the SDPA output follows q's layout
+ *   and attn_output.transpose(1, 2).contiguous() copies it for the output
+ *   projection (sdpa_attention.py); a q from its own Linear is laid out
+ *   [b, s, a, d] and the copy is free. Measured with saved-tensor hooks on
+ *   phi3 and on H200 runs of phi-2, phi3 and gpt_neox (test/gpu/). */
+static uint64_t attn_layout_extra(const struct llmmem_model *m, const recipe *rc, uint64_t a, uint64_t k,
+                                  uint64_t d)
+{
+    const bool fused = m->family == LLMMEM__FAM_PHI3 || m->family == LLMMEM__FAM_GPT_NEOX ||
+                       m->family == LLMMEM__FAM_FALCON;
+    const bool rope = m->partial_rotary_factor > 0;
+    const bool cat = rope && m->partial_rotary_factor < 1 &&
+                     (m->family == LLMMEM__FAM_PHI || m->family == LLMMEM__FAM_GPT_NEOX);
+    uint64_t extra = 0;
+    if (fused && rope)
+        extra += rc->cb * (a * d + k * d);
+    if (rc->attention != LLMMEM__ATTN_EAGER && ((fused && rope) || cat))
+        extra += rc->cb * a * d;
+    return extra;
+}
+
 /* ---- one decoder layer ----------------------------------------------------- */
 
 static bool lora_on(const struct llmmem_config *c, const char *name)
@@ -211,7 +251,7 @@ static uint64_t layer_saved(const struct llmmem_model *m, const struct llmmem_co
                              attn_in.lora + mlp_in.lora};
             total += consumers_saved(rc, nb, h, all);
         }
-        total += attn_core_saved(rc, a, k, d, d, s);
+        total += attn_core_saved(rc, a, k, d, d, s) + attn_layout_extra(m, rc, a, k, d);
         total += mlp_saved(m, rc, f, rc->full_ft, lora_on(c, "fc2") || lora_on(c, "fc_out") ||
                                                       lora_on(c, "dense_4h_to_h"));
         if (rc->dropout_p > 0)
@@ -225,8 +265,11 @@ static uint64_t layer_saved(const struct llmmem_model *m, const struct llmmem_co
 
     /* Attention input. */
     consumers qkv;
-    if (m->family == LLMMEM__FAM_GPT2 || m->family == LLMMEM__FAM_PHI3) {
-        bool l = lora_on(c, m->family == LLMMEM__FAM_GPT2 ? "c_attn" : "qkv_proj");
+    if (m->family == LLMMEM__FAM_GPT2 || m->family == LLMMEM__FAM_PHI3 ||
+        m->family == LLMMEM__FAM_GPT_NEOX) {
+        bool l = lora_on(c, m->family == LLMMEM__FAM_GPT2   ? "c_attn"
+                            : m->family == LLMMEM__FAM_PHI3 ? "qkv_proj"
+                                                            : "query_key_value");
         qkv = (consumers){1, ft, l};
     } else if (m->family == LLMMEM__FAM_DEEPSEEK) {
         qkv = (consumers){2, 2 * ft, lora_on(c, "q_a_proj") + lora_on(c, "q_proj") +
@@ -274,7 +317,7 @@ static uint64_t layer_saved(const struct llmmem_model *m, const struct llmmem_co
                         !strcmp(m->model_type, "qwen3_moe");
         total += per_head ? 4 * (a + k) : 8; /* rsqrt per normalised vector */
     }
-    total += attn_core_saved(rc, a, k, d, d, s);
+    total += attn_core_saved(rc, a, k, d, d, s) + attn_layout_extra(m, rc, a, k, d);
     /* o_proj reads the attention output, already kept by SDPA (same tensor:
      * flash writes [b, s, a, d], so transpose().contiguous() is free); with
      * eager the contiguous copy is counted in attn_core_saved. LoRA adds its
@@ -300,6 +343,12 @@ mlp:;
         mlp_in = (consumers){1, ft, lora_on(c, "c_fc") + lora_on(c, "fc1")};
     if (post_only) {
         total += consumers_saved(rc, in_b, h, mlp_in);
+    } else if (m->family == LLMMEM__FAM_GPT_NEOX) {
+        /* use_parallel_residual (default): post_attention_layernorm reads the
+         * same layer input as input_layernorm; the input is kept once and
+         * this norm adds its mean and rstd. */
+        (void)norm_saved(m, rc, in_b, h, rc->full_ft, &nb);
+        total += 8 + consumers_saved(rc, nb, h, mlp_in);
     } else {
         total += norm_saved(m, rc, in_b, h, rc->full_ft, &nb);
         if (!moe)
@@ -327,12 +376,16 @@ static uint64_t moe_saved(const struct llmmem_model *m, const recipe *rc, uint64
     const uint64_t h = (uint64_t)m->hidden_size, E = (uint64_t)m->num_experts;
     const uint64_t kx = (uint64_t)m->experts_per_token, fm = (uint64_t)m->moe_intermediate_size;
     const uint64_t cb = rc->cb;
+    /* The experts' batched matmuls are not autocast ops: under autocast they
+     * run in the parameter dtype (fp32), with no cast of the expert weights
+     * (measured with saved-tensor hooks, transformers 5.17 + torch 2.11). */
+    const uint64_t xb = rc->amp ? rc->pb : cb;
     uint64_t s = 0;
     /* router input: one Linear (its own cast under autocast) */
     s += (rc->amp && nb_in != cb) ? cb * h : nb_in * h;
     s += 4 * E + 12 * kx + 4; /* fp32 softmax, topk indices (int64) and values, sum */
     /* per routed slot */
-    uint64_t slot = cb * h + 2 * cb * fm + cb * fm + cb * fm + cb * h + 8 + 8 + cb;
+    uint64_t slot = xb * h + 2 * xb * fm + xb * fm + xb * fm + xb * h + 8 + 8 + xb;
     s += kx * slot;
     if (m->shared_expert_intermediate_size > 0) {
         uint64_t fs = (uint64_t)m->shared_expert_intermediate_size;
@@ -435,7 +488,7 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     }
     /* Experts are 3-D parameters, not nn.Linear, but each expert's slice goes
      * through F.linear (cast under autocast). */
-    uint64_t matmul_params = llmmem__add(&o, linear_params, (uint64_t)m->params_experts);
+    uint64_t matmul_params = linear_params; /* experts run uncast (moe_saved) */
     if (m->tie_embeddings)
         matmul_params = llmmem__add(&o, matmul_params, llmmem__mul(&o, V, h)); /* lm_head uses the embedding */
 

@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""Measure peak GPU memory of training/inference steps for architectures and
+settings the dev set lacks, exactly as shared/groundtruth/measure.py does
+(random weights built on the GPU, 3 steps, torch.cuda allocator counters).
+Writes dev-format records (one JSON object a line) to $OUT/measured.jsonl and
+each model's config.json to $OUT/configs/. Needs torch, transformers (and
+peft for LoRA). Usage: OUT=dir python3 test/gpu/measure_more.py"""
+import gc, json, os, sys, time, traceback
+
+T0 = time.time()
+DEADLINE = float(os.environ.get("GT_DEADLINE_S", "420"))
+OUT = os.environ.get("OUT", "gt-out")
+os.makedirs(os.path.join(OUT, "configs"), exist_ok=True)
+import torch
+import transformers
+from transformers import AutoModelForCausalLM, AutoConfig
+
+DT = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32,
+      "amp_bf16": torch.float32, "amp_fp16": torch.float32}
+dev = torch.device("cuda")
+
+# Small models of families the dev set does not cover; fields as each
+# transformers config class names them.
+CONFIGS = {
+    "qwen3-small": ("qwen3", dict(vocab_size=151936, hidden_size=1024, intermediate_size=3072,
+        num_hidden_layers=8, num_attention_heads=16, num_key_value_heads=8, head_dim=128,
+        max_position_embeddings=40960, tie_word_embeddings=True)),
+    "olmo2-small": ("olmo2", dict(vocab_size=100352, hidden_size=1024, intermediate_size=4096,
+        num_hidden_layers=8, num_attention_heads=16, num_key_value_heads=16,
+        max_position_embeddings=4096, tie_word_embeddings=False)),
+    "starcoder2-small": ("starcoder2", dict(vocab_size=49152, hidden_size=1024, intermediate_size=4096,
+        num_hidden_layers=8, num_attention_heads=16, num_key_value_heads=4,
+        max_position_embeddings=4096, sliding_window=None)),
+    "phi3-small": ("phi3", dict(vocab_size=32064, hidden_size=1024, intermediate_size=2816,
+        num_hidden_layers=8, num_attention_heads=16, num_key_value_heads=16,
+        max_position_embeddings=4096, tie_word_embeddings=False, pad_token_id=0)),
+    "neox-small": ("gpt_neox", dict(vocab_size=50304, hidden_size=1024, intermediate_size=4096,
+        num_hidden_layers=8, num_attention_heads=16, rotary_pct=0.25, max_position_embeddings=2048,
+        tie_word_embeddings=False)),
+    "gemma3-small": ("gemma3_text", dict(vocab_size=262144, hidden_size=1152, intermediate_size=6912,
+        num_hidden_layers=6, num_attention_heads=4, num_key_value_heads=1, head_dim=256,
+        sliding_window=512, max_position_embeddings=32768)),
+    "qwen3moe-small": ("qwen3_moe", dict(vocab_size=151936, hidden_size=1024, intermediate_size=3072,
+        moe_intermediate_size=512, num_experts=16, num_experts_per_tok=4, num_hidden_layers=6,
+        num_attention_heads=16, num_key_value_heads=4, head_dim=128, tie_word_embeddings=False,
+        max_position_embeddings=40960)),
+}
+
+# (id, model, precision, attn, grad_ckpt, optimizer, batch, seq, lora)
+TRAIN = [
+    ("g01", "qwen3-small", "amp_bf16", "sdpa", False, "adamw", 4, 1024, None),
+    ("g02", "olmo2-small", "bf16", "sdpa", False, "adamw", 4, 1024, None),
+    ("g03", "starcoder2-small", "amp_bf16", "sdpa", False, "adamw", 4, 1024, None),
+    ("g04", "phi3-small", "bf16", "sdpa", False, "adamw", 4, 1024, None),
+    ("g05", "neox-small", "amp_bf16", "sdpa", False, "adamw", 4, 1024, None),
+    ("g06", "gemma3-small", "bf16", "eager", False, "adamw", 2, 1024, None),
+    ("g07", "qwen3moe-small", "bf16", "sdpa", False, "adamw", 4, 1024, None),
+    ("g08", "qwen3-small", "amp_fp16", "sdpa", True, "sgd", 8, 1024, None),
+    ("g09", "olmo2-small", "amp_bf16", "sdpa", False, "adamw_foreach_off", 2, 2048,
+     {"r": 16, "targets": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]}),
+    ("g10", "starcoder2-small", "bf16", "sdpa", True, "adamw", 8, 2048, None),
+]
+INFER = [
+    ("h01", "qwen3-small", "bf16", "sdpa", 16, 2048, 16),
+    ("h02", "gemma3-small", "bf16", "sdpa", 8, 2048, 16),
+    ("h03", "starcoder2-small", "fp16", "sdpa", 16, 1024, 16),
+]
+
+
+def alloc():
+    return torch.cuda.memory_allocated()
+
+
+def clean():
+    gc.collect()
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+
+
+def build(name, dtype, attn):
+    mtype, kw = CONFIGS[name]
+    cfg = AutoConfig.for_model(mtype, **kw)
+    with open(os.path.join(OUT, "configs", name + ".json"), "w") as f:
+        f.write(cfg.to_json_string())
+    with torch.device("cuda"):
+        m = AutoModelForCausalLM.from_config(cfg, dtype=dtype, attn_implementation=attn)
+    return m, cfg
+
+
+def n_params(m, trainable=False):
+    return sum(p.numel() for p in m.parameters() if (p.requires_grad or not trainable))
+
+
+def scenario_train(rid, name, prec, attn, gc_on, optname, B, S, lora):
+    pd = "fp32" if prec.startswith("amp_") else prec
+    cd = {"amp_bf16": "bf16", "amp_fp16": "fp16"}.get(prec, prec)
+    sc = {"id": rid, "model": {"hf_config": "configs/%s.json" % name}, "mode": "training",
+          "training": {"micro_batch_size": B, "seq_len": S, "param_dtype": pd, "compute_dtype": cd,
+                       "optimizer": optname, "attention": attn,
+                       "activation_checkpointing": "full" if gc_on else "none"},
+          "engine": {"type": "single"}, "hardware": {"gpu": "H200", "gpu_memory_gib": 139.8}}
+    if lora:
+        sc["lora"] = {"rank": lora["r"], "alpha": 2 * lora["r"], "target_modules": lora["targets"]}
+    return sc
+
+
+def run_train(rid, name, prec, attn, gc_on, optname, B, S, lora):
+    sc = scenario_train(rid, name, prec, attn, gc_on, optname, B, S, lora)
+    base = alloc()
+    m, cfg = build(name, DT[prec], attn)
+    m.config.use_cache = False
+    meas = {"params": n_params(m)}
+    meas["weights_bytes"] = alloc() - base
+    if lora:
+        from peft import LoraConfig, get_peft_model
+        m = get_peft_model(m, LoraConfig(r=lora["r"], lora_alpha=2 * lora["r"], lora_dropout=0.0,
+                                         target_modules=lora["targets"], bias="none", task_type="CAUSAL_LM"))
+    if gc_on:
+        m.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    m.train()
+    meas["trainable_params"] = n_params(m, trainable=True)
+    params = [p for p in m.parameters() if p.requires_grad]
+    if optname == "adamw":
+        opt = torch.optim.AdamW(params, lr=1e-5)
+    elif optname == "adamw_foreach_off":
+        opt = torch.optim.AdamW(params, lr=1e-5, foreach=False)
+    elif optname == "sgd":
+        opt = torch.optim.SGD(params, lr=1e-5)
+    else:
+        raise ValueError(optname)
+    ids = torch.randint(0, cfg.vocab_size, (B, S), device=dev)
+    peak = 0
+    phase = None
+    for step in range(3):
+        start = alloc() - base
+        torch.cuda.reset_peak_memory_stats()
+        if prec.startswith("amp_"):
+            with torch.autocast("cuda", dtype=torch.bfloat16 if prec == "amp_bf16" else torch.float16):
+                out = m(input_ids=ids, labels=ids)
+        else:
+            out = m(input_ids=ids, labels=ids)
+        loss = out.loss
+        del out
+        fwd_alloc = alloc() - base
+        fwd_peak = torch.cuda.max_memory_allocated() - base
+        loss.backward()
+        del loss
+        bwd_peak = torch.cuda.max_memory_allocated() - base
+        opt.step()
+        step_peak = torch.cuda.max_memory_allocated() - base
+        opt.zero_grad(set_to_none=True)
+        if step == 2:
+            meas["persistent_bytes"] = start
+            meas["forward_saved_bytes"] = fwd_alloc - start
+            phase = "forward" if fwd_peak == step_peak else ("backward" if bwd_peak == step_peak else "optimizer")
+        peak = max(peak, step_peak)
+    # The dev set's peak includes the 32 MiB cuBLAS workspace allocated before the model.
+    meas["peak_allocated_bytes"] = peak + base
+    meas["peak_reserved_bytes"] = torch.cuda.max_memory_reserved()
+    meas["peak_phase"] = phase
+    meas["oom"] = False
+    del m, opt, params, ids
+    sc["measured"] = meas
+    return sc
+
+
+@torch.inference_mode()
+def run_infer(rid, name, dtype, attn, B, S, N):
+    sc = {"id": rid, "model": {"hf_config": "configs/%s.json" % name}, "mode": "inference",
+          "inference": {"batch_size": B, "prompt_len": S, "decode_len": N, "weights_dtype": dtype,
+                        "kv_cache_dtype": dtype, "attention": attn},
+          "engine": {"type": "single"}, "hardware": {"gpu": "H200", "gpu_memory_gib": 139.8}}
+    base = alloc()
+    m, cfg = build(name, DT[dtype], attn)
+    m.eval()
+    meas = {"params": n_params(m), "weights_bytes": alloc() - base}
+    ids = torch.randint(0, cfg.vocab_size, (B, S), device=dev)
+    torch.cuda.reset_peak_memory_stats()
+    out = m(input_ids=ids, use_cache=True, logits_to_keep=1)
+    meas["prefill_peak_bytes"] = torch.cuda.max_memory_allocated() - base + base
+    past = out.past_key_values
+    nxt = out.logits[:, -1:].argmax(-1)
+    del out
+    for _ in range(N):
+        out = m(input_ids=nxt, past_key_values=past, use_cache=True)
+        past = out.past_key_values
+        nxt = out.logits[:, -1:].argmax(-1)
+        del out
+    torch.cuda.synchronize()
+    meas["kv_cache_bytes_after_decode"] = alloc() - base - meas["weights_bytes"]
+    meas["peak_allocated_bytes"] = torch.cuda.max_memory_allocated()
+    meas["peak_reserved_bytes"] = torch.cuda.max_memory_reserved()
+    meas["oom"] = False
+    del m, past, nxt, ids
+    sc["measured"] = meas
+    return sc
+
+
+def main():
+    print(json.dumps({"torch": torch.__version__, "transformers": transformers.__version__,
+                      "gpu": torch.cuda.get_device_name(0)}), flush=True)
+    a = torch.randn(1024, 1024, device=dev)
+    b = a @ a
+    torch.cuda.synchronize()
+    del a, b
+    clean()
+    print("baseline", alloc(), flush=True)
+    jobs = [(t[0], run_train, t[1:]) for t in TRAIN] + [(t[0], run_infer, t[1:]) for t in INFER]
+    order = sorted(jobs, key=lambda j: j[0][1:] + j[0][0])
+    for rid, fn, args in order:
+        if time.time() - T0 > DEADLINE:
+            print("deadline: stop before", rid, flush=True)
+            break
+        t = time.time()
+        try:
+            clean()
+            rec = fn(rid, *args)
+        except torch.cuda.OutOfMemoryError as e:
+            rec = {"id": rid, "error": "oom " + str(e)[:200]}
+        except Exception as e:
+            rec = {"id": rid, "error": repr(e)[:300], "tb": traceback.format_exc()[-1200:]}
+        clean()
+        with open(os.path.join(OUT, "measured.jsonl"), "a") as f:
+            f.write(json.dumps(rec) + "\n")
+        print(rid, round(time.time() - t, 1), "s", rec.get("error", "")[:200],
+              (rec.get("measured") or {}).get("peak_allocated_bytes"), flush=True)
+    print("total", round(time.time() - T0, 1), flush=True)
+
+
+if __name__ == "__main__":
+    main()
