@@ -302,12 +302,15 @@ LLMMEM_API const char *llmmem_result_key_name(int key);
 LLMMEM_API int llmmem_result_key_type(int key);
 /** @return the name of a model key ("hidden_size"); NULL if unknown. */
 LLMMEM_API const char *llmmem_model_key_name(int key);
-/** Number of phases / components / result keys / model keys, for iteration. */
+/** Number of phases, for iteration. */
 LLMMEM_API int llmmem_phase_count(void);
+/** Number of components, for iteration. */
 LLMMEM_API int llmmem_component_count(void);
+/** Number of result keys, for iteration. */
 LLMMEM_API int llmmem_result_key_count(void);
 /** @return the i-th result key (0-based), or LLMMEM_E_INVALID_ARG. */
 LLMMEM_API int llmmem_result_key_at(int index);
+/** Number of model keys, for iteration. */
 LLMMEM_API int llmmem_model_key_count(void);
 /** @return the i-th model key (0-based), or LLMMEM_E_INVALID_ARG. */
 LLMMEM_API int llmmem_model_key_at(int index);
@@ -488,6 +491,55 @@ LLMMEM_API int llmmem_result_note_count(const llmmem_result *res);
 LLMMEM_API const char *llmmem_result_note(const llmmem_result *res, int index);
 /** Serialises the result as JSON (schema in docs/json-schema.md), snprintf-style. */
 LLMMEM_API int llmmem_result_to_json(char *buf, size_t cap, size_t *needed, const llmmem_result *res);
+
+/* ---- planner -------------------------------------------------------------- */
+
+/** A set of ranked layouts found by llmmem_plan_layouts(). @since 0.1.0 */
+typedef struct llmmem_plan llmmem_plan;
+
+/** Reasons a candidate layout is rejected, counted by llmmem_plan_rejected(). */
+typedef enum llmmem_reject {
+    LLMMEM_REJECT_INDIVISIBLE = 0, /**< heads, layers, experts or GPUs do not divide */
+    LLMMEM_REJECT_OOM = 1,         /**< does not fit in GPU memory */
+    LLMMEM_REJECT_UNSUPPORTED = 2, /**< the engine cannot run that combination */
+    LLMMEM_REJECT_BATCH = 3        /**< global batch not reachable with that micro-batch */
+} llmmem_reject;
+
+/** Largest micro-batch (training) or batch (inference) that fits: the one
+ *  above it does not. 0 when even 1 does not fit. */
+LLMMEM_API int llmmem_plan_max_batch(int64_t *out, const llmmem_model *model, const llmmem_config *cfg);
+/** Longest sequence (training) or prompt + decode context (inference) that
+ *  fits at the configured batch; 0 when even 1 token does not. */
+LLMMEM_API int llmmem_plan_max_seq_len(int64_t *out, const llmmem_model *model, const llmmem_config *cfg);
+/** Fewest GPUs of the configured kind (data-parallel ranks for training with
+ *  the configured engine, tensor-parallel ranks for inference) that fit. */
+LLMMEM_API int llmmem_plan_min_gpus(int64_t *out, const llmmem_model *model, const llmmem_config *cfg);
+/** Makes an empty plan. */
+LLMMEM_API int llmmem_plan_new(llmmem_plan **out);
+/** Frees a plan; NULL is allowed. */
+LLMMEM_API void llmmem_plan_free(llmmem_plan *plan);
+/** Enumerates every layout of LLMMEM_P_NUM_GPUS GPUs for the model and workload
+ *  (DP x TP x PP x CP x EP, engine and ZeRO/FSDP mode, offload, recompute,
+ *  micro-batch), keeps the @p top_k fastest that fit by the step-time model
+ *  (docs/planner.md) and counts the rejected ones by reason. */
+LLMMEM_API int llmmem_plan_layouts(llmmem_plan *plan, const llmmem_model *model, const llmmem_config *cfg,
+                                   int top_k);
+/** Number of layouts kept. */
+LLMMEM_API int llmmem_plan_count(const llmmem_plan *plan);
+/** Number of candidates considered. */
+LLMMEM_API int64_t llmmem_plan_candidates(const llmmem_plan *plan);
+/** Candidates rejected for @p reason (a ::llmmem_reject). */
+LLMMEM_API int64_t llmmem_plan_rejected(const llmmem_plan *plan, int reason);
+/** @return the name of a rejection reason ("oom"), NULL if unknown. */
+LLMMEM_API const char *llmmem_plan_reject_name(int reason);
+/** Copies layout @p index (0 = best) as a configuration the caller owns. */
+LLMMEM_API int llmmem_plan_config(llmmem_config **out, const llmmem_plan *plan, int index);
+/** Modelled step time of layout @p index in seconds. */
+LLMMEM_API int llmmem_plan_step_time(double *out, const llmmem_plan *plan, int index);
+/** Peak allocated bytes per GPU of layout @p index. */
+LLMMEM_API int llmmem_plan_peak_bytes(uint64_t *out, const llmmem_plan *plan, int index);
+/** Serialises the plan (layouts with breakdowns, rejection counts) as JSON. */
+LLMMEM_API int llmmem_plan_to_json(char *buf, size_t cap, size_t *needed, const llmmem_plan *plan);
 
 /* LLMMEM_CDEF_END */
 
