@@ -28,6 +28,7 @@ typedef struct recipe {
     double attn_dropout_p; /* attention-probability dropout */
     double lora_dropout;
     int attention;
+    bool masked;   /* SDPA gets a materialised mask (sliding window shorter than s) */
 } recipe;
 
 static uint64_t dtype_or(int64_t dt, uint64_t fallback)
@@ -317,15 +318,17 @@ static uint64_t layer_saved(const struct llmmem_model *m, const struct llmmem_co
                         !strcmp(m->model_type, "qwen3_moe");
         total += per_head ? 4 * (a + k) : 8; /* rsqrt per normalised vector */
     }
-    total += attn_core_saved(rc, a, k, d, d, s) + attn_layout_extra(m, rc, a, k, d);
+    /* With a mask SDPA gets repeat_kv-expanded k and v (use_gqa_in_sdpa needs
+     * attention_mask None, integrations/sdpa_attention.py). */
+    total += attn_core_saved(rc, a, rc->masked ? a : k, d, d, s) + attn_layout_extra(m, rc, a, k, d);
     /* o_proj reads the attention output, already kept by SDPA (same tensor:
      * flash writes [b, s, a, d], so transpose().contiguous() is free); with
      * eager the contiguous copy is counted in attn_core_saved. LoRA adds its
      * own cast. */
     if (lora_on(c, "o_proj") || (m->family == LLMMEM__FAM_GPT2 && lora_on(c, "c_proj")))
         total += consumers_saved(rc, rc->cb, a * d, (consumers){1, 0, 1});
-    if (rc->attention == LLMMEM__ATTN_EAGER && !rc->full_ft && !lora_on(c, "o_proj"))
-        total -= rc->cb * a * d; /* frozen o_proj keeps no input */
+    if (rc->attention == LLMMEM__ATTN_EAGER && !rc->full_ft)
+        total -= rc->cb * a * d; /* frozen o_proj keeps no input (a LoRA keeps its own cast) */
     if (post_only || sandwich)
         total += norm_saved(m, rc, rc->cb, h, rc->full_ft, &nb); /* post-attention norm */
     if (rc->dropout_p > 0)
@@ -558,7 +561,21 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     }
 
     /* -- activations ---------------------------------------------------------- */
+    /* Sliding-window layers with s > window get a bool mask (b, 1, s, s) from
+     * transformers masking_utils (sdpa_mask): SDPA then runs the
+     * memory-efficient kernel with expanded k/v and keeps the mask for
+     * backward; flash-attention 2 windows natively. */
+    const bool window = m->sliding_window > 0 && (int64_t)s > m->sliding_window && m->num_sliding_layers > 0;
+    uint64_t mask_bytes = 0;
     uint64_t per_tok = layer_saved(m, c, &rc, s);
+    if (window && rc.attention == LLMMEM__ATTN_SDPA) {
+        recipe mr = rc;
+        mr.masked = true;
+        uint64_t masked_tok = layer_saved(m, c, &mr, s);
+        uint64_t nsl = (uint64_t)m->num_sliding_layers, Lall = (uint64_t)m->num_layers;
+        per_tok = (masked_tok * nsl + per_tok * (Lall - nsl)) / Lall;
+        mask_bytes = llmmem__mul3(&o, (uint64_t)c->micro_batch_size, s, s);
+    }
     const bool moe = m->num_experts > 0 && m->num_moe_layers > 0;
     uint64_t moe_tok = 0;
     if (moe) {
@@ -593,6 +610,12 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     if (rc.dropout_p > 0)
         other_tok += h;
     t->act_other = llmmem__mul(&o, other_tok, T);
+    /* Eager's causal mask (b, 1, s, s) in the compute dtype: a checkpoint input
+     * under checkpointing (kept to the end of backward), a forward transient
+     * otherwise. */
+    if (rc.attention == LLMMEM__ATTN_EAGER && c->checkpointing == LLMMEM__CKPT_FULL)
+        mask_bytes = llmmem__mul3(&o, (uint64_t)c->micro_batch_size, s * s, rc.cb);
+    t->act_other = llmmem__add(&o, t->act_other, mask_bytes);
     t->inputs = llmmem__alloc_block(llmmem__mul(&o, T, 8)); /* int64 input ids */
 
     /* Autocast caches the low-precision copy of each trainable fp32 weight
@@ -655,7 +678,7 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
      * intermediates in backward. */
     uint64_t f_eff = (uint64_t)(moe ? m->moe_intermediate_size * m->experts_per_token : m->intermediate_size);
     t->fwd_transient = t->checkpointing ? llmmem__mul3(&o, T, f_eff, 3 * rc.cb) : 0;
-    if (rc.attention == LLMMEM__ATTN_EAGER)
+    if (rc.attention == LLMMEM__ATTN_EAGER && c->checkpointing != LLMMEM__CKPT_FULL)
         t->fwd_transient = llmmem__add(&o, t->fwd_transient,
                                        llmmem__mul3(&o, (uint64_t)c->micro_batch_size, s * s, rc.cb));
     t->bwd_transient = llmmem__mul3(&o, T, f_eff, 2 * rc.cb);
