@@ -29,6 +29,7 @@ typedef struct recipe {
     double lora_dropout;
     int attention;
     bool masked;   /* SDPA gets a materialised mask (sliding window shorter than s) */
+    bool fp8;      /* Transformer Engine fp8 Linears */
 } recipe;
 
 static uint64_t dtype_or(int64_t dt, uint64_t fallback)
@@ -66,7 +67,11 @@ typedef struct consumers {
 static uint64_t consumers_saved(const recipe *rc, uint64_t in_b, uint64_t w, consumers u)
 {
     uint64_t s = 0;
-    if (u.trainable > 0) {
+    if (u.trainable > 0 && rc->fp8) {
+        /* Transformer Engine Linear (te.pytorch module/linear.py) quantises
+         * its input to fp8 and keeps that copy (1 B) for the weight gradient. */
+        s += (uint64_t)u.trainable * w;
+    } else if (u.trainable > 0) {
         if (rc->amp && in_b != rc->cb)
             s += (uint64_t)u.trainable * rc->cb * w; /* one cast per Linear */
         else
@@ -457,6 +462,7 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     rc.rank = c->lora_rank;
     rc.lora_dropout = c->lora_dropout;
     rc.attention = (int)c->attention;
+    rc.fp8 = c->fp8_recipe != LLMMEM__FP8_NONE;
     bool drop = c->dropout == LLMMEM__DROPOUT_ON ||
                 (c->dropout == LLMMEM__DROPOUT_MODEL && m->hidden_dropout > 0);
     rc.dropout_p = drop ? (m->hidden_dropout > 0 ? m->hidden_dropout : 0.1) : 0;
@@ -627,6 +633,17 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
         uint64_t body = llmmem__sub0(matmul_params, head);
         t->cast_layer = llmmem__mul(&o, body / L, rc.cb);
         t->cast_other = llmmem__mul(&o, head, rc.cb);
+    }
+
+    /* fp8 compute (documented model, docs/formulas.md): Transformer Engine
+     * keeps an fp8 copy of each Linear weight and its transpose for the
+     * backward (1 B each), per-tensor scaling state aside; the delayed recipe
+     * adds an amax history of 1024 fp32 values per tensor (negligible). */
+    if (rc.fp8) {
+        uint64_t head = V * h;
+        uint64_t body = llmmem__sub0(linear_params, m->tie_embeddings ? 0 : head);
+        t->cast_layer = llmmem__mul(&o, body / L, 2);
+        t->cast_other = 0;
     }
 
     /* Loss (transformers loss/loss_utils.py ForCausalLMLoss): logits in the
