@@ -66,6 +66,62 @@ INFER = [
     ("h03", "starcoder2-small", "fp16", "sdpa", 16, 1024, 16),
 ]
 
+# Second batch (MEASURE_BATCH=2): more families and the optimizer/precision
+# settings of measure.py on models already covered.
+CONFIGS.update({
+    "gemma2-small": ("gemma2", dict(vocab_size=256000, hidden_size=1152, intermediate_size=4608,
+        num_hidden_layers=6, num_attention_heads=4, num_key_value_heads=2, head_dim=256,
+        sliding_window=512, max_position_embeddings=8192)),
+    "falcon-small": ("falcon", dict(vocab_size=65024, hidden_size=1024, num_hidden_layers=8,
+        num_attention_heads=16, new_decoder_architecture=False, multi_query=True, parallel_attn=True,
+        bias=False, alibi=False)),
+    "gptj-small": ("gptj", dict(vocab_size=50400, n_embd=1024, n_layer=8, n_head=16, rotary_dim=32,
+        n_positions=2048, tie_word_embeddings=False)),
+    "opt-small": ("opt", dict(vocab_size=50272, hidden_size=1024, ffn_dim=4096, num_hidden_layers=8,
+        num_attention_heads=16, word_embed_proj_dim=1024, max_position_embeddings=2048)),
+    "dsv2-small": ("deepseek_v2", dict(vocab_size=32000, hidden_size=1024, intermediate_size=2816,
+        moe_intermediate_size=512, num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=8,
+        n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2, first_k_dense_replace=1,
+        q_lora_rank=None, kv_lora_rank=256, qk_nope_head_dim=64, qk_rope_head_dim=32, v_head_dim=64,
+        max_position_embeddings=4096, topk_method="greedy", n_group=1, topk_group=1)),
+    "gptoss-small": ("gpt_oss", dict(vocab_size=32000, hidden_size=1024, intermediate_size=1024,
+        num_hidden_layers=4, num_attention_heads=16, num_key_value_heads=4, head_dim=64,
+        num_local_experts=8, num_experts_per_tok=2, sliding_window=128, max_position_embeddings=4096)),
+    "qwen2moe-small": ("qwen2_moe", dict(vocab_size=32000, hidden_size=1024, intermediate_size=2816,
+        moe_intermediate_size=512, shared_expert_intermediate_size=1024, num_experts=8,
+        num_experts_per_tok=2, num_hidden_layers=6, num_attention_heads=16, num_key_value_heads=16,
+        max_position_embeddings=4096)),
+    "llama-small": ("llama", dict(vocab_size=32000, hidden_size=1536, intermediate_size=4096,
+        num_hidden_layers=8, num_attention_heads=12, num_key_value_heads=4,
+        max_position_embeddings=4096, tie_word_embeddings=False)),
+})
+TRAIN2 = [
+    ("g11", "gemma2-small", "amp_bf16", "eager", False, "adamw", 2, 1024, None),
+    ("g12", "falcon-small", "amp_bf16", "sdpa", False, "adamw", 4, 1024, None),
+    ("g13", "gptj-small", "amp_bf16", "sdpa", False, "adamw", 4, 1024, None),
+    ("g14", "opt-small", "bf16", "sdpa", False, "adamw", 4, 1024, None),
+    ("g15", "dsv2-small", "bf16", "sdpa", False, "adamw", 4, 1024, None),
+    ("g16", "gptoss-small", "bf16", "eager", False, "adamw", 2, 1024, None),
+    ("g17", "qwen2moe-small", "amp_bf16", "sdpa", False, "adamw", 4, 1024, None),
+    ("g18", "llama-small", "amp_bf16", "sdpa", False, "adamw_foreach_off", 4, 1024, None),
+    ("g19", "llama-small", "bf16", "sdpa", False, "adafactor", 4, 1024, None),
+    ("g20", "llama-small", "fp16", "sdpa", True, "sgd_momentum", 8, 1024, None),
+    ("g21", "llama-small", "amp_bf16", "eager", True, "adamw", 2, 2048, None),
+    ("g22", "llama-small", "bf16", "sdpa", True, "adamw", 4, 2048,
+     {"r": 32, "targets": ["q_proj", "v_proj", "gate_proj", "down_proj"]}),
+    ("g23", "gemma2-small", "bf16", "sdpa", True, "adamw_fused", 4, 1024, None),
+]
+INFER2 = [
+    ("h11", "gemma2-small", "bf16", "eager", 8, 1024, 16),
+    ("h12", "falcon-small", "bf16", "sdpa", 16, 1024, 16),
+    ("h13", "dsv2-small", "bf16", "sdpa", 8, 1024, 16),
+    ("h14", "gptoss-small", "bf16", "eager", 8, 512, 16),
+    ("h15", "qwen2moe-small", "bf16", "sdpa", 16, 1024, 16),
+    ("h16", "llama-small", "fp16", "eager", 4, 2048, 16),
+]
+if os.environ.get("MEASURE_BATCH") == "2":
+    TRAIN, INFER = TRAIN2, INFER2
+
 
 def alloc():
     return torch.cuda.memory_allocated()
@@ -127,6 +183,13 @@ def run_train(rid, name, prec, attn, gc_on, optname, B, S, lora):
         opt = torch.optim.AdamW(params, lr=1e-5, foreach=False)
     elif optname == "sgd":
         opt = torch.optim.SGD(params, lr=1e-5)
+    elif optname == "sgd_momentum":
+        opt = torch.optim.SGD(params, lr=1e-5, momentum=0.9)
+    elif optname == "adamw_fused":
+        opt = torch.optim.AdamW(params, lr=1e-5, fused=True)
+    elif optname == "adafactor":
+        from transformers.optimization import Adafactor
+        opt = Adafactor(params, scale_parameter=True, relative_step=True, warmup_init=False, lr=None)
     else:
         raise ValueError(optname)
     ids = torch.randint(0, cfg.vocab_size, (B, S), device=dev)
