@@ -126,6 +126,17 @@ static int getf(double *out, ctx *c, const char *key, double def)
     return llmmem__json_read_f64(out, c->doc, c->o, key, kp(c, key), 0.0, 1.0, false);
 }
 
+/* A soft-capping value: null means none (Gemma2Config/Gemma3TextConfig). */
+static int get_softcap(double *out, ctx *c, const char *key, double def)
+{
+    if (is_null(c, key)) {
+        *out = 0;
+        return 0;
+    }
+    *out = def;
+    return llmmem__json_read_f64(out, c->doc, c->o, key, kp(c, key), 0.0, 1e9, false);
+}
+
 /* First present key of a list (aliases such as n_embd / hidden_size). */
 static const char *alias(const ctx *c, const char *const *keys)
 {
@@ -537,6 +548,14 @@ static int parse_text(struct llmmem_model *m, ctx *c, const hf_type *t, bool gen
         return rc;
     if ((rc = read_act(m, c)) || (rc = read_dtype(m, c)))
         return rc;
+    /* Gemma2Config defaults: final_logit_softcapping 30.0, attn_logit_softcapping 50.0;
+     * Gemma3TextConfig: None for both. */
+    {
+        bool g2 = !strcmp(m->model_type, "gemma2");
+        if ((rc = get_softcap(&m->final_logit_softcapping, c, "final_logit_softcapping", g2 ? 30.0 : 0.0)) ||
+            (rc = get_softcap(&m->attn_logit_softcapping, c, "attn_logit_softcapping", g2 ? 50.0 : 0.0)))
+            return rc;
+    }
 
     double attn_do = 0, hid_do = 0, emb_do = 0;
     bool b;

@@ -174,6 +174,10 @@ struct llmmem_model {
     int64_t qk_rope_head_dim;
     int64_t v_head_dim;
 
+    /* logit soft-capping cap * tanh(x / cap) (gemma2); 0 = none */
+    double final_logit_softcapping;
+    double attn_logit_softcapping;
+
     /* sliding window */
     int64_t sliding_window;            /* 0 = none */
     int64_t num_sliding_layers;        /* layers that use the window */

@@ -180,16 +180,26 @@ static uint64_t mlp_saved(const struct llmmem_model *m, const recipe *rc, uint64
  * (eager_attention_forward) keeps q, repeat_kv(k), the fp32 softmax, its cast
  * to the compute dtype, repeat_kv(v) and the transposed output; dropout keeps
  * a 1-byte mask and the dropped copy instead of the cast. `s` is the sequence. */
-static uint64_t attn_core_saved(const recipe *rc, uint64_t a, uint64_t k, uint64_t dq, uint64_t dv,
-                                uint64_t s)
+static uint64_t attn_core_saved(const struct llmmem_model *m, const recipe *rc, uint64_t a, uint64_t k,
+                                uint64_t dq, uint64_t dv, uint64_t s)
 {
     const uint64_t cb = rc->cb;
     if (rc->attention == LLMMEM__ATTN_EAGER) {
-        uint64_t scores = 4 * a * s; /* softmax(dtype=float32) output */
-        if (rc->attn_dropout_p > 0)
-            scores += a * s + cb * a * s; /* mask + dropped probabilities */
-        else if (cb != 4)
-            scores += cb * a * s; /* .to(query.dtype) copy */
+        uint64_t scores;
+        if (m->family == LLMMEM__FAM_GPT_OSS) {
+            /* gpt-oss (modeling_gpt_oss.py eager_attention_forward): sinks
+             * concatenated as one more column, max subtracted (int64
+             * indices kept), softmax in the compute dtype. */
+            scores = cb * a * (s + 1) + 8 * a;
+        } else {
+            scores = 4 * a * s; /* softmax(dtype=float32) output */
+            if (rc->attn_dropout_p > 0)
+                scores += a * s + cb * a * s; /* mask + dropped probabilities */
+            else if (cb != 4)
+                scores += cb * a * s; /* .to(query.dtype) copy */
+        }
+        if (m->attn_logit_softcapping > 0)
+            scores += cb * a * s; /* tanh output of the soft-capped scores (gemma2) */
         return cb * a * dq * 2 + cb * a * dv * 2 + scores;
     }
     return cb * (a * dq + k * dq + k * dv + a * dv) + 4 * a;
@@ -257,7 +267,7 @@ static uint64_t layer_saved(const struct llmmem_model *m, const struct llmmem_co
                              attn_in.lora + mlp_in.lora};
             total += consumers_saved(rc, nb, h, all);
         }
-        total += attn_core_saved(rc, a, k, d, d, s) + attn_layout_extra(m, rc, a, k, d);
+        total += attn_core_saved(m, rc, a, k, d, d, s) + attn_layout_extra(m, rc, a, k, d);
         total += mlp_saved(m, rc, f, rc->full_ft, lora_on(c, "fc2") || lora_on(c, "fc_out") ||
                                                       lora_on(c, "dense_4h_to_h"));
         if (rc->dropout_p > 0)
@@ -303,9 +313,13 @@ static uint64_t layer_saved(const struct llmmem_model *m, const struct llmmem_co
         uint64_t kl = (uint64_t)m->kv_lora_rank;
         total += norm_saved(m, rc, rc->cb, kl, rc->full_ft, &nb);
         total += consumers_saved(rc, nb, kl, (consumers){1, ft, lora_on(c, "kv_b_proj")});
-        total += attn_core_saved(rc, a, a, dq, dv, s);
-        if (rc->attention != LLMMEM__ATTN_EAGER)
-            total -= rc->cb * a * dv; /* output counted below as the o_proj input */
+        total += attn_core_saved(m, rc, a, a, dq, dv, s);
+        /* v is a view of kv_b_proj's output, which stays whole (nope + v per
+         * head); q is built by torch.cat, so the output transpose copies for
+         * o_proj (saved-tensor hooks on deepseek_v2, test/gpu/saved_graph.py). */
+        total += rc->cb * a * (uint64_t)m->qk_nope_head_dim;
+        if (rc->attention != LLMMEM__ATTN_EAGER && !rc->full_ft && !lora_on(c, "o_proj"))
+            total -= rc->cb * a * dv;
         total += consumers_saved(rc, rc->cb, a * dv,
                                  (consumers){1, ft, lora_on(c, "o_proj")});
         if (rc->attention == LLMMEM__ATTN_EAGER)
@@ -325,7 +339,7 @@ static uint64_t layer_saved(const struct llmmem_model *m, const struct llmmem_co
     }
     /* With a mask SDPA gets repeat_kv-expanded k and v (use_gqa_in_sdpa needs
      * attention_mask None, integrations/sdpa_attention.py). */
-    total += attn_core_saved(rc, a, rc->masked ? a : k, d, d, s) + attn_layout_extra(m, rc, a, k, d);
+    total += attn_core_saved(m, rc, a, rc->masked ? a : k, d, d, s) + attn_layout_extra(m, rc, a, k, d);
     /* o_proj reads the attention output, already kept by SDPA (same tensor:
      * flash writes [b, s, a, d], so transpose().contiguous() is free); with
      * eager the contiguous copy is counted in attn_core_saved. LoRA adds its
@@ -394,6 +408,8 @@ static uint64_t moe_saved(const struct llmmem_model *m, const recipe *rc, uint64
     s += 4 * E + 12 * kx + 4; /* fp32 softmax, topk indices (int64) and values, sum */
     /* per routed slot */
     uint64_t slot = xb * h + 2 * xb * fm + xb * fm + xb * fm + xb * h + 8 + 8 + xb;
+    if (m->act == LLMMEM__ACT_SWIGLU_OAI)
+        slot += 3 * xb * fm; /* clamp, gate*sigmoid(alpha*gate), (up + 1)*glu keep four f-wide tensors */
     s += kx * slot;
     if (m->shared_expert_intermediate_size > 0) {
         uint64_t fs = (uint64_t)m->shared_expert_intermediate_size;
@@ -683,6 +699,9 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     }
     default: {
         t->logits_saved = llmmem__mul(&o, TV, 4);
+        /* cap * tanh(logits / cap) (gemma2): tanh keeps its output. */
+        if (m->final_logit_softcapping > 0)
+            t->logits_saved = llmmem__add(&o, t->logits_saved, llmmem__mul(&o, TV, rc.cb));
         uint64_t up = rc.cb == 4 ? 0 : 4;
         t->logits_fwd_extra = llmmem__mul(&o, TV, rc.cb + up);
         t->logits_bwd_extra = llmmem__mul(&o, TV, 8);
@@ -699,6 +718,14 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
         t->fwd_transient = llmmem__add(&o, t->fwd_transient,
                                        llmmem__mul3(&o, (uint64_t)c->micro_batch_size, s * s, rc.cb));
     t->bwd_transient = llmmem__mul3(&o, T, f_eff, 2 * rc.cb);
+    if (rc.attention == LLMMEM__ATTN_EAGER) {
+        /* Eager backward through one layer's scores: the fp32 gradient of the
+         * softmax output and the softmax input gradient (_softmax_backward_data
+         * writes the input dtype) beyond the kept probabilities: 4as in 16-bit,
+         * 8as in fp32. */
+        uint64_t sc = llmmem__mul3(&o, T, (uint64_t)m->num_heads * s, rc.cb == 4 ? 8 : 4);
+        t->bwd_transient = llmmem__max(t->bwd_transient, sc);
+    }
     if (rc.full_ft && rc.amp)
         t->bwd_transient = llmmem__add(&o, t->bwd_transient, llmmem__mul(&o, largest_linear, rc.cb));
 
