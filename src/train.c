@@ -253,7 +253,7 @@ static uint64_t layer_saved(const struct llmmem_model *m, const struct llmmem_co
     if (m->parallel_block) {
         bool neox2 = m->family == LLMMEM__FAM_GPT_NEOX; /* two norms, parallel residual */
         total += norm_saved(m, rc, rc->rb, h, rc->full_ft, &nb);
-        int nq = m->family == LLMMEM__FAM_GPT_NEOX ? 1 : 3; /* fused query_key_value */
+        int nq = m->family == LLMMEM__FAM_GPT_NEOX || m->family == LLMMEM__FAM_FALCON ? 1 : 3; /* fused query_key_value */
         consumers attn_in = {nq, nq * ft, lora_on(c, "q_proj") + lora_on(c, "k_proj") +
                                               lora_on(c, "v_proj") + lora_on(c, "query_key_value")};
         consumers mlp_in = {1, ft, lora_on(c, "fc1") + lora_on(c, "fc_in") + lora_on(c, "dense_h_to_4h")};
@@ -267,7 +267,17 @@ static uint64_t layer_saved(const struct llmmem_model *m, const struct llmmem_co
                              attn_in.lora + mlp_in.lora};
             total += consumers_saved(rc, nb, h, all);
         }
-        total += attn_core_saved(m, rc, a, k, d, d, s) + attn_layout_extra(m, rc, a, k, d);
+        if (m->family == LLMMEM__FAM_FALCON) {
+            /* FalconAttention (transformers 5.17) computes attention with
+             * matmuls in the dtype RoPE leaves (its fp32 cos/sin promote q and
+             * k, fp32 under autocast): q, expanded k and v, the softmax and a
+             * compute-dtype copy of the output for `dense` (saved-tensor
+             * hooks, test/gpu/saved_graph.out.txt). */
+            const uint64_t xb = rc->amp ? rc->pb : rc->cb;
+            total += 3 * xb * a * d + xb * a * s + rc->cb * a * d;
+        } else {
+            total += attn_core_saved(m, rc, a, k, d, d, s) + attn_layout_extra(m, rc, a, k, d);
+        }
         total += mlp_saved(m, rc, f, rc->full_ft, lora_on(c, "fc2") || lora_on(c, "fc_out") ||
                                                       lora_on(c, "dense_4h_to_h"));
         if (rc->dropout_p > 0)
@@ -718,7 +728,7 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
         t->fwd_transient = llmmem__add(&o, t->fwd_transient,
                                        llmmem__mul3(&o, (uint64_t)c->micro_batch_size, s * s, rc.cb));
     t->bwd_transient = llmmem__mul3(&o, T, f_eff, 2 * rc.cb);
-    if (rc.attention == LLMMEM__ATTN_EAGER) {
+    if (rc.attention == LLMMEM__ATTN_EAGER || m->family == LLMMEM__FAM_FALCON) {
         /* Eager backward through one layer's scores: the fp32 gradient of the
          * softmax output and the softmax input gradient (_softmax_backward_data
          * writes the input dtype) beyond the kept probabilities: 4as in 16-bit,
