@@ -263,6 +263,9 @@ typedef struct hf {
     uint64_t largest;
 } hf;
 
+/* cuBLASLt workspace of biased matmuls (see hf_prefill) */
+#define LT_WORKSPACE MiB
+
 static bool uses_rope(int fam) { return fam != LLMMEM__FAM_GPT2 && fam != LLMMEM__FAM_OPT; }
 
 static void keep_max(llmmem__ovf *o, point *best, const point *p)
@@ -301,7 +304,14 @@ static void hf_prefill(llmmem__ovf *o, hf *x, const struct llmmem_model *m,
             rot = (uint64_t)((double)d * m->partial_rotary_factor);
         if (m->kv_lora_rank > 0)
             rot = u(m->qk_rope_head_dim);
-        other = llmmem__add(o, other, llmmem__mul(o, 2, blk(o, llmmem__mul3(o, S, rot, e))));
+        /* Gemma3TextModel.forward computes one (cos, sin) pair per layer type
+         * (`position_embeddings[layer_type] = self.rotary_emb(hidden_states,
+         * position_ids, layer_type)`: local rope_theta for sliding layers,
+         * global for full ones), both alive through the layers; the other
+         * families compute one pair. */
+        uint64_t pairs = strncmp(m->model_type, "gemma3", 6) == 0 && x->n_slide > 0 &&
+                                 x->n_slide < x->L ? 2 : 1;
+        other = llmmem__add(o, other, llmmem__mul(o, 2 * pairs, blk(o, llmmem__mul3(o, S, rot, e))));
     } else {
         other = llmmem__add(o, other, blk(o, llmmem__mul3(o, S, h, e)));
     }
@@ -318,6 +328,17 @@ static void hf_prefill(llmmem__ovf *o, hf *x, const struct llmmem_model *m,
     else if (sdpa_mask)
         mask = blk(o, SS);
     other = llmmem__add(o, other, mask);
+    /* each sliding layer's _sliding_window_tensor (int64 scalar) is moved to
+     * the GPU at its first update (DynamicSlidingWindowLayer.lazy_initialization) */
+    other = llmmem__add(o, other, llmmem__mul(o, x->n_slide, 512));
+    /* a Linear with a bias runs as addmm with a 1-D bias, which takes the
+     * cuBLASLt path (aten Blas.cpp addmm_out_cuda_impl useLtInterface ->
+     * CUDABlas.cpp gemm_and_bias); its workspace (CublasHandlePool.cpp
+     * getCUDABlasLtWorkspace, CUBLASLT_WORKSPACE_SIZE default 1024 KiB) is
+     * allocated at the first biased matmul and stays, like the cuBLAS one
+     * (H200 allocation trace of h03: 1,048,576 B at the first q_proj) */
+    if (m->attention_bias || m->o_bias || m->mlp_bias)
+        other = llmmem__add(o, other, LT_WORKSPACE);
     /* embeddings + the last layer's input (the loop variable of the model's
      * forward keeps it while the layer runs) */
     const uint64_t base_act = llmmem__mul(o, x->L > 1 ? 2 : 1, Th);
@@ -604,7 +625,8 @@ int llmmem_estimate_inference(llmmem_result *r, const llmmem_model *m, const llm
         x.window = u(m->sliding_window);
         x.n_slide = x.window ? llmmem__min(u(m->num_sliding_layers), x.L) : 0;
         hf_prefill(&o, &x, m, c, ws);
-        hf_decode(&o, &x, ws);
+        /* the decode steps also hold the cuBLASLt workspace of a biased model */
+        hf_decode(&o, &x, ws + (m->attention_bias || m->o_bias || m->mlp_bias ? LT_WORKSPACE : 0));
         if (o.overflow)
             return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
                                  "batch_size %lld x prompt_len %lld x decode_len %lld overflows "
@@ -643,8 +665,9 @@ int llmmem_estimate_inference(llmmem_result *r, const llmmem_model *m, const llm
         llmmem__result_term(r, "prefill_kv_at_peak", "KV of every layer for the prompt at the peak",
                             x.prefill.kv);
         llmmem__result_term(r, "inputs_rope_masks",
-                            "ids B*S*8 + cache_position S*8 + cos/sin 2*S*rot*bytes + masks "
-                            "[masking_utils.py]",
+                            "ids B*S*8 + cache_position S*8 + cos/sin 2*S*rot*bytes per rope "
+                            "(2 for gemma3) + masks [masking_utils.py] + 1 MiB cuBLASLt workspace "
+                            "if a Linear has a bias",
                             llmmem__sub0(x.prefill.other, ws));
         llmmem__result_term(r, "cublas_workspace", "per handle [CublasHandlePool.cpp]", ws);
         if (x.N > 0)
