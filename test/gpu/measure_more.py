@@ -119,8 +119,47 @@ INFER2 = [
     ("h15", "qwen2moe-small", "bf16", "sdpa", 16, 1024, 16),
     ("h16", "llama-small", "fp16", "eager", 4, 2048, 16),
 ]
+# Third batch (MEASURE_BATCH=3): the remaining families of the issue list.
+CONFIGS.update({
+    "olmo-small": ("olmo", dict(vocab_size=50304, hidden_size=1024, intermediate_size=4096,
+        num_hidden_layers=8, num_attention_heads=16, max_position_embeddings=2048)),
+    "olmoe-small": ("olmoe", dict(vocab_size=50304, hidden_size=1024, intermediate_size=512,
+        num_experts=16, num_experts_per_tok=4, num_hidden_layers=6, num_attention_heads=16,
+        max_position_embeddings=4096)),
+    "dsv3-small": ("deepseek_v3", dict(vocab_size=32000, hidden_size=1024, intermediate_size=2816,
+        moe_intermediate_size=512, num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=8,
+        n_routed_experts=16, n_shared_experts=1, num_experts_per_tok=4, first_k_dense_replace=1,
+        q_lora_rank=384, kv_lora_rank=256, qk_nope_head_dim=64, qk_rope_head_dim=32, v_head_dim=64,
+        n_group=4, topk_group=2, max_position_embeddings=4096)),
+    "mistral-small": ("mistral", dict(vocab_size=32000, hidden_size=1024, intermediate_size=3584,
+        num_hidden_layers=8, num_attention_heads=16, num_key_value_heads=4, sliding_window=512,
+        max_position_embeddings=8192)),
+})
+TRAIN3 = [
+    ("g31", "gptj-small", "amp_bf16", "eager", False, "adamw", 2, 1024, None),
+    ("g32", "olmo-small", "bf16", "sdpa", False, "adamw", 4, 1024, None),
+    ("g33", "olmoe-small", "amp_bf16", "sdpa", False, "adamw", 4, 1024, None),
+    ("g34", "dsv3-small", "bf16", "sdpa", False, "adamw", 4, 1024, None),
+    ("g35", "mistral-small", "amp_bf16", "sdpa", False, "adamw", 2, 2048, None),
+    ("g36", "qwen2moe-small", "bf16", "sdpa", True, "adamw", 8, 1024, None),
+    ("g37", "phi3-small", "amp_bf16", "eager", False, "sgd_momentum", 2, 1024, None),
+    ("g38", "gemma3-small", "amp_bf16", "sdpa", True, "adafactor", 4, 2048, None),
+    ("g39", "qwen3-small", "bf16", "sdpa", False, "adamw", 4, 1024,
+     {"r": 8, "targets": ["q_proj", "k_proj", "v_proj", "o_proj"]}),
+    ("g40", "starcoder2-small", "fp32", "sdpa", False, "adamw_fused", 4, 512, None),
+]
+INFER3 = [
+    ("h31", "gptj-small", "fp16", "eager", 8, 1024, 16),
+    ("h32", "olmo-small", "bf16", "sdpa", 16, 1024, 16),
+    ("h33", "olmoe-small", "bf16", "sdpa", 16, 1024, 16),
+    ("h34", "dsv3-small", "bf16", "sdpa", 8, 1024, 16),
+    ("h35", "mistral-small", "bf16", "sdpa", 8, 2048, 16),
+    ("h36", "phi3-small", "bf16", "sdpa", 16, 2048, 16),
+]
 if os.environ.get("MEASURE_BATCH") == "2":
     TRAIN, INFER = TRAIN2, INFER2
+if os.environ.get("MEASURE_BATCH") == "3":
+    TRAIN, INFER = TRAIN3, INFER3
 
 
 def alloc():
