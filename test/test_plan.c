@@ -631,6 +631,16 @@ static void test_no_allocation_in_loops(void **state)
 {
     (void)state;
 #ifdef COUNT_ALLOCS
+    /* the counter works only where the allocator is not replaced (valgrind
+     * replaces malloc in the executable too): making a handle must count */
+    long start = allocs;
+    llmmem_result *r0 = NULL;
+    assert_int_equal(llmmem_result_new(&r0), 0);
+    llmmem_result_free(r0);
+    if (allocs == start) {
+        print_message("allocator replaced (valgrind?): allocation counting skipped\n");
+        skip();
+    }
     llmmem_model *m = preset("llama-3.1-8b");
     llmmem_config *c = config();
     llmmem_result *r = NULL;
@@ -672,13 +682,6 @@ static void test_no_allocation_in_loops(void **state)
     assert_int_equal(llmmem_plan_layouts(p, m, c, 4), 0);
     assert_int_equal(llmmem_plan_min_gpus(&v, m, c), 0);
     assert_int_equal(allocs - before, 0);
-
-    /* the counter works: making a handle allocates */
-    before = allocs;
-    llmmem_result *r2 = NULL;
-    assert_int_equal(llmmem_result_new(&r2), 0);
-    assert_true(allocs - before >= 1);
-    llmmem_result_free(r2);
 
     llmmem_plan_free(p);
     llmmem_result_free(r);
