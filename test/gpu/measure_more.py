@@ -99,7 +99,6 @@ CONFIGS.update({
 TRAIN2 = [
     ("g11", "gemma2-small", "amp_bf16", "eager", False, "adamw", 2, 1024, None),
     ("g12", "falcon-small", "amp_bf16", "sdpa", False, "adamw", 4, 1024, None),
-    ("g13", "gptj-small", "amp_bf16", "sdpa", False, "adamw", 4, 1024, None),
     ("g14", "opt-small", "bf16", "sdpa", False, "adamw", 4, 1024, None),
     ("g15", "dsv2-small", "bf16", "sdpa", False, "adamw", 4, 1024, None),
     ("g16", "gptoss-small", "bf16", "eager", False, "adamw", 2, 1024, None),
