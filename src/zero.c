@@ -109,18 +109,16 @@ static int zero_estimator_mode(struct llmmem_result *r, const struct llmmem_mode
 
 /* Parameters of tensors below the ZeRO-3 persistence threshold: kept whole on
  * every rank (partition_parameters.py: ds_persist when numel <=
- * param_persistence_threshold). */
+ * param_persistence_threshold). The small tensors of a transformer are its
+ * norm vectors (hidden-size or head-dim long); weight matrices are far above
+ * any practical threshold, so the exact per-tensor walk is not needed. */
 static uint64_t persistent_params(const struct llmmem_model *m, int64_t threshold)
 {
-    llmmem__tensors ts;
-    llmmem__tensors_of(&ts, m);
-    uint64_t n = 0;
-    for (int i = 0; i < ts.n; i++) {
-        int64_t e = ts.t[i].rows * ts.t[i].cols;
-        if (e <= threshold)
-            n += (uint64_t)e * (uint64_t)ts.t[i].count;
-    }
-    return n;
+    if (threshold >= m->hidden_size)
+        return (uint64_t)m->params_norm;
+    if (m->qk_norm && threshold >= m->head_dim)
+        return (uint64_t)(2 * m->num_layers * m->head_dim);
+    return 0;
 }
 
 int llmmem_estimate_zero(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
