@@ -192,6 +192,18 @@ static void megatron_theoretical(void **state)
     assert_int_equal(llmmem_estimate(r, m, c), 0);
     assert_int_equal(comp(r, LLMMEM_PHASE_FORWARD, LLMMEM_C_OPTIMIZER_STATE), 30332307456ULL);
     assert_int_equal(comp(r, LLMMEM_PHASE_FORWARD, LLMMEM_C_ACTIVATIONS), 9141677261ULL);
+    /* peers.md A8 (re-computed there from the same file): Llama-2-7B, seq
+     * 4096, mbs 1, dp 8 with the distributed optimizer, no SP:
+     * 48,196.90 MiB weights+optimizer, 18,591.33 MiB activations. */
+    set(c, "tensor_parallel_size", "1");
+    set(c, "data_parallel_size", "8");
+    set(c, "distributed_optimizer", "true");
+    set(c, "micro_batch_size", "1");
+    set(c, "seq_len", "4096");
+    set(c, "activation_checkpointing", "none");
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    assert_int_equal((int64_t)llround(100.0 * (double)comp(r, LLMMEM_PHASE_FORWARD, LLMMEM_C_OPTIMIZER_STATE) / 1048576.0), 4819690);
+    assert_int_equal((int64_t)llround(100.0 * (double)comp(r, LLMMEM_PHASE_FORWARD, LLMMEM_C_ACTIVATIONS) / 1048576.0), 1859133);
     llmmem_result_free(r);
     llmmem_config_free(c);
     llmmem_model_free(m);
