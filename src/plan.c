@@ -530,6 +530,8 @@ struct llmmem_plan {
     int n_nd, n_bd;
     int64_t nd[MAX_N_DIV]; /* divisors of N */
     int64_t bd[MAX_B_DIV]; /* divisors of the global batch (micro-batch sizes) */
+    int64_t vb[MAX_B_DIV]; /* those that split the global batch over the layout's dp */
+    int64_t trainable_hint; /* trainable parameters of the last fitting probe */
     struct llmmem_result scratch;
 };
 
@@ -592,6 +594,7 @@ typedef struct search {
     const llmmem_model *m;
     struct llmmem_config c; /* the candidate being built */
     int64_t n, G;
+    int64_t hint[3]; /* per recompute mode: the largest micro-batch that fitted last */
 } search;
 
 /* Estimates one candidate; 0 or an error that stops the planner. */
@@ -620,39 +623,175 @@ static int estimate_one(search *s, bool *oom)
     return 0;
 }
 
+/* Probe outcomes of one estimate. */
+enum { PROBE_FIT = 0, PROBE_OOM = 1, PROBE_OTHER = 2 };
+
+/* Estimates the candidate in s->c at micro-batch b without counting it:
+ * PROBE_FIT / PROBE_OOM, or PROBE_OTHER with *reason set (unsupported,
+ * indivisible); < 0 for an error that stops the planner. */
+static int probe(search *s, int64_t b, int *reason)
+{
+    struct llmmem_plan *p = s->p;
+    s->c.micro_batch_size = b;
+    s->c.grad_accum_steps = s->G / (b * s->c.dp);
+    p->estimates++;
+    int rc = llmmem_estimate(&p->scratch, s->m, &s->c);
+    switch (rc) {
+    case LLMMEM_OK:
+        if (!p->scratch.v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i)
+            return PROBE_OOM;
+        p->trainable_hint = p->scratch.v[LLMMEM_R_TRAINABLE_PARAMS - LLMMEM_R_PARAMS].i;
+        return PROBE_FIT;
+    case LLMMEM_E_OUT_OF_RANGE: return PROBE_OOM; /* byte counts overflow: far beyond any GPU */
+    case LLMMEM_E_UNSUPPORTED: *reason = LLMMEM_REJECT_UNSUPPORTED; return PROBE_OTHER;
+    case LLMMEM_E_INCONSISTENT: *reason = LLMMEM_REJECT_INDIVISIBLE; return PROBE_OTHER;
+    default: return rc;
+    }
+}
+
+/* Would a layout of step time t enter the top K? */
+static bool enters(const struct llmmem_plan *p, double t)
+{
+    return p->count < p->top_k || t < p->slot[p->order[p->top_k - 1]].time.total_s;
+}
+
 /* The recompute x micro-batch grid of the layout in s->c. pre: a reason that
- * rejects the whole grid before estimating, or -1. Peak memory does not
- * decrease with the micro-batch, so once one does not fit the larger ones
- * of the same layout are counted as OOM without estimating them. */
+ * rejects the whole grid before estimating, or -1.
+ *
+ * Peak memory does not decrease with the micro-batch, so per recompute mode
+ * the planner finds the largest micro-batch that fits by bisection over the
+ * valid ones (the global batch must split into micro-batch x accumulation x
+ * dp); the smaller ones fit and the larger ones are counted as OOM. A fitting
+ * micro-batch is estimated again only when its step time enters the top K
+ * (its memory breakdown is kept). Any other answer of the estimator
+ * (unsupported, inconsistent) makes that recompute mode fall back to
+ * estimating every micro-batch. */
 static int grid(search *s, int pre)
 {
     static const int recs[] = {LLMMEM__CKPT_NONE, LLMMEM__CKPT_SELECTIVE, LLMMEM__CKPT_FULL};
     struct llmmem_plan *p = s->p;
-    const int64_t per_rec = p->n_bd, cells = per_rec * (int64_t)LLMMEM_ARRAY_LEN(recs);
+    const int64_t cells = (int64_t)p->n_bd * (int64_t)LLMMEM_ARRAY_LEN(recs);
     p->candidates += cells;
     if (pre >= 0) {
         p->rejected[pre] += cells;
         return 0;
     }
     const int64_t dp = s->c.dp;
+    /* valid micro-batches: b x dp divides the global batch (shared by every mode) */
+    int nv = 0;
+    for (int bi = 0; bi < p->n_bd; bi++) {
+        const int64_t b = p->bd[bi];
+        if (b <= s->G / dp && s->G % (b * dp) == 0)
+            p->vb[nv++] = b;
+    }
+    p->rejected[LLMMEM_REJECT_BATCH] += (int64_t)(p->n_bd - nv) * (int64_t)LLMMEM_ARRAY_LEN(recs);
+    if (nv == 0)
+        return 0;
     for (size_t ri = 0; ri < LLMMEM_ARRAY_LEN(recs); ri++) {
         s->c.checkpointing = recs[ri];
-        bool oom = false;
-        for (int bi = 0; bi < p->n_bd; bi++) {
-            const int64_t b = p->bd[bi];
-            if (b > s->G / dp || s->G % (b * dp) != 0) {
-                p->rejected[LLMMEM_REJECT_BATCH]++;
-                continue;
+        int reason = -1, r;
+        /* Start at the boundary this recompute mode had in the previous layout
+         * (a hint: neighbouring layouts fit similar micro-batches), then gallop
+         * and bisect: fit = largest index that fits (-1: none), bad = smallest
+         * known not to (nv: none). */
+        int h = 0;
+        while (h + 1 < nv && p->vb[h + 1] <= s->hint[ri])
+            h++;
+        int fit = -1, bad = nv;
+        bool linear = false;
+        r = probe(s, p->vb[h], &reason);
+        if (r < 0)
+            return r;
+        if (r == PROBE_OTHER) {
+            linear = true;
+        } else if (r == PROBE_FIT) {
+            fit = h;
+            for (int step = 1; fit + step < nv; step *= 2) { /* gallop up */
+                r = probe(s, p->vb[fit + step], &reason);
+                if (r < 0)
+                    return r;
+                if (r != PROBE_FIT) {
+                    linear = r == PROBE_OTHER;
+                    bad = fit + step;
+                    break;
+                }
+                fit += step;
             }
-            if (oom) {
-                p->rejected[LLMMEM_REJECT_OOM]++;
-                continue;
+        } else {
+            bad = h;
+            for (int step = 1; bad > 0; step *= 2) { /* gallop down */
+                int at = bad - step < 0 ? 0 : bad - step;
+                r = probe(s, p->vb[at], &reason);
+                if (r < 0)
+                    return r;
+                if (r == PROBE_OTHER) {
+                    linear = true;
+                    break;
+                }
+                if (r == PROBE_FIT) {
+                    fit = at;
+                    break;
+                }
+                bad = at;
             }
-            s->c.micro_batch_size = b;
-            s->c.grad_accum_steps = s->G / (b * dp);
-            int rc = estimate_one(s, &oom);
-            if (rc)
-                return rc;
+        }
+        while (!linear && fit >= 0 && bad - fit > 1) { /* bisect */
+            int mid = fit + (bad - fit) / 2;
+            r = probe(s, p->vb[mid], &reason);
+            if (r < 0)
+                return r;
+            if (r == PROBE_OTHER)
+                linear = true;
+            else if (r == PROBE_FIT)
+                fit = mid;
+            else
+                bad = mid;
+        }
+        if (!linear)
+            s->hint[ri] = p->vb[fit >= 0 ? fit : 0];
+        if (linear) {
+            /* estimate each; once one does not fit, the larger ones are OOM */
+            bool oom = false;
+            for (int i = 0; i < nv; i++) {
+                if (oom) {
+                    p->rejected[LLMMEM_REJECT_OOM]++;
+                    continue;
+                }
+                r = probe(s, p->vb[i], &reason);
+                if (r < 0)
+                    return r;
+                if (r == PROBE_OTHER) {
+                    p->rejected[reason]++;
+                } else if (r == PROBE_OOM) {
+                    oom = true;
+                    p->rejected[LLMMEM_REJECT_OOM]++;
+                } else {
+                    p->feasible++;
+                    consider(p, s->m, &s->c);
+                }
+            }
+            continue;
+        }
+        p->rejected[LLMMEM_REJECT_OOM] += nv - 1 - fit;
+        if (fit < 0)
+            continue;
+        p->feasible += fit + 1;
+        /* trainable parameters do not depend on the micro-batch: from any fitting probe */
+        int64_t trainable = p->trainable_hint;
+        for (int i = 0; i <= fit; i++) {
+            s->c.micro_batch_size = p->vb[i];
+            s->c.grad_accum_steps = s->G / (p->vb[i] * dp);
+            llmmem__steptime t;
+            llmmem__plan_step_time(&t, s->m, &s->c, trainable);
+            if (!enters(p, t.total_s))
+                continue;
+            r = probe(s, p->vb[i], &reason);
+            if (r < 0)
+                return r;
+            if (r != PROBE_FIT) /* the same input estimated twice: cannot differ */
+                return llmmem__error(LLMMEM_E_INTERNAL, "planner: estimate of micro-batch %lld changed",
+                                     (long long)p->vb[i]);
+            consider(p, s->m, &s->c);
         }
     }
     return 0;
