@@ -124,7 +124,12 @@ static uint64_t norm_saved(const struct llmmem_model *m, const recipe *rc, uint6
         }
         return 4 * w + 4 + (weight_trains ? in_b * w : 0);
     }
-    /* LayerNorm, with or without affine parameters */
+    /* LayerNorm, with or without affine parameters. OlmoLayerNorm
+     * (modeling_olmo.py) casts its input to fp32 itself and the output back. */
+    if (m->norm == LLMMEM__NORM_NONPARAM) {
+        *out_b = in_b;
+        return 4 * w + 8;
+    }
     uint64_t x = rc->amp ? 4 : in_b;
     *out_b = rc->amp ? 4 : in_b;
     return x * w + 8;
@@ -202,7 +207,17 @@ static uint64_t attn_core_saved(const struct llmmem_model *m, const recipe *rc, 
             scores += cb * a * s; /* tanh output of the soft-capped scores (gemma2) */
         return cb * a * dq * 2 + cb * a * dv * 2 + scores;
     }
-    return cb * (a * dq + k * dq + k * dv + a * dv) + 4 * a;
+    if (cb == 4 && k < a && !rc->masked) {
+        /* fp32 with GQA: flash has no fp32 and the memory-efficient kernel no
+         * enable_gqa, so SDPA falls back to the math backend (torch
+         * sdp_utils): it keeps q, repeat-expanded k and v and the fp32
+         * probabilities; the output is only kept by the o projection. */
+        return cb * (a * dq + a * dq + a * dv + a * dv) + 4 * a * s;
+    }
+    uint64_t core = cb * (a * dq + k * dq + k * dv + a * dv) + 4 * a;
+    if (rc->masked)
+        core += cb * s; /* the bool mask converted to an additive bias per call, kept for backward */
+    return core;
 }
 
 /* Extra bytes per token kept because of how q, k and v are built:
@@ -224,7 +239,9 @@ static uint64_t attn_layout_extra(const struct llmmem_model *m, const recipe *rc
     const bool cat = rope && m->partial_rotary_factor < 1 &&
                      (m->family == LLMMEM__FAM_PHI || m->family == LLMMEM__FAM_GPT_NEOX);
     uint64_t extra = 0;
-    if (fused && rope)
+    /* Eager's matmul reshapes the non-contiguous v view into a copy, so the
+     * fused output is not kept there. */
+    if (fused && rope && rc->attention != LLMMEM__ATTN_EAGER)
         extra += rc->cb * (a * d + k * d);
     if (rc->attention != LLMMEM__ATTN_EAGER && ((fused && rope) || cat))
         extra += rc->cb * a * d;
