@@ -18,6 +18,10 @@ for f in include/llmmem.h lib/libllmmem.a lib/libllmmem.so "lib/libllmmem.so.$so
          lib/pkgconfig/llmmem.pc bin/llmmem; do
     [ -e "$root/$f" ] || { echo "not installed: $prefix/$f"; exit 1; }
 done
+for man in docs/*.1; do
+    [ -e "$man" ] || continue
+    [ -e "$root/share/man/man1/$(basename "$man")" ] || { echo "not installed: man page $man"; exit 1; }
+done
 [ -L "$root/lib/libllmmem.so" ] && [ -L "$root/lib/libllmmem.so.$soversion" ] ||
     { echo "libllmmem.so and libllmmem.so.$soversion must be symlinks"; exit 1; }
 [ ! -e "$root/include/internal.h" ] || { echo "internal.h must not be installed"; exit 1; }
