@@ -54,4 +54,8 @@ while IFS= read -r line; do
     # shellcheck disable=SC2086
     $line >/dev/null 2>"$tmp/cli.err" || { echo "README: '$line' failed:"; cat "$tmp/cli.err"; exit 1; }
 done <"$tmp/cli.txt"
+# Every relative link of README.md names a file of the tree.
+for target in $(grep -o '](\([^)#]*\))' README.md | sed 's/^](\(.*\))$/\1/' | grep -v '^[a-z]*://'); do
+    [ -e "$target" ] || { echo "README.md links to missing $target"; exit 1; }
+done
 echo "examples: ok ($n README C block(s) built and run, $np Python block(s), $nc CLI line(s))"
