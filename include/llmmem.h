@@ -440,6 +440,15 @@ LLMMEM_API int llmmem_config_apply_deepspeed_json(llmmem_config *cfg, const llmm
 LLMMEM_API int llmmem_config_apply_hf_training_args_json(llmmem_config *cfg, const char *json,
                                                          size_t len);
 
+/** Applies a calibration profile (JSON, docs/calibration.md) to @p cfg: scale
+ *  factors for named result components (e.g. "activations": 1.02), an
+ *  allocator-headroom factor for peak_reserved, and fixed bytes such as the CUDA
+ *  context, fitted by the user from their own probe records. The default
+ *  (no profile) is the identity. Errors name the key and line:column. */
+LLMMEM_API int llmmem_config_apply_calibration_json(llmmem_config *cfg, const char *json, size_t len);
+/** Removes any calibration profile from @p cfg (back to the identity). */
+LLMMEM_API int llmmem_config_clear_calibration(llmmem_config *cfg);
+
 /* ---- results and estimators --------------------------------------------- */
 
 /** Makes an empty result; estimators fill it without allocating. */

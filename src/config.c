@@ -28,6 +28,7 @@ static char *str_field(struct llmmem_config *c, const llmmem__param_info *p)
 static void set_defaults(struct llmmem_config *c)
 {
     memset(c, 0, sizeof *c);
+    llmmem_config_clear_calibration(c);
     for (int i = 0; i < llmmem_param_count(); i++) {
         const llmmem__param_info *p = llmmem__param_find(llmmem_param_at(i));
         switch (p->type) {

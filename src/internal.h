@@ -241,6 +241,7 @@ bool llmmem__lora_targets(const char *targets, const llmmem__tensor *x);
 /* ---- configurations (params.c, config.c) --------------------------------- */
 
 #define LLMMEM__STR_MAX 256
+#define LLMMEM__COMPONENTS_MAX 16 /* >= LLMMEM__COMPONENTS */
 
 /* Enum values of the configuration (order = the names in params.c). */
 enum llmmem__mode { LLMMEM__MODE_TRAINING = 0, LLMMEM__MODE_INFERENCE = 1 };
@@ -319,7 +320,16 @@ struct llmmem_config {
     /* hardware */
     int64_t gpu, gpu_memory_bytes, cuda_context_bytes, cublas_workspace_bytes;
     int64_t expandable_segments;
+    /* calibration profile (calib.c); all 1.0 / 0 = identity */
+    bool calibrated;
+    double calib_component[LLMMEM__COMPONENTS_MAX];
+    double calib_reserved;      /* multiplies peak_reserved - peak_allocated (allocator headroom) */
+    int64_t calib_context_bytes; /* replaces the CUDA context when >= 0 */
 };
+
+/* Applies the config's calibration profile to a result's components before the
+ * peak is taken (calib.c); no-op without a profile. */
+void llmmem__calib_apply(struct llmmem_result *r, const struct llmmem_config *c);
 
 /* One row of the parameter table (params.c). */
 typedef struct llmmem__param_info {

@@ -73,6 +73,7 @@ static uint64_t phase_total(const struct llmmem_result *r, int ph, llmmem__ovf *
 int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c)
 {
     llmmem__ovf o = {false};
+    llmmem__calib_apply(r, c);
     int peak_phase = -1;
     uint64_t peak = 0;
     for (int ph = 0; ph < LLMMEM__PHASES; ph++) {
@@ -92,7 +93,13 @@ int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c
                              (long long)c->gpu);
     uint64_t reserved = llmmem__alloc_reserved(peak, r->largest_block, r->checkpointing,
                                                c->expandable_segments != 0);
+    if (c->calibrated && c->calib_reserved != 1.0) {
+        double head = (double)(reserved - peak) * c->calib_reserved;
+        reserved = peak + (uint64_t)(head > 0 ? head : 0);
+    }
     uint64_t ctx = c->cuda_context_bytes >= 0 ? (uint64_t)c->cuda_context_bytes : g->cuda_context_bytes;
+    if (c->calibrated && c->calib_context_bytes >= 0)
+        ctx = (uint64_t)c->calib_context_bytes;
     uint64_t total = llmmem__add(&o, reserved, ctx);
     uint64_t cap = c->gpu_memory_bytes > 0 ? (uint64_t)c->gpu_memory_bytes : g->memory_bytes;
     if (o.overflow)
