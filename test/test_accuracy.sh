@@ -5,4 +5,4 @@ set -eu
 cd "$(dirname "$0")/.."
 python3 test/accuracy.py --cli examples/llmmem \
     test/data/groundtruth/h200-dev.jsonl test/data/h200-extra/h200-extra.jsonl
-python3 test/accuracy.py --cli examples/llmmem test/data/groundtruth/h200-engines-ws1.jsonl
+python3 test/accuracy.py --cli examples/llmmem test/data/groundtruth/h200-engines-ws1-rerun.jsonl
