@@ -3,6 +3,8 @@
  *   llmmem estimate --scenario FILE [--json] [--explain] [--units GiB|GB] [--svg FILE]
  *   llmmem model (--hf-config FILE | --preset NAME | raw numbers) [--json]
  *   llmmem quick SIZE --gpus N --gpu-mem GB --engine E
+ *   llmmem plan (--scenario FILE | model) --gpus N [--top K] [--json]
+ *   llmmem plan ... --max-batch | --max-seq-len | --min-gpus
  *   llmmem validate FILE | presets | gpus | params | explain ... | --version
  *
  * Uses only the public API (include/llmmem.h). Parameter flags are generated from the
@@ -173,6 +175,7 @@ enum {
     OPT_JSON = 1 << 4,    /* --json only */
     OPT_PARAMS = 1 << 5,  /* --<parameter> */
     OPT_QUICK = 1 << 6,   /* --gpus, --gpu-mem, --engine */
+    OPT_PLAN = 1 << 7,    /* --gpus, --top, --global-batch, --max-batch, --max-seq-len, --min-gpus */
 };
 
 typedef struct setting {
@@ -192,6 +195,8 @@ typedef struct opts {
     setting params[MAX_SETTINGS];
     int nparams;
     const char *gpus, *gpu_mem, *engine;
+    const char *top, *global_batch;
+    bool max_batch, max_seq_len, min_gpus;
 } opts;
 
 /* Spellings of the raw-number flags that the library's model key names do not
@@ -255,6 +260,13 @@ static void parse_opts(opts *o, int argc, char **argv, int allowed, const char *
             o->explain = true;
             continue;
         }
+        if ((allowed & OPT_PLAN) && (strcmp(name, "max_batch") == 0 || strcmp(name, "max_seq_len") == 0 ||
+                                     strcmp(name, "min_gpus") == 0)) {
+            if (eq)
+                usage_error("%s: --%s takes no value", cmd, raw);
+            *(name[1] == 'i' ? &o->min_gpus : name[4] == 'b' ? &o->max_batch : &o->max_seq_len) = true;
+            continue;
+        }
         /* everything else takes a value: --name VALUE or --name=VALUE */
         const char *value = eq ? eq + 1 : NULL;
 #define TAKE()                                                                                   \
@@ -293,7 +305,13 @@ static void parse_opts(opts *o, int argc, char **argv, int allowed, const char *
                 o->units = UNITS_BOTH;
             else
                 usage_error("%s: --units \"%s\": expected GiB, GB or both", cmd, value);
-        } else if ((allowed & OPT_QUICK) && strcmp(name, "gpus") == 0) {
+        } else if ((allowed & OPT_PLAN) && strcmp(name, "top") == 0) {
+            TAKE();
+            o->top = value;
+        } else if ((allowed & OPT_PLAN) && strcmp(name, "global_batch") == 0) {
+            TAKE();
+            o->global_batch = value;
+        } else if ((allowed & (OPT_QUICK | OPT_PLAN)) && strcmp(name, "gpus") == 0) {
             TAKE();
             o->gpus = value;
         } else if ((allowed & OPT_QUICK) && strcmp(name, "gpu_mem") == 0) {
@@ -732,6 +750,32 @@ static const char help_quick[] =
     "and context sizes when given); --gpu-mem is the memory of one GPU in GB (1e9 bytes).\n"
     "Example: llmmem quick 7B --gpus 8 --gpu-mem 80 --engine zero3\n";
 
+static const char help_plan[] =
+    "usage: llmmem plan [--scenario FILE] [model] [files] [--PARAM VALUE ...] --gpus N\n"
+    "                   [--global-batch G] [--top K] [--json] [--units GiB|GB|both]\n"
+    "       llmmem plan [same inputs] --max-batch | --max-seq-len | --min-gpus [--json]\n"
+    "\n"
+    "Enumerates every layout of N GPUs of the configured kind (--gpu): engine, DP x TP x\n"
+    "PP x CP x EP, ZeRO stage / FSDP strategy / Megatron options, offload, recompute and\n"
+    "micro-batch; keeps those that fit; ranks them by the step-time model of\n"
+    "docs/planner.md and prints the top K (default 10, at most 64) with their memory,\n"
+    "and how many candidates were rejected for each reason. Inference (--mode inference):\n"
+    "tensor-parallel size x replicas, the batch split over the replicas.\n"
+    "\n"
+    "  --gpus N             GPUs to lay out (default: num_gpus, else dp x tp x pp x cp)\n"
+    "  --global-batch G     sequences per optimizer step (default: micro_batch_size x\n"
+    "                       gradient_accumulation_steps x data_parallel_size)\n"
+    "  --top K              layouts to print (1..64, default 10)\n"
+    "  --json               the plan as JSON (docs/planner.md)\n"
+    "Inverse questions (answered on the configuration as given, exact to one unit):\n"
+    "  --max-batch          largest micro_batch_size (inference: batch_size; vllm:\n"
+    "                       max_num_seqs) that fits\n"
+    "  --max-seq-len        longest seq_len (inference: prompt_len + decode_len; vllm:\n"
+    "                       max_model_len) that fits\n"
+    "  --min-gpus           fewest GPUs: data-parallel ranks x tp x pp x cp for training with\n"
+    "                       the configured engine, tensor-parallel ranks for inference\n"
+    "Model, scenario and file options as for llmmem estimate.\n";
+
 static const char help_validate[] =
     "usage: llmmem validate FILE\n"
     "\n"
@@ -758,6 +802,7 @@ static const char help_main[] =
     "  explain    estimate and show every term with its formula and source\n"
     "  model      describe a model (HF config.json, preset or raw numbers)\n"
     "  quick      estimate from a model size: quick 7B --gpus 8 --gpu-mem 80 --engine zero3\n"
+    "  plan       fastest layouts that fit N GPUs; --max-batch, --max-seq-len, --min-gpus\n"
     "  validate   check a scenario file\n"
     "  presets    list the built-in models\n"
     "  gpus       list the GPU table\n"
@@ -961,6 +1006,243 @@ static int cmd_quick(int argc, char **argv)
     return run_estimate(m, cfg, &o);
 }
 
+/* ---- plan ----------------------------------------------------------------------------- */
+
+static long long parse_count(const char *cmd, const char *flag, const char *value, long long lo,
+                             long long hi)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(value, &end, 10);
+    if (*end || end == value || errno || v < lo || v > hi)
+        usage_error("%s: %s \"%s\": expected an integer in %lld..%lld", cmd, flag, value, lo, hi);
+    return v;
+}
+
+static int64_t cfg_i64(const llmmem_config *cfg, int param)
+{
+    int64_t v = 0;
+    llmmem_config_get_i64(&v, cfg, param);
+    return v;
+}
+
+static void plan_inverse(const llmmem_model *m, const llmmem_config *cfg, const opts *o)
+{
+    const bool inference = cfg_i64(cfg, LLMMEM_P_MODE) == 1;
+    char runtime[16] = "";
+    size_t need;
+    llmmem_config_get_str(runtime, sizeof runtime, &need, cfg, LLMMEM_P_RUNTIME);
+    const bool vllm = inference && strcmp(runtime, "vllm") == 0;
+    struct {
+        bool asked;
+        const char *key, *what;
+        int (*fn)(int64_t *, const llmmem_model *, const llmmem_config *);
+    } q[] = {
+        {o->max_batch, "max_batch",
+         vllm ? "max_num_seqs" : inference ? "batch_size" : "micro_batch_size", llmmem_plan_max_batch},
+        {o->max_seq_len, "max_seq_len",
+         vllm ? "max_model_len" : inference ? "prompt_len + decode_len" : "seq_len",
+         llmmem_plan_max_seq_len},
+        {o->min_gpus, "min_gpus", inference ? "tensor-parallel GPUs" : "GPUs (dp x tp x pp x cp)",
+         llmmem_plan_min_gpus},
+    };
+    int64_t v[3] = {0, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        if (!q[i].asked)
+            continue;
+        int rc = q[i].fn(&v[i], m, cfg);
+        if (rc)
+            fail_lib(rc, EXIT_FAIL, q[i].key);
+    }
+    if (o->json) {
+        const char *sep = "{";
+        for (int i = 0; i < 3; i++)
+            if (q[i].asked) {
+                printf("%s\"%s\":%lld", sep, q[i].key, (long long)v[i]);
+                sep = ",";
+            }
+        printf("}\n");
+        return;
+    }
+    for (int i = 0; i < 3; i++) {
+        if (!q[i].asked)
+            continue;
+        if (v[i] <= 0)
+            printf("%-12s 0  (no %s fits)\n", q[i].key, q[i].what);
+        else if (i == 2)
+            printf("%-12s %lld  (fewest %s that fit)\n", q[i].key, (long long)v[i], q[i].what);
+        else
+            printf("%-12s %lld  (largest %s that fits; one more does not)\n", q[i].key, (long long)v[i],
+                   q[i].what);
+    }
+}
+
+static void plan_options(char *buf, size_t cap, const llmmem_config *c, int64_t engine)
+{
+    char v[16], w[16];
+    size_t need;
+    buf[0] = '\0';
+    switch (engine) {
+    case 2: /* zero */
+        llmmem_config_get_str(v, sizeof v, &need, c, LLMMEM_P_OFFLOAD_OPTIMIZER);
+        llmmem_config_get_str(w, sizeof w, &need, c, LLMMEM_P_OFFLOAD_PARAM);
+        snprintf(buf, cap, "stage %lld%s%s%s%s", (long long)cfg_i64(c, LLMMEM_P_ZERO_STAGE),
+                 strcmp(v, "none") ? " opt>" : "", strcmp(v, "none") ? v : "", strcmp(w, "none") ? " param>" : "",
+                 strcmp(w, "none") ? w : "");
+        break;
+    case 3: /* fsdp */
+        llmmem_config_get_str(v, sizeof v, &need, c, LLMMEM_P_FSDP_SHARDING);
+        snprintf(buf, cap, "%s%s", v, cfg_i64(c, LLMMEM_P_FSDP_CPU_OFFLOAD) ? " cpu-offload" : "");
+        break;
+    case 4: /* megatron */
+        snprintf(buf, cap, "%s%s", cfg_i64(c, LLMMEM_P_DISTRIBUTED_OPTIMIZER) ? "dist-opt" : "",
+                 cfg_i64(c, LLMMEM_P_SEQUENCE_PARALLEL)
+                     ? (cfg_i64(c, LLMMEM_P_DISTRIBUTED_OPTIMIZER) ? " sp" : "sp")
+                     : "");
+        break;
+    case 5: /* megatron_deepspeed */
+        snprintf(buf, cap, "zero %lld%s", (long long)cfg_i64(c, LLMMEM_P_ZERO_STAGE),
+                 cfg_i64(c, LLMMEM_P_SEQUENCE_PARALLEL) ? " sp" : "");
+        break;
+    default: break;
+    }
+}
+
+static void print_plan_table(const llmmem_plan *p, const llmmem_model *m, const llmmem_config *cfg,
+                             enum units units)
+{
+    char t[64], a[48], b[48], mt[64], g[32];
+    size_t need;
+    const bool inference = cfg_i64(cfg, LLMMEM_P_MODE) == 1;
+    llmmem_model_type(mt, sizeof mt, &need, m);
+    llmmem_config_get_str(t, sizeof t, &need, cfg, LLMMEM_P_GPU);
+    printf("Plan: %s on %lld x %s", mt, (long long)cfg_i64(cfg, LLMMEM_P_NUM_GPUS), t);
+    if (inference)
+        printf(", batch %lld, prompt %lld + decode %lld tokens\n", (long long)cfg_i64(cfg, LLMMEM_P_BATCH_SIZE),
+               (long long)cfg_i64(cfg, LLMMEM_P_PROMPT_LEN), (long long)cfg_i64(cfg, LLMMEM_P_DECODE_LEN));
+    else
+        printf(", global batch %lld x %lld tokens\n",
+               (long long)(cfg_i64(cfg, LLMMEM_P_MICRO_BATCH_SIZE) * cfg_i64(cfg, LLMMEM_P_GRAD_ACCUM_STEPS) *
+                           cfg_i64(cfg, LLMMEM_P_DATA_PARALLEL)),
+               (long long)cfg_i64(cfg, LLMMEM_P_SEQ_LEN));
+    int64_t rejected = 0;
+    for (int r = 0; r < 4; r++)
+        rejected += llmmem_plan_rejected(p, r);
+    printf("Candidates %s: %s fit, rejected", group(g, sizeof g, (long long)llmmem_plan_candidates(p)),
+           group(a, sizeof a, (long long)(llmmem_plan_candidates(p) - rejected)));
+    for (int r = 0; r < 4; r++)
+        printf("%s %s %s", r ? "," : "", llmmem_plan_reject_name(r),
+               group(b, sizeof b, (long long)llmmem_plan_rejected(p, r)));
+    printf("\n\n");
+    if (llmmem_plan_count(p) == 0) {
+        printf("No layout fits.\n");
+        return;
+    }
+    if (inference)
+        printf("%3s  %4s %8s %6s  %-22s %-22s %10s\n", "#", "tp", "replicas", "batch", "peak allocated",
+               "total per GPU", "time (s)");
+    else
+        printf("%3s  %-18s %4s %3s %3s %3s %3s  %-22s %-9s %4s %5s  %-22s %-22s %10s\n", "#", "engine", "dp",
+               "tp", "pp", "cp", "ep", "options", "recompute", "mbs", "accum", "peak allocated",
+               "total per GPU", "step (s)");
+    for (int i = 0; i < llmmem_plan_count(p); i++) {
+        llmmem_config *c = NULL;
+        int rc = llmmem_plan_config(&c, p, i);
+        if (rc)
+            fail_lib(rc, EXIT_FAIL, NULL);
+        double st = 0;
+        uint64_t peak = 0;
+        llmmem_plan_step_time(&st, p, i);
+        llmmem_plan_peak_bytes(&peak, p, i);
+        /* total per GPU (reserved + context) from a fresh estimate of the layout */
+        llmmem_result *r = NULL;
+        uint64_t total = 0;
+        if (llmmem_result_new(&r) == 0 && llmmem_estimate(r, m, c) == 0)
+            llmmem_result_get_u64(&total, r, LLMMEM_R_TOTAL_BYTES_PER_GPU);
+        llmmem_result_free(r);
+        fmt_bytes(a, sizeof a, peak, units);
+        fmt_bytes(b, sizeof b, total, units);
+        if (inference) {
+            printf("%3d  %4lld %8lld %6lld  %-22s %-22s %10.4f\n", i + 1, (long long)cfg_i64(c, LLMMEM_P_TENSOR_PARALLEL),
+                   (long long)cfg_i64(c, LLMMEM_P_DATA_PARALLEL), (long long)cfg_i64(c, LLMMEM_P_BATCH_SIZE), a, b, st);
+        } else {
+            char e[32], opt[128], rec[16];
+            int64_t engine = cfg_i64(c, LLMMEM_P_ENGINE);
+            llmmem_config_get_str(e, sizeof e, &need, c, LLMMEM_P_ENGINE);
+            llmmem_config_get_str(rec, sizeof rec, &need, c, LLMMEM_P_CHECKPOINTING);
+            plan_options(opt, sizeof opt, c, engine);
+            printf("%3d  %-18s %4lld %3lld %3lld %3lld %3lld  %-22s %-9s %4lld %5lld  %-22s %-22s %10.4f\n", i + 1, e,
+                   (long long)cfg_i64(c, LLMMEM_P_DATA_PARALLEL), (long long)cfg_i64(c, LLMMEM_P_TENSOR_PARALLEL),
+                   (long long)cfg_i64(c, LLMMEM_P_PIPELINE_PARALLEL), (long long)cfg_i64(c, LLMMEM_P_CONTEXT_PARALLEL),
+                   (long long)cfg_i64(c, LLMMEM_P_EXPERT_PARALLEL), opt, rec,
+                   (long long)cfg_i64(c, LLMMEM_P_MICRO_BATCH_SIZE), (long long)cfg_i64(c, LLMMEM_P_GRAD_ACCUM_STEPS),
+                   a, b, st);
+        }
+        llmmem_config_free(c);
+    }
+    printf("\nStep time: docs/planner.md (FLOPs at 50%% of the dense bf16 rate + communication,\n"
+           "no overlap). Memory: the estimator's peak for each layout.\n");
+}
+
+static int cmd_plan(int argc, char **argv)
+{
+    opts o;
+    parse_opts(&o, argc, argv, OPT_SCENARIO | OPT_MODEL | OPT_FILES | OPT_JSON | OPT_PARAMS | OPT_PLAN, "plan");
+    if (o.help) {
+        fputs(help_plan, stdout);
+        print_param_flags(stdout);
+        return 0;
+    }
+    need_no_positional(&o, "plan");
+    int top = o.top ? (int)parse_count("plan", "--top", o.top, 1, 64) : 10;
+    llmmem_model *m;
+    llmmem_config *cfg;
+    build_inputs(&m, &cfg, &o, "plan");
+    int rc;
+    if (o.gpus && (rc = llmmem_config_set_i64(cfg, LLMMEM_P_NUM_GPUS,
+                                              parse_count("plan", "--gpus", o.gpus, 1, 10000000))) != 0)
+        fail_lib(rc, EXIT_USAGE, "--gpus");
+    if (o.global_batch) {
+        long long gb = parse_count("plan", "--global-batch", o.global_batch, 1, 1000000);
+        if ((rc = llmmem_config_set_i64(cfg, LLMMEM_P_MICRO_BATCH_SIZE, 1)) != 0 ||
+            (rc = llmmem_config_set_i64(cfg, LLMMEM_P_DATA_PARALLEL, 1)) != 0 ||
+            (rc = llmmem_config_set_i64(cfg, LLMMEM_P_GRAD_ACCUM_STEPS, gb)) != 0)
+            fail_lib(rc, EXIT_USAGE, "--global-batch");
+    }
+    if (o.max_batch || o.max_seq_len || o.min_gpus) {
+        plan_inverse(m, cfg, &o);
+    } else {
+        if (cfg_i64(cfg, LLMMEM_P_NUM_GPUS) == 0 &&
+            (rc = llmmem_config_set_i64(cfg, LLMMEM_P_NUM_GPUS,
+                                        cfg_i64(cfg, LLMMEM_P_DATA_PARALLEL) * cfg_i64(cfg, LLMMEM_P_TENSOR_PARALLEL) *
+                                            cfg_i64(cfg, LLMMEM_P_PIPELINE_PARALLEL) *
+                                            cfg_i64(cfg, LLMMEM_P_CONTEXT_PARALLEL))) != 0)
+            fail_lib(rc, EXIT_USAGE, "num_gpus");
+        llmmem_plan *p = NULL;
+        if ((rc = llmmem_plan_new(&p)) != 0 || (rc = llmmem_plan_layouts(p, m, cfg, top)) != 0)
+            fail_lib(rc, EXIT_FAIL, NULL);
+        if (o.json) {
+            size_t need = 0;
+            rc = llmmem_plan_to_json(NULL, 0, &need, p);
+            if (rc && rc != LLMMEM_E_BUFFER_TOO_SMALL)
+                fail_lib(rc, EXIT_FAIL, NULL);
+            char *buf = malloc(need);
+            if (!buf)
+                fail_msg(LLMMEM_E_NOMEM, EXIT_FAIL, "out of memory");
+            if ((rc = llmmem_plan_to_json(buf, need, &need, p)) != 0)
+                fail_lib(rc, EXIT_FAIL, NULL);
+            puts(buf);
+            free(buf);
+        } else {
+            print_plan_table(p, m, cfg, o.units);
+        }
+        llmmem_plan_free(p);
+    }
+    llmmem_model_free(m);
+    llmmem_config_free(cfg);
+    return 0;
+}
+
 static int cmd_validate(int argc, char **argv)
 {
     opts o;
@@ -1125,7 +1407,8 @@ static const struct {
     const char *help;
 } commands[] = {
     {"estimate", help_estimate}, {"explain", help_explain}, {"model", help_model},
-    {"quick", help_quick},       {"validate", help_validate}, {"presets", help_presets},
+    {"quick", help_quick},       {"plan", help_plan},         {"validate", help_validate},
+    {"presets", help_presets},
     {"gpus", help_gpus},         {"params", help_params},
 };
 
@@ -1167,6 +1450,8 @@ int main(int argc, char **argv)
         return cmd_model(sub_argc, sub_argv);
     if (strcmp(cmd, "quick") == 0)
         return cmd_quick(sub_argc, sub_argv);
+    if (strcmp(cmd, "plan") == 0)
+        return cmd_plan(sub_argc, sub_argv);
     if (strcmp(cmd, "validate") == 0)
         return cmd_validate(sub_argc, sub_argv);
     if (strcmp(cmd, "presets") == 0)

@@ -555,15 +555,22 @@ int llmmem_plan_new(llmmem_plan **out)
 
 void llmmem_plan_free(llmmem_plan *plan) { free(plan); }
 
-/* Keeps the layout in p->scratch / c if it is among the top K by step time.
- * Ties keep the layout found first. */
+/* Orders layouts: shorter step time first; at equal time, less peak memory;
+ * then the one found first. */
+static bool before(double t, uint64_t peak, const plan_layout *l)
+{
+    return t < l->time.total_s || (t == l->time.total_s && peak < l->peak_allocated);
+}
+
+/* Keeps the layout in p->scratch / c if it is among the top K. */
 static void consider(struct llmmem_plan *p, const llmmem_model *m, const struct llmmem_config *c)
 {
     const struct llmmem_result *r = &p->scratch;
     llmmem__steptime t;
     llmmem__plan_step_time(&t, m, c, r->v[LLMMEM_R_TRAINABLE_PARAMS - LLMMEM_R_PARAMS].i);
+    const uint64_t peak = llmmem__result_u64(r, LLMMEM_R_PEAK_ALLOCATED_BYTES);
     int pos = p->count;
-    while (pos > 0 && t.total_s < p->slot[p->order[pos - 1]].time.total_s)
+    while (pos > 0 && before(t.total_s, peak, &p->slot[p->order[pos - 1]]))
         pos--;
     if (pos >= p->top_k)
         return;
@@ -649,10 +656,11 @@ static int probe(search *s, int64_t b, int *reason)
     }
 }
 
-/* Would a layout of step time t enter the top K? */
+/* Could a layout of step time t enter the top K? (Equal times are decided by
+ * memory, which needs the estimate.) */
 static bool enters(const struct llmmem_plan *p, double t)
 {
-    return p->count < p->top_k || t < p->slot[p->order[p->top_k - 1]].time.total_s;
+    return p->count < p->top_k || t <= p->slot[p->order[p->top_k - 1]].time.total_s;
 }
 
 /* The recompute x micro-batch grid of the layout in s->c. pre: a reason that

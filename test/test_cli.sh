@@ -73,7 +73,7 @@ EOF
 # ---- version and help --------------------------------------------------------
 run 0 --version && grep -q "^llmmem [0-9]*\.[0-9]*\.[0-9]*" "$TMP/out" && ok || bad "--version output"
 run 0 --help && grep -q "^usage: llmmem" "$TMP/out" && ok || bad "--help output"
-for cmd in estimate explain model quick validate presets gpus params; do
+for cmd in estimate explain model quick plan validate presets gpus params; do
     run 0 "$cmd" --help && grep -q "^usage: llmmem $cmd" "$TMP/out" && ok || bad "$cmd --help"
     run 0 help "$cmd" && grep -q "^usage: llmmem $cmd" "$TMP/out" && ok || bad "help $cmd"
 done
@@ -213,6 +213,33 @@ run 1 estimate --scenario "$TMP/none.json" && one_line_error LLMMEM_E_IO none.js
 run 1 estimate --hf-config "$TMP/none.json" && one_line_error LLMMEM_E_IO none.json
 run 1 estimate --scenario test/data/invalid/scenario_truncated/input.json && one_line_error LLMMEM_E_PARSE
 run 1 estimate --scenario "$S/t01.json" --svg "$TMP/no-dir/x.svg" && one_line_error LLMMEM_E_IO x.svg
+
+# ---- plan ------------------------------------------------------------------------
+# 3 GPUs, global batch 6, Llama-3.2-1B: 540 candidates, 228 indivisible, 156 batch
+# (counted by hand in test/test_plan.c)
+if run 0 plan --preset llama-3.2-1b --gpus 3 --global-batch 6 --top 4 --json; then
+    json_ok "plan --json"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["rejected"]
+sys.exit(0 if d["candidates"]==540 and r["indivisible"]==228 and r["batch"]==156 and len(d["layouts"])<=4 else 1)' \
+        "$TMP/out" && ok || bad "plan --json counts: $(head -c 300 "$TMP/out")"
+fi
+run 0 plan --preset llama-3.2-1b --gpus 1 --global-batch 8 --top 64 && grep -q "^ *1  [a-z]" "$TMP/out" &&
+    grep -q "^ *[0-9]*  single " "$TMP/out" && ok ||
+    bad "plan table: $(head -c 400 "$TMP/out")"
+# --max-batch is the estimator's boundary: N fits, N + 1 does not
+if run 0 plan --preset llama-3.1-8b --seq-len 2048 --max-batch --json; then
+    n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["max_batch"])' "$TMP/out")
+    fits() { "$CLI" estimate --preset llama-3.1-8b --seq-len 2048 --micro-batch-size "$1" --json |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["fits"])'; }
+    [ "$n" -ge 1 ] && [ "$(fits "$n")" = True ] && [ "$(fits $((n + 1)))" = False ] && ok ||
+        bad "plan --max-batch $n is not the boundary"
+fi
+run 0 plan --preset llama-3.1-70b --mode inference --min-gpus && grep -q "^min_gpus *[2-9]" "$TMP/out" && ok ||
+    bad "plan --min-gpus: $(cat "$TMP/out")"
+run 2 plan --preset llama-3.2-1b --gpus 8 --top 0 && one_line_error LLMMEM_E_INVALID_ARG "--top"
+run 2 plan --preset llama-3.2-1b --gpus eight && one_line_error LLMMEM_E_INVALID_ARG "--gpus"
+run 2 plan --preset llama-3.2-1b --max-batch=3 && one_line_error LLMMEM_E_INVALID_ARG "max-batch"
+run 2 plan --gpus 8 && one_line_error LLMMEM_E_INVALID_ARG "no model"
 
 # ---- speed: start to JSON out -------------------------------------------------------
 start=$(date +%s%N)
