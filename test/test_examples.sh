@@ -26,8 +26,14 @@ grep -Eq '^(chosen: checkpointing=(none|full) micro_batch_size=[0-9]+|nothing fi
 examples/scheduler llama-3.1-70b H100-80GB 4096 >"$tmp/s70.out" 2>&1 || true
 grep -q 'nothing fits' "$tmp/s70.out" || { cat "$tmp/s70.out"; echo "scheduler: 70B must not fit on one H100"; exit 1; }
 
+# blocks LANG EXT: writes each ```LANG block of README.md to $tmp/readmeN.EXT.
+blocks() {
+    awk -v dir="$tmp" -v lang="$1" -v ext="$2" \
+        '$0 == "```" lang {n++; f = dir "/readme" n "." ext; on = 1; next} /^```/ {on = 0} on {print > f}' README.md
+}
+
 # README.md: each ```c block is a whole program.
-awk -v dir="$tmp" '/^```c$/ {n++; f = dir "/readme" n ".c"; on = 1; next} /^```/ {on = 0} on {print > f}' README.md
+blocks c c
 n=0
 for src in "$tmp"/readme*.c; do
     [ -e "$src" ] || continue
@@ -37,7 +43,7 @@ for src in "$tmp"/readme*.c; do
 done
 [ "$n" -gt 0 ] || { echo "README.md has no C example"; exit 1; }
 
-awk -v dir="$tmp" '/^```python$/ {n++; f = dir "/readme" n ".py"; on = 1; next} /^```/ {on = 0} on {print > f}' README.md
+blocks python py
 np=0
 for py in "$tmp"/readme*.py; do
     [ -e "$py" ] || continue
