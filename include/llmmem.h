@@ -179,7 +179,16 @@ typedef enum llmmem_param {
     LLMMEM_P_GPU_MEMORY_BYTES = 901, /**< i64: overrides the table (0 = from GPU) */
     LLMMEM_P_CUDA_CONTEXT_BYTES = 902, /**< i64: -1 = default for the GPU */
     LLMMEM_P_CUBLAS_WORKSPACE_BYTES = 903, /**< i64: -1 = default for the GPU */
-    LLMMEM_P_EXPANDABLE_SEGMENTS = 904 /**< bool: PYTORCH_CUDA_ALLOC_CONF */
+    LLMMEM_P_EXPANDABLE_SEGMENTS = 904, /**< bool: PYTORCH_CUDA_ALLOC_CONF */
+    /* vision-language workloads (10xx) */
+    LLMMEM_P_IMAGES_PER_SAMPLE = 1000, /**< i64: images per sequence (0 = text only) */
+    LLMMEM_P_IMAGE_HEIGHT = 1001,   /**< i64 pixels (0 = the processor's fixed size) */
+    LLMMEM_P_IMAGE_WIDTH = 1002,    /**< i64 pixels (0 = the processor's fixed size) */
+    LLMMEM_P_VIDEO_FRAMES = 1003,   /**< i64: frames per video (each a sequence of images; 0 = none) */
+    LLMMEM_P_VISION_TRAINING = 1004, /**< enum: frozen, full, lora (the vision tower) */
+    LLMMEM_P_MIN_PIXELS = 1005,     /**< i64: Qwen2-VL dynamic resolution lower bound (0 = processor default) */
+    LLMMEM_P_MAX_PIXELS = 1006,     /**< i64: Qwen2-VL dynamic resolution upper bound (0 = processor default) */
+    LLMMEM_P_ENCODER_CACHE = 1007   /**< bool: serving runtime keeps an encoder-output cache (vllm) */
 } llmmem_param;
 
 /** Model keys (llmmem_model_get_i64 / set_i64). Append only. */

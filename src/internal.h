@@ -188,8 +188,18 @@ struct llmmem_model {
     int64_t quant_bits;
     int64_t quant_group_size;
 
-    /* vision (llava, qwen2_vl): parameter count of tower + projector */
+    /* vision (llava, qwen2_vl, gemma3, ...): parameter count of tower + projector */
     int64_t vision_params;
+    struct llmmem__vision_tower {
+        int kind;                 /* enum llmmem__vkind; 0 = no tower */
+        int64_t hidden, layers, heads, intermediate;
+        int64_t patch_size, image_size; /* fixed processor size (clip/siglip) */
+        int64_t temporal_patch, merge_size; /* qwen2_vl */
+        int64_t projector_params;  /* part of vision_params */
+        int64_t feature_layer;     /* llava vision_feature_layer (layers actually run) */
+        bool drop_cls;             /* llava 'default' strategy drops the CLS token */
+        int64_t tokens_per_image;  /* LM tokens per image at the fixed size (gemma3: mm_tokens_per_image) */
+    } vision;
 
     /* exact counts */
     int64_t params;
@@ -210,6 +220,19 @@ struct llmmem_model {
     int note_count;
     char notes[LLMMEM__MAX_NOTES][LLMMEM__NOTE_MAX];
 };
+
+enum llmmem__vkind { LLMMEM__V_NONE = 0, LLMMEM__V_CLIP, LLMMEM__V_SIGLIP, LLMMEM__V_QWEN2VL };
+
+/* Vision-language accounting (vision.c). Text-only models give zeros. */
+typedef struct llmmem__vision_bytes {
+    uint64_t lm_tokens;     /* image tokens added to each sequence */
+    uint64_t patches;       /* tower tokens per sample (all images, frames) */
+    uint64_t saved;         /* tower + projector tensors kept for backward, micro-batch */
+    uint64_t transient;     /* the encoder's largest working set (forward) */
+    int64_t trainable;      /* tower + projector parameters that train */
+} llmmem__vision_bytes;
+int llmmem__vision_compute(llmmem__vision_bytes *out, const struct llmmem_model *m,
+                           const struct llmmem_config *c, uint64_t batch, llmmem__ovf *o);
 
 /* Recomputes every count from the fields. Returns LLMMEM_E_OUT_OF_RANGE on
  * overflow, LLMMEM_E_SCHEMA if a required field is missing. */
@@ -320,6 +343,9 @@ struct llmmem_config {
     /* hardware */
     int64_t gpu, gpu_memory_bytes, cuda_context_bytes, cublas_workspace_bytes;
     int64_t expandable_segments;
+    /* vision-language */
+    int64_t images_per_sample, image_height, image_width, video_frames, vision_training;
+    int64_t min_pixels, max_pixels, encoder_cache;
     /* calibration profile (calib.c); all 1.0 / 0 = identity */
     bool calibrated;
     double calib_component[LLMMEM__COMPONENTS_MAX];

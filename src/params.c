@@ -38,6 +38,7 @@ static const char *const fsdp_names[] = {"full_shard", "shard_grad_op", "no_shar
 static const char *const acc_names[] = {"runtime", "deepspeed_estimator", "megatron_theoretical",
                                         NULL};
 static const char *const runtime_names[] = {"hf", "vllm", NULL};
+static const char *const vision_names[] = {"frozen", "full", "lora", NULL};
 
 /* GPU names live in gpus.c; the enum parameter reads them through this list. */
 extern const char *const llmmem__gpu_names[];
@@ -202,6 +203,22 @@ static const llmmem__param_info params[] = {
         "cuBLAS workspace per handle; -1 = GPU default"),
     BOOL(LLMMEM_P_EXPANDABLE_SEGMENTS, "expandable_segments", "hardware", expandable_segments, 0,
          "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
+    I64(LLMMEM_P_IMAGES_PER_SAMPLE, "images_per_sample", "vision", images_per_sample, 0, 10000, 0,
+        "images per sequence (vision-language models; 0 = text only)"),
+    I64(LLMMEM_P_IMAGE_HEIGHT, "image_height", "vision", image_height, 0, 1000000, 0,
+        "image height in pixels; 0 = the processor's fixed size"),
+    I64(LLMMEM_P_IMAGE_WIDTH, "image_width", "vision", image_width, 0, 1000000, 0,
+        "image width in pixels; 0 = the processor's fixed size"),
+    I64(LLMMEM_P_VIDEO_FRAMES, "video_frames", "vision", video_frames, 0, 100000, 0,
+        "frames per video, each encoded like an image (Qwen2-VL merges temporal_patch_size frames)"),
+    ENUM(LLMMEM_P_VISION_TRAINING, "vision_training", "vision", vision_training, vision_names, 0,
+         "vision tower: frozen, full fine-tuning, or LoRA like the language model"),
+    I64(LLMMEM_P_MIN_PIXELS, "min_pixels", "vision", min_pixels, 0, INT64_C(1) << 40, 0,
+        "Qwen2-VL dynamic resolution: minimum pixels; 0 = processor default"),
+    I64(LLMMEM_P_MAX_PIXELS, "max_pixels", "vision", max_pixels, 0, INT64_C(1) << 40, 0,
+        "Qwen2-VL dynamic resolution: maximum pixels; 0 = processor default"),
+    BOOL(LLMMEM_P_ENCODER_CACHE, "encoder_cache", "vision", encoder_cache, 1,
+         "serving: keep the encoder outputs of admitted requests (vLLM encoder cache)"),
 };
 
 /* Alternative spellings accepted by llmmem_param_from_name. */

@@ -513,8 +513,13 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
                  (c->dropout == LLMMEM__DROPOUT_MODEL && m->attention_dropout > 0);
     rc.attn_dropout_p = adrop ? (m->attention_dropout > 0 ? m->attention_dropout : 0.1) : 0;
 
-    const uint64_t T = llmmem__mul(&o, (uint64_t)c->micro_batch_size, (uint64_t)c->seq_len);
-    const uint64_t s = (uint64_t)c->seq_len;
+    /* Vision-language models: image tokens join each sequence (vision.c). */
+    llmmem__vision_bytes vb;
+    int vrc = llmmem__vision_compute(&vb, m, c, (uint64_t)c->micro_batch_size, &o);
+    if (vrc)
+        return vrc;
+    const uint64_t s = llmmem__add(&o, (uint64_t)c->seq_len, vb.lm_tokens);
+    const uint64_t T = llmmem__mul(&o, (uint64_t)c->micro_batch_size, s);
     const uint64_t h = (uint64_t)m->hidden_size, V = (uint64_t)m->vocab_size;
     t->layers = m->num_layers;
     t->tokens = T;
@@ -571,7 +576,9 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     } else {
         base = llmmem__mul(&o, P, pdt);
     }
-    const uint64_t trainable = rc.lora ? lora_params : P;
+    /* A frozen vision tower has no gradients or optimizer state. */
+    const uint64_t vision_frozen = (uint64_t)(m->vision_params > vb.trainable ? m->vision_params - vb.trainable : 0);
+    const uint64_t trainable = rc.lora ? lora_params + (uint64_t)vb.trainable : P - vision_frozen;
     st->trainable = (int64_t)trainable;
     const uint64_t train_wb = rc.lora ? rc.ab : pdt;
     st->weights = llmmem__add(&o, base, rc.lora ? llmmem__mul(&o, lora_params, rc.ab) : 0);
@@ -587,6 +594,18 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     if (rcode)
         return rcode;
     st->optim = ob.state;
+    if (vb.trainable > 0 && m->vision.hidden > 0) {
+        /* The tower's trainable parameters as hidden-wide matrices (the
+         * per-tensor layout only matters for factored/8-bit optimizers). */
+        llmmem__tensors vt = {1, false, {{"vision", LLMMEM__T_MLP, m->vision.hidden,
+                                          vb.trainable / m->vision.hidden, 1, true}}};
+        llmmem__optim_bytes vo;
+        if ((rcode = llmmem__optim_compute(&vo, (int)c->optimizer, (int)c->optimizer_impl, &vt, NULL, (int)sb,
+                                           &o)))
+            return rcode;
+        st->optim = llmmem__add(&o, st->optim, vo.state);
+        st->optim_transient = llmmem__add(&o, st->optim_transient, vo.transient);
+    }
     st->optim_transient = ob.transient;
     if (llmmem__optim_paged((int)c->optimizer))
         llmmem__result_note(r, "paged 8-bit optimizer states live in CUDA managed memory: counted on the "
@@ -665,6 +684,8 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     if (rc.attention == LLMMEM__ATTN_EAGER && c->checkpointing == LLMMEM__CKPT_FULL)
         mask_bytes = llmmem__mul3(&o, (uint64_t)c->micro_batch_size, s * s, rc.cb);
     t->act_other = llmmem__add(&o, t->act_other, mask_bytes);
+    t->act_other = llmmem__add(&o, t->act_other, vb.saved);
+    t->fwd_transient = llmmem__max(t->fwd_transient, vb.transient);
     t->inputs = llmmem__alloc_block(llmmem__mul(&o, T, 8)); /* int64 input ids */
 
     /* Autocast caches the low-precision copy of each trainable fp32 weight
