@@ -29,6 +29,7 @@ __all__ = [
     "scenario_from_file", "params", "presets", "gpus", "phase_names", "component_names",
     "result_key_names", "model_key_names", "version", "version_number", "soversion",
     "status_name", "strerror", "last_error", "clear_error", "LIBRARY_PATH",
+    "Plan", "plan", "max_batch", "max_seq_len", "min_gpus", "reject_names",
 ]
 
 # What this binding was written for (checked at import, sqlite-style).
@@ -151,6 +152,8 @@ _PROTOTYPES = {
     "llmmem_scenario_from_file": (c_int, [_pp, _pp, c_char_p]),
     "llmmem_config_apply_deepspeed_json": (c_int, [_p, _p, c_char_p, c_size_t]),
     "llmmem_config_apply_hf_training_args_json": (c_int, [_p, c_char_p, c_size_t]),
+    "llmmem_config_apply_calibration_json": (c_int, [_p, c_char_p, c_size_t]),
+    "llmmem_config_clear_calibration": (c_int, [_p]),
     # results and estimators
     "llmmem_result_new": (c_int, [_pp]),
     "llmmem_result_free": (None, [_p]),
@@ -174,6 +177,21 @@ _PROTOTYPES = {
     "llmmem_result_note_count": (c_int, [_p]),
     "llmmem_result_note": (c_char_p, [_p, c_int]),
     "llmmem_result_to_json": (c_int, [c_char_p, c_size_t, _sz, _p]),
+    # planner
+    "llmmem_plan_max_batch": (c_int, [POINTER(c_int64), _p, _p]),
+    "llmmem_plan_max_seq_len": (c_int, [POINTER(c_int64), _p, _p]),
+    "llmmem_plan_min_gpus": (c_int, [POINTER(c_int64), _p, _p]),
+    "llmmem_plan_new": (c_int, [_pp]),
+    "llmmem_plan_free": (None, [_p]),
+    "llmmem_plan_layouts": (c_int, [_p, _p, _p, c_int]),
+    "llmmem_plan_count": (c_int, [_p]),
+    "llmmem_plan_candidates": (c_int64, [_p]),
+    "llmmem_plan_rejected": (c_int64, [_p, c_int]),
+    "llmmem_plan_reject_name": (c_char_p, [c_int]),
+    "llmmem_plan_config": (c_int, [_pp, _p, c_int]),
+    "llmmem_plan_step_time": (c_int, [POINTER(c_double), _p, c_int]),
+    "llmmem_plan_peak_bytes": (c_int, [POINTER(c_uint64), _p, c_int]),
+    "llmmem_plan_to_json": (c_int, [c_char_p, c_size_t, _sz, _p]),
 }
 
 for _name, (_res, _args) in _PROTOTYPES.items():
@@ -518,6 +536,17 @@ class Config(_Handle):
         data = _b(text)
         _check(lib.llmmem_config_apply_hf_training_args_json(self, data, len(data)))
 
+    def apply_calibration(self, text):
+        """Applies a calibration profile (JSON text or a dict; docs/calibration.md)."""
+        if isinstance(text, dict):
+            text = json.dumps(text)
+        data = _b(text)
+        _check(lib.llmmem_config_apply_calibration_json(self, data, len(data)))
+
+    def clear_calibration(self):
+        """Back to the identity (no calibration profile)."""
+        _check(lib.llmmem_config_clear_calibration(self))
+
     def to_json(self):
         return _text(lib.llmmem_config_to_json, self)
 
@@ -614,6 +643,102 @@ class Result(_Handle):
 
     def to_dict(self):
         return json.loads(self.to_json())
+
+
+# Reasons a candidate layout is rejected (llmmem_reject; values are part of the ABI).
+REJECT_INDIVISIBLE, REJECT_OOM, REJECT_UNSUPPORTED, REJECT_BATCH = 0, 1, 2, 3
+
+
+def reject_names():
+    """{name: id} of the planner's rejection reasons."""
+    out = {}
+    i = 0
+    while True:
+        n = lib.llmmem_plan_reject_name(i)
+        if n is None:
+            return out
+        out[_s(n)] = i
+        i += 1
+
+
+class Plan(_Handle):
+    """Ranked layouts from llmmem_plan_layouts (llmmem_plan)."""
+
+    _free = staticmethod(lib.llmmem_plan_free)
+
+    def __init__(self, _ptr=None):
+        super().__init__(_ptr if _ptr is not None else _new(lib.llmmem_plan_new))
+
+    def layouts(self, model, config, top_k=10):
+        """Enumerates the layouts of config's num_gpus; keeps the top_k fastest that fit."""
+        _check(lib.llmmem_plan_layouts(self, model, config, int(top_k)))
+        return self
+
+    def __len__(self):
+        return _check(lib.llmmem_plan_count(self))
+
+    @property
+    def candidates(self):
+        return lib.llmmem_plan_candidates(self)
+
+    def rejected(self, reason=None):
+        """Count for one reason (name or id), or {name: count} for all."""
+        names = reject_names()
+        if reason is None:
+            return {n: lib.llmmem_plan_rejected(self, i) for n, i in names.items()}
+        rid = names[reason] if isinstance(reason, str) else reason
+        return lib.llmmem_plan_rejected(self, rid)
+
+    def config(self, index):
+        """Layout index (0 = best) as a new Config."""
+        return Config(_new(lib.llmmem_plan_config, self, index))
+
+    def step_time(self, index):
+        out = c_double()
+        _check(lib.llmmem_plan_step_time(byref(out), self, index))
+        return out.value
+
+    def peak_bytes(self, index):
+        out = c_uint64()
+        _check(lib.llmmem_plan_peak_bytes(byref(out), self, index))
+        return out.value
+
+    def to_json(self):
+        return _text(lib.llmmem_plan_to_json, self)
+
+    def to_dict(self):
+        return json.loads(self.to_json())
+
+
+def plan(model, config, top_k=10):
+    """Plan.layouts on a new Plan."""
+    p = Plan()
+    try:
+        return p.layouts(model, config, top_k)
+    except Exception:
+        p.close()
+        raise
+
+
+def _plan_i64(fn, model, config):
+    out = c_int64()
+    _check(fn(byref(out), model, config))
+    return out.value
+
+
+def max_batch(model, config):
+    """Largest micro_batch_size (inference: batch size) that fits; 0 if none."""
+    return _plan_i64(lib.llmmem_plan_max_batch, model, config)
+
+
+def max_seq_len(model, config):
+    """Longest sequence (inference: prompt + decode) that fits; 0 if none."""
+    return _plan_i64(lib.llmmem_plan_max_seq_len, model, config)
+
+
+def min_gpus(model, config):
+    """Fewest GPUs of the configured kind that fit."""
+    return _plan_i64(lib.llmmem_plan_min_gpus, model, config)
 
 
 # ---- convenience -------------------------------------------------------------------------

@@ -8,6 +8,9 @@ file; the library through LLMMEM_LIBRARY, else ../../lib/libllmmem.so, else the 
     from llmmem_cffi import ffi, lib, check, text
     m = ffi.new("llmmem_model **")
     check(lib.llmmem_model_from_preset(m, b"llama-3.1-8b"))
+
+Every function of the header is there, the planner (llmmem_plan_*) and the calibration
+profile (llmmem_config_apply_calibration_json) included, with no list to keep in step.
 """
 
 import os

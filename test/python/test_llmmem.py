@@ -132,6 +132,89 @@ class TestSmoke(unittest.TestCase):
         self.assertEqual(cm.exception.status, llmmem.E_INVALID_ARG)
 
 
+class TestCalibration(unittest.TestCase):
+    """The profile's meaning (docs/calibration.md): each component scaled in every phase,
+    the CUDA context replaced; the identity by default and after clear."""
+
+    def test_scale_and_context(self):
+        m, c = llmmem.scenario_from_file(os.path.join(SCEN, "t01.json"))
+        with m, c:
+            with llmmem.estimate(m, c) as base:
+                b_act = {ph: base.component_bytes(ph, "activations") for ph in ("forward", "backward")}
+                b_w = base.component_bytes("backward", "weights")
+                b_peak = base["peak_allocated_bytes"]
+            self.assertGreater(b_act["forward"], 0)
+            c.apply_calibration({"components": {"activations": 2.0}, "cuda_context_bytes": 123456789,
+                                 "description": "test"})
+            with llmmem.estimate(m, c) as r:
+                for ph, v in b_act.items():
+                    self.assertEqual(r.component_bytes(ph, "activations"), 2 * v)
+                self.assertEqual(r.component_bytes("backward", "weights"), b_w)
+                self.assertEqual(r["cuda_context_bytes"], 123456789)
+                self.assertGreater(r["peak_allocated_bytes"], b_peak)
+            c.clear_calibration()
+            with llmmem.estimate(m, c) as r:
+                self.assertEqual(r["peak_allocated_bytes"], b_peak)
+
+    def test_example_profile_and_errors(self):
+        prof = os.path.join(ROOT, "examples", "calibration", "identity.json")
+        with llmmem.Config() as c:
+            c.apply_calibration(read(prof))
+            with self.assertRaises(llmmem.Error) as cm:
+                c.apply_calibration('{"components": {"activation": 1.1}}')
+            self.assertEqual(cm.exception.status, llmmem.E_UNKNOWN_PARAM)
+            self.assertIn("activation", cm.exception.message)
+            with self.assertRaises(llmmem.Error) as cm:
+                c.apply_calibration('{"reserved_headroom": -1}')
+            self.assertEqual(cm.exception.status, llmmem.E_OUT_OF_RANGE)
+
+
+class TestPlan(unittest.TestCase):
+    def test_inverse_questions(self):
+        """max_batch: that batch fits and one more does not (by the estimator itself)."""
+        with llmmem.Model.from_preset("llama-3.1-8b") as m, llmmem.Config() as c:
+            c["gpu"] = "H100-80GB"
+            c["checkpointing"] = "full"
+            c["engine"] = "zero"
+            c["zero_stage"] = 3
+            c["num_gpus"] = 8
+            c["data_parallel_size"] = 8
+            mb = llmmem.max_batch(m, c)
+            self.assertGreater(mb, 0)
+            c["micro_batch_size"] = mb
+            with llmmem.estimate(m, c) as r:
+                self.assertTrue(r["fits"])
+            c["micro_batch_size"] = mb + 1
+            with llmmem.estimate(m, c) as r:
+                self.assertFalse(r["fits"])
+            self.assertGreater(llmmem.max_seq_len(m, c), 0)
+            self.assertGreaterEqual(llmmem.min_gpus(m, c), 1)
+
+    def test_layouts(self):
+        with llmmem.Model.from_preset("llama-3.1-8b") as m, llmmem.Config() as c:
+            c["num_gpus"] = 8
+            with llmmem.plan(m, c, top_k=3) as p:
+                n = len(p)
+                self.assertTrue(0 < n <= 3)
+                d = p.to_dict()
+                self.assertEqual(len(d["layouts"]), n)
+                rej = p.rejected()
+                self.assertEqual(set(rej), set(llmmem.reject_names()))
+                self.assertEqual(rej["oom"], p.rejected(llmmem.REJECT_OOM))
+                self.assertGreaterEqual(p.candidates, n + sum(rej.values()))
+                times = [p.step_time(i) for i in range(n)]
+                self.assertEqual(times, sorted(times))
+                for i in range(n):
+                    self.assertAlmostEqual(times[i], d["layouts"][i]["step_time_s"], places=4)
+                    # the layout's configuration, estimated again, gives the plan's peak
+                    with p.config(i) as ci, llmmem.estimate(m, ci) as r:
+                        self.assertEqual(r["peak_allocated_bytes"], p.peak_bytes(i))
+                        self.assertEqual(r["peak_allocated_bytes"], d["layouts"][i]["peak_allocated_bytes"])
+                        self.assertTrue(r["fits"])
+                with self.assertRaises(llmmem.Error):
+                    p.step_time(n)
+
+
 class TestErrors(unittest.TestCase):
     def test_out_of_range(self):
         with llmmem.Config() as c:
@@ -220,6 +303,18 @@ class TestCffi(unittest.TestCase):
         with self.assertRaises(lc.Error) as cm:
             lc.check(lib.llmmem_config_set(c[0], b"seq_len", b"-5"))
         self.assertEqual(cm.exception.status_name, "LLMMEM_E_OUT_OF_RANGE")
+        # functions added after the first binding: planner and calibration
+        self.assertEqual(ffi.string(lib.llmmem_plan_reject_name(lib.LLMMEM_REJECT_OOM)), b"oom")
+        prof = b'{"cuda_context_bytes": 1000000}'
+        lc.check(lib.llmmem_config_apply_calibration_json(c[0], prof, len(prof)))
+        lc.check(lib.llmmem_estimate(r[0], m[0], c[0]))
+        ctx = ffi.new("uint64_t *")
+        lc.check(lib.llmmem_result_get_u64(ctx, r[0], lib.LLMMEM_R_CUDA_CONTEXT_BYTES))
+        self.assertEqual(ctx[0], 1000000)
+        lc.check(lib.llmmem_config_clear_calibration(c[0]))
+        mb = ffi.new("int64_t *")
+        lc.check(lib.llmmem_plan_max_batch(mb, m[0], c[0]))
+        self.assertGreater(mb[0], 0)
         lib.llmmem_result_free(r[0])
         lib.llmmem_config_free(c[0])
         lib.llmmem_model_free(m[0])
