@@ -31,8 +31,8 @@
 
 /* Fraction of the dense bf16 rate reached by the matmuls: Narayanan et al. 2021
  * ("Efficient Large-Scale Language Model Training on GPU Clusters using
- * Megatron-LM", SC'21) report 52% of peak for GPT-3 175B on 1024 A100s (Table 1);
- * 0.5 is used for every GPU. */
+ * Megatron-LM", SC'21), Table 1: 44% to 52% of the theoretical peak for models
+ * of 1.7B to 1T parameters on A100s; 0.5 is used for every GPU. */
 #define EFFICIENCY 0.5
 /* Bandwidth of a group that crosses nodes, bytes/s per GPU and direction: one
  * 400 Gb/s NDR InfiniBand adapter per GPU (DGX H100 system: 8 ConnectX-7 for 8
@@ -805,10 +805,12 @@ static int grid(search *s, int pre)
     return 0;
 }
 
-/* Divisibility rules of Megatron-LM (megatron/training/arguments.py and
- * megatron/core): heads and query groups split over TP, the MLP width too;
- * layers over PP; the sequence into 2 x CP chunks (load-balanced causal
- * context parallelism); routed experts over EP. */
+/* Divisibility rules of Megatron-LM: heads, query groups and the MLP width
+ * split over TP (megatron/core/utils.py divide() in the attention and parallel
+ * linear layers); layers over PP (megatron/training/arguments.py); the sequence
+ * into 2 x CP chunks for load-balanced causal attention
+ * (megatron/training/utils.py get_batch_on_this_cp_rank); routed experts over
+ * EP (megatron/core/transformer/moe). */
 static bool indivisible(const llmmem_model *m, const struct llmmem_config *c)
 {
     const int64_t kvh = m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
