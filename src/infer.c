@@ -323,8 +323,14 @@ static void hf_prefill(llmmem__ovf *o, hf *x, const struct llmmem_model *m,
     const uint64_t SS = llmmem__mul(o, S, S);
     const bool sdpa_mask = !eager && x->n_slide > 0 && S >= x->window;
     uint64_t mask = 0;
-    if (eager)
-        mask = blk(o, llmmem__mul3(o, B, SS, e));
+    if (eager) {
+        /* models with sliding and full layers build one mask per layer type
+         * (gemma2/gemma3/gpt-oss forward: causal_mask_mapping with
+         * create_causal_mask and create_sliding_window_causal_mask), both
+         * materialised by eager_mask */
+        uint64_t kinds = x->n_slide > 0 && x->n_slide < x->L ? 2 : 1;
+        mask = llmmem__mul(o, kinds, blk(o, llmmem__mul3(o, B, SS, e)));
+    }
     else if (sdpa_mask)
         mask = blk(o, SS);
     other = llmmem__add(o, other, mask);
@@ -369,7 +375,11 @@ static void hf_prefill(llmmem__ovf *o, hf *x, const struct llmmem_model *m,
          * (aten softmax: input.toType(dtype)), so input 2 + copy 4 + output 4;
          * fp16 uses the fused half_to_float kernel (2 + 4); fp32 4 + 4. GPT-2's
          * softmax keeps the input dtype (2 tensors). */
-        uint64_t per = e == 4 ? 8 : (x->half ? 6 : 10);
+        /* the peak is the larger of the softmax point (input + fp32 copy +
+         * fp32 output in bf16: 10; fused half_to_float in fp16: 2 + 4) and
+         * the `.to(query.dtype)` point (input + fp32 probs + the cast: 2 + 4
+         * + 2 = 8 in fp16; h16 measures 8 B per score element for fp16) */
+        uint64_t per = e == 4 ? 8 : (x->half ? 8 : 10);
         if (fam == LLMMEM__FAM_GPT2 || fam == LLMMEM__FAM_OPT)
             per = 2 * e;
         uint64_t sc = llmmem__mul3(o, B, a, SS);
@@ -414,7 +424,10 @@ static void hf_prefill(llmmem__ovf *o, hf *x, const struct llmmem_model *m,
     if (dense && x->f) {
         uint64_t Tf = blk(o, llmmem__mul3(o, e, T, x->f));
         uint64_t n;
-        if (m->gated_mlp)
+        if (m->gated_mlp && fam == LLMMEM__FAM_PHI3)
+            n = 4; /* Phi3MLP: the fused gate_up_proj output [T, 2f] stays alive
+                    * through its chunk views, + act(gate) + the product */
+        else if (m->gated_mlp)
             n = 3; /* act(gate), up, their product (LlamaMLP.forward) */
         else if (m->act == LLMMEM__ACT_GELU_NEW)
             n = 4; /* NewGELUActivation in Python ops: fc1 out, 0.5*x, two chain temps */
