@@ -229,10 +229,12 @@ static uint64_t kv_token_layer(llmmem__ovf *o, const struct llmmem_model *m, uin
     if (m->kv_lora_rank > 0) {
         if (vllm) /* vllm/v1/kv_cache_interface.py MLAAttentionSpec: one latent + rope */
             return llmmem__mul(o, u(m->kv_lora_rank) + u(m->qk_rope_head_dim), kvb);
-        /* HF modeling_deepseek_v3.py: cat(k_pass, k_rot) per head and the
-         * per-head V go through past_key_values.update */
-        return llmmem__mul3(o, a_r,
-                            u(m->qk_nope_head_dim) + u(m->qk_rope_head_dim) + u(m->v_head_dim), kvb);
+        /* HF transformers 5.17 caches the compressed latent and the roped
+         * key part, (kv_lora_rank + qk_rope_head_dim) per token, like vLLM:
+         * measured on H200 for deepseek_v2 and deepseek_v3 (h13, h34:
+         * 576 B per token per layer = (256 + 32) * 2) */
+        (void)a_r;
+        return llmmem__mul(o, u(m->kv_lora_rank) + u(m->qk_rope_head_dim), kvb);
     }
     /* cache_utils.DynamicLayer / vLLM AttentionSpec: 2*k*d elements */
     return llmmem__mul3(o, 2 * k_r, u(m->head_dim), kvb);
@@ -445,12 +447,22 @@ static void hf_prefill(llmmem__ovf *o, hf *x, const struct llmmem_model *m,
         uint64_t fm = m->moe_intermediate_size > 0 ? u(m->moe_intermediate_size) : x->f;
         uint64_t Sk = llmmem__mul(o, T, u(m->experts_per_token));
         uint64_t E = u(m->num_experts);
-        uint64_t t = llmmem__mul(o, 4, blk(o, llmmem__mul3(o, e, Sk, fm)));
-        t = llmmem__add(o, t, blk(o, llmmem__mul3(o, e, Sk, h)));
+        /* gate point: one gathered copy [S_k, h] + gate_up [S_k, 2f] +
+         * act(gate) + product; weighting point (`proj_out *
+         * sample_weights_g`, then `weighted_out[inv_perm]`): the gathered
+         * copy, the down output, the weighted output and its reordered copy,
+         * 4 [S_k, h] (h33/h15 measure the larger of the two) */
+        const uint64_t Skh = blk(o, llmmem__mul3(o, e, Sk, h));
+        uint64_t t = llmmem__max(llmmem__add(o, Skh, llmmem__mul(o, 4, blk(o, llmmem__mul3(o, e, Sk, fm)))),
+                                 llmmem__mul(o, 4, Skh));
         t = llmmem__add(o, t, llmmem__mul(o, 4, blk(o, llmmem__mul(o, 8, Sk))));
         t = llmmem__add(o, t, blk(o, llmmem__mul(o, e, Sk)));
         t = llmmem__add(o, t, blk(o, llmmem__mul3(o, e, T, E)));
         t = llmmem__add(o, t, blk(o, llmmem__mul(o, 8 + e, Sk)));
+        /* Qwen2MoeSparseMoeBlock.forward runs the shared expert first, so its
+         * [T, h] output is alive during the routed experts */
+        if (m->shared_expert_intermediate_size > 0 && strncmp(m->model_type, "qwen2_moe", 9) == 0)
+            t = llmmem__add(o, t, Th);
         p = (point){kv_all, llmmem__add(o, mlp_base, t), 0, other};
         keep_max(o, &best, &p);
         if (m->shared_expert_intermediate_size > 0) {
