@@ -170,7 +170,7 @@ static void bar(FILE *out, uint64_t v, uint64_t max, int width)
 enum {
     OPT_SCENARIO = 1 << 0,
     OPT_MODEL = 1 << 1,   /* --hf-config, --preset, raw numbers */
-    OPT_FILES = 1 << 2,   /* --deepspeed-config, --hf-training-args */
+    OPT_FILES = 1 << 2,   /* --deepspeed-config, --hf-training-args, --calibration */
     OPT_OUTPUT = 1 << 3,  /* --json, --explain, --units, --svg */
     OPT_JSON = 1 << 4,    /* --json only */
     OPT_PARAMS = 1 << 5,  /* --<parameter> */
@@ -186,6 +186,7 @@ typedef struct setting {
 
 typedef struct opts {
     const char *scenario, *hf_config, *preset, *ds_config, *hf_args, *svg;
+    const char *calibration;
     bool json, explain, help;
     enum units units;
     const char *positional[4];
@@ -292,6 +293,9 @@ static void parse_opts(opts *o, int argc, char **argv, int allowed, const char *
         } else if ((allowed & OPT_FILES) && strcmp(name, "hf_training_args") == 0) {
             TAKE();
             o->hf_args = value;
+        } else if ((allowed & OPT_FILES) && strcmp(name, "calibration") == 0) {
+            TAKE();
+            o->calibration = value;
         } else if ((allowed & OPT_OUTPUT) && strcmp(name, "svg") == 0) {
             TAKE();
             o->svg = value;
@@ -416,6 +420,14 @@ static void apply_files(llmmem_config *cfg, const llmmem_model *model, const opt
         free(text);
         if (rc)
             fail_lib(rc, EXIT_FAIL, o->ds_config);
+    }
+    if (o->calibration) {
+        size_t len;
+        char *text = read_text(o->calibration, &len);
+        rc = llmmem_config_apply_calibration_json(cfg, text, len);
+        free(text);
+        if (rc)
+            fail_lib(rc, EXIT_FAIL, o->calibration);
     }
 }
 
@@ -720,6 +732,8 @@ static const char help_estimate[] =
     "Framework files (applied after the scenario, before the parameter flags):\n"
     "  --hf-training-args FILE  HF TrainingArguments JSON (also LLaMA-Factory keys)\n"
     "  --deepspeed-config FILE  DeepSpeed ds_config.json (\"auto\" resolved as HF Trainer does)\n"
+    "  --calibration FILE       a calibration profile fitted from probe records\n"
+    "                           (docs/calibration.md; default: none, the identity)\n"
     "Output:\n"
     "  --json                   the result as JSON (docs/json-schema.md)\n"
     "  --explain                every term with its formula, source and bytes\n"
