@@ -352,6 +352,128 @@ static void test_extra_families(void **state)
     llmmem_config_free(c);
 }
 
+/* ---- second extra batch (h200-extra.jsonl re-taken in one run with the dev
+ * convention: peak = max_memory_allocated above the scenario's start + one
+ * 32 MiB workspace). Each hand value is peak - weights at the point named,
+ * from the transformers 5.17 / torch 2.11 code cited; it must equal the
+ * estimate and the measured peak - weights_bytes within 0.02%. */
+static void test_extra_second_batch(void **state)
+{
+    (void)state;
+    llmmem_config *c = NULL;
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_config_new(&c), 0);
+    assert_int_equal(llmmem_result_new(&r), 0);
+    struct llmmem_model m;
+    const uint64_t ws = 33554432;
+    for (int i = 0; i < 5; i++) {
+        const char *id = "";
+        uint64_t hand = 0, peak = 0, weights = 0;
+        if (i == 0) {
+            /* h16 llama fp16 eager, B 4, S 2048, a 12, k 4, d 128, h 1536:
+             * the last layer's eager_attention_forward at
+             * `softmax(..., dtype=float32).to(query.dtype)`: fp16 scores 2 +
+             * fp32 probs 4 + the fp16 cast 2 = 8 B per score element (the
+             * fused half_to_float softmax alone would be 6); q, repeat_kv'd
+             * K and V, embedding, layer input, normed input, KV of 8 layers,
+             * the float [B,1,S,S] mask (masking_utils.eager_mask). */
+            id = "h16";
+            const uint64_t B = 4, S = 2048, T = B * S, sc = B * 12 * S * S;
+            hand = 8 * (2 * 4 * 128 * 2) * T + 3 * 2 * T * 1536 + 2 * T * 12 * 128 +
+                   2 * (2 * B * 12 * S * 128) + 8 * sc + ws + B * S * 8 + S * 8 + 2 * S * 128 * 2 +
+                   B * S * S * 2;
+            peak = 2563903488u, weights = 599838720u;
+            dense(&m, "llama", LLMMEM__FAM_LLAMA, 32000, 1536, 8, 12, 4, 128, 4096, 299656704);
+            m.torch_dtype = LLMMEM__DT_FP16;
+            infer_cfg(c, 4, 2048, 16, LLMMEM__Q_FP16, LLMMEM__ATTN_EAGER);
+        } else if (i == 1) {
+            /* h36 phi3 bf16 sdpa, B 16, S 2048, a = k = 16, d 64, f 2816: the
+             * MLP point with Phi3MLP's fused gate_up_proj output [T, 2f]
+             * still referenced by the `gate`/`up_states` chunk views while
+             * act(gate) and the product exist: 4 * e*T*f (llama: 3). */
+            id = "h36";
+            const uint64_t T = 16 * 2048;
+            hand = 8 * (2 * 16 * 64 * 2) * T + 4 * 2 * T * 1024 + 4 * 2 * T * 2816 + ws + 16 * 2048 * 8 +
+                   2048 * 8 + 2 * 2048 * 64 * 2;
+            peak = 2451622912u, weights = 336890880u;
+            dense(&m, "phi3", LLMMEM__FAM_PHI3, 32064, 1024, 8, 16, 16, 64, 2816, 168444928);
+            m.torch_dtype = LLMMEM__DT_BF16;
+            infer_cfg(c, 16, 2048, 16, LLMMEM__Q_BF16, LLMMEM__ATTN_SDPA);
+        } else if (i == 2) {
+            /* h11 gemma2 bf16 eager, B 8, S 1024, a 4, k 2, d 256, h 1152, 3
+             * of 6 layers sliding (window 512): the softmax of the last layer
+             * (10 B per score element), and TWO float [B,1,S,S] masks
+             * (Gemma2Model.forward builds causal_mask_mapping with a full and
+             * a sliding-window mask, both through eager_mask), 3
+             * _sliding_window_tensor of 512 B. */
+            id = "h11";
+            const uint64_t B = 8, S = 1024, T = B * S, sc = B * 4 * S * S;
+            hand = 6 * (2 * 2 * 256 * 2) * T + 3 * 2 * T * 1152 + 2 * T * 4 * 256 + 2 * (2 * B * 4 * S * 256) +
+                   10 * sc + ws + B * S * 8 + S * 8 + 2 * S * 256 * 2 + 2 * (B * S * S * 2) + 3 * 512;
+            peak = 1434854912u, weights = 823459840u;
+            dense(&m, "gemma2", LLMMEM__FAM_GEMMA, 256000, 1152, 6, 4, 2, 256, 4608, 411725952);
+            m.tie_embeddings = true;
+            m.act = LLMMEM__ACT_GELU_TANH_GLU;
+            m.norms_per_layer = 4;
+            m.sliding_window = 512;
+            m.num_sliding_layers = 3;
+            m.attn_logit_softcapping = 50.0;
+            m.torch_dtype = LLMMEM__DT_BF16;
+            infer_cfg(c, 8, 1024, 16, LLMMEM__Q_BF16, LLMMEM__ATTN_EAGER);
+        } else {
+            /* h33 olmoe (E 16, top 4, f_moe 512) / h15 qwen2_moe (E 8, top 2,
+             * f_moe 512, shared 1024, qkv bias), bf16 sdpa, B 16, S 1024
+             * (T 16384): transformers integrations/moe.py
+             * grouped_mm_experts_forward over S_k = T*top_k slots. At the
+             * weighting step (`proj_out * sample_weights_g`, then
+             * `weighted_out[inv_perm]`) the gathered [S_k, h] copy, the down
+             * output, the weighted output and its reordered copy coexist: 4
+             * e*S_k*h, larger here than the gate point (1 + 4 e*S_k*f);
+             * int64 token_idx/perm/inv_perm/expert_ids_g 4*8*S_k, weights
+             * e*S_k, router logits e*T*E, top-k (8+e)*S_k. qwen2_moe runs
+             * its shared expert first (Qwen2MoeSparseMoeBlock.forward), so
+             * that [T, h] output is alive too; its biased q/k/v add the 1 MiB
+             * cuBLASLt workspace. Residual/base: 4 e*T*h. */
+            const bool qwen = i == 4;
+            const uint64_t T = 16384, top = qwen ? 2 : 4, E = qwen ? 8 : 16, Sk = T * top;
+            id = qwen ? "h15" : "h33";
+            hand = 6 * (2 * 16 * 64 * 2) * T + 4 * 2 * T * 1024 + 4 * 2 * Sk * 1024 + 4 * 8 * Sk + 2 * Sk +
+                   2 * T * E + 10 * Sk + ws + 16 * 1024 * 8 + 1024 * 8 + 2 * 1024 * 64 * 2;
+            if (qwen)
+                hand += 2 * T * 1024 + 1048576;
+            peak = qwen ? 1245794304u : 1670049792u;
+            weights = qwen ? 370322432u : 559139840u;
+            dense(&m, qwen ? "qwen2_moe" : "olmoe", LLMMEM__FAM_LLAMA, qwen ? 32000 : 50304, 1024, 6, 16, 16,
+                  64, qwen ? 2816 : 512, qwen ? 185160704 : 279307264);
+            m.num_experts = (int64_t)E;
+            m.experts_per_token = (int64_t)top;
+            m.moe_intermediate_size = 512;
+            m.num_moe_layers = 6;
+            if (qwen) {
+                m.shared_expert_intermediate_size = 1024;
+                m.attention_bias = true;
+            }
+            m.torch_dtype = LLMMEM__DT_BF16;
+            infer_cfg(c, 16, 1024, 16, LLMMEM__Q_BF16, LLMMEM__ATTN_SDPA);
+        }
+        if (llmmem_estimate_inference(r, &m, c))
+            fail_msg("%s: %s", id, llmmem_last_error());
+        uint64_t ph = 0, w = 0;
+        assert_int_equal(llmmem_result_phase_bytes(&ph, r, LLMMEM_PHASE_PREFILL), 0);
+        assert_int_equal(llmmem_result_get_u64(&w, r, LLMMEM_R_WEIGHTS_BYTES), 0);
+        if (ph - w != hand)
+            fail_msg("%s: peak-weights %llu, hand %llu", id, (unsigned long long)(ph - w),
+                     (unsigned long long)hand);
+        double e = rel(hand, peak - weights);
+        printf("  %s peak-weights %llu vs measured %llu (%+.5f%%)\n", id, (unsigned long long)hand,
+               (unsigned long long)(peak - weights), 100 * e);
+        if (fabs(e) > 0.0002)
+            fail_msg("%s: %+.5f%% vs measured", id, 100 * e);
+    }
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+}
+
 /* Storage formats, Llama-2-7B: linears = params - embedding - head - norms =
  * 6738415616 - 2*32000*4096 - 65*4096 = 6476005376 elements, the rest 16-bit
  * (formulas.md §4.3). */
@@ -409,8 +531,9 @@ static void test_weight_formats(void **state)
 
 /* KV per token: MLA (DeepSeek-V3: 61 layers, kv_lora 512, rope 64, 128 heads,
  * nope 128, v 128): vLLM caches 576 elements = 70,272 B/token over 61 layers
- * in bf16 (llm-d capacity_planner_test), HF caches 128*(128+64+128) per layer
- * = 4,997,120 B/token (modeling_deepseek_v3.py). */
+ * in bf16 (llm-d capacity_planner_test); HF transformers 5.17 caches the same
+ * latent + rope part (H200 measurements h13/h34: 576 B per token per layer for
+ * kv_lora 256 + rope 32 in bf16), so 70,272 B/token as well. */
 static void test_kv_mla(void **state)
 {
     (void)state;
@@ -436,7 +559,7 @@ static void test_kv_mla(void **state)
     assert_int_equal(llmmem_estimate_inference(r, &m, c), 0);
     uint64_t t = 0;
     assert_int_equal(llmmem_result_get_u64(&t, r, LLMMEM_R_KV_BYTES_PER_TOKEN), 0);
-    assert_int_equal(t, 4997120);
+    assert_int_equal(t, 70272);
     c->runtime = LLMMEM__RT_VLLM;
     c->tp = 8;
     c->gpu_memory_bytes = INT64_C(150121545728);
@@ -582,6 +705,7 @@ int main(void)
         cmocka_unit_test(test_weight_formats),  cmocka_unit_test(test_kv_mla),
         cmocka_unit_test(test_vllm_vectors),    cmocka_unit_test(test_vllm_kv_per_token),
         cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_extra_families),
+        cmocka_unit_test(test_extra_second_batch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
