@@ -1151,7 +1151,8 @@ static void json_layout(llmmem__buf *b, const plan_layout *l, int rank, int mode
         llmmem__buf_f64(b, times[i].v);
         llmmem__buf_printf(b, ",");
     }
-    llmmem__buf_printf(b, "\"flops\":%.6e,", t->flops);
+    /* whole FLOPs: "%.0f" has no decimal point, so no locale can change it */
+    llmmem__buf_printf(b, "\"flops\":%.0f,", t->flops);
     llmmem__buf_printf(b,
                        "\"peak_allocated_bytes\":%llu,\"peak_reserved_bytes\":%llu,"
                        "\"total_bytes_per_gpu\":%llu,\"gpu_memory_bytes\":%llu,\"peak_phase\":\"%s\","
