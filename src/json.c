@@ -148,6 +148,14 @@ static int sc_string(scan *sc)
         if (sc->i >= sc->n)
             return sc_fail(sc, "unexpected end of input inside a string");
         unsigned char c = sc->s[sc->i];
+        /* Plain ASCII runs: advance without the per-byte line/column logic. */
+        while (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            sc->i++;
+            sc->col++;
+            if (sc->i >= sc->n)
+                return sc_fail(sc, "unexpected end of input inside a string");
+            c = sc->s[sc->i];
+        }
         if (c == '"') {
             sc_adv(sc);
             return 0;
@@ -345,13 +353,6 @@ static int sc_value(scan *sc)
 
 /* ---- document ------------------------------------------------------------ */
 
-static int pos_cmp(const void *a, const void *b)
-{
-    const jpos *x = a, *y = b;
-    uintptr_t p = (uintptr_t)x->node, q = (uintptr_t)y->node;
-    return p < q ? -1 : p > q;
-}
-
 /* Pre-order walk of the cJSON tree, assigning recorded positions in order. */
 static int zip(const cJSON *n, jpos *pos, size_t npos, size_t *k)
 {
@@ -453,7 +454,6 @@ int llmmem__json_parse(llmmem__json **out, const char *text, size_t len, const c
         return llmmem__error(LLMMEM_E_INTERNAL, "%s: JSON position table out of step with cJSON",
                              source);
     }
-    qsort(doc->pos, doc->npos, sizeof *doc->pos, pos_cmp);
     *out = doc;
     return 0;
 }
@@ -485,7 +485,12 @@ const llmmem__jnode *llmmem__json_get(const llmmem__jnode *obj, const char *key)
 {
     if (!obj || !key || !cJSON_IsObject(obj))
         return NULL;
-    return cJSON_GetObjectItemCaseSensitive(obj, key);
+    /* Case-sensitive, first match, as cJSON_GetObjectItemCaseSensitive; the
+     * first-byte test skips most strcmp calls (hfconfig looks up ~100 keys). */
+    for (const cJSON *c = obj->child; c; c = c->next)
+        if (c->string && c->string[0] == key[0] && strcmp(c->string, key) == 0)
+            return c;
+    return NULL;
 }
 
 const llmmem__jnode *llmmem__json_first(const llmmem__jnode *n)
@@ -520,8 +525,12 @@ static const jpos *find_pos(const llmmem__json *doc, const llmmem__jnode *n)
 {
     if (!doc || !n || !doc->pos)
         return NULL;
-    jpos key = {.node = n};
-    return bsearch(&key, doc->pos, doc->npos, sizeof *doc->pos, pos_cmp);
+    /* Positions are only read to report an error: a linear search keeps the
+     * successful parse free of sorting. */
+    for (size_t i = 0; i < doc->npos; i++)
+        if (doc->pos[i].node == n)
+            return &doc->pos[i];
+    return NULL;
 }
 
 void llmmem__json_pos(const llmmem__json *doc, const llmmem__jnode *n, int *line, int *col)

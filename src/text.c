@@ -175,8 +175,10 @@ void llmmem__buf_f64(llmmem__buf *b, double v)
         llmmem__buf_printf(b, "-");
         v = -v;
     }
-    if (v >= 9.0e15) {
-        llmmem__buf_printf(b, "%.0f", v); /* digits only: no locale separator */
+    if (v >= 9.0e12) {
+        /* beyond what llround(v * 1e6) holds: whole units (digits only, no
+         * locale separator) */
+        llmmem__buf_printf(b, "%.0f", v);
         return;
     }
     long long scaled = llround(v * 1e6);
