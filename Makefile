@@ -191,3 +191,44 @@ FORCE:
 
 .PHONY: all lib examples check sanitize memcheck abi-check abi-baseline docs bench install \
         uninstall deps test-deps run clean FORCE
+
+# ---- fuzzing (fuzz/, docs/robustness.md) ---------------------------------------
+#   make fuzz [FUZZ_TIME=seconds per target] [FUZZ_TARGETS="fuzz_hf_config ..."] [-j2]
+#   make fuzz-build      the libFuzzer binaries (clang, ASan + UBSan) in build/fuzz
+#   make fuzz-replay     the corpus and past crashes through the gcc replay driver
+# New inputs go to build/fuzz/corpus/<target>, crashes to build/fuzz/crashes/<target>.
+FUZZ_CC      ?= clang
+FUZZ_TIME    ?= 60
+FUZZ_TARGETS ?= $(patsubst fuzz/%.c,%,$(wildcard fuzz/fuzz_*.c))
+FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_OBJS    := $(SRCS:src/%.c=build/fuzz/obj/%.o)
+FUZZ_WRAP    := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
+
+build/fuzz/obj/%.o: src/%.c include/llmmem.h src/internal.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) $(LIBCFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+build/fuzz/cli.o: examples/llmmem.c fuzz/cli_shim.h include/llmmem.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(EXE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -include fuzz/cli_shim.h -c $< -o $@
+
+build/fuzz/fuzz_cli: fuzz/fuzz_cli.c fuzz/fuzz_common.h build/fuzz/cli.o $(FUZZ_OBJS)
+	$(FUZZ_CC) $(EXE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $< build/fuzz/cli.o $(FUZZ_OBJS) $(FUZZ_WRAP) -o $@ $(LDLIBS_LIB)
+
+build/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_common.h $(FUZZ_OBJS)
+	$(FUZZ_CC) $(EXE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) -o $@ $(LDLIBS_LIB)
+
+fuzz-build: $(FUZZ_TARGETS:%=build/fuzz/%)
+
+fuzz-run-%: build/fuzz/%
+	@mkdir -p build/fuzz/corpus/$* build/fuzz/crashes/$*
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./build/fuzz/$* \
+	  -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
+	  -dict=fuzz/$*.dict -artifact_prefix=build/fuzz/crashes/$*/ build/fuzz/corpus/$* fuzz/corpus/$*
+
+fuzz: $(FUZZ_TARGETS:%=fuzz-run-%)
+
+fuzz-replay: lib
+	@CC='$(CC)' LIBA=$(ALIB) bash test/test_fuzz_replay.sh
+
+.PHONY: fuzz fuzz-build fuzz-replay
