@@ -125,6 +125,27 @@ enum llmmem__family {
 #define LLMMEM__MAX_NOTES 8
 #define LLMMEM__NOTE_MAX 160
 
+/* ---- parameter tensors (tensors.c) ---------------------------------------- */
+
+enum llmmem__tkind { LLMMEM__T_EMBED = 0, LLMMEM__T_ATTN, LLMMEM__T_MLP, LLMMEM__T_EXPERT,
+                     LLMMEM__T_ROUTER, LLMMEM__T_NORM, LLMMEM__T_HEAD, LLMMEM__T_BIAS };
+#define LLMMEM__MAX_TENSORS 48
+typedef struct llmmem__tensor {
+    const char *name; /* HF module name (static) */
+    int kind;         /* enum llmmem__tkind */
+    int64_t rows, cols; /* cols = 1 for vectors */
+    int64_t count;    /* how many such tensors in the model */
+    bool linear;      /* weight of an nn.Linear (LoRA target, autocast-cast) */
+} llmmem__tensor;
+typedef struct llmmem__tensors {
+    int n;
+    bool exact; /* false: approximated from component counts */
+    llmmem__tensor t[LLMMEM__MAX_TENSORS];
+} llmmem__tensors;
+struct llmmem_model;
+void llmmem__tensors_of(llmmem__tensors *t, const struct llmmem_model *m);
+bool llmmem__lora_targets(const char *targets, const llmmem__tensor *x);
+
 /* The parsed description of a model. Field meanings follow HF config names.
  * Everything an estimator needs is here; counts are filled by
  * llmmem__model_count(). */
@@ -216,6 +237,8 @@ struct llmmem_model {
     /* Parameters of the linear layers inside one decoder layer (for LoRA
      * all-linear and autocast caches): filled by llmmem__model_count. */
     int64_t layer_linear_params;
+    /* parameter tensors (llmmem__tensors_of), filled by llmmem__model_count */
+    llmmem__tensors tensors;
 
     int note_count;
     char notes[LLMMEM__MAX_NOTES][LLMMEM__NOTE_MAX];
@@ -240,26 +263,6 @@ int llmmem__model_count(struct llmmem_model *m);
 /* Checks that an estimator can use the model (positive dims etc.). */
 int llmmem__model_validate(const struct llmmem_model *m);
 void llmmem__model_note(struct llmmem_model *m, const char *fmt, ...) LLMMEM_PRINTF(2, 3);
-
-/* ---- parameter tensors (tensors.c) ---------------------------------------- */
-
-enum llmmem__tkind { LLMMEM__T_EMBED = 0, LLMMEM__T_ATTN, LLMMEM__T_MLP, LLMMEM__T_EXPERT,
-                     LLMMEM__T_ROUTER, LLMMEM__T_NORM, LLMMEM__T_HEAD, LLMMEM__T_BIAS };
-#define LLMMEM__MAX_TENSORS 48
-typedef struct llmmem__tensor {
-    const char *name; /* HF module name (static) */
-    int kind;         /* enum llmmem__tkind */
-    int64_t rows, cols; /* cols = 1 for vectors */
-    int64_t count;    /* how many such tensors in the model */
-    bool linear;      /* weight of an nn.Linear (LoRA target, autocast-cast) */
-} llmmem__tensor;
-typedef struct llmmem__tensors {
-    int n;
-    bool exact; /* false: approximated from component counts */
-    llmmem__tensor t[LLMMEM__MAX_TENSORS];
-} llmmem__tensors;
-void llmmem__tensors_of(llmmem__tensors *t, const struct llmmem_model *m);
-bool llmmem__lora_targets(const char *targets, const llmmem__tensor *x);
 
 /* ---- configurations (params.c, config.c) --------------------------------- */
 

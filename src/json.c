@@ -105,12 +105,23 @@ static int sc_unexpected(scan *sc, const char *expected)
 
 static void sc_ws(scan *sc)
 {
-    while (sc->i < sc->n) {
-        unsigned char c = sc->s[sc->i];
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+    size_t i = sc->i;
+    int line = sc->line, col = sc->col;
+    while (i < sc->n) {
+        unsigned char c = sc->s[i];
+        if (c == ' ' || c == '\t' || c == '\r') {
+            col++;
+        } else if (c == '\n') {
+            line++;
+            col = 1;
+        } else {
             break;
-        sc_adv(sc);
+        }
+        i++;
     }
+    sc->i = i;
+    sc->line = line;
+    sc->col = col;
 }
 
 static int sc_record(scan *sc, size_t *slot)

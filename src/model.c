@@ -239,7 +239,11 @@ int llmmem__model_count(struct llmmem_model *m)
     m->params_active = (int64_t)(total - (idle < total ? idle : total));
     m->largest_module_params = (int64_t)k.largest;
     m->layer_linear_params = (int64_t)(k.linear_total / (uint64_t)m->num_layers);
-    return o.overflow ? llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model: overflow") : 0;
+    if (o.overflow)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model: overflow");
+    /* The parameter tensors, once per model, for the estimators (tensors.c). */
+    llmmem__tensors_of(&m->tensors, m);
+    return 0;
 }
 
 int llmmem__model_validate(const struct llmmem_model *m)

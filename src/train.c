@@ -525,9 +525,16 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     t->tokens = T;
     t->checkpointing = c->checkpointing == LLMMEM__CKPT_FULL;
 
-    llmmem__tensors ts;
-    llmmem__tensors_of(&ts, m);
-    if (!ts.exact)
+    /* Built once with the model (llmmem__model_count); a model filled by hand
+     * without the list gets it here. */
+    llmmem__tensors local;
+    const llmmem__tensors *tsp = &m->tensors;
+    if (m->tensors.n == 0) {
+        llmmem__tensors_of(&local, m);
+        tsp = &local;
+    }
+    const llmmem__tensors *const ts = tsp;
+    if (!ts->exact)
         llmmem__result_note(r, "per-tensor layout of %s approximated from component counts",
                             m->model_type);
 
@@ -536,10 +543,10 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     st->params = m->params;
     st->weight_bytes = (int)rc.pb;
     uint64_t linear_params = 0, largest_linear = 0;
-    for (int i = 0; i < ts.n; i++) {
-        if (ts.t[i].linear && ts.t[i].kind != LLMMEM__T_BIAS) {
-            uint64_t n = (uint64_t)ts.t[i].rows * (uint64_t)ts.t[i].cols;
-            linear_params = llmmem__add(&o, linear_params, llmmem__mul(&o, n, (uint64_t)ts.t[i].count));
+    for (int i = 0; i < ts->n; i++) {
+        if (ts->t[i].linear && ts->t[i].kind != LLMMEM__T_BIAS) {
+            uint64_t n = (uint64_t)ts->t[i].rows * (uint64_t)ts->t[i].cols;
+            linear_params = llmmem__add(&o, linear_params, llmmem__mul(&o, n, (uint64_t)ts->t[i].count));
             largest_linear = llmmem__max(largest_linear, n);
         }
     }
@@ -554,7 +561,7 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     llmmem__lora_shape ls;
     uint64_t lora_params = 0;
     if (rc.lora) {
-        int rcode = lora_shape(&ls, &ts, c);
+        int rcode = lora_shape(&ls, ts, c);
         if (rcode)
             return rcode;
         for (int i = 0; i < ls.n; i++)
@@ -589,7 +596,7 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     uint64_t sb = dtype_or(c->optimizer_state_dtype, master ? 4 : train_wb);
     st->state_bytes = (int)sb;
     llmmem__optim_bytes ob;
-    int rcode = llmmem__optim_compute(&ob, (int)c->optimizer, (int)c->optimizer_impl, &ts,
+    int rcode = llmmem__optim_compute(&ob, (int)c->optimizer, (int)c->optimizer_impl, ts,
                                       rc.lora ? &ls : NULL, (int)sb, &o);
     if (rcode)
         return rcode;
@@ -613,12 +620,12 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
 
     /* Gradients per layer and outside the layers (embedding, head, final norm). */
     uint64_t layer_params = 0;
-    for (int i = 0; i < ts.n; i++)
-        if (ts.t[i].kind != LLMMEM__T_EMBED && ts.t[i].kind != LLMMEM__T_HEAD &&
-            !(ts.t[i].count == 1))
+    for (int i = 0; i < ts->n; i++)
+        if (ts->t[i].kind != LLMMEM__T_EMBED && ts->t[i].kind != LLMMEM__T_HEAD &&
+            !(ts->t[i].count == 1))
             layer_params = llmmem__add(&o, layer_params,
-                                       llmmem__mul3(&o, (uint64_t)ts.t[i].rows, (uint64_t)ts.t[i].cols,
-                                                    (uint64_t)ts.t[i].count));
+                                       llmmem__mul3(&o, (uint64_t)ts->t[i].rows, (uint64_t)ts->t[i].cols,
+                                                    (uint64_t)ts->t[i].count));
     const uint64_t L = (uint64_t)(m->num_layers > 0 ? m->num_layers : 1);
     if (rc.lora) {
         t->layer_grad = st->grads / L;
