@@ -638,4 +638,9 @@ void llmmem__megatron_theoretical(double *weights_optim, double *activations,
                                   const llmmem__layout *l);
 /* ---- end of the engines block ---- */
 
+/* ---- vision (vision.c) ---------------------------------------------------- */
+/* Values of LLMMEM_P_VISION_TRAINING (order = vision_names in params.c). */
+enum llmmem__vtrain { LLMMEM__VT_FROZEN = 0, LLMMEM__VT_FULL = 1, LLMMEM__VT_LORA = 2 };
+/* ---- end of the vision block ---- */
+
 #endif /* LLMMEM_INTERNAL_H */
