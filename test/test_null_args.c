@@ -1,0 +1,523 @@
+/* Every public function with NULL and garbage for each argument: NULL handles, NULL out
+ * pointers, NULL and empty strings, unknown enum values and indices (negative, one past the
+ * end, INT_MIN/INT_MAX), NaN/infinite/negative reals, a NULL buffer with a non-zero
+ * capacity, zero and one-byte capacities, text that is not NUL-free or not UTF-8. Each call
+ * must return its documented error (LLMMEM_E_INVALID_ARG for a NULL pointer, else the
+ * status the header names) with a non-empty llmmem_last_error(), or NULL / 0 where the
+ * header says so; never crash. Expected statuses come from include/llmmem.h. */
+#include "llmmem.h"
+
+#include <limits.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+static const int bad_ints[] = {-1, INT_MIN, INT_MAX, 99, 1000000};
+
+/* rc is `status` and the thread's error text says something. */
+static void expect_status(int rc, int status, const char *call, int line)
+{
+    if (rc != status)
+        fail_msg("line %d: %s returned %d (%s), want %d (%s); last error: %s", line, call, rc,
+                 llmmem_status_name(rc), status, llmmem_status_name(status), llmmem_last_error());
+    if (status != 0) {
+        const char *e = llmmem_last_error();
+        if (!e || !*e)
+            fail_msg("line %d: %s failed with an empty llmmem_last_error()", line, call);
+    }
+}
+#define EXPECT(call, status)                                                                       \
+    do {                                                                                           \
+        llmmem_clear_error();                                                                      \
+        expect_status((call), (status), #call, __LINE__);                                          \
+    } while (0)
+#define EXPECT_NULL_ARG(call) EXPECT(call, LLMMEM_E_INVALID_ARG)
+/* any error but INTERNAL, with a message */
+#define EXPECT_FAIL(call)                                                                          \
+    do {                                                                                           \
+        llmmem_clear_error();                                                                      \
+        int rc_ = (call);                                                                          \
+        if (rc_ >= 0 || rc_ == LLMMEM_E_INTERNAL)                                                  \
+            fail_msg("line %d: %s returned %d, want an error", __LINE__, #call, rc_);              \
+        if (!*llmmem_last_error())                                                                 \
+            fail_msg("line %d: %s: empty error text", __LINE__, #call);                            \
+    } while (0)
+
+typedef struct fixture {
+    llmmem_model *model;
+    llmmem_config *cfg;
+    llmmem_result *res;
+    llmmem_plan *plan;
+} fixture;
+
+static int setup(void **state)
+{
+    static fixture f;
+    memset(&f, 0, sizeof f);
+    if (llmmem_model_from_preset(&f.model, "llama-3.2-1b") != 0 || llmmem_config_new(&f.cfg) != 0 ||
+        llmmem_result_new(&f.res) != 0 || llmmem_plan_new(&f.plan) != 0)
+        return -1;
+    if (llmmem_estimate(f.res, f.model, f.cfg) != 0)
+        return -1;
+    *state = &f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    llmmem_plan_free(f->plan);
+    llmmem_result_free(f->res);
+    llmmem_config_free(f->cfg);
+    llmmem_model_free(f->model);
+    return 0;
+}
+
+static void info_and_names(void **state)
+{
+    (void)state;
+    assert_true(llmmem_version_number() > 0);
+    assert_non_null(llmmem_version_string());
+    assert_true(llmmem_soversion() >= 0);
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++) {
+        int v = bad_ints[i];
+        /* unknown statuses still have a name and a text */
+        if (v != -1) {
+            assert_non_null(llmmem_status_name(v));
+            assert_non_null(llmmem_strerror(v));
+        }
+        if (v != -1 && v != 99) {
+            assert_null(llmmem_phase_name(v));
+            assert_null(llmmem_component_name(v));
+        }
+        assert_null(llmmem_result_key_name(v));
+        assert_int_equal(llmmem_result_key_type(v), LLMMEM_E_INVALID_ARG);
+        assert_null(llmmem_model_key_name(v));
+        assert_int_equal(llmmem_result_key_at(v), LLMMEM_E_INVALID_ARG);
+        assert_int_equal(llmmem_model_key_at(v), LLMMEM_E_INVALID_ARG);
+        assert_int_equal(llmmem_param_at(v), LLMMEM_E_INVALID_ARG);
+        assert_null(llmmem_param_name(v));
+        assert_int_equal(llmmem_param_type(v), LLMMEM_E_INVALID_ARG);
+        assert_null(llmmem_param_doc(v));
+        assert_int_equal(llmmem_param_enum_count(v), 0);
+        assert_null(llmmem_param_enum_name(v, 0));
+        assert_null(llmmem_preset_name(v));
+        assert_null(llmmem_preset_description(v));
+        assert_null(llmmem_gpu_name(v));
+        assert_null(llmmem_plan_reject_name(v));
+    }
+    assert_string_equal(llmmem_status_name(12345), "LLMMEM_E_UNKNOWN");
+    assert_null(llmmem_phase_name(llmmem_phase_count()));
+    assert_null(llmmem_component_name(llmmem_component_count()));
+    assert_int_equal(llmmem_result_key_at(llmmem_result_key_count()), LLMMEM_E_INVALID_ARG);
+    assert_int_equal(llmmem_model_key_at(llmmem_model_key_count()), LLMMEM_E_INVALID_ARG);
+    assert_int_equal(llmmem_param_at(llmmem_param_count()), LLMMEM_E_INVALID_ARG);
+    assert_null(llmmem_preset_name(llmmem_preset_count()));
+    assert_null(llmmem_gpu_name(llmmem_gpu_count()));
+    llmmem_clear_error();
+    assert_string_equal(llmmem_last_error(), "");
+}
+
+static void param_introspection(void **state)
+{
+    (void)state;
+    int p = 0;
+    int64_t lo, hi, d;
+    double flo, fhi, fd;
+    EXPECT_NULL_ARG(llmmem_param_from_name(NULL, "seq_len"));
+    EXPECT_NULL_ARG(llmmem_param_from_name(&p, NULL));
+    EXPECT(llmmem_param_from_name(&p, ""), LLMMEM_E_UNKNOWN_PARAM);
+    EXPECT(llmmem_param_from_name(&p, "seq_len\xff"), LLMMEM_E_UNKNOWN_PARAM);
+    EXPECT(llmmem_param_from_name(&p, "SEQ_LEN "), LLMMEM_E_UNKNOWN_PARAM);
+    EXPECT_NULL_ARG(llmmem_param_bounds_i64(NULL, &hi, LLMMEM_P_SEQ_LEN));
+    EXPECT_NULL_ARG(llmmem_param_bounds_i64(&lo, NULL, LLMMEM_P_SEQ_LEN));
+    EXPECT_NULL_ARG(llmmem_param_bounds_f64(NULL, &fhi, LLMMEM_P_LORA_ALPHA));
+    EXPECT_NULL_ARG(llmmem_param_bounds_f64(&flo, NULL, LLMMEM_P_LORA_ALPHA));
+    EXPECT_NULL_ARG(llmmem_param_default_i64(NULL, LLMMEM_P_SEQ_LEN));
+    EXPECT_NULL_ARG(llmmem_param_default_f64(NULL, LLMMEM_P_LORA_ALPHA));
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++) {
+        EXPECT_NULL_ARG(llmmem_param_bounds_i64(&lo, &hi, bad_ints[i]));
+        EXPECT_NULL_ARG(llmmem_param_bounds_f64(&flo, &fhi, bad_ints[i]));
+        EXPECT_NULL_ARG(llmmem_param_default_i64(&d, bad_ints[i]));
+        EXPECT_NULL_ARG(llmmem_param_default_f64(&fd, bad_ints[i]));
+    }
+    /* typed accessors of the wrong type */
+    EXPECT(llmmem_param_bounds_i64(&lo, &hi, LLMMEM_P_LORA_ALPHA), LLMMEM_E_PARAM_TYPE);
+    EXPECT(llmmem_param_bounds_f64(&flo, &fhi, LLMMEM_P_SEQ_LEN), LLMMEM_E_PARAM_TYPE);
+    EXPECT(llmmem_param_default_i64(&d, LLMMEM_P_LORA_ALPHA), LLMMEM_E_PARAM_TYPE);
+    EXPECT(llmmem_param_default_f64(&fd, LLMMEM_P_SEQ_LEN), LLMMEM_E_PARAM_TYPE);
+    assert_null(llmmem_param_enum_name(LLMMEM_P_ENGINE, -1));
+    assert_null(llmmem_param_enum_name(LLMMEM_P_ENGINE, INT64_MAX));
+    assert_null(llmmem_param_enum_name(LLMMEM_P_ENGINE, INT64_MIN));
+    assert_null(llmmem_param_enum_name(LLMMEM_P_ENGINE, llmmem_param_enum_count(LLMMEM_P_ENGINE)));
+    assert_null(llmmem_param_enum_name(LLMMEM_P_SEQ_LEN, 0)); /* not an enum */
+    uint64_t b;
+    EXPECT_NULL_ARG(llmmem_gpu_memory_bytes(NULL, 0));
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++)
+        EXPECT_FAIL(llmmem_gpu_memory_bytes(&b, bad_ints[i]));
+}
+
+static void models(void **state)
+{
+    fixture *f = *state;
+    llmmem_model *m = (llmmem_model *)0x1; /* must stay untouched on error */
+    const char ok[] = "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+                      " \"num_attention_heads\": 4, \"intermediate_size\": 128, \"vocab_size\": 100}";
+    EXPECT_NULL_ARG(llmmem_model_from_hf_json(NULL, ok, strlen(ok)));
+    EXPECT_NULL_ARG(llmmem_model_from_hf_json(&m, NULL, 10));
+    assert_ptr_equal(m, (llmmem_model *)0x1);
+    EXPECT(llmmem_model_from_hf_json(&m, ok, 0), LLMMEM_E_PARSE);
+    EXPECT(llmmem_model_from_hf_json(&m, ok, strlen(ok) - 1), LLMMEM_E_PARSE); /* cut */
+    EXPECT(llmmem_model_from_hf_json(&m, "{\"a\":1}\0garbage", 15), LLMMEM_E_PARSE);
+    EXPECT(llmmem_model_from_hf_json(&m, "\xff\xfe{}", 4), LLMMEM_E_PARSE);
+    EXPECT_FAIL(llmmem_model_from_hf_json(&m, "{}", 2));
+    EXPECT_FAIL(llmmem_model_from_hf_json(&m, "[]", 2));
+    EXPECT_FAIL(llmmem_model_from_hf_json(&m, "null", 4));
+    assert_ptr_equal(m, (llmmem_model *)0x1);
+    m = NULL;
+
+    EXPECT_NULL_ARG(llmmem_model_from_hf_file(NULL, "test/data/configs/dev/gpt2-medium.json"));
+    EXPECT_NULL_ARG(llmmem_model_from_hf_file(&m, NULL));
+    EXPECT(llmmem_model_from_hf_file(&m, ""), LLMMEM_E_IO);
+    EXPECT(llmmem_model_from_hf_file(&m, "test/data"), LLMMEM_E_IO); /* a directory */
+    EXPECT(llmmem_model_from_hf_file(&m, "test/no/such/file.json"), LLMMEM_E_IO);
+    EXPECT_NULL_ARG(llmmem_model_from_preset(NULL, "llama-3.2-1b"));
+    EXPECT_NULL_ARG(llmmem_model_from_preset(&m, NULL));
+    EXPECT(llmmem_model_from_preset(&m, ""), LLMMEM_E_UNKNOWN_PARAM);
+    EXPECT(llmmem_model_from_preset(&m, "llama-3.2-1b "), LLMMEM_E_UNKNOWN_PARAM);
+    EXPECT_NULL_ARG(llmmem_model_new(NULL));
+    EXPECT_NULL_ARG(llmmem_model_clone(NULL, f->model));
+    EXPECT_NULL_ARG(llmmem_model_clone(&m, NULL));
+    assert_null(m);
+    llmmem_model_free(NULL);
+
+    llmmem_model *raw = NULL;
+    assert_int_equal(llmmem_model_new(&raw), 0);
+    EXPECT_NULL_ARG(llmmem_model_set_i64(NULL, LLMMEM_M_HIDDEN_SIZE, 64));
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++)
+        EXPECT_FAIL(llmmem_model_set_i64(raw, bad_ints[i], 64));
+    EXPECT_FAIL(llmmem_model_set_i64(raw, LLMMEM_M_PARAMS, 64)); /* read only */
+    EXPECT(llmmem_model_set_i64(raw, LLMMEM_M_HIDDEN_SIZE, -1), LLMMEM_E_OUT_OF_RANGE);
+    EXPECT(llmmem_model_set_i64(raw, LLMMEM_M_HIDDEN_SIZE, INT64_MIN), LLMMEM_E_OUT_OF_RANGE);
+    EXPECT_FAIL(llmmem_model_set_i64(raw, LLMMEM_M_HIDDEN_SIZE, INT64_MAX));
+    EXPECT_NULL_ARG(llmmem_model_set(NULL, "hidden_size", "64"));
+    EXPECT_NULL_ARG(llmmem_model_set(raw, NULL, "64"));
+    EXPECT_NULL_ARG(llmmem_model_set(raw, "hidden_size", NULL));
+    EXPECT(llmmem_model_set(raw, "", "64"), LLMMEM_E_UNKNOWN_PARAM);
+    EXPECT(llmmem_model_set(raw, "no_such_key", "64"), LLMMEM_E_UNKNOWN_PARAM);
+    EXPECT(llmmem_model_set(raw, "hidden_size", ""), LLMMEM_E_PARSE);
+    EXPECT(llmmem_model_set(raw, "hidden_size", "64x"), LLMMEM_E_PARSE);
+    EXPECT(llmmem_model_set(raw, "hidden_size", "nan"), LLMMEM_E_PARSE);
+    EXPECT_FAIL(llmmem_model_set(raw, "hidden_size", "-64"));
+    EXPECT_FAIL(llmmem_model_set(raw, "hidden_size", "99999999999999999999999"));
+    EXPECT_FAIL(llmmem_model_set(raw, "num_parameters", "inf"));
+    EXPECT_FAIL(llmmem_model_set(raw, "num_parameters", "-7B"));
+    EXPECT_FAIL(llmmem_model_set(raw, "num_parameters", "1e400"));
+
+    int64_t v;
+    EXPECT_NULL_ARG(llmmem_model_get_i64(NULL, f->model, LLMMEM_M_PARAMS));
+    EXPECT_NULL_ARG(llmmem_model_get_i64(&v, NULL, LLMMEM_M_PARAMS));
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++)
+        EXPECT_FAIL(llmmem_model_get_i64(&v, f->model, bad_ints[i]));
+    char buf[8];
+    size_t need = 0;
+    EXPECT_NULL_ARG(llmmem_model_type(buf, sizeof buf, &need, NULL));
+    EXPECT_NULL_ARG(llmmem_model_type(NULL, 8, &need, f->model));
+    EXPECT(llmmem_model_type(buf, 1, &need, f->model), LLMMEM_E_BUFFER_TOO_SMALL);
+    assert_string_equal(buf, ""); /* truncated, still terminated */
+    assert_true(need > 1);
+    EXPECT_NULL_ARG(llmmem_model_to_json(buf, sizeof buf, &need, NULL));
+    EXPECT_NULL_ARG(llmmem_model_to_json(NULL, 8, &need, f->model));
+    EXPECT(llmmem_model_to_json(NULL, 0, &need, f->model), LLMMEM_E_BUFFER_TOO_SMALL);
+    EXPECT(llmmem_model_to_json(buf, sizeof buf, NULL, f->model), LLMMEM_E_BUFFER_TOO_SMALL);
+    assert_int_equal(strlen(buf), sizeof buf - 1);
+    assert_int_equal(llmmem_model_note_count(NULL), 0);
+    assert_null(llmmem_model_note(NULL, 0));
+    assert_null(llmmem_model_note(f->model, -1));
+    assert_null(llmmem_model_note(f->model, INT_MAX));
+    assert_null(llmmem_model_note(f->model, llmmem_model_note_count(f->model)));
+    llmmem_model_free(raw);
+}
+
+static void configs(void **state)
+{
+    fixture *f = *state;
+    llmmem_config *c = NULL;
+    EXPECT_NULL_ARG(llmmem_config_new(NULL));
+    EXPECT_NULL_ARG(llmmem_config_clone(NULL, f->cfg));
+    EXPECT_NULL_ARG(llmmem_config_clone(&c, NULL));
+    assert_null(c);
+    llmmem_config_free(NULL);
+    EXPECT_NULL_ARG(llmmem_config_reset(NULL));
+    assert_int_equal(llmmem_config_clone(&c, f->cfg), 0);
+
+    EXPECT_NULL_ARG(llmmem_config_set_i64(NULL, LLMMEM_P_SEQ_LEN, 8));
+    EXPECT_NULL_ARG(llmmem_config_set_f64(NULL, LLMMEM_P_LORA_ALPHA, 8));
+    EXPECT_NULL_ARG(llmmem_config_set_str(NULL, LLMMEM_P_LORA_TARGETS, "q_proj"));
+    EXPECT_NULL_ARG(llmmem_config_set_str(c, LLMMEM_P_LORA_TARGETS, NULL));
+    EXPECT_NULL_ARG(llmmem_config_set(NULL, "seq_len", "8"));
+    EXPECT_NULL_ARG(llmmem_config_set(c, NULL, "8"));
+    EXPECT_NULL_ARG(llmmem_config_set(c, "seq_len", NULL));
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++) {
+        EXPECT_FAIL(llmmem_config_set_i64(c, bad_ints[i], 8));
+        EXPECT_FAIL(llmmem_config_set_f64(c, bad_ints[i], 8));
+        EXPECT_FAIL(llmmem_config_set_str(c, bad_ints[i], "8"));
+    }
+    EXPECT(llmmem_config_set_i64(c, LLMMEM_P_LORA_ALPHA, 8), LLMMEM_E_PARAM_TYPE);
+    EXPECT(llmmem_config_set_f64(c, LLMMEM_P_SEQ_LEN, 8), LLMMEM_E_PARAM_TYPE);
+    EXPECT(llmmem_config_set_i64(c, LLMMEM_P_SEQ_LEN, 0), LLMMEM_E_OUT_OF_RANGE);
+    EXPECT(llmmem_config_set_i64(c, LLMMEM_P_SEQ_LEN, -1), LLMMEM_E_OUT_OF_RANGE);
+    EXPECT(llmmem_config_set_i64(c, LLMMEM_P_SEQ_LEN, INT64_MIN), LLMMEM_E_OUT_OF_RANGE);
+    EXPECT(llmmem_config_set_i64(c, LLMMEM_P_SEQ_LEN, INT64_MAX), LLMMEM_E_OUT_OF_RANGE);
+    EXPECT(llmmem_config_set_i64(c, LLMMEM_P_ENGINE, -1), LLMMEM_E_OUT_OF_RANGE);
+    EXPECT(llmmem_config_set_i64(c, LLMMEM_P_ENGINE, 1000), LLMMEM_E_OUT_OF_RANGE);
+    EXPECT(llmmem_config_set_i64(c, LLMMEM_P_SEQUENCE_PARALLEL, 2), LLMMEM_E_OUT_OF_RANGE);
+    const double bad_reals[] = {NAN, INFINITY, -INFINITY, -1.0, -0.0 - 1e-300, 1e308 * 10};
+    for (size_t i = 0; i < sizeof bad_reals / sizeof bad_reals[0]; i++) {
+        EXPECT(llmmem_config_set_f64(c, LLMMEM_P_GPU_MEMORY_UTILIZATION, bad_reals[i]),
+               LLMMEM_E_OUT_OF_RANGE);
+        EXPECT(llmmem_config_set_f64(c, LLMMEM_P_LORA_ALPHA, bad_reals[i]), LLMMEM_E_OUT_OF_RANGE);
+        EXPECT(llmmem_config_set_f64(c, LLMMEM_P_BUCKET_CAP_MB, bad_reals[i]), LLMMEM_E_OUT_OF_RANGE);
+    }
+    EXPECT_FAIL(llmmem_config_set_str(c, LLMMEM_P_ENGINE, ""));
+    EXPECT_FAIL(llmmem_config_set_str(c, LLMMEM_P_ENGINE, "zer0"));
+    EXPECT_FAIL(llmmem_config_set_str(c, LLMMEM_P_SEQ_LEN, "8")); /* not text or enum */
+    EXPECT(llmmem_config_set(c, "", "8"), LLMMEM_E_UNKNOWN_PARAM);
+    EXPECT(llmmem_config_set(c, "seq_len\n", "8"), LLMMEM_E_UNKNOWN_PARAM);
+    EXPECT(llmmem_config_set(c, "seq_len", ""), LLMMEM_E_PARSE);
+    EXPECT(llmmem_config_set(c, "seq_len", "8 tokens"), LLMMEM_E_PARSE);
+    EXPECT(llmmem_config_set(c, "seq_len", "0x10"), LLMMEM_E_PARSE);
+    EXPECT_FAIL(llmmem_config_set(c, "seq_len", "99999999999999999999999"));
+    EXPECT_FAIL(llmmem_config_set(c, "seq_len", "-9223372036854775808"));
+    EXPECT(llmmem_config_set(c, "lora_alpha", "nan"), LLMMEM_E_PARSE);
+    EXPECT(llmmem_config_set(c, "lora_alpha", "inf"), LLMMEM_E_PARSE);
+    EXPECT_FAIL(llmmem_config_set(c, "lora_alpha", "1e400"));
+    EXPECT_FAIL(llmmem_config_set(c, "lora_alpha", "-1"));
+    EXPECT_FAIL(llmmem_config_set(c, "sequence_parallel", "maybe"));
+    EXPECT_FAIL(llmmem_config_set(c, "engine", "\xff\xfe"));
+    /* nothing above changed the copy */
+    char a[8192], b[8192];
+    size_t na, nb;
+    assert_int_equal(llmmem_config_to_json(a, sizeof a, &na, c), 0);
+    assert_int_equal(llmmem_config_to_json(b, sizeof b, &nb, f->cfg), 0);
+    assert_string_equal(a, b);
+
+    int64_t v;
+    double d;
+    char buf[4];
+    size_t need = 0;
+    EXPECT_NULL_ARG(llmmem_config_get_i64(NULL, c, LLMMEM_P_SEQ_LEN));
+    EXPECT_NULL_ARG(llmmem_config_get_i64(&v, NULL, LLMMEM_P_SEQ_LEN));
+    EXPECT_NULL_ARG(llmmem_config_get_f64(NULL, c, LLMMEM_P_LORA_ALPHA));
+    EXPECT_NULL_ARG(llmmem_config_get_f64(&d, NULL, LLMMEM_P_LORA_ALPHA));
+    EXPECT_NULL_ARG(llmmem_config_get_str(buf, sizeof buf, &need, NULL, LLMMEM_P_ENGINE));
+    EXPECT_NULL_ARG(llmmem_config_get_str(NULL, 4, &need, c, LLMMEM_P_ENGINE));
+    EXPECT(llmmem_config_get_i64(&v, c, LLMMEM_P_LORA_ALPHA), LLMMEM_E_PARAM_TYPE);
+    EXPECT(llmmem_config_get_f64(&d, c, LLMMEM_P_SEQ_LEN), LLMMEM_E_PARAM_TYPE);
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++) {
+        EXPECT_FAIL(llmmem_config_get_i64(&v, c, bad_ints[i]));
+        EXPECT_FAIL(llmmem_config_get_f64(&d, c, bad_ints[i]));
+        EXPECT_FAIL(llmmem_config_get_str(buf, sizeof buf, &need, c, bad_ints[i]));
+    }
+    EXPECT(llmmem_config_get_str(buf, 1, &need, c, LLMMEM_P_ENGINE), LLMMEM_E_BUFFER_TOO_SMALL);
+    assert_string_equal(buf, "");
+    EXPECT(llmmem_config_get_str(NULL, 0, &need, c, LLMMEM_P_ENGINE), LLMMEM_E_BUFFER_TOO_SMALL);
+    EXPECT_NULL_ARG(llmmem_config_to_json(buf, sizeof buf, &need, NULL));
+    EXPECT_NULL_ARG(llmmem_config_to_json(NULL, 4, &need, c));
+    EXPECT(llmmem_config_to_json(buf, sizeof buf, NULL, c), LLMMEM_E_BUFFER_TOO_SMALL);
+    llmmem_config_free(c);
+}
+
+static void files(void **state)
+{
+    fixture *f = *state;
+    llmmem_model *m = NULL;
+    llmmem_config *c = NULL;
+    const char *sc = "{\"model\": {\"preset\": \"llama-3.2-1b\"}, \"mode\": \"training\"}";
+    EXPECT_NULL_ARG(llmmem_scenario_from_json(&m, &c, NULL, 5, "."));
+    EXPECT(llmmem_scenario_from_json(NULL, NULL, sc, strlen(sc), NULL), 0); /* validate only */
+    EXPECT(llmmem_scenario_from_json(&m, &c, sc, 0, "."), LLMMEM_E_PARSE);
+    EXPECT(llmmem_scenario_from_json(&m, &c, sc, strlen(sc) - 1, "."), LLMMEM_E_PARSE);
+    const char *hf = "{\"model\": {\"hf_config\": \"no-such-x.json\"}}";
+    EXPECT(llmmem_scenario_from_json(&m, &c, hf, strlen(hf), NULL), LLMMEM_E_IO);
+    EXPECT_FAIL(llmmem_scenario_from_json(&m, &c, "[1]", 3, ""));
+    EXPECT_FAIL(llmmem_scenario_from_json(&m, &c, "\"\\ud800\"", 8, ""));
+    assert_null(m);
+    assert_null(c);
+    EXPECT_NULL_ARG(llmmem_scenario_from_file(&m, &c, NULL));
+    EXPECT(llmmem_scenario_from_file(&m, &c, ""), LLMMEM_E_IO);
+    EXPECT(llmmem_scenario_from_file(&m, &c, "test"), LLMMEM_E_IO);
+    assert_null(m);
+    assert_null(c);
+
+    const char *ds = "{\"train_micro_batch_size_per_gpu\": 2}";
+    assert_int_equal(llmmem_config_clone(&c, f->cfg), 0);
+    EXPECT_NULL_ARG(llmmem_config_apply_deepspeed_json(NULL, f->model, ds, strlen(ds)));
+    EXPECT_NULL_ARG(llmmem_config_apply_deepspeed_json(c, f->model, NULL, 4));
+    EXPECT(llmmem_config_apply_deepspeed_json(c, f->model, ds, 0), LLMMEM_E_PARSE);
+    EXPECT(llmmem_config_apply_deepspeed_json(c, f->model, ds, 5), LLMMEM_E_PARSE);
+    EXPECT_FAIL(llmmem_config_apply_deepspeed_json(c, f->model, "[]", 2));
+    /* model NULL: "auto" values stay unresolved, a concrete config still applies */
+    EXPECT(llmmem_config_apply_deepspeed_json(c, NULL, ds, strlen(ds)), 0);
+    const char *ta = "{\"per_device_train_batch_size\": 2}";
+    EXPECT_NULL_ARG(llmmem_config_apply_hf_training_args_json(NULL, ta, strlen(ta)));
+    EXPECT_NULL_ARG(llmmem_config_apply_hf_training_args_json(c, NULL, 4));
+    EXPECT(llmmem_config_apply_hf_training_args_json(c, ta, 0), LLMMEM_E_PARSE);
+    EXPECT_FAIL(llmmem_config_apply_hf_training_args_json(c, "1", 1));
+    const char *cal = "{\"components\": {\"activations\": 1.5}}";
+    EXPECT_NULL_ARG(llmmem_config_apply_calibration_json(NULL, cal, strlen(cal)));
+    EXPECT_NULL_ARG(llmmem_config_apply_calibration_json(c, NULL, 4));
+    EXPECT(llmmem_config_apply_calibration_json(c, cal, 0), LLMMEM_E_PARSE);
+    const char *neg = "{\"components\": {\"activations\": -0.5}}";
+    EXPECT_FAIL(llmmem_config_apply_calibration_json(c, neg, strlen(neg)));
+    EXPECT_NULL_ARG(llmmem_config_clear_calibration(NULL));
+    llmmem_config_free(c);
+}
+
+typedef int (*estimator)(llmmem_result *, const llmmem_model *, const llmmem_config *);
+
+static void results(void **state)
+{
+    fixture *f = *state;
+    static const estimator est[] = {
+        llmmem_estimate,       llmmem_estimate_single,   llmmem_estimate_ddp,
+        llmmem_estimate_zero,  llmmem_estimate_fsdp,     llmmem_estimate_megatron,
+        llmmem_estimate_megatron_deepspeed, llmmem_estimate_inference,
+    };
+    llmmem_result *r = NULL;
+    EXPECT_NULL_ARG(llmmem_result_new(NULL));
+    llmmem_result_free(NULL);
+    assert_int_equal(llmmem_result_new(&r), 0);
+    for (size_t i = 0; i < sizeof est / sizeof est[0]; i++) {
+        EXPECT_NULL_ARG(est[i](NULL, f->model, f->cfg));
+        EXPECT_NULL_ARG(est[i](r, NULL, f->cfg));
+        EXPECT_NULL_ARG(est[i](r, f->model, NULL));
+    }
+    /* an empty raw model (nothing set) is rejected, not estimated as zeros */
+    llmmem_model *raw = NULL;
+    assert_int_equal(llmmem_model_new(&raw), 0);
+    EXPECT_FAIL(llmmem_estimate(r, raw, f->cfg));
+    llmmem_model_free(raw);
+    llmmem_result_free(r);
+
+    uint64_t u;
+    int64_t v;
+    double d;
+    const llmmem_result *res = f->res;
+    EXPECT_NULL_ARG(llmmem_result_get_u64(NULL, res, LLMMEM_R_PEAK_ALLOCATED_BYTES));
+    EXPECT_NULL_ARG(llmmem_result_get_u64(&u, NULL, LLMMEM_R_PEAK_ALLOCATED_BYTES));
+    EXPECT_NULL_ARG(llmmem_result_get_i64(NULL, res, LLMMEM_R_PARAMS));
+    EXPECT_NULL_ARG(llmmem_result_get_i64(&v, NULL, LLMMEM_R_PARAMS));
+    EXPECT_NULL_ARG(llmmem_result_get_f64(NULL, res, LLMMEM_R_UTILIZATION));
+    EXPECT_NULL_ARG(llmmem_result_get_f64(&d, NULL, LLMMEM_R_UTILIZATION));
+    EXPECT(llmmem_result_get_u64(&u, res, LLMMEM_R_PARAMS), LLMMEM_E_PARAM_TYPE);
+    EXPECT(llmmem_result_get_i64(&v, res, LLMMEM_R_UTILIZATION), LLMMEM_E_PARAM_TYPE);
+    EXPECT(llmmem_result_get_f64(&d, res, LLMMEM_R_PEAK_ALLOCATED_BYTES), LLMMEM_E_PARAM_TYPE);
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++) {
+        int k = bad_ints[i];
+        EXPECT_FAIL(llmmem_result_get_u64(&u, res, k));
+        EXPECT_FAIL(llmmem_result_get_i64(&v, res, k));
+        EXPECT_FAIL(llmmem_result_get_f64(&d, res, k));
+        if (k != 99) {
+            EXPECT_FAIL(llmmem_result_component_bytes(&u, res, k, LLMMEM_C_WEIGHTS));
+            EXPECT_FAIL(llmmem_result_component_bytes(&u, res, LLMMEM_PHASE_FORWARD, k));
+            EXPECT_FAIL(llmmem_result_phase_bytes(&u, res, k));
+        }
+        EXPECT_FAIL(llmmem_result_stage_peak_bytes(&u, res, k));
+    }
+    EXPECT_NULL_ARG(llmmem_result_component_bytes(NULL, res, 0, 0));
+    EXPECT_NULL_ARG(llmmem_result_component_bytes(&u, NULL, 0, 0));
+    EXPECT_NULL_ARG(llmmem_result_phase_bytes(NULL, res, 0));
+    EXPECT_NULL_ARG(llmmem_result_phase_bytes(&u, NULL, 0));
+    EXPECT_NULL_ARG(llmmem_result_stage_peak_bytes(NULL, res, 0));
+    EXPECT_NULL_ARG(llmmem_result_stage_peak_bytes(&u, NULL, 0));
+    EXPECT_FAIL(llmmem_result_phase_bytes(&u, res, llmmem_phase_count()));
+    EXPECT_FAIL(llmmem_result_component_bytes(&u, res, 0, llmmem_component_count()));
+    assert_int_equal(llmmem_result_term_count(NULL), 0);
+    const char *name = NULL, *formula = NULL;
+    EXPECT_NULL_ARG(llmmem_result_term(&name, &formula, &u, NULL, 0));
+    EXPECT_FAIL(llmmem_result_term(&name, &formula, &u, res, -1));
+    EXPECT_FAIL(llmmem_result_term(&name, &formula, &u, res, llmmem_result_term_count(res)));
+    EXPECT_FAIL(llmmem_result_term(&name, &formula, &u, res, INT_MAX));
+    /* any out pointer may be NULL when not wanted, or all are required: never a crash */
+    llmmem_clear_error();
+    int rc = llmmem_result_term(NULL, NULL, NULL, res, 0);
+    assert_true(rc == 0 || rc == LLMMEM_E_INVALID_ARG);
+    assert_int_equal(llmmem_result_note_count(NULL), 0);
+    assert_null(llmmem_result_note(NULL, 0));
+    assert_null(llmmem_result_note(res, -1));
+    assert_null(llmmem_result_note(res, llmmem_result_note_count(res)));
+    char buf[8];
+    size_t need = 0;
+    EXPECT_NULL_ARG(llmmem_result_to_json(buf, sizeof buf, &need, NULL));
+    EXPECT_NULL_ARG(llmmem_result_to_json(NULL, 8, &need, res));
+    EXPECT(llmmem_result_to_json(buf, 1, &need, res), LLMMEM_E_BUFFER_TOO_SMALL);
+    assert_string_equal(buf, "");
+    EXPECT(llmmem_result_to_json(buf, sizeof buf, NULL, res), LLMMEM_E_BUFFER_TOO_SMALL);
+}
+
+static void plans(void **state)
+{
+    fixture *f = *state;
+    int64_t v;
+    typedef int (*search)(int64_t *, const llmmem_model *, const llmmem_config *);
+    static const search s[] = {llmmem_plan_max_batch, llmmem_plan_max_seq_len, llmmem_plan_min_gpus};
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
+        EXPECT_NULL_ARG(s[i](NULL, f->model, f->cfg));
+        EXPECT_NULL_ARG(s[i](&v, NULL, f->cfg));
+        EXPECT_NULL_ARG(s[i](&v, f->model, NULL));
+    }
+    EXPECT_NULL_ARG(llmmem_plan_new(NULL));
+    llmmem_plan_free(NULL);
+    EXPECT_NULL_ARG(llmmem_plan_layouts(NULL, f->model, f->cfg, 4));
+    EXPECT_NULL_ARG(llmmem_plan_layouts(f->plan, NULL, f->cfg, 4));
+    EXPECT_NULL_ARG(llmmem_plan_layouts(f->plan, f->model, NULL, 4));
+    EXPECT_FAIL(llmmem_plan_layouts(f->plan, f->model, f->cfg, 0));
+    EXPECT_FAIL(llmmem_plan_layouts(f->plan, f->model, f->cfg, -1));
+    EXPECT_FAIL(llmmem_plan_layouts(f->plan, f->model, f->cfg, INT_MIN));
+    assert_int_equal(llmmem_plan_count(NULL), 0);
+    assert_int_equal(llmmem_plan_candidates(NULL), 0);
+    assert_int_equal(llmmem_plan_rejected(NULL, 0), 0);
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++)
+        assert_int_equal(llmmem_plan_rejected(f->plan, bad_ints[i]), 0);
+    llmmem_config *c = NULL;
+    double t;
+    uint64_t u;
+    EXPECT_NULL_ARG(llmmem_plan_config(NULL, f->plan, 0));
+    EXPECT_NULL_ARG(llmmem_plan_config(&c, NULL, 0));
+    EXPECT_NULL_ARG(llmmem_plan_step_time(NULL, f->plan, 0));
+    EXPECT_NULL_ARG(llmmem_plan_step_time(&t, NULL, 0));
+    EXPECT_NULL_ARG(llmmem_plan_peak_bytes(NULL, f->plan, 0));
+    EXPECT_NULL_ARG(llmmem_plan_peak_bytes(&u, NULL, 0));
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++) {
+        EXPECT_FAIL(llmmem_plan_config(&c, f->plan, bad_ints[i]));
+        EXPECT_FAIL(llmmem_plan_step_time(&t, f->plan, bad_ints[i]));
+        EXPECT_FAIL(llmmem_plan_peak_bytes(&u, f->plan, bad_ints[i]));
+    }
+    assert_null(c);
+    char buf[8];
+    size_t need = 0;
+    EXPECT_NULL_ARG(llmmem_plan_to_json(buf, sizeof buf, &need, NULL));
+    EXPECT_NULL_ARG(llmmem_plan_to_json(NULL, 8, &need, f->plan));
+    /* an empty plan serialises (it has nothing in it, but is a valid object) */
+    EXPECT(llmmem_plan_to_json(NULL, 0, &need, f->plan), LLMMEM_E_BUFFER_TOO_SMALL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(info_and_names),
+        cmocka_unit_test(param_introspection),
+        cmocka_unit_test_setup_teardown(models, setup, teardown),
+        cmocka_unit_test_setup_teardown(configs, setup, teardown),
+        cmocka_unit_test_setup_teardown(files, setup, teardown),
+        cmocka_unit_test_setup_teardown(results, setup, teardown),
+        cmocka_unit_test_setup_teardown(plans, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
