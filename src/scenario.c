@@ -785,7 +785,7 @@ static int load_scenario(ctx *c, const llmmem__jnode *root)
     if (rc)
         return rc;
     static const char *const sections[] = {"training", "inference", "lora", "engine",
-                                           "parallelism", "hardware", NULL};
+                                           "parallelism", "hardware", "vision", NULL};
     const llmmem__jnode *model = NULL;
     for (const llmmem__jnode *m = llmmem__json_first(root); m; m = llmmem__json_next(m)) {
         const char *key = llmmem__json_key(m);
@@ -817,8 +817,8 @@ static int load_scenario(ctx *c, const llmmem__jnode *root)
         if (s < 0)
             return llmmem__json_error_at(doc, m, LLMMEM_E_UNKNOWN_PARAM, key,
                                          "unknown top-level key (one of: id, model, mode, training, "
-                                         "inference, lora, engine, parallelism, hardware, params, "
-                                         "measured)");
+                                         "inference, lora, engine, parallelism, hardware, vision, "
+                                         "params, measured)");
         if (s == 0)
             c->saw_training = true;
         if (s == 1)
