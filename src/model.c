@@ -724,6 +724,28 @@ int llmmem_model_to_json(char *buf, size_t cap, size_t *needed, const llmmem_mod
                        name_of(dtype_names, LLMMEM_ARRAY_LEN(dtype_names), m->torch_dtype),
                        name_of(quant_names, LLMMEM_ARRAY_LEN(quant_names), m->quant_method),
                        (long long)m->quant_bits, (long long)m->quant_group_size);
+    /* Vision tower (hfconfig.c: llava_vision, qwen2vl_vision, gemma3_vision); null when none. */
+    static const char *const vkind_names[] = {"none", "clip", "siglip", "qwen2_vl"};
+    const struct llmmem__vision_tower *vt = &m->vision;
+    if (vt->kind == LLMMEM__V_NONE) {
+        llmmem__buf_printf(&b, ", \"vision\": null");
+    } else {
+        llmmem__buf_printf(&b,
+                           ", \"vision\": {\"kind\": \"%s\", \"hidden_size\": %lld, "
+                           "\"num_hidden_layers\": %lld, \"num_attention_heads\": %lld, "
+                           "\"intermediate_size\": %lld, \"patch_size\": %lld, \"image_size\": %lld, "
+                           "\"temporal_patch_size\": %lld, \"spatial_merge_size\": %lld, "
+                           "\"tower_params\": %lld, \"projector_params\": %lld, "
+                           "\"feature_layer\": %lld, \"drop_cls\": %s, \"tokens_per_image\": %lld}",
+                           name_of(vkind_names, LLMMEM_ARRAY_LEN(vkind_names), vt->kind),
+                           (long long)vt->hidden, (long long)vt->layers, (long long)vt->heads,
+                           (long long)vt->intermediate, (long long)vt->patch_size,
+                           (long long)vt->image_size, (long long)vt->temporal_patch,
+                           (long long)vt->merge_size,
+                           (long long)(m->vision_params - vt->projector_params),
+                           (long long)vt->projector_params, (long long)vt->feature_layer,
+                           vt->drop_cls ? "true" : "false", (long long)vt->tokens_per_image);
+    }
     llmmem__buf_printf(&b, ", \"notes\": [");
     for (int i = 0; i < m->note_count; i++) {
         if (i)
