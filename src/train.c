@@ -30,6 +30,7 @@ typedef struct recipe {
     int attention;
     bool masked;   /* SDPA gets a materialised mask (sliding window shorter than s) */
     bool fp8;      /* Transformer Engine fp8 Linears */
+    bool selective; /* Korthikanti et al. 2022 §5: the attention core is recomputed */
 } recipe;
 
 static uint64_t dtype_or(int64_t dt, uint64_t fallback)
@@ -205,6 +206,8 @@ static uint64_t attn_core_saved(const struct llmmem_model *m, const recipe *rc, 
         }
         if (m->attn_logit_softcapping > 0)
             scores += cb * a * s; /* tanh output of the soft-capped scores (gemma2) */
+        if (rc->selective)
+            scores = 0; /* selective recompute keeps the core's inputs, rebuilds the scores */
         return cb * a * dq * 2 + cb * a * dv * 2 + scores;
     }
     if (cb == 4 && k < a && !rc->masked) {
@@ -506,6 +509,10 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     rc.lora_dropout = c->lora_dropout;
     rc.attention = (int)c->attention;
     rc.fp8 = c->fp8_recipe != LLMMEM__FP8_NONE;
+    /* Selective recompute (Korthikanti et al. 2022 §5) drops the attention
+     * core's score-sized tensors; with SDPA/flash there are none to drop, so
+     * it saves nothing there (the kernels already recompute them). */
+    rc.selective = c->checkpointing == LLMMEM__CKPT_SELECTIVE;
     bool drop = c->dropout == LLMMEM__DROPOUT_ON ||
                 (c->dropout == LLMMEM__DROPOUT_MODEL && m->hidden_dropout > 0);
     rc.dropout_p = drop ? (m->hidden_dropout > 0 ? m->hidden_dropout : 0.1) : 0;
