@@ -785,7 +785,10 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
          * softmax output and the softmax input gradient (_softmax_backward_data
          * writes the input dtype) beyond the kept probabilities: 4as in 16-bit,
          * 8as in fp32. */
-        uint64_t sc = llmmem__mul3(&o, T, (uint64_t)m->num_heads * s, rc.cb == 4 ? 8 : 4);
+        uint64_t per = rc.cb == 4 ? 8 : 4;
+        if (rc.selective)
+            per += rc.cb == 4 ? 4 : 6; /* the layer's rebuilt softmax (and its cast) */
+        uint64_t sc = llmmem__mul3(&o, T, (uint64_t)m->num_heads * s, per);
         t->bwd_transient = llmmem__max(t->bwd_transient, sc);
     }
     if (rc.full_ft && rc.amp)
