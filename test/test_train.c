@@ -109,6 +109,29 @@ static void llama_eager_extra(void **state)
     llmmem_model_free(m);
 }
 
+/* Selective recompute (Korthikanti et al. 2022 §5) keeps everything but the
+ * attention core's score-sized tensors: 6as per token per layer under eager
+ * (fp32 softmax + its bf16 cast); with SDPA there is nothing to drop. */
+static void selective_recompute(void **state)
+{
+    (void)state;
+    llmmem_model *m = load("llama-3.2-1b");
+    const uint64_t a = 32, s = 1024, T = 4096;
+    llmmem_config *ce = train_cfg("fp32", "bf16", 4, 1024, "eager", "none");
+    llmmem_config *cs = train_cfg("fp32", "bf16", 4, 1024, "eager", "selective");
+    llmmem__train te = compute(m, ce), ts = compute(m, cs);
+    assert_int_equal(te.act_layer - ts.act_layer, T * 6 * a * s);
+    llmmem_config *fe = train_cfg("fp32", "bf16", 4, 1024, "sdpa", "none");
+    llmmem_config *fs = train_cfg("fp32", "bf16", 4, 1024, "sdpa", "selective");
+    llmmem__train tfe = compute(m, fe), tfs = compute(m, fs);
+    assert_int_equal(tfe.act_layer, tfs.act_layer);
+    llmmem_config_free(ce);
+    llmmem_config_free(cs);
+    llmmem_config_free(fe);
+    llmmem_config_free(fs);
+    llmmem_model_free(m);
+}
+
 /* §2.4 (D): Gemma's RMSNorm keeps fp32 input and fp32 normed tensor:
  * 20h + 4ad + 4kd + 8f + 4a + 8. Gemma-2B: h 2048, a 8, k 1, d 256, f 16384. */
 static void gemma_bf16_layer(void **state)
@@ -379,7 +402,7 @@ int main(void)
         cmocka_unit_test(adafactor_states),   cmocka_unit_test(adam8bit_states),
         cmocka_unit_test(lora_counts),        cmocka_unit_test(qlora_weights),
         cmocka_unit_test(t02_optimizer_peak), cmocka_unit_test(overflow_is_an_error),
-        cmocka_unit_test(phases_consistent),
+        cmocka_unit_test(phases_consistent),  cmocka_unit_test(selective_recompute),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
