@@ -231,4 +231,18 @@ fuzz: $(FUZZ_TARGETS:%=fuzz-run-%)
 fuzz-replay: lib
 	@CC='$(CC)' LIBA=$(ALIB) bash test/test_fuzz_replay.sh
 
-.PHONY: fuzz fuzz-build fuzz-replay
+# ThreadSanitizer: the library and test/test_threads.c (many threads sharing models and
+# configs read-only) built with -fsanitize=thread; any report fails.
+TSAN_OBJS := $(SRCS:src/%.c=build/tsan/obj/%.o)
+
+build/tsan/obj/%.o: src/%.c include/llmmem.h src/internal.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(LIBCFLAGS) -O1 -g -fsanitize=thread -c $< -o $@
+
+build/tsan/test_threads: test/test_threads.c $(TSAN_OBJS)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L $(CPPFLAGS) -O1 -g -fsanitize=thread $< $(TSAN_OBJS) -lcmocka $(LDLIBS_LIB) -o $@
+
+tsan: build/tsan/test_threads
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 LLMMEM_THREADS_ITERS=5000 ./build/tsan/test_threads
+
+.PHONY: fuzz fuzz-build fuzz-replay tsan
