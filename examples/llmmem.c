@@ -580,6 +580,15 @@ static void print_table(const llmmem_result *r, const llmmem_model *m, const llm
 
 static void print_terms(const llmmem_result *r, enum units u)
 {
+    int ni = llmmem_result_input_count(r);
+    if (ni > 0)
+        printf("\nInputs of the formulas\n");
+    for (int i = 0; i < ni; i++) {
+        const char *name = NULL;
+        int64_t v = 0;
+        if (llmmem_result_input(&name, &v, r, i) == 0)
+            printf("  %-36s %lld\n", name ? name : "?", (long long)v);
+    }
     int n = llmmem_result_term_count(r);
     printf("\nTerms (name, bytes, formula and source)\n");
     for (int i = 0; i < n; i++) {

@@ -503,6 +503,10 @@ LLMMEM_API int llmmem_result_term_count(const llmmem_result *res);
  *  result and valid until the next estimate into it. */
 LLMMEM_API int llmmem_result_term(const char **name, const char **formula, uint64_t *bytes,
                                   const llmmem_result *res, int index);
+/** Number of inputs the terms' formulas use (T, h, L, a, k, d, f, V, ...). */
+LLMMEM_API int llmmem_result_input_count(const llmmem_result *res);
+/** The i-th input: its symbol (static text, e.g. "T tokens per micro-batch") and value. */
+LLMMEM_API int llmmem_result_input(const char **name, int64_t *value, const llmmem_result *res, int index);
 /** Number of notes (assumptions, fallbacks). */
 LLMMEM_API int llmmem_result_note_count(const llmmem_result *res);
 /** @return the i-th note (owned by the result), NULL if out of range. */

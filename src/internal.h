@@ -395,6 +395,7 @@ const llmmem__gpu *llmmem__gpu_at(int index);
 #define LLMMEM__COMPONENTS 14
 #define LLMMEM__MAX_TERMS 48
 #define LLMMEM__MAX_STAGES 64
+#define LLMMEM__MAX_INPUTS 24
 #define LLMMEM__RKEYS 26 /* LLMMEM_R_PARAMS .. LLMMEM_R_ACTIVE_PARAMS */
 
 typedef struct llmmem__term {
@@ -418,6 +419,9 @@ struct llmmem_result {
     llmmem__term terms[LLMMEM__MAX_TERMS];
     int note_count;
     char notes[LLMMEM__MAX_NOTES][LLMMEM__NOTE_MAX];
+    int input_count;
+    const char *input_name[LLMMEM__MAX_INPUTS]; /* static */
+    int64_t input_value[LLMMEM__MAX_INPUTS];
     int mode;       /* enum llmmem__mode */
     int engine;     /* enum llmmem__engine */
     uint64_t largest_block; /* largest transient tensor (allocator model) */
@@ -430,6 +434,8 @@ void llmmem__result_clear(struct llmmem_result *r);
 void llmmem__result_term(struct llmmem_result *r, const char *name, const char *formula,
                          uint64_t bytes);
 void llmmem__result_note(struct llmmem_result *r, const char *fmt, ...) LLMMEM_PRINTF(2, 3);
+/* Records an input symbol of the formulas (name static; ignored past the limit). */
+void llmmem__result_input(struct llmmem_result *r, const char *name, int64_t value);
 void llmmem__result_set_u64(struct llmmem_result *r, int key, uint64_t v);
 void llmmem__result_set_i64(struct llmmem_result *r, int key, int64_t v);
 void llmmem__result_set_f64(struct llmmem_result *r, int key, double v);

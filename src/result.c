@@ -30,6 +30,7 @@ void llmmem__result_clear(struct llmmem_result *r)
     r->stage_count = 0;
     r->term_count = 0;
     r->note_count = 0;
+    r->input_count = 0;
     r->mode = 0;
     r->engine = 0;
     r->largest_block = 0;
@@ -225,6 +226,31 @@ int llmmem_result_term(const char **name, const char **formula, uint64_t *bytes,
     return LLMMEM_OK;
 }
 
+void llmmem__result_input(struct llmmem_result *r, const char *name, int64_t value)
+{
+    if (r->input_count < LLMMEM__MAX_INPUTS) {
+        r->input_name[r->input_count] = name;
+        r->input_value[r->input_count] = value;
+        r->input_count++;
+    }
+}
+
+int llmmem_result_input_count(const llmmem_result *res) { return res ? res->input_count : 0; }
+
+int llmmem_result_input(const char **name, int64_t *value, const llmmem_result *res, int index)
+{
+    if (!res)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_result_input: res is NULL");
+    if (index < 0 || index >= res->input_count)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "input %d: the result has %d input(s)", index,
+                             res->input_count);
+    if (name)
+        *name = res->input_name[index];
+    if (value)
+        *value = res->input_value[index];
+    return LLMMEM_OK;
+}
+
 int llmmem_result_note_count(const llmmem_result *res) { return res ? res->note_count : 0; }
 
 const char *llmmem_result_note(const llmmem_result *res, int index)
@@ -297,7 +323,14 @@ int llmmem_result_to_json(char *buf, size_t cap, size_t *needed, const llmmem_re
         llmmem__buf_json_string(&b, r->terms[t].formula);
         llmmem__buf_printf(&b, ", \"bytes\": %llu}", (unsigned long long)r->terms[t].bytes);
     }
-    llmmem__buf_printf(&b, "], \"notes\": [");
+    llmmem__buf_printf(&b, "], \"inputs\": {");
+    for (int i = 0; i < r->input_count; i++) {
+        if (i)
+            llmmem__buf_printf(&b, ", ");
+        llmmem__buf_json_string(&b, r->input_name[i]);
+        llmmem__buf_printf(&b, ": %lld", (long long)r->input_value[i]);
+    }
+    llmmem__buf_printf(&b, "}, \"notes\": [");
     for (int n = 0; n < r->note_count; n++) {
         if (n)
             llmmem__buf_printf(&b, ", ");

@@ -794,6 +794,31 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     if (rc.full_ft && rc.amp)
         t->bwd_transient = llmmem__add(&o, t->bwd_transient, llmmem__mul(&o, largest_linear, rc.cb));
 
+    /* The symbols of the formulas (docs/formulas.md), for --explain. */
+    llmmem__result_input(r, "T tokens per micro-batch", (int64_t)T);
+    llmmem__result_input(r, "b micro-batch", c->micro_batch_size);
+    llmmem__result_input(r, "s sequence (with image tokens)", (int64_t)s);
+    llmmem__result_input(r, "L layers", m->num_layers);
+    llmmem__result_input(r, "h hidden", m->hidden_size);
+    llmmem__result_input(r, "a heads", m->num_heads);
+    llmmem__result_input(r, "k kv heads", m->num_kv_heads);
+    llmmem__result_input(r, "d head dim", m->head_dim);
+    llmmem__result_input(r, "f intermediate", m->intermediate_size);
+    llmmem__result_input(r, "V vocabulary", m->vocab_size);
+    llmmem__result_input(r, "P parameters", m->params);
+    llmmem__result_input(r, "trainable parameters", st->trainable);
+    llmmem__result_input(r, "pb param dtype bytes", (int64_t)rc.pb);
+    llmmem__result_input(r, "cb compute dtype bytes", (int64_t)rc.cb);
+    llmmem__result_input(r, "autocast (0/1)", rc.amp);
+    if (m->num_experts > 0) {
+        llmmem__result_input(r, "E experts", m->num_experts);
+        llmmem__result_input(r, "top-k experts", m->experts_per_token);
+        llmmem__result_input(r, "f_moe expert intermediate", m->moe_intermediate_size);
+    }
+    if (rc.lora)
+        llmmem__result_input(r, "r LoRA rank", c->lora_rank);
+    llmmem__result_input(r, "per-token saved bytes of one layer", (int64_t)(t->act_layer / (T ? T : 1)));
+
     const llmmem__gpu *g = llmmem__gpu_at((int)c->gpu);
     t->workspace = c->cublas_workspace_bytes >= 0 ? (uint64_t)c->cublas_workspace_bytes
                                                   : (g ? g->cublas_workspace_bytes : 0);
