@@ -388,6 +388,30 @@ static void hf_prefill(llmmem__ovf *o, hf *x, const struct llmmem_model *m,
         p.act = llmmem__add(o, llmmem__add(o, base_act, x_norm),
                             llmmem__add(o, llmmem__add(o, q_live, rep), llmmem__mul(o, per, sc)));
         x->largest = llmmem__max(x->largest, llmmem__mul(o, 4, sc));
+    } else if (fam == LLMMEM__FAM_FALCON && k < a) {
+        /* FalconAttention (modeling_falcon.py) calls SDPA itself with the
+         * one-head k/v of multi_query (no repeat, no enable_gqa): neither
+         * flash nor mem-efficient accepts unequal head counts, so it runs
+         * aten _scaled_dot_product_attention_math (attention.cpp): query_acc =
+         * q.to(float) and query = query_acc * sqrt(scale) (both fp32 [B,a,S,d]),
+         * key_acc/value_acc fp32, an fp32 [S,S] causal mask
+         * (convert_boolean_attn_mask of ones.tril), fp32 scores [B,a,S,S],
+         * _safe_softmax's fp32 output, and 1 B per score element more (the
+         * `self.eq(-inf)` bool mask of _safe_softmax) with its [B,a,S,1] row
+         * mask; outside the call the fused query_key_value output
+         * (e*T*(a+2k)*d, its views alive) and the roped q. h12 measures the
+         * point within 29 MiB (docs/accuracy-inference.md). */
+        uint64_t sc = llmmem__mul3(o, B, a, SS);
+        uint64_t q32 = blk(o, llmmem__mul3(o, 4, B, llmmem__mul3(o, a, S, d)));
+        uint64_t k32 = blk(o, llmmem__mul3(o, 4, B, llmmem__mul3(o, k, S, d)));
+        uint64_t fused = blk(o, llmmem__mul3(o, e, T, llmmem__mul(o, a + 2 * k, d)));
+        uint64_t in = llmmem__add(o, llmmem__mul(o, 2, q32), llmmem__mul(o, 2, k32));
+        in = llmmem__add(o, in, blk(o, llmmem__mul(o, 4, SS)));
+        in = llmmem__add(o, in, llmmem__mul(o, 2, blk(o, llmmem__mul(o, 4, sc))));
+        in = llmmem__add(o, in, blk(o, sc));
+        in = llmmem__add(o, in, blk(o, llmmem__mul3(o, B, a, S)));
+        p.act = llmmem__add(o, llmmem__add(o, base_act, x_norm), llmmem__add(o, llmmem__add(o, fused, Q), in));
+        x->largest = llmmem__max(x->largest, blk(o, llmmem__mul(o, 4, sc)));
     } else if (sdpa_mask) {
         /* mask present: no enable_gqa (sdpa_attention.use_gqa_in_sdpa), K/V
          * repeated; aten convert_boolean_attn_mask makes a [B,1,S,S] additive
