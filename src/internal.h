@@ -594,6 +594,12 @@ typedef struct llmmem__optim_bytes {
 int llmmem__optim_compute(llmmem__optim_bytes *out, int optim, int impl, const llmmem__tensors *ts,
                           const llmmem__lora_shape *lora, int state_bytes, llmmem__ovf *o);
 const char *llmmem__optim_source(int optim);
+/* DeepSpeed and Megatron build their own fused Adam for adam/adamw
+ * (deepspeed/runtime/engine.py _configure_basic_optimizer: FusedAdam unless
+ * torch_adam; megatron/core/optimizer: apex/TE FusedAdam): multi-tensor
+ * kernels that update in place, so the torch foreach copy does not exist.
+ * Clears st->optim_transient in that case. */
+void llmmem__optim_engine_fused(struct llmmem__states *st, const struct llmmem_config *c);
 bool llmmem__optim_paged(int optim);
 
 /* ---- planner (plan.c) ------------------------------------------------------ */

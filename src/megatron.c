@@ -200,6 +200,7 @@ static int megatron_run(struct llmmem_result *out, const struct llmmem_model *m,
     llmmem__train base;
     if ((rc = llmmem__train_compute(&base, out, m, c)) != 0)
         return rc;
+    llmmem__optim_engine_fused(&base.st, c);
     llmmem__ovf o = {false};
     const uint64_t L = (uint64_t)m->num_layers, P = (uint64_t)m->params;
     const uint64_t tp = (uint64_t)l.tp, pp = (uint64_t)l.pp, ept = (uint64_t)(l.ep * l.etp);

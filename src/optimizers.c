@@ -162,3 +162,10 @@ int llmmem__optim_compute(llmmem__optim_bytes *out, int optim, int impl, const l
     }
     return LLMMEM_OK;
 }
+
+void llmmem__optim_engine_fused(struct llmmem__states *st, const struct llmmem_config *c)
+{
+    bool adam = c->optimizer == LLMMEM__OPT_ADAMW || c->optimizer == LLMMEM__OPT_ADAM;
+    if (adam && c->optimizer_impl != LLMMEM__IMPL_FORLOOP)
+        st->optim_transient = 0;
+}

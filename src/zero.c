@@ -152,6 +152,7 @@ int llmmem_estimate_zero(llmmem_result *out, const llmmem_model *model, const ll
     llmmem__train t;
     if ((rc = llmmem__train_compute(&t, out, model, cfg)) != 0)
         return rc;
+    llmmem__optim_engine_fused(&t.st, cfg);
     llmmem__ovf o = {false};
     const uint64_t N = (uint64_t)l.dp;
     const bool off_opt = cfg->offload_optimizer != LLMMEM__OFFLOAD_NONE;

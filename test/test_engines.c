@@ -545,6 +545,39 @@ static void measured_ws1(void **state)
     llmmem_model_free(m);
 }
 
+/* DeepSpeed builds FusedAdam for AdamW (engine.py _configure_basic_optimizer),
+ * which updates in place: the step's only extra is this rank's fp32 gradient
+ * partition (stage_1_and_2.py single_grad_partition), 4 B x P / N. A
+ * for-loop torch optimizer adds its own per-tensor copies on top. */
+static void zero_fused_adam_step(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    llmmem_config *c = NULL;
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "llama-3.1-8b"), 0);
+    assert_int_equal(llmmem_config_new(&c), 0);
+    assert_int_equal(llmmem_result_new(&r), 0);
+    const char *kv[][2] = {{"engine", "zero"}, {"zero_stage", "1"}, {"data_parallel_size", "8"},
+                           {"num_gpus", "8"}, {"param_dtype", "bf16"}, {"master_weights", "true"},
+                           {"micro_batch_size", "1"}, {"seq_len", "1024"}};
+    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
+        assert_int_equal(llmmem_config_set(c, kv[i][0], kv[i][1]), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    uint64_t tr;
+    assert_int_equal(llmmem_result_component_bytes(&tr, r, LLMMEM_PHASE_OPTIMIZER, LLMMEM_C_OPTIMIZER_TRANSIENT), 0);
+    const uint64_t P = UINT64_C(8030261248);
+    assert_int_equal(tr, (4 * P + 7) / 8);
+    assert_int_equal(llmmem_config_set(c, "optimizer_impl", "forloop"), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    uint64_t tr2;
+    assert_int_equal(llmmem_result_component_bytes(&tr2, r, LLMMEM_PHASE_OPTIMIZER, LLMMEM_C_OPTIMIZER_TRANSIENT), 0);
+    assert_true(tr2 > tr);
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -553,6 +586,7 @@ int main(void)
         cmocka_unit_test(zero_invariants),        cmocka_unit_test(n1_against_single),
         cmocka_unit_test(fsdp_strategies),        cmocka_unit_test(megatron_runtime),
         cmocka_unit_test(validation),             cmocka_unit_test(measured_ws1),
+        cmocka_unit_test(zero_fused_adam_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
