@@ -385,8 +385,21 @@ static void hf_prefill(llmmem__ovf *o, hf *x, const struct llmmem_model *m,
         if (fam == LLMMEM__FAM_GPT2 || fam == LLMMEM__FAM_OPT)
             per = 2 * e;
         uint64_t sc = llmmem__mul3(o, B, a, SS);
+        uint64_t scores = llmmem__mul(o, per, sc);
+        if (fam == LLMMEM__FAM_GPT_OSS) {
+            /* modeling_gpt_oss.py eager_attention_forward: the masked
+             * scores [B,a,S,S] stay alive while torch.cat appends the sink
+             * column ([B,a,S,S+1]), `combined - combined.max(-1).values`
+             * makes a second one (max values + int64 indices alive), and
+             * softmax(dtype=combined.dtype) stays in the compute dtype: e per
+             * score + 2 e per (S+1)-column element, no fp32 copy */
+            uint64_t sc1 = llmmem__mul3(o, B, a, llmmem__mul(o, S, S + 1));
+            scores = llmmem__add(o, blk(o, llmmem__mul(o, e, sc)), llmmem__mul(o, 2, blk(o, llmmem__mul(o, e, sc1))));
+            scores = llmmem__add(o, scores, blk(o, llmmem__mul3(o, e, B, llmmem__mul(o, a, S))));
+            scores = llmmem__add(o, scores, blk(o, llmmem__mul3(o, 8, B, llmmem__mul(o, a, S))));
+        }
         p.act = llmmem__add(o, llmmem__add(o, base_act, x_norm),
-                            llmmem__add(o, llmmem__add(o, q_live, rep), llmmem__mul(o, per, sc)));
+                            llmmem__add(o, llmmem__add(o, q_live, rep), scores));
         x->largest = llmmem__max(x->largest, llmmem__mul(o, 4, sc));
     } else if (fam == LLMMEM__FAM_FALCON && k < a) {
         /* FalconAttention (modeling_falcon.py) calls SDPA itself with the
@@ -433,6 +446,8 @@ static void hf_prefill(llmmem__ovf *o, hf *x, const struct llmmem_model *m,
     uint64_t held = 0;
     if (eager)
         held = blk(o, llmmem__mul3(o, B, llmmem__mul(o, a, SS), e));
+    if (eager && fam == LLMMEM__FAM_GPT_OSS) /* the returned scores are a view of the [B,a,S,S+1] probs */
+        held = blk(o, llmmem__mul3(o, B, llmmem__mul3(o, a, S, S + 1), e));
 
     /* (3) post-attention norm: RMSNorm holds an fp32 copy and the fp32
      * normalised tensor (8 B per element); LayerNorm is one fused op */
