@@ -398,6 +398,22 @@ static void hf_prefill(llmmem__ovf *o, hf *x, const struct llmmem_model *m,
             scores = llmmem__add(o, scores, blk(o, llmmem__mul3(o, e, B, llmmem__mul(o, a, S))));
             scores = llmmem__add(o, scores, blk(o, llmmem__mul3(o, 8, B, llmmem__mul(o, a, S))));
         }
+        if (fam == LLMMEM__FAM_GPTJ) {
+            /* modeling_gptj.py GPTJAttention._attn: query.to(float32),
+             * key.to(float32) (both alive in _attn), fp32 scores + mask, the
+             * `/ scale_attn` copy (8 B per score in any dtype); GPTJModel's
+             * `outputs = block(...)` still holds the previous layer's returned
+             * probabilities (e per score); q_pass/k_pass are views that keep
+             * the q_proj and k_proj outputs, beside the rotated q_rot/k_rot
+             * (rotary_dim columns) and the concatenated query. h31 measures
+             * this point within 0.6 MiB. */
+            uint64_t rot = (uint64_t)((double)d * m->partial_rotary_factor);
+            uint64_t q32 = blk(o, llmmem__mul3(o, 4, T, llmmem__mul(o, a, d)));
+            uint64_t qrot = blk(o, llmmem__mul3(o, e, T, llmmem__mul(o, a, rot)));
+            scores = llmmem__add(o, llmmem__mul(o, 8, sc), blk(o, llmmem__mul(o, e, sc)));
+            scores = llmmem__add(o, scores, llmmem__add(o, llmmem__mul(o, 2, q32), llmmem__mul(o, 2, Q)));
+            scores = llmmem__add(o, scores, llmmem__mul(o, 2, qrot));
+        }
         p.act = llmmem__add(o, llmmem__add(o, base_act, x_norm),
                             llmmem__add(o, llmmem__add(o, q_live, rep), scores));
         x->largest = llmmem__max(x->largest, llmmem__mul(o, 4, sc));
