@@ -178,7 +178,8 @@ static int smart_resize(uint64_t *oh, uint64_t *ow, uint64_t H, uint64_t W, uint
 }
 
 /* Image geometry per unit and the number of units per sample. */
-static int geometry(vgeom *g, vgeom *video, const struct llmmem_model *m, const struct llmmem_config *c)
+static int geometry(vgeom *g, vgeom *video, const struct llmmem_model *m, const struct llmmem_config *c,
+                    llmmem__ovf *o)
 {
     const struct llmmem__vision_tower *t = &m->vision;
     memset(g, 0, sizeof *g);
@@ -225,10 +226,10 @@ static int geometry(vgeom *g, vgeom *video, const struct llmmem_model *m, const 
     const uint64_t mm = (uint64_t)(t->merge_size * t->merge_size);
     /* an image is repeated to temporal_patch_size frames: grid_t = 1 */
     g->units = (uint64_t)c->images_per_sample;
-    g->tower_tok = gh * gw;
-    g->chunk = gh * gw; /* cu_seqlens: one chunk per grid_t slice */
-    g->lm_tok = gh * gw / mm;
-    g->pixels = gh * gw * 3 * tp * p * p;
+    g->tower_tok = llmmem__mul(o, gh, gw);
+    g->chunk = g->tower_tok; /* cu_seqlens: one chunk per grid_t slice */
+    g->lm_tok = g->tower_tok / mm;
+    g->pixels = llmmem__mul3(o, llmmem__mul(o, gh, gw), 3 * tp, llmmem__mul(o, p, p));
     if (c->video_frames > 0) {
         /* one video per sample; frames grouped by temporal_patch_size (the last
          * frame repeated to fill a group): grid_t = ceil(frames / tp) */
@@ -395,7 +396,7 @@ int llmmem__vision_compute(llmmem__vision_bytes *out, const struct llmmem_model 
                              m->model_type);
 
     vgeom g, vid;
-    int rc = geometry(&g, &vid, m, c);
+    int rc = geometry(&g, &vid, m, c, o);
     if (rc)
         return rc;
     out->lm_tokens = llmmem__add(o, llmmem__mul(o, g.units, g.lm_tok), llmmem__mul(o, vid.units, vid.lm_tok));
