@@ -96,13 +96,20 @@ int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c
                                                c->expandable_segments != 0);
     if (c->calibrated && c->calib_reserved != 1.0) {
         double head = (double)(reserved - peak) * c->calib_reserved;
-        reserved = peak + (uint64_t)(head > 0 ? head : 0);
+        /* 1.8e19 < 2^64: the conversion is defined below it; above, an overflow */
+        if (head >= 1.8e19)
+            o.overflow = true;
+        else
+            reserved = llmmem__add(&o, peak, (uint64_t)(head > 0 ? head : 0));
     }
     uint64_t ctx = c->cuda_context_bytes >= 0 ? (uint64_t)c->cuda_context_bytes : g->cuda_context_bytes;
     if (c->calibrated && c->calib_context_bytes >= 0)
         ctx = (uint64_t)c->calib_context_bytes;
     uint64_t total = llmmem__add(&o, reserved, ctx);
     uint64_t cap = c->gpu_memory_bytes > 0 ? (uint64_t)c->gpu_memory_bytes : g->memory_bytes;
+    /* headroom_bytes is int64: total - cap beyond INT64_MAX has no representation */
+    if (total > cap && total - cap > (uint64_t)INT64_MAX)
+        o.overflow = true;
     if (o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
                              "estimate overflows 64-bit byte counts (the workload is too large to represent)");
