@@ -560,6 +560,8 @@ typedef struct llmmem__train {
     uint64_t bwd_transient;     /* gradient temporaries inside one layer's backward */
     uint64_t quant_transient;   /* one dequantised weight (QLoRA) */
     uint64_t inputs;            /* input ids kept through the step */
+    uint64_t vision_saved;      /* part of act_other kept by the vision tower */
+    uint64_t encoder_transient; /* the vision encoder's forward working set */
     uint64_t workspace;         /* one cuBLAS workspace */
     bool checkpointing;         /* full recompute */
 } llmmem__train;

@@ -595,7 +595,8 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     const uint64_t trainable = rc.lora ? lora_params + (uint64_t)vb.trainable : P - vision_frozen;
     st->trainable = (int64_t)trainable;
     const uint64_t train_wb = rc.lora ? rc.ab : pdt;
-    st->weights = llmmem__add(&o, base, rc.lora ? llmmem__mul(&o, lora_params, rc.ab) : 0);
+    /* LoRA adapters (on the language model and, with vision_training lora, the tower). */
+    st->weights = llmmem__add(&o, base, rc.lora ? llmmem__mul(&o, lora_params + (uint64_t)vb.trainable, rc.ab) : 0);
     st->master = master && !rc.lora ? llmmem__mul(&o, trainable, 4) : 0;
     uint64_t gb = rc.lora ? rc.ab : dtype_or(c->grad_dtype, master ? cdt : pdt);
     st->grad_bytes = (int)gb;
@@ -608,6 +609,7 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     if (rcode)
         return rcode;
     st->optim = ob.state;
+    st->optim_transient = ob.transient;
     if (vb.trainable > 0 && m->vision.hidden > 0) {
         /* The tower's trainable parameters as hidden-wide matrices (the
          * per-tensor layout only matters for factored/8-bit optimizers). */
@@ -620,7 +622,6 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
         st->optim = llmmem__add(&o, st->optim, vo.state);
         st->optim_transient = llmmem__add(&o, st->optim_transient, vo.transient);
     }
-    st->optim_transient = ob.transient;
     if (llmmem__optim_paged((int)c->optimizer))
         llmmem__result_note(r, "paged 8-bit optimizer states live in CUDA managed memory: counted on the "
                                "GPU, invisible to torch.cuda.memory_allocated, evictable under pressure");
@@ -699,7 +700,8 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
         mask_bytes = llmmem__mul3(&o, (uint64_t)c->micro_batch_size, s * s, rc.cb);
     t->act_other = llmmem__add(&o, t->act_other, mask_bytes);
     t->act_other = llmmem__add(&o, t->act_other, vb.saved);
-    t->fwd_transient = llmmem__max(t->fwd_transient, vb.transient);
+    t->vision_saved = vb.saved;
+    t->encoder_transient = vb.transient;
     t->inputs = llmmem__alloc_block(llmmem__mul(&o, T, 8)); /* int64 input ids */
 
     /* Autocast caches the low-precision copy of each trainable fp32 weight
@@ -871,6 +873,22 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
     put(fw, LLMMEM_C_LOGITS, llmmem__add(&o, t->logits_saved, t->logits_fwd_extra), &o);
     put(fw, LLMMEM_C_ACTIVATION_TRANSIENT, llmmem__add(&o, t->quant_transient,
                                                        t->logits_fwd_extra ? 0 : t->fwd_transient), &o);
+    if (t->encoder_transient) {
+        /* The vision encoder runs first: its working set peaks while only the
+         * tower's own tensors are kept. The forward phase is the larger point. */
+        uint64_t enc[LLMMEM__COMPONENTS];
+        memcpy(enc, base, sizeof enc);
+        put(enc, LLMMEM_C_GRADIENTS, ga_grads, &o);
+        put(enc, LLMMEM_C_ACTIVATIONS, t->vision_saved, &o);
+        put(enc, LLMMEM_C_ACTIVATION_TRANSIENT, t->encoder_transient, &o);
+        uint64_t a = 0, b = 0;
+        for (int k = 0; k < LLMMEM__COMPONENTS; k++) {
+            a = llmmem__add(&o, a, fw[k]);
+            b = llmmem__add(&o, b, enc[k]);
+        }
+        if (b > a)
+            memcpy(fw, enc, sizeof enc);
+    }
     r->phase_used[LLMMEM_PHASE_FORWARD] = true;
 
     /* Backward: the autograd thread runs matmuls with its own cuBLAS handle
@@ -970,7 +988,14 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
         llmmem__result_term(r, "checkpoint_inputs_per_layer", "tokens x hidden x residual dtype "
                                                              "(torch.utils.checkpoint non-reentrant)",
                             t->ckpt_layer);
-    llmmem__result_term(r, "activations_other", "final norm + head input (+ dropout masks)", t->act_other);
+    llmmem__result_term(r, "activations_other", "final norm + head input (+ dropout masks, vision tower)",
+                        t->act_other);
+    if (t->vision_saved || t->encoder_transient) {
+        llmmem__result_term(r, "vision_activations", "tower + projector tensors kept for backward (vision.c, "
+                                                     "modeling_clip/siglip/qwen2_vl)", t->vision_saved);
+        llmmem__result_term(r, "vision_encoder_transient", "the encoder's largest forward working set (vision.c)",
+                            t->encoder_transient);
+    }
     if (t->cast_layer || t->cast_other)
         llmmem__result_term(r, "autocast_cache", "compute-dtype copies of matmul weights (autocast_mode.cpp)",
                             llmmem__add(&o, llmmem__mul(&o, t->cast_layer, L), t->cast_other));
