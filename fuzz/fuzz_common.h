@@ -119,7 +119,7 @@ static inline int fuzz_result_json(char *b, size_t c, size_t *n, const void *o)
 }
 
 /* Invariants of a successful estimate: reserved >= allocated, total = reserved + context
- * (whatever the engine), utilisation finite and >= 0, every component of every phase <=
+ * (whatever the engine), headroom = capacity - total, utilisation finite and >= 0, every component of every phase <=
  * the phase, every phase <= the peak, every term and the JSON well formed. */
 static inline void fuzz_check_result(const llmmem_result *res)
 {
@@ -131,6 +131,15 @@ static inline void fuzz_check_result(const llmmem_result *res)
     FUZZ_CHECK(reserved >= alloc);
     FUZZ_CHECK(total >= reserved);
     FUZZ_CHECK(alloc != UINT64_MAX && total != UINT64_MAX); /* a saturated overflow */
+    /* headroom = capacity - total exactly (int64; beyond it the estimate must fail) */
+    uint64_t cap = 0;
+    int64_t head = 0;
+    FUZZ_CHECK(llmmem_result_get_u64(&cap, res, LLMMEM_R_GPU_MEMORY_BYTES) == 0);
+    FUZZ_CHECK(llmmem_result_get_i64(&head, res, LLMMEM_R_HEADROOM_BYTES) == 0);
+    if (total <= cap)
+        FUZZ_CHECK(head >= 0 && (uint64_t)head == cap - total);
+    else
+        FUZZ_CHECK(head < 0 && (uint64_t)(-(head + 1)) + 1 == total - cap);
     double util = -1;
     FUZZ_CHECK(llmmem_result_get_f64(&util, res, LLMMEM_R_UTILIZATION) == 0);
     FUZZ_CHECK(isfinite(util) && util >= 0);
