@@ -674,6 +674,11 @@ int llmmem_estimate_inference(llmmem_result *r, const llmmem_model *m, const llm
     const uint64_t k_r = (uint64_t)(kvh >= tp ? kvh / tp : 1);
     const uint64_t kv_tl = kv_token_layer(&o, m, kvb, a_r, k_r, vllm);
     const uint64_t kv_tok = llmmem__mul(&o, kv_tl, u(m->num_layers));
+    /* Vision-language models (vision.c): image tokens join each prompt; the
+     * frozen encoder's working set for the batch's images is a prefill point. */
+    llmmem__vision_bytes vb;
+    if ((rc = llmmem__vision_compute(&vb, m, c, u(c->batch_size), &o)) != 0)
+        return rc;
 
     llmmem__result_set_i64(r, LLMMEM_R_PARAMS, m->params);
     llmmem__result_set_i64(r, LLMMEM_R_TRAINABLE_PARAMS, 0);
@@ -688,7 +693,7 @@ int llmmem_estimate_inference(llmmem_result *r, const llmmem_model *m, const llm
         hf x;
         memset(&x, 0, sizeof x);
         x.B = u(c->batch_size);
-        x.S = u(c->prompt_len);
+        x.S = llmmem__add(&o, u(c->prompt_len), vb.lm_tokens);
         x.N = u(c->decode_len);
         x.T = llmmem__mul(&o, x.B, x.S);
         x.e = e;
@@ -705,6 +710,13 @@ int llmmem_estimate_inference(llmmem_result *r, const llmmem_model *m, const llm
         x.window = u(m->sliding_window);
         x.n_slide = x.window ? llmmem__min(u(m->num_sliding_layers), x.L) : 0;
         hf_prefill(&o, &x, m, c, ws);
+        /* The encoder runs before the language model (weights only besides
+         * its own working set), so it is a separate point of the prefill. */
+        if (vb.transient > llmmem__add(&o, x.prefill.act, x.prefill.kv)) {
+            x.prefill.act = vb.transient;
+            x.prefill.kv = 0;
+            x.prefill.logits = 0;
+        }
         /* the decode steps also hold the cuBLASLt workspace of a biased model */
         hf_decode(&o, &x, ws + (m->attention_bias || m->o_bias || m->mlp_bias ? LT_WORKSPACE : 0));
         if (o.overflow)
@@ -750,6 +762,10 @@ int llmmem_estimate_inference(llmmem_result *r, const llmmem_model *m, const llm
                             "if a Linear has a bias",
                             llmmem__sub0(x.prefill.other, ws));
         llmmem__result_term(r, "cublas_workspace", "per handle [CublasHandlePool.cpp]", ws);
+        if (vb.lm_tokens)
+            llmmem__result_term(r, "vision_encoder_transient",
+                                "the frozen encoder's largest working set for the batch's images (vision.c)",
+                                vb.transient);
         if (x.N > 0)
             llmmem__result_term(r, "decode_peak_kv", "KV after a step + the layer tensor torch.cat replaces",
                                 x.decode.kv);
@@ -766,6 +782,10 @@ int llmmem_estimate_inference(llmmem_result *r, const llmmem_model *m, const llm
     const uint64_t maxlen = c->max_model_len > 0 ? u(c->max_model_len)
                             : m->max_positions > 0 ? u(m->max_positions) : 4096;
     uint64_t tokens = c->max_num_batched_tokens > 0 ? u(c->max_num_batched_tokens) : 8192;
+    /* vLLM's encoder budget (multimodal/encoder_budget / compute_encoder_budget):
+     * at least one item's worth of encoder tokens; the profile run encodes
+     * dummy images and keeps their outputs in the encoder cache. */
+    const uint64_t enc_tok = vb.lm_tokens ? llmmem__max(tokens, vb.lm_tokens) : 0;
     const uint64_t block = c->kv_block_size > 0 ? u(c->kv_block_size) : 16;
     const uint64_t h = u(m->hidden_size), V = u(m->vocab_size);
     const uint64_t f = u(m->intermediate_size) / (uint64_t)tp;
@@ -781,7 +801,14 @@ int llmmem_estimate_inference(llmmem_result *r, const llmmem_model *m, const llm
     fwd = llmmem__add(&o, fwd, llmmem__mul3(&o, llmmem__min(seqs, tokens), V, 4));
     /* ... and the sampler warm-up over max_num_seqs rows of the vocabulary */
     const uint64_t sampler = llmmem__mul3(&o, seqs, V, VLLM_SAMPLER_BYTES);
-    const uint64_t act = llmmem__max(fwd, sampler);
+    uint64_t act = llmmem__max(fwd, sampler);
+    if (enc_tok) {
+        /* encoder pass of the profile run, then its outputs cached */
+        uint64_t per_item = vb.lm_tokens ? vb.transient / (u(c->batch_size) ? u(c->batch_size) : 1) : 0;
+        act = llmmem__max(act, llmmem__mul(&o, per_item, llmmem__ceil_div(enc_tok, vb.lm_tokens)));
+        if (c->encoder_cache)
+            act = llmmem__add(&o, act, llmmem__mul3(&o, enc_tok, h, e));
+    }
     const uint64_t non_torch = tp > 1 ? VLLM_NON_TORCH_TPN : VLLM_NON_TORCH_TP1;
     const uint64_t used = llmmem__add(&o, llmmem__add(&o, W, act), non_torch);
     const uint64_t avail = llmmem__sub0(requested, used);

@@ -463,6 +463,34 @@ static void errors(void **state)
     assert_non_null(strstr(llmmem_last_error(), "vision_feature_layer"));
 }
 
+/* Inference: the image tokens join each prompt in the KV cache
+ * (modeling_llava.py merges 576 image features per <image>; cache_utils
+ * DynamicLayer keeps 2*k*d per token per layer). LLaVA-1.5-7B: Llama-2-7B text
+ * (32 layers, 32 KV heads of 128), bf16: 524,288 B per token. */
+static void inference_image_tokens(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    llmmem_config *c = NULL;
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "llava-1.5-7b"), 0);
+    assert_int_equal(llmmem_config_new(&c), 0);
+    assert_int_equal(llmmem_result_new(&r), 0);
+    const char *kv[][2] = {{"mode", "inference"}, {"images_per_sample", "1"}, {"batch_size", "8"},
+                           {"prompt_len", "512"}, {"decode_len", "64"}, {"weights_format", "bf16"}};
+    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
+        assert_int_equal(llmmem_config_set(c, kv[i][0], kv[i][1]), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    uint64_t kvb;
+    assert_int_equal(llmmem_result_get_u64(&kvb, r, LLMMEM_R_KV_CACHE_BYTES), 0);
+    const uint64_t per_tok = 2ULL * 32 * 32 * 128 * 2;
+    /* after decode, plus the ids and the next token the measurement convention keeps */
+    assert_true(kvb >= per_tok * 8 * (512 + 576 + 64) && kvb < per_tok * 8 * (512 + 576 + 64) + (1u << 20));
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -470,6 +498,7 @@ int main(void)
         cmocka_unit_test(qwen_tokens),   cmocka_unit_test(gemma3_tokens), cmocka_unit_test(clip_layer),
         cmocka_unit_test(llava_saved),   cmocka_unit_test(qwen_layer),    cmocka_unit_test(siglip_layer),
         cmocka_unit_test(eager_transient), cmocka_unit_test(estimates),   cmocka_unit_test(errors),
+        cmocka_unit_test(inference_image_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
