@@ -246,3 +246,16 @@ tsan: build/tsan/test_threads
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 LLMMEM_THREADS_ITERS=5000 ./build/tsan/test_threads
 
 .PHONY: fuzz fuzz-build fuzz-replay tsan
+
+# ---- web page (examples/web; docs/web.md) --------------------------------------
+# make web: the library in WebAssembly (Debian emscripten; cJSON from Debian's source
+# package into build/web) next to the static page. make check-web: the page in headless
+# Chromium against the CLI (installs chromium, node and playwright-core when missing);
+# not part of make check, CI runs it from .ci/run.
+web:
+	bash mk/web.sh
+
+check-web: all web
+	bash mk/check-web.sh
+
+.PHONY: web check-web

@@ -143,6 +143,7 @@
       } catch (e) {
         if (c) M._llmmem_config_free(c);
         if (m) M._llmmem_model_free(m);
+        freeAll();
         throw e;
       }
     }
@@ -201,9 +202,24 @@
       }
     }
 
+    // The configuration of a scenario JSON (its model section is not loaded): every
+    // parameter as config_to_json writes it.
+    function scenarioConfig(json) {
+      let c = 0;
+      try {
+        const out = alloc(4);
+        check(M._llmmem_scenario_from_json(0, out, cstr(json), M.lengthBytesUTF8(json), 0));
+        c = M.getValue(out, "i32");
+        return JSON.parse(text(M._llmmem_config_to_json, c));
+      } finally {
+        if (c) M._llmmem_config_free(c);
+        freeAll();
+      }
+    }
+
     return {
       version: str(M._llmmem_version_string()),
-      params, presets, gpus, estimate, plan, inverse,
+      params, presets, gpus, estimate, plan, inverse, scenarioConfig,
       componentNames: () => Array.from({ length: M._llmmem_component_count() }, (_, i) => str(M._llmmem_component_name(i))),
       phaseNames: () => Array.from({ length: M._llmmem_phase_count() }, (_, i) => str(M._llmmem_phase_name(i))),
       LlmmemError,

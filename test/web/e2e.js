@@ -1,0 +1,293 @@
+/* End-to-end test of the page of examples/web in headless Chromium (make check-web).
+ *
+ *   node test/web/e2e.js URL CLI OUTDIR
+ *
+ * URL: the page served by a plain static server (mk/check-web.sh starts python3 -m
+ * http.server); CLI: the llmmem binary built from the same sources; OUTDIR: where the
+ * screenshots and the command files go. For each scenario the test fills the form the way
+ * a user does, then checks that
+ *   - the result JSON of the page equals `llmmem estimate ... --json` run with the very
+ *     command the page shows (so the command is right and the numbers are the CLI's),
+ *   - the exported scenario JSON, given to `llmmem estimate --scenario`, gives it too,
+ *   - the summary shows those numbers (GiB/GB recomputed here from the CLI's bytes),
+ *   - the planner's table is `llmmem plan ... --gpus N --top K --json` and the inverse
+ *     answers are `llmmem plan ... --max-batch --max-seq-len --min-gpus --json`,
+ * and that a bad value shows the library's error, as the CLI reports it.
+ * Chromium is Debian's (/usr/bin/chromium, or CHROMIUM), driven by playwright-core.
+ */
+"use strict";
+const assert = require("assert");
+const fs = require("fs");
+const path = require("path");
+const { execFileSync, spawnSync } = require("child_process");
+const { chromium } = require("playwright-core");
+
+const [URL, CLI, OUT] = process.argv.slice(2);
+if (!URL || !CLI || !OUT) {
+  console.error("usage: node test/web/e2e.js URL CLI OUTDIR");
+  process.exit(2);
+}
+const ROOT = path.resolve(__dirname, "..", "..");
+const CLI_ABS = path.resolve(CLI);
+fs.mkdirSync(OUT, { recursive: true });
+
+const GiB = 1073741824;
+const both = (b) => (b / GiB).toFixed(2) + " GiB / " + (b / 1e9).toFixed(2) + " GB";
+
+let passed = 0, failed = 0;
+function ok(name) { passed++; console.log("ok   " + name); }
+function bad(name, e) { failed++; console.log("FAIL " + name + "\n     " + String(e && e.stack || e).split("\n").slice(0, 8).join("\n     ")); }
+
+// Runs a command line the page printed, with its leading "llmmem" replaced by the CLI.
+function runCommand(line, cwd, expectFail) {
+  assert.ok(line.startsWith("llmmem "), "command starts with llmmem: " + line);
+  const r = spawnSync("bash", ["-c", JSON.stringify(CLI_ABS) + line.slice("llmmem".length)], { cwd, encoding: "utf8" });
+  if (!expectFail && r.status !== 0) throw new Error(`"${line}" exited ${r.status}: ${r.stderr}`);
+  return r;
+}
+
+async function settle(page) {
+  await page.waitForFunction(() => {
+    const s = document.getElementById("status");
+    return s.dataset.state === "ok" || s.dataset.state === "error";
+  }, null, { timeout: 30000 });
+}
+
+// Sets one parameter the way a user does: opens its fold, then types or picks.
+async function setParam(page, name, value) {
+  const sel = "#p-" + name;
+  await page.$eval(sel, (el) => { const d = el.closest("details"); if (d) d.open = true; });
+  const tag = await page.$eval(sel, (el) => el.tagName);
+  if (tag === "SELECT") await page.selectOption(sel, String(value));
+  else await page.fill(sel, String(value));
+}
+
+// Buttons and radios are pressed from the keyboard: a pointer click lands on coordinates,
+// and the page may reflow (results re-rendered) between locating and clicking.
+async function press(page, sel) {
+  await page.focus(sel);
+  await page.keyboard.press(/radio|checkbox/.test(await page.getAttribute(sel, "type") || "") ? "Space" : "Enter");
+}
+
+// Paths where two JSON values differ (for the failure message).
+function jsonDiff(a, b, at = "", out = []) {
+  if (a && b && typeof a === "object" && typeof b === "object") {
+    for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) jsonDiff(a[k], b[k], at + "." + k, out);
+  } else if (a !== b) out.push(`${at}: page ${JSON.stringify(a)} vs CLI ${JSON.stringify(b)}`);
+  return out;
+}
+function sameJson(page, cli, what) {
+  const d = jsonDiff(page, cli);
+  assert.ok(d.length === 0, what + " differ (are the page and the CLI built from the same sources?):\n  " + d.slice(0, 12).join("\n  "));
+}
+
+async function resetForm(page) {
+  await press(page, "#reset");
+  await press(page, "#src-preset");
+  await page.$eval("#calibration-json", (el) => { el.closest("details").open = true; });
+  await page.fill("#calibration-json", "");
+  await page.fill("#plan-gpus", "8");
+  await page.fill("#plan-top", "5");
+  await settle(page);
+  const cmd = (await page.textContent("#command")).trim();
+  assert.strictEqual(cmd, "llmmem estimate --preset " + (await page.inputValue("#preset")), "after reset: " + cmd);
+}
+
+const hfText = fs.readFileSync(path.join(ROOT, "test/data/scenarios/configs/dev/llama-3.2-1b.json"), "utf8");
+const SCENARIOS = [
+  { name: "defaults (llama-3.1-8b)", preset: "llama-3.1-8b", set: [] },
+  { name: "ZeRO-3 on 8 x H200, full recompute, optimizer offload", preset: "llama-3.1-8b",
+    set: [["micro_batch_size", 4], ["seq_len", 4096], ["activation_checkpointing", "full"], ["engine", "zero"],
+          ["zero_stage", 3], ["offload_optimizer", "cpu"], ["num_gpus", 8], ["data_parallel_size", 8], ["gpu", "H200"]],
+    planGpus: 16, planTop: 4, screenshot: "web-zero3.png" },
+  { name: "Megatron TP2 PP2 DP2 with sequence parallel", preset: "llama-3.1-8b",
+    set: [["engine", "megatron"], ["tensor_parallel_size", 2], ["pipeline_parallel_size", 2], ["data_parallel_size", 2],
+          ["sequence_parallel", "true"], ["distributed_optimizer", "true"], ["num_microbatches", 8], ["micro_batch_size", 2]] },
+  { name: "vLLM inference, TP2, fp8 KV cache", preset: "llama-3.1-8b",
+    set: [["mode", "inference"], ["runtime", "vllm"], ["batch_size", 16], ["prompt_len", 2048], ["decode_len", 512],
+          ["tensor_parallel_size", 2], ["gpu_memory_utilization", 0.85], ["kv_cache_dtype", "fp8"]],
+    planGpus: 4, screenshot: "web-vllm.png" },
+  { name: "pasted config.json, QLoRA nf4 rank 16", hf: hfText,
+    set: [["lora_rank", 16], ["qlora", "nf4"], ["lora_targets", "q_proj,k_proj,v_proj,o_proj"], ["micro_batch_size", 2]] },
+  { name: "calibration profile", preset: "llama-3.1-8b",
+    calibration: '{"components": {"activations": 1.25, "logits": 0.5}, "reserved_headroom": 2.0, "cuda_context_bytes": 500000000}',
+    set: [["micro_batch_size", 2]] },
+];
+
+async function checkScenario(page, sc, idx) {
+  await resetForm(page);
+  if (sc.hf) {
+    await press(page, "#src-hf");
+    await page.fill("#hf-json", sc.hf);
+  } else {
+    await page.selectOption("#preset", sc.preset);
+  }
+  if (sc.calibration) {
+    await page.$eval("#calibration-json", (el) => { el.closest("details").open = true; });
+    await page.fill("#calibration-json", sc.calibration);
+  }
+  for (const [n, v] of sc.set) await setParam(page, n, v);
+  await page.fill("#plan-gpus", String(sc.planGpus || 8));
+  await page.fill("#plan-top", String(sc.planTop || 5));
+  await settle(page);
+  const state = await page.getAttribute("#status", "data-state");
+  assert.strictEqual(state, "ok", "page status: " + (await page.textContent("#status")));
+
+  const dir = path.join(OUT, "case" + idx);
+  fs.mkdirSync(dir, { recursive: true });
+  if (sc.hf) fs.writeFileSync(path.join(dir, "config.json"), sc.hf);
+  if (sc.calibration) fs.writeFileSync(path.join(dir, "calibration.json"), sc.calibration);
+
+  const pageResult = JSON.parse(await page.textContent("#result-json"));
+  const command = (await page.textContent("#command")).trim();
+  fs.writeFileSync(path.join(dir, "command.txt"), command + "\n");
+  // every parameter the test set appears in the command with its value
+  for (const [n, v] of sc.set) assert.ok(command.includes("--" + n.replace(/_/g, "-") + " " + v), `command has ${n} ${v}: ${command}`);
+
+  // 1. the command's numbers are the page's
+  const cli = JSON.parse(runCommand(command + " --json", dir).stdout);
+  sameJson(pageResult, cli, "page result and CLI result");
+
+  // 2. the exported scenario gives the same numbers (without a calibration: not a scenario key)
+  const scen = await page.textContent("#scenario-out");
+  fs.writeFileSync(path.join(dir, "scenario.json"), scen);
+  const viaScenario = JSON.parse(runCommand("llmmem estimate --scenario scenario.json" +
+    (sc.calibration ? " --calibration calibration.json" : "") + " --json", dir).stdout);
+  sameJson(viaScenario, cli, "exported scenario's result and CLI result");
+
+  // 3. the summary shows those numbers
+  assert.strictEqual(await page.textContent("#fits"), cli.fits ? "yes" : "no");
+  assert.strictEqual(await page.textContent("#peak-allocated"), both(cli.peak_allocated_bytes));
+  assert.strictEqual(await page.textContent("#peak-reserved"), both(cli.peak_reserved_bytes));
+  assert.strictEqual(await page.textContent("#cuda-context"), both(cli.cuda_context_bytes));
+  assert.strictEqual(await page.textContent("#headroom"),
+                     (cli.headroom_bytes >= 0 ? "headroom " : "short by ") + both(Math.abs(cli.headroom_bytes)));
+  assert.strictEqual(await page.textContent("#utilization"), (cli.utilization * 100).toFixed(1) + " %");
+  assert.strictEqual(await page.textContent("#gpus-needed"), String(cli.gpus_needed));
+  // the chart has one bar segment per non-zero (phase, component)
+  const want = Object.values(cli.phases).reduce((a, ph) => a + Object.values(ph.components).filter((v) => v > 0).length, 0);
+  const rects = await page.$$eval("#chart svg rect title", (ts) => ts.length);
+  assert.strictEqual(rects, want, "bar segments");
+  assert.ok(await page.$("#timeline svg path.line"), "timeline drawn");
+  if (sc.calibration) assert.strictEqual(cli.cuda_context_bytes, 500000000, "calibration applied");
+
+  // 4. planner: the table and the inverse answers are the CLI's
+  const planLines = (await page.textContent("#plan-command")).trim().split("\n");
+  const planJson = await page.getAttribute("#plan-table", "data-json");
+  assert.ok(planJson, "plan computed: " + (await page.textContent("#plan-summary")));
+  const cliPlan = JSON.parse(runCommand(planLines[0] + " --json", dir).stdout);
+  sameJson(JSON.parse(planJson), cliPlan, "page plan and CLI plan");
+  const rows = await page.$$eval("#plan-table tr", (trs) => trs.length - 1);
+  assert.strictEqual(rows, cliPlan.layouts.length, "plan rows");
+  const inv = JSON.parse(runCommand(planLines[1] + " --json", dir).stdout);
+  const g = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  assert.strictEqual(await page.textContent("#max-batch"), g(inv.max_batch));
+  assert.strictEqual(await page.textContent("#max-seq-len"), g(inv.max_seq_len));
+  assert.strictEqual(await page.textContent("#min-gpus"), g(inv.min_gpus));
+
+  if (sc.screenshot) await page.screenshot({ path: path.join(OUT, sc.screenshot), fullPage: true });
+  return cli;
+}
+
+(async () => {
+  const exe = process.env.CHROMIUM || "/usr/bin/chromium";
+  const browser = await chromium.launch({ executablePath: exe, args: ["--no-sandbox", "--disable-gpu"] });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  page.setDefaultTimeout(15000);
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  const requests = [];
+  page.on("request", (r) => requests.push(r.url()));
+  try {
+    await page.goto(URL);
+    await settle(page);
+    assert.strictEqual(await page.getAttribute("#status", "data-state"), "ok", await page.textContent("#status"));
+    assert.strictEqual((await page.textContent("#version")).trim(),
+                       execFileSync(CLI_ABS, ["--version"], { encoding: "utf8" }).match(/library ([0-9.]+)/)[1]);
+    ok("page loads from a static server, library " + (await page.textContent("#version")));
+  } catch (e) {
+    bad("page loads", e);
+    await browser.close();
+    console.log(`check-web: ${passed} passed, ${failed + 1} failed`);
+    process.exit(1);
+  }
+
+  for (let i = 0; i < SCENARIOS.length; i++) {
+    try {
+      const r = await checkScenario(page, SCENARIOS[i], i);
+      ok(`${SCENARIOS[i].name}: page == CLI (peak ${both(r.peak_allocated_bytes)}, fits ${r.fits})`);
+    } catch (e) {
+      bad(SCENARIOS[i].name, e);
+    }
+  }
+
+  // A bad value: the page shows the library's message, the CLI refuses the same flag.
+  try {
+    await resetForm(page);
+    await setParam(page, "micro_batch_size", 0);
+    await settle(page);
+    assert.strictEqual(await page.getAttribute("#status", "data-state"), "error");
+    const msg = await page.textContent("#status");
+    assert.ok(/micro_batch_size/.test(msg) && /OUT_OF_RANGE/.test(msg), msg);
+    assert.ok(await page.$("#p-micro_batch_size.invalid"), "field marked");
+    const r = runCommand("llmmem estimate --preset llama-3.1-8b --micro-batch-size 0", OUT, true);
+    assert.notStrictEqual(r.status, 0);
+    assert.ok(/OUT_OF_RANGE/.test(r.stderr), r.stderr);
+    ok("bad value: page and CLI report LLMMEM_E_OUT_OF_RANGE for micro_batch_size");
+  } catch (e) {
+    bad("bad value", e);
+  }
+
+  // Loading a scenario JSON fills the form.
+  try {
+    await resetForm(page);
+    await page.$eval("#scenario-json", (el) => { el.closest("details").open = true; });
+    await page.fill("#scenario-json", JSON.stringify({
+      model: { preset: "llama-3.1-8b" }, mode: "training",
+      training: { micro_batch_size: 3, seq_len: 1024, activation_checkpointing: "selective" },
+      engine: { type: "fsdp", version: 2 }, parallelism: { dp: 4 }, hardware: { gpu: "H200" } }));
+    await press(page, "#scenario-load");
+    await settle(page);
+    assert.strictEqual(await page.inputValue("#p-micro_batch_size"), "3");
+    assert.strictEqual(await page.inputValue("#p-engine"), "fsdp");
+    assert.strictEqual(await page.inputValue("#p-gpu"), "H200");
+    const command = (await page.textContent("#command")).trim();
+    const cli = JSON.parse(runCommand(command + " --json", OUT).stdout);
+    sameJson(JSON.parse(await page.textContent("#result-json")), cli, "page result and CLI result");
+    ok("scenario JSON loads into the form: " + command);
+  } catch (e) {
+    bad("scenario load", e);
+  }
+
+  // Copy and export buttons work without the network.
+  try {
+    await press(page, "#copy-command");
+    await page.waitForFunction(() => document.getElementById("copy-msg").textContent !== "");
+    const [dl] = await Promise.all([page.waitForEvent("download"), press(page, "#export-json")]);
+    const file = path.join(OUT, "exported-scenario.json");
+    await dl.saveAs(file);
+    const exported = JSON.parse(fs.readFileSync(file, "utf8"));
+    assert.deepStrictEqual(exported, JSON.parse(await page.textContent("#scenario-out")));
+    const foreign = requests.filter((u) => !u.startsWith(new global.URL(URL).origin) && !u.startsWith("blob:") && !u.startsWith("data:"));
+    assert.deepStrictEqual(foreign, [], "no request leaves the local server");
+    ok("copy command, export JSON download; no external request");
+  } catch (e) {
+    bad("copy/export", e);
+  }
+
+  try {
+    await resetForm(page);
+    await page.screenshot({ path: path.join(OUT, "web.png"), fullPage: true });
+    assert.deepStrictEqual(errors, [], "no page errors");
+    ok("screenshot " + path.join(OUT, "web.png"));
+  } catch (e) {
+    bad("page errors", e);
+  }
+  await browser.close();
+  console.log(`check-web: ${passed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+})().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
