@@ -33,8 +33,17 @@ def main():
     ap.add_argument("--cli", default="examples/llmmem")
     ap.add_argument("--max-err", type=float, default=3.0)
     ap.add_argument("--max-kv-err", type=float, default=0.5)
+    ap.add_argument("--known-gaps", default=None, help="file of 'id reason' lines")
     a = ap.parse_args()
+    known = {}
+    if a.known_gaps:
+        for line in open(a.known_gaps):
+            line = line.strip()
+            if line and not line.startswith("#"):
+                sid, _, why = line.partition(" ")
+                known[sid] = why.strip()
     fails = 0
+    nknown = 0
     errs = []
     print(f"{'id':5s} {'mode':5s} {'model':24s} {'estimate GiB':>12s} {'measured GiB':>12s} {'error':>7s}")
     for path in a.files:
@@ -79,13 +88,22 @@ def main():
                 kv = f" kv {ke:+.2f}%"
                 if abs(ke) > a.max_kv_err:
                     problems.append(f"kv error {ke:+.2f}% beyond {a.max_kv_err}%")
+            verdict = "ok" if not problems else "FAIL " + "; ".join(problems)
+            if sc["id"] in known:
+                if problems:
+                    verdict = "KNOWN " + "; ".join(problems) + " (" + known[sc["id"]][:80] + ")"
+                    problems = []
+                    nknown += 1
+                else:
+                    verdict = "XPASS: within bounds now, remove it from the known gaps"
+                    problems = ["xpass"]
             print(f"{sc['id']:5s} {sc['mode'][:5]:5s} {name:24s} {out['peak_allocated_bytes']/2**30:12.2f} "
-                  f"{m/2**30:12.2f} {e:+6.2f}%{kv} {'ok' if not problems else 'FAIL ' + '; '.join(problems)}")
+                  f"{m/2**30:12.2f} {e:+6.2f}%{kv} {verdict}")
             fails += bool(problems)
     errs.sort()
     if errs:
         print(f"{len(errs)} compared: median |error| {errs[len(errs)//2]:.2f}%, max {errs[-1]:.2f}%; "
-              f"{fails} failing")
+              f"{fails} failing, {nknown} known gaps")
     sys.exit(1 if fails else 0)
 
 

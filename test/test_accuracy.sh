@@ -3,6 +3,6 @@
 # world size 1, and the project's own extra measurements. Prints the error table.
 set -eu
 cd "$(dirname "$0")/.."
-python3 test/accuracy.py --cli examples/llmmem \
+python3 test/accuracy.py --cli examples/llmmem --known-gaps test/data/h200-extra/known-gaps.txt \
     test/data/groundtruth/h200-dev.jsonl test/data/h200-extra/h200-extra.jsonl
 python3 test/accuracy.py --cli examples/llmmem test/data/groundtruth/h200-engines-ws1-rerun.jsonl
