@@ -73,13 +73,13 @@ int llmmem_result_key_at(int index)
 
 const char *llmmem_result_key_name(int key)
 {
-    int i = key - LLMMEM_R_PARAMS;
+    int64_t i = (int64_t)key - LLMMEM_R_PARAMS; /* key may be INT_MIN */
     return i >= 0 && i < LLMMEM__RKEYS ? result_keys[i].name : NULL;
 }
 
 int llmmem_result_key_type(int key)
 {
-    int i = key - LLMMEM_R_PARAMS;
+    int64_t i = (int64_t)key - LLMMEM_R_PARAMS; /* key may be INT_MIN */
     if (i < 0 || i >= LLMMEM__RKEYS)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "unknown result key %d", key);
     return result_keys[i].type;
