@@ -174,6 +174,8 @@ _PROTOTYPES = {
     "llmmem_result_term_count": (c_int, [_p]),
     "llmmem_result_term": (c_int, [POINTER(c_char_p), POINTER(c_char_p), POINTER(c_uint64), _p,
                                    c_int]),
+    "llmmem_result_input_count": (c_int, [_p]),
+    "llmmem_result_input": (c_int, [POINTER(c_char_p), POINTER(c_int64), _p, c_int]),
     "llmmem_result_note_count": (c_int, [_p]),
     "llmmem_result_note": (c_char_p, [_p, c_int]),
     "llmmem_result_to_json": (c_int, [c_char_p, c_size_t, _sz, _p]),
@@ -632,6 +634,16 @@ class Result(_Handle):
             n, f, b = c_char_p(), c_char_p(), c_uint64()
             _check(lib.llmmem_result_term(byref(n), byref(f), byref(b), self, i))
             out.append((_s(n.value), _s(f.value), b.value))
+        return out
+
+    @property
+    def inputs(self):
+        """[(symbol, value), ...]: the inputs the terms' formulas use."""
+        out = []
+        for i in range(_check(lib.llmmem_result_input_count(self))):
+            n, v = c_char_p(), c_int64()
+            _check(lib.llmmem_result_input(byref(n), byref(v), self, i))
+            out.append((_s(n.value), v.value))
         return out
 
     @property

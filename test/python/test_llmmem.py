@@ -83,6 +83,9 @@ class TestSmoke(unittest.TestCase):
                 self.assertIsInstance(r["fits"], bool)
                 self.assertGreater(r.phase_bytes("backward"), r.component_bytes("backward", "weights"))
                 self.assertTrue(all(isinstance(t[2], int) for t in r.terms))
+                ins = dict(r.inputs)
+                self.assertTrue(ins)
+                self.assertTrue(all(isinstance(v, int) for v in ins.values()))
 
     def test_config_roundtrip(self):
         with llmmem.Config() as c:
