@@ -612,7 +612,41 @@ static int check_dims(const struct llmmem_model *m)
     return 0;
 }
 
+static int infer(llmmem_result *r, const llmmem_model *m, const llmmem_config *c, bool search);
+
+/* GPUs needed for serving: the configured TP when it fits, else the smallest
+ * tensor-parallel size (a divisor of the heads above the configured one) whose
+ * estimate fits; 0 when none does. Each try is a full estimate into a scratch
+ * result on the stack (no allocation). */
+static void set_gpus_needed(struct llmmem_result *r, const struct llmmem_model *m,
+                            const struct llmmem_config *c, int64_t tp, bool search)
+{
+    int64_t needed = tp;
+    if (!r->v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i) {
+        needed = 0;
+        if (search) {
+            struct llmmem_config cc = *c;
+            struct llmmem_result scratch;
+            for (int64_t t = tp + 1; t <= m->num_heads; t++) {
+                if (m->num_heads % t)
+                    continue;
+                cc.tp = t;
+                if (infer(&scratch, m, &cc, false) == 0 && scratch.v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i) {
+                    needed = t;
+                    break;
+                }
+            }
+        }
+    }
+    llmmem__result_set_i64(r, LLMMEM_R_GPUS_NEEDED, needed);
+}
+
 int llmmem_estimate_inference(llmmem_result *r, const llmmem_model *m, const llmmem_config *c)
+{
+    return infer(r, m, c, true);
+}
+
+static int infer(llmmem_result *r, const llmmem_model *m, const llmmem_config *c, bool search)
 {
     if (!r || !m || !c)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_estimate_inference: NULL argument");
@@ -769,7 +803,10 @@ int llmmem_estimate_inference(llmmem_result *r, const llmmem_model *m, const llm
         if (x.N > 0)
             llmmem__result_term(r, "decode_peak_kv", "KV after a step + the layer tensor torch.cat replaces",
                                 x.decode.kv);
-        return llmmem__result_finish(r, c);
+        if ((rc = llmmem__result_finish(r, c)) != 0)
+            return rc;
+        set_gpus_needed(r, m, c, tp, search);
+        return LLMMEM_OK;
     }
 
     /* vLLM (vllm/v1/worker/gpu_worker.py determine_available_memory): the
@@ -857,5 +894,7 @@ int llmmem_estimate_inference(llmmem_result *r, const llmmem_model *m, const llm
     rc = llmmem__result_finish(r, c);
     if (rc == 0 && !conc)
         llmmem__result_set_i64(r, LLMMEM_R_FITS, 0);
+    if (rc == 0)
+        set_gpus_needed(r, m, c, tp, search);
     return rc;
 }

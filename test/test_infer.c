@@ -806,6 +806,36 @@ static void test_extra_third_batch(void **state)
     llmmem_config_free(c);
 }
 
+/* gpus_needed is the boundary of the estimator itself: the estimate at that
+ * tensor-parallel size fits, at the configured (smaller) one it does not. */
+static void test_gpus_needed(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    llmmem_config *c = NULL;
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "llama-3.1-70b"), 0);
+    assert_int_equal(llmmem_config_new(&c), 0);
+    assert_int_equal(llmmem_result_new(&r), 0);
+    assert_int_equal(llmmem_config_set(c, "mode", "inference"), 0);
+    assert_int_equal(llmmem_config_set(c, "batch_size", "8"), 0);
+    assert_int_equal(llmmem_config_set(c, "prompt_len", "4096"), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    int64_t fits, needed;
+    assert_int_equal(llmmem_result_get_i64(&fits, r, LLMMEM_R_FITS), 0);
+    assert_int_equal(llmmem_result_get_i64(&needed, r, LLMMEM_R_GPUS_NEEDED), 0);
+    assert_int_equal(fits, 0);   /* 141 GB of bf16 weights on an 80 GB GPU */
+    assert_true(needed > 1);
+    assert_int_equal(64 % needed, 0);
+    assert_int_equal(llmmem_config_set_i64(c, LLMMEM_P_TENSOR_PARALLEL, needed), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    assert_int_equal(llmmem_result_get_i64(&fits, r, LLMMEM_R_FITS), 0);
+    assert_int_equal(fits, 1);
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -815,6 +845,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_extra_families),
         cmocka_unit_test(test_extra_second_batch),
         cmocka_unit_test(test_extra_third_batch),
+        cmocka_unit_test(test_gpus_needed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
