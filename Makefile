@@ -185,7 +185,7 @@ run: all
 	./examples/llmmem estimate --preset llama-3.1-8b
 
 clean:
-	rm -rf build test/bin docs/html docs/xml lib/libllmmem.* $(EXAMPLES)
+	rm -rf build test/bin docs/html docs/xml lib/libllmmem.* $(EXAMPLES) examples/web/llmmem.js examples/web/llmmem.wasm
 
 FORCE:
 
