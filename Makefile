@@ -231,6 +231,11 @@ fuzz: $(FUZZ_TARGETS:%=fuzz-run-%)
 fuzz-replay: lib
 	@CC='$(CC)' LIBA=$(ALIB) bash test/test_fuzz_replay.sh
 
+# the same replay linking the ASan+UBSan library of make sanitize (CI runs it)
+fuzz-replay-sanitize: build/sanitize/libllmmem.a
+	@CC='$(CC)' LIBA=build/sanitize/libllmmem.a FUZZ_REPLAY_DIR=build/sanitize/fuzz-replay \
+	  bash test/test_fuzz_replay.sh
+
 # ThreadSanitizer: the library and test/test_threads.c (many threads sharing models and
 # configs read-only) built with -fsanitize=thread; any report fails.
 TSAN_OBJS := $(SRCS:src/%.c=build/tsan/obj/%.o)
@@ -245,7 +250,7 @@ build/tsan/test_threads: test/test_threads.c $(TSAN_OBJS)
 tsan: build/tsan/test_threads
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 LLMMEM_THREADS_ITERS=5000 ./build/tsan/test_threads
 
-.PHONY: fuzz fuzz-build fuzz-replay tsan
+.PHONY: fuzz fuzz-build fuzz-replay fuzz-replay-sanitize tsan
 
 # ---- web page (examples/web; docs/web.md) --------------------------------------
 # make web: the library in WebAssembly (Debian emscripten; cJSON from Debian's source

@@ -447,7 +447,8 @@ static int llava_vision(struct llmmem_model *m, const llmmem__json *doc, const l
         const llmmem__jnode *it = llmmem__json_type(vfl) == LLMMEM__J_ARRAY ? llmmem__json_first(vfl) : vfl;
         for (; it; it = llmmem__json_type(vfl) == LLMMEM__J_ARRAY ? llmmem__json_next(it) : NULL) {
             double x = llmmem__json_type(it) == LLMMEM__J_NUMBER ? llmmem__json_number(it) : 1e300;
-            if (x != (double)(int64_t)x || x < (double)-(L + 1) || x > (double)L)
+            /* range first: converting a double outside int64 (or NaN) is undefined */
+            if (!(x >= (double)-(L + 1) && x <= (double)L) || x != (double)(int64_t)x)
                 return llmmem__json_error_at(doc, it, LLMMEM_E_OUT_OF_RANGE, "vision_feature_layer",
                                              "expected a layer index in [-%lld, %lld]",
                                              (long long)(L + 1), (long long)L);

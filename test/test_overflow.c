@@ -195,6 +195,32 @@ static void calibrated_headroom_beyond_uint64(void **state)
     llmmem_model_free(m);
 }
 
+/* Regression (fuzz_hf_config): a llava vision_feature_layer far beyond int64 was
+ * converted to int64 before its range check (undefined behaviour). Numbers beyond the
+ * 64-bit range anywhere in a config.json are LLMMEM_E_OUT_OF_RANGE (or a schema error). */
+static void hf_config_huge_numbers(void **state)
+{
+    (void)state;
+    static const char *const cases[] = {
+        "{\"model_type\": \"llava\", \"vision_feature_layer\": 647777777777777777777777777777777777777777777777777777777}",
+        "{\"model_type\": \"llava\", \"vision_feature_layer\": -1e300}",
+        "{\"model_type\": \"llava\", \"vision_feature_layer\": [1e19, -2]}",
+        "{\"model_type\": \"llama\", \"hidden_size\": 1e30, \"num_hidden_layers\": 2,"
+        " \"num_attention_heads\": 4, \"intermediate_size\": 128, \"vocab_size\": 100}",
+        "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_hidden_layers\": 9223372036854775807,"
+        " \"num_attention_heads\": 4, \"intermediate_size\": 128, \"vocab_size\": 100}",
+        "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+        " \"num_attention_heads\": 4, \"intermediate_size\": 128, \"vocab_size\": 1e400}",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        llmmem_model *m = NULL;
+        int rc = llmmem_model_from_hf_json(&m, cases[i], strlen(cases[i]));
+        if (rc != LLMMEM_E_OUT_OF_RANGE && rc != LLMMEM_E_SCHEMA)
+            fail_msg("case %zu: %d (%s)", i, rc, llmmem_last_error());
+        assert_null(m);
+    }
+}
+
 static void reals_rejected(void **state)
 {
     (void)state;
@@ -339,6 +365,7 @@ int main(void)
         cmocka_unit_test(ten_million_token_context),
         cmocka_unit_test(headroom_beyond_int64),
         cmocka_unit_test(calibrated_headroom_beyond_uint64),
+        cmocka_unit_test(hf_config_huge_numbers),
         cmocka_unit_test(reals_rejected),
         cmocka_unit_test(sweep),
     };
