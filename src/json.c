@@ -327,7 +327,7 @@ static int sc_value(scan *sc)
     sc_ws(sc);
     if (sc->i >= sc->n)
         return sc_fail(sc, "unexpected end of input: a value was expected");
-    size_t slot;
+    size_t slot = 0;
     if (sc_record(sc, &slot))
         return -1;
     unsigned char c = sc->s[sc->i];
