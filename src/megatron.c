@@ -178,7 +178,8 @@ static uint64_t layer_act(const struct llmmem_model *m, const struct llmmem_conf
 typedef struct mg_stage {
     uint64_t params;     /* parameters on this GPU */
     uint64_t layers;     /* transformer layers on this stage (all chunks) */
-    uint64_t in_flight;  /* micro-batches whose activations this stage holds */
+    uint64_t in_flight;  /* micro-batches whose activations this stage holds (rounded up) */
+    uint64_t in_flight_chunks; /* the same in model chunks (lps / vpp layers each) */
     bool first, last;
 } mg_stage;
 
@@ -242,13 +243,18 @@ static int megatron_run(struct llmmem_result *out, const struct llmmem_model *m,
         st.first = si == 0;
         st.last = si == stages - 1;
         st.layers = lps;
-        /* 1F1B: stage i holds min(pp - i, micro-batches) in flight; the
-         * interleaved schedule multiplies the first stage's by
-         * 1 + (pp - 1)/(pp x vpp) (Korthikanti 4.2.3; schedules.py). */
-        uint64_t fl = pp - (uint64_t)si;
-        if (l.vpp > 1)
-            fl = llmmem__ceil_div(fl * (pp * (uint64_t)l.vpp + pp - 1), pp * (uint64_t)l.vpp);
-        st.in_flight = llmmem__min(fl, nmb > 0 ? nmb : 1);
+        /* In-flight activations, in model chunks of lps / vpp layers
+         * (megatron/core/pipeline_parallel/schedules.py): 1F1B warms up
+         * pp - i - 1 micro-batches and holds one more; the interleaved
+         * schedule warms up (pp - i - 1) * 2 + (vpp - 1) * pp chunk
+         * micro-batches out of nmb * vpp, plus the current one. For the first
+         * stage this is Korthikanti 4.2.3's 1 + (pp - 1)/(pp vpp) factor. */
+        const uint64_t vpp = (uint64_t)l.vpp, total_chunks = (nmb > 0 ? nmb : 1) * vpp;
+        uint64_t warm = vpp > 1 ? (pp - (uint64_t)si - 1) * 2 + (vpp - 1) * pp : pp - (uint64_t)si - 1;
+        uint64_t chunks = vpp > 1 ? llmmem__min(total_chunks, warm + 1)
+                                  : llmmem__min(warm + 1, nmb > 0 ? nmb : 1) * vpp;
+        st.in_flight_chunks = chunks;
+        st.in_flight = llmmem__ceil_div(chunks, vpp);
         st.params = llmmem__mul(&o, per_layer, lps);
         if (st.first)
             st.params += emb / tp;
@@ -279,8 +285,8 @@ static int megatron_run(struct llmmem_result *out, const struct llmmem_model *m,
         t.other_grad = llmmem__sub0(t.st.grads, llmmem__mul(&o, t.layer_grad, lps));
         /* Activations of the in-flight micro-batches. */
         t.checkpointing = c->checkpointing == LLMMEM__CKPT_FULL;
-        t.act_layer = t.checkpointing ? act1 : llmmem__mul(&o, act1, st.in_flight);
-        t.ckpt_layer = llmmem__mul(&o, ckpt1, st.in_flight);
+        t.act_layer = t.checkpointing ? act1 : llmmem__mul(&o, act1, st.in_flight_chunks) / (uint64_t)l.vpp;
+        t.ckpt_layer = llmmem__mul(&o, ckpt1, st.in_flight_chunks) / (uint64_t)l.vpp;
         t.cast_layer = 0;
         t.cast_other = 0;
         t.quant_transient = 0;

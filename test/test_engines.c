@@ -578,6 +578,53 @@ static void zero_fused_adam_step(void **state)
     llmmem_model_free(m);
 }
 
+/* Megatron-LM functional tests gpt3_7b_{tp4_pp1,tp1_pp4}_memory_speed log the
+ * peak torch allocation of the last rank of 8 H100s (golden values as quoted
+ * in shared/research/peers.md 2.2): 32 layers, h 4096, 32 heads in 8 query
+ * groups, GELU ffn 4h, LayerNorm with biases, untied, vocab 131073, seq 8192,
+ * GBS 8, bf16, distributed optimizer, Megatron's default dropout 0.1.
+ * TP4 PP1 mbs 2: 53.22 GiB. TP1 PP4 VPP8 mbs 1 (last stage): 56.55 GiB. */
+static void megatron_functional_golden(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    llmmem_config *c = NULL;
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_model_from_hf_file(&m, "test/data/configs/megatron/gpt3-7b-functional-test.json"), 0);
+    assert_int_equal(llmmem_result_new(&r), 0);
+    static const struct {
+        const char *name;
+        const char *kv[4][2];
+        int stage;
+        double meas_gib;
+    } cases[] = {
+        {"tp4_pp1", {{"tensor_parallel_size", "4"}, {"micro_batch_size", "2"}, {"gradient_accumulation_steps", "2"},
+                     {"pipeline_parallel_size", "1"}}, 0, 53.22},
+        {"tp1_pp4_vpp8", {{"pipeline_parallel_size", "4"}, {"virtual_pipeline_size", "8"},
+                          {"micro_batch_size", "1"}, {"gradient_accumulation_steps", "4"}}, 3, 56.55},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(llmmem_config_new(&c), 0);
+        const char *common[][2] = {{"engine", "megatron"}, {"data_parallel_size", "2"}, {"num_gpus", "8"},
+                                   {"seq_len", "8192"}, {"param_dtype", "bf16"}, {"master_weights", "true"},
+                                   {"distributed_optimizer", "true"}, {"dropout", "on"}, {"gpu", "H100-80GB"}};
+        for (size_t k = 0; k < sizeof common / sizeof common[0]; k++)
+            assert_int_equal(llmmem_config_set(c, common[k][0], common[k][1]), 0);
+        for (size_t k = 0; k < 4; k++)
+            assert_int_equal(llmmem_config_set(c, cases[i].kv[k][0], cases[i].kv[k][1]), 0);
+        assert_int_equal(llmmem_estimate(r, m, c), 0);
+        uint64_t est;
+        assert_int_equal(llmmem_result_stage_peak_bytes(&est, r, cases[i].stage), 0);
+        double err = 100.0 * ((double)est / 1073741824.0 - cases[i].meas_gib) / cases[i].meas_gib;
+        printf("  megatron %-13s stage %d est %.2f GiB meas %.2f GiB err %+.2f%%\n", cases[i].name, cases[i].stage,
+               (double)est / 1073741824.0, cases[i].meas_gib, err);
+        assert_true(err > -3.0 && err < 3.0);
+        llmmem_config_free(c);
+    }
+    llmmem_result_free(r);
+    llmmem_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -586,7 +633,7 @@ int main(void)
         cmocka_unit_test(zero_invariants),        cmocka_unit_test(n1_against_single),
         cmocka_unit_test(fsdp_strategies),        cmocka_unit_test(megatron_runtime),
         cmocka_unit_test(validation),             cmocka_unit_test(measured_ws1),
-        cmocka_unit_test(zero_fused_adam_step),
+        cmocka_unit_test(zero_fused_adam_step),   cmocka_unit_test(megatron_functional_golden),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
