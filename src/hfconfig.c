@@ -667,7 +667,10 @@ static int parse_text(struct llmmem_model *m, ctx *c, const hf_type *t, bool gen
     if (m->head_dim == 0)
         m->head_dim = h / a;
 
-    if ((rc = getb(&m->tie_embeddings, c, "tie_word_embeddings", t->tie)))
+    /* An unknown type takes PretrainedConfig's default (True): transformers'
+     * to_json_string omits the key exactly when it equals both the class's and
+     * the base default, so a config it wrote without the key ties. */
+    if ((rc = getb(&m->tie_embeddings, c, "tie_word_embeddings", generic ? true : t->tie)))
         return rc;
     if ((rc = read_act(m, c)) || (rc = read_dtype(m, c)))
         return rc;

@@ -278,9 +278,16 @@ static void test_generic(void **state)
     (void)state;
     llmmem_model *m = from_text("{\"model_type\": \"yi\", \"hidden_size\": 4096, "
                                 "\"num_hidden_layers\": 32, \"num_attention_heads\": 32, "
-                                "\"vocab_size\": 32000, \"intermediate_size\": 11008}");
+                                "\"vocab_size\": 32000, \"intermediate_size\": 11008, "
+                                "\"tie_word_embeddings\": false}");
     assert_true(m->generic);
     assert_int_equal(m->params, 6738415616LL); /* = Llama-2-7B */
+    llmmem_model_free(m);
+    /* Without the key an unknown type ties (PretrainedConfig's default, which
+     * to_json_string leaves out): Llama-2-7B less one 32000 x 4096 head. */
+    m = from_text("{\"model_type\": \"yi\", \"hidden_size\": 4096, \"num_hidden_layers\": 32, "
+                  "\"num_attention_heads\": 32, \"vocab_size\": 32000, \"intermediate_size\": 11008}");
+    assert_int_equal(m->params, 6738415616LL - 32000LL * 4096);
     assert_true(llmmem_model_note_count(m) >= 1);
     assert_non_null(strstr(llmmem_model_note(m, 0), "\"yi\""));
     assert_null(llmmem_model_note(m, 99));
