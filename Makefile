@@ -88,7 +88,7 @@ check: all
 
 # ASan + UBSan: the library is rebuilt from source into build/sanitize and every C test
 # links that copy.
-SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_OBJS  := $(SRCS:src/%.c=build/sanitize/obj/%.o)
 
 build/sanitize/obj/%.o: src/%.c

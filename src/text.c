@@ -112,24 +112,44 @@ void llmmem__buf_printf(llmmem__buf *b, const char *fmt, ...)
         b->len += (size_t)n;
 }
 
+/* Appends n bytes (counted even when they do not fit). */
+static void buf_put(llmmem__buf *b, const char *s, size_t n)
+{
+    if (b->p && b->len < b->cap) {
+        size_t room = b->cap - b->len;
+        memcpy(b->p + b->len, s, n < room ? n : room);
+    }
+    b->len += n;
+}
+
 void llmmem__buf_json_string(llmmem__buf *b, const char *s)
 {
-    llmmem__buf_printf(b, "\"");
-    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
-        switch (*p) {
-        case '"': llmmem__buf_printf(b, "\\\""); break;
-        case '\\': llmmem__buf_printf(b, "\\\\"); break;
-        case '\n': llmmem__buf_printf(b, "\\n"); break;
-        case '\t': llmmem__buf_printf(b, "\\t"); break;
-        case '\r': llmmem__buf_printf(b, "\\r"); break;
-        default:
-            if (*p < 0x20)
-                llmmem__buf_printf(b, "\\u%04x", *p);
-            else
-                llmmem__buf_printf(b, "%c", *p);
+    buf_put(b, "\"", 1);
+    const unsigned char *p = (const unsigned char *)s;
+    while (p && *p) {
+        /* the run of bytes that need no escape, in one copy */
+        const unsigned char *q = p;
+        while (*q && *q != '"' && *q != '\\' && *q >= 0x20)
+            q++;
+        if (q > p)
+            buf_put(b, (const char *)p, (size_t)(q - p));
+        if (!*q)
+            break;
+        switch (*q) {
+        case '"': buf_put(b, "\\\"", 2); break;
+        case '\\': buf_put(b, "\\\\", 2); break;
+        case '\n': buf_put(b, "\\n", 2); break;
+        case '\t': buf_put(b, "\\t", 2); break;
+        case '\r': buf_put(b, "\\r", 2); break;
+        default: {
+            char esc[8];
+            snprintf(esc, sizeof esc, "\\u%04x", *q);
+            buf_put(b, esc, 6);
         }
+        }
+        p = q + 1;
     }
-    llmmem__buf_printf(b, "\"");
+    buf_put(b, "\"", 1);
 }
 
 int llmmem__buf_finish(llmmem__buf *b, size_t *needed)
