@@ -158,15 +158,18 @@ static int sc_string(scan *sc)
     for (;;) {
         if (sc->i >= sc->n)
             return sc_fail(sc, "unexpected end of input inside a string");
-        unsigned char c = sc->s[sc->i];
         /* Plain ASCII runs: advance without the per-byte line/column logic. */
-        while (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-            sc->i++;
-            sc->col++;
-            if (sc->i >= sc->n)
+        {
+            const unsigned char *p0 = (const unsigned char *)sc->s + sc->i;
+            const unsigned char *p = p0, *end = (const unsigned char *)sc->s + sc->n;
+            while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+                p++;
+            sc->i += (size_t)(p - p0);
+            sc->col += (int)(p - p0);
+            if (p == end)
                 return sc_fail(sc, "unexpected end of input inside a string");
-            c = sc->s[sc->i];
         }
+        unsigned char c = sc->s[sc->i];
         if (c == '"') {
             sc_adv(sc);
             return 0;
