@@ -676,8 +676,6 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
         dm.num_experts = 0;
         dm.num_moe_layers = 0;
         uint64_t dense_tok = layer_saved(&dm, c, &rc, s);
-        uint64_t moe_layer_tok = per_tok; /* attention part + norms */
-        (void)moe_layer_tok;
         all_layers_tok = llmmem__add(&o, llmmem__mul(&o, dense_tok, dense_layers),
                                      llmmem__mul(&o, llmmem__add(&o, per_tok, moe_tok), L - dense_layers));
     }
@@ -707,9 +705,10 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     /* Autocast caches the low-precision copy of each trainable fp32 weight
      * (autocast_mode.cpp cached_cast: leaf tensors that require grad); frozen
      * fp32 weights are cast on every use, and kept by the Linear's backward
-     * either way. Experts' slices are cast per call. */
+     * either way. The head (tied or not) is one V x h matmul weight; experts
+     * run uncast (moe_saved). */
     if (rc.amp) {
-        uint64_t head = m->tie_embeddings || !rc.full_ft ? V * h : V * h;
+        const uint64_t head = V * h;
         uint64_t body = llmmem__sub0(matmul_params, head);
         t->cast_layer = llmmem__mul(&o, body / L, rc.cb);
         t->cast_other = llmmem__mul(&o, head, rc.cb);
