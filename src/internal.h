@@ -140,6 +140,7 @@ typedef struct llmmem__tensor {
 typedef struct llmmem__tensors {
     int n;
     bool exact; /* false: approximated from component counts */
+    bool overflow; /* a dimension was out of range while listing */
     llmmem__tensor t[LLMMEM__MAX_TENSORS];
 } llmmem__tensors;
 struct llmmem_model;

@@ -9,11 +9,18 @@
 
 #include <string.h>
 
-static void add(llmmem__tensors *t, const char *name, int kind, int64_t rows, int64_t cols,
-                int64_t count, bool linear)
+static void add(llmmem__tensors *t, const char *name, int kind, uint64_t rows, uint64_t cols,
+                uint64_t count, bool linear)
 {
-    if (rows <= 0 || cols <= 0 || count <= 0 || t->n >= LLMMEM__MAX_TENSORS)
+    if (rows == 0 || cols == 0 || count == 0)
         return;
+    /* Dimensions are computed in unsigned arithmetic (a wrap is defined
+     * behaviour); anything out of int64 range, or a full table, sends the
+     * caller to the component fallback. */
+    if (rows > INT64_MAX || cols > INT64_MAX || count > INT64_MAX || t->n >= LLMMEM__MAX_TENSORS) {
+        t->overflow = true;
+        return;
+    }
     llmmem__tensor *x = &t->t[t->n++];
     x->name = name;
     x->kind = kind;
@@ -24,15 +31,15 @@ static void add(llmmem__tensors *t, const char *name, int kind, int64_t rows, in
 }
 
 /* A Linear with optional bias: weight (out x in) and bias (out). */
-static void linear(llmmem__tensors *t, const char *name, int kind, int64_t out, int64_t in,
-                   bool bias, int64_t count)
+static void linear(llmmem__tensors *t, const char *name, int kind, uint64_t out, uint64_t in,
+                   bool bias, uint64_t count)
 {
     add(t, name, kind, out, in, count, true);
     if (bias)
         add(t, name, LLMMEM__T_BIAS, out, 1, count, false);
 }
 
-static void norm(llmmem__tensors *t, const char *name, int norm_kind, int64_t width, int64_t count)
+static void norm(llmmem__tensors *t, const char *name, int norm_kind, uint64_t width, uint64_t count)
 {
     if (norm_kind == LLMMEM__NORM_NONPARAM)
         return;
@@ -55,8 +62,8 @@ static void embed_and_head(llmmem__tensors *t, const struct llmmem_model *m, boo
  * olmo2, olmoe, phi3, starcoder2, generic): modeling_llama.py and relatives. */
 static void llama_like(llmmem__tensors *t, const struct llmmem_model *m)
 {
-    const int64_t h = m->hidden_size, L = m->num_layers, a = m->num_heads, k = m->num_kv_heads;
-    const int64_t d = m->head_dim, f = m->intermediate_size;
+    const uint64_t h = m->hidden_size, L = m->num_layers, a = m->num_heads, k = m->num_kv_heads;
+    const uint64_t d = m->head_dim, f = m->intermediate_size;
     embed_and_head(t, m, false);
     if (m->family == LLMMEM__FAM_PHI3) {
         linear(t, "qkv_proj", LLMMEM__T_ATTN, a * d + 2 * k * d, h, m->attention_bias, L);
@@ -72,9 +79,9 @@ static void llama_like(llmmem__tensors *t, const struct llmmem_model *m)
         norm(t, "q_norm", m->norm, whole ? a * d : d, L);
         norm(t, "k_norm", m->norm, whole ? k * d : d, L);
     }
-    norm(t, "layernorm", m->norm, h, (int64_t)m->norms_per_layer * L);
-    const int64_t moe_layers = m->num_experts > 0 ? m->num_moe_layers : 0;
-    const int64_t dense_layers = L - moe_layers;
+    norm(t, "layernorm", m->norm, h, (uint64_t)m->norms_per_layer * L);
+    const uint64_t moe_layers = m->num_experts > 0 ? m->num_moe_layers : 0;
+    const uint64_t dense_layers = L - moe_layers;
     if (m->family == LLMMEM__FAM_PHI3) {
         linear(t, "gate_up_proj", LLMMEM__T_MLP, 2 * f, h, m->mlp_bias, dense_layers);
     } else if (m->gated_mlp) {
@@ -86,14 +93,14 @@ static void llama_like(llmmem__tensors *t, const struct llmmem_model *m)
     linear(t, m->gated_mlp || m->family == LLMMEM__FAM_PHI3 ? "down_proj" : "c_proj",
            LLMMEM__T_MLP, h, f, m->mlp_bias, dense_layers);
     if (moe_layers > 0) {
-        const int64_t E = m->num_experts, fm = m->moe_intermediate_size;
+        const uint64_t E = m->num_experts, fm = m->moe_intermediate_size;
         add(t, "router", LLMMEM__T_ROUTER, E, h, moe_layers, false);
         /* transformers 5 keeps each layer's experts as fused 3-D parameters:
          * gate_up_proj (E, 2f, h) and down_proj (E, h, f). */
         add(t, "experts.gate_up_proj", LLMMEM__T_EXPERT, E * 2 * fm, h, moe_layers, false);
         add(t, "experts.down_proj", LLMMEM__T_EXPERT, E * h, fm, moe_layers, false);
         if (m->shared_expert_intermediate_size > 0) {
-            const int64_t fs = m->shared_expert_intermediate_size;
+            const uint64_t fs = m->shared_expert_intermediate_size;
             linear(t, "shared_expert.gate_proj", LLMMEM__T_MLP, fs, h, false, moe_layers);
             linear(t, "shared_expert.up_proj", LLMMEM__T_MLP, fs, h, false, moe_layers);
             linear(t, "shared_expert.down_proj", LLMMEM__T_MLP, h, fs, false, moe_layers);
@@ -106,7 +113,7 @@ static void llama_like(llmmem__tensors *t, const struct llmmem_model *m)
 
 static void gpt2(llmmem__tensors *t, const struct llmmem_model *m)
 {
-    const int64_t h = m->hidden_size, L = m->num_layers, f = m->intermediate_size;
+    const uint64_t h = m->hidden_size, L = m->num_layers, f = m->intermediate_size;
     add(t, "wte", LLMMEM__T_EMBED, m->vocab_size, h, 1, false);
     add(t, "wpe", LLMMEM__T_EMBED, m->max_positions, h, 1, false);
     norm(t, "ln", LLMMEM__NORM_LAYER, h, 2 * L);
@@ -120,8 +127,8 @@ static void gpt2(llmmem__tensors *t, const struct llmmem_model *m)
 
 static void phi(llmmem__tensors *t, const struct llmmem_model *m)
 {
-    const int64_t h = m->hidden_size, L = m->num_layers, f = m->intermediate_size;
-    const int64_t a = m->num_heads, k = m->num_kv_heads, d = m->head_dim;
+    const uint64_t h = m->hidden_size, L = m->num_layers, f = m->intermediate_size;
+    const uint64_t a = m->num_heads, k = m->num_kv_heads, d = m->head_dim;
     embed_and_head(t, m, true);
     norm(t, "input_layernorm", LLMMEM__NORM_LAYER, h, L);
     linear(t, "q_proj", LLMMEM__T_ATTN, a * d, h, true, L);
@@ -135,7 +142,7 @@ static void phi(llmmem__tensors *t, const struct llmmem_model *m)
 
 static void neox(llmmem__tensors *t, const struct llmmem_model *m)
 {
-    const int64_t h = m->hidden_size, L = m->num_layers, f = m->intermediate_size;
+    const uint64_t h = m->hidden_size, L = m->num_layers, f = m->intermediate_size;
     embed_and_head(t, m, false);
     norm(t, "layernorm", LLMMEM__NORM_LAYER, h, 2 * L);
     linear(t, "query_key_value", LLMMEM__T_ATTN, 3 * h, h, m->attention_bias, L);
@@ -147,7 +154,7 @@ static void neox(llmmem__tensors *t, const struct llmmem_model *m)
 
 static void gptj(llmmem__tensors *t, const struct llmmem_model *m)
 {
-    const int64_t h = m->hidden_size, L = m->num_layers, f = m->intermediate_size;
+    const uint64_t h = m->hidden_size, L = m->num_layers, f = m->intermediate_size;
     embed_and_head(t, m, true);
     norm(t, "ln_1", LLMMEM__NORM_LAYER, h, L);
     linear(t, "q_proj", LLMMEM__T_ATTN, h, h, false, L);
@@ -161,7 +168,7 @@ static void gptj(llmmem__tensors *t, const struct llmmem_model *m)
 
 static void opt(llmmem__tensors *t, const struct llmmem_model *m)
 {
-    const int64_t h = m->hidden_size, L = m->num_layers, f = m->intermediate_size;
+    const uint64_t h = m->hidden_size, L = m->num_layers, f = m->intermediate_size;
     embed_and_head(t, m, false);
     add(t, "embed_positions", LLMMEM__T_EMBED, m->max_positions + 2, h, 1, false);
     norm(t, "layer_norm", LLMMEM__NORM_LAYER, h, 2 * L);
@@ -177,8 +184,8 @@ static void opt(llmmem__tensors *t, const struct llmmem_model *m)
 /* DeepSeek-V2/V3: MLA attention (modeling_deepseek_v3.py). */
 static void deepseek(llmmem__tensors *t, const struct llmmem_model *m)
 {
-    const int64_t h = m->hidden_size, L = m->num_layers, a = m->num_heads;
-    const int64_t qd = m->qk_nope_head_dim + m->qk_rope_head_dim;
+    const uint64_t h = m->hidden_size, L = m->num_layers, a = m->num_heads;
+    const uint64_t qd = m->qk_nope_head_dim + m->qk_rope_head_dim;
     embed_and_head(t, m, false);
     if (m->q_lora_rank > 0) {
         linear(t, "q_a_proj", LLMMEM__T_ATTN, m->q_lora_rank, h, m->attention_bias, L);
@@ -194,17 +201,17 @@ static void deepseek(llmmem__tensors *t, const struct llmmem_model *m)
            m->kv_lora_rank, false, L);
     linear(t, "o_proj", LLMMEM__T_ATTN, h, a * m->v_head_dim, m->attention_bias, L);
     norm(t, "layernorm", LLMMEM__NORM_RMS, h, 2 * L);
-    const int64_t moe_layers = m->num_experts > 0 ? m->num_moe_layers : 0;
-    const int64_t f = m->intermediate_size, fm = m->moe_intermediate_size;
+    const uint64_t moe_layers = m->num_experts > 0 ? m->num_moe_layers : 0;
+    const uint64_t f = m->intermediate_size, fm = m->moe_intermediate_size;
     linear(t, "gate_proj", LLMMEM__T_MLP, f, h, false, L - moe_layers);
     linear(t, "up_proj", LLMMEM__T_MLP, f, h, false, L - moe_layers);
     linear(t, "down_proj", LLMMEM__T_MLP, h, f, false, L - moe_layers);
     if (moe_layers > 0) {
-        const int64_t E = m->num_experts;
+        const uint64_t E = m->num_experts;
         add(t, "gate", LLMMEM__T_ROUTER, E, h, moe_layers, false);
         add(t, "experts.gate_up_proj", LLMMEM__T_EXPERT, E * 2 * fm, h, moe_layers, false);
         add(t, "experts.down_proj", LLMMEM__T_EXPERT, E * h, fm, moe_layers, false);
-        const int64_t fs = m->shared_expert_intermediate_size;
+        const uint64_t fs = m->shared_expert_intermediate_size;
         linear(t, "shared_experts.gate_proj", LLMMEM__T_MLP, fs, h, false, moe_layers);
         linear(t, "shared_experts.up_proj", LLMMEM__T_MLP, fs, h, false, moe_layers);
         linear(t, "shared_experts.down_proj", LLMMEM__T_MLP, h, fs, false, moe_layers);
@@ -218,6 +225,8 @@ static void deepseek(llmmem__tensors *t, const struct llmmem_model *m)
 static void by_component(llmmem__tensors *t, const struct llmmem_model *m)
 {
     const int64_t h = m->hidden_size, L = m->num_layers > 0 ? m->num_layers : 1;
+    if (h <= 0)
+        return;
     embed_and_head(t, m, false);
     if (m->params_attention > 0)
         add(t, "attention", LLMMEM__T_ATTN, m->params_attention / L / h, h, L, true);
@@ -235,6 +244,7 @@ void llmmem__tensors_of(llmmem__tensors *t, const struct llmmem_model *m)
 {
     t->n = 0;
     t->exact = true;
+    t->overflow = false;
     switch (m->family) {
     case LLMMEM__FAM_LLAMA:
     case LLMMEM__FAM_GEMMA:
@@ -253,10 +263,13 @@ void llmmem__tensors_of(llmmem__tensors *t, const struct llmmem_model *m)
     }
     /* Cross-check against the exact count; fall back when the layout differs
      * (e.g. a model type with extra tensors not listed here). */
-    int64_t sum = 0;
+    llmmem__ovf o = {false};
+    uint64_t sum = 0;
     for (int i = 0; i < t->n; i++)
-        sum += t->t[i].rows * t->t[i].cols * t->t[i].count;
-    if (t->exact && sum != m->params - m->vision_params) {
+        sum = llmmem__add(&o, sum, llmmem__mul3(&o, (uint64_t)t->t[i].rows, (uint64_t)t->t[i].cols,
+                                                (uint64_t)t->t[i].count));
+    const int64_t want = m->params - m->vision_params;
+    if (t->exact && (o.overflow || t->overflow || want < 0 || sum != (uint64_t)want)) {
         t->n = 0;
         by_component(t, m);
         t->exact = false;

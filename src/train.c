@@ -613,8 +613,9 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     if (vb.trainable > 0 && m->vision.hidden > 0) {
         /* The tower's trainable parameters as hidden-wide matrices (the
          * per-tensor layout only matters for factored/8-bit optimizers). */
-        llmmem__tensors vt = {1, false, {{"vision", LLMMEM__T_MLP, m->vision.hidden,
-                                          vb.trainable / m->vision.hidden, 1, true}}};
+        llmmem__tensors vt = {.n = 1,
+                              .t = {{.name = "vision", .kind = LLMMEM__T_MLP, .rows = m->vision.hidden,
+                                     .cols = vb.trainable / m->vision.hidden, .count = 1, .linear = true}}};
         llmmem__optim_bytes vo;
         if ((rcode = llmmem__optim_compute(&vo, (int)c->optimizer, (int)c->optimizer_impl, &vt, NULL, (int)sb,
                                            &o)))
