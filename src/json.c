@@ -201,6 +201,16 @@ static int sc_string(scan *sc)
 
 static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
+/* A run of ASCII digits: no newline or UTF-8 logic needed. */
+static void sc_digits(scan *sc)
+{
+    size_t i = sc->i;
+    while (i < sc->n && sc->s[i] >= '0' && sc->s[i] <= '9')
+        i++;
+    sc->col += (int)(i - sc->i);
+    sc->i = i;
+}
+
 static int sc_number(scan *sc)
 {
     if (sc->s[sc->i] == '-')
@@ -210,8 +220,7 @@ static int sc_number(scan *sc)
     if (sc->s[sc->i] == '0') {
         sc_adv(sc);
     } else if (is_digit(sc->s[sc->i])) {
-        while (sc->i < sc->n && is_digit(sc->s[sc->i]))
-            sc_adv(sc);
+        sc_digits(sc);
     } else {
         return sc_unexpected(sc, "invalid number");
     }
@@ -219,8 +228,7 @@ static int sc_number(scan *sc)
         sc_adv(sc);
         if (sc->i >= sc->n || !is_digit(sc->s[sc->i]))
             return sc_fail(sc, "invalid number: digit expected after '.'");
-        while (sc->i < sc->n && is_digit(sc->s[sc->i]))
-            sc_adv(sc);
+        sc_digits(sc);
     }
     if (sc->i < sc->n && (sc->s[sc->i] == 'e' || sc->s[sc->i] == 'E')) {
         sc_adv(sc);
@@ -228,8 +236,7 @@ static int sc_number(scan *sc)
             sc_adv(sc);
         if (sc->i >= sc->n || !is_digit(sc->s[sc->i]))
             return sc_fail(sc, "invalid number: digit expected in exponent");
-        while (sc->i < sc->n && is_digit(sc->s[sc->i]))
-            sc_adv(sc);
+        sc_digits(sc);
     }
     if (sc->i < sc->n && (is_digit(sc->s[sc->i]) || sc->s[sc->i] == '.'))
         return sc_fail(sc, "invalid number (leading zero?)");
