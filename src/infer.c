@@ -627,7 +627,9 @@ static void set_gpus_needed(struct llmmem_result *r, const struct llmmem_model *
         if (search) {
             struct llmmem_config cc = *c;
             struct llmmem_result scratch;
-            for (int64_t t = tp + 1; t <= m->num_heads; t++) {
+            /* within the tensor_parallel_size bound of the parameter table (4096) */
+            const int64_t tmax = m->num_heads < 4096 ? m->num_heads : 4096;
+            for (int64_t t = tp + 1; t <= tmax; t++) {
                 if (m->num_heads % t)
                     continue;
                 cc.tp = t;
