@@ -24,17 +24,6 @@ static uint64_t blk(llmmem__ovf *o, uint64_t n) { return n ? llmmem__round_up(o,
 static uint64_t u(int64_t v) { return v > 0 ? (uint64_t)v : 0; }
 
 /* Bytes per element of a dtype enum value (0 for auto). */
-static uint64_t dt_bytes(int64_t dt)
-{
-    switch (dt) {
-    case LLMMEM__DT_FP32: return 4;
-    case LLMMEM__DT_FP16:
-    case LLMMEM__DT_BF16: return 2;
-    case LLMMEM__DT_FP8: return 1;
-    default: return 0;
-    }
-}
-
 /* ---- weight storage formats -------------------------------------------- */
 
 /* One group of identical linear layers: `count` matrices of in x out. */
@@ -693,7 +682,7 @@ static int infer(llmmem_result *r, const llmmem_model *m, const llmmem_config *c
     int64_t gs = c->quant_group_size != 0 ? c->quant_group_size
                  : m->quant_group_size != 0 ? m->quant_group_size : 128;
     const uint64_t group = gs < 0 ? 0 : (uint64_t)gs;
-    uint64_t kvb = dt_bytes(c->kv_cache_dtype);
+    uint64_t kvb = (uint64_t)llmmem__dtype_bytes((int)c->kv_cache_dtype);
     if (kvb == 0)
         kvb = e;
     const uint64_t ws = c->cublas_workspace_bytes >= 0 ? (uint64_t)c->cublas_workspace_bytes
