@@ -12,12 +12,17 @@
 #define WS_SM90 (UINT64_C(32) * MiB)
 #define WS_OLD (UINT64_C(4096) * 1024 * 2 + UINT64_C(16) * 1024 * 8)
 
-/* Context: measured 552,402,944 B before the first allocation and about 647 MiB
- * after the first matmul on an H200 (torch 2.11 + CUDA 13, lazy module loading;
- * shared/groundtruth/README.md). Older GPUs/CUDA versions load less: ~500 MiB is
- * the PyTorch maintainers' figure for CUDA >= 11.7 with lazy loading
- * (pytorch/pytorch#107667). */
-#define CTX_HOPPER (UINT64_C(647) * MiB)
+/* Context: memory outside the PyTorch allocator once the first matmul has
+ * loaded the kernels and created the cuBLAS handle. On an H200 (torch 2.11 +
+ * CUDA 13, lazy module loading) 552,402,944 B are in use before the first
+ * allocation and 678,232,064 B after the first matmul, of which the allocator
+ * has reserved 54,525,952 B (its segments for the two operands and the 32 MiB
+ * workspace, counted in peak_reserved): 623,706,112 B outside it, the same in
+ * six fresh processes (test/data/probe/h200-probe.jsonl cuda_context_bytes;
+ * shared/groundtruth/README.md gives the 647 MiB total with the reserve).
+ * Older GPUs/CUDA versions load less: ~500 MiB is the PyTorch maintainers'
+ * figure for CUDA >= 11.7 with lazy loading (pytorch/pytorch#107667). */
+#define CTX_HOPPER UINT64_C(623706112)
 #define CTX_OTHER (UINT64_C(500) * MiB)
 
 static const llmmem__gpu gpus[] = {

@@ -248,6 +248,8 @@ typedef struct hf {
     uint64_t n_slide;     /* sliding layers */
     uint64_t window;
     bool half;            /* fp16 activations (fused half_to_float softmax) */
+    bool eager;           /* eager attention (else SDPA) */
+    bool repeat_kv;       /* GQA through repeat_kv when no enable_gqa (not Falcon) */
     /* results */
     point prefill, decode;
     uint64_t kv_after;    /* KV storage after decode (what stays) */
@@ -495,10 +497,18 @@ static void hf_prefill(llmmem__ovf *o, hf *x, const struct llmmem_model *m,
          * act(gate) + product; weighting point (`proj_out *
          * sample_weights_g`, then `weighted_out[inv_perm]`): the gathered
          * copy, the down output, the weighted output and its reordered copy,
-         * 4 [S_k, h] (h33/h15 measure the larger of the two) */
+         * 4 [S_k, h] (h33/h15 measure the larger of the two). DeepSeek's
+         * routers return fp32 top-k weights (modeling_deepseek_v2/v3
+         * route_tokens_to_experts: the fp32 router logits' softmax or sigmoid,
+         * not cast back), so type promotion makes the weighted output and its
+         * reordered copy fp32; the other families cast the weights to the
+         * hidden dtype first. An H200 allocation trace of h13/h34
+         * (test/gpu/trace_alloc.py) shows the two fp32 [S_k, h] blocks. */
         const uint64_t Skh = blk(o, llmmem__mul3(o, e, Sk, h));
+        const uint64_t wb = fam == LLMMEM__FAM_DEEPSEEK ? llmmem__max(e, 4) : e;
+        const uint64_t weighted = llmmem__mul(o, 2, blk(o, llmmem__mul3(o, wb, Sk, h)));
         uint64_t t = llmmem__max(llmmem__add(o, Skh, llmmem__mul(o, 4, blk(o, llmmem__mul3(o, e, Sk, fm)))),
-                                 llmmem__mul(o, 4, Skh));
+                                 llmmem__add(o, llmmem__mul(o, 2, Skh), weighted));
         t = llmmem__add(o, t, llmmem__mul(o, 4, blk(o, llmmem__mul(o, 8, Sk))));
         t = llmmem__add(o, t, blk(o, llmmem__mul(o, e, Sk)));
         t = llmmem__add(o, t, blk(o, llmmem__mul3(o, e, T, E)));
@@ -533,7 +543,12 @@ static void hf_prefill(llmmem__ovf *o, hf *x, const struct llmmem_model *m,
  * tensors coexist while one layer updates). DynamicSlidingWindowLayer keeps a
  * view of the last window-1 tokens of the concatenation, so its storage after
  * step n >= 1 is min(S+n, window) tokens, and during prefill the whole
- * prompt (cache_utils.py). Step 1 and step N are the candidates. */
+ * prompt (cache_utils.py). Step 1 and step N are the candidates, each at two
+ * points: the end of the step (every layer updated, the last one's previous
+ * tensor still held, the logits) and the attention of the first or the last
+ * layer. Sliding layers shrink at step 1 (prompt-long storage replaced by
+ * window-long), so there the first layer's attention, with every other layer
+ * still holding the prompt, is the larger; growing layers peak at the last. */
 static void hf_decode(llmmem__ovf *o, hf *x, uint64_t ws)
 {
     const uint64_t B = x->B, S = x->S, N = x->N, L = x->L, W = x->window;
@@ -542,29 +557,49 @@ static void hf_decode(llmmem__ovf *o, hf *x, uint64_t ws)
     /* storage in tokens, per layer kind, after step n (n = 0: after prefill) */
 #define FULL_AT(n) (S + (n))
 #define SLIDE_AT(n) ((n) == 0 ? S : llmmem__min(S + (n), W))
-    uint64_t after_f = FULL_AT(N), after_s = SLIDE_AT(N);
+#define ALL_AT(n) llmmem__add(o, llmmem__mul3(o, nf, FULL_AT(n), tok), llmmem__mul3(o, ns, SLIDE_AT(n), tok))
     uint64_t tensors = ns ? llmmem__mul(o, ns, 512) : 0; /* _sliding_window_tensor per layer */
-    x->kv_after = llmmem__add(o, llmmem__add(o, llmmem__mul3(o, nf, after_f, tok),
-                                             llmmem__mul3(o, ns, after_s, tok)),
-                              tensors);
+    x->kv_after = llmmem__add(o, ALL_AT(N), tensors);
     point best = {0, 0, 0, 0};
     const uint64_t ids = llmmem__add(o, blk(o, llmmem__mul3(o, B, S, 8)), 512);
+    const uint64_t other = llmmem__add(o, ws, ids);
     const uint64_t logits = blk(o, llmmem__mul3(o, B, x->V, x->e));
     /* the step's own activations are B x 1 x width: small, counted as the
      * gated MLP of one token per sequence */
     const uint64_t step_act = llmmem__mul(o, 3, blk(o, llmmem__mul3(o, x->e, B, x->f ? x->f : 4 * x->h)));
+    const uint64_t ad = llmmem__mul3(o, B, x->a, x->d); /* one token of K (or V) over all heads */
     for (int i = 0; i < 2 && N > 0; i++) {
         uint64_t n = i == 0 ? 1 : N;
-        uint64_t kv = llmmem__add(o, llmmem__mul3(o, nf, FULL_AT(n), tok),
-                                  llmmem__mul3(o, ns, SLIDE_AT(n), tok));
-        /* the last layer to update still holds its previous tensor */
+        /* end of the step: the last layer to update still holds its previous tensor */
         uint64_t prev = llmmem__max(nf ? FULL_AT(n - 1) : 0, ns ? SLIDE_AT(n - 1) : 0);
-        kv = llmmem__add(o, llmmem__add(o, kv, llmmem__mul(o, prev, tok)), tensors);
-        point p = {kv, step_act, logits, llmmem__add(o, ws, ids)};
+        point p = {llmmem__add(o, llmmem__add(o, ALL_AT(n), llmmem__mul(o, prev, tok)), tensors),
+                   step_act, logits, other};
         keep_max(o, &best, &p);
+        /* attention of the first layer (sliding where there are any; the
+         * others not updated yet) and of the last (full where there are any;
+         * all updated, the previous tensor freed by the reassignment) */
+        for (int j = 0; j < 2; j++) {
+            bool slide = j == 0 ? ns > 0 : nf == 0;
+            uint64_t ctx = slide ? SLIDE_AT(n) : FULL_AT(n);
+            uint64_t kv = j == 0 ? llmmem__add(o, llmmem__sub0(ALL_AT(n - 1), llmmem__mul(o, slide ? SLIDE_AT(n - 1) : FULL_AT(n - 1), tok)),
+                                               llmmem__mul(o, ctx, tok))
+                                 : ALL_AT(n);
+            /* repeat_kv copies K and V to every head: always in eager with
+             * GQA; in SDPA only where a mask is built (sdpa_mask skips it when
+             * kv_length < the window: a sliding layer once S + n >= window;
+             * a full layer of one token never), since use_gqa_in_sdpa needs
+             * attention_mask None (sdpa_attention.py) */
+            bool rep = x->repeat_kv && (x->eager || (slide && ctx >= W));
+            uint64_t act = rep ? llmmem__mul(o, 2, blk(o, llmmem__mul3(o, x->e, ad, ctx))) : 0;
+            if (x->eager) /* scores, fp32 softmax and the cast back: [B, a, 1, ctx] */
+                act = llmmem__add(o, act, blk(o, llmmem__mul3(o, 10, llmmem__mul(o, B, x->a), ctx)));
+            p = (point){llmmem__add(o, kv, tensors), llmmem__add(o, act, step_act), 0, other};
+            keep_max(o, &best, &p);
+        }
     }
 #undef FULL_AT
 #undef SLIDE_AT
+#undef ALL_AT
     x->decode = best;
 }
 
@@ -734,6 +769,8 @@ static int infer(llmmem_result *r, const llmmem_model *m, const llmmem_config *c
                  (fmt != LLMMEM__Q_BF16 && fmt != LLMMEM__Q_FP32 && m->torch_dtype == LLMMEM__DT_FP16);
         x.window = u(m->sliding_window);
         x.n_slide = x.window ? llmmem__min(u(m->num_sliding_layers), x.L) : 0;
+        x.eager = c->attention == LLMMEM__ATTN_EAGER;
+        x.repeat_kv = x.k < x.a && m->family != LLMMEM__FAM_FALCON;
         hf_prefill(&o, &x, m, c, ws);
         /* The encoder runs before the language model (weights only besides
          * its own working set), so it is a separate point of the prefill. */

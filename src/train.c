@@ -255,7 +255,9 @@ static uint64_t attn_layout_extra(const struct llmmem_model *m, const recipe *rc
 
 static bool lora_on(const struct llmmem_config *c, const char *name)
 {
-    llmmem__tensor x = {name, LLMMEM__T_ATTN, 1, 1, 1, true};
+    /* the kind matters only to "all-linear", which leaves out the output
+     * layer (peft tuners_utils _maybe_include_all_linear_layers) */
+    llmmem__tensor x = {name, strcmp(name, "lm_head") ? LLMMEM__T_ATTN : LLMMEM__T_HEAD, 1, 1, 1, true};
     return c->lora_rank > 0 && llmmem__lora_targets(c->lora_targets, &x);
 }
 
@@ -866,6 +868,10 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
      * region ends. */
     uint64_t *fw = r->bytes[LLMMEM_PHASE_FORWARD];
     memcpy(fw, base, sizeof base);
+    /* the autograd thread's cuBLAS workspace (see backward) stays allocated
+     * once the first backward has created it: steady-state forwards hold it */
+    if (steady)
+        put(fw, LLMMEM_C_WORKSPACE, t->workspace, &o);
     put(fw, LLMMEM_C_GRADIENTS, ga_grads, &o);
     put(fw, LLMMEM_C_ACTIVATIONS, saved, &o);
     uint64_t fwd_cache = t->checkpointing ? llmmem__add(&o, llmmem__mul(&o, t->cast_layer, L), t->cast_other) : cache;
@@ -892,7 +898,10 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
     r->phase_used[LLMMEM_PHASE_FORWARD] = true;
 
     /* Backward: the autograd thread runs matmuls with its own cuBLAS handle
-     * (a second workspace). Candidates: the start (loss gradients), the first
+     * (a second workspace, cached per handle and stream for the life of the
+     * process: CublasHandlePool.cpp cublas_handle_stream_to_workspace; the H200
+     * probe runs, one fresh process each, measure it in the optimizer phase
+     * and in every later forward, test/data/probe). Candidates: the start (loss gradients), the first
      * and the last decoder layer (saved tensors fall while gradients grow),
      * each with that layer's gradient temporaries. */
     uint64_t bw_base[LLMMEM__COMPONENTS];
@@ -946,6 +955,7 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
     op[LLMMEM_C_OPTIMIZER_STATE] = st->optim;
     put(op, LLMMEM_C_GRADIENTS, st->grads, &o);
     put(op, LLMMEM_C_OPTIMIZER_TRANSIENT, st->optim_transient, &o);
+    put(op, LLMMEM_C_WORKSPACE, t->workspace, &o); /* the autograd thread's, after backward */
     r->phase_used[LLMMEM_PHASE_OPTIMIZER] = true;
 
     if (extra) {

@@ -8,8 +8,10 @@ and checks: params exact, trainable_params exact where measured, a measured
 OOM reported as not fitting, a run that fitted reported as fitting, and
 |peak_allocated_bytes error| within --max-err percent (default 3). For
 inference, kv_cache_bytes within --max-kv-err percent (default 0.5) of
-kv_cache_bytes_after_decode. Prints one line per scenario and a summary;
-exits 1 on any failure."""
+kv_cache_bytes_after_decode. Where a record has per-phase peaks
+(measured.phase_peak_bytes, written by examples/python/llmmem_probe.py), each
+phase's estimated total within --max-err percent as well. Prints one line per
+scenario and a summary; exits 1 on any failure."""
 import argparse, json, os, subprocess, sys, tempfile
 
 
@@ -81,6 +83,12 @@ def main():
                 problems.append(f"trainable {out.get('trainable_params')} != {meas['trainable_params']}")
             if out.get("fits") is not True:
                 problems.append("the run fitted but the estimate says it does not")
+            for ph, mp in (meas.get("phase_peak_bytes") or {}).items():
+                ep = out.get("phases", {}).get(ph, {}).get("total")
+                if ep is None:
+                    problems.append(f"phase {ph} measured but not estimated")
+                elif mp and abs(100.0 * (ep - mp) / mp) > a.max_err:
+                    problems.append(f"phase {ph} error {100.0 * (ep - mp) / mp:+.2f}% beyond {a.max_err}%")
             kv = ""
             if "kv_cache_bytes_after_decode" in meas:
                 mk = meas["kv_cache_bytes_after_decode"]

@@ -76,13 +76,12 @@ these are the per-process re-measurements, see [accuracy-engines.md](accuracy-en
   the forward that the saved-tensor accounting does not list; saved-tensor hooks on a
   one-layer fp32 eager llama of the same shape list exactly what the model counts, so the
   remainder is memory alive but not saved for backward.
-- Inference rows: [accuracy-inference.md](accuracy-inference.md) explains each one. Three
-  are listed as known gaps (`test/data/h200-extra/known-gaps.txt`, printed as KNOWN by the
-  test): h13 and h34, DeepSeek-V2/V3 prefill (MLA + MoE), where the measured transient is
-  larger than the itemised attention and expert terms and the MoE block (fp32 router,
-  grouped top-k, shared expert) has not been traced; and h35's KV cache (-1.2%), 256 KiB
-  more kept after decode than the sliding layers should hold. The DeepSeek training rows
-  (g15, g34) are within 1%.
+- Inference rows: [accuracy-inference.md](accuracy-inference.md) explains each one. One
+  is listed as a known gap (`test/data/h200-extra/known-gaps.txt`, printed as KNOWN by the
+  test): h35's KV cache (-1.2%), 256 KiB more kept after decode in the measuring process
+  than a fresh process holds (allocation trace, test/gpu/trace_alloc.py). h13 and h34
+  (DeepSeek-V2/V3 prefill) were -11% and -16% until the same trace showed the MoE
+  weighting point holding two fp32 `[S_k, h]` tensors (DeepSeek's fp32 routing weights).
 - `peak_reserved_bytes` is reported, not judged: it is a documented model of the caching
   allocator (docs/formulas.md), with a median error of a few percent and up to -20% on runs
   with checkpointing, whose backward churn leaves more cached segments than the model adds.

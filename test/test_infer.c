@@ -806,6 +806,61 @@ static void test_extra_third_batch(void **state)
     llmmem_config_free(c);
 }
 
+/* ---- decode points (the probe's H200 runs, test/data/probe/h200-probe.jsonl) ----
+ * 512-byte allocator blocks as the estimate rounds them. */
+static uint64_t blk512(uint64_t n) { return (n + 511) / 512 * 512; }
+
+static void test_decode_points(void **state)
+{
+    (void)state;
+    llmmem_config *c = NULL;
+    llmmem_result *r = NULL;
+    struct llmmem_model m;
+    uint64_t ph = 0, w = 0;
+    assert_int_equal(llmmem_config_new(&c), 0);
+    assert_int_equal(llmmem_result_new(&r), 0);
+
+    /* p05: qwen2.5-0.5b fp32 eager, B 32, S 1024, N 64 (k 2 of a 14, d 64):
+     * at the last step's attention every layer holds 1088 tokens of K and V
+     * (4 B), and eager's repeat_kv expands this layer's K and V to all 14
+     * heads (2 x B*a*1088*d*4), beside the [B,a,1,1088] scores (10 B each:
+     * fp32 softmax of the cast); the step's MLP (3 x B*f*4), the cuBLAS and
+     * cuBLASLt (biased q/k/v) workspaces, ids B*S*8 and the next ids. */
+    qwen25_05b(&m);
+    infer_cfg(c, 32, 1024, 64, LLMMEM__Q_FP32, LLMMEM__ATTN_EAGER);
+    assert_int_equal(llmmem_estimate_inference(r, &m, c), 0);
+    const uint64_t tok5 = UINT64_C(32) * 2 * 2 * 64 * 4, ctx5 = 1024 + 64;
+    uint64_t hand = 24 * ctx5 * tok5 + 2 * blk512(UINT64_C(4) * 32 * 14 * 64 * ctx5) +
+                    blk512(UINT64_C(10) * 32 * 14 * ctx5) + 3 * blk512(UINT64_C(4) * 32 * 4864) +
+                    33554432 + 1048576 + blk512(UINT64_C(32) * 1024 * 8) + 512;
+    assert_int_equal(llmmem_result_phase_bytes(&ph, r, LLMMEM_PHASE_DECODE), 0);
+    assert_int_equal(llmmem_result_get_u64(&w, r, LLMMEM_R_WEIGHTS_BYTES), 0);
+    assert_int_equal(ph - w, hand);
+    /* measured decode phase peak (fresh process): 3,121,417,216 */
+    assert_true(fabs((double)ph / 3121417216.0 - 1.0) < 0.001);
+
+    /* p02: mistral-7b fp16 sdpa, B 4, S 6144 > window 4096, N 32: after the
+     * prefill every (sliding) layer holds the whole prompt; at step 1 the
+     * first layer concatenates a window-long tensor (4096 tokens) before its
+     * prompt-long one goes, and since kv_length (4096) is not below the
+     * window sdpa builds a mask, so repeat_kv expands K and V to 32 heads. */
+    mistral_7b(&m);
+    infer_cfg(c, 4, 6144, 32, LLMMEM__Q_FP16, LLMMEM__ATTN_SDPA);
+    assert_int_equal(llmmem_estimate_inference(r, &m, c), 0);
+    const uint64_t tok2 = UINT64_C(4) * 2 * 8 * 128 * 2;
+    hand = 31 * UINT64_C(6144) * tok2 + 4096 * tok2 + 32 * 512 /* _sliding_window_tensor */ +
+           2 * blk512(UINT64_C(2) * 4 * 32 * 128 * 4096) + 3 * blk512(UINT64_C(2) * 4 * 14336) +
+           33554432 + blk512(UINT64_C(4) * 6144 * 8) + 512;
+    assert_int_equal(llmmem_result_phase_bytes(&ph, r, LLMMEM_PHASE_DECODE), 0);
+    assert_int_equal(llmmem_result_get_u64(&w, r, LLMMEM_R_WEIGHTS_BYTES), 0);
+    assert_int_equal(ph - w, hand);
+    /* measured decode phase peak: 17,973,510,656 */
+    assert_true(fabs((double)ph / 17973510656.0 - 1.0) < 0.001);
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+}
+
+
 /* gpus_needed is the boundary of the estimator itself: the estimate at that
  * tensor-parallel size fits, at the configured (smaller) one it does not. */
 static void test_gpus_needed(void **state)
@@ -846,6 +901,7 @@ int main(void)
         cmocka_unit_test(test_extra_second_batch),
         cmocka_unit_test(test_extra_third_batch),
         cmocka_unit_test(test_gpus_needed),
+        cmocka_unit_test(test_decode_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

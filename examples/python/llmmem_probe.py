@@ -406,24 +406,35 @@ def _measure_infer(torch, dev, spec, meter, DT, env):
 
 def comparison(est, meas):
     """Rows (what, measured bytes or None, estimated bytes) for the quantities a measurement
-    can isolate: the phase peaks, the overall peaks, and the components named in the text."""
+    can isolate: the phase peaks, the overall peaks, and the components named in the text.
+    The measured weights are the model's before peft wraps it (as measure.py reads them), so
+    the estimate's LoRA adapters (fp32: peft upcasts them for a 16-bit base) are left out of
+    that row; the allocation between steps also holds the autograd thread's cuBLAS
+    workspace (created at the first backward), which the estimate keeps out of
+    persistent_bytes and is added to it here."""
     comp = lambda ph, *ks: sum(est["phases"].get(ph, {}).get("components", {}).get(k, 0) for k in ks)
+    term = lambda name: next((t["bytes"] for t in est.get("terms", []) if t["name"] == name), 0)
     rows = []
     pp = meas.get("phase_peak_bytes", {})
     for ph, v in est["phases"].items():
         rows.append(("phase %s peak" % ph, pp.get(ph), v["total"]))
     rows.append(("peak allocated", meas.get("peak_allocated_bytes"), est["peak_allocated_bytes"]))
     rows.append(("peak reserved", meas.get("peak_reserved_bytes"), est["peak_reserved_bytes"]))
-    rows.append(("weights (component)", meas.get("weights_bytes"), est["weights_bytes"]))
     if est["mode"] == "training":
+        adapters = 4 * est["trainable_params"] if est["trainable_params"] < est["params"] else 0
+        rows.append(("weights (before adapters)" if adapters else "weights (component)",
+                     meas.get("weights_bytes"), est["weights_bytes"] - adapters))
         w, p = meas.get("weights_bytes"), meas.get("persistent_bytes")
         first = next(iter(est["phases"]))
-        rows.append(("optimizer state + master (components)", p - w if p is not None and w is not None else None,
-                     comp(first, "optimizer_state", "master_weights")))
-        rows.append(("persistent between steps", p, est["persistent_bytes"]))
+        ws = term("cublas_workspace")
+        rows.append(("state, adapters, autograd workspace (between steps)",
+                     p - w if p is not None and w is not None else None,
+                     comp(first, "optimizer_state", "master_weights") + adapters + ws))
+        rows.append(("persistent between steps (+ autograd workspace)", p, est["persistent_bytes"] + ws))
         rows.append(("saved for backward + loss (activations, logits)", meas.get("forward_saved_bytes"),
                      est["forward_saved_bytes"]))
     else:
+        rows.append(("weights (component)", meas.get("weights_bytes"), est["weights_bytes"]))
         rows.append(("KV cache after decode (component)", meas.get("kv_cache_bytes_after_decode"),
                      est["kv_cache_bytes"]))
     rows.append(("CUDA context (outside the allocator)", meas.get("cuda_context_bytes"), est["cuda_context_bytes"]))

@@ -168,8 +168,12 @@ class TestRecords(unittest.TestCase):
                 self.assertEqual(c["gpu"], "H200")
             rows = {r["what"]: r for r in json.loads(js)["rows"]}
             self.assertEqual(rows["phase backward peak"]["measured"], 32221521920)
-            self.assertEqual(rows["optimizer state + master (components)"]["measured"],
-                             14863361024 - 4943258624)
+            row = rows["state, adapters, autograd workspace (between steps)"]
+            self.assertEqual(row["measured"], 14863361024 - 4943258624)
+            # AdamW's two fp32 moments of 1,235,814,400 parameters and the autograd
+            # thread's 32 MiB cuBLAS workspace; no adapters in full fine-tuning
+            self.assertEqual(row["estimated"], 8 * 1235814400 + (32 << 20))
+            self.assertEqual(rows["weights (component)"]["estimated"], 4 * 1235814400)
 
 
 class TestFit(unittest.TestCase):
