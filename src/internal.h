@@ -484,7 +484,8 @@ enum llmmem__jtype { LLMMEM__J_NULL = 0, LLMMEM__J_BOOL, LLMMEM__J_NUMBER, LLMME
                      LLMMEM__J_ARRAY, LLMMEM__J_OBJECT, LLMMEM__J_INVALID };
 
 /* Parses text; `source` names it in errors ("config.json"). LLMMEM_E_PARSE with
- * "source:line:col: ..." on bad JSON. */
+ * "source:line:col: ..." on bad JSON. The document points into `text` and
+ * `source`, which must outlive it. */
 int llmmem__json_parse(llmmem__json **out, const char *text, size_t len, const char *source);
 void llmmem__json_free(llmmem__json *doc);
 const llmmem__jnode *llmmem__json_root(const llmmem__json *doc);

@@ -1,12 +1,21 @@
 /* JSON layer: the only file that includes cJSON.
  *
- * cJSON builds the tree; it keeps no positions, so a small strict RFC 8259
- * scanner walks the text first. It validates the syntax (and is the one that
- * reports "source:line:col: what" for bad input, including empty and
- * truncated text) and records the position of every value in pre-order
- * (object members in text order, duplicates included). cJSON builds its tree
- * in the same order, so after parsing the two are zipped into a side table
- * sorted by node address that llmmem__json_pos searches.
+ * cJSON builds the tree; it keeps no positions and accepts more than RFC 8259
+ * (leading zeros, "1.", raw control characters in strings, any byte <= 0x20
+ * as whitespace). So a small strict scanner walks the text first: it
+ * validates the syntax, and its failure is the one reported, as
+ * "source:line:col: what" (empty and truncated text included). The position of
+ * every value is only needed to report a later error (a key of the wrong type,
+ * a value out of range), so the table is built on the first such report: a
+ * second scan records the offset of every value in pre-order (object members
+ * in text order, duplicates included), which is the order of cJSON's tree, and
+ * the two are zipped; lines and columns are counted from the offsets then.
+ * A successful parse that is never asked for a position pays for one scan
+ * without bookkeeping.
+ *
+ * The document points into the caller's text and source name, which must
+ * outlive it (every caller parses, reads and frees within one call). It is
+ * never shared between threads, so the lazy table needs no lock.
  *
  * Thread safety: only cJSON_ParseWithLengthOpts (with return_parse_end) and
  * the case-sensitive getters are used; never cJSON_GetErrorPtr or
@@ -45,11 +54,12 @@ typedef struct jpos {
 
 struct llmmem__json {
     cJSON *root;
-    char *source;
-    jpos *pos;        /* sorted by node address after parsing */
+    const char *source; /* the caller's: outlives the document */
+    const char *text;   /* likewise */
+    size_t len, start;  /* start: after a UTF-8 byte order mark */
+    jpos *pos;          /* built on the first position asked for (find_pos) */
     size_t npos;
-    char *raw; /* copy of the text, for "got <raw>" in messages */
-    size_t raw_len;
+    bool pos_tried;
 };
 
 /* ---- strict scanner ------------------------------------------------------ */
@@ -57,33 +67,41 @@ struct llmmem__json {
 typedef struct scan {
     const unsigned char *s;
     size_t n, i;
-    int line, col;
+    bool record; /* record the offset of every value (the position table) */
     jpos *pos;
     size_t npos, cap;
     int depth;
     const char *err; /* static message, NULL while fine */
     char errbuf[64];
-    int err_line, err_col;
+    size_t err_off;
     bool nomem;
 } scan;
 
-static void sc_adv(scan *sc)
+static inline void sc_adv(scan *sc) { sc->i++; }
+
+/* Line and column (1-based; columns count characters, not UTF-8 continuation
+ * bytes; a tab is one) of byte `off`, counting from `from` at line 1, col 1. */
+static void line_col(const char *text, size_t from, size_t off, int *line, int *col)
 {
-    unsigned char c = sc->s[sc->i++];
-    if (c == '\n') {
-        sc->line++;
-        sc->col = 1;
-    } else if ((c & 0xC0) != 0x80) { /* columns count characters, not UTF-8 continuation bytes */
-        sc->col++;
+    int l = 1, c = 1;
+    for (size_t i = from; i < off; i++) {
+        unsigned char b = (unsigned char)text[i];
+        if (b == '\n') {
+            l++;
+            c = 1;
+        } else if ((b & 0xC0) != 0x80) {
+            c++;
+        }
     }
+    *line = l;
+    *col = c;
 }
 
 static int sc_fail(scan *sc, const char *what)
 {
     if (!sc->err) {
         sc->err = what;
-        sc->err_line = sc->line;
-        sc->err_col = sc->col;
+        sc->err_off = sc->i;
     }
     return -1;
 }
@@ -106,26 +124,21 @@ static int sc_unexpected(scan *sc, const char *expected)
 static void sc_ws(scan *sc)
 {
     size_t i = sc->i;
-    int line = sc->line, col = sc->col;
     while (i < sc->n) {
         unsigned char c = sc->s[i];
-        if (c == ' ' || c == '\t' || c == '\r') {
-            col++;
-        } else if (c == '\n') {
-            line++;
-            col = 1;
-        } else {
+        if (c != ' ' && c != '\n' && c != '\t' && c != '\r')
             break;
-        }
         i++;
     }
     sc->i = i;
-    sc->line = line;
-    sc->col = col;
 }
 
 static int sc_record(scan *sc, size_t *slot)
 {
+    if (!sc->record) {
+        *slot = 0;
+        return 0;
+    }
     if (sc->npos == sc->cap) {
         size_t cap = sc->cap ? 2 * sc->cap : 64;
         jpos *p = realloc(sc->pos, cap * sizeof *p);
@@ -137,8 +150,14 @@ static int sc_record(scan *sc, size_t *slot)
         sc->cap = cap;
     }
     *slot = sc->npos++;
-    sc->pos[*slot] = (jpos){NULL, sc->i, 0, sc->line, sc->col};
+    sc->pos[*slot] = (jpos){NULL, sc->i, 0, 0, 0};
     return 0;
+}
+
+static void sc_close(scan *sc, size_t slot)
+{
+    if (sc->record)
+        sc->pos[slot].len = sc->i - sc->pos[slot].off;
 }
 
 static int hexval(unsigned char c)
@@ -152,21 +171,53 @@ static int hexval(unsigned char c)
     return -1;
 }
 
+/* Eight bytes at a time (SWAR): nonzero when one of them is '"', '\\' or a
+ * control character (< 0x20), the bytes that end a plain run in a string.
+ * Each test is exact as a whole-word yes/no (Hacker's Delight 6-1). */
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+static inline uint64_t special8(uint64_t w)
+{
+    uint64_t q = w ^ (ONES * '"'), b = w ^ (ONES * '\\');
+    return (((q - ONES) & ~q) | ((b - ONES) & ~b) | ((w - ONES * 0x20) & ~w)) & HIGHS;
+}
+
+/* Index (0-7) of the lowest byte whose high bit is set in a nonzero mask, in
+ * memory order on a little-endian machine; 0 elsewhere (the byte loop then
+ * finds it). */
+static inline int first_byte(uint64_t m)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
+    return __builtin_ctzll(m) >> 3;
+#else
+    (void)m;
+    return 0;
+#endif
+}
+
 static int sc_string(scan *sc)
 {
     sc_adv(sc); /* opening quote */
     for (;;) {
-        if (sc->i >= sc->n)
-            return sc_fail(sc, "unexpected end of input inside a string");
-        /* Plain ASCII runs: advance without the per-byte line/column logic. */
+        /* Plain runs: whole words while no byte ends the run, then bytes. */
         {
-            const unsigned char *p0 = (const unsigned char *)sc->s + sc->i;
-            const unsigned char *p = p0, *end = (const unsigned char *)sc->s + sc->n;
-            while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
-                p++;
-            sc->i += (size_t)(p - p0);
-            sc->col += (int)(p - p0);
-            if (p == end)
+            size_t i = sc->i;
+            while (i + 8 <= sc->n) {
+                uint64_t w;
+                memcpy(&w, sc->s + i, sizeof w);
+                uint64_t m = special8(w);
+                if (m) {
+                    /* the lowest flagged byte is exact (borrows only run
+                     * upwards); little-endian: the first in the text */
+                    i += (size_t)first_byte(m);
+                    break;
+                }
+                i += 8;
+            }
+            while (i < sc->n && sc->s[i] >= 0x20 && sc->s[i] != '"' && sc->s[i] != '\\')
+                i++;
+            sc->i = i;
+            if (i >= sc->n)
                 return sc_fail(sc, "unexpected end of input inside a string");
         }
         unsigned char c = sc->s[sc->i];
@@ -176,25 +227,24 @@ static int sc_string(scan *sc)
         }
         if (c < 0x20)
             return sc_fail(sc, "control character inside a string (escape it)");
-        if (c == '\\') {
+        /* c == '\\' */
+        sc_adv(sc);
+        if (sc->i >= sc->n)
+            return sc_fail(sc, "unexpected end of input inside a string");
+        c = sc->s[sc->i];
+        if (c == 'u') {
             sc_adv(sc);
-            if (sc->i >= sc->n)
-                return sc_fail(sc, "unexpected end of input inside a string");
-            c = sc->s[sc->i];
-            if (c == 'u') {
+            for (int k = 0; k < 4; k++) {
+                if (sc->i >= sc->n)
+                    return sc_fail(sc, "unexpected end of input inside a string");
+                if (hexval(sc->s[sc->i]) < 0)
+                    return sc_fail(sc, "invalid \\u escape (expected 4 hex digits)");
                 sc_adv(sc);
-                for (int k = 0; k < 4; k++) {
-                    if (sc->i >= sc->n)
-                        return sc_fail(sc, "unexpected end of input inside a string");
-                    if (hexval(sc->s[sc->i]) < 0)
-                        return sc_fail(sc, "invalid \\u escape (expected 4 hex digits)");
-                    sc_adv(sc);
-                }
-                continue;
             }
-            if (!strchr("\"\\/bfnrt", c) || c == 0)
-                return sc_fail(sc, "invalid escape sequence in a string");
+            continue;
         }
+        if (!strchr("\"\\/bfnrt", c) || c == 0)
+            return sc_fail(sc, "invalid escape sequence in a string");
         sc_adv(sc);
     }
 }
@@ -207,7 +257,6 @@ static void sc_digits(scan *sc)
     size_t i = sc->i;
     while (i < sc->n && sc->s[i] >= '0' && sc->s[i] <= '9')
         i++;
-    sc->col += (int)(i - sc->i);
     sc->i = i;
 }
 
@@ -262,7 +311,7 @@ static int sc_value(scan *sc);
 
 static int sc_container_end(scan *sc, size_t slot)
 {
-    sc->pos[slot].len = sc->i - sc->pos[slot].off;
+    sc_close(sc, slot);
     sc->depth--;
     return 0;
 }
@@ -368,11 +417,78 @@ static int sc_value(scan *sc)
         break;
     }
     if (rc == 0)
-        sc->pos[slot].len = sc->i - sc->pos[slot].off;
+        sc_close(sc, slot);
     return rc;
 }
 
 /* ---- document ------------------------------------------------------------ */
+
+void llmmem__json_free(llmmem__json *doc)
+{
+    if (!doc)
+        return;
+    cJSON_Delete(doc->root);
+    free(doc->pos);
+    free(doc);
+}
+
+/* The strict scan of text[start, len): 0, or -1 with sc->err set. */
+static int strict_scan(scan *sc)
+{
+    sc_ws(sc);
+    if (sc->i >= sc->n)
+        return sc_fail(sc, "empty input: a JSON value was expected");
+    if (sc_value(sc) == 0) {
+        sc_ws(sc);
+        if (sc->i < sc->n)
+            sc_unexpected(sc, "text after the end of the JSON value");
+    }
+    return sc->err ? -1 : 0;
+}
+
+int llmmem__json_parse(llmmem__json **out, const char *text, size_t len, const char *source)
+{
+    if (!out || (!text && len))
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem__json_parse: NULL argument");
+    *out = NULL;
+    if (!text)
+        text = "";
+    if (!source)
+        source = "<json>";
+
+    /* cJSON skips a UTF-8 byte order mark; so do we (columns count from after it). */
+    size_t start = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    scan sc = {.s = (const unsigned char *)text, .n = len, .i = start};
+    if (strict_scan(&sc)) {
+        int line, col;
+        line_col(text, start, sc.err_off, &line, &col);
+        return llmmem__error(LLMMEM_E_PARSE, "%s:%d:%d: %s", source, line, col, sc.err);
+    }
+
+    llmmem__json *doc = calloc(1, sizeof *doc);
+    if (!doc)
+        return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", source);
+    doc->source = source;
+    doc->text = text;
+    doc->len = len;
+    doc->start = start;
+
+    const char *end = NULL;
+    doc->root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+    if (!doc->root) {
+        /* The scan accepted the text, so this is cJSON running out of memory
+         * (or a detail the two disagree on, such as a lone UTF-16 surrogate
+         * escape, which cJSON refuses): report where cJSON stopped. */
+        int line, col;
+        const char *stop = end && end >= text && end <= text + len ? end : text;
+        line_col(text, start, (size_t)(stop - text) > start ? (size_t)(stop - text) : start, &line, &col);
+        llmmem__json_free(doc);
+        return llmmem__error(LLMMEM_E_PARSE, "%s:%d:%d: cJSON could not build the document "
+                             "(out of memory, or an escape it refuses?)", source, line, col);
+    }
+    *out = doc;
+    return 0;
+}
 
 /* Pre-order walk of the cJSON tree, assigning recorded positions in order. */
 static int zip(const cJSON *n, jpos *pos, size_t npos, size_t *k)
@@ -387,96 +503,39 @@ static int zip(const cJSON *n, jpos *pos, size_t npos, size_t *k)
     return 0;
 }
 
-void llmmem__json_free(llmmem__json *doc)
+/* The position table, built once: a recording scan (of text the first scan
+ * accepted), zipped with the tree; lines and columns in one pass over the
+ * offsets, which pre-order keeps ascending. NULL when out of memory. */
+static const jpos *positions(const llmmem__json *cdoc)
 {
-    if (!doc)
-        return;
-    cJSON_Delete(doc->root);
-    free(doc->source);
-    free(doc->pos);
-    free(doc->raw);
-    free(doc);
-}
-
-int llmmem__json_parse(llmmem__json **out, const char *text, size_t len, const char *source)
-{
-    if (!out || (!text && len))
-        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem__json_parse: NULL argument");
-    *out = NULL;
-    if (!text)
-        text = "";
-    if (!source)
-        source = "<json>";
-
-    scan sc = {.s = (const unsigned char *)text, .n = len, .line = 1, .col = 1};
-    /* cJSON skips a UTF-8 byte order mark; so do we. */
-    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
-        sc.i = 3;
-    sc_ws(&sc);
-    if (sc.i >= sc.n) {
+    llmmem__json *doc = (llmmem__json *)cdoc; /* the lazy cache; see the top */
+    if (doc->pos_tried)
+        return doc->pos;
+    doc->pos_tried = true;
+    scan sc = {.s = (const unsigned char *)doc->text, .n = doc->len, .i = doc->start, .record = true};
+    size_t k = 0;
+    if (strict_scan(&sc) || zip(doc->root, sc.pos, sc.npos, &k) || k != sc.npos) {
         free(sc.pos);
-        return llmmem__error(LLMMEM_E_PARSE, "%s:%d:%d: empty input: a JSON value was expected",
-                             source, sc.line, sc.col);
+        return NULL;
     }
-    if (sc_value(&sc) == 0) {
-        sc_ws(&sc);
-        if (sc.i < sc.n)
-            sc_unexpected(&sc, "text after the end of the JSON value");
-    }
-    if (sc.err) {
-        int st = sc.nomem ? LLMMEM_E_NOMEM : LLMMEM_E_PARSE;
-        llmmem__error(st, "%s:%d:%d: %s", source, sc.err_line, sc.err_col, sc.err);
-        free(sc.pos);
-        return st;
-    }
-
-    llmmem__json *doc = calloc(1, sizeof *doc);
-    size_t slen = strlen(source);
-    char *src = malloc(slen + 1);
-    char *raw = malloc(len + 1);
-    if (!doc || !src || !raw) {
-        free(doc);
-        free(src);
-        free(raw);
-        free(sc.pos);
-        return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", source);
-    }
-    memcpy(src, source, slen + 1);
-    memcpy(raw, text, len);
-    raw[len] = '\0';
-    doc->source = src;
-    doc->raw = raw;
-    doc->raw_len = len;
-    doc->pos = sc.pos;
-    doc->npos = sc.npos;
-
-    const char *end = NULL;
-    doc->root = cJSON_ParseWithLengthOpts(text, len, &end, false);
-    if (!doc->root) {
-        /* The scan accepted the text, so this is cJSON running out of memory
-         * (or a syntax detail the two disagree on): report where cJSON stopped. */
-        int line = 1, col = 1;
-        const char *stop = end && end >= text && end <= text + len ? end : text;
-        for (const char *p = text; p < stop; p++) {
-            if (*p == '\n') {
+    int line = 1, col = 1;
+    size_t at = doc->start;
+    for (size_t i = 0; i < sc.npos; i++) {
+        for (; at < sc.pos[i].off; at++) {
+            unsigned char b = (unsigned char)doc->text[at];
+            if (b == '\n') {
                 line++;
                 col = 1;
-            } else if (((unsigned char)*p & 0xC0) != 0x80) {
+            } else if ((b & 0xC0) != 0x80) {
                 col++;
             }
         }
-        llmmem__json_free(doc);
-        return llmmem__error(LLMMEM_E_PARSE, "%s:%d:%d: cJSON could not build the document "
-                             "(out of memory?)", source, line, col);
+        sc.pos[i].line = line;
+        sc.pos[i].col = col;
     }
-    size_t k = 0;
-    if (zip(doc->root, doc->pos, doc->npos, &k) || k != doc->npos) {
-        llmmem__json_free(doc);
-        return llmmem__error(LLMMEM_E_INTERNAL, "%s: JSON position table out of step with cJSON",
-                             source);
-    }
-    *out = doc;
-    return 0;
+    doc->pos = sc.pos;
+    doc->npos = sc.npos;
+    return doc->pos;
 }
 
 const llmmem__jnode *llmmem__json_root(const llmmem__json *doc) { return doc ? doc->root : NULL; }
@@ -544,10 +603,9 @@ int llmmem__json_array_size(const llmmem__jnode *n)
 
 static const jpos *find_pos(const llmmem__json *doc, const llmmem__jnode *n)
 {
-    if (!doc || !n || !doc->pos)
+    if (!doc || !n || !positions(doc))
         return NULL;
-    /* Positions are only read to report an error: a linear search keeps the
-     * successful parse free of sorting. */
+    /* Positions are only read to report an error: a linear search. */
     for (size_t i = 0; i < doc->npos; i++)
         if (doc->pos[i].node == n)
             return &doc->pos[i];
@@ -598,14 +656,14 @@ int llmmem__json_error_at(const llmmem__json *doc, const llmmem__jnode *n, int s
 static const char *raw_text(char *buf, size_t cap, const llmmem__json *doc, const llmmem__jnode *n)
 {
     const jpos *p = find_pos(doc, n);
-    if (!p || !doc->raw || p->off >= doc->raw_len) {
+    if (!p || p->off >= doc->len) {
         snprintf(buf, cap, "%s", "a value");
         return buf;
     }
     size_t len = p->len;
-    if (p->off + len > doc->raw_len)
-        len = doc->raw_len - p->off;
-    const char *s = doc->raw + p->off;
+    if (p->off + len > doc->len)
+        len = doc->len - p->off;
+    const char *s = doc->text + p->off;
     size_t keep = len;
     bool cut = false;
     if (keep > 40) {
