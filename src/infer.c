@@ -250,6 +250,7 @@ typedef struct hf {
     bool half;            /* fp16 activations (fused half_to_float softmax) */
     bool eager;           /* eager attention (else SDPA) */
     bool repeat_kv;       /* GQA through repeat_kv when no enable_gqa (not Falcon) */
+    bool math_gqa;        /* fp32 SDPA with enable_gqa: the math backend */
     /* results */
     point prefill, decode;
     uint64_t kv_after;    /* KV storage after decode (what stays) */
@@ -408,6 +409,26 @@ static void hf_prefill(llmmem__ovf *o, hf *x, const struct llmmem_model *m,
         p.act = llmmem__add(o, llmmem__add(o, base_act, x_norm),
                             llmmem__add(o, llmmem__add(o, q_live, rep), scores));
         x->largest = llmmem__max(x->largest, llmmem__mul(o, 4, sc));
+    } else if (x->math_gqa && !sdpa_mask) {
+        /* fp32 with GQA and no mask: transformers passes enable_gqa
+         * (use_gqa_in_sdpa), flash has no fp32 and the memory-efficient kernel
+         * no enable_gqa, so SDPA runs aten _scaled_dot_product_attention_math
+         * (attention.cpp): the scaled query [B,a,S,d], the causal mask made
+         * an fp32 [S,S] bias, K and V repeated to a heads
+         * (pre_process_group_query_attention_input) and the scaled K, the fp32
+         * scores [B,a,S,S] and _safe_softmax's output, 1 B per score of its
+         * `eq(-inf)` mask and the [B,a,S,1] row mask (as h12's Falcon call);
+         * the probe's p11 (llama-3.2-1b fp32, B 4, S 8192) measured this at
+         * 80.6 GiB where the fused kernels would need 10.6. */
+        uint64_t sc = llmmem__mul3(o, B, a, SS);
+        uint64_t ahd = blk(o, llmmem__mul3(o, 4, B, llmmem__mul3(o, a, S, d)));
+        uint64_t in = llmmem__mul(o, 4, ahd); /* scaled q, repeated k and v, scaled k */
+        in = llmmem__add(o, in, blk(o, llmmem__mul(o, 4, SS)));
+        in = llmmem__add(o, in, llmmem__mul(o, 2, blk(o, llmmem__mul(o, 4, sc))));
+        in = llmmem__add(o, in, blk(o, sc));
+        in = llmmem__add(o, in, blk(o, llmmem__mul3(o, B, a, S)));
+        p.act = llmmem__add(o, llmmem__add(o, base_act, x_norm), llmmem__add(o, q_live, in));
+        x->largest = llmmem__max(x->largest, blk(o, llmmem__mul(o, 4, sc)));
     } else if (fam == LLMMEM__FAM_FALCON && k < a) {
         /* FalconAttention (modeling_falcon.py) calls SDPA itself with the
          * one-head k/v of multi_query (no repeat, no enable_gqa): neither
@@ -589,8 +610,13 @@ static void hf_decode(llmmem__ovf *o, hf *x, uint64_t ws)
              * kv_length < the window: a sliding layer once S + n >= window;
              * a full layer of one token never), since use_gqa_in_sdpa needs
              * attention_mask None (sdpa_attention.py) */
-            bool rep = x->repeat_kv && (x->eager || (slide && ctx >= W));
+            bool masked = slide && ctx >= W;
+            bool rep = x->repeat_kv && (x->eager || masked);
             uint64_t act = rep ? llmmem__mul(o, 2, blk(o, llmmem__mul3(o, x->e, ad, ctx))) : 0;
+            /* fp32 GQA without a mask: the math backend repeats K and V and
+             * scales the repeated K (see hf_prefill) */
+            if (x->math_gqa && !masked)
+                act = llmmem__mul(o, 3, blk(o, llmmem__mul3(o, 4, ad, ctx)));
             if (x->eager) /* scores, fp32 softmax and the cast back: [B, a, 1, ctx] */
                 act = llmmem__add(o, act, blk(o, llmmem__mul3(o, 10, llmmem__mul(o, B, x->a), ctx)));
             p = (point){llmmem__add(o, kv, tensors), llmmem__add(o, act, step_act), 0, other};
@@ -771,6 +797,8 @@ static int infer(llmmem_result *r, const llmmem_model *m, const llmmem_config *c
         x.n_slide = x.window ? llmmem__min(u(m->num_sliding_layers), x.L) : 0;
         x.eager = c->attention == LLMMEM__ATTN_EAGER;
         x.repeat_kv = x.k < x.a && m->family != LLMMEM__FAM_FALCON;
+        x.math_gqa = !x.eager && c->attention == LLMMEM__ATTN_SDPA && x.e == 4 && x.k < x.a &&
+                     m->family != LLMMEM__FAM_FALCON;
         hf_prefill(&o, &x, m, c, ws);
         /* The encoder runs before the language model (weights only besides
          * its own working set), so it is a separate point of the prefill. */

@@ -5,7 +5,7 @@ test/gpu/measure_more.py runs them, and prints (1) the prefill's peak above the 
 the blocks alive at that instant, grouped by the modeling-code line that allocated them, and
 (2) the blocks allocated during the run that are still alive after decode (the KV cache and
 whatever else stays). Used to trace the estimator's known gaps (known-gaps.txt).
-    python3 test/gpu/trace_alloc.py CONFIG.json BATCH PROMPT DECODE [bf16|fp16|fp32]"""
+    python3 test/gpu/trace_alloc.py CONFIG.json BATCH PROMPT DECODE [bf16|fp16|fp32] [sdpa|eager]"""
 import collections
 import sys
 
@@ -21,7 +21,7 @@ def where(frames):
     out = []
     for f in frames:
         fn = f.get("filename", "")
-        if "/transformers/" in fn or "/torch/nn/functional" in fn:
+        if any(k in fn for k in ("/transformers/", "/torch/nn/functional", "/peft/", "/torch/utils/checkpoint")):
             out.append("%s:%d %s" % (fn.rsplit("/", 1)[-1], f.get("line", 0), f.get("name", "")))
         if len(out) == 2:
             break
@@ -60,6 +60,7 @@ def show(title, blocks):
 def main():
     path, B, S, N = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     dtype = DT[sys.argv[5] if len(sys.argv) > 5 else "bf16"]
+    attn = sys.argv[6] if len(sys.argv) > 6 else "sdpa"
     dev = torch.device("cuda")
     a = torch.randn(1024, 1024, device=dev)
     b = a @ a
@@ -67,7 +68,7 @@ def main():
     torch.cuda.synchronize()
     with torch.device("cuda"):
         m = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(path), dtype=dtype,
-                                             attn_implementation="sdpa")
+                                             attn_implementation=attn)
     m.eval()
     ids = torch.randint(0, m.config.vocab_size, (B, S), device=dev)
     torch.cuda.synchronize()
