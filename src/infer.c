@@ -361,7 +361,19 @@ static void hf_prefill(llmmem__ovf *o, hf *x, const struct llmmem_model *m,
     const bool gqa = k < a;
     const uint64_t rep = gqa ? llmmem__mul(o, 2, blk(o, llmmem__mul3(o, e, B, llmmem__mul3(o, a, S, d))))
                              : 0; /* repeat_kv copies of K and V */
-    const uint64_t q_live = uses_rope(fam) ? Q : llmmem__add(o, Q, llmmem__mul(o, 2, K));
+    uint64_t q_live = uses_rope(fam) ? Q : llmmem__add(o, Q, llmmem__mul(o, 2, K));
+    if (fam == LLMMEM__FAM_PHI && m->partial_rotary_factor > 0.0 && m->partial_rotary_factor < 1.0) {
+        /* PhiAttention.forward: query_pass/key_pass are views that keep the
+         * q_proj and k_proj outputs, query_rot/key_rot hold the roped
+         * rotary_ndims columns, and torch.cat builds the query (the key's cat
+         * goes into the cache): beyond that query, Q + K + the two rotated
+         * parts are alive at the attention (H200 allocation trace of the
+         * probe's p12, phi-2 eager: 41 + 40 + 16 + 16 MiB). */
+        uint64_t rot = (uint64_t)((double)d * m->partial_rotary_factor);
+        q_live = llmmem__add(o, q_live, llmmem__add(o, Q, K));
+        q_live = llmmem__add(o, q_live, blk(o, llmmem__mul3(o, e, T, llmmem__mul(o, a, rot))));
+        q_live = llmmem__add(o, q_live, blk(o, llmmem__mul3(o, e, T, llmmem__mul(o, k, rot))));
+    }
     p = (point){kv_all, 0, 0, other};
     if (eager) {
         /* eager_attention_forward: matmul -> *scaling -> +mask -> softmax(fp32)

@@ -556,10 +556,13 @@ typedef struct llmmem__train {
     uint64_t fwd_transient;     /* largest working set inside one layer's forward */
     uint64_t logits_saved;      /* loss tensors kept after forward */
     uint64_t logits_fwd_extra;  /* extra at the loss in forward */
+    uint64_t head_input_live;   /* the final hidden states, alive at the loss when not saved */
     uint64_t logits_bwd_extra;  /* extra at the start of backward */
     uint64_t layer_grad;        /* gradient bytes of one layer's trainable params */
     uint64_t other_grad;        /* gradient bytes of embedding, head, final norm */
     uint64_t bwd_transient;     /* gradient temporaries inside one layer's backward */
+    uint64_t mlp_tail;          /* what the MLP's down projection keeps (one layer) */
+    uint64_t recompute_transient; /* LoRA gate/up recompute point beyond saved tensors (0: none) */
     uint64_t quant_transient;   /* one dequantised weight (QLoRA) */
     uint64_t inputs;            /* input ids kept through the step */
     uint64_t vision_saved;      /* part of act_other kept by the vision tower */

@@ -662,7 +662,7 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     }
 
     /* -- activations ---------------------------------------------------------- */
-    /* Sliding-window layers with s > window get a bool mask (b, 1, s, s) from
+    /* Sliding-window layers with s > window get a bool mask (1, 1, s, s) from
      * transformers masking_utils (sdpa_mask): SDPA then runs the
      * memory-efficient kernel with expanded k/v and keeps the mask for
      * backward; flash-attention 2 windows natively. */
@@ -675,7 +675,10 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
         uint64_t masked_tok = layer_saved(m, c, &mr, s);
         uint64_t nsl = (uint64_t)m->num_sliding_layers, Lall = (uint64_t)m->num_layers;
         per_tok = (masked_tok * nsl + per_tok * (Lall - nsl)) / Lall;
-        mask_bytes = llmmem__mul3(&o, (uint64_t)c->micro_batch_size, s, s);
+        /* masking_utils.sdpa_mask builds the bool mask once, [1, 1, s, s],
+         * expanded over the batch (a view: the probe's p14 trace holds
+         * s x s bytes for a batch of 2) */
+        mask_bytes = llmmem__mul(&o, s, s);
     }
     const bool moe = m->num_experts > 0 && m->num_moe_layers > 0;
     uint64_t moe_tok = 0;
@@ -706,6 +709,12 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     uint64_t nb;
     uint64_t other_tok = norm_saved(m, &rc, rc.rb, h, rc.full_ft, &nb);
     other_tok += consumers_saved(&rc, nb, h, (consumers){1, rc.full_ft ? 1 : 0, lora_on(c, "lm_head")});
+    /* A frozen head keeps no input, but LlamaForCausalLM.forward's
+     * `hidden_states` local (the final norm's output) is alive until the loss
+     * returns: the forward's point at the loss holds it (the probe's p01,
+     * LoRA, H200 allocation trace: the 128 MiB norm output beside the loss
+     * tensors). */
+    t->head_input_live = rc.full_ft ? 0 : llmmem__mul3(&o, T, h, nb);
     if (rc.dropout_p > 0)
         other_tok += h;
     t->act_other = llmmem__mul(&o, other_tok, T);
@@ -799,6 +808,26 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
         t->fwd_transient = llmmem__add(&o, t->fwd_transient,
                                        llmmem__mul3(&o, (uint64_t)c->micro_batch_size, s * s, rc.cb));
     t->bwd_transient = llmmem__mul3(&o, T, f_eff, 2 * rc.cb);
+    /* peft's LoRA Linear forward (tuners/lora/layer.py): `result = result +
+     * lora_B(lora_A(dropout(x))) * scaling` runs in the adapter dtype, so an
+     * fp32 adapter on a 16-bit gate/up projection makes lora_B's fp32 [T, f]
+     * output and its scaled copy (or the scaled copy and the fp32 sum) before
+     * `result.to(bf16)`. Under checkpointing this happens again in the
+     * recompute of each layer in backward, with the down projection's saved
+     * tensors not made yet (mlp_tail). */
+    if (rc.lora && rc.ab > rc.cb && !moe && (lora_on(c, "gate_proj") || lora_on(c, "up_proj"))) {
+        /* + the residual and the MLP input (locals of the layer's forward),
+         * and for the first layer in backward the gradients in flight from
+         * the head: the one reaching the layer and the final norm's 16-bit
+         * and fp32 input gradients (2 x T h cb + 4 T h) */
+        uint64_t Th = llmmem__mul3(&o, T, h, rc.cb);
+        t->recompute_transient = llmmem__mul3(&o, T, (uint64_t)m->intermediate_size, 2 * rc.ab);
+        t->recompute_transient = llmmem__add(&o, t->recompute_transient, llmmem__mul(&o, 4, Th));
+        t->recompute_transient = llmmem__add(&o, t->recompute_transient, llmmem__mul3(&o, T, h, 4));
+    }
+    t->mlp_tail = llmmem__mul(&o, T, consumers_saved(&rc, rc.cb, (uint64_t)m->intermediate_size,
+                                                      (consumers){1, rc.full_ft ? 1 : 0,
+                                                                  lora_on(c, "down_proj")}));
     if (rc.attention == LLMMEM__ATTN_EAGER || m->family == LLMMEM__FAM_FALCON) {
         /* Eager backward through one layer's scores: the fp32 gradient of the
          * softmax output and the softmax input gradient (_softmax_backward_data
@@ -893,7 +922,8 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
     put(fw, LLMMEM_C_AUTOCAST_CACHE, fwd_cache, &o);
     put(fw, LLMMEM_C_LOGITS, llmmem__add(&o, t->logits_saved, t->logits_fwd_extra), &o);
     put(fw, LLMMEM_C_ACTIVATION_TRANSIENT, llmmem__add(&o, t->quant_transient,
-                                                       t->logits_fwd_extra ? 0 : t->fwd_transient), &o);
+                                                       t->logits_fwd_extra ? t->head_input_live
+                                                                           : t->fwd_transient), &o);
     if (t->encoder_transient) {
         /* The vision encoder runs first: its working set peaks while only the
          * tower's own tensors are kept. The forward phase is the larger point. */
@@ -953,6 +983,27 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
                                                            t->cast_other), &o);
         }
         put(cand, LLMMEM_C_ACTIVATION_TRANSIENT, llmmem__add(&o, t->bwd_transient, t->quant_transient), &o);
+        uint64_t sum = 0;
+        for (int k = 0; k < LLMMEM__COMPONENTS; k++)
+            sum = llmmem__add(&o, sum, cand[k]);
+        if (sum > best) {
+            best = sum;
+            memcpy(bw, cand, sizeof cand);
+        }
+    }
+    if (t->checkpointing && t->recompute_transient) {
+        /* The first layer's recompute, at its gate/up LoRA output: every
+         * checkpoint input, the layer's saved tensors but the down
+         * projection's, and recompute_transient. An H200 allocation trace of
+         * the probe's p14 (mistral-7b LoRA, 2 x 8192 tokens) has exactly
+         * these at its peak. */
+        memcpy(cand, bw_base, sizeof cand);
+        put(cand, LLMMEM_C_GRADIENTS, ga ? st->grads : head_grads, &o);
+        put(cand, LLMMEM_C_ACTIVATIONS,
+            llmmem__add(&o, llmmem__mul(&o, t->ckpt_layer, L), llmmem__sub0(t->act_layer, t->mlp_tail)), &o);
+        put(cand, LLMMEM_C_AUTOCAST_CACHE, llmmem__add(&o, t->cast_layer, t->cast_other), &o);
+        put(cand, LLMMEM_C_ACTIVATION_TRANSIENT, llmmem__add(&o, t->recompute_transient, t->quant_transient),
+            &o);
         uint64_t sum = 0;
         for (int k = 0; k < LLMMEM__COMPONENTS; k++)
             sum = llmmem__add(&o, sum, cand[k]);
