@@ -26,6 +26,7 @@ def table(pred):
 dev = lambda r: r[0][0] in "tide" and r[0][0] != "x" and not r[0].startswith(("g", "h"))
 extra = lambda r: r[0][0] in "gh"
 eng = lambda r: r[0][0] == "x"
+prb = lambda r: r[0][0] == "p"
 doc = f"""# Accuracy: estimates against measured GPU memory
 
 Every number here is produced by `make check` (`test/test_accuracy.sh`, which runs
@@ -55,6 +56,25 @@ cause was found in the modeling code or with saved-tensor hooks (`test/gpu/saved
 output in `test/gpu/saved_graph.out.txt`) and fixed as a general rule, never as a constant.
 
 {table(extra)}
+
+## The probe's records (`test/data/probe/h200-probe.jsonl`)
+
+16 scenarios measured on an H200 by `examples/python/llmmem_probe.py` (`test/gpu/run_probe.sh`,
+one fresh process each, per-phase peaks recorded and checked within 1%). They showed ten
+estimator errors, each then traced to its mechanism (`test/gpu/trace_alloc.py` and
+`trace_train.py` replay the caching allocator's history; their outputs are beside them) and
+fixed as a general rule: the decode steps' sliding-window storage and `repeat_kv` copies
+(p02, p05), fp32 GQA SDPA running the math backend (p11), LoRA `all-linear` leaving out
+`lm_head` (p01), frozen experts keeping no matmul inputs under LoRA (p09), Adafactor's fp32
+copies of 16-bit tensors (p13), the autograd thread's cuBLAS workspace in the optimizer
+phase (p03, p06), the final hidden states alive at the loss under a frozen head (p01, p04),
+phi's partial-rotary q/k pieces at the attention (p12), the sliding-window bool mask's
+`[1, 1, s, s]` storage and the recompute point of a checkpointed layer with LoRA on its
+gate/up projections (p14). The same trace found the DeepSeek gap of h13/h34 (fp32 routing
+weights in the MoE weighting point). [calibration.md](calibration.md) lists the errors
+each had before.
+
+{table(prb)}
 
 ## Engines at world size 1 (`test/data/groundtruth/h200-engines-ws1-rerun.jsonl`)
 
