@@ -182,6 +182,24 @@ static inline uint64_t special8(uint64_t w)
     return (((q - ONES) & ~q) | ((b - ONES) & ~b) | ((w - ONES * 0x20) & ~w)) & HIGHS;
 }
 
+/* At the 'u' of a \\u escape: reads it and its 4 hex digits; the code unit,
+ * or -1 with the error set. */
+static long sc_hex4(scan *sc)
+{
+    sc_adv(sc); /* u */
+    long v = 0;
+    for (int k = 0; k < 4; k++) {
+        if (sc->i >= sc->n)
+            return sc_fail(sc, "unexpected end of input inside a string");
+        int d = hexval(sc->s[sc->i]);
+        if (d < 0)
+            return sc_fail(sc, "invalid \\u escape (expected 4 hex digits)");
+        v = v * 16 + d;
+        sc_adv(sc);
+    }
+    return v;
+}
+
 /* Index (0-7) of the lowest byte whose high bit is set in a nonzero mask, in
  * memory order on a little-endian machine; 0 elsewhere (the byte loop then
  * finds it). */
@@ -233,13 +251,29 @@ static int sc_string(scan *sc)
             return sc_fail(sc, "unexpected end of input inside a string");
         c = sc->s[sc->i];
         if (c == 'u') {
-            sc_adv(sc);
-            for (int k = 0; k < 4; k++) {
-                if (sc->i >= sc->n)
-                    return sc_fail(sc, "unexpected end of input inside a string");
-                if (hexval(sc->s[sc->i]) < 0)
-                    return sc_fail(sc, "invalid \\u escape (expected 4 hex digits)");
-                sc_adv(sc);
+            size_t at = sc->i - 1; /* the backslash */
+            long u = sc_hex4(sc);
+            if (u < 0)
+                return -1;
+            /* UTF-16 surrogates must pair (cJSON refuses a lone one):
+             * D800-DBFF, then \\u DC00-DFFF */
+            if (u >= 0xDC00 && u <= 0xDFFF) {
+                sc->i = at;
+                return sc_fail(sc, "invalid \\u escape: a lone low surrogate (DC00-DFFF)");
+            }
+            if (u >= 0xD800 && u <= 0xDBFF) {
+                long lo = -1;
+                if (sc->i + 1 < sc->n && sc->s[sc->i] == '\\' && sc->s[sc->i + 1] == 'u') {
+                    sc->i += 1;
+                    lo = sc_hex4(sc);
+                    if (lo < 0)
+                        return -1;
+                }
+                if (lo < 0xDC00 || lo > 0xDFFF) {
+                    sc->i = at;
+                    return sc_fail(sc, "invalid \\u escape: a high surrogate (D800-DBFF) not "
+                                       "followed by a \\u low surrogate");
+                }
             }
             continue;
         }
@@ -477,14 +511,13 @@ int llmmem__json_parse(llmmem__json **out, const char *text, size_t len, const c
     doc->root = cJSON_ParseWithLengthOpts(text, len, &end, false);
     if (!doc->root) {
         /* The scan accepted the text, so this is cJSON running out of memory
-         * (or a detail the two disagree on, such as a lone UTF-16 surrogate
-         * escape, which cJSON refuses): report where cJSON stopped. */
+         * (or a detail the two disagree on): report where cJSON stopped. */
         int line, col;
         const char *stop = end && end >= text && end <= text + len ? end : text;
         line_col(text, start, (size_t)(stop - text) > start ? (size_t)(stop - text) : start, &line, &col);
         llmmem__json_free(doc);
         return llmmem__error(LLMMEM_E_PARSE, "%s:%d:%d: cJSON could not build the document "
-                             "(out of memory, or an escape it refuses?)", source, line, col);
+                             "(out of memory?)", source, line, col);
     }
     *out = doc;
     return 0;

@@ -67,6 +67,8 @@ case("scenario_dp_zero", S, T + '"parallelism": {"data_parallel_size": 0}}\n', "
 case("scenario_inference_batch_negative", S, T.replace('"training"', '"inference"') + '"inference": {"batch_size": -2}}\n', "LLMMEM_E_OUT_OF_RANGE", ['"inference.batch_size"', "-2"], at="-2")
 case("scenario_inference_kv_dtype_unknown", S, T.replace('"training"', '"inference"') + '"inference": {"kv_cache_dtype": "int3"}}\n', "LLMMEM_E_OUT_OF_RANGE", ['"inference.kv_cache_dtype"', "int3"], at='"int3"')
 case("scenario_duplicate_key", S, T + '"training": {"seq_len": 512, "seq_len": 1024}}\n', "LLMMEM_E_SCHEMA", ['"training.seq_len"', "duplicate key"], at="1024")
+case("scenario_lone_surrogate", S, T + '"training": {"optimizer": "adam\\udc00w"}}\n', "LLMMEM_E_PARSE", ["lone low surrogate"], at="\\udc00")
+case("scenario_unpaired_high_surrogate", S, T + '"note": "\\ud83d",\n "training": {}}\n', "LLMMEM_E_PARSE", ["high surrogate"], at="\\ud83d")
 case("scenario_hardware_unknown_key", S, T + '"hardware": {"gpu": "H200", "vram": 141}}\n', "LLMMEM_E_UNKNOWN_PARAM", ['"hardware.vram"'], at="141")
 
 D = "deepspeed"
