@@ -245,6 +245,7 @@ typedef struct hf {
     /* inputs */
     uint64_t B, S, N, T, e, h, L, a, k, d, f, V;
     uint64_t kv_tl;       /* KV bytes per token per layer */
+    uint64_t kv_part_tl;  /* the larger of its K and V parts (each is concatenated on its own) */
     uint64_t n_slide;     /* sliding layers */
     uint64_t window;
     bool half;            /* fp16 activations (fused half_to_float softmax) */
@@ -576,9 +577,9 @@ static void hf_prefill(llmmem__ovf *o, hf *x, const struct llmmem_model *m,
  * tensors coexist while one layer updates). DynamicSlidingWindowLayer keeps a
  * view of the last window-1 tokens of the concatenation, so its storage after
  * step n >= 1 is min(S+n, window) tokens, and during prefill the whole
- * prompt (cache_utils.py). Step 1 and step N are the candidates, each at two
- * points: the end of the step (every layer updated, the last one's previous
- * tensor still held, the logits) and the attention of the first or the last
+ * prompt (cache_utils.py). Step 1 and step N are the candidates, each at
+ * three points: the last layer's update (its keys or values held twice), the
+ * logits after every layer, and the attention of the first or the last
  * layer. Sliding layers shrink at step 1 (prompt-long storage replaced by
  * window-long), so there the first layer's attention, with every other layer
  * still holding the prompt, is the larger; growing layers peak at the last. */
@@ -603,10 +604,14 @@ static void hf_decode(llmmem__ovf *o, hf *x, uint64_t ws)
     const uint64_t ad = llmmem__mul3(o, B, x->a, x->d); /* one token of K (or V) over all heads */
     for (int i = 0; i < 2 && N > 0; i++) {
         uint64_t n = i == 0 ? 1 : N;
-        /* end of the step: the last layer to update still holds its previous tensor */
+        /* the last layer's update: DynamicLayer.update concatenates keys,
+         * then values, each replacing its previous tensor, so one of them is
+         * held twice at a time; the logits come after every layer */
         uint64_t prev = llmmem__max(nf ? FULL_AT(n - 1) : 0, ns ? SLIDE_AT(n - 1) : 0);
-        point p = {llmmem__add(o, llmmem__add(o, ALL_AT(n), llmmem__mul(o, prev, tok)), tensors),
-                   step_act, logits, other};
+        uint64_t part = llmmem__mul3(o, prev, B, x->kv_part_tl);
+        point p = {llmmem__add(o, llmmem__add(o, ALL_AT(n), part), tensors), step_act, 0, other};
+        keep_max(o, &best, &p);
+        p = (point){llmmem__add(o, ALL_AT(n), tensors), step_act, logits, other};
         keep_max(o, &best, &p);
         /* attention of the first layer (sliding where there are any; the
          * others not updated yet) and of the last (full where there are any;
@@ -803,6 +808,10 @@ static int infer(llmmem_result *r, const llmmem_model *m, const llmmem_config *c
         x.f = u(m->intermediate_size) / (uint64_t)tp;
         x.V = u(m->vocab_size);
         x.kv_tl = kv_tl;
+        /* MLA caches the latent as keys and the roped part as values */
+        x.kv_part_tl = m->kv_lora_rank > 0
+                           ? llmmem__mul(&o, llmmem__max(u(m->kv_lora_rank), u(m->qk_rope_head_dim)), kvb)
+                           : llmmem__mul3(&o, x.k, u(m->head_dim), kvb);
         x.half = fmt == LLMMEM__Q_FP16 ||
                  (fmt != LLMMEM__Q_BF16 && fmt != LLMMEM__Q_FP32 && m->torch_dtype == LLMMEM__DT_FP16);
         x.window = u(m->sliding_window);

@@ -552,6 +552,7 @@ typedef struct llmmem__train {
     uint64_t ckpt_layer;        /* kept per layer under full checkpointing (its input) */
     uint64_t act_other;         /* final norm, head input, embedding-side tensors */
     uint64_t cast_layer;        /* autocast low-precision weight copies per layer */
+    uint64_t cast_cached_layer; /* of cast_layer, what autocast's cache keeps (trainable weights) */
     uint64_t cast_other;        /* the same for the head */
     uint64_t fwd_transient;     /* largest working set inside one layer's forward */
     uint64_t logits_saved;      /* loss tensors kept after forward */

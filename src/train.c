@@ -666,7 +666,7 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
      * transformers masking_utils (sdpa_mask): SDPA then runs the
      * memory-efficient kernel with expanded k/v and keeps the mask for
      * backward; flash-attention 2 windows natively. */
-    const bool window = m->sliding_window > 0 && (int64_t)s > m->sliding_window && m->num_sliding_layers > 0;
+    const bool window = m->sliding_window > 0 && (int64_t)s >= m->sliding_window && m->num_sliding_layers > 0;
     uint64_t mask_bytes = 0;
     uint64_t per_tok = layer_saved(m, c, &rc, s);
     if (window && rc.attention == LLMMEM__ATTN_SDPA) {
@@ -739,6 +739,7 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
         uint64_t body = llmmem__sub0(matmul_params, head);
         t->cast_layer = llmmem__mul(&o, body / L, rc.cb);
         t->cast_other = llmmem__mul(&o, head, rc.cb);
+        t->cast_cached_layer = rc.full_ft ? t->cast_layer : 0;
     }
 
     /* fp8 compute (documented model, docs/formulas.md): Transformer Engine
@@ -750,6 +751,7 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
         uint64_t body = llmmem__sub0(linear_params, m->tie_embeddings ? 0 : head);
         t->cast_layer = llmmem__mul(&o, body / L, 2);
         t->cast_other = 0;
+        t->cast_cached_layer = t->cast_layer;
     }
 
     /* Loss (transformers loss/loss_utils.py ForCausalLMLoss): logits in the
@@ -918,7 +920,14 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
         put(fw, LLMMEM_C_WORKSPACE, t->workspace, &o);
     put(fw, LLMMEM_C_GRADIENTS, ga_grads, &o);
     put(fw, LLMMEM_C_ACTIVATIONS, saved, &o);
-    uint64_t fwd_cache = t->checkpointing ? llmmem__add(&o, llmmem__mul(&o, t->cast_layer, L), t->cast_other) : cache;
+    /* Under checkpointing the layers' saved tensors are dropped as the forward
+     * goes, but autocast's cache keeps every cached cast (trainable weights)
+     * until the region ends; frozen weights (LoRA) are cast per use and not
+     * cached, so only the head's cast, kept by its matmul, is alive at the
+     * loss (the probe's p17, qwen2.5-0.5b LoRA under bf16 autocast). */
+    uint64_t fwd_cache = t->checkpointing
+                             ? llmmem__add(&o, llmmem__mul(&o, t->cast_cached_layer, L), t->cast_other)
+                             : cache;
     put(fw, LLMMEM_C_AUTOCAST_CACHE, fwd_cache, &o);
     put(fw, LLMMEM_C_LOGITS, llmmem__add(&o, t->logits_saved, t->logits_fwd_extra), &o);
     put(fw, LLMMEM_C_ACTIVATION_TRANSIENT, llmmem__add(&o, t->quant_transient,
