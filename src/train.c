@@ -884,6 +884,18 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
 
 static void put(uint64_t *row, int comp, uint64_t v, llmmem__ovf *o) { row[comp] = llmmem__add(o, row[comp], v); }
 
+/* Copies the candidate row into `phase` when its total exceeds *best. */
+static void keep_larger(uint64_t *phase, uint64_t *best, const uint64_t *cand, llmmem__ovf *o)
+{
+    uint64_t sum = 0;
+    for (int k = 0; k < LLMMEM__COMPONENTS; k++)
+        sum = llmmem__add(o, sum, cand[k]);
+    if (sum > *best) {
+        *best = sum;
+        memcpy(phase, cand, LLMMEM__COMPONENTS * sizeof *cand);
+    }
+}
+
 int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const llmmem__engine_extra *extra,
                        const struct llmmem_model *m, const struct llmmem_config *c)
 {
@@ -941,13 +953,10 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
         put(enc, LLMMEM_C_GRADIENTS, ga_grads, &o);
         put(enc, LLMMEM_C_ACTIVATIONS, t->vision_saved, &o);
         put(enc, LLMMEM_C_ACTIVATION_TRANSIENT, t->encoder_transient, &o);
-        uint64_t a = 0, b = 0;
-        for (int k = 0; k < LLMMEM__COMPONENTS; k++) {
+        uint64_t a = 0;
+        for (int k = 0; k < LLMMEM__COMPONENTS; k++)
             a = llmmem__add(&o, a, fw[k]);
-            b = llmmem__add(&o, b, enc[k]);
-        }
-        if (b > a)
-            memcpy(fw, enc, sizeof enc);
+        keep_larger(fw, &a, enc, &o);
     }
     r->phase_used[LLMMEM_PHASE_FORWARD] = true;
 
@@ -972,9 +981,7 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
     put(cand, LLMMEM_C_AUTOCAST_CACHE, cache, &o);
     put(cand, LLMMEM_C_LOGITS, llmmem__add(&o, t->logits_saved, t->logits_bwd_extra), &o);
     uint64_t *bw = r->bytes[LLMMEM_PHASE_BACKWARD];
-    for (int k = 0; k < LLMMEM__COMPONENTS; k++)
-        best = llmmem__add(&o, best, cand[k]);
-    memcpy(bw, cand, sizeof cand);
+    keep_larger(bw, &best, cand, &o);
     /* first and last layer */
     for (int pass = 0; pass < 2; pass++) {
         uint64_t done = pass == 0 ? 0 : L - 1; /* layers already through backward */
@@ -992,13 +999,7 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
                                                            t->cast_other), &o);
         }
         put(cand, LLMMEM_C_ACTIVATION_TRANSIENT, llmmem__add(&o, t->bwd_transient, t->quant_transient), &o);
-        uint64_t sum = 0;
-        for (int k = 0; k < LLMMEM__COMPONENTS; k++)
-            sum = llmmem__add(&o, sum, cand[k]);
-        if (sum > best) {
-            best = sum;
-            memcpy(bw, cand, sizeof cand);
-        }
+        keep_larger(bw, &best, cand, &o);
     }
     if (t->checkpointing && t->recompute_transient) {
         /* The first layer's recompute, at its gate/up LoRA output: every
@@ -1013,13 +1014,7 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
         put(cand, LLMMEM_C_AUTOCAST_CACHE, llmmem__add(&o, t->cast_layer, t->cast_other), &o);
         put(cand, LLMMEM_C_ACTIVATION_TRANSIENT, llmmem__add(&o, t->recompute_transient, t->quant_transient),
             &o);
-        uint64_t sum = 0;
-        for (int k = 0; k < LLMMEM__COMPONENTS; k++)
-            sum = llmmem__add(&o, sum, cand[k]);
-        if (sum > best) {
-            best = sum;
-            memcpy(bw, cand, sizeof cand);
-        }
+        keep_larger(bw, &best, cand, &o);
     }
     r->phase_used[LLMMEM_PHASE_BACKWARD] = true;
 

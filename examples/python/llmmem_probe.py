@@ -311,23 +311,30 @@ def measure(spec, steps=3):
     return meas
 
 
-def _measure_train(torch, dev, spec, steps, meter, DT, env):
-    prec = spec["precision"]
-    amp = prec.startswith("amp_")
-    m, cfg, env["transformers"] = _build(torch, spec, torch.float32 if amp else DT[prec])
-    m.config.use_cache = False
-    meas = {"params": sum(p.numel() for p in m.parameters()), "weights_bytes": meter.alloc()}
+def prepare_training(m, spec, env=None):
+    """(model, trainable parameters): peft's LoRA wrapper when the spec has one, HF
+    gradient checkpointing (non-reentrant) when asked, train mode."""
     if spec["lora"]:
         from peft import LoraConfig, get_peft_model
         import peft
-        env["peft"] = peft.__version__
+        if env is not None:
+            env["peft"] = peft.__version__
         lo = spec["lora"]
         m = get_peft_model(m, LoraConfig(r=lo["r"], lora_alpha=lo["alpha"], lora_dropout=0.0,
                                          target_modules=lo["targets"], bias="none", task_type="CAUSAL_LM"))
     if spec["grad_ckpt"]:
         m.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     m.train()
-    params = [p for p in m.parameters() if p.requires_grad]
+    return m, [p for p in m.parameters() if p.requires_grad]
+
+
+def _measure_train(torch, dev, spec, steps, meter, DT, env):
+    prec = spec["precision"]
+    amp = prec.startswith("amp_")
+    m, cfg, env["transformers"] = _build(torch, spec, torch.float32 if amp else DT[prec])
+    m.config.use_cache = False
+    meas = {"params": sum(p.numel() for p in m.parameters()), "weights_bytes": meter.alloc()}
+    m, params = prepare_training(m, spec, env)
     meas["trainable_params"] = sum(p.numel() for p in params)
     opt = _optimizer(torch, spec["optimizer"], params)
     ids = torch.randint(0, cfg.vocab_size, (spec["batch"], spec["seq"]), device=dev)

@@ -36,15 +36,7 @@ def main():
     amp = prec.startswith("amp_")
     m, hcfg, _ = probe._build(torch, spec, torch.float32 if amp else DT[prec])
     m.config.use_cache = False
-    if spec["lora"]:
-        from peft import LoraConfig, get_peft_model
-        lo = spec["lora"]
-        m = get_peft_model(m, LoraConfig(r=lo["r"], lora_alpha=lo["alpha"], lora_dropout=0.0,
-                                         target_modules=lo["targets"], bias="none", task_type="CAUSAL_LM"))
-    if spec["grad_ckpt"]:
-        m.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-    m.train()
-    params = [p for p in m.parameters() if p.requires_grad]
+    m, params = probe.prepare_training(m, spec)
     opt = probe._optimizer(torch, spec["optimizer"], params)
     ids = torch.randint(0, hcfg.vocab_size, (spec["batch"], spec["seq"]), device=dev)
     ctx = torch.autocast("cuda", dtype=torch.bfloat16 if prec == "amp_bf16" else torch.float16) if amp else None
