@@ -619,9 +619,12 @@ static void hf_decode(llmmem__ovf *o, hf *x, uint64_t ws)
         for (int j = 0; j < 2; j++) {
             bool slide = j == 0 ? ns > 0 : nf == 0;
             uint64_t ctx = slide ? SLIDE_AT(n) : FULL_AT(n);
-            uint64_t kv = j == 0 ? llmmem__add(o, llmmem__sub0(ALL_AT(n - 1), llmmem__mul(o, slide ? SLIDE_AT(n - 1) : FULL_AT(n - 1), tok)),
-                                               llmmem__mul(o, ctx, tok))
-                                 : ALL_AT(n);
+            uint64_t kv = ALL_AT(n);
+            if (j == 0) {
+                uint64_t before = slide ? SLIDE_AT(n - 1) : FULL_AT(n - 1);
+                kv = llmmem__add(o, llmmem__sub0(ALL_AT(n - 1), llmmem__mul(o, before, tok)),
+                                 llmmem__mul(o, ctx, tok));
+            }
             /* repeat_kv copies K and V to every head: always in eager with
              * GQA; in SDPA only where a mask is built (sdpa_mask skips it when
              * kv_length < the window: a sliding layer once S + n >= window;
