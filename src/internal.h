@@ -564,6 +564,7 @@ typedef struct llmmem__train {
     uint64_t bwd_transient;     /* gradient temporaries inside one layer's backward */
     uint64_t mlp_tail;          /* what the MLP's down projection keeps (one layer) */
     uint64_t recompute_transient; /* LoRA gate/up recompute point beyond saved tensors (0: none) */
+    uint64_t embed_grad_extra;  /* end of backward: a tied embedding's lookup gradient */
     uint64_t quant_transient;   /* one dequantised weight (QLoRA) */
     uint64_t inputs;            /* input ids kept through the step */
     uint64_t vision_saved;      /* part of act_other kept by the vision tower */

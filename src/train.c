@@ -661,6 +661,15 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
         t->other_grad = llmmem__sub0(st->grads, t->layer_grad * L);
     }
 
+    /* The embedding lookup's backward is the last step: embedding_dense_backward
+     * makes a dense [V, h] gradient in the gradient dtype. A tied embedding
+     * already holds the head's gradient, so AccumulateGrad adds the new one
+     * into it while both exist; an untied one takes the new tensor as its
+     * .grad. The probe's p19 (gemma-2b, tied, full fine-tuning) peaks its
+     * backward there: every gradient plus one more 256000 x 2048 fp32. */
+    if (!rc.lora && m->tie_embeddings && !qlora)
+        t->embed_grad_extra = llmmem__mul3(&o, (uint64_t)m->vocab_size, (uint64_t)m->hidden_size, gb);
+
     /* -- activations ---------------------------------------------------------- */
     /* Sliding-window layers with s > window get a bool mask (1, 1, s, s) from
      * transformers masking_utils (sdpa_mask): SDPA then runs the
@@ -999,6 +1008,12 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
                                                            t->cast_other), &o);
         }
         put(cand, LLMMEM_C_ACTIVATION_TRANSIENT, llmmem__add(&o, t->bwd_transient, t->quant_transient), &o);
+        keep_larger(bw, &best, cand, &o);
+    }
+    /* the end of backward: every gradient, the tied embedding's second one */
+    if (t->embed_grad_extra) {
+        memcpy(cand, bw_base, sizeof cand);
+        put(cand, LLMMEM_C_GRADIENTS, llmmem__add(&o, st->grads, t->embed_grad_extra), &o);
         keep_larger(bw, &best, cand, &o);
     }
     if (t->checkpointing && t->recompute_transient) {

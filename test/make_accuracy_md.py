@@ -60,8 +60,8 @@ output in `test/gpu/saved_graph.out.txt`) and fixed as a general rule, never as 
 ## The probe's records (`test/data/probe/h200-probe.jsonl`)
 
 24 scenarios measured on an H200 by `examples/python/llmmem_probe.py` (`test/gpu/run_probe.sh`,
-one fresh process each, per-phase peaks recorded; peaks checked within 1%, phase peaks within
-2%). They showed thirteen
+one fresh process each, per-phase peaks recorded; peaks and phase peaks checked within 1%).
+They showed fourteen
 estimator errors, each then traced to its mechanism (`test/gpu/trace_alloc.py` and
 `trace_train.py` replay the caching allocator's history; their outputs are beside them) and
 fixed as a general rule: the decode steps' sliding-window storage and `repeat_kv` copies
@@ -72,9 +72,9 @@ phase (p03, p06), the final hidden states alive at the loss under a frozen head 
 phi's partial-rotary q/k pieces at the attention (p12), the sliding-window bool mask's
 `[1, 1, s, s]` storage and the recompute point of a checkpointed layer with LoRA on its
 gate/up projections (p14), frozen weights' casts not cached by autocast under checkpointing
-(p17), decode updates that concatenate keys and values one at a time (p21, p23) and a
-window equal to the sequence building the mask (p22). Open: p19's backward phase (-1.6%,
-not its peak phase; [calibration.md](calibration.md)). The same trace found the DeepSeek gap of h13/h34 (fp32 routing
+(p17), decode updates that concatenate keys and values one at a time (p21, p23), a window
+equal to the sequence building the mask (p22) and the tied embedding's second `[V, h]`
+gradient at the end of backward (p19). The same trace found the DeepSeek gap of h13/h34 (fp32 routing
 weights in the MoE weighting point). [calibration.md](calibration.md) lists the errors
 each had before.
 
