@@ -836,8 +836,11 @@ static int load_scenario(ctx *c, const llmmem__jnode *root)
         if ((rc = load_model(c, model)) != 0)
             return rc;
     } else if (model && is_object(model)) {
+        /* as load_model reads it: a number is the sequence; anything else is
+         * a model value (llmmem_model_set), not read without the model */
         const llmmem__jnode *mseq = llmmem__json_get(model, "max_seq_len");
-        if (mseq && (rc = node_i64(&c->model_max_seq_len, doc, mseq, "model.max_seq_len")) != 0)
+        if (mseq && is_number(mseq) &&
+            (rc = node_i64(&c->model_max_seq_len, doc, mseq, "model.max_seq_len")) != 0)
             return rc;
     }
     /* gpu-mem-calculator: the activations use model.max_seq_len as the sequence

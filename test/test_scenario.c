@@ -462,6 +462,33 @@ static int cmp_case(const void *a, const void *b)
 
 /* ---- API misuse from C -------------------------------------------------------------------- */
 
+/* Asking for the configuration alone gives the same verdict and values as
+ * asking for both (fuzz finding 7: a string model.max_seq_len, a raw-model
+ * value, was refused when the model was not read). */
+static void test_config_only_agrees(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {
+        "{\"model\": {\"max_seq_len\": \"2   \", \"num_parameters\": \"1B\", \"num_layers\": 16}}",
+        "{\"model\": {\"max_seq_len\": 2048, \"num_parameters\": \"1B\", \"num_layers\": 16},"
+        " \"training\": {\"micro_batch_size\": 2}}",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        llmmem_model *m = NULL;
+        llmmem_config *both = NULL, *alone = NULL;
+        assert_int_equal(llmmem_scenario_from_json(&m, &both, texts[i], strlen(texts[i]), NULL), 0);
+        assert_int_equal(llmmem_scenario_from_json(NULL, &alone, texts[i], strlen(texts[i]), NULL), 0);
+        char a[8192], b[8192];
+        size_t need = 0;
+        assert_int_equal(llmmem_config_to_json(a, sizeof a, &need, both), 0);
+        assert_int_equal(llmmem_config_to_json(b, sizeof b, &need, alone), 0);
+        assert_string_equal(a, b);
+        llmmem_config_free(both);
+        llmmem_config_free(alone);
+        llmmem_model_free(m);
+    }
+}
+
 static void test_api_misuse(void **state)
 {
     llmmem_config *c = NULL;
@@ -537,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_hf_training_args),
         cmocka_unit_test(test_failed_apply_leaves_config),
         cmocka_unit_test(test_api_misuse),
+        cmocka_unit_test(test_config_only_agrees),
     };
     size_t nfixed = sizeof fixed / sizeof fixed[0];
 
