@@ -74,27 +74,31 @@ typedef struct scan {
     const char *err; /* static message, NULL while fine */
     char errbuf[64];
     size_t err_off;
-    bool nomem;
 } scan;
 
 static inline void sc_adv(scan *sc) { sc->i++; }
 
-/* Line and column (1-based; columns count characters, not UTF-8 continuation
- * bytes; a tab is one) of byte `off`, counting from `from` at line 1, col 1. */
-static void line_col(const char *text, size_t from, size_t off, int *line, int *col)
+/* Advances a line and column (1-based; columns count characters, not UTF-8
+ * continuation bytes; a tab is one) over text[from, to). */
+static void line_col_step(const char *text, size_t from, size_t to, int *line, int *col)
 {
-    int l = 1, c = 1;
-    for (size_t i = from; i < off; i++) {
+    for (size_t i = from; i < to; i++) {
         unsigned char b = (unsigned char)text[i];
         if (b == '\n') {
-            l++;
-            c = 1;
+            ++*line;
+            *col = 1;
         } else if ((b & 0xC0) != 0x80) {
-            c++;
+            ++*col;
         }
     }
-    *line = l;
-    *col = c;
+}
+
+/* Line and column of byte `off`, counting from `from` at line 1, col 1. */
+static void line_col(const char *text, size_t from, size_t off, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    line_col_step(text, from, off, line, col);
 }
 
 static int sc_fail(scan *sc, const char *what)
@@ -142,10 +146,8 @@ static int sc_record(scan *sc, size_t *slot)
     if (sc->npos == sc->cap) {
         size_t cap = sc->cap ? 2 * sc->cap : 64;
         jpos *p = realloc(sc->pos, cap * sizeof *p);
-        if (!p) {
-            sc->nomem = true;
+        if (!p)
             return sc_fail(sc, "out of memory");
-        }
         sc->pos = p;
         sc->cap = cap;
     }
@@ -285,7 +287,7 @@ static int sc_string(scan *sc)
 
 static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
-/* A run of ASCII digits: no newline or UTF-8 logic needed. */
+/* A run of ASCII digits. */
 static void sc_digits(scan *sc)
 {
     size_t i = sc->i;
@@ -554,15 +556,8 @@ static const jpos *positions(const llmmem__json *cdoc)
     int line = 1, col = 1;
     size_t at = doc->start;
     for (size_t i = 0; i < sc.npos; i++) {
-        for (; at < sc.pos[i].off; at++) {
-            unsigned char b = (unsigned char)doc->text[at];
-            if (b == '\n') {
-                line++;
-                col = 1;
-            } else if ((b & 0xC0) != 0x80) {
-                col++;
-            }
-        }
+        line_col_step(doc->text, at, sc.pos[i].off, &line, &col);
+        at = sc.pos[i].off;
         sc.pos[i].line = line;
         sc.pos[i].col = col;
     }
