@@ -671,7 +671,7 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
         t->embed_grad_extra = llmmem__mul3(&o, (uint64_t)m->vocab_size, (uint64_t)m->hidden_size, gb);
 
     /* -- activations ---------------------------------------------------------- */
-    /* Sliding-window layers with s > window get a bool mask (1, 1, s, s) from
+    /* Sliding-window layers with s >= window get a bool mask (1, 1, s, s) from
      * transformers masking_utils (sdpa_mask): SDPA then runs the
      * memory-efficient kernel with expanded k/v and keeps the mask for
      * backward; flash-attention 2 windows natively. */
@@ -825,8 +825,9 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
      * output and its scaled copy (or the scaled copy and the fp32 sum) before
      * `result.to(bf16)`. Under checkpointing this happens again in the
      * recompute of each layer in backward, with the down projection's saved
-     * tensors not made yet (mlp_tail). */
-    if (rc.lora && rc.ab > rc.cb && !moe && (lora_on(c, "gate_proj") || lora_on(c, "up_proj"))) {
+     * tensors not made yet (mlp_tail): a backward candidate of its own. */
+    if (t->checkpointing && rc.lora && rc.ab > rc.cb && !moe &&
+        (lora_on(c, "gate_proj") || lora_on(c, "up_proj"))) {
         /* + the residual and the MLP input (locals of the layer's forward),
          * and for the first layer in backward the gradients in flight from
          * the head: the one reaching the layer and the final norm's 16-bit
@@ -835,10 +836,9 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
         t->recompute_transient = llmmem__mul3(&o, T, (uint64_t)m->intermediate_size, 2 * rc.ab);
         t->recompute_transient = llmmem__add(&o, t->recompute_transient, llmmem__mul(&o, 4, Th));
         t->recompute_transient = llmmem__add(&o, t->recompute_transient, llmmem__mul3(&o, T, h, 4));
+        t->mlp_tail = llmmem__mul(&o, T, consumers_saved(&rc, rc.cb, (uint64_t)m->intermediate_size,
+                                                          (consumers){1, 0, lora_on(c, "down_proj")}));
     }
-    t->mlp_tail = llmmem__mul(&o, T, consumers_saved(&rc, rc.cb, (uint64_t)m->intermediate_size,
-                                                      (consumers){1, rc.full_ft ? 1 : 0,
-                                                                  lora_on(c, "down_proj")}));
     if (rc.attention == LLMMEM__ATTN_EAGER || m->family == LLMMEM__FAM_FALCON) {
         /* Eager backward through one layer's scores: the fp32 gradient of the
          * softmax output and the softmax input gradient (_softmax_backward_data
@@ -893,12 +893,18 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
 
 static void put(uint64_t *row, int comp, uint64_t v, llmmem__ovf *o) { row[comp] = llmmem__add(o, row[comp], v); }
 
-/* Copies the candidate row into `phase` when its total exceeds *best. */
-static void keep_larger(uint64_t *phase, uint64_t *best, const uint64_t *cand, llmmem__ovf *o)
+static uint64_t row_total(const uint64_t *row, llmmem__ovf *o)
 {
     uint64_t sum = 0;
     for (int k = 0; k < LLMMEM__COMPONENTS; k++)
-        sum = llmmem__add(o, sum, cand[k]);
+        sum = llmmem__add(o, sum, row[k]);
+    return sum;
+}
+
+/* Copies the candidate row into `phase` when its total exceeds *best. */
+static void keep_larger(uint64_t *phase, uint64_t *best, const uint64_t *cand, llmmem__ovf *o)
+{
+    uint64_t sum = row_total(cand, o);
     if (sum > *best) {
         *best = sum;
         memcpy(phase, cand, LLMMEM__COMPONENTS * sizeof *cand);
@@ -962,10 +968,8 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
         put(enc, LLMMEM_C_GRADIENTS, ga_grads, &o);
         put(enc, LLMMEM_C_ACTIVATIONS, t->vision_saved, &o);
         put(enc, LLMMEM_C_ACTIVATION_TRANSIENT, t->encoder_transient, &o);
-        uint64_t a = 0;
-        for (int k = 0; k < LLMMEM__COMPONENTS; k++)
-            a = llmmem__add(&o, a, fw[k]);
-        keep_larger(fw, &a, enc, &o);
+        uint64_t fw_total = row_total(fw, &o);
+        keep_larger(fw, &fw_total, enc, &o);
     }
     r->phase_used[LLMMEM_PHASE_FORWARD] = true;
 
@@ -1016,7 +1020,7 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
         put(cand, LLMMEM_C_GRADIENTS, llmmem__add(&o, st->grads, t->embed_grad_extra), &o);
         keep_larger(bw, &best, cand, &o);
     }
-    if (t->checkpointing && t->recompute_transient) {
+    if (t->recompute_transient) {
         /* The first layer's recompute, at its gate/up LoRA output: every
          * checkpoint input, the layer's saved tensors but the down
          * projection's, and recompute_transient. An H200 allocation trace of
