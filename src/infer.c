@@ -285,6 +285,11 @@ static void hf_prefill(llmmem__ovf *o, hf *x, const struct llmmem_model *m,
     const uint64_t kv_layer = blk(o, llmmem__mul3(o, B, S, x->kv_tl));
     const uint64_t kv_all = llmmem__mul(o, kv_layer, x->L);
     const uint64_t kv_prev = llmmem__mul(o, kv_layer, x->L - 1);
+    /* the roped width of q and k: partial rotary, or MLA's rope part */
+    const bool partial = m->partial_rotary_factor > 0.0 && m->partial_rotary_factor < 1.0;
+    uint64_t rot = partial ? (uint64_t)((double)d * m->partial_rotary_factor) : d;
+    if (m->kv_lora_rank > 0)
+        rot = u(m->qk_rope_head_dim);
 
     /* Always alive during the layers: workspace, input ids (B*S int64, kept by
      * the caller), cache_position (S int64), RoPE cos/sin [1, S, rot] in the
@@ -294,11 +299,6 @@ static void hf_prefill(llmmem__ovf *o, hf *x, const struct llmmem_model *m,
     uint64_t other = llmmem__add(o, ws, blk(o, llmmem__mul3(o, B, S, 8)));
     other = llmmem__add(o, other, blk(o, llmmem__mul(o, S, 8)));
     if (uses_rope(fam)) {
-        uint64_t rot = d;
-        if (m->partial_rotary_factor > 0.0 && m->partial_rotary_factor < 1.0)
-            rot = (uint64_t)((double)d * m->partial_rotary_factor);
-        if (m->kv_lora_rank > 0)
-            rot = u(m->qk_rope_head_dim);
         /* Gemma3TextModel.forward computes one (cos, sin) pair per layer type
          * (`position_embeddings[layer_type] = self.rotary_emb(hidden_states,
          * position_ids, layer_type)`: local rope_theta for sliding layers,
@@ -363,14 +363,13 @@ static void hf_prefill(llmmem__ovf *o, hf *x, const struct llmmem_model *m,
     const uint64_t rep = gqa ? llmmem__mul(o, 2, blk(o, llmmem__mul3(o, e, B, llmmem__mul3(o, a, S, d))))
                              : 0; /* repeat_kv copies of K and V */
     uint64_t q_live = uses_rope(fam) ? Q : llmmem__add(o, Q, llmmem__mul(o, 2, K));
-    if (fam == LLMMEM__FAM_PHI && m->partial_rotary_factor > 0.0 && m->partial_rotary_factor < 1.0) {
+    if (fam == LLMMEM__FAM_PHI && partial) {
         /* PhiAttention.forward: query_pass/key_pass are views that keep the
          * q_proj and k_proj outputs, query_rot/key_rot hold the roped
          * rotary_ndims columns, and torch.cat builds the query (the key's cat
          * goes into the cache): beyond that query, Q + K + the two rotated
          * parts are alive at the attention (H200 allocation trace of the
          * probe's p12, phi-2 eager: 41 + 40 + 16 + 16 MiB). */
-        uint64_t rot = (uint64_t)((double)d * m->partial_rotary_factor);
         q_live = llmmem__add(o, q_live, llmmem__add(o, Q, K));
         q_live = llmmem__add(o, q_live, blk(o, llmmem__mul3(o, e, T, llmmem__mul(o, a, rot))));
         q_live = llmmem__add(o, q_live, blk(o, llmmem__mul3(o, e, T, llmmem__mul(o, k, rot))));
@@ -412,9 +411,9 @@ static void hf_prefill(llmmem__ovf *o, hf *x, const struct llmmem_model *m,
              * the q_proj and k_proj outputs, beside the rotated q_rot/k_rot
              * (rotary_dim columns) and the concatenated query. h31 measures
              * this point within 0.6 MiB. */
-            uint64_t rot = (uint64_t)((double)d * m->partial_rotary_factor);
+            uint64_t rd = (uint64_t)((double)d * m->partial_rotary_factor); /* rotary_dim */
             uint64_t q32 = blk(o, llmmem__mul3(o, 4, T, llmmem__mul(o, a, d)));
-            uint64_t qrot = blk(o, llmmem__mul3(o, e, T, llmmem__mul(o, a, rot)));
+            uint64_t qrot = blk(o, llmmem__mul3(o, e, T, llmmem__mul(o, a, rd)));
             scores = llmmem__add(o, llmmem__mul(o, 8, sc), blk(o, llmmem__mul(o, e, sc)));
             scores = llmmem__add(o, scores, llmmem__add(o, llmmem__mul(o, 2, q32), llmmem__mul(o, 2, Q)));
             scores = llmmem__add(o, scores, llmmem__mul(o, 2, qrot));
@@ -608,10 +607,11 @@ static void hf_decode(llmmem__ovf *o, hf *x, uint64_t ws)
          * then values, each replacing its previous tensor, so one of them is
          * held twice at a time; the logits come after every layer */
         uint64_t prev = llmmem__max(nf ? FULL_AT(n - 1) : 0, ns ? SLIDE_AT(n - 1) : 0);
+        const uint64_t all = llmmem__add(o, ALL_AT(n), tensors); /* every layer at step n */
         uint64_t part = llmmem__mul3(o, prev, B, x->kv_part_tl);
-        point p = {llmmem__add(o, llmmem__add(o, ALL_AT(n), part), tensors), step_act, 0, other};
+        point p = {llmmem__add(o, all, part), step_act, 0, other};
         keep_max(o, &best, &p);
-        p = (point){llmmem__add(o, ALL_AT(n), tensors), step_act, logits, other};
+        p = (point){all, step_act, logits, other};
         keep_max(o, &best, &p);
         /* attention of the first layer (sliding where there are any; the
          * others not updated yet) and of the last (full where there are any;
@@ -619,11 +619,11 @@ static void hf_decode(llmmem__ovf *o, hf *x, uint64_t ws)
         for (int j = 0; j < 2; j++) {
             bool slide = j == 0 ? ns > 0 : nf == 0;
             uint64_t ctx = slide ? SLIDE_AT(n) : FULL_AT(n);
-            uint64_t kv = ALL_AT(n);
+            uint64_t kv = all;
             if (j == 0) {
                 uint64_t before = slide ? SLIDE_AT(n - 1) : FULL_AT(n - 1);
                 kv = llmmem__add(o, llmmem__sub0(ALL_AT(n - 1), llmmem__mul(o, before, tok)),
-                                 llmmem__mul(o, ctx, tok));
+                                 llmmem__add(o, llmmem__mul(o, ctx, tok), tensors));
             }
             /* repeat_kv copies K and V to every head: always in eager with
              * GQA; in SDPA only where a mask is built (sdpa_mask skips it when
@@ -639,7 +639,7 @@ static void hf_decode(llmmem__ovf *o, hf *x, uint64_t ws)
                 act = llmmem__mul(o, 3, blk(o, llmmem__mul3(o, 4, ad, ctx)));
             if (x->eager) /* scores, fp32 softmax and the cast back: [B, a, 1, ctx] */
                 act = llmmem__add(o, act, blk(o, llmmem__mul3(o, 10, llmmem__mul(o, B, x->a), ctx)));
-            p = (point){llmmem__add(o, kv, tensors), llmmem__add(o, act, step_act), 0, other};
+            p = (point){kv, llmmem__add(o, act, step_act), 0, other};
             keep_max(o, &best, &p);
         }
     }
@@ -821,7 +821,7 @@ static int infer(llmmem_result *r, const llmmem_model *m, const llmmem_config *c
         x.n_slide = x.window ? llmmem__min(u(m->num_sliding_layers), x.L) : 0;
         x.eager = c->attention == LLMMEM__ATTN_EAGER;
         x.repeat_kv = x.k < x.a && m->family != LLMMEM__FAM_FALCON;
-        x.math_gqa = !x.eager && c->attention == LLMMEM__ATTN_SDPA && x.e == 4 && x.k < x.a &&
+        x.math_gqa = c->attention == LLMMEM__ATTN_SDPA && x.e == 4 && x.k < x.a &&
                      m->family != LLMMEM__FAM_FALCON;
         hf_prefill(&o, &x, m, c, ws);
         /* The encoder runs before the language model (weights only besides
