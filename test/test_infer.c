@@ -235,6 +235,27 @@ static void extra_model(struct llmmem_model *m, const char *type, int fam, int64
     m->tie_embeddings = true;
 }
 
+/* Estimates the model, requires its prefill peak minus the weights to equal
+ * the hand value, and the hand value to be within `tol` (relative) of the
+ * measured peak minus the measured weights. */
+static void check_prefill_hand(llmmem_result *r, const struct llmmem_model *m, const llmmem_config *c,
+                               const char *id, uint64_t hand, uint64_t measured, double tol)
+{
+    if (llmmem_estimate_inference(r, m, c))
+        fail_msg("%s: %s", id, llmmem_last_error());
+    uint64_t ph = 0, w = 0;
+    assert_int_equal(llmmem_result_phase_bytes(&ph, r, LLMMEM_PHASE_PREFILL), 0);
+    assert_int_equal(llmmem_result_get_u64(&w, r, LLMMEM_R_WEIGHTS_BYTES), 0);
+    if (ph - w != hand)
+        fail_msg("%s: peak-weights %llu, hand %llu", id, (unsigned long long)(ph - w),
+                 (unsigned long long)hand);
+    double e = rel(hand, measured);
+    printf("  %s peak-weights %llu vs measured %llu (%+.5f%%)\n", id, (unsigned long long)hand,
+           (unsigned long long)measured, 100 * e);
+    if (fabs(e) > tol)
+        fail_msg("%s: %+.5f%% from the measurement", id, 100 * e);
+}
+
 static void test_extra_families(void **state)
 {
     (void)state;
@@ -456,19 +477,7 @@ static void test_extra_second_batch(void **state)
             m.torch_dtype = LLMMEM__DT_BF16;
             infer_cfg(c, 16, 1024, 16, LLMMEM__Q_BF16, LLMMEM__ATTN_SDPA);
         }
-        if (llmmem_estimate_inference(r, &m, c))
-            fail_msg("%s: %s", id, llmmem_last_error());
-        uint64_t ph = 0, w = 0;
-        assert_int_equal(llmmem_result_phase_bytes(&ph, r, LLMMEM_PHASE_PREFILL), 0);
-        assert_int_equal(llmmem_result_get_u64(&w, r, LLMMEM_R_WEIGHTS_BYTES), 0);
-        if (ph - w != hand)
-            fail_msg("%s: peak-weights %llu, hand %llu", id, (unsigned long long)(ph - w),
-                     (unsigned long long)hand);
-        double e = rel(hand, peak - weights);
-        printf("  %s peak-weights %llu vs measured %llu (%+.5f%%)\n", id, (unsigned long long)hand,
-               (unsigned long long)(peak - weights), 100 * e);
-        if (fabs(e) > 0.0002)
-            fail_msg("%s: %+.5f%% vs measured", id, 100 * e);
+        check_prefill_hand(r, &m, c, id, hand, peak - weights, 0.0002);
     }
     llmmem_result_free(r);
     llmmem_config_free(c);
@@ -788,19 +797,7 @@ static void test_extra_third_batch(void **state)
             m.torch_dtype = LLMMEM__DT_FP16;
             infer_cfg(c, 8, 1024, 16, LLMMEM__Q_FP16, LLMMEM__ATTN_EAGER);
         }
-        if (llmmem_estimate_inference(r, &m, c))
-            fail_msg("%s: %s", id, llmmem_last_error());
-        uint64_t ph = 0, w = 0;
-        assert_int_equal(llmmem_result_phase_bytes(&ph, r, LLMMEM_PHASE_PREFILL), 0);
-        assert_int_equal(llmmem_result_get_u64(&w, r, LLMMEM_R_WEIGHTS_BYTES), 0);
-        if (ph - w != hand)
-            fail_msg("%s: peak-weights %llu, hand %llu", id, (unsigned long long)(ph - w),
-                     (unsigned long long)hand);
-        double e = rel(hand, peak - weights);
-        printf("  %s peak-weights %llu vs measured %llu (%+.4f%%)\n", id, (unsigned long long)hand,
-               (unsigned long long)(peak - weights), 100 * e);
-        if (fabs(e) > tol)
-            fail_msg("%s: %+.4f%% from the measurement", id, 100 * e);
+        check_prefill_hand(r, &m, c, id, hand, peak - weights, tol);
     }
     llmmem_result_free(r);
     llmmem_config_free(c);
