@@ -40,8 +40,9 @@ EXE_CFLAGS := -std=c11 $(WARN) -D_POSIX_C_SOURCE=200809L -Iinclude
 RPATH := -Wl,-rpath,'$$ORIGIN/../lib'
 INSTALL ?= install
 
-SRCS := $(sort $(wildcard src/*.c))
+SRCS := $(sort $(wildcard src/*/*.c))
 OBJS := $(SRCS:src/%.c=build/obj/%.o)
+HDRS := $(wildcard src/*/*.h)
 SONAME := libllmmem.so.$(SOVERSION)
 SOLIB  := lib/libllmmem.so.$(VERSION)
 ALIB   := lib/libllmmem.a
@@ -58,8 +59,8 @@ build/obj/%.o: src/%.c
 	$(CC) $(CPPFLAGS) $(LIBCFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 -include $(OBJS:.o=.d)
-# Every object also depends on the public header and the version script's neighbours.
-$(OBJS): include/llmmem.h src/internal.h
+# Every object also depends on the public header and the internal headers.
+$(OBJS): include/llmmem.h $(HDRS)
 
 $(SOLIB): $(OBJS) src/libllmmem.map
 	@mkdir -p lib
@@ -96,7 +97,7 @@ build/sanitize/obj/%.o: src/%.c
 	$(CC) $(CPPFLAGS) $(LIBCFLAGS) -O1 -g $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
 -include $(SAN_OBJS:.o=.d)
-$(SAN_OBJS): include/llmmem.h src/internal.h
+$(SAN_OBJS): include/llmmem.h $(HDRS)
 
 build/sanitize/libllmmem.a: $(SAN_OBJS)
 	rm -f $@
@@ -204,7 +205,7 @@ FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno
 FUZZ_OBJS    := $(SRCS:src/%.c=build/fuzz/obj/%.o)
 FUZZ_WRAP    := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
 
-build/fuzz/obj/%.o: src/%.c include/llmmem.h src/internal.h
+build/fuzz/obj/%.o: src/%.c include/llmmem.h $(HDRS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) $(LIBCFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
@@ -240,7 +241,7 @@ fuzz-replay-sanitize: build/sanitize/libllmmem.a
 # configs read-only) built with -fsanitize=thread; any report fails.
 TSAN_OBJS := $(SRCS:src/%.c=build/tsan/obj/%.o)
 
-build/tsan/obj/%.o: src/%.c include/llmmem.h src/internal.h
+build/tsan/obj/%.o: src/%.c include/llmmem.h $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(LIBCFLAGS) -O1 -g -fsanitize=thread -c $< -o $@
 

@@ -98,9 +98,10 @@ say "exporting $(echo "$funcs" | wc -l) functions"
 CFLAGS_WEB=(-std=c11 -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -I"$CJSON_DIR/include"
             -Wall -Wextra -Wno-unused-parameter)
 objs=()
-for src in src/*.c "$CJSON_DIR/cJSON.c"; do
-    obj=$B/obj/$(basename "$src" .c).o
-    if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ include/llmmem.h -nt "$obj" ] || [ src/internal.h -nt "$obj" ]; then
+newest_header=$(ls -t include/llmmem.h src/*/*.h | head -n 1)
+for src in src/*/*.c "$CJSON_DIR/cJSON.c"; do
+    obj=$B/obj/$(echo "${src#src/}" | tr / _ | sed 's/\.c$//').o
+    if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_header" -nt "$obj" ]; then
         if [ "$src" = "$CJSON_DIR/cJSON.c" ]; then
             "$EMCC" -O2 -c "$src" -o "$obj"  # as Debian builds it: its own flags, no ours
         else

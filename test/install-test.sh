@@ -24,7 +24,7 @@ for man in docs/*.1; do
 done
 [ -L "$root/lib/libllmmem.so" ] && [ -L "$root/lib/libllmmem.so.$soversion" ] ||
     { echo "libllmmem.so and libllmmem.so.$soversion must be symlinks"; exit 1; }
-[ ! -e "$root/include/internal.h" ] || { echo "internal.h must not be installed"; exit 1; }
+[ "$(ls "$root/include")" = llmmem.h ] || { echo "only llmmem.h is installed in include/"; exit 1; }
 soname=$(readelf -d "$root/lib/libllmmem.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ "$soname" = "libllmmem.so.$soversion" ] || { echo "SONAME is '$soname'"; exit 1; }
 echo "installed files: ok (SONAME $soname)"

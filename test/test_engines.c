@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "engines/engines.h"
 
 #define DEV "test/data/groundtruth/configs/dev/"
 

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "engines/engines.h"
 
 #define GIB 1073741824.0
 #define H200 3 /* index of "H200" in the GPU table (gpus.c) */

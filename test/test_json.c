@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "input/input.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "plan/plan.h"
 
 #define H100 0 /* index of "H100-80GB" in the GPU table (gpus.c) */
 #define T4 14  /* index of "T4" */

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "internal.h"
+#include "input/input.h"
 
 #include <dirent.h>
 #include <math.h>

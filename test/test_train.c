@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "memory/memory.h"
 
 #define DEV "test/data/groundtruth/configs/dev/"
 

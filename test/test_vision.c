@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "memory/memory.h"
 
 #define VLM "test/data/configs/vlm/"
 

@@ -1,0 +1,334 @@
+/* Configuration handles: typed, bounded, enum-keyed parameters (zstd
+ * ZSTD_CCtx_setParameter style). Values are never clamped. */
+#include "config/config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t *i64_field(struct llmmem_config *c, const llmmem__param_info *p)
+{
+    return (int64_t *)(void *)((char *)c + p->offset);
+}
+static const int64_t *ci64_field(const struct llmmem_config *c, const llmmem__param_info *p)
+{
+    return (const int64_t *)(const void *)((const char *)c + p->offset);
+}
+static double *f64_field(struct llmmem_config *c, const llmmem__param_info *p)
+{
+    return (double *)(void *)((char *)c + p->offset);
+}
+static char *str_field(struct llmmem_config *c, const llmmem__param_info *p)
+{
+    return (char *)c + p->offset;
+}
+
+static void set_defaults(struct llmmem_config *c)
+{
+    memset(c, 0, sizeof *c);
+    llmmem_config_clear_calibration(c);
+    for (int i = 0; i < llmmem_param_count(); i++) {
+        const llmmem__param_info *p = llmmem__param_find(llmmem_param_at(i));
+        switch (p->type) {
+        case LLMMEM_TYPE_F64: *f64_field(c, p) = p->def_f; break;
+        case LLMMEM_TYPE_STR: snprintf(str_field(c, p), LLMMEM__STR_MAX, "%s", p->def_s); break;
+        default: *i64_field(c, p) = p->def_i; break;
+        }
+    }
+}
+
+int llmmem_config_new(llmmem_config **out)
+{
+    if (!out)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_config_new: out is NULL");
+    struct llmmem_config *c = malloc(sizeof *c);
+    if (!c)
+        return llmmem__error(LLMMEM_E_NOMEM, "llmmem_config_new: out of memory");
+    set_defaults(c);
+    *out = c;
+    return LLMMEM_OK;
+}
+
+int llmmem_config_clone(llmmem_config **out, const llmmem_config *cfg)
+{
+    if (!out || !cfg)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_config_clone: NULL argument");
+    struct llmmem_config *c = malloc(sizeof *c);
+    if (!c)
+        return llmmem__error(LLMMEM_E_NOMEM, "llmmem_config_clone: out of memory");
+    memcpy(c, cfg, sizeof *c);
+    *out = c;
+    return LLMMEM_OK;
+}
+
+void llmmem_config_free(llmmem_config *cfg) { free(cfg); }
+
+int llmmem_config_reset(llmmem_config *cfg)
+{
+    if (!cfg)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_config_reset: cfg is NULL");
+    set_defaults(cfg);
+    return LLMMEM_OK;
+}
+
+static const llmmem__param_info *lookup(const void *cfg, int param, const char *fn)
+{
+    if (!cfg) {
+        llmmem__error(LLMMEM_E_INVALID_ARG, "%s: cfg is NULL", fn);
+        return NULL;
+    }
+    const llmmem__param_info *p = llmmem__param_find(param);
+    if (!p)
+        llmmem__error(LLMMEM_E_INVALID_ARG, "%s: unknown parameter %d", fn, param);
+    return p;
+}
+
+static int64_t hi_of(const llmmem__param_info *p)
+{
+    if (p->type == LLMMEM_TYPE_ENUM) {
+        int64_t n = 0;
+        while (p->enum_names[n])
+            n++;
+        return n - 1;
+    }
+    return p->hi;
+}
+
+static const char *type_word(int type)
+{
+    switch (type) {
+    case LLMMEM_TYPE_I64: return "an integer";
+    case LLMMEM_TYPE_F64: return "a real number";
+    case LLMMEM_TYPE_BOOL: return "a boolean";
+    case LLMMEM_TYPE_ENUM: return "one of its named values";
+    case LLMMEM_TYPE_STR: return "text";
+    default: return "a value";
+    }
+}
+
+int llmmem_config_set_i64(llmmem_config *cfg, int param, int64_t value)
+{
+    const llmmem__param_info *p = lookup(cfg, param, "llmmem_config_set_i64");
+    if (!p)
+        return LLMMEM_E_INVALID_ARG;
+    if (p->type == LLMMEM_TYPE_F64 || p->type == LLMMEM_TYPE_STR)
+        return llmmem__error(LLMMEM_E_PARAM_TYPE, "parameter \"%s\" takes %s, not an integer",
+                             p->name, type_word(p->type));
+    int64_t hi = hi_of(p);
+    if (value < p->lo || value > hi)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "parameter \"%s\": %lld is outside [%lld, %lld]",
+                             p->name, (long long)value, (long long)p->lo, (long long)hi);
+    *i64_field(cfg, p) = value;
+    return LLMMEM_OK;
+}
+
+int llmmem_config_set_f64(llmmem_config *cfg, int param, double value)
+{
+    const llmmem__param_info *p = lookup(cfg, param, "llmmem_config_set_f64");
+    if (!p)
+        return LLMMEM_E_INVALID_ARG;
+    if (p->type != LLMMEM_TYPE_F64)
+        return llmmem__error(LLMMEM_E_PARAM_TYPE, "parameter \"%s\" takes %s, not a real number",
+                             p->name, type_word(p->type));
+    if (!isfinite(value))
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "parameter \"%s\": value is not finite", p->name);
+    if (value < p->lo_f || value > p->hi_f)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "parameter \"%s\": %g is outside [%g, %g]",
+                             p->name, value, p->lo_f, p->hi_f);
+    *f64_field(cfg, p) = value;
+    return LLMMEM_OK;
+}
+
+/* Parses an integer with no trailing text (base 10). */
+static int parse_i64(int64_t *out, const char *s)
+{
+    if (!*s)
+        return -1;
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int llmmem_config_set_str(llmmem_config *cfg, int param, const char *value)
+{
+    const llmmem__param_info *p = lookup(cfg, param, "llmmem_config_set_str");
+    if (!p)
+        return LLMMEM_E_INVALID_ARG;
+    if (!value)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "parameter \"%s\": value is NULL", p->name);
+    if (p->type == LLMMEM_TYPE_STR) {
+        size_t n = strlen(value);
+        if (n >= LLMMEM__STR_MAX)
+            return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "parameter \"%s\": text of %zu bytes, at most %d",
+                                 p->name, n, LLMMEM__STR_MAX - 1);
+        memcpy(str_field(cfg, p), value, n + 1);
+        return LLMMEM_OK;
+    }
+    if (p->type == LLMMEM_TYPE_ENUM) {
+        int idx = llmmem__name_index(p->enum_names, value);
+        if (idx < 0) {
+            char list[400];
+            size_t n = 0;
+            list[0] = '\0';
+            for (int i = 0; p->enum_names[i] && n < sizeof list - 1; i++)
+                n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "",
+                                      p->enum_names[i]);
+            return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "parameter \"%s\": unknown value \"%.60s\" (one of: %s)",
+                                 p->name, value, list);
+        }
+        *i64_field(cfg, p) = idx;
+        return LLMMEM_OK;
+    }
+    return llmmem__error(LLMMEM_E_PARAM_TYPE, "parameter \"%s\" takes %s, not text", p->name,
+                         type_word(p->type));
+}
+
+int llmmem_config_set(llmmem_config *cfg, const char *name, const char *value)
+{
+    if (!cfg || !name || !value)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_config_set: NULL argument");
+    int id;
+    int rc = llmmem_param_from_name(&id, name);
+    if (rc)
+        return rc;
+    const llmmem__param_info *p = llmmem__param_find(id);
+    switch (p->type) {
+    case LLMMEM_TYPE_STR:
+    case LLMMEM_TYPE_ENUM:
+        return llmmem_config_set_str(cfg, id, value);
+    case LLMMEM_TYPE_BOOL: {
+        int64_t b;
+        if (!strcmp(value, "true") || !strcmp(value, "1") || !strcmp(value, "yes") || !strcmp(value, "on"))
+            b = 1;
+        else if (!strcmp(value, "false") || !strcmp(value, "0") || !strcmp(value, "no") ||
+                 !strcmp(value, "off"))
+            b = 0;
+        else
+            return llmmem__error(LLMMEM_E_PARSE, "parameter \"%s\": expected true or false, got \"%.60s\"",
+                                 p->name, value);
+        return llmmem_config_set_i64(cfg, id, b);
+    }
+    case LLMMEM_TYPE_I64: {
+        int64_t v;
+        if (parse_i64(&v, value) != 0) {
+            /* Accept human-readable counts for large integers ("5e8", "2B"). */
+            if (llmmem__parse_count(&v, value) != 0)
+                return llmmem__error(LLMMEM_E_PARSE, "parameter \"%s\": expected an integer, got \"%.60s\"",
+                                     p->name, value);
+        }
+        return llmmem_config_set_i64(cfg, id, v);
+    }
+    case LLMMEM_TYPE_F64: {
+        double v;
+        if (llmmem__parse_f64(&v, value) != 0)
+            return llmmem__error(LLMMEM_E_PARSE, "parameter \"%s\": expected a number, got \"%.60s\"",
+                                 p->name, value);
+        return llmmem_config_set_f64(cfg, id, v);
+    }
+    }
+    return llmmem__error(LLMMEM_E_INTERNAL, "parameter \"%s\": bad type", p->name);
+}
+
+int llmmem_config_get_i64(int64_t *out, const llmmem_config *cfg, int param)
+{
+    const llmmem__param_info *p = lookup(cfg, param, "llmmem_config_get_i64");
+    if (!p)
+        return LLMMEM_E_INVALID_ARG;
+    if (!out)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_config_get_i64: out is NULL");
+    if (p->type == LLMMEM_TYPE_F64 || p->type == LLMMEM_TYPE_STR)
+        return llmmem__error(LLMMEM_E_PARAM_TYPE, "parameter \"%s\" holds %s, not an integer", p->name,
+                             type_word(p->type));
+    *out = *ci64_field(cfg, p);
+    return LLMMEM_OK;
+}
+
+int llmmem_config_get_f64(double *out, const llmmem_config *cfg, int param)
+{
+    const llmmem__param_info *p = lookup(cfg, param, "llmmem_config_get_f64");
+    if (!p)
+        return LLMMEM_E_INVALID_ARG;
+    if (!out)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_config_get_f64: out is NULL");
+    if (p->type != LLMMEM_TYPE_F64)
+        return llmmem__error(LLMMEM_E_PARAM_TYPE, "parameter \"%s\" holds %s, not a real number",
+                             p->name, type_word(p->type));
+    *out = *(const double *)(const void *)((const char *)cfg + p->offset);
+    return LLMMEM_OK;
+}
+
+/* Writes one parameter's value as JSON (strings and enum names quoted). */
+static void value_json(llmmem__buf *b, const struct llmmem_config *c, const llmmem__param_info *p,
+                       bool quote)
+{
+    const char *base = (const char *)c + p->offset;
+    switch (p->type) {
+    case LLMMEM_TYPE_F64:
+        llmmem__buf_f64(b, *(const double *)(const void *)base);
+        break;
+    case LLMMEM_TYPE_STR:
+        if (quote)
+            llmmem__buf_json_string(b, base);
+        else
+            llmmem__buf_printf(b, "%s", base);
+        break;
+    case LLMMEM_TYPE_ENUM: {
+        int64_t v = *ci64_field(c, p);
+        if (quote)
+            llmmem__buf_json_string(b, p->enum_names[v]);
+        else
+            llmmem__buf_printf(b, "%s", p->enum_names[v]);
+        break;
+    }
+    case LLMMEM_TYPE_BOOL:
+        llmmem__buf_printf(b, "%s", *ci64_field(c, p) ? "true" : "false");
+        break;
+    default:
+        llmmem__buf_printf(b, "%lld", (long long)*ci64_field(c, p));
+    }
+}
+
+int llmmem_config_get_str(char *buf, size_t cap, size_t *needed, const llmmem_config *cfg, int param)
+{
+    const llmmem__param_info *p = lookup(cfg, param, "llmmem_config_get_str");
+    if (!p)
+        return LLMMEM_E_INVALID_ARG;
+    if (!buf && cap)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_config_get_str: buf is NULL");
+    llmmem__buf b = {buf, cap, 0};
+    value_json(&b, cfg, p, false);
+    return llmmem__buf_finish(&b, needed);
+}
+
+int llmmem_config_to_json(char *buf, size_t cap, size_t *needed, const llmmem_config *cfg)
+{
+    if (!cfg || (!buf && cap))
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_config_to_json: NULL argument");
+    llmmem__buf b = {buf, cap, 0};
+    llmmem__buf_printf(&b, "{");
+    for (int i = 0; i < llmmem_param_count(); i++) {
+        const llmmem__param_info *p = llmmem__param_find(llmmem_param_at(i));
+        llmmem__buf_printf(&b, "%s\"%s\": ", i ? ", " : "", p->name);
+        value_json(&b, cfg, p, true);
+    }
+    llmmem__buf_printf(&b, "}");
+    return llmmem__buf_finish(&b, needed);
+}
+
+int llmmem_config_clear_calibration(llmmem_config *cfg)
+{
+    if (!cfg)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_config_clear_calibration: cfg is NULL");
+    cfg->calibrated = false;
+    for (int k = 0; k < LLMMEM__COMPONENTS_MAX; k++)
+        cfg->calib_component[k] = 1.0;
+    cfg->calib_reserved = 1.0;
+    cfg->calib_context_bytes = -1;
+    return LLMMEM_OK;
+}

@@ -1,0 +1,112 @@
+/* Configurations: the enum values of the parameters, struct llmmem_config and
+ * the parameter table (src/config/params.c). Not installed. */
+#ifndef LLMMEM_CONFIG_CONFIG_H
+#define LLMMEM_CONFIG_CONFIG_H
+
+#include "core/core.h"
+
+#define LLMMEM__STR_MAX 256
+#define LLMMEM__COMPONENTS_MAX 16 /* >= LLMMEM__COMPONENTS */
+
+/* Enum values of the configuration (order = the names in params.c). */
+enum llmmem__mode { LLMMEM__MODE_TRAINING = 0, LLMMEM__MODE_INFERENCE = 1 };
+enum llmmem__attn { LLMMEM__ATTN_SDPA = 0, LLMMEM__ATTN_FLASH = 1, LLMMEM__ATTN_EAGER = 2 };
+enum llmmem__ckpt { LLMMEM__CKPT_NONE = 0, LLMMEM__CKPT_FULL = 1, LLMMEM__CKPT_SELECTIVE = 2 };
+enum llmmem__loss { LLMMEM__LOSS_HF = 0, LLMMEM__LOSS_VOCAB_PARALLEL = 1, LLMMEM__LOSS_CHUNKED = 2,
+                    LLMMEM__LOSS_LIGER = 3 };
+enum llmmem__profile { LLMMEM__PROFILE_AUTO = 0, LLMMEM__PROFILE_HF = 1, LLMMEM__PROFILE_MEGATRON = 2 };
+enum llmmem__dropout { LLMMEM__DROPOUT_MODEL = 0, LLMMEM__DROPOUT_OFF = 1, LLMMEM__DROPOUT_ON = 2 };
+enum llmmem__impl { LLMMEM__IMPL_FOREACH = 0, LLMMEM__IMPL_FUSED = 1, LLMMEM__IMPL_FORLOOP = 2 };
+enum llmmem__step { LLMMEM__STEP_MAX = 0, LLMMEM__STEP_FIRST = 1, LLMMEM__STEP_STEADY = 2 };
+enum llmmem__qlora { LLMMEM__QLORA_NONE = 0, LLMMEM__QLORA_NF4 = 1, LLMMEM__QLORA_FP4 = 2,
+                     LLMMEM__QLORA_INT8 = 3 };
+enum llmmem__engine { LLMMEM__ENG_SINGLE = 0, LLMMEM__ENG_DDP = 1, LLMMEM__ENG_ZERO = 2,
+                      LLMMEM__ENG_FSDP = 3, LLMMEM__ENG_MEGATRON = 4,
+                      LLMMEM__ENG_MEGATRON_DEEPSPEED = 5 };
+enum llmmem__offload { LLMMEM__OFFLOAD_NONE = 0, LLMMEM__OFFLOAD_CPU = 1, LLMMEM__OFFLOAD_NVME = 2 };
+enum llmmem__tristate { LLMMEM__TRI_AUTO = 0, LLMMEM__TRI_OFF = 1, LLMMEM__TRI_ON = 2 };
+enum llmmem__fsdp { LLMMEM__FSDP_FULL_SHARD = 0, LLMMEM__FSDP_SHARD_GRAD_OP = 1,
+                    LLMMEM__FSDP_NO_SHARD = 2, LLMMEM__FSDP_HYBRID_SHARD = 3 };
+enum llmmem__accounting { LLMMEM__ACC_RUNTIME = 0, LLMMEM__ACC_DEEPSPEED = 1,
+                          LLMMEM__ACC_MEGATRON = 2 };
+enum llmmem__runtime { LLMMEM__RT_HF = 0, LLMMEM__RT_VLLM = 1 };
+enum llmmem__fp8 { LLMMEM__FP8_NONE = 0, LLMMEM__FP8_DELAYED = 1, LLMMEM__FP8_BLOCKWISE = 2 };
+
+/* The optimizer catalogue (optimizers.c); enum order = names in params.c. */
+enum llmmem__optim {
+    LLMMEM__OPT_ADAMW = 0, LLMMEM__OPT_ADAM, LLMMEM__OPT_SGD, LLMMEM__OPT_SGD_MOMENTUM,
+    LLMMEM__OPT_NESTEROV, LLMMEM__OPT_ADAGRAD, LLMMEM__OPT_RMSPROP, LLMMEM__OPT_NADAM,
+    LLMMEM__OPT_RADAM, LLMMEM__OPT_AMSGRAD, LLMMEM__OPT_ADAMAX, LLMMEM__OPT_ADAFACTOR,
+    LLMMEM__OPT_LION, LLMMEM__OPT_LAMB, LLMMEM__OPT_SPARSE_ADAM, LLMMEM__OPT_ADAM_MINI,
+    LLMMEM__OPT_MUON, LLMMEM__OPT_ADAMW_8BIT, LLMMEM__OPT_PAGED_ADAMW_8BIT,
+    LLMMEM__OPT_ADAM_8BIT, LLMMEM__OPT_PAGED_ADAM_8BIT, LLMMEM__OPT_COUNT
+};
+
+struct llmmem_config {
+    /* workload */
+    int64_t mode;
+    int64_t micro_batch_size, seq_len, grad_accum_steps;
+    int64_t batch_size, prompt_len, decode_len;
+    /* precision */
+    int64_t param_dtype, compute_dtype, master_weights, grad_dtype;
+    int64_t weights_format, kv_cache_dtype, quant_bits, quant_group_size, fp8_recipe;
+    /* optimizer */
+    int64_t optimizer, optimizer_impl, optimizer_state_dtype, step;
+    /* activations */
+    int64_t attention, checkpointing, loss, activation_profile, dropout;
+    /* LoRA */
+    int64_t lora_rank;
+    double lora_alpha;
+    char lora_targets[LLMMEM__STR_MAX];
+    double lora_dropout;
+    int64_t qlora, qlora_double_quant;
+    /* engine */
+    int64_t engine, zero_stage, offload_optimizer, offload_param;
+    double bucket_cap_mb;
+    int64_t gradient_as_bucket_view, reduce_bucket_size, allgather_bucket_size;
+    int64_t contiguous_gradients, overlap_comm;
+    int64_t stage3_max_live_parameters, stage3_prefetch_bucket_size;
+    int64_t stage3_param_persistence_threshold, zero_hpz_partition_size;
+    int64_t fsdp_version, fsdp_sharding, fsdp_cpu_offload, distributed_optimizer;
+    int64_t accounting, zero_init;
+    /* parallelism */
+    int64_t num_gpus, dp, tp, pp, cp, ep, etp, sequence_parallel, vpp, num_microbatches;
+    int64_t gpus_per_node;
+    /* serving */
+    int64_t runtime;
+    double gpu_memory_utilization;
+    int64_t max_num_batched_tokens, max_num_seqs, kv_block_size, max_model_len, cuda_graphs;
+    /* hardware */
+    int64_t gpu, gpu_memory_bytes, cuda_context_bytes, cublas_workspace_bytes;
+    int64_t expandable_segments;
+    /* vision-language */
+    int64_t images_per_sample, image_height, image_width, video_frames, vision_training;
+    int64_t min_pixels, max_pixels, encoder_cache;
+    /* calibration profile (calib.c); all 1.0 / 0 = identity */
+    bool calibrated;
+    double calib_component[LLMMEM__COMPONENTS_MAX];
+    double calib_reserved;      /* multiplies peak_reserved - peak_allocated (allocator headroom) */
+    int64_t calib_context_bytes; /* replaces the CUDA context when >= 0 */
+};
+
+/* One row of the parameter table (params.c). */
+typedef struct llmmem__param_info {
+    int id;                    /* llmmem_param */
+    const char *name;
+    const char *section;       /* scenario JSON section: "training", "engine", ... */
+    int type;                  /* llmmem_type */
+    size_t offset;             /* into struct llmmem_config */
+    int64_t lo, hi, def_i;     /* integer, bool, enum */
+    double lo_f, hi_f, def_f;  /* real */
+    const char *def_s;         /* text */
+    const char *const *enum_names; /* NULL-terminated, for enums */
+    const char *doc;
+} llmmem__param_info;
+
+const llmmem__param_info *llmmem__param_find(int id);
+const llmmem__param_info *llmmem__param_by_name(const char *name);
+
+/* Values of LLMMEM_P_VISION_TRAINING (order = vision_names in params.c). */
+enum llmmem__vtrain { LLMMEM__VT_FROZEN = 0, LLMMEM__VT_FULL = 1, LLMMEM__VT_LORA = 2 };
+
+#endif /* LLMMEM_CONFIG_CONFIG_H */

@@ -1,0 +1,398 @@
+/* The configuration parameter table: one row per llmmem_param with its name,
+ * scenario section, type, bounds, default and enum value names. Adding a
+ * parameter is one enum value in the header, one field in struct llmmem_config
+ * and one row here. */
+#include "config/config.h"
+
+#include <float.h>
+#include <stddef.h>
+#include <string.h>
+
+static const char *const mode_names[] = {"training", "inference", NULL};
+/* Order = enum llmmem__dtype. */
+static const char *const dtype_names[] = {"auto", "fp32", "fp16", "bf16", "fp8", NULL};
+/* Order = enum llmmem__quant. */
+static const char *const quant_names[] = {"auto", "fp32", "fp16", "bf16", "fp8", "fp8_block",
+                                          "int8", "int4", "nf4", "nf4_dq", "fp4", "gptq", "awq",
+                                          "mxfp4", NULL};
+static const char *const fp8_names[] = {"none", "delayed", "blockwise", NULL};
+/* Order = enum llmmem__optim. */
+static const char *const optim_names[] = {
+    "adamw", "adam", "sgd", "sgd_momentum", "nesterov", "adagrad", "rmsprop", "nadam", "radam",
+    "amsgrad", "adamax", "adafactor", "lion", "lamb", "sparse_adam", "adam_mini", "muon",
+    "adamw_8bit", "paged_adamw_8bit", "adam_8bit", "paged_adam_8bit", NULL};
+static const char *const impl_names[] = {"foreach", "fused", "forloop", NULL};
+static const char *const step_names[] = {"max", "first", "steady", NULL};
+static const char *const attn_names[] = {"sdpa", "flash", "eager", NULL};
+static const char *const ckpt_names[] = {"none", "full", "selective", NULL};
+static const char *const loss_names[] = {"hf", "vocab_parallel", "chunked", "liger", NULL};
+static const char *const profile_names[] = {"auto", "hf", "megatron", NULL};
+static const char *const dropout_names[] = {"model", "off", "on", NULL};
+static const char *const qlora_names[] = {"none", "nf4", "fp4", "int8", NULL};
+static const char *const engine_names[] = {"single", "ddp", "zero", "fsdp", "megatron",
+                                           "megatron_deepspeed", NULL};
+static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
+static const char *const tri_names[] = {"auto", "off", "on", NULL};
+static const char *const fsdp_names[] = {"full_shard", "shard_grad_op", "no_shard", "hybrid_shard",
+                                         NULL};
+static const char *const acc_names[] = {"runtime", "deepspeed_estimator", "megatron_theoretical",
+                                        NULL};
+static const char *const runtime_names[] = {"hf", "vllm", NULL};
+static const char *const vision_names[] = {"frozen", "full", "lora", NULL};
+
+/* GPU names live in gpus.c; the enum parameter reads them through this list. */
+extern const char *const llmmem__gpu_names[];
+
+#define OFF(f) offsetof(struct llmmem_config, f)
+#define I64(id, name, sec, f, lo, hi, def, doc)                                                   \
+    {id, name, sec, LLMMEM_TYPE_I64, OFF(f), lo, hi, def, 0, 0, 0, NULL, NULL, doc}
+#define BOOL(id, name, sec, f, def, doc)                                                          \
+    {id, name, sec, LLMMEM_TYPE_BOOL, OFF(f), 0, 1, def, 0, 0, 0, NULL, NULL, doc}
+#define ENUM(id, name, sec, f, names, def, doc)                                                   \
+    {id, name, sec, LLMMEM_TYPE_ENUM, OFF(f), 0, 0, def, 0, 0, 0, NULL, names, doc}
+#define F64(id, name, sec, f, lo, hi, def, doc)                                                   \
+    {id, name, sec, LLMMEM_TYPE_F64, OFF(f), 0, 0, 0, lo, hi, def, NULL, NULL, doc}
+#define STR(id, name, sec, f, def, doc)                                                           \
+    {id, name, sec, LLMMEM_TYPE_STR, OFF(f), 0, 0, 0, 0, 0, 0, def, NULL, doc}
+
+#define BIG INT64_C(1000000000000000) /* 1e15: bounds counts so products stay in range */
+#define MAXTOK INT64_C(100000000)     /* 1e8 tokens */
+
+static const llmmem__param_info params[] = {
+    ENUM(LLMMEM_P_MODE, "mode", "", mode, mode_names, 0, "training or inference"),
+    I64(LLMMEM_P_MICRO_BATCH_SIZE, "micro_batch_size", "training", micro_batch_size, 1, 10000000, 1,
+        "sequences per GPU per micro-step"),
+    I64(LLMMEM_P_SEQ_LEN, "seq_len", "training", seq_len, 1, MAXTOK, 2048,
+        "tokens per training sequence"),
+    I64(LLMMEM_P_GRAD_ACCUM_STEPS, "gradient_accumulation_steps", "training", grad_accum_steps, 1,
+        1000000, 1, "micro-steps per optimizer step (gradients stay allocated across them)"),
+    I64(LLMMEM_P_BATCH_SIZE, "batch_size", "inference", batch_size, 1, 10000000, 1,
+        "sequences generated at once"),
+    I64(LLMMEM_P_PROMPT_LEN, "prompt_len", "inference", prompt_len, 1, MAXTOK, 1024,
+        "prompt tokens per sequence"),
+    I64(LLMMEM_P_DECODE_LEN, "decode_len", "inference", decode_len, 0, MAXTOK, 128,
+        "generated tokens per sequence"),
+    ENUM(LLMMEM_P_PARAM_DTYPE, "param_dtype", "training", param_dtype, dtype_names, LLMMEM__DT_BF16,
+         "dtype of the stored weights (fp32 with compute bf16 = autocast)"),
+    ENUM(LLMMEM_P_COMPUTE_DTYPE, "compute_dtype", "training", compute_dtype, dtype_names,
+         LLMMEM__DT_AUTO, "dtype of the matmuls; auto = param_dtype; differs = torch.autocast"),
+    BOOL(LLMMEM_P_MASTER_WEIGHTS, "master_weights", "training", master_weights, 0,
+         "separate fp32 master weights (DeepSpeed/Megatron mixed precision)"),
+    ENUM(LLMMEM_P_GRAD_DTYPE, "grad_dtype", "training", grad_dtype, dtype_names, LLMMEM__DT_AUTO,
+         "gradient dtype; auto = param dtype (fp32 main grads under Megatron)"),
+    ENUM(LLMMEM_P_WEIGHTS_FORMAT, "weights_format", "inference", weights_format, quant_names,
+         LLMMEM__Q_AUTO, "weight storage for inference; auto = quantization_config, else torch_dtype"),
+    ENUM(LLMMEM_P_KV_CACHE_DTYPE, "kv_cache_dtype", "inference", kv_cache_dtype, dtype_names,
+         LLMMEM__DT_AUTO, "KV cache dtype; auto = activation dtype"),
+    I64(LLMMEM_P_QUANT_BITS, "quant_bits", "inference", quant_bits, 0, 16, 0,
+        "GPTQ/AWQ bits; 0 = from the model's quantization_config (else 4)"),
+    I64(LLMMEM_P_QUANT_GROUP_SIZE, "quant_group_size", "inference", quant_group_size, -1, 1 << 20, 0,
+        "GPTQ/AWQ group size; 0 = from the model (else 128), -1 = per channel"),
+    ENUM(LLMMEM_P_FP8_RECIPE, "fp8_recipe", "training", fp8_recipe, fp8_names, 0,
+         "Transformer Engine fp8 compute recipe (documented model)"),
+    ENUM(LLMMEM_P_OPTIMIZER, "optimizer", "training", optimizer, optim_names, LLMMEM__OPT_ADAMW,
+         "optimizer (state layout and dtype from its implementation)"),
+    ENUM(LLMMEM_P_OPTIMIZER_IMPL, "optimizer_impl", "training", optimizer_impl, impl_names, 0,
+         "PyTorch optimizer implementation: foreach (default), fused, forloop"),
+    ENUM(LLMMEM_P_OPTIMIZER_STATE_DTYPE, "optimizer_state_dtype", "training", optimizer_state_dtype,
+         dtype_names, LLMMEM__DT_AUTO, "optimizer state dtype; auto = master/param dtype"),
+    ENUM(LLMMEM_P_STEP, "step", "training", step, step_names, 0,
+         "which step: max of both, first (states created), steady"),
+    ENUM(LLMMEM_P_ATTENTION, "attention", "training", attention, attn_names, 0,
+         "attention kernel: sdpa/flash keep no score matrix, eager does"),
+    ENUM(LLMMEM_P_CHECKPOINTING, "activation_checkpointing", "training", checkpointing, ckpt_names,
+         0, "activation checkpointing: none, full (per layer), selective (attention core)"),
+    ENUM(LLMMEM_P_LOSS, "loss", "training", loss, loss_names, 0,
+         "cross-entropy: hf (fp32 upcast), vocab_parallel, chunked, liger (fused linear CE)"),
+    ENUM(LLMMEM_P_ACTIVATION_PROFILE, "activation_profile", "training", activation_profile,
+         profile_names, 0, "activation accounting: hf transformers or megatron-core"),
+    ENUM(LLMMEM_P_DROPOUT, "dropout", "training", dropout, dropout_names, 0,
+         "dropout masks: as the model config says, forced off, forced on"),
+    I64(LLMMEM_P_LORA_RANK, "lora_rank", "lora", lora_rank, 0, 65536, 0,
+        "LoRA rank; 0 = full fine-tuning"),
+    F64(LLMMEM_P_LORA_ALPHA, "lora_alpha", "lora", lora_alpha, 0.0, 1e9, 16.0, "LoRA alpha"),
+    STR(LLMMEM_P_LORA_TARGETS, "lora_targets", "lora", lora_targets, "q_proj,v_proj",
+        "comma-separated module names, or all-linear"),
+    F64(LLMMEM_P_LORA_DROPOUT, "lora_dropout", "lora", lora_dropout, 0.0, 1.0, 0.0,
+        "LoRA dropout probability (> 0 keeps a dropped copy of each adapter input)"),
+    ENUM(LLMMEM_P_QLORA, "qlora", "lora", qlora, qlora_names, 0,
+         "frozen base storage: none, nf4, fp4 (bitsandbytes 4-bit), int8"),
+    BOOL(LLMMEM_P_QLORA_DOUBLE_QUANT, "qlora_double_quant", "lora", qlora_double_quant, 1,
+         "bitsandbytes double quantization of the absmax"),
+    ENUM(LLMMEM_P_ENGINE, "engine", "engine", engine, engine_names, 0, "training engine"),
+    I64(LLMMEM_P_ZERO_STAGE, "zero_stage", "engine", zero_stage, 0, 3, 0, "DeepSpeed ZeRO stage"),
+    ENUM(LLMMEM_P_OFFLOAD_OPTIMIZER, "offload_optimizer", "engine", offload_optimizer,
+         offload_names, 0, "ZeRO optimizer offload"),
+    ENUM(LLMMEM_P_OFFLOAD_PARAM, "offload_param", "engine", offload_param, offload_names, 0,
+         "ZeRO-3 parameter offload"),
+    F64(LLMMEM_P_BUCKET_CAP_MB, "bucket_cap_mb", "engine", bucket_cap_mb, 0.0, 1e7, 25.0,
+        "DDP gradient bucket size in MiB"),
+    BOOL(LLMMEM_P_GRADIENT_AS_BUCKET_VIEW, "gradient_as_bucket_view", "engine",
+         gradient_as_bucket_view, 0, "DDP: gradients are views into the buckets"),
+    I64(LLMMEM_P_REDUCE_BUCKET_SIZE, "reduce_bucket_size", "engine", reduce_bucket_size, 1, BIG,
+        500000000, "ZeRO reduce bucket, elements"),
+    I64(LLMMEM_P_ALLGATHER_BUCKET_SIZE, "allgather_bucket_size", "engine", allgather_bucket_size,
+        1, BIG, 500000000, "ZeRO all-gather bucket, elements"),
+    BOOL(LLMMEM_P_CONTIGUOUS_GRADIENTS, "contiguous_gradients", "engine", contiguous_gradients, 1,
+         "ZeRO contiguous gradient buffer"),
+    ENUM(LLMMEM_P_OVERLAP_COMM, "overlap_comm", "engine", overlap_comm, tri_names, 0,
+         "ZeRO overlap_comm (auto: on for stage 3)"),
+    I64(LLMMEM_P_STAGE3_MAX_LIVE_PARAMETERS, "stage3_max_live_parameters", "engine",
+        stage3_max_live_parameters, 0, BIG, 1000000000, "ZeRO-3 parameters resident per GPU"),
+    I64(LLMMEM_P_STAGE3_PREFETCH_BUCKET_SIZE, "stage3_prefetch_bucket_size", "engine",
+        stage3_prefetch_bucket_size, 0, BIG, 50000000, "ZeRO-3 prefetch, elements"),
+    I64(LLMMEM_P_STAGE3_PARAM_PERSISTENCE_THRESHOLD, "stage3_param_persistence_threshold",
+        "engine", stage3_param_persistence_threshold, 0, BIG, 100000,
+        "ZeRO-3: parameters smaller than this stay unpartitioned"),
+    I64(LLMMEM_P_ZERO_HPZ_PARTITION_SIZE, "zero_hpz_partition_size", "engine",
+        zero_hpz_partition_size, 1, 1000000, 1, "ZeRO++ hpZ secondary partition size"),
+    I64(LLMMEM_P_FSDP_VERSION, "fsdp_version", "engine", fsdp_version, 1, 2, 2, "FSDP 1 or 2"),
+    ENUM(LLMMEM_P_FSDP_SHARDING, "sharding_strategy", "engine", fsdp_sharding, fsdp_names, 0,
+         "FSDP sharding strategy"),
+    BOOL(LLMMEM_P_FSDP_CPU_OFFLOAD, "fsdp_cpu_offload", "engine", fsdp_cpu_offload, 0,
+         "FSDP CPUOffload(offload_params=True)"),
+    BOOL(LLMMEM_P_DISTRIBUTED_OPTIMIZER, "distributed_optimizer", "engine", distributed_optimizer,
+         0, "Megatron distributed optimizer"),
+    ENUM(LLMMEM_P_ACCOUNTING, "accounting", "engine", accounting, acc_names, 0,
+         "runtime model, or reproduce DeepSpeed's / Megatron's own estimator"),
+    BOOL(LLMMEM_P_ZERO_INIT, "zero_init", "engine", zero_init, 1,
+         "deepspeed.zero.Init (DeepSpeed estimator mode)"),
+    I64(LLMMEM_P_NUM_GPUS, "num_gpus", "parallelism", num_gpus, 0, 10000000, 0,
+        "total GPUs; 0 = dp*tp*pp*cp"),
+    I64(LLMMEM_P_DATA_PARALLEL, "data_parallel_size", "parallelism", dp, 1, 10000000, 1,
+        "data-parallel ranks"),
+    I64(LLMMEM_P_TENSOR_PARALLEL, "tensor_parallel_size", "parallelism", tp, 1, 4096, 1,
+        "tensor-parallel ranks"),
+    I64(LLMMEM_P_PIPELINE_PARALLEL, "pipeline_parallel_size", "parallelism", pp, 1, 4096, 1,
+        "pipeline stages"),
+    I64(LLMMEM_P_CONTEXT_PARALLEL, "context_parallel_size", "parallelism", cp, 1, 4096, 1,
+        "context-parallel ranks"),
+    I64(LLMMEM_P_EXPERT_PARALLEL, "expert_parallel_size", "parallelism", ep, 1, 4096, 1,
+        "expert-parallel ranks"),
+    I64(LLMMEM_P_EXPERT_TENSOR_PARALLEL, "expert_tensor_parallel_size", "parallelism", etp, 1, 4096,
+        1, "expert tensor-parallel ranks"),
+    BOOL(LLMMEM_P_SEQUENCE_PARALLEL, "sequence_parallel", "parallelism", sequence_parallel, 0,
+         "Megatron sequence parallelism"),
+    I64(LLMMEM_P_VIRTUAL_PIPELINE, "virtual_pipeline_size", "parallelism", vpp, 1, 4096, 1,
+        "interleaved model chunks per device"),
+    I64(LLMMEM_P_NUM_MICROBATCHES, "num_microbatches", "parallelism", num_microbatches, 0, 1000000,
+        0, "pipeline micro-batches per step; 0 = gradient_accumulation_steps"),
+    I64(LLMMEM_P_GPUS_PER_NODE, "gpus_per_node", "parallelism", gpus_per_node, 1, 1024, 8,
+        "GPUs per node"),
+    ENUM(LLMMEM_P_RUNTIME, "runtime", "inference", runtime, runtime_names, 0,
+         "serving runtime: hf generate or vllm"),
+    F64(LLMMEM_P_GPU_MEMORY_UTILIZATION, "gpu_memory_utilization", "inference",
+        gpu_memory_utilization, 0.01, 1.0, 0.9, "vLLM fraction of total GPU memory"),
+    I64(LLMMEM_P_MAX_NUM_BATCHED_TOKENS, "max_num_batched_tokens", "inference",
+        max_num_batched_tokens, 0, MAXTOK, 0, "vLLM tokens per forward (chunked prefill); 0 = default"),
+    I64(LLMMEM_P_MAX_NUM_SEQS, "max_num_seqs", "inference", max_num_seqs, 1, 1000000, 256,
+        "vLLM maximum concurrent sequences"),
+    I64(LLMMEM_P_KV_BLOCK_SIZE, "kv_block_size", "inference", kv_block_size, 1, 65536, 16,
+        "paged KV block size in tokens"),
+    I64(LLMMEM_P_MAX_MODEL_LEN, "max_model_len", "inference", max_model_len, 0, MAXTOK, 0,
+        "vLLM maximum context; 0 = the model's max positions"),
+    BOOL(LLMMEM_P_CUDA_GRAPHS, "cuda_graphs", "inference", cuda_graphs, 1,
+         "vLLM CUDA graph capture"),
+    ENUM(LLMMEM_P_GPU, "gpu", "hardware", gpu, llmmem__gpu_names, 0, "GPU model (llmmem gpus)"),
+    I64(LLMMEM_P_GPU_MEMORY_BYTES, "gpu_memory_bytes", "hardware", gpu_memory_bytes, 0,
+        INT64_C(1) << 50, 0, "GPU memory in bytes; 0 = from the GPU table"),
+    I64(LLMMEM_P_CUDA_CONTEXT_BYTES, "cuda_context_bytes", "hardware", cuda_context_bytes, -1,
+        INT64_C(1) << 40, -1, "CUDA context and non-PyTorch memory; -1 = GPU default"),
+    I64(LLMMEM_P_CUBLAS_WORKSPACE_BYTES, "cublas_workspace_bytes", "hardware",
+        cublas_workspace_bytes, -1, INT64_C(1) << 40, -1,
+        "cuBLAS workspace per handle; -1 = GPU default"),
+    BOOL(LLMMEM_P_EXPANDABLE_SEGMENTS, "expandable_segments", "hardware", expandable_segments, 0,
+         "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
+    I64(LLMMEM_P_IMAGES_PER_SAMPLE, "images_per_sample", "vision", images_per_sample, 0, 10000, 0,
+        "images per sequence (vision-language models; 0 = text only)"),
+    I64(LLMMEM_P_IMAGE_HEIGHT, "image_height", "vision", image_height, 0, 1000000, 0,
+        "image height in pixels; 0 = the processor's fixed size"),
+    I64(LLMMEM_P_IMAGE_WIDTH, "image_width", "vision", image_width, 0, 1000000, 0,
+        "image width in pixels; 0 = the processor's fixed size"),
+    I64(LLMMEM_P_VIDEO_FRAMES, "video_frames", "vision", video_frames, 0, 100000, 0,
+        "frames per video, each encoded like an image (Qwen2-VL merges temporal_patch_size frames)"),
+    ENUM(LLMMEM_P_VISION_TRAINING, "vision_training", "vision", vision_training, vision_names, 0,
+         "vision tower: frozen, full fine-tuning, or LoRA like the language model"),
+    I64(LLMMEM_P_MIN_PIXELS, "min_pixels", "vision", min_pixels, 0, INT64_C(1) << 40, 0,
+        "Qwen2-VL dynamic resolution: minimum pixels; 0 = processor default"),
+    I64(LLMMEM_P_MAX_PIXELS, "max_pixels", "vision", max_pixels, 0, INT64_C(1) << 40, 0,
+        "Qwen2-VL dynamic resolution: maximum pixels; 0 = processor default"),
+    BOOL(LLMMEM_P_ENCODER_CACHE, "encoder_cache", "vision", encoder_cache, 1,
+         "serving: keep the encoder outputs of admitted requests (vLLM encoder cache)"),
+};
+
+/* Alternative spellings accepted by llmmem_param_from_name. */
+static const struct {
+    const char *alias;
+    int id;
+} aliases[] = {
+    {"checkpointing", LLMMEM_P_CHECKPOINTING},
+    {"gradient_checkpointing", LLMMEM_P_CHECKPOINTING},
+    {"grad_accum_steps", LLMMEM_P_GRAD_ACCUM_STEPS},
+    {"fsdp_sharding", LLMMEM_P_FSDP_SHARDING},
+    {"dp", LLMMEM_P_DATA_PARALLEL},
+    {"tp", LLMMEM_P_TENSOR_PARALLEL},
+    {"pp", LLMMEM_P_PIPELINE_PARALLEL},
+    {"cp", LLMMEM_P_CONTEXT_PARALLEL},
+    {"ep", LLMMEM_P_EXPERT_PARALLEL},
+    {"etp", LLMMEM_P_EXPERT_TENSOR_PARALLEL},
+    {"vpp", LLMMEM_P_VIRTUAL_PIPELINE},
+    {"weights_dtype", LLMMEM_P_WEIGHTS_FORMAT},
+    {"kv_dtype", LLMMEM_P_KV_CACHE_DTYPE},
+    {"stage", LLMMEM_P_ZERO_STAGE},
+};
+
+const llmmem__param_info *llmmem__param_find(int id)
+{
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(params); i++)
+        if (params[i].id == id)
+            return &params[i];
+    return NULL;
+}
+
+const llmmem__param_info *llmmem__param_by_name(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(params); i++)
+        if (strcmp(params[i].name, name) == 0)
+            return &params[i];
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(aliases); i++)
+        if (strcmp(aliases[i].alias, name) == 0)
+            return llmmem__param_find(aliases[i].id);
+    return NULL;
+}
+
+static int enum_count(const char *const *names)
+{
+    int n = 0;
+    while (names && names[n])
+        n++;
+    return n;
+}
+
+int llmmem_param_count(void) { return (int)LLMMEM_ARRAY_LEN(params); }
+
+int llmmem_param_at(int index)
+{
+    if (index < 0 || (size_t)index >= LLMMEM_ARRAY_LEN(params))
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "parameter index %d: expected 0..%d", index,
+                             (int)LLMMEM_ARRAY_LEN(params) - 1);
+    return params[index].id;
+}
+
+const char *llmmem_param_name(int param)
+{
+    const llmmem__param_info *p = llmmem__param_find(param);
+    return p ? p->name : NULL;
+}
+
+int llmmem_param_from_name(int *out, const char *name)
+{
+    if (!out || !name)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_param_from_name: NULL argument");
+    const char *src = name;
+    char norm[64];
+    size_t n = 0;
+    for (; *src && n + 1 < sizeof norm; src++)
+        norm[n++] = *src == '-' ? '_' : *src;
+    norm[n] = '\0';
+    const llmmem__param_info *p = *src ? NULL : llmmem__param_by_name(norm);
+    if (!p)
+        return llmmem__error(LLMMEM_E_UNKNOWN_PARAM, "unknown parameter \"%.80s\"", name);
+    *out = p->id;
+    return LLMMEM_OK;
+}
+
+static const llmmem__param_info *need(int param)
+{
+    const llmmem__param_info *p = llmmem__param_find(param);
+    if (!p)
+        llmmem__error(LLMMEM_E_INVALID_ARG, "unknown parameter %d", param);
+    return p;
+}
+
+int llmmem_param_type(int param)
+{
+    const llmmem__param_info *p = need(param);
+    return p ? p->type : LLMMEM_E_INVALID_ARG;
+}
+
+const char *llmmem_param_doc(int param)
+{
+    const llmmem__param_info *p = llmmem__param_find(param);
+    return p ? p->doc : NULL;
+}
+
+static bool is_integral(const llmmem__param_info *p)
+{
+    return p->type == LLMMEM_TYPE_I64 || p->type == LLMMEM_TYPE_BOOL || p->type == LLMMEM_TYPE_ENUM;
+}
+
+int llmmem_param_bounds_i64(int64_t *lo, int64_t *hi, int param)
+{
+    const llmmem__param_info *p = need(param);
+    if (!p)
+        return LLMMEM_E_INVALID_ARG;
+    if (!lo || !hi)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_param_bounds_i64: NULL argument");
+    if (!is_integral(p))
+        return llmmem__error(LLMMEM_E_PARAM_TYPE, "parameter \"%s\" is not an integer", p->name);
+    *lo = p->lo;
+    *hi = p->type == LLMMEM_TYPE_ENUM ? enum_count(p->enum_names) - 1 : p->hi;
+    return LLMMEM_OK;
+}
+
+int llmmem_param_bounds_f64(double *lo, double *hi, int param)
+{
+    const llmmem__param_info *p = need(param);
+    if (!p)
+        return LLMMEM_E_INVALID_ARG;
+    if (!lo || !hi)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_param_bounds_f64: NULL argument");
+    if (p->type != LLMMEM_TYPE_F64)
+        return llmmem__error(LLMMEM_E_PARAM_TYPE, "parameter \"%s\" is not a real number", p->name);
+    *lo = p->lo_f;
+    *hi = p->hi_f;
+    return LLMMEM_OK;
+}
+
+int llmmem_param_default_i64(int64_t *out, int param)
+{
+    const llmmem__param_info *p = need(param);
+    if (!p)
+        return LLMMEM_E_INVALID_ARG;
+    if (!out)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_param_default_i64: NULL argument");
+    if (!is_integral(p))
+        return llmmem__error(LLMMEM_E_PARAM_TYPE, "parameter \"%s\" is not an integer", p->name);
+    *out = p->def_i;
+    return LLMMEM_OK;
+}
+
+int llmmem_param_default_f64(double *out, int param)
+{
+    const llmmem__param_info *p = need(param);
+    if (!p)
+        return LLMMEM_E_INVALID_ARG;
+    if (!out)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_param_default_f64: NULL argument");
+    if (p->type != LLMMEM_TYPE_F64)
+        return llmmem__error(LLMMEM_E_PARAM_TYPE, "parameter \"%s\" is not a real number", p->name);
+    *out = p->def_f;
+    return LLMMEM_OK;
+}
+
+int llmmem_param_enum_count(int param)
+{
+    const llmmem__param_info *p = llmmem__param_find(param);
+    return p && p->type == LLMMEM_TYPE_ENUM ? enum_count(p->enum_names) : 0;
+}
+
+const char *llmmem_param_enum_name(int param, int64_t value)
+{
+    const llmmem__param_info *p = llmmem__param_find(param);
+    if (!p || p->type != LLMMEM_TYPE_ENUM || value < 0 || value >= enum_count(p->enum_names))
+        return NULL;
+    return p->enum_names[value];
+}

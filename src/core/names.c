@@ -1,0 +1,86 @@
+/* Version queries and the names of every public enum, so that bindings
+ * (ctypes, cffi) reach them at run time (libsodium style). */
+#include "core/result.h"
+
+unsigned llmmem_version_number(void) { return LLMMEM_VERSION_NUMBER; }
+const char *llmmem_version_string(void) { return LLMMEM_VERSION_STRING; }
+int llmmem_soversion(void) { return LLMMEM_SOVERSION; }
+
+static const char *const phase_names[LLMMEM__PHASES] = {"forward", "backward", "optimizer",
+                                                        "prefill", "decode"};
+
+static const char *const component_names[LLMMEM__COMPONENTS] = {
+    "weights",     "master_weights", "gradients",      "optimizer_state", "optimizer_transient",
+    "activations", "activation_transient", "logits",   "autocast_cache",  "kv_cache",
+    "comm_buffers", "gathered_params", "workspace",    "other"};
+
+static const struct {
+    const char *name;
+    int type;
+} result_keys[LLMMEM__RKEYS] = {
+    {"params", LLMMEM_TYPE_I64},
+    {"trainable_params", LLMMEM_TYPE_I64},
+    {"peak_allocated_bytes", LLMMEM_TYPE_U64},
+    {"peak_reserved_bytes", LLMMEM_TYPE_U64},
+    {"total_bytes_per_gpu", LLMMEM_TYPE_U64},
+    {"gpu_memory_bytes", LLMMEM_TYPE_U64},
+    {"cuda_context_bytes", LLMMEM_TYPE_U64},
+    {"peak_phase", LLMMEM_TYPE_ENUM},
+    {"fits", LLMMEM_TYPE_BOOL},
+    {"utilization", LLMMEM_TYPE_F64},
+    {"headroom_bytes", LLMMEM_TYPE_I64},
+    {"gpus_needed", LLMMEM_TYPE_I64},
+    {"num_gpus", LLMMEM_TYPE_I64},
+    {"host_bytes", LLMMEM_TYPE_U64},
+    {"nvme_bytes", LLMMEM_TYPE_U64},
+    {"weights_bytes", LLMMEM_TYPE_U64},
+    {"persistent_bytes", LLMMEM_TYPE_U64},
+    {"forward_saved_bytes", LLMMEM_TYPE_U64},
+    {"kv_cache_bytes", LLMMEM_TYPE_U64},
+    {"kv_bytes_per_token", LLMMEM_TYPE_U64},
+    {"max_concurrent_seqs", LLMMEM_TYPE_I64},
+    {"max_context_tokens", LLMMEM_TYPE_I64},
+    {"kv_blocks", LLMMEM_TYPE_I64},
+    {"pipeline_stages", LLMMEM_TYPE_I64},
+    {"peak_stage", LLMMEM_TYPE_I64},
+    {"active_params", LLMMEM_TYPE_I64},
+};
+
+_Static_assert(LLMMEM_R_ACTIVE_PARAMS - LLMMEM_R_PARAMS + 1 == LLMMEM__RKEYS,
+               "result key table out of step with the header");
+
+const char *llmmem_phase_name(int phase)
+{
+    return phase >= 0 && phase < LLMMEM__PHASES ? phase_names[phase] : NULL;
+}
+
+const char *llmmem_component_name(int component)
+{
+    return component >= 0 && component < LLMMEM__COMPONENTS ? component_names[component] : NULL;
+}
+
+int llmmem_phase_count(void) { return LLMMEM__PHASES; }
+int llmmem_component_count(void) { return LLMMEM__COMPONENTS; }
+int llmmem_result_key_count(void) { return LLMMEM__RKEYS; }
+
+int llmmem_result_key_at(int index)
+{
+    if (index < 0 || index >= LLMMEM__RKEYS)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "result key index %d: expected 0..%d", index,
+                             LLMMEM__RKEYS - 1);
+    return LLMMEM_R_PARAMS + index;
+}
+
+const char *llmmem_result_key_name(int key)
+{
+    int64_t i = (int64_t)key - LLMMEM_R_PARAMS; /* key may be INT_MIN */
+    return i >= 0 && i < LLMMEM__RKEYS ? result_keys[i].name : NULL;
+}
+
+int llmmem_result_key_type(int key)
+{
+    int64_t i = (int64_t)key - LLMMEM_R_PARAMS; /* key may be INT_MIN */
+    if (i < 0 || i >= LLMMEM__RKEYS)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "unknown result key %d", key);
+    return result_keys[i].type;
+}

@@ -1,0 +1,68 @@
+/* Result handles as the lower layers fill them (src/core/result.h); the
+ * public getters and the JSON serialisation are in src/api/result.c. */
+#include "core/result.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void llmmem__result_clear(struct llmmem_result *r)
+{
+    memset(r->bytes, 0, sizeof r->bytes);
+    memset(r->phase_used, 0, sizeof r->phase_used);
+    memset(r->v, 0, sizeof r->v);
+    r->stage_count = 0;
+    r->term_count = 0;
+    r->note_count = 0;
+    r->input_count = 0;
+    r->mode = 0;
+    r->engine = 0;
+    r->largest_block = 0;
+    r->checkpointing = false;
+    r->model_type[0] = '\0';
+}
+
+void llmmem__result_term(struct llmmem_result *r, const char *name, const char *formula, uint64_t bytes)
+{
+    if (r->term_count < LLMMEM__MAX_TERMS) {
+        r->terms[r->term_count].name = name;
+        r->terms[r->term_count].formula = formula;
+        r->terms[r->term_count].bytes = bytes;
+        r->term_count++;
+    }
+}
+
+void llmmem__result_note(struct llmmem_result *r, const char *fmt, ...)
+{
+    if (r->note_count >= LLMMEM__MAX_NOTES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->notes[r->note_count++], LLMMEM__NOTE_MAX, fmt, ap);
+    va_end(ap);
+}
+
+void llmmem__result_set_u64(struct llmmem_result *r, int key, uint64_t v) { r->v[key - LLMMEM_R_PARAMS].u = v; }
+
+void llmmem__result_set_i64(struct llmmem_result *r, int key, int64_t v) { r->v[key - LLMMEM_R_PARAMS].i = v; }
+
+void llmmem__result_set_f64(struct llmmem_result *r, int key, double v) { r->v[key - LLMMEM_R_PARAMS].f = v; }
+
+uint64_t llmmem__result_u64(const struct llmmem_result *r, int key) { return r->v[key - LLMMEM_R_PARAMS].u; }
+
+void llmmem__result_input(struct llmmem_result *r, const char *name, int64_t value)
+{
+    if (r->input_count < LLMMEM__MAX_INPUTS) {
+        r->input_name[r->input_count] = name;
+        r->input_value[r->input_count] = value;
+        r->input_count++;
+    }
+}
+
+uint64_t llmmem__result_phase_total(const struct llmmem_result *r, int ph, llmmem__ovf *o)
+{
+    uint64_t t = 0;
+    for (int k = 0; k < LLMMEM__COMPONENTS; k++)
+        t = llmmem__add(o, t, r->bytes[ph][k]);
+    return t;
+}

@@ -1,0 +1,59 @@
+/* Result handles as the layers below the API fill them: per-phase,
+ * per-component bytes, scalar keys, terms, notes and formula inputs. The public
+ * getters and the JSON serialisation are in src/api/result.c. Not installed. */
+#ifndef LLMMEM_CORE_RESULT_H
+#define LLMMEM_CORE_RESULT_H
+
+#include "core/core.h"
+
+#define LLMMEM__MAX_TERMS 48
+#define LLMMEM__MAX_STAGES 64
+#define LLMMEM__MAX_INPUTS 24
+#define LLMMEM__RKEYS 26 /* LLMMEM_R_PARAMS .. LLMMEM_R_ACTIVE_PARAMS */
+
+typedef struct llmmem__term {
+    const char *name;    /* static */
+    const char *formula; /* static: formula and source */
+    uint64_t bytes;
+} llmmem__term;
+
+struct llmmem_result {
+    uint64_t bytes[LLMMEM__PHASES][LLMMEM__COMPONENTS]; /* live bytes at each phase's peak */
+    bool phase_used[LLMMEM__PHASES];
+    /* scalars indexed by key - LLMMEM_R_PARAMS; the key's type says which member */
+    union {
+        uint64_t u;
+        int64_t i;
+        double f;
+    } v[LLMMEM__RKEYS];
+    int stage_count;
+    uint64_t stage_peak[LLMMEM__MAX_STAGES];
+    int term_count;
+    llmmem__term terms[LLMMEM__MAX_TERMS];
+    int note_count;
+    char notes[LLMMEM__MAX_NOTES][LLMMEM__NOTE_MAX];
+    int input_count;
+    const char *input_name[LLMMEM__MAX_INPUTS]; /* static */
+    int64_t input_value[LLMMEM__MAX_INPUTS];
+    int mode;       /* enum llmmem__mode */
+    int engine;     /* enum llmmem__engine */
+    uint64_t largest_block; /* largest transient tensor (allocator model) */
+    bool checkpointing;
+    char model_type[LLMMEM__NAME_MAX];
+};
+
+void llmmem__result_clear(struct llmmem_result *r);
+/* Adds a term (ignored past LLMMEM__MAX_TERMS). */
+void llmmem__result_term(struct llmmem_result *r, const char *name, const char *formula,
+                         uint64_t bytes);
+void llmmem__result_note(struct llmmem_result *r, const char *fmt, ...) LLMMEM_PRINTF(2, 3);
+/* Records an input symbol of the formulas (name static; ignored past the limit). */
+void llmmem__result_input(struct llmmem_result *r, const char *name, int64_t value);
+void llmmem__result_set_u64(struct llmmem_result *r, int key, uint64_t v);
+void llmmem__result_set_i64(struct llmmem_result *r, int key, int64_t v);
+void llmmem__result_set_f64(struct llmmem_result *r, int key, double v);
+uint64_t llmmem__result_u64(const struct llmmem_result *r, int key);
+/* Sum of a phase's components (overflow sets o). */
+uint64_t llmmem__result_phase_total(const struct llmmem_result *r, int ph, llmmem__ovf *o);
+
+#endif /* LLMMEM_CORE_RESULT_H */

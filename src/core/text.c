@@ -1,0 +1,215 @@
+/* Text helpers: human-readable counts, name tables, snprintf-style buffers.
+ * Output never depends on the locale: numbers are formatted as integers. */
+#include "core/core.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int llmmem__name_index(const char *const *names, const char *name)
+{
+    if (!names || !name)
+        return -1;
+    for (int i = 0; names[i]; i++)
+        if (strcmp(names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* Parses a decimal number without the locale: digits, optional fraction,
+ * optional exponent. Returns the number of characters used, 0 if none. */
+static size_t parse_decimal(double *out, const char *s)
+{
+    size_t i = 0;
+    double v = 0.0, scale = 1.0;
+    bool any = false;
+    while (s[i] >= '0' && s[i] <= '9') {
+        v = v * 10.0 + (s[i++] - '0');
+        any = true;
+    }
+    if (s[i] == '.') {
+        i++;
+        while (s[i] >= '0' && s[i] <= '9') {
+            scale /= 10.0;
+            v += (s[i++] - '0') * scale;
+            any = true;
+        }
+    }
+    if (!any)
+        return 0;
+    if ((s[i] == 'e' || s[i] == 'E') && (s[i + 1] == '+' || s[i + 1] == '-' ||
+                                          (s[i + 1] >= '0' && s[i + 1] <= '9'))) {
+        size_t j = i + 1;
+        int sign = 1, e = 0;
+        if (s[j] == '+' || s[j] == '-')
+            sign = s[j++] == '-' ? -1 : 1;
+        if (!(s[j] >= '0' && s[j] <= '9'))
+            return i;
+        while (s[j] >= '0' && s[j] <= '9') {
+            if (e < 400)
+                e = e * 10 + (s[j] - '0');
+            j++;
+        }
+        v *= pow(10.0, sign * e);
+        i = j;
+    }
+    *out = v;
+    return i;
+}
+
+int llmmem__parse_count(int64_t *out, const char *text)
+{
+    if (!out || !text)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "count: NULL argument");
+    char clean[64];
+    size_t n = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p == ',' || *p == '_' || *p == ' ')
+            continue;
+        if (n + 1 >= sizeof clean)
+            return llmmem__error(LLMMEM_E_PARSE, "count \"%.40s\": too long", text);
+        clean[n++] = *p;
+    }
+    clean[n] = '\0';
+    double v;
+    size_t used = parse_decimal(&v, clean);
+    if (used == 0)
+        return llmmem__error(LLMMEM_E_PARSE, "count \"%.60s\": expected a number like 7B, 770M, 1.5e9",
+                             text);
+    double mult = 1.0;
+    const char *suf = clean + used;
+    if (*suf) {
+        switch (*suf) {
+        case 'k': case 'K': mult = 1e3; break;
+        case 'm': case 'M': mult = 1e6; break;
+        case 'b': case 'B': case 'g': case 'G': mult = 1e9; break;
+        case 't': case 'T': mult = 1e12; break;
+        default:
+            return llmmem__error(LLMMEM_E_PARSE, "count \"%.60s\": unknown suffix \"%s\" (use K, M, B, T)",
+                                 text, suf);
+        }
+        if (suf[1] != '\0')
+            return llmmem__error(LLMMEM_E_PARSE, "count \"%.60s\": trailing text \"%s\"", text, suf + 1);
+    }
+    v *= mult;
+    if (!isfinite(v) || v < 1.0 || v > 9.0e15)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "count \"%.60s\": must be between 1 and 9e15", text);
+    *out = (int64_t)llround(v);
+    return LLMMEM_OK;
+}
+
+void llmmem__buf_printf(llmmem__buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    size_t room = b->len < b->cap ? b->cap - b->len : 0;
+    int n = vsnprintf(room ? b->p + b->len : NULL, room, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        b->len += (size_t)n;
+}
+
+/* Appends n bytes (counted even when they do not fit). */
+static void buf_put(llmmem__buf *b, const char *s, size_t n)
+{
+    if (b->p && b->len < b->cap) {
+        size_t room = b->cap - b->len;
+        memcpy(b->p + b->len, s, n < room ? n : room);
+    }
+    b->len += n;
+}
+
+void llmmem__buf_json_string(llmmem__buf *b, const char *s)
+{
+    buf_put(b, "\"", 1);
+    const unsigned char *p = (const unsigned char *)s;
+    while (p && *p) {
+        /* the run of bytes that need no escape, in one copy */
+        const unsigned char *q = p;
+        while (*q && *q != '"' && *q != '\\' && *q >= 0x20)
+            q++;
+        if (q > p)
+            buf_put(b, (const char *)p, (size_t)(q - p));
+        if (!*q)
+            break;
+        switch (*q) {
+        case '"': buf_put(b, "\\\"", 2); break;
+        case '\\': buf_put(b, "\\\\", 2); break;
+        case '\n': buf_put(b, "\\n", 2); break;
+        case '\t': buf_put(b, "\\t", 2); break;
+        case '\r': buf_put(b, "\\r", 2); break;
+        default: {
+            char esc[8];
+            snprintf(esc, sizeof esc, "\\u%04x", *q);
+            buf_put(b, esc, 6);
+        }
+        }
+        p = q + 1;
+    }
+    buf_put(b, "\"", 1);
+}
+
+int llmmem__buf_finish(llmmem__buf *b, size_t *needed)
+{
+    if (needed)
+        *needed = b->len + 1;
+    if (b->cap > 0 && b->p) {
+        if (b->len < b->cap)
+            b->p[b->len] = '\0';
+        else
+            b->p[b->cap - 1] = '\0';
+    }
+    if (b->len + 1 > b->cap)
+        return llmmem__error(LLMMEM_E_BUFFER_TOO_SMALL, "buffer of %zu bytes, %zu needed", b->cap,
+                             b->len + 1);
+    return LLMMEM_OK;
+}
+
+int llmmem__parse_f64(double *out, const char *text)
+{
+    if (!out || !text)
+        return -1;
+    const char *s = text;
+    int sign = 1;
+    if (*s == '-' || *s == '+')
+        sign = *s++ == '-' ? -1 : 1;
+    double v;
+    size_t used = parse_decimal(&v, s);
+    if (used == 0 || s[used] != '\0' || !isfinite(v))
+        return -1;
+    *out = sign * v;
+    return 0;
+}
+
+void llmmem__buf_f64(llmmem__buf *b, double v)
+{
+    /* Locale-independent: integer part and 6 decimals, trailing zeros trimmed. */
+    if (!isfinite(v)) {
+        llmmem__buf_printf(b, "null");
+        return;
+    }
+    if (v < 0) {
+        llmmem__buf_printf(b, "-");
+        v = -v;
+    }
+    if (v >= 9.0e12) {
+        /* beyond what llround(v * 1e6) holds: whole units (digits only, no
+         * locale separator) */
+        llmmem__buf_printf(b, "%.0f", v);
+        return;
+    }
+    long long scaled = llround(v * 1e6);
+    long long ip = scaled / 1000000, fp = scaled % 1000000;
+    if (fp == 0) {
+        llmmem__buf_printf(b, "%lld", ip);
+        return;
+    }
+    char frac[8];
+    snprintf(frac, sizeof frac, "%06lld", fp);
+    for (int i = 5; i > 0 && frac[i] == '0'; i--)
+        frac[i] = '\0';
+    llmmem__buf_printf(b, "%lld.%s", ip, frac);
+}

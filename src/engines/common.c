@@ -1,0 +1,164 @@
+/* Distributed engines: the parallel layout shared by every engine (validation,
+ * GPU counts, offload keys) and PyTorch DistributedDataParallel.
+ *
+ * Every engine starts from the single-GPU training model (train.c:
+ * llmmem__train_compute) and changes only what it shards, replicates,
+ * offloads and buffers before llmmem__train_fill builds the phases. ZeRO is in
+ * zero.c, FSDP in fsdp.c, Megatron-LM and Megatron-DeepSpeed in megatron.c;
+ * docs/engines.md lists the sources of each term. */
+#include "engines/engines.h"
+
+#include <string.h>
+
+/* ---- layout ---------------------------------------------------------------- */
+
+static int need_one(int64_t v, const char *key, const char *engine)
+{
+    if (v == 1)
+        return LLMMEM_OK;
+    return llmmem__error(LLMMEM_E_INCONSISTENT,
+                         "%s = %lld: engine \"%s\" is data parallel only; use engine megatron "
+                         "for tensor, pipeline, context or expert parallelism",
+                         key, (long long)v, engine);
+}
+
+int llmmem__engine_layout(llmmem__layout *l, const struct llmmem_model *m,
+                          const struct llmmem_config *c, bool model_parallel, const char *engine)
+{
+    memset(l, 0, sizeof *l);
+    l->dp = c->dp;
+    l->tp = c->tp;
+    l->pp = c->pp;
+    l->cp = c->cp;
+    l->ep = c->ep;
+    l->etp = c->etp;
+    l->vpp = c->vpp;
+    int rc;
+    if (!model_parallel) {
+        if ((rc = need_one(l->tp, "tensor_parallel_size", engine)) ||
+            (rc = need_one(l->pp, "pipeline_parallel_size", engine)) ||
+            (rc = need_one(l->cp, "context_parallel_size", engine)) ||
+            (rc = need_one(l->ep, "expert_parallel_size", engine)) ||
+            (rc = need_one(l->etp, "expert_tensor_parallel_size", engine)) ||
+            (rc = need_one(l->vpp, "virtual_pipeline_size", engine)))
+            return rc;
+    }
+    const int64_t mp = l->tp * l->pp * l->cp;
+    if (c->num_gpus > 0) {
+        /* num_gpus alone gives the data-parallel size (dp left at its default). */
+        if (l->dp == 1 && c->num_gpus != mp) {
+            if (c->num_gpus % mp != 0)
+                return llmmem__error(LLMMEM_E_INCONSISTENT,
+                                     "num_gpus = %lld is not a multiple of tensor x pipeline x context "
+                                     "parallel = %lld x %lld x %lld = %lld",
+                                     (long long)c->num_gpus, (long long)l->tp, (long long)l->pp,
+                                     (long long)l->cp, (long long)mp);
+            l->dp = c->num_gpus / mp;
+        } else if (c->num_gpus != l->dp * mp) {
+            return llmmem__error(LLMMEM_E_INCONSISTENT,
+                                 "num_gpus = %lld but data x tensor x pipeline x context parallel = "
+                                 "%lld x %lld x %lld x %lld = %lld",
+                                 (long long)c->num_gpus, (long long)l->dp, (long long)l->tp,
+                                 (long long)l->pp, (long long)l->cp, (long long)(l->dp * mp));
+        }
+    }
+    l->world = l->dp * mp;
+    /* Megatron's checks (megatron/training/arguments.py validate_args and
+     * megatron/core/transformer/transformer_config.py __post_init__). */
+    if (m->num_heads % l->tp != 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "num_attention_heads = %lld is not divisible by tensor_parallel_size = %lld",
+                             (long long)m->num_heads, (long long)l->tp);
+    if (m->num_kv_heads % l->tp != 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "num_key_value_heads (query groups) = %lld is not divisible by "
+                             "tensor_parallel_size = %lld",
+                             (long long)m->num_kv_heads, (long long)l->tp);
+    if (m->num_layers % (l->pp * l->vpp) != 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "num_layers = %lld is not divisible by pipeline_parallel_size x "
+                             "virtual_pipeline_size = %lld x %lld",
+                             (long long)m->num_layers, (long long)l->pp, (long long)l->vpp);
+    if (l->vpp > 1 && l->pp < 2)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "virtual_pipeline_size = %lld needs pipeline_parallel_size > 1 (it is %lld)",
+                             (long long)l->vpp, (long long)l->pp);
+    if (c->seq_len % l->cp != 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "seq_len = %lld is not divisible by context_parallel_size = %lld",
+                             (long long)c->seq_len, (long long)l->cp);
+    if (l->ep > 1 || l->etp > 1) {
+        if (m->num_experts <= 0)
+            return llmmem__error(LLMMEM_E_INCONSISTENT,
+                                 "expert_parallel_size = %lld, expert_tensor_parallel_size = %lld on a "
+                                 "dense model (no experts)",
+                                 (long long)l->ep, (long long)l->etp);
+        if (m->num_experts % l->ep != 0)
+            return llmmem__error(LLMMEM_E_INCONSISTENT,
+                                 "num_experts = %lld is not divisible by expert_parallel_size = %lld",
+                                 (long long)m->num_experts, (long long)l->ep);
+        /* The expert group (ep x etp x expert-dp) spans tp x cp x dp ranks
+         * (megatron/core/parallel_state.py initialize_model_parallel). */
+        if ((l->tp * l->cp * l->dp) % (l->ep * l->etp) != 0)
+            return llmmem__error(LLMMEM_E_INCONSISTENT,
+                                 "expert_parallel_size x expert_tensor_parallel_size = %lld x %lld does "
+                                 "not divide tensor x context x data parallel = %lld x %lld x %lld",
+                                 (long long)l->ep, (long long)l->etp, (long long)l->tp, (long long)l->cp,
+                                 (long long)l->dp);
+    }
+    const int64_t gpn = c->gpus_per_node > 0 ? c->gpus_per_node : 1;
+    l->per_node = l->world < gpn ? l->world : gpn;
+    l->nodes = (l->world + gpn - 1) / gpn;
+    return LLMMEM_OK;
+}
+
+uint64_t llmmem__engine_scale(uint64_t bytes, uint64_t num, uint64_t den)
+{
+    if (den == 0)
+        return 0;
+    if (num == den)
+        return bytes;
+    /* (q*den + r) * num / den = q*num + r*num/den; r < den keeps r*num small
+     * for the counts used here (num, den are rank or parameter counts). */
+    uint64_t q = bytes / den, rem = bytes % den;
+    llmmem__ovf o = {false};
+    uint64_t a = llmmem__mul(&o, q, num);
+    uint64_t b = llmmem__mul(&o, rem, num);
+    if (o.overflow) /* astronomically large: a ratio in double is close enough */
+        return (uint64_t)((double)bytes * ((double)num / (double)den));
+    return llmmem__add(&o, a, llmmem__ceil_div(b, den));
+}
+
+void llmmem__engine_keys(struct llmmem_result *r, const llmmem__layout *l, uint64_t host,
+                         uint64_t nvme, uint64_t sharded)
+{
+    llmmem__result_set_i64(r, LLMMEM_R_NUM_GPUS, l->world);
+    llmmem__result_set_u64(r, LLMMEM_R_HOST_BYTES, host);
+    llmmem__result_set_u64(r, LLMMEM_R_NVME_BYTES, nvme);
+    /* GPUs needed: this layout when it fits; else the data-parallel size at
+     * which the states that shrink as 1/dp bring the total under the capacity
+     * (tp x pp x cp kept), or 0 when nothing that shards can make it fit. */
+    int64_t needed = l->world;
+    if (!r->v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i) {
+        uint64_t total = llmmem__result_u64(r, LLMMEM_R_TOTAL_BYTES_PER_GPU);
+        uint64_t cap = llmmem__result_u64(r, LLMMEM_R_GPU_MEMORY_BYTES);
+        uint64_t fixed = llmmem__sub0(total, sharded);
+        if (sharded == 0 || fixed >= cap) {
+            needed = 0;
+        } else {
+            uint64_t dp = llmmem__ceil_div(llmmem__engine_scale(sharded, (uint64_t)l->dp, 1), cap - fixed);
+            needed = (int64_t)dp * l->tp * l->pp * l->cp;
+        }
+    }
+    llmmem__result_set_i64(r, LLMMEM_R_GPUS_NEEDED, needed);
+}
+
+
+int llmmem__check_args(const llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg,
+                       const char *fn)
+{
+    if (!out || !model || !cfg)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "%s: %s is NULL", fn,
+                             !out ? "result" : !model ? "model" : "config");
+    return llmmem__model_validate(model);
+}

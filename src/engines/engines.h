@@ -1,0 +1,41 @@
+/* Engines: the parallel layout and the estimator of each training engine and
+ * inference runtime. Not installed. */
+#ifndef LLMMEM_ENGINES_ENGINES_H
+#define LLMMEM_ENGINES_ENGINES_H
+
+#include "memory/memory.h"
+
+/* NULL checks shared by the estimator entry points, then llmmem__model_validate. */
+int llmmem__check_args(const llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg,
+                       const char *fn);
+
+
+/* A parallel layout: world = dp x tp x pp x cp; experts split over ep x etp. */
+typedef struct llmmem__layout {
+    int64_t world, dp, tp, pp, cp, ep, etp, vpp;
+    int64_t per_node; /* GPUs of this job on one node: min(gpus_per_node, world) */
+    int64_t nodes;    /* ceil(world / gpus_per_node) */
+} llmmem__layout;
+/* Reads and validates the layout (LLMMEM_E_INCONSISTENT naming the numbers).
+ * model_parallel: the engine accepts TP/PP/CP/EP (Megatron); else they must be 1. */
+int llmmem__engine_layout(llmmem__layout *l, const struct llmmem_model *m,
+                          const struct llmmem_config *c, bool model_parallel, const char *engine);
+/* bytes x num / den, rounded up, without 64-bit overflow of the product. */
+uint64_t llmmem__engine_scale(uint64_t bytes, uint64_t num, uint64_t den);
+/* Sets NUM_GPUS, HOST/NVME bytes and GPUS_NEEDED after llmmem__train_fill.
+ * sharded: bytes per GPU at the peak that shrink as 1/dp (0 when none). */
+void llmmem__engine_keys(struct llmmem_result *r, const llmmem__layout *l, uint64_t host,
+                         uint64_t nvme, uint64_t sharded);
+/* DeepSpeed's estimate_zero2_model_states_mem_needs (stage 2) and
+ * estimate_zero3_model_states_mem_needs (stage 3), exactly (zero.c). */
+void llmmem__zero_estimator(uint64_t *gpu, uint64_t *cpu, int stage, uint64_t total_params,
+                            uint64_t largest_layer_params, uint64_t gpus_per_node, uint64_t nodes,
+                            bool offload_optimizer, bool offload_param, bool zero_init);
+/* Megatron-LM theoretical_memory_usage.py (megatron.c): weights+optimizer and
+ * activation bytes of the most loaded shard, in Megatron's own float arithmetic. */
+void llmmem__megatron_theoretical(double *weights_optim, double *activations,
+                                  const struct llmmem_model *m, const struct llmmem_config *c,
+                                  const llmmem__layout *l);
+/* ---- end of the engines block ---- */
+
+#endif /* LLMMEM_ENGINES_ENGINES_H */

@@ -1,0 +1,57 @@
+/* Input: JSON documents (the only layer that sees cJSON), HF config.json,
+ * scenarios and framework files. Not installed. */
+#ifndef LLMMEM_INPUT_INPUT_H
+#define LLMMEM_INPUT_INPUT_H
+
+#include "config/config.h"
+#include "model/model.h"
+
+typedef struct llmmem__json llmmem__json;     /* a parsed document with positions */
+typedef struct cJSON llmmem__jnode;           /* a node in it */
+
+enum llmmem__jtype { LLMMEM__J_NULL = 0, LLMMEM__J_BOOL, LLMMEM__J_NUMBER, LLMMEM__J_STRING,
+                     LLMMEM__J_ARRAY, LLMMEM__J_OBJECT, LLMMEM__J_INVALID };
+
+/* Parses text; `source` names it in errors ("config.json"). LLMMEM_E_PARSE with
+ * "source:line:col: ..." on bad JSON. The document points into `text` and
+ * `source`, which must outlive it. */
+int llmmem__json_parse(llmmem__json **out, const char *text, size_t len, const char *source);
+void llmmem__json_free(llmmem__json *doc);
+const llmmem__jnode *llmmem__json_root(const llmmem__json *doc);
+const char *llmmem__json_source(const llmmem__json *doc);
+int llmmem__json_type(const llmmem__jnode *n);
+/* Case-sensitive member lookup; NULL if absent or n is not an object. */
+const llmmem__jnode *llmmem__json_get(const llmmem__jnode *obj, const char *key);
+/* Iteration over object members and array items. */
+const llmmem__jnode *llmmem__json_first(const llmmem__jnode *n);
+const llmmem__jnode *llmmem__json_next(const llmmem__jnode *n);
+const char *llmmem__json_key(const llmmem__jnode *n); /* member name */
+double llmmem__json_number(const llmmem__jnode *n);
+const char *llmmem__json_string(const llmmem__jnode *n);
+bool llmmem__json_true(const llmmem__jnode *n);
+int llmmem__json_array_size(const llmmem__jnode *n);
+/* 1-based line and column of a node's value in the source text. */
+void llmmem__json_pos(const llmmem__json *doc, const llmmem__jnode *n, int *line, int *col);
+/* Typed readers that fail with "source:line:col: key: expected ..." (LLMMEM_E_SCHEMA)
+ * or LLMMEM_E_OUT_OF_RANGE. `path` is the key path for the message ("model.hidden_size").
+ * A JSON null or an absent key leaves *out unchanged and returns 0 when !required. */
+int llmmem__json_read_i64(int64_t *out, const llmmem__json *doc, const llmmem__jnode *obj,
+                          const char *key, const char *path, int64_t lo, int64_t hi, bool required);
+int llmmem__json_read_f64(double *out, const llmmem__json *doc, const llmmem__jnode *obj,
+                          const char *key, const char *path, double lo, double hi, bool required);
+int llmmem__json_read_bool(bool *out, const llmmem__json *doc, const llmmem__jnode *obj,
+                           const char *key, const char *path, bool required);
+/* Copies a string member into buf (truncation is an error). */
+int llmmem__json_read_str(char *buf, size_t cap, const llmmem__json *doc, const llmmem__jnode *obj,
+                          const char *key, const char *path, bool required);
+/* Reports an error at a node: "source:line:col: path: message". */
+int llmmem__json_error_at(const llmmem__json *doc, const llmmem__jnode *n, int status,
+                          const char *path, const char *fmt, ...) LLMMEM_PRINTF(5, 6);
+/* Reads a whole file into a NUL-terminated malloc'd buffer (LLMMEM_E_IO names the path). */
+int llmmem__read_file(char **out, size_t *len, const char *path);
+
+/* HF config.json -> model fields (hfconfig.c). */
+int llmmem__model_from_json_doc(struct llmmem_model *m, const llmmem__json *doc,
+                                const llmmem__jnode *root);
+
+#endif /* LLMMEM_INPUT_INPUT_H */

@@ -1,0 +1,177 @@
+/* The optimizer catalogue: state layout and dtype of each implementation, and
+ * the temporaries its step allocates. One row per optimizer. Per-tensor rules
+ * (factored moments, 8-bit thresholds, 2-D-only momentum) read the model's
+ * tensor list (tensors.c). */
+#include "memory/memory.h"
+
+/* How a state tensor is laid out. */
+enum state_kind {
+    ST_NONE = 0,
+    ST_FULL,        /* one tensor like the parameter (torch zeros_like(p)) */
+    ST_FACTORED,    /* Adafactor: rows + cols for >= 2-D, full for vectors (fp32) */
+    ST_8BIT,        /* bitsandbytes: uint8 + fp32 absmax per 256 if n >= 4096, else fp32 */
+    ST_BLOCK,       /* Adam-mini: one value per output row, full for embedding/head */
+    ST_MATRIX_ONLY  /* Muon: momentum for 2-D hidden matrices; the rest go to AdamW */
+};
+
+/* How the step's temporaries scale. */
+enum temp_kind {
+    TMP_NONE = 0,   /* in-place kernels (fused, SGD) */
+    TMP_ALL,        /* foreach: `tmp_states` copies of the whole group */
+    TMP_LARGEST     /* per-parameter loop: copies of the largest tensor */
+};
+
+typedef struct optim_row {
+    const char *name;
+    int states;        /* state tensors of kind `kind` per parameter */
+    int kind;
+    int temp;          /* temp kind for the default (foreach) implementation */
+    int tmp_states;    /* how many state-sized copies that temp holds */
+    int loop_copies;   /* copies of the largest tensor in the for-loop implementation */
+    bool scalar_state; /* a 0-dim tensor per parameter on the GPU (512-byte block) */
+    const char *source;
+} optim_row;
+
+/* Order = enum llmmem__optim. Temporaries read from each implementation:
+ * torch/optim/adamw.py _multi_tensor_adamw: exp_avg_sq_sqrt = _foreach_sqrt(...)
+ * (one state-sized copy; measured 4.000 B/param fp32 on H200), _single_tensor:
+ * exp_avg_sq.sqrt() / bias_correction2_sqrt (two tensors at once). */
+static const optim_row rows[LLMMEM__OPT_COUNT] = {
+    {"adamw", 2, ST_FULL, TMP_ALL, 1, 2, false, "torch/optim/adamw.py (exp_avg, exp_avg_sq; foreach sqrt copy)"},
+    {"adam", 2, ST_FULL, TMP_ALL, 1, 2, false, "torch/optim/adam.py (exp_avg, exp_avg_sq; foreach sqrt copy)"},
+    {"sgd", 0, ST_NONE, TMP_NONE, 0, 0, false, "torch/optim/sgd.py (no state)"},
+    {"sgd_momentum", 1, ST_FULL, TMP_NONE, 0, 0, false, "torch/optim/sgd.py (momentum_buffer, in-place foreach)"},
+    {"nesterov", 1, ST_FULL, TMP_ALL, 1, 1, false, "torch/optim/sgd.py (momentum_buffer; grads = _foreach_add(grads, bufs))"},
+    {"adagrad", 1, ST_FULL, TMP_ALL, 2, 2, false, "torch/optim/adagrad.py (sum; std and numerator copies)"},
+    {"rmsprop", 1, ST_FULL, TMP_ALL, 1, 1, false, "torch/optim/rmsprop.py (square_avg; sqrt copy)"},
+    {"nadam", 2, ST_FULL, TMP_ALL, 1, 2, false, "torch/optim/nadam.py (exp_avg, exp_avg_sq, mu_product)"},
+    {"radam", 2, ST_FULL, TMP_ALL, 2, 2, false, "torch/optim/radam.py (exp_avg, exp_avg_sq; sqrt and bias-corrected copies)"},
+    {"amsgrad", 3, ST_FULL, TMP_ALL, 1, 2, false, "torch/optim/adam.py amsgrad (+max_exp_avg_sq)"},
+    {"adamax", 2, ST_FULL, TMP_ALL, 2, 2, false, "torch/optim/adamax.py (exp_avg, exp_inf; abs and max copies)"},
+    {"adafactor", 1, ST_FACTORED, TMP_LARGEST, 0, 2, true,
+     "transformers/optimization.py Adafactor (exp_avg_sq_row/col fp32, RMS 0-dim tensor; grad**2 + eps per param)"},
+    {"lion", 1, ST_FULL, TMP_LARGEST, 0, 2, false, "lion-pytorch (exp_avg; clone().mul_().add().sign_() per param)"},
+    {"lamb", 2, ST_FULL, TMP_LARGEST, 0, 2, false, "LAMB (You et al. 2019) as in apex/timm: exp_avg, exp_avg_sq; update per param"},
+    {"sparse_adam", 2, ST_FULL, TMP_LARGEST, 0, 2, false, "torch/optim/sparse_adam.py (dense exp_avg, exp_avg_sq)"},
+    {"adam_mini", 1, ST_BLOCK, TMP_LARGEST, 0, 1, false,
+     "Adam-mini (Zhang et al. 2024): full m, one v per row block; embedding/head keep full v"},
+    {"muon", 1, ST_MATRIX_ONLY, TMP_LARGEST, 0, 2, false,
+     "torch/optim/muon.py (momentum_buffer for 2-D matrices; others AdamW; Newton-Schulz X, X X^T)"},
+    {"adamw_8bit", 2, ST_8BIT, TMP_NONE, 0, 0, false,
+     "bitsandbytes/optim/optimizer.py Optimizer2State (uint8 state1/2 + fp32 absmax per 256 if n >= 4096)"},
+    {"paged_adamw_8bit", 2, ST_8BIT, TMP_NONE, 0, 0, false, "bitsandbytes paged AdamW8bit (managed memory)"},
+    {"adam_8bit", 2, ST_8BIT, TMP_NONE, 0, 0, false, "bitsandbytes Adam8bit"},
+    {"paged_adam_8bit", 2, ST_8BIT, TMP_NONE, 0, 0, false, "bitsandbytes paged Adam8bit (managed memory)"},
+};
+
+const char *llmmem__optim_source(int id)
+{
+    return id >= 0 && id < LLMMEM__OPT_COUNT ? rows[id].source : "";
+}
+
+bool llmmem__optim_paged(int id)
+{
+    return id == LLMMEM__OPT_PAGED_ADAMW_8BIT || id == LLMMEM__OPT_PAGED_ADAM_8BIT;
+}
+
+/* bitsandbytes: min_8bit_size = 4096, blocksize 256 (functional.py). */
+#define BNB_MIN_8BIT 4096
+#define BNB_BLOCK 256
+
+static uint64_t state_of_tensor(const optim_row *r, const llmmem__tensor *x, int sb, bool embed_like,
+                                llmmem__ovf *o)
+{
+    const uint64_t n = llmmem__mul(o, (uint64_t)x->rows, (uint64_t)x->cols);
+    switch (r->kind) {
+    case ST_FULL:
+        return llmmem__mul3(o, n, (uint64_t)sb, (uint64_t)r->states);
+    case ST_FACTORED: /* fp32 rows + cols for matrices, full for vectors */
+        if (x->cols > 1)
+            return llmmem__alloc_block(4 * (uint64_t)x->rows) + llmmem__alloc_block(4 * (uint64_t)x->cols);
+        return llmmem__alloc_block(llmmem__mul(o, n, 4));
+    case ST_8BIT:
+        if (n >= BNB_MIN_8BIT)
+            return llmmem__mul(o, 2, llmmem__add(o, n, 4 * llmmem__ceil_div(n, BNB_BLOCK)));
+        return llmmem__mul(o, n, 8);
+    case ST_BLOCK: /* m full; v one per row, full for embedding/head */
+        return llmmem__add(o, llmmem__mul(o, n, (uint64_t)sb),
+                           embed_like ? llmmem__mul(o, n, (uint64_t)sb) : (uint64_t)x->rows * sb);
+    case ST_MATRIX_ONLY: /* momentum for hidden matrices; AdamW (2 states) otherwise */
+        if (x->cols > 1 && !embed_like)
+            return llmmem__mul(o, n, (uint64_t)sb);
+        return llmmem__mul3(o, n, (uint64_t)sb, 2);
+    default:
+        return 0;
+    }
+}
+
+int llmmem__optim_compute(llmmem__optim_bytes *out, int optim, int impl, const llmmem__tensors *ts,
+                          const llmmem__lora_shape *lora, int state_bytes, llmmem__ovf *o)
+{
+    if (optim < 0 || optim >= LLMMEM__OPT_COUNT)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "unknown optimizer %d", optim);
+    const optim_row *r = &rows[optim];
+    out->state = 0;
+    out->transient = 0;
+    uint64_t largest = 0, total_elems = 0;
+    int64_t tensors = 0;
+    if (lora) {
+        /* Adapters: lora_A (r x in) and lora_B (out x r) per module. */
+        for (int i = 0; i < lora->n; i++) {
+            llmmem__tensor a = {"lora_A", LLMMEM__T_ATTN, lora->rank, lora->in[i], 1, true};
+            llmmem__tensor b = {"lora_B", LLMMEM__T_ATTN, lora->out[i], lora->rank, 1, true};
+            for (int k = 0; k < 2; k++) {
+                const llmmem__tensor *x = k ? &b : &a;
+                uint64_t s = state_of_tensor(r, x, state_bytes, false, o);
+                out->state = llmmem__add(o, out->state, llmmem__mul(o, s, (uint64_t)lora->count[i]));
+                uint64_t n = (uint64_t)x->rows * (uint64_t)x->cols;
+                largest = llmmem__max(largest, n);
+                total_elems = llmmem__add(o, total_elems, llmmem__mul(o, n, (uint64_t)lora->count[i]));
+                tensors += lora->count[i];
+            }
+        }
+    } else {
+        for (int i = 0; i < ts->n; i++) {
+            const llmmem__tensor *x = &ts->t[i];
+            bool embed_like = x->kind == LLMMEM__T_EMBED || x->kind == LLMMEM__T_HEAD;
+            uint64_t s = state_of_tensor(r, x, state_bytes, embed_like, o);
+            out->state = llmmem__add(o, out->state, llmmem__mul(o, s, (uint64_t)x->count));
+            uint64_t n = llmmem__mul(o, (uint64_t)x->rows, (uint64_t)x->cols);
+            largest = llmmem__max(largest, n);
+            total_elems = llmmem__add(o, total_elems, llmmem__mul(o, n, (uint64_t)x->count));
+            tensors += x->count;
+        }
+    }
+    /* 0-dim tensors per parameter on the GPU: the fused/capturable `step`
+     * (torch/optim/adam.py _init_group) and Adafactor's RMS; one 512-byte
+     * block each. */
+    bool scalar = r->scalar_state || (impl == LLMMEM__IMPL_FUSED && r->kind == ST_FULL);
+    if (scalar)
+        out->state = llmmem__add(o, out->state, llmmem__mul(o, (uint64_t)tensors, 512));
+    int temp = r->temp;
+    if (impl == LLMMEM__IMPL_FUSED && r->kind == ST_FULL)
+        temp = TMP_NONE; /* fused kernels update in place (H200: no step peak) */
+    else if (impl == LLMMEM__IMPL_FORLOOP && temp == TMP_ALL)
+        temp = TMP_LARGEST;
+    if (temp == TMP_ALL)
+        out->transient = llmmem__mul3(o, total_elems, (uint64_t)state_bytes, (uint64_t)r->tmp_states);
+    else if (temp == TMP_LARGEST) {
+        /* Adafactor (transformers optimization.py Adafactor.step) works in
+         * fp32: the update and its replacement (_approx_sq_grad, then
+         * `-update`) for the largest parameter, and for 16-bit parameters
+         * also `grad.float()` and `p.float()` (16 B per element in all; the
+         * probe's p13, gpt2-medium bf16, measured 16 B x the 51.5 M-element
+         * embedding). */
+        uint64_t eb = r->kind == ST_FACTORED ? 4 : (uint64_t)state_bytes;
+        uint64_t copies = (uint64_t)r->loop_copies + (r->kind == ST_FACTORED && state_bytes < 4 ? 2 : 0);
+        out->transient = llmmem__mul3(o, largest, eb, copies);
+    }
+    return LLMMEM_OK;
+}
+
+void llmmem__optim_engine_fused(struct llmmem__states *st, const struct llmmem_config *c)
+{
+    bool adam = c->optimizer == LLMMEM__OPT_ADAMW || c->optimizer == LLMMEM__OPT_ADAM;
+    if (adam && c->optimizer_impl != LLMMEM__IMPL_FORLOOP)
+        st->optim_transient = 0;
+}

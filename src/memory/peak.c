@@ -1,0 +1,81 @@
+/* The peak of a result: each phase summed, the peak phase, the allocator model,
+ * the CUDA context and the fit against the GPU; a calibration profile applied
+ * to the components first. */
+#include "memory/memory.h"
+
+#include <math.h>
+
+int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c)
+{
+    llmmem__ovf o = {false};
+    llmmem__calib_apply(r, c);
+    int peak_phase = -1;
+    uint64_t peak = 0;
+    for (int ph = 0; ph < LLMMEM__PHASES; ph++) {
+        if (!r->phase_used[ph])
+            continue;
+        uint64_t t = llmmem__result_phase_total(r, ph, &o);
+        if (peak_phase < 0 || t > peak) {
+            peak = t;
+            peak_phase = ph;
+        }
+    }
+    if (peak_phase < 0)
+        return llmmem__error(LLMMEM_E_INTERNAL, "estimate produced no phase");
+    const llmmem__gpu *g = llmmem__gpu_at((int)c->gpu);
+    if (!g)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "gpu index %lld is not in the GPU table",
+                             (long long)c->gpu);
+    uint64_t reserved = llmmem__alloc_reserved(peak, r->largest_block, r->checkpointing,
+                                               c->expandable_segments != 0);
+    if (c->calibrated && c->calib_reserved != 1.0) {
+        double head = (double)(reserved - peak) * c->calib_reserved;
+        /* 1.8e19 < 2^64: the conversion is defined below it; above, an overflow */
+        if (head >= 1.8e19)
+            o.overflow = true;
+        else
+            reserved = llmmem__add(&o, peak, (uint64_t)(head > 0 ? head : 0));
+    }
+    uint64_t ctx = c->cuda_context_bytes >= 0 ? (uint64_t)c->cuda_context_bytes : g->cuda_context_bytes;
+    if (c->calibrated && c->calib_context_bytes >= 0)
+        ctx = (uint64_t)c->calib_context_bytes;
+    uint64_t total = llmmem__add(&o, reserved, ctx);
+    uint64_t cap = c->gpu_memory_bytes > 0 ? (uint64_t)c->gpu_memory_bytes : g->memory_bytes;
+    /* headroom_bytes is int64: total - cap beyond INT64_MAX has no representation */
+    if (total > cap && total - cap > (uint64_t)INT64_MAX)
+        o.overflow = true;
+    if (o.overflow)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
+                             "estimate overflows 64-bit byte counts (the workload is too large to represent)");
+    if (r->stage_count == 0) {
+        r->stage_count = 1;
+        r->stage_peak[0] = peak;
+    }
+    llmmem__result_set_u64(r, LLMMEM_R_PEAK_ALLOCATED_BYTES, peak);
+    llmmem__result_set_u64(r, LLMMEM_R_PEAK_RESERVED_BYTES, reserved);
+    llmmem__result_set_u64(r, LLMMEM_R_CUDA_CONTEXT_BYTES, ctx);
+    llmmem__result_set_u64(r, LLMMEM_R_TOTAL_BYTES_PER_GPU, total);
+    llmmem__result_set_u64(r, LLMMEM_R_GPU_MEMORY_BYTES, cap);
+    llmmem__result_set_i64(r, LLMMEM_R_PEAK_PHASE, peak_phase);
+    llmmem__result_set_i64(r, LLMMEM_R_FITS, total <= cap);
+    llmmem__result_set_f64(r, LLMMEM_R_UTILIZATION, cap ? (double)total / (double)cap : 0.0);
+    llmmem__result_set_i64(r, LLMMEM_R_HEADROOM_BYTES,
+                           total <= cap ? (int64_t)(cap - total) : -(int64_t)(total - cap));
+    if (r->v[LLMMEM_R_PIPELINE_STAGES - LLMMEM_R_PARAMS].i == 0)
+        llmmem__result_set_i64(r, LLMMEM_R_PIPELINE_STAGES, r->stage_count);
+    return LLMMEM_OK;
+}
+
+void llmmem__calib_apply(struct llmmem_result *r, const struct llmmem_config *c)
+{
+    if (!c->calibrated)
+        return;
+    for (int ph = 0; ph < LLMMEM__PHASES; ph++)
+        for (int k = 0; k < LLMMEM__COMPONENTS; k++) {
+            double s = c->calib_component[k];
+            if (s != 1.0 && r->bytes[ph][k]) {
+                double v = (double)r->bytes[ph][k] * s;
+                r->bytes[ph][k] = v >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(v);
+            }
+        }
+}

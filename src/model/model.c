@@ -1,0 +1,757 @@
+/* Models: exact parameter counts from the architecture fields, the public
+ * llmmem_model_* API, raw models described by numbers.
+ *
+ * Counts equal sum(p.numel() for p in model.parameters()) of the HF class
+ * (huggingface/transformers src/transformers/models/<type>/modeling_<type>.py);
+ * per-family layouts are in shared research formulas.md 1.2 and in the
+ * comments below. Buffers (rotary inv_freq, DeepSeek-V3's
+ * e_score_correction_bias, which modular_deepseek_v3.py registers with
+ * register_buffer) are not parameters. */
+#include "model/model.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void llmmem__model_note(struct llmmem_model *m, const char *fmt, ...)
+{
+    if (!m || m->note_count >= LLMMEM__MAX_NOTES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->notes[m->note_count], LLMMEM__NOTE_MAX, fmt, ap);
+    va_end(ap);
+    m->note_count++;
+}
+
+/* ---- counting --------------------------------------------------------------- */
+
+static uint64_t norm_size(int kind, int64_t n)
+{
+    switch (kind) {
+    case LLMMEM__NORM_RMS:
+    case LLMMEM__NORM_LAYER_NOBIAS:
+        return (uint64_t)n; /* weight */
+    case LLMMEM__NORM_LAYER:
+        return 2 * (uint64_t)n; /* weight + bias */
+    default:
+        return 0; /* OLMo's non-parametric LayerNorm (modeling_olmo.py OlmoLayerNorm) */
+    }
+}
+
+typedef struct counts {
+    uint64_t emb, attn, mlp, experts, router, norm, head;
+    uint64_t expert_one;   /* one routed expert (weights + biases) */
+    uint64_t largest;      /* largest single module's own parameters */
+    uint64_t linear_total; /* nn.Linear / Conv1D weights + biases over all layers */
+} counts;
+
+static void upd(uint64_t *mx, uint64_t v)
+{
+    if (v > *mx)
+        *mx = v;
+}
+
+static int count_all(counts *k, const struct llmmem_model *m)
+{
+    memset(k, 0, sizeof *k);
+    llmmem__ovf o = {0};
+    const uint64_t V = (uint64_t)m->vocab_size, h = (uint64_t)m->hidden_size,
+                   L = (uint64_t)m->num_layers, a = (uint64_t)m->num_heads,
+                   kv = (uint64_t)m->num_kv_heads, d = (uint64_t)m->head_dim,
+                   f = (uint64_t)m->intermediate_size;
+    const int fam = m->family;
+
+    /* embeddings: embed_tokens / wte / word_embeddings / embed_in (V x h) */
+    uint64_t tok = llmmem__mul(&o, V, h);
+    k->emb = tok;
+    upd(&k->largest, tok);
+    if (fam == LLMMEM__FAM_GPT2) { /* wpe: n_positions x h (modeling_gpt2.py) */
+        uint64_t pos = llmmem__mul(&o, (uint64_t)m->max_positions, h);
+        k->emb = llmmem__add(&o, k->emb, pos);
+        upd(&k->largest, pos);
+    } else if (fam == LLMMEM__FAM_OPT) { /* OPTLearnedPositionalEmbedding: offset 2 */
+        uint64_t pos = llmmem__mul(&o, (uint64_t)m->max_positions + 2, h);
+        k->emb = llmmem__add(&o, k->emb, pos);
+        upd(&k->largest, pos);
+    }
+
+    /* attention, one layer */
+    uint64_t attn = 0, attn_lin = 0, qkn = 0;
+    if (fam == LLMMEM__FAM_DEEPSEEK) {
+        /* modular_deepseek_v3.py DeepseekV3Attention (MLA) */
+        const uint64_t ql = (uint64_t)m->q_lora_rank, kvl = (uint64_t)m->kv_lora_rank,
+                       dn = (uint64_t)m->qk_nope_head_dim, dr = (uint64_t)m->qk_rope_head_dim,
+                       dv = (uint64_t)m->v_head_dim, bias = m->attention_bias;
+        uint64_t q;
+        if (ql) {
+            uint64_t qa = llmmem__mul(&o, h, ql) + bias * ql;  /* q_a_proj */
+            uint64_t qb = llmmem__mul3(&o, ql, a, dn + dr);   /* q_b_proj */
+            q = llmmem__add(&o, qa, qb);
+            upd(&k->largest, qa);
+            upd(&k->largest, qb);
+            qkn += ql; /* q_a_layernorm */
+        } else {
+            q = llmmem__mul3(&o, h, a, dn + dr); /* q_proj, bias=False */
+            upd(&k->largest, q);
+        }
+        uint64_t kva = llmmem__mul(&o, h, kvl + dr) + bias * (kvl + dr); /* kv_a_proj_with_mqa */
+        uint64_t kvb = llmmem__mul3(&o, kvl, a, dn + dv);                 /* kv_b_proj */
+        uint64_t op = llmmem__mul3(&o, a, dv, h) + bias * h;              /* o_proj */
+        qkn += kvl;                                                        /* kv_a_layernorm */
+        attn = llmmem__add(&o, llmmem__add(&o, q, kva), llmmem__add(&o, kvb, op));
+        attn_lin = attn;
+        upd(&k->largest, kva);
+        upd(&k->largest, kvb);
+        upd(&k->largest, op);
+    } else {
+        uint64_t qd = llmmem__mul(&o, a, d), kd = llmmem__mul(&o, kv, d);
+        uint64_t qw = llmmem__mul(&o, h, qd), kw = llmmem__mul(&o, h, kd), ow = llmmem__mul(&o, qd, h);
+        uint64_t qb = m->attention_bias ? qd : 0, kb = m->attention_bias ? kd : 0;
+        uint64_t ob = m->o_bias ? h : 0;
+        attn = qw + qb + 2 * (kw + kb) + ow + ob;
+        attn_lin = attn;
+        /* fused qkv modules: GPT-2 c_attn, NeoX query_key_value, Falcon, Phi-3 qkv_proj */
+        if (fam == LLMMEM__FAM_GPT2 || fam == LLMMEM__FAM_GPT_NEOX || fam == LLMMEM__FAM_FALCON ||
+            fam == LLMMEM__FAM_PHI3)
+            upd(&k->largest, qw + qb + 2 * (kw + kb));
+        else
+            upd(&k->largest, qw + qb);
+        upd(&k->largest, ow + ob);
+        if (fam == LLMMEM__FAM_GPT_OSS)
+            attn += a; /* GptOssAttention.sinks: one per head */
+        if (m->qk_norm) {
+            if (fam == LLMMEM__FAM_PHI)
+                qkn = 2 * norm_size(LLMMEM__NORM_LAYER, (int64_t)d); /* q_layernorm, k_layernorm */
+            else if (fam == LLMMEM__FAM_OLMO)
+                qkn = qd + kd; /* OLMo-2/OLMoE q_norm, k_norm over the full projection */
+            else
+                qkn = 2 * d; /* Qwen3/Gemma-3 q_norm, k_norm over head_dim */
+        }
+    }
+    k->attn = llmmem__mul(&o, attn, L);
+
+    /* norms */
+    uint64_t per_layer_norm = llmmem__mul(&o, (uint64_t)m->norms_per_layer, norm_size(m->norm, m->hidden_size));
+    k->norm = llmmem__add(&o, llmmem__mul(&o, per_layer_norm + qkn, L), norm_size(m->norm, m->hidden_size));
+
+    /* dense MLP, one layer */
+    uint64_t dense;
+    if (m->gated_mlp) {
+        dense = llmmem__mul3(&o, 3, h, f) + (m->mlp_bias ? 2 * f + h : 0);
+        if (fam == LLMMEM__FAM_PHI3)
+            upd(&k->largest, llmmem__mul3(&o, 2, h, f)); /* gate_up_proj */
+        else
+            upd(&k->largest, llmmem__mul(&o, h, f) + (m->mlp_bias ? f : 0));
+    } else {
+        dense = llmmem__mul3(&o, 2, h, f) + (m->mlp_bias ? f + h : 0);
+        upd(&k->largest, llmmem__mul(&o, h, f) + (m->mlp_bias ? f : 0));
+    }
+    uint64_t n_moe = m->num_experts > 0 ? (uint64_t)m->num_moe_layers : 0;
+    if (n_moe > L)
+        n_moe = L;
+    uint64_t n_dense = L - n_moe;
+    k->mlp = llmmem__mul(&o, dense, n_dense);
+    k->linear_total = llmmem__mul(&o, attn_lin, L);
+    k->linear_total = llmmem__add(&o, k->linear_total, llmmem__mul(&o, dense, n_dense));
+    if (n_moe) {
+        const uint64_t E = (uint64_t)m->num_experts, mf = (uint64_t)m->moe_intermediate_size;
+        /* one expert: gate+up+down (MixtralExperts gate_up_proj [E,2mf,h], down_proj [E,h,mf]);
+         * gpt-oss adds gate_up_proj_bias [E,2mf] and down_proj_bias [E,h] */
+        k->expert_one = llmmem__mul3(&o, 3, h, mf) + (m->mlp_bias ? 2 * mf + h : 0);
+        uint64_t experts = llmmem__mul(&o, E, k->expert_one);
+        upd(&k->largest, experts); /* the fused experts module holds all of them */
+        /* router: gate / router Linear(h, E), bias only in gpt-oss (GptOssTopKRouter) */
+        uint64_t router = llmmem__mul(&o, h, E) + (fam == LLMMEM__FAM_GPT_OSS ? E : 0);
+        uint64_t shared = 0;
+        if (m->shared_expert_intermediate_size > 0) {
+            shared = llmmem__mul3(&o, 3, h, (uint64_t)m->shared_expert_intermediate_size);
+            upd(&k->largest, llmmem__mul(&o, h, (uint64_t)m->shared_expert_intermediate_size));
+        }
+        if (m->shared_expert_gate)
+            router += h; /* Qwen2MoeSparseMoeBlock.shared_expert_gate: Linear(h, 1) */
+        k->experts = llmmem__mul(&o, experts, n_moe);
+        k->router = llmmem__mul(&o, router, n_moe);
+        k->mlp = llmmem__add(&o, k->mlp, llmmem__mul(&o, experts + shared, n_moe));
+        k->linear_total = llmmem__add(&o, k->linear_total, llmmem__mul(&o, router + shared, n_moe));
+    }
+
+    /* output head: lm_head (V x h) unless tied; Phi and GPT-J lm_head have a bias */
+    bool head_bias = fam == LLMMEM__FAM_PHI || fam == LLMMEM__FAM_GPTJ;
+    k->head = (m->tie_embeddings ? 0 : tok) + (head_bias ? V : 0);
+    upd(&k->largest, k->head);
+    return o.overflow ? -1 : 0;
+}
+
+int llmmem__model_count(struct llmmem_model *m)
+{
+    if (!m)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem__model_count: NULL model");
+    if (m->hidden_size <= 0 || m->num_layers <= 0 || m->num_heads <= 0 || m->vocab_size <= 0) {
+        m->params = m->params_embedding = m->params_attention = m->params_mlp = 0;
+        m->params_experts = m->params_router = m->params_norm = m->params_head = 0;
+        m->params_active = m->largest_module_params = m->layer_linear_params = 0;
+        if (m->vision_params < 0)
+            return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model: negative vision parameters");
+        return 0;
+    }
+    counts k;
+    if (count_all(&k, m) != 0)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
+                             "model \"%s\": parameter count overflows 64 bits (hidden_size %lld, "
+                             "num_layers %lld, vocab_size %lld)",
+                             m->model_type, (long long)m->hidden_size, (long long)m->num_layers,
+                             (long long)m->vocab_size);
+    llmmem__ovf o = {0};
+    uint64_t total = k.emb;
+    total = llmmem__add(&o, total, k.attn);
+    total = llmmem__add(&o, total, k.mlp);
+    total = llmmem__add(&o, total, k.router);
+    total = llmmem__add(&o, total, k.norm);
+    total = llmmem__add(&o, total, k.head);
+    total = llmmem__add(&o, total, (uint64_t)(m->vision_params > 0 ? m->vision_params : 0));
+    if (o.overflow || total > (uint64_t)INT64_MAX)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model \"%s\": parameter count overflows",
+                             m->model_type);
+    m->params = (int64_t)total;
+    m->params_embedding = (int64_t)k.emb;
+    m->params_attention = (int64_t)k.attn;
+    m->params_mlp = (int64_t)k.mlp;
+    m->params_experts = (int64_t)k.experts;
+    m->params_router = (int64_t)k.router;
+    m->params_norm = (int64_t)k.norm;
+    m->params_head = (int64_t)k.head;
+    /* Active per token: everything except the routed experts a token does not use
+     * (formulas.md 1.3: total - n_moe_layers * (E - top_k) * expert_size);
+     * embeddings, head and shared experts included. */
+    uint64_t idle = 0;
+    if (m->num_experts > 0 && m->num_moe_layers > 0) {
+        int64_t topk = m->experts_per_token > 0 ? m->experts_per_token : 1;
+        if (topk > m->num_experts)
+            topk = m->num_experts;
+        idle = llmmem__mul3(&o, (uint64_t)(m->num_moe_layers < m->num_layers ? m->num_moe_layers
+                                                                             : m->num_layers),
+                            (uint64_t)(m->num_experts - topk), k.expert_one);
+    }
+    m->params_active = (int64_t)(total - (idle < total ? idle : total));
+    m->largest_module_params = (int64_t)k.largest;
+    m->layer_linear_params = (int64_t)(k.linear_total / (uint64_t)m->num_layers);
+    if (o.overflow)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model: overflow");
+    /* The parameter tensors, once per model, for the estimators (tensors.c). */
+    llmmem__tensors_of(&m->tensors, m);
+    return 0;
+}
+
+int llmmem__model_validate(const struct llmmem_model *m)
+{
+    if (!m)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "model: NULL");
+    if (m->hidden_size <= 0 || m->num_layers <= 0)
+        return llmmem__error(LLMMEM_E_SCHEMA, "model \"%s\": no shape: set num_parameters, or "
+                                              "hidden_size and num_hidden_layers",
+                             m->model_type);
+    const struct {
+        const char *name;
+        int64_t v;
+    } pos[] = {{"vocab_size", m->vocab_size},
+               {"num_attention_heads", m->num_heads},
+               {"num_key_value_heads", m->num_kv_heads},
+               {"head_dim", m->head_dim},
+               {"intermediate_size", m->intermediate_size},
+               {"max_position_embeddings", m->max_positions}};
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(pos); i++)
+        if (pos[i].v <= 0)
+            return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model \"%s\": %s must be positive, got %lld",
+                                 m->model_type, pos[i].name, (long long)pos[i].v);
+    if (m->family != LLMMEM__FAM_DEEPSEEK && m->num_heads % m->num_kv_heads != 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "model \"%s\": num_attention_heads %lld is not a multiple of "
+                             "num_key_value_heads %lld",
+                             m->model_type, (long long)m->num_heads, (long long)m->num_kv_heads);
+    if (m->num_experts < 0 || m->experts_per_token < 0 ||
+        (m->num_experts > 0 && m->experts_per_token > m->num_experts))
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "model \"%s\": num_experts_per_tok %lld with %lld experts",
+                             m->model_type, (long long)m->experts_per_token,
+                             (long long)m->num_experts);
+    if (m->num_experts > 0 && m->moe_intermediate_size <= 0)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
+                             "model \"%s\": moe_intermediate_size must be positive", m->model_type);
+    if (m->params <= 0)
+        return llmmem__error(LLMMEM_E_INTERNAL, "model \"%s\": no parameters counted",
+                             m->model_type);
+    return 0;
+}
+
+/* ---- keys ---------------------------------------------------------------------- */
+
+typedef struct key_info {
+    int key;
+    const char *name;
+    size_t off; /* int64_t field, or SIZE_MAX for special ones */
+    bool read_only;
+    int64_t lo;
+    const char *aliases; /* comma-separated, for llmmem_model_set */
+} key_info;
+
+#define F(x) offsetof(struct llmmem_model, x)
+#define SPECIAL ((size_t)-1)
+static const key_info keys[] = {
+    {LLMMEM_M_NUM_LAYERS, "num_hidden_layers", F(num_layers), false, 1, "num_layers,layers,n_layer"},
+    {LLMMEM_M_HIDDEN_SIZE, "hidden_size", F(hidden_size), false, 1, "hidden,n_embd,d_model"},
+    {LLMMEM_M_NUM_HEADS, "num_attention_heads", F(num_heads), false, 1, "num_heads,heads,n_head"},
+    {LLMMEM_M_NUM_KV_HEADS, "num_key_value_heads", F(num_kv_heads), false, 1, "num_kv_heads,kv_heads"},
+    {LLMMEM_M_HEAD_DIM, "head_dim", F(head_dim), false, 1, ""},
+    {LLMMEM_M_INTERMEDIATE_SIZE, "intermediate_size", F(intermediate_size), false, 1, "ffn,ffn_dim,n_inner"},
+    {LLMMEM_M_VOCAB_SIZE, "vocab_size", F(vocab_size), false, 1, "vocab"},
+    {LLMMEM_M_MAX_POSITIONS, "max_position_embeddings", F(max_positions), false, 1, "max_positions,n_positions"},
+    {LLMMEM_M_NUM_EXPERTS, "num_experts", F(num_experts), false, 0, "num_local_experts,experts"},
+    {LLMMEM_M_EXPERTS_PER_TOKEN, "num_experts_per_tok", F(experts_per_token), false, 0, "experts_per_token,top_k"},
+    {LLMMEM_M_MOE_INTERMEDIATE_SIZE, "moe_intermediate_size", F(moe_intermediate_size), false, 1, ""},
+    {LLMMEM_M_TIE_EMBEDDINGS, "tie_word_embeddings", SPECIAL, false, 0, "tie_embeddings,tie"},
+    {LLMMEM_M_SLIDING_WINDOW, "sliding_window", F(sliding_window), false, 0, ""},
+    {LLMMEM_M_NUM_PARAMETERS, "num_parameters", SPECIAL, false, 1, "size,model_size,num_params"},
+    {LLMMEM_M_PARAMS, "params", F(params), true, 0, ""},
+    {LLMMEM_M_PARAMS_EMBEDDING, "params_embedding", F(params_embedding), true, 0, ""},
+    {LLMMEM_M_PARAMS_ATTENTION, "params_attention", F(params_attention), true, 0, ""},
+    {LLMMEM_M_PARAMS_MLP, "params_mlp", F(params_mlp), true, 0, ""},
+    {LLMMEM_M_PARAMS_NORM, "params_norm", F(params_norm), true, 0, ""},
+    {LLMMEM_M_PARAMS_HEAD, "params_head", F(params_head), true, 0, ""},
+    {LLMMEM_M_PARAMS_VISION, "params_vision", F(vision_params), true, 0, ""},
+    {LLMMEM_M_PARAMS_ACTIVE, "params_active", F(params_active), true, 0, ""},
+    {LLMMEM_M_PARAMS_ROUTER, "params_router", F(params_router), true, 0, ""},
+    {LLMMEM_M_PARAMS_EXPERTS, "params_experts", F(params_experts), true, 0, ""},
+};
+#undef F
+
+static const key_info *key_find(int key)
+{
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(keys); i++)
+        if (keys[i].key == key)
+            return &keys[i];
+    return NULL;
+}
+
+static bool in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncasecmp(p, name, n) == 0)
+            return true;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return false;
+}
+
+static const key_info *key_by_name(const char *name)
+{
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(keys); i++)
+        if (strcasecmp(keys[i].name, name) == 0 || in_list(keys[i].aliases, name))
+            return &keys[i];
+    return NULL;
+}
+
+const char *llmmem_model_key_name(int key)
+{
+    const key_info *k = key_find(key);
+    return k ? k->name : NULL;
+}
+
+int llmmem_model_key_count(void) { return (int)LLMMEM_ARRAY_LEN(keys); }
+
+int llmmem_model_key_at(int index)
+{
+    if (index < 0 || index >= (int)LLMMEM_ARRAY_LEN(keys))
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "model key index %d out of range [0, %d)", index,
+                             (int)LLMMEM_ARRAY_LEN(keys));
+    return keys[index].key;
+}
+
+/* ---- raw models ------------------------------------------------------------------ */
+
+static bool is_raw(const struct llmmem_model *m) { return strcmp(m->model_type, "raw") == 0; }
+
+static int64_t round_up(int64_t v, int64_t mult) { return (v + mult - 1) / mult * mult; }
+
+/* Heads for a raw hidden size: head_dim 128 where it divides (Llama-2/3), else 64, else 1 head. */
+static int64_t raw_heads(int64_t h)
+{
+    if (h % 128 == 0)
+        return h / 128;
+    if (h % 64 == 0)
+        return h / 64;
+    return 1;
+}
+
+/* Exact count of a llama-like raw shape, without touching the model. */
+static int64_t raw_count(struct llmmem_model *m)
+{
+    struct llmmem_model t = *m;
+    if (llmmem__model_count(&t) != 0)
+        return INT64_MAX;
+    return t.params;
+}
+
+/* Shape from a size alone (docs/models.md "Raw models"): Llama-2's aspect ratio
+ * hidden = 128 * layers, head_dim 128, MHA, SwiGLU; the layer count that comes
+ * closest to the target is taken, then intermediate_size is solved so that the
+ * total lands within 3 * hidden * layers of the target. */
+static void derive_from_size(struct llmmem_model *m, int64_t target)
+{
+    if (m->vocab_size <= 0)
+        m->vocab_size = 32000;
+    if (m->max_positions <= 0)
+        m->max_positions = 4096;
+    int64_t best_L = 1, best_err = INT64_MAX;
+    for (int64_t L = 1; L <= 256; L++) {
+        m->num_layers = L;
+        m->hidden_size = 128 * L;
+        m->num_heads = m->num_kv_heads = L;
+        m->head_dim = 128;
+        m->intermediate_size = round_up(8 * m->hidden_size / 3, 256);
+        int64_t c = raw_count(m);
+        int64_t err = c > target ? c - target : target - c;
+        if (err < best_err) {
+            best_err = err;
+            best_L = L;
+        }
+    }
+    int64_t L = best_L, h = 128 * L;
+    m->num_layers = L;
+    m->hidden_size = h;
+    m->num_heads = m->num_kv_heads = L;
+    m->head_dim = 128;
+    m->intermediate_size = 1;
+    int64_t base = raw_count(m) - 3 * h * L; /* everything but the MLP width */
+    int64_t f = (target - base + (3 * h * L) / 2) / (3 * h * L) + 1;
+    m->intermediate_size = f < 1 ? 1 : f;
+}
+
+static void raw_fill(struct llmmem_model *m, int64_t target)
+{
+    m->note_count = 0;
+    if (target > 0) {
+        derive_from_size(m, target);
+        m->from_size_only = true;
+        llmmem__model_count(m);
+        llmmem__model_note(m, "shape derived from num_parameters=%lld (hidden = 128 x layers, "
+                              "head_dim 128, SwiGLU): parameter counts are approximate",
+                           (long long)target);
+        llmmem__model_note(m, "derived: %lld layers, hidden %lld, %lld heads, intermediate %lld, "
+                              "vocab %lld",
+                           (long long)m->num_layers, (long long)m->hidden_size,
+                           (long long)m->num_heads, (long long)m->intermediate_size,
+                           (long long)m->vocab_size);
+        return;
+    }
+    if (m->hidden_size <= 0 || m->num_layers <= 0)
+        return;
+    int64_t h = m->hidden_size;
+    if (m->num_heads <= 0) {
+        m->num_heads = raw_heads(h);
+        llmmem__model_note(m, "num_attention_heads not given: %lld (head_dim %lld)",
+                           (long long)m->num_heads, (long long)(h / m->num_heads));
+    }
+    if (m->head_dim <= 0)
+        m->head_dim = h / m->num_heads > 0 ? h / m->num_heads : 1;
+    if (m->num_kv_heads <= 0)
+        m->num_kv_heads = m->num_heads;
+    if (m->intermediate_size <= 0) {
+        m->intermediate_size = round_up(8 * h / 3, 256);
+        llmmem__model_note(m, "intermediate_size not given: %lld (8h/3 rounded up to 256, SwiGLU)",
+                           (long long)m->intermediate_size);
+    }
+    if (m->vocab_size <= 0) {
+        m->vocab_size = 32000;
+        llmmem__model_note(m, "vocab_size not given: 32000 (Llama-2)");
+    }
+    if (m->max_positions <= 0)
+        m->max_positions = 4096;
+}
+
+int llmmem_model_new(llmmem_model **out)
+{
+    if (!out)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_model_new: NULL out");
+    struct llmmem_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return llmmem__error(LLMMEM_E_NOMEM, "llmmem_model_new: out of memory");
+    snprintf(m->model_type, sizeof m->model_type, "raw");
+    m->family = LLMMEM__FAM_LLAMA;
+    m->norm = LLMMEM__NORM_RMS;
+    m->norms_per_layer = 2;
+    m->act = LLMMEM__ACT_SILU_GLU;
+    m->gated_mlp = true;
+    m->partial_rotary_factor = 1.0;
+    *out = m;
+    return 0;
+}
+
+int llmmem_model_clone(llmmem_model **out, const llmmem_model *model)
+{
+    if (!out || !model)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_model_clone: NULL argument");
+    struct llmmem_model *m = malloc(sizeof *m);
+    if (!m)
+        return llmmem__error(LLMMEM_E_NOMEM, "llmmem_model_clone: out of memory");
+    *m = *model;
+    *out = m;
+    return 0;
+}
+
+void llmmem_model_free(llmmem_model *model) { free(model); }
+
+int llmmem_model_set_i64(llmmem_model *m, int key, int64_t value)
+{
+    if (!m)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_model_set_i64: NULL model");
+    const key_info *k = key_find(key);
+    if (!k)
+        return llmmem__error(LLMMEM_E_UNKNOWN_PARAM, "model key %d does not exist", key);
+    if (k->read_only)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "model key \"%s\" is a computed count (read only)",
+                             k->name);
+    int64_t hi = key == LLMMEM_M_NUM_PARAMETERS ? INT64_C(1) << 50
+                 : key == LLMMEM_M_TIE_EMBEDDINGS ? 1
+                 : key == LLMMEM_M_NUM_LAYERS     ? 100000
+                                                  : INT64_C(1) << 40;
+    if (value < k->lo || value > hi)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model key \"%s\": %lld is outside [%lld, %lld]",
+                             k->name, (long long)value, (long long)k->lo, (long long)hi);
+    struct llmmem_model t = *m; /* unchanged on error */
+    if (key == LLMMEM_M_NUM_PARAMETERS) {
+        if (!is_raw(&t))
+            return llmmem__error(LLMMEM_E_INCONSISTENT,
+                                 "num_parameters can only describe a raw model (llmmem_model_new); "
+                                 "this one is \"%s\"",
+                                 t.model_type);
+        t.hidden_size = t.num_layers = t.num_heads = t.num_kv_heads = t.head_dim = 0;
+        t.intermediate_size = 0;
+        raw_fill(&t, value);
+    } else {
+        if (key == LLMMEM_M_TIE_EMBEDDINGS)
+            t.tie_embeddings = value != 0;
+        else
+            *(int64_t *)((char *)&t + k->off) = value;
+        if (key == LLMMEM_M_NUM_EXPERTS && value > 0 && t.num_moe_layers == 0)
+            t.num_moe_layers = t.num_layers;
+        if (key == LLMMEM_M_NUM_LAYERS && t.num_experts > 0 && is_raw(&t))
+            t.num_moe_layers = value;
+        if (key == LLMMEM_M_SLIDING_WINDOW)
+            t.num_sliding_layers = value > 0 ? t.num_layers : 0;
+        if (is_raw(&t)) {
+            if (key == LLMMEM_M_HIDDEN_SIZE || key == LLMMEM_M_NUM_HEADS)
+                t.head_dim = t.num_heads > 0 ? t.hidden_size / t.num_heads : 0;
+            if (key == LLMMEM_M_NUM_HEADS && t.from_size_only)
+                t.num_kv_heads = value;
+            if (key == LLMMEM_M_NUM_EXPERTS && value > 0 && t.moe_intermediate_size <= 0)
+                t.moe_intermediate_size = t.intermediate_size;
+            if (key != LLMMEM_M_VOCAB_SIZE && key != LLMMEM_M_MAX_POSITIONS &&
+                key != LLMMEM_M_TIE_EMBEDDINGS)
+                t.from_size_only = false;
+            if (!t.from_size_only)
+                raw_fill(&t, 0);
+        }
+    }
+    int rc = llmmem__model_count(&t);
+    if (rc)
+        return rc;
+    *m = t;
+    return 0;
+}
+
+int llmmem_model_set(llmmem_model *m, const char *name, const char *value)
+{
+    if (!m || !name || !value)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_model_set: NULL argument");
+    const key_info *k = key_by_name(name);
+    if (!k)
+        return llmmem__error(LLMMEM_E_UNKNOWN_PARAM, "no model field named \"%s\"", name);
+    int64_t v;
+    if (k->key == LLMMEM_M_TIE_EMBEDDINGS) {
+        if (strcasecmp(value, "true") == 0 || strcmp(value, "1") == 0)
+            v = 1;
+        else if (strcasecmp(value, "false") == 0 || strcmp(value, "0") == 0)
+            v = 0;
+        else
+            return llmmem__error(LLMMEM_E_PARSE, "%s: expected true or false, got \"%s\"", k->name,
+                                 value);
+    } else {
+        int rc = llmmem__parse_count(&v, value);
+        if (rc)
+            return rc;
+    }
+    return llmmem_model_set_i64(m, k->key, v);
+}
+
+int llmmem_model_get_i64(int64_t *out, const llmmem_model *m, int key)
+{
+    if (!out || !m)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_model_get_i64: NULL argument");
+    const key_info *k = key_find(key);
+    if (!k)
+        return llmmem__error(LLMMEM_E_UNKNOWN_PARAM, "model key %d does not exist", key);
+    if (key == LLMMEM_M_TIE_EMBEDDINGS)
+        *out = m->tie_embeddings;
+    else if (key == LLMMEM_M_NUM_PARAMETERS)
+        *out = m->params;
+    else
+        *out = *(const int64_t *)((const char *)m + k->off);
+    return 0;
+}
+
+int llmmem_model_type(char *buf, size_t cap, size_t *needed, const llmmem_model *m)
+{
+    if (!m || (!buf && cap))
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_model_type: NULL argument");
+    size_t n = strlen(m->model_type) + 1;
+    if (needed)
+        *needed = n;
+    if (cap < n) {
+        if (cap)
+            buf[0] = '\0';
+        return llmmem__error(LLMMEM_E_BUFFER_TOO_SMALL, "llmmem_model_type: needs %zu bytes", n);
+    }
+    memcpy(buf, m->model_type, n);
+    return 0;
+}
+
+int llmmem_model_note_count(const llmmem_model *m) { return m ? m->note_count : 0; }
+
+const char *llmmem_model_note(const llmmem_model *m, int index)
+{
+    if (!m || index < 0 || index >= m->note_count)
+        return NULL;
+    return m->notes[index];
+}
+
+/* ---- JSON ------------------------------------------------------------------------ */
+
+static const char *const family_names[] = {"llama",  "gemma",  "phi",        "phi3",
+                                           "gpt2",   "gpt_neox", "gptj",     "opt",
+                                           "falcon", "olmo",   "starcoder2", "deepseek",
+                                           "gpt_oss"};
+static const char *const norm_names[] = {"rmsnorm", "layernorm", "layernorm_nobias", "nonparametric"};
+static const char *const act_names[] = {"silu_glu", "gelu_tanh_glu", "gelu", "gelu_new", "relu",
+                                        "swiglu_oai"};
+static const char *const dtype_names[] = {"auto", "fp32", "fp16", "bf16", "fp8"};
+static const char *const quant_names[] = {"none", "fp32", "fp16", "bf16", "fp8", "fp8_block",
+                                          "int8", "int4", "nf4", "nf4_dq", "fp4", "gptq",
+                                          "awq", "mxfp4"};
+
+static const char *name_of(const char *const *names, size_t n, int i)
+{
+    return i >= 0 && (size_t)i < n ? names[i] : "unknown";
+}
+
+int llmmem_model_to_json(char *buf, size_t cap, size_t *needed, const llmmem_model *m)
+{
+    if (!m || (!buf && cap))
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_model_to_json: NULL argument");
+    llmmem__buf b = {buf, cap, 0};
+    llmmem__buf_printf(&b, "{\"model_type\": ");
+    llmmem__buf_json_string(&b, m->model_type);
+    llmmem__buf_printf(&b, ", \"name\": ");
+    llmmem__buf_json_string(&b, m->name);
+    llmmem__buf_printf(&b, ", \"family\": \"%s\", \"generic\": %s, \"from_size_only\": %s",
+                       name_of(family_names, LLMMEM_ARRAY_LEN(family_names), m->family),
+                       m->generic ? "true" : "false", m->from_size_only ? "true" : "false");
+    llmmem__buf_printf(&b, ", \"params\": %lld, \"active_params\": %lld", (long long)m->params,
+                       (long long)m->params_active);
+    llmmem__buf_printf(&b,
+                       ", \"components\": {\"embedding\": %lld, \"attention\": %lld, \"mlp\": %lld, "
+                       "\"experts\": %lld, \"router\": %lld, \"norm\": %lld, \"head\": %lld, "
+                       "\"vision\": %lld}",
+                       (long long)m->params_embedding, (long long)m->params_attention,
+                       (long long)m->params_mlp, (long long)m->params_experts,
+                       (long long)m->params_router, (long long)m->params_norm,
+                       (long long)m->params_head, (long long)m->vision_params);
+    llmmem__buf_printf(&b, ", \"largest_module_params\": %lld, \"layer_linear_params\": %lld",
+                       (long long)m->largest_module_params, (long long)m->layer_linear_params);
+    llmmem__buf_printf(&b,
+                       ", \"vocab_size\": %lld, \"hidden_size\": %lld, \"num_hidden_layers\": %lld, "
+                       "\"num_attention_heads\": %lld, \"num_key_value_heads\": %lld, "
+                       "\"head_dim\": %lld, \"intermediate_size\": %lld, "
+                       "\"max_position_embeddings\": %lld",
+                       (long long)m->vocab_size, (long long)m->hidden_size, (long long)m->num_layers,
+                       (long long)m->num_heads, (long long)m->num_kv_heads, (long long)m->head_dim,
+                       (long long)m->intermediate_size, (long long)m->max_positions);
+    llmmem__buf_printf(&b,
+                       ", \"tie_word_embeddings\": %s, \"attention_bias\": %s, \"o_bias\": %s, "
+                       "\"mlp_bias\": %s, \"qk_norm\": %s, \"norm\": \"%s\", \"norms_per_layer\": %d, "
+                       "\"activation\": \"%s\", \"gated_mlp\": %s, \"parallel_block\": %s, "
+                       "\"partial_rotary_factor\": %.17g",
+                       m->tie_embeddings ? "true" : "false", m->attention_bias ? "true" : "false",
+                       m->o_bias ? "true" : "false", m->mlp_bias ? "true" : "false",
+                       m->qk_norm ? "true" : "false",
+                       name_of(norm_names, LLMMEM_ARRAY_LEN(norm_names), m->norm),
+                       m->norms_per_layer, name_of(act_names, LLMMEM_ARRAY_LEN(act_names), m->act),
+                       m->gated_mlp ? "true" : "false", m->parallel_block ? "true" : "false",
+                       m->partial_rotary_factor);
+    llmmem__buf_printf(&b,
+                       ", \"attention_dropout\": %.17g, \"hidden_dropout\": %.17g, "
+                       "\"embedding_dropout\": %.17g",
+                       m->attention_dropout, m->hidden_dropout, m->embedding_dropout);
+    llmmem__buf_printf(&b,
+                       ", \"num_experts\": %lld, \"num_experts_per_tok\": %lld, "
+                       "\"moe_intermediate_size\": %lld, \"shared_expert_intermediate_size\": %lld, "
+                       "\"n_shared_experts\": %lld, \"num_moe_layers\": %lld, "
+                       "\"shared_expert_gate\": %s",
+                       (long long)m->num_experts, (long long)m->experts_per_token,
+                       (long long)m->moe_intermediate_size,
+                       (long long)m->shared_expert_intermediate_size,
+                       (long long)m->n_shared_experts, (long long)m->num_moe_layers,
+                       m->shared_expert_gate ? "true" : "false");
+    llmmem__buf_printf(&b,
+                       ", \"q_lora_rank\": %lld, \"kv_lora_rank\": %lld, \"qk_nope_head_dim\": %lld, "
+                       "\"qk_rope_head_dim\": %lld, \"v_head_dim\": %lld",
+                       (long long)m->q_lora_rank, (long long)m->kv_lora_rank,
+                       (long long)m->qk_nope_head_dim, (long long)m->qk_rope_head_dim,
+                       (long long)m->v_head_dim);
+    llmmem__buf_printf(&b,
+                       ", \"sliding_window\": %lld, \"num_sliding_layers\": %lld, "
+                       "\"torch_dtype\": \"%s\", \"quant_method\": \"%s\", \"quant_bits\": %lld, "
+                       "\"quant_group_size\": %lld",
+                       (long long)m->sliding_window, (long long)m->num_sliding_layers,
+                       name_of(dtype_names, LLMMEM_ARRAY_LEN(dtype_names), m->torch_dtype),
+                       name_of(quant_names, LLMMEM_ARRAY_LEN(quant_names), m->quant_method),
+                       (long long)m->quant_bits, (long long)m->quant_group_size);
+    /* Vision tower (hfconfig.c: llava_vision, qwen2vl_vision, gemma3_vision); null when none. */
+    static const char *const vkind_names[] = {"none", "clip", "siglip", "qwen2_vl"};
+    const struct llmmem__vision_tower *vt = &m->vision;
+    if (vt->kind == LLMMEM__V_NONE) {
+        llmmem__buf_printf(&b, ", \"vision\": null");
+    } else {
+        llmmem__buf_printf(&b,
+                           ", \"vision\": {\"kind\": \"%s\", \"hidden_size\": %lld, "
+                           "\"num_hidden_layers\": %lld, \"num_attention_heads\": %lld, "
+                           "\"intermediate_size\": %lld, \"patch_size\": %lld, \"image_size\": %lld, "
+                           "\"temporal_patch_size\": %lld, \"spatial_merge_size\": %lld, "
+                           "\"tower_params\": %lld, \"projector_params\": %lld, "
+                           "\"feature_layer\": %lld, \"drop_cls\": %s, \"tokens_per_image\": %lld}",
+                           name_of(vkind_names, LLMMEM_ARRAY_LEN(vkind_names), vt->kind),
+                           (long long)vt->hidden, (long long)vt->layers, (long long)vt->heads,
+                           (long long)vt->intermediate, (long long)vt->patch_size,
+                           (long long)vt->image_size, (long long)vt->temporal_patch,
+                           (long long)vt->merge_size,
+                           (long long)(m->vision_params - vt->projector_params),
+                           (long long)vt->projector_params, (long long)vt->feature_layer,
+                           vt->drop_cls ? "true" : "false", (long long)vt->tokens_per_image);
+    }
+    llmmem__buf_printf(&b, ", \"notes\": [");
+    for (int i = 0; i < m->note_count; i++) {
+        if (i)
+            llmmem__buf_printf(&b, ", ");
+        llmmem__buf_json_string(&b, m->notes[i]);
+    }
+    llmmem__buf_printf(&b, "]}");
+    return llmmem__buf_finish(&b, needed);
+}

@@ -1,0 +1,168 @@
+/* Models: the parsed description of a model (struct llmmem_model), its
+ * parameter tensors and exact counts. Not installed. */
+#ifndef LLMMEM_MODEL_MODEL_H
+#define LLMMEM_MODEL_MODEL_H
+
+#include "core/core.h"
+
+enum llmmem__norm { LLMMEM__NORM_RMS = 0, LLMMEM__NORM_LAYER = 1, LLMMEM__NORM_LAYER_NOBIAS = 2,
+                    LLMMEM__NORM_NONPARAM = 3 };
+
+/* How the MLP computes, which decides what autograd keeps. */
+enum llmmem__act {
+    LLMMEM__ACT_SILU_GLU = 0,     /* SwiGLU, act(gate) * up (llama, mistral, qwen) */
+    LLMMEM__ACT_GELU_TANH_GLU = 1, /* GeGLU with gelu_pytorch_tanh (gemma) */
+    LLMMEM__ACT_GELU = 2,          /* fused F.gelu, non-gated (starcoder2, opt relu too) */
+    LLMMEM__ACT_GELU_NEW = 3,      /* NewGELUActivation in Python ops (gpt2, phi, gptj) */
+    LLMMEM__ACT_RELU = 4,          /* non-gated relu (opt) */
+    LLMMEM__ACT_SWIGLU_OAI = 5     /* gpt-oss clamped swiglu on fused gate_up */
+};
+
+enum llmmem__family {
+    LLMMEM__FAM_LLAMA = 0, /* llama-like: pre-norm, separate q/k/v/o, gated MLP */
+    LLMMEM__FAM_GEMMA,
+    LLMMEM__FAM_PHI,       /* phi-1/1.5/2: parallel block, one LayerNorm */
+    LLMMEM__FAM_PHI3,
+    LLMMEM__FAM_GPT2,
+    LLMMEM__FAM_GPT_NEOX,
+    LLMMEM__FAM_GPTJ,
+    LLMMEM__FAM_OPT,
+    LLMMEM__FAM_FALCON,
+    LLMMEM__FAM_OLMO,
+    LLMMEM__FAM_STARCODER2,
+    LLMMEM__FAM_DEEPSEEK,  /* MLA + MoE */
+    LLMMEM__FAM_GPT_OSS,
+    LLMMEM__FAM_COUNT
+};
+
+
+/* ---- parameter tensors (tensors.c) ---------------------------------------- */
+
+enum llmmem__tkind { LLMMEM__T_EMBED = 0, LLMMEM__T_ATTN, LLMMEM__T_MLP, LLMMEM__T_EXPERT,
+                     LLMMEM__T_ROUTER, LLMMEM__T_NORM, LLMMEM__T_HEAD, LLMMEM__T_BIAS };
+#define LLMMEM__MAX_TENSORS 48
+typedef struct llmmem__tensor {
+    const char *name; /* HF module name (static) */
+    int kind;         /* enum llmmem__tkind */
+    int64_t rows, cols; /* cols = 1 for vectors */
+    int64_t count;    /* how many such tensors in the model */
+    bool linear;      /* weight of an nn.Linear (LoRA target, autocast-cast) */
+} llmmem__tensor;
+typedef struct llmmem__tensors {
+    int n;
+    bool exact; /* false: approximated from component counts */
+    bool overflow; /* a dimension was out of range while listing */
+    llmmem__tensor t[LLMMEM__MAX_TENSORS];
+} llmmem__tensors;
+struct llmmem_model;
+void llmmem__tensors_of(llmmem__tensors *t, const struct llmmem_model *m);
+bool llmmem__lora_targets(const char *targets, const llmmem__tensor *x);
+
+/* The parsed description of a model. Field meanings follow HF config names.
+ * Everything an estimator needs is here; counts are filled by
+ * llmmem__model_count(). */
+struct llmmem_model {
+    char model_type[LLMMEM__NAME_MAX]; /* "llama" */
+    char name[LLMMEM__NAME_MAX];       /* preset name or "" */
+    int family;                        /* enum llmmem__family */
+    bool generic;                      /* unknown model_type estimated as dense decoder */
+    bool from_size_only;               /* shape derived from num_parameters */
+
+    int64_t vocab_size;
+    int64_t hidden_size;
+    int64_t num_layers;
+    int64_t num_heads;
+    int64_t num_kv_heads;
+    int64_t head_dim;                  /* explicit or hidden/heads */
+    int64_t intermediate_size;
+    int64_t max_positions;
+    bool tie_embeddings;
+    bool attention_bias;               /* q,k,v (and o where the family does) */
+    bool o_bias;
+    bool mlp_bias;
+    bool qk_norm;                      /* qwen3/gemma3/olmo2 q_norm,k_norm */
+    int norm;                          /* enum llmmem__norm */
+    int norms_per_layer;               /* 1 (parallel), 2, 4 (gemma2/3, olmo2 post-norms) */
+    int act;                           /* enum llmmem__act */
+    bool gated_mlp;
+    bool parallel_block;               /* attention and MLP read the same norm output */
+    double partial_rotary_factor;      /* 1.0 = full rotary */
+    double attention_dropout;
+    double hidden_dropout;             /* residual / embedding dropout probability */
+    double embedding_dropout;
+
+    /* MoE */
+    int64_t num_experts;               /* routed experts, 0 = dense */
+    int64_t experts_per_token;
+    int64_t moe_intermediate_size;
+    int64_t shared_expert_intermediate_size; /* total width of shared experts */
+    int64_t n_shared_experts;
+    int64_t num_moe_layers;            /* how many layers are MoE */
+    bool shared_expert_gate;
+
+    /* MLA (deepseek) */
+    int64_t q_lora_rank;
+    int64_t kv_lora_rank;
+    int64_t qk_nope_head_dim;
+    int64_t qk_rope_head_dim;
+    int64_t v_head_dim;
+
+    /* logit soft-capping cap * tanh(x / cap) (gemma2); 0 = none */
+    double final_logit_softcapping;
+    double attn_logit_softcapping;
+
+    /* sliding window */
+    int64_t sliding_window;            /* 0 = none */
+    int64_t num_sliding_layers;        /* layers that use the window */
+
+    /* storage described by the config */
+    int torch_dtype;                   /* enum llmmem__dtype, AUTO if absent */
+    int quant_method;                  /* enum llmmem__quant (infer.c), 0 = none */
+    int64_t quant_bits;
+    int64_t quant_group_size;
+
+    /* vision (llava, qwen2_vl, gemma3, ...): parameter count of tower + projector */
+    int64_t vision_params;
+    struct llmmem__vision_tower {
+        int kind;                 /* enum llmmem__vkind; 0 = no tower */
+        int64_t hidden, layers, heads, intermediate;
+        int64_t patch_size, image_size; /* fixed processor size (clip/siglip) */
+        int64_t temporal_patch, merge_size; /* qwen2_vl */
+        int64_t projector_params;  /* part of vision_params */
+        int64_t feature_layer;     /* llava vision_feature_layer (layers actually run) */
+        bool drop_cls;             /* llava 'default' strategy drops the CLS token */
+        int64_t tokens_per_image;  /* LM tokens per image at the fixed size (gemma3: mm_tokens_per_image) */
+    } vision;
+
+    /* exact counts */
+    int64_t params;
+    int64_t params_embedding;          /* input embedding (+ positions) */
+    int64_t params_attention;
+    int64_t params_mlp;                /* dense MLPs + experts + shared experts */
+    int64_t params_experts;            /* routed experts only */
+    int64_t params_router;
+    int64_t params_norm;
+    int64_t params_head;               /* 0 when tied */
+    int64_t params_active;
+    /* Largest single module's parameters (DeepSpeed largest_layer_params). */
+    int64_t largest_module_params;
+    /* Parameters of the linear layers inside one decoder layer (for LoRA
+     * all-linear and autocast caches): filled by llmmem__model_count. */
+    int64_t layer_linear_params;
+    /* parameter tensors (llmmem__tensors_of), filled by llmmem__model_count */
+    llmmem__tensors tensors;
+
+    int note_count;
+    char notes[LLMMEM__MAX_NOTES][LLMMEM__NOTE_MAX];
+};
+
+enum llmmem__vkind { LLMMEM__V_NONE = 0, LLMMEM__V_CLIP, LLMMEM__V_SIGLIP, LLMMEM__V_QWEN2VL };
+
+/* Recomputes every count from the fields. Returns LLMMEM_E_OUT_OF_RANGE on
+ * overflow, LLMMEM_E_SCHEMA if a required field is missing. */
+int llmmem__model_count(struct llmmem_model *m);
+/* Checks that an estimator can use the model (positive dims etc.). */
+int llmmem__model_validate(const struct llmmem_model *m);
+void llmmem__model_note(struct llmmem_model *m, const char *fmt, ...) LLMMEM_PRINTF(2, 3);
+
+#endif /* LLMMEM_MODEL_MODEL_H */

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The layers of src/ (docs/architecture.md) and the one direction their dependencies run:
+#
+#   api -> plan -> engines -> memory -> model -> core
+#                  input  -> model, config        config -> core
+#
+# A file may use only its own layer and the layers below it. Three checks:
+#  1. includes: every #include "layer/..." of src/<layer>/ names an allowed layer, and
+#     only src/input/ includes a parser library (cJSON, libyaml);
+#  2. symbols: every llmmem symbol an object of build/obj/<layer>/ uses is defined in
+#     an allowed layer (public llmmem_* functions included), read with nm;
+#  3. no circles: the graph of which object uses which other object's symbols is acyclic.
+# Runs after make (it reads build/obj). Exit 1 with every violation listed.
+set -u
+cd "$(dirname "$0")/.."
+OBJDIR=${OBJDIR:-build/obj}
+python3 - "$OBJDIR" <<'PY'
+import os, re, subprocess, sys, glob
+objdir = sys.argv[1]
+below = {
+    "core": [],
+    "config": ["core"],
+    "model": ["core"],
+    "input": ["core", "config", "model"],
+    "memory": ["core", "config", "model"],
+    "engines": ["core", "config", "model", "memory"],
+    "plan": ["core", "config", "model", "memory", "engines"],
+    "api": ["core", "config", "model", "memory", "engines", "plan", "input"],
+}
+allowed = {k: set(v) | {k} for k, v in below.items()}
+bad = []
+layers_found = sorted(d for d in os.listdir("src") if os.path.isdir(os.path.join("src", d)))
+for d in layers_found:
+    if d not in below:
+        bad.append(f"src/{d}/: not a known layer (add it to test/test_layers.sh and docs/architecture.md)")
+if glob.glob("src/*.c") or glob.glob("src/*.h"):
+    bad.append("src/: sources belong in a layer folder: " + " ".join(glob.glob("src/*.[ch]")))
+# 1. includes
+for f in sorted(glob.glob("src/*/*.[ch]")):
+    layer = f.split("/")[1]
+    for n, line in enumerate(open(f), 1):
+        m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+        if m:
+            inc = m.group(1)
+            if inc == "llmmem.h":
+                continue
+            tgt = inc.split("/")[0] if "/" in inc else None
+            if tgt is None:
+                bad.append(f"{f}:{n}: #include \"{inc}\": name the layer (\"layer/file.h\")")
+            elif tgt not in allowed.get(layer, set()):
+                bad.append(f"{f}:{n}: {layer} includes {inc} ({tgt} is above or beside {layer})")
+        m = re.match(r'\s*#\s*include\s+<(cjson|yaml)[/.]', line)
+        if m and layer != "input":
+            bad.append(f"{f}:{n}: only src/input/ includes a parser library ({line.strip()})")
+# 2. symbols
+objs = sorted(glob.glob(os.path.join(objdir, "*", "*.o")))
+if not objs:
+    print(f"no objects under {objdir}: run make first"); sys.exit(1)
+defs, uses = {}, {}
+for o in objs:
+    rel = os.path.relpath(o, objdir)
+    out = subprocess.run(["nm", o], capture_output=True, text=True, check=True).stdout
+    uses[rel] = set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "TDRB" and parts[2].startswith("llmmem"):
+            defs[parts[2]] = rel
+        elif len(parts) == 2 and parts[0] == "U" and parts[1].startswith("llmmem"):
+            uses[rel].add(parts[1])
+edges = {o: set() for o in uses}
+for o, syms in uses.items():
+    layer = o.split("/")[0]
+    for s in sorted(syms):
+        if s not in defs:
+            continue
+        t = defs[s]
+        edges[o].add(t)
+        if t.split("/")[0] not in allowed.get(layer, set()):
+            bad.append(f"{o}: uses {s} of {t} ({t.split('/')[0]} is above or beside {layer})")
+# 3. circles (Tarjan on the object graph)
+idx, low, on, st, comps, c = {}, {}, set(), [], [], [0]
+sys.setrecursionlimit(10000)
+def visit(v):
+    idx[v] = low[v] = c[0]; c[0] += 1; st.append(v); on.add(v)
+    for w in edges[v]:
+        if w not in idx:
+            visit(w); low[v] = min(low[v], low[w])
+        elif w in on:
+            low[v] = min(low[v], idx[w])
+    if low[v] == idx[v]:
+        comp = []
+        while True:
+            w = st.pop(); on.discard(w); comp.append(w)
+            if w == v:
+                break
+        if len(comp) > 1:
+            comps.append(comp)
+for v in sorted(edges):
+    if v not in idx:
+        visit(v)
+for comp in comps:
+    bad.append("circle between " + ", ".join(sorted(comp)))
+for b in bad:
+    print(b)
+print(f"layers: {len(objs)} objects in {len(layers_found)} layers, {sum(len(e) for e in edges.values())} file edges; "
+      f"{len(bad)} violation(s)")
+sys.exit(1 if bad else 0)
+PY
