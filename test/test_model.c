@@ -315,7 +315,7 @@ static void test_bad_inputs(void **state)
     bad_text("{\"model_type\": \"llama\", \"tie_word_embeddings\": \"yes\"}", LLMMEM_E_SCHEMA,
              "\"tie_word_embeddings\": expected true or false", "1:48");
     bad_text("{\"model_type\": \"llama\", \"num_attention_heads\": 32, \"num_key_value_heads\": 5}",
-             LLMMEM_E_INCONSISTENT, "num_key_value_heads 5", NULL);
+             LLMMEM_E_INCONSISTENT, "\"num_key_value_heads\": 5 does not divide num_attention_heads 32", "1:75");
     bad_text("{\"model_type\": \"mamba\", \"d_state\": 16}", LLMMEM_E_UNSUPPORTED,
              "\"mamba\" is not a supported architecture", "config.json:1:16");
     bad_text("{\"model_type\": \"newthing\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "

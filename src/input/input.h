@@ -32,7 +32,7 @@ bool llmmem__json_true(const llmmem__jnode *n);
 int llmmem__json_array_size(const llmmem__jnode *n);
 /* 1-based line and column of a node's value in the source text. */
 void llmmem__json_pos(const llmmem__json *doc, const llmmem__jnode *n, int *line, int *col);
-/* Typed readers that fail with "source:line:col: key: expected ..." (LLMMEM_E_SCHEMA)
+/* Typed readers (key NULL: obj itself is the value) that fail with "source:line:col: key: expected ..." (LLMMEM_E_SCHEMA)
  * or LLMMEM_E_OUT_OF_RANGE. `path` is the key path for the message ("model.hidden_size").
  * A JSON null or an absent key leaves *out unchanged and returns 0 when !required. */
 int llmmem__json_read_i64(int64_t *out, const llmmem__json *doc, const llmmem__jnode *obj,
@@ -53,5 +53,25 @@ int llmmem__read_file(char **out, size_t *len, const char *path);
 /* HF config.json -> model fields (hfconfig.c). */
 int llmmem__model_from_json_doc(struct llmmem_model *m, const llmmem__json *doc,
                                 const llmmem__jnode *root);
+
+/* The vision towers of a multimodal wrapper (towers.c): llava, qwen2_vl,
+ * gemma3; 0 for any other type. */
+int llmmem__hf_towers(struct llmmem_model *m, const char *type, const llmmem__json *doc,
+                      const llmmem__jnode *root);
+/* A registry family's quantities from a config object (quantities.c); prefix
+ * names the object in messages ("" or "text_config."). */
+int llmmem__read_quantities(struct llmmem_model *m, const llmmem__json *doc, const llmmem__jnode *obj,
+                            const char *prefix);
+/* The node (and key path) a quantity was read from; NULL when defaulted. */
+const llmmem__jnode *llmmem__quantity_node(const struct llmmem_model *m, const char *sym,
+                                           const llmmem__jnode *obj, char *path, size_t cap, const char *prefix);
+/* Contradictions between quantities (top-k above the experts, heads not a
+ * multiple of the KV heads), reported at the key's position. */
+int llmmem__check_quantities(const struct llmmem_model *m, const llmmem__json *doc, const llmmem__jnode *obj,
+                             const char *prefix);
+/* The per-layer lists of the entry (layer_types, a hybrid pattern string, the
+ * dense-layer indices of FR_STEP), after llmmem__registry_prepare. */
+int llmmem__read_layer_lists(struct llmmem_model *m, const llmmem__json *doc, const llmmem__jnode *obj,
+                             const char *prefix);
 
 #endif /* LLMMEM_INPUT_INPUT_H */

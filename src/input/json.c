@@ -722,7 +722,7 @@ static int missing(const llmmem__json *doc, const llmmem__jnode *obj, const char
 static int lookup(const llmmem__jnode **v, const llmmem__json *doc, const llmmem__jnode *obj,
                   const char *key, const char *path, bool required)
 {
-    *v = llmmem__json_get(obj, key);
+    *v = key ? llmmem__json_get(obj, key) : obj; /* no key: obj is the value */
     if (!*v || cJSON_IsNull(*v))
         return required ? missing(doc, obj, key, path) : 0;
     return 1;

@@ -29,221 +29,89 @@ void llmmem__model_note(struct llmmem_model *m, const char *fmt, ...)
 
 /* ---- counting --------------------------------------------------------------- */
 
-static uint64_t norm_size(int kind, int64_t n)
+/* A model built field by field (llmmem_model_new and the setters, or a test)
+ * counts with the `raw` registry entry: its canonical fields become the
+ * entry's quantities. */
+static void sync_raw(struct llmmem_model *m)
 {
-    switch (kind) {
-    case LLMMEM__NORM_RMS:
-    case LLMMEM__NORM_LAYER_NOBIAS:
-        return (uint64_t)n; /* weight */
-    case LLMMEM__NORM_LAYER:
-        return 2 * (uint64_t)n; /* weight + bias */
-    default:
-        return 0; /* OLMo's non-parametric LayerNorm (modeling_olmo.py OlmoLayerNorm) */
+    const llmmem__arch *raw = llmmem__arch_find("raw");
+    if (m->fam != raw) {
+        int family = m->family;
+        llmmem__registry_init(m, raw);
+        m->family = family;
     }
+    static const struct {
+        const char *sym;
+        size_t off;
+    } fields[] = {
+        {"V", offsetof(struct llmmem_model, vocab_size)},
+        {"h", offsetof(struct llmmem_model, hidden_size)},
+        {"L", offsetof(struct llmmem_model, num_layers)},
+        {"a", offsetof(struct llmmem_model, num_heads)},
+        {"k", offsetof(struct llmmem_model, num_kv_heads)},
+        {"d", offsetof(struct llmmem_model, head_dim)},
+        {"f", offsetof(struct llmmem_model, intermediate_size)},
+        {"pos", offsetof(struct llmmem_model, max_positions)},
+        {"sw", offsetof(struct llmmem_model, sliding_window)},
+        {"E", offsetof(struct llmmem_model, num_experts)},
+        {"K", offsetof(struct llmmem_model, experts_per_token)},
+        {"fm", offsetof(struct llmmem_model, moe_intermediate_size)},
+    };
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(fields); i++) {
+        int64_t v = *(const int64_t *)((const char *)m + fields[i].off);
+        if (v > 0 || !strcmp(fields[i].sym, "sw") || !strcmp(fields[i].sym, "E") || !strcmp(fields[i].sym, "K"))
+            llmmem__registry_set(m, fields[i].sym, v);
+    }
+    llmmem__registry_set(m, "tie", m->tie_embeddings);
 }
 
-typedef struct counts {
-    uint64_t emb, attn, mlp, experts, router, norm, head;
-    uint64_t expert_one;   /* one routed expert (weights + biases) */
-    uint64_t largest;      /* largest single module's own parameters */
-    uint64_t linear_total; /* nn.Linear / Conv1D weights + biases over all layers */
-} counts;
-
-static void upd(uint64_t *mx, uint64_t v)
+static void zero_counts(struct llmmem_model *m)
 {
-    if (v > *mx)
-        *mx = v;
-}
-
-static int count_all(counts *k, const struct llmmem_model *m)
-{
-    memset(k, 0, sizeof *k);
-    llmmem__ovf o = {0};
-    const uint64_t V = (uint64_t)m->vocab_size, h = (uint64_t)m->hidden_size,
-                   L = (uint64_t)m->num_layers, a = (uint64_t)m->num_heads,
-                   kv = (uint64_t)m->num_kv_heads, d = (uint64_t)m->head_dim,
-                   f = (uint64_t)m->intermediate_size;
-    const int fam = m->family;
-
-    /* embeddings: embed_tokens / wte / word_embeddings / embed_in (V x h) */
-    uint64_t tok = llmmem__mul(&o, V, h);
-    k->emb = tok;
-    upd(&k->largest, tok);
-    if (fam == LLMMEM__FAM_GPT2) { /* wpe: n_positions x h (modeling_gpt2.py) */
-        uint64_t pos = llmmem__mul(&o, (uint64_t)m->max_positions, h);
-        k->emb = llmmem__add(&o, k->emb, pos);
-        upd(&k->largest, pos);
-    } else if (fam == LLMMEM__FAM_OPT) { /* OPTLearnedPositionalEmbedding: offset 2 */
-        uint64_t pos = llmmem__mul(&o, (uint64_t)m->max_positions + 2, h);
-        k->emb = llmmem__add(&o, k->emb, pos);
-        upd(&k->largest, pos);
-    }
-
-    /* attention, one layer */
-    uint64_t attn = 0, attn_lin = 0, qkn = 0;
-    if (fam == LLMMEM__FAM_DEEPSEEK) {
-        /* modular_deepseek_v3.py DeepseekV3Attention (MLA) */
-        const uint64_t ql = (uint64_t)m->q_lora_rank, kvl = (uint64_t)m->kv_lora_rank,
-                       dn = (uint64_t)m->qk_nope_head_dim, dr = (uint64_t)m->qk_rope_head_dim,
-                       dv = (uint64_t)m->v_head_dim, bias = m->attention_bias;
-        uint64_t q;
-        if (ql) {
-            uint64_t qa = llmmem__mul(&o, h, ql) + bias * ql;  /* q_a_proj */
-            uint64_t qb = llmmem__mul3(&o, ql, a, dn + dr);   /* q_b_proj */
-            q = llmmem__add(&o, qa, qb);
-            upd(&k->largest, qa);
-            upd(&k->largest, qb);
-            qkn += ql; /* q_a_layernorm */
-        } else {
-            q = llmmem__mul3(&o, h, a, dn + dr); /* q_proj, bias=False */
-            upd(&k->largest, q);
-        }
-        uint64_t kva = llmmem__mul(&o, h, kvl + dr) + bias * (kvl + dr); /* kv_a_proj_with_mqa */
-        uint64_t kvb = llmmem__mul3(&o, kvl, a, dn + dv);                 /* kv_b_proj */
-        uint64_t op = llmmem__mul3(&o, a, dv, h) + bias * h;              /* o_proj */
-        qkn += kvl;                                                        /* kv_a_layernorm */
-        attn = llmmem__add(&o, llmmem__add(&o, q, kva), llmmem__add(&o, kvb, op));
-        attn_lin = attn;
-        upd(&k->largest, kva);
-        upd(&k->largest, kvb);
-        upd(&k->largest, op);
-    } else {
-        uint64_t qd = llmmem__mul(&o, a, d), kd = llmmem__mul(&o, kv, d);
-        uint64_t qw = llmmem__mul(&o, h, qd), kw = llmmem__mul(&o, h, kd), ow = llmmem__mul(&o, qd, h);
-        uint64_t qb = m->attention_bias ? qd : 0, kb = m->attention_bias ? kd : 0;
-        uint64_t ob = m->o_bias ? h : 0;
-        attn = qw + qb + 2 * (kw + kb) + ow + ob;
-        attn_lin = attn;
-        /* fused qkv modules: GPT-2 c_attn, NeoX query_key_value, Falcon, Phi-3 qkv_proj */
-        if (fam == LLMMEM__FAM_GPT2 || fam == LLMMEM__FAM_GPT_NEOX || fam == LLMMEM__FAM_FALCON ||
-            fam == LLMMEM__FAM_PHI3)
-            upd(&k->largest, qw + qb + 2 * (kw + kb));
-        else
-            upd(&k->largest, qw + qb);
-        upd(&k->largest, ow + ob);
-        if (fam == LLMMEM__FAM_GPT_OSS)
-            attn += a; /* GptOssAttention.sinks: one per head */
-        if (m->qk_norm) {
-            if (fam == LLMMEM__FAM_PHI)
-                qkn = 2 * norm_size(LLMMEM__NORM_LAYER, (int64_t)d); /* q_layernorm, k_layernorm */
-            else if (fam == LLMMEM__FAM_OLMO)
-                qkn = qd + kd; /* OLMo-2/OLMoE q_norm, k_norm over the full projection */
-            else
-                qkn = 2 * d; /* Qwen3/Gemma-3 q_norm, k_norm over head_dim */
-        }
-    }
-    k->attn = llmmem__mul(&o, attn, L);
-
-    /* norms */
-    uint64_t per_layer_norm = llmmem__mul(&o, (uint64_t)m->norms_per_layer, norm_size(m->norm, m->hidden_size));
-    k->norm = llmmem__add(&o, llmmem__mul(&o, per_layer_norm + qkn, L), norm_size(m->norm, m->hidden_size));
-
-    /* dense MLP, one layer */
-    uint64_t dense;
-    if (m->gated_mlp) {
-        dense = llmmem__mul3(&o, 3, h, f) + (m->mlp_bias ? 2 * f + h : 0);
-        if (fam == LLMMEM__FAM_PHI3)
-            upd(&k->largest, llmmem__mul3(&o, 2, h, f)); /* gate_up_proj */
-        else
-            upd(&k->largest, llmmem__mul(&o, h, f) + (m->mlp_bias ? f : 0));
-    } else {
-        dense = llmmem__mul3(&o, 2, h, f) + (m->mlp_bias ? f + h : 0);
-        upd(&k->largest, llmmem__mul(&o, h, f) + (m->mlp_bias ? f : 0));
-    }
-    uint64_t n_moe = m->num_experts > 0 ? (uint64_t)m->num_moe_layers : 0;
-    if (n_moe > L)
-        n_moe = L;
-    uint64_t n_dense = L - n_moe;
-    k->mlp = llmmem__mul(&o, dense, n_dense);
-    k->linear_total = llmmem__mul(&o, attn_lin, L);
-    k->linear_total = llmmem__add(&o, k->linear_total, llmmem__mul(&o, dense, n_dense));
-    if (n_moe) {
-        const uint64_t E = (uint64_t)m->num_experts, mf = (uint64_t)m->moe_intermediate_size;
-        /* one expert: gate+up+down (MixtralExperts gate_up_proj [E,2mf,h], down_proj [E,h,mf]);
-         * gpt-oss adds gate_up_proj_bias [E,2mf] and down_proj_bias [E,h] */
-        k->expert_one = llmmem__mul3(&o, 3, h, mf) + (m->mlp_bias ? 2 * mf + h : 0);
-        uint64_t experts = llmmem__mul(&o, E, k->expert_one);
-        upd(&k->largest, experts); /* the fused experts module holds all of them */
-        /* router: gate / router Linear(h, E), bias only in gpt-oss (GptOssTopKRouter) */
-        uint64_t router = llmmem__mul(&o, h, E) + (fam == LLMMEM__FAM_GPT_OSS ? E : 0);
-        uint64_t shared = 0;
-        if (m->shared_expert_intermediate_size > 0) {
-            shared = llmmem__mul3(&o, 3, h, (uint64_t)m->shared_expert_intermediate_size);
-            upd(&k->largest, llmmem__mul(&o, h, (uint64_t)m->shared_expert_intermediate_size));
-        }
-        if (m->shared_expert_gate)
-            router += h; /* Qwen2MoeSparseMoeBlock.shared_expert_gate: Linear(h, 1) */
-        k->experts = llmmem__mul(&o, experts, n_moe);
-        k->router = llmmem__mul(&o, router, n_moe);
-        k->mlp = llmmem__add(&o, k->mlp, llmmem__mul(&o, experts + shared, n_moe));
-        k->linear_total = llmmem__add(&o, k->linear_total, llmmem__mul(&o, router + shared, n_moe));
-    }
-
-    /* output head: lm_head (V x h) unless tied; Phi and GPT-J lm_head have a bias */
-    bool head_bias = fam == LLMMEM__FAM_PHI || fam == LLMMEM__FAM_GPTJ;
-    k->head = (m->tie_embeddings ? 0 : tok) + (head_bias ? V : 0);
-    upd(&k->largest, k->head);
-    return o.overflow ? -1 : 0;
+    m->params = m->params_embedding = m->params_attention = m->params_mlp = 0;
+    m->params_experts = m->params_router = m->params_norm = m->params_head = 0;
+    m->params_active = m->largest_module_params = m->layer_linear_params = 0;
+    m->tensors.n = 0;
 }
 
 int llmmem__model_count(struct llmmem_model *m)
 {
     if (!m)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem__model_count: NULL model");
-    if (m->hidden_size <= 0 || m->num_layers <= 0 || m->num_heads <= 0 || m->vocab_size <= 0) {
-        m->params = m->params_embedding = m->params_attention = m->params_mlp = 0;
-        m->params_experts = m->params_router = m->params_norm = m->params_head = 0;
-        m->params_active = m->largest_module_params = m->layer_linear_params = 0;
-        if (m->vision_params < 0)
-            return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model: negative vision parameters");
-        return 0;
+    if (m->vision_params < 0)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model: negative vision parameters");
+    bool raw = !m->fam || !strcmp(m->fam->type, "raw");
+    if (raw) {
+        if (m->hidden_size <= 0 || m->num_layers <= 0 || m->num_heads <= 0 || m->vocab_size <= 0) {
+            zero_counts(m);
+            return 0;
+        }
+        sync_raw(m);
     }
-    counts k;
-    if (count_all(&k, m) != 0)
-        return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
-                             "model \"%s\": parameter count overflows 64 bits (hidden_size %lld, "
-                             "num_layers %lld, vocab_size %lld)",
-                             m->model_type, (long long)m->hidden_size, (long long)m->num_layers,
-                             (long long)m->vocab_size);
-    llmmem__ovf o = {0};
-    uint64_t total = k.emb;
-    total = llmmem__add(&o, total, k.attn);
-    total = llmmem__add(&o, total, k.mlp);
-    total = llmmem__add(&o, total, k.router);
-    total = llmmem__add(&o, total, k.norm);
-    total = llmmem__add(&o, total, k.head);
-    total = llmmem__add(&o, total, (uint64_t)(m->vision_params > 0 ? m->vision_params : 0));
-    if (o.overflow || total > (uint64_t)INT64_MAX)
-        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model \"%s\": parameter count overflows",
-                             m->model_type);
-    m->params = (int64_t)total;
-    m->params_embedding = (int64_t)k.emb;
-    m->params_attention = (int64_t)k.attn;
-    m->params_mlp = (int64_t)k.mlp;
-    m->params_experts = (int64_t)k.experts;
-    m->params_router = (int64_t)k.router;
-    m->params_norm = (int64_t)k.norm;
-    m->params_head = (int64_t)k.head;
-    /* Active per token: everything except the routed experts a token does not use
-     * (formulas.md 1.3: total - n_moe_layers * (E - top_k) * expert_size);
-     * embeddings, head and shared experts included. */
-    uint64_t idle = 0;
-    if (m->num_experts > 0 && m->num_moe_layers > 0) {
-        int64_t topk = m->experts_per_token > 0 ? m->experts_per_token : 1;
-        if (topk > m->num_experts)
-            topk = m->num_experts;
-        idle = llmmem__mul3(&o, (uint64_t)(m->num_moe_layers < m->num_layers ? m->num_moe_layers
-                                                                             : m->num_layers),
-                            (uint64_t)(m->num_experts - topk), k.expert_one);
-    }
-    m->params_active = (int64_t)(total - (idle < total ? idle : total));
-    m->largest_module_params = (int64_t)k.largest;
-    m->layer_linear_params = (int64_t)(k.linear_total / (uint64_t)m->num_layers);
-    if (o.overflow)
-        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model: overflow");
-    /* The parameter tensors, once per model, for the estimators (tensors.c). */
-    llmmem__tensors_of(&m->tensors, m);
+    int rc = llmmem__registry_count(m);
+    if (rc)
+        return rc;
+    m->tensors.exact = true;
     return 0;
+}
+
+/* The tensor list of any model (one counted by the registry has it already). */
+void llmmem__tensors_of(llmmem__tensors *t, const struct llmmem_model *m)
+{
+    if (m->fam && m->tensors.n > 0) {
+        *t = m->tensors;
+        return;
+    }
+    struct llmmem_model tmp = *m;
+    int64_t params = tmp.params;
+    if (llmmem__model_count(&tmp) != 0) {
+        t->n = 0;
+        t->exact = false;
+        t->overflow = true;
+        return;
+    }
+    *t = tmp.tensors;
+    /* a hand-built model keeps its own count: the list is exact only when it agrees */
+    t->exact = params == 0 || params == tmp.params;
 }
 
 int llmmem__model_validate(const struct llmmem_model *m)

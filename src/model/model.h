@@ -4,6 +4,7 @@
 #define LLMMEM_MODEL_MODEL_H
 
 #include "core/core.h"
+#include "model/registry.h"
 
 enum llmmem__norm { LLMMEM__NORM_RMS = 0, LLMMEM__NORM_LAYER = 1, LLMMEM__NORM_LAYER_NOBIAS = 2,
                     LLMMEM__NORM_NONPARAM = 3 };
@@ -40,13 +41,16 @@ enum llmmem__family {
 
 enum llmmem__tkind { LLMMEM__T_EMBED = 0, LLMMEM__T_ATTN, LLMMEM__T_MLP, LLMMEM__T_EXPERT,
                      LLMMEM__T_ROUTER, LLMMEM__T_NORM, LLMMEM__T_HEAD, LLMMEM__T_BIAS };
-#define LLMMEM__MAX_TENSORS 48
+#define LLMMEM__MAX_TENSORS 96
 typedef struct llmmem__tensor {
-    const char *name; /* HF module name (static) */
+    const char *name; /* module name as the modeling code names it (static) */
     int kind;         /* enum llmmem__tkind */
     int64_t rows, cols; /* cols = 1 for vectors */
     int64_t count;    /* how many such tensors in the model */
     bool linear;      /* weight of an nn.Linear (LoRA target, autocast-cast) */
+    bool layer;       /* inside the decoder layers (not embeddings, final norm, head) */
+    int module_len;   /* length of the module's name within `name` (a weight and its bias
+                         share it; experts.gate_up_proj belongs to "experts") */
 } llmmem__tensor;
 typedef struct llmmem__tensors {
     int n;
@@ -64,7 +68,13 @@ bool llmmem__lora_targets(const char *targets, const llmmem__tensor *x);
 struct llmmem_model {
     char model_type[LLMMEM__NAME_MAX]; /* "llama" */
     char name[LLMMEM__NAME_MAX];       /* preset name or "" */
-    int family;                        /* enum llmmem__family */
+    int family;                        /* enum llmmem__family: the activation rules */
+    const llmmem__arch *fam;         /* the registry entry (model/registry.h) */
+    llmmem__qvals q;                   /* its quantities, as read or set */
+    /* layers by (mixer, feed-forward) kind; from the config's per-layer list
+     * when layers_listed, else from the entry's rules at each count */
+    int64_t layers_of[LLMMEM__MX_COUNT][LLMMEM__FF_COUNT];
+    bool layers_listed;
     bool generic;                      /* unknown model_type estimated as dense decoder */
     bool from_size_only;               /* shape derived from num_parameters */
 

@@ -1,0 +1,269 @@
+/* Integer expressions of the architecture registry (src/model/registry.h):
+ * the default of a quantity ("h / a"), a tensor's shape ("a * d"), its count
+ * and its condition ("!tie"). The grammar is C's, for 64-bit integers:
+ *
+ *   expr  := or ['?' expr ':' expr]
+ *   or    := and {'||' and}          and := cmp {'&&' cmp}
+ *   cmp   := sum [('=='|'!='|'<'|'<='|'>'|'>=') sum]
+ *   sum   := prod {('+'|'-') prod}   prod := unary {('*'|'/'|'%') unary}
+ *   unary := ['-'|'!'] atom
+ *   atom  := number | symbol | fn '(' expr {',' expr} ')' | '(' expr ')'
+ *   fn    := max | min | cdiv        (cdiv(a, b): a / b rounded up)
+ *
+ * Symbols are the quantities of the model (llmmem__qvals). Division by zero,
+ * an overflow, an unknown symbol or a syntax error is an error with the
+ * expression in the message: registry entries are data, and a wrong one must
+ * fail loudly (test_model.c evaluates every entry). */
+#include "model/model.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct ex {
+    const char *p;
+    const char *text;
+    const llmmem__qvals *q;
+    int err;  /* first error status, 0 = none */
+    int skip; /* > 0 inside a branch whose value is not used: no errors */
+} ex;
+
+static int64_t fail(ex *e, int status, const char *what)
+{
+    if (!e->err && !e->skip) {
+        e->err = status;
+        llmmem__error(status, "registry expression \"%s\": %s at offset %d", e->text, what,
+                      (int)(e->p - e->text));
+    }
+    return 0;
+}
+
+static void skip(ex *e)
+{
+    while (*e->p == ' ')
+        e->p++;
+}
+
+static bool eat(ex *e, const char *tok)
+{
+    skip(e);
+    size_t n = strlen(tok);
+    if (strncmp(e->p, tok, n) != 0)
+        return false;
+    /* '<' must not eat the first character of '<=', '!' not of '!=' */
+    if (n == 1 && (tok[0] == '<' || tok[0] == '>' || tok[0] == '!' || tok[0] == '=') && e->p[1] == '=')
+        return false;
+    if (n == 1 && (tok[0] == '&' || tok[0] == '|') && e->p[1] == tok[0])
+        return false;
+    e->p += n;
+    return true;
+}
+
+static int64_t checked(ex *e, bool overflow, int64_t v)
+{
+    return overflow ? fail(e, LLMMEM_E_OUT_OF_RANGE, "overflow") : v;
+}
+
+static int64_t expr(ex *e);
+
+static bool is_ident(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+bool llmmem__qvals_find(const llmmem__qvals *q, const char *sym, size_t len, int *index)
+{
+    for (int i = 0; i < q->n; i++)
+        if (q->len[i] == len && memcmp(q->sym[i], sym, len) == 0) {
+            *index = i;
+            return true;
+        }
+    return false;
+}
+
+static int64_t call(ex *e, const char *fn, size_t n)
+{
+    int64_t args[2] = {0, 0};
+    int argc = 0;
+    do {
+        int64_t v = expr(e);
+        if (argc < 2)
+            args[argc] = v;
+        argc++;
+    } while (eat(e, ","));
+    if (!eat(e, ")"))
+        return fail(e, LLMMEM_E_INTERNAL, "expected ')'");
+    if (argc != 2)
+        return fail(e, LLMMEM_E_INTERNAL, "a function takes two arguments");
+    if (n == 3 && !memcmp(fn, "max", 3))
+        return args[0] > args[1] ? args[0] : args[1];
+    if (n == 3 && !memcmp(fn, "min", 3))
+        return args[0] < args[1] ? args[0] : args[1];
+    if (n == 4 && !memcmp(fn, "cdiv", 4)) {
+        if (args[1] <= 0 || args[0] < 0)
+            return fail(e, LLMMEM_E_OUT_OF_RANGE, "cdiv by a non-positive value");
+        return args[0] / args[1] + (args[0] % args[1] != 0);
+    }
+    return fail(e, LLMMEM_E_INTERNAL, "unknown function");
+}
+
+static int64_t atom(ex *e)
+{
+    skip(e);
+    const char *s = e->p;
+    if (is_digit(*s)) {
+        int64_t v = 0;
+        bool ovf = false;
+        while (is_digit(*e->p)) {
+            ovf |= __builtin_mul_overflow(v, 10, &v);
+            ovf |= __builtin_add_overflow(v, *e->p - '0', &v);
+            e->p++;
+        }
+        return checked(e, ovf, v);
+    }
+    if (is_ident(*s)) {
+        while (is_ident(*e->p) || is_digit(*e->p))
+            e->p++;
+        size_t n = (size_t)(e->p - s);
+        if (eat(e, "("))
+            return call(e, s, n);
+        int i;
+        if (!llmmem__qvals_find(e->q, s, n, &i)) {
+            /* a misspelt symbol is an error in either branch */
+            int skip = e->skip;
+            e->p = s;
+            e->skip = 0;
+            fail(e, LLMMEM_E_INTERNAL, "unknown symbol");
+            e->skip = skip;
+            return 0;
+        }
+        return e->q->v[i];
+    }
+    if (eat(e, "(")) {
+        int64_t v = expr(e);
+        if (!eat(e, ")"))
+            return fail(e, LLMMEM_E_INTERNAL, "expected ')'");
+        return v;
+    }
+    return fail(e, LLMMEM_E_INTERNAL, "expected a number, a symbol or '('");
+}
+
+static int64_t unary(ex *e)
+{
+    if (eat(e, "-")) {
+        int64_t v = unary(e);
+        return checked(e, v == INT64_MIN, -v);
+    }
+    if (eat(e, "!"))
+        return !unary(e);
+    return atom(e);
+}
+
+static int64_t prod(ex *e)
+{
+    int64_t v = unary(e);
+    for (;;) {
+        int64_t r = 0;
+        if (eat(e, "*")) {
+            int64_t w = unary(e);
+            bool ovf = __builtin_mul_overflow(v, w, &r);
+            v = checked(e, ovf, r);
+        } else if (eat(e, "/") || eat(e, "%")) {
+            char op = e->p[-1];
+            int64_t w = unary(e);
+            if (w == 0) {
+                fail(e, LLMMEM_E_OUT_OF_RANGE, "division by zero");
+                v = 0;
+                continue;
+            }
+            v = op == '/' ? v / w : v % w;
+        } else {
+            return v;
+        }
+    }
+}
+
+static int64_t sum(ex *e)
+{
+    int64_t v = prod(e);
+    for (;;) {
+        int64_t r = 0;
+        bool ovf;
+        if (eat(e, "+")) {
+            int64_t w = prod(e);
+            ovf = __builtin_add_overflow(v, w, &r);
+        } else if (eat(e, "-")) {
+            int64_t w = prod(e);
+            ovf = __builtin_sub_overflow(v, w, &r);
+        } else {
+            return v;
+        }
+        v = checked(e, ovf, r);
+    }
+}
+
+static int64_t cmp(ex *e)
+{
+    int64_t v = sum(e);
+    if (eat(e, "=="))
+        return v == sum(e);
+    if (eat(e, "!="))
+        return v != sum(e);
+    if (eat(e, "<="))
+        return v <= sum(e);
+    if (eat(e, ">="))
+        return v >= sum(e);
+    if (eat(e, "<"))
+        return v < sum(e);
+    if (eat(e, ">"))
+        return v > sum(e);
+    return v;
+}
+
+/* Parses an operand whose value is not needed (short-circuit, the other
+ * branch of ?:): syntax is still checked, values are not. */
+static int64_t unused(ex *e, int64_t (*parse)(ex *))
+{
+    e->skip++;
+    parse(e);
+    e->skip--;
+    return 0;
+}
+
+static int64_t and_(ex *e)
+{
+    int64_t v = cmp(e);
+    while (eat(e, "&&"))
+        v = v ? cmp(e) != 0 : (unused(e, cmp), 0);
+    return v;
+}
+
+static int64_t or_(ex *e)
+{
+    int64_t v = and_(e);
+    while (eat(e, "||"))
+        v = v ? (unused(e, and_), 1) : and_(e) != 0;
+    return v;
+}
+
+static int64_t expr(ex *e)
+{
+    int64_t c = or_(e);
+    if (!eat(e, "?"))
+        return c;
+    int64_t a = c ? expr(e) : unused(e, expr);
+    if (!eat(e, ":"))
+        return fail(e, LLMMEM_E_INTERNAL, "expected ':'");
+    int64_t b = c ? unused(e, expr) : expr(e);
+    return c ? a : b;
+}
+
+int llmmem__expr_eval(int64_t *out, const char *text, const llmmem__qvals *q)
+{
+    ex e = {.p = text, .text = text, .q = q, .err = 0, .skip = 0};
+    int64_t v = expr(&e);
+    skip(&e);
+    if (!e.err && *e.p)
+        fail(&e, LLMMEM_E_INTERNAL, "unexpected text");
+    if (e.err)
+        return e.err;
+    *out = v;
+    return 0;
+}

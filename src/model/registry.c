@@ -1,0 +1,475 @@
+/* Counting a model from its registry entry (src/model/registry.h): the
+ * quantities not given take their defaults, the canonical ones fill struct
+ * llmmem_model for the estimators, the layer pattern is derived where the
+ * config did not list it, and the tensors are evaluated into the model's
+ * tensor list, whose sums are the parameter counts. */
+#include "model/model.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int64_t llmmem__qvals_get(const llmmem__qvals *q, const char *sym, int64_t def)
+{
+    int i;
+    return llmmem__qvals_find(q, sym, strlen(sym), &i) ? q->v[i] : def;
+}
+
+double llmmem__qvals_real(const llmmem__qvals *q, const char *sym, double def)
+{
+    int i;
+    return llmmem__qvals_find(q, sym, strlen(sym), &i) ? q->r[i] : def;
+}
+
+/* Declares the family's quantities in the model (none given yet). */
+void llmmem__registry_init(struct llmmem_model *m, const llmmem__arch *f)
+{
+    m->fam = f;
+    m->family = f->act_family;
+    m->q.n = f->nq;
+    for (int i = 0; i < f->nq; i++) {
+        m->q.sym[i] = f->q[i].sym;
+        m->q.len[i] = (uint8_t)strlen(f->q[i].sym);
+        m->q.src[i] = LLMMEM__QS_DEFAULT;
+        m->q.v[i] = 0;
+        m->q.r[i] = 0;
+    }
+    memset(m->layers_of, 0, sizeof m->layers_of);
+    m->layers_listed = false;
+}
+
+bool llmmem__registry_set(struct llmmem_model *m, const char *sym, int64_t v)
+{
+    int i;
+    if (!llmmem__qvals_find(&m->q, sym, strlen(sym), &i))
+        return false;
+    m->q.v[i] = v;
+    m->q.src[i] = LLMMEM__QS_GIVEN;
+    return true;
+}
+
+bool llmmem__registry_set_real(struct llmmem_model *m, const char *sym, double v)
+{
+    int i;
+    if (!llmmem__qvals_find(&m->q, sym, strlen(sym), &i))
+        return false;
+    m->q.r[i] = v;
+    m->q.src[i] = LLMMEM__QS_GIVEN;
+    return true;
+}
+
+/* A real default: a number, or ratio(x, y) of two integer expressions. */
+int llmmem__registry_real(double *out, const char *text, const llmmem__qvals *q)
+{
+    if (llmmem__parse_f64(out, text) == 0)
+        return 0;
+    size_t n = strlen(text);
+    char buf[128];
+    if (strncmp(text, "ratio(", 6) != 0 || text[n - 1] != ')' || n - 7 >= sizeof buf)
+        return llmmem__error(LLMMEM_E_INTERNAL, "registry: real \"%s\" is not a number or ratio(x, y)", text);
+    memcpy(buf, text + 6, n - 7);
+    buf[n - 7] = '\0';
+    int depth = 0;
+    char *comma = NULL;
+    for (char *p = buf; *p && !comma; p++) {
+        depth += (*p == '(') - (*p == ')');
+        if (*p == ',' && depth == 0)
+            comma = p;
+    }
+    if (!comma)
+        return llmmem__error(LLMMEM_E_INTERNAL, "registry: \"%s\" needs two arguments", text);
+    *comma = '\0';
+    int64_t x, y;
+    int rc;
+    if ((rc = llmmem__expr_eval(&x, buf, q)) || (rc = llmmem__expr_eval(&y, comma + 1, q)))
+        return rc;
+    *out = y ? (double)x / (double)y : 0.0;
+    return 0;
+}
+
+/* Quantities not given take their default, in entry order (a default may use
+ * the symbols before it). */
+static int defaults(struct llmmem_model *m)
+{
+    const llmmem__arch *f = m->fam;
+    for (int i = 0; i < f->nq; i++) {
+        if (m->q.src[i] == LLMMEM__QS_GIVEN)
+            continue;
+        const llmmem__qdef *d = &f->q[i];
+        const char *e = m->q.src[i] == LLMMEM__QS_NULL ? d->nul : d->def;
+        if (!e)
+            return llmmem__error(LLMMEM_E_SCHEMA, "model \"%s\": \"%s\" is required",
+                                 m->model_type, d->keys ? d->keys : d->sym);
+        int rc = d->type == LLMMEM__QT_REAL ? llmmem__registry_real(&m->q.r[i], e, &m->q)
+                                            : llmmem__expr_eval(&m->q.v[i], e, &m->q);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* ---- the registry ---------------------------------------------------------------------- */
+
+static const struct {
+    const llmmem__arch *rows;
+    const int *count;
+} tables[] = {
+    {llmmem__fam_llama, &llmmem__fam_llama_count},
+    {llmmem__fam_classic, &llmmem__fam_classic_count},
+};
+
+int llmmem__arch_count(void)
+{
+    int n = 0;
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(tables); i++)
+        n += *tables[i].count;
+    return n;
+}
+
+const llmmem__arch *llmmem__arch_at(int index)
+{
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(tables); i++) {
+        if (index < *tables[i].count)
+            return index >= 0 ? &tables[i].rows[index] : NULL;
+        index -= *tables[i].count;
+    }
+    return NULL;
+}
+
+const llmmem__arch *llmmem__arch_find(const char *type)
+{
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(tables); i++)
+        for (int j = 0; j < *tables[i].count; j++)
+            if (strcmp(tables[i].rows[j].type, type) == 0)
+                return &tables[i].rows[j];
+    return NULL;
+}
+
+/* ---- the canonical quantities, as the estimators read them ----------------- */
+
+static void bind(struct llmmem_model *m)
+{
+    const llmmem__qvals *q = &m->q;
+    const llmmem__arch *f = m->fam;
+    m->vocab_size = llmmem__qvals_get(q, "V", 0);
+    m->hidden_size = llmmem__qvals_get(q, "h", 0);
+    m->num_layers = llmmem__qvals_get(q, "L", 0);
+    m->num_heads = llmmem__qvals_get(q, "a", 1);
+    m->num_kv_heads = llmmem__qvals_get(q, "k", m->num_heads);
+    m->head_dim = llmmem__qvals_get(q, "d", m->num_heads > 0 ? m->hidden_size / m->num_heads : 0);
+    m->intermediate_size = llmmem__qvals_get(q, "f", 4 * m->hidden_size);
+    m->max_positions = llmmem__qvals_get(q, "pos", 2048);
+    m->tie_embeddings = llmmem__qvals_get(q, "tie", 0) != 0;
+    m->attention_bias = llmmem__qvals_get(q, "ab", 0) != 0;
+    m->o_bias = llmmem__qvals_get(q, "ob", m->attention_bias) != 0;
+    m->mlp_bias = llmmem__qvals_get(q, "mb", 0) != 0;
+    m->qk_norm = llmmem__qvals_get(q, "qkn", 0) != 0;
+    m->norm = (int)llmmem__qvals_get(q, "norm", f->norm);
+    m->norms_per_layer = (int)llmmem__qvals_get(q, "npl", 2);
+    m->gated_mlp = llmmem__qvals_get(q, "gated", 1) != 0;
+    m->parallel_block = llmmem__qvals_get(q, "par", 0) != 0;
+    m->partial_rotary_factor = llmmem__qvals_real(q, "prf", 1.0);
+    m->attention_dropout = llmmem__qvals_real(q, "pa", 0.0);
+    m->hidden_dropout = llmmem__qvals_real(q, "ph", 0.0);
+    m->embedding_dropout = llmmem__qvals_real(q, "pe", 0.0);
+    m->final_logit_softcapping = llmmem__qvals_real(q, "fsc", 0.0);
+    m->attn_logit_softcapping = llmmem__qvals_real(q, "asc", 0.0);
+    m->num_experts = llmmem__qvals_get(q, "E", 0);
+    m->experts_per_token = llmmem__qvals_get(q, "K", 0);
+    m->moe_intermediate_size = llmmem__qvals_get(q, "fm", 0);
+    m->n_shared_experts = llmmem__qvals_get(q, "ns", 0);
+    m->shared_expert_intermediate_size = llmmem__qvals_get(q, "fs", 0);
+    m->shared_expert_gate = llmmem__qvals_get(q, "seg", 0) != 0;
+    m->q_lora_rank = llmmem__qvals_get(q, "ql", 0);
+    m->kv_lora_rank = llmmem__qvals_get(q, "kvl", 0);
+    m->qk_nope_head_dim = llmmem__qvals_get(q, "dn", 0);
+    m->qk_rope_head_dim = llmmem__qvals_get(q, "dr", 0);
+    m->v_head_dim = llmmem__qvals_get(q, "dv", 0);
+    m->sliding_window = llmmem__qvals_get(q, "sw", 0);
+}
+
+/* ---- the layer pattern ---------------------------------------------------------- */
+
+static int eval_or0(int64_t *out, const char *e, const llmmem__qvals *q)
+{
+    *out = 0;
+    return e ? llmmem__expr_eval(out, e, q) : 0;
+}
+
+/* The value of the loop symbol `i` lives in the model's table while a rule
+ * runs; the entry declares it as a quantity (it is never read from a config). */
+static int with_i(struct llmmem_model *m, int *slot)
+{
+    if (!llmmem__qvals_find(&m->q, "i", 1, slot))
+        return llmmem__error(LLMMEM_E_INTERNAL, "registry %s: an EXPR rule needs the quantity i",
+                             m->fam->type);
+    return 0;
+}
+
+int llmmem__registry_mixer_of(int *kind, struct llmmem_model *m, int64_t i)
+{
+    const llmmem__pattern *p = &m->fam->mixer;
+    int64_t a = 0, b = 0, v = 0;
+    int rc, slot;
+    switch (p->rule) {
+    case LLMMEM__MR_SLIDING: *kind = LLMMEM__MX_SLIDING; return 0;
+    case LLMMEM__MR_FROM:
+        if ((rc = eval_or0(&a, p->arg, &m->q)))
+            return rc;
+        *kind = i >= a ? LLMMEM__MX_SLIDING : LLMMEM__MX_FULL;
+        return 0;
+    case LLMMEM__MR_PERIODIC:
+        if ((rc = eval_or0(&a, p->arg, &m->q)) || (rc = eval_or0(&b, p->arg2, &m->q)))
+            return rc;
+        *kind = a > 0 && (i + b) % a == 0 ? p->on : p->off;
+        return 0;
+    case LLMMEM__MR_EXPR:
+        if ((rc = with_i(m, &slot)))
+            return rc;
+        m->q.v[slot] = i;
+        if ((rc = llmmem__expr_eval(&v, p->expr, &m->q)))
+            return rc;
+        *kind = (int)v;
+        return 0;
+    default: *kind = LLMMEM__MX_FULL; return 0;
+    }
+}
+
+int llmmem__registry_ffn_of(int *kind, struct llmmem_model *m, int64_t i)
+{
+    const llmmem__pattern *p = &m->fam->ffn;
+    int64_t a = 0, b = 0, v = 0;
+    int rc, slot;
+    bool moe = m->num_experts > 0;
+    switch (p->rule) {
+    case LLMMEM__FR_MOE: *kind = moe ? LLMMEM__FF_MOE : LLMMEM__FF_DENSE; return 0;
+    case LLMMEM__FR_FIRST_K:
+        if ((rc = eval_or0(&a, p->arg, &m->q)) || (rc = eval_or0(&b, p->arg2, &m->q)))
+            return rc;
+        *kind = moe && i >= a && (b <= 1 || i % b == 0) ? LLMMEM__FF_MOE : LLMMEM__FF_DENSE;
+        return 0;
+    case LLMMEM__FR_STEP: /* the dense-index list is applied by the config reader */
+        if ((rc = eval_or0(&a, p->arg, &m->q)))
+            return rc;
+        *kind = moe && (a <= 1 || (i + 1) % a == 0) ? LLMMEM__FF_MOE : LLMMEM__FF_DENSE;
+        return 0;
+    case LLMMEM__FR_EXPR:
+        if ((rc = with_i(m, &slot)))
+            return rc;
+        m->q.v[slot] = i;
+        if ((rc = llmmem__expr_eval(&v, p->expr, &m->q)))
+            return rc;
+        *kind = (int)v;
+        return 0;
+    default: *kind = LLMMEM__FF_DENSE; return 0;
+    }
+}
+
+int llmmem__registry_layer_add(struct llmmem_model *m, int mixer, int ffn)
+{
+    if (mixer < 0 || mixer >= LLMMEM__MX_COUNT || ffn < 0 || ffn >= LLMMEM__FF_COUNT)
+        return llmmem__error(LLMMEM_E_INTERNAL, "registry %s: layer kind (%d, %d) out of range",
+                             m->fam->type, mixer, ffn);
+    /* a sliding layer without a window attends to everything */
+    if (mixer == LLMMEM__MX_SLIDING && m->sliding_window <= 0)
+        mixer = LLMMEM__MX_FULL;
+    m->layers_of[mixer][ffn]++;
+    return 0;
+}
+
+/* The pattern from the entry's rules (the config listed no layers). */
+static int pattern_from_rules(struct llmmem_model *m)
+{
+    memset(m->layers_of, 0, sizeof m->layers_of);
+    for (int64_t i = 0; i < m->num_layers; i++) {
+        int mx, ff, rc;
+        if ((rc = llmmem__registry_mixer_of(&mx, m, i)) || (rc = llmmem__registry_ffn_of(&ff, m, i)) ||
+            (rc = llmmem__registry_layer_add(m, mx, ff)))
+            return rc;
+    }
+    return 0;
+}
+
+static int64_t layers_where(const struct llmmem_model *m, unsigned where_kinds)
+{
+    unsigned where = where_kinds & ((1u << LLMMEM__WHERE_SHIFT) - 1), kinds = where_kinds >> LLMMEM__WHERE_SHIFT;
+    int64_t n = 0;
+    for (int x = 0; x < LLMMEM__MX_COUNT; x++)
+        for (int y = 0; y < LLMMEM__FF_COUNT; y++)
+            if ((where == LLMMEM__W_MIXER && (kinds & (1u << x))) ||
+                (where == LLMMEM__W_FFN && (kinds & (1u << y))) || where == LLMMEM__W_LAYER)
+                n += m->layers_of[x][y];
+    return n;
+}
+
+static void pattern_counts(struct llmmem_model *m)
+{
+    m->num_sliding_layers = layers_where(m, LLMMEM__W_MIXER | LLMMEM__MX(SLIDING) << LLMMEM__WHERE_SHIFT);
+    m->num_moe_layers = layers_where(m, LLMMEM__W_FFN | LLMMEM__FF(MOE) << LLMMEM__WHERE_SHIFT);
+}
+
+/* ---- tensors and counts --------------------------------------------------------- */
+
+typedef struct tally {
+    llmmem__ovf o;
+    uint64_t by_kind[LLMMEM__T_BIAS + 1]; /* weights and biases by the module's kind */
+    uint64_t experts_per_layer;           /* routed experts of one MoE layer */
+    uint64_t layer_linear;                /* Linear weights + biases + routers, all layers */
+    uint64_t largest;
+} tally;
+
+/* One tensor row: its shape, count and where it goes. */
+static int eval_row(llmmem__tensor *x, const llmmem__tdef *d, const struct llmmem_model *m)
+{
+    int64_t rows = 0, cols = 1, mult = 1, on = 1;
+    int rc;
+    if ((d->when && (rc = llmmem__expr_eval(&on, d->when, &m->q))) ||
+        (rc = llmmem__expr_eval(&rows, d->rows, &m->q)) ||
+        (d->cols && (rc = llmmem__expr_eval(&cols, d->cols, &m->q))) ||
+        (d->count && (rc = llmmem__expr_eval(&mult, d->count, &m->q))))
+        return rc;
+    int64_t layers = d->where == LLMMEM__W_ONCE ? 1 : layers_where(m, d->where);
+    x->name = d->name;
+    x->kind = (d->flags & LLMMEM__TF_BIAS) ? LLMMEM__T_BIAS : d->kind;
+    x->rows = rows;
+    x->cols = cols;
+    x->linear = (d->flags & LLMMEM__TF_LINEAR) != 0;
+    x->layer = d->where != LLMMEM__W_ONCE;
+    const char *dot = (d->flags & LLMMEM__TF_PARAM) ? strrchr(d->name, '.') : NULL;
+    x->module_len = (int)(dot ? (size_t)(dot - d->name) : strlen(d->name));
+    if (!on || rows == 0 || cols == 0 || mult == 0 || layers == 0) {
+        x->count = 0;
+        return 0;
+    }
+    if (rows < 0 || cols < 0 || mult < 0)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model \"%s\": %s has a negative shape (%lld x %lld)",
+                             m->model_type, d->name, (long long)rows, (long long)cols);
+    llmmem__ovf o = {false};
+    uint64_t c = llmmem__mul(&o, (uint64_t)mult, (uint64_t)layers);
+    if (o.overflow || c > INT64_MAX)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model \"%s\": %s: count overflows", m->model_type,
+                             d->name);
+    x->count = (int64_t)c;
+    return 0;
+}
+
+/* DeepSpeed's largest_layer_params: the largest module's own parameters (a
+ * Linear's weight and bias, a fused module's parameters together). */
+static uint64_t largest_module(const llmmem__tensors *ts)
+{
+    uint64_t best = 0;
+    for (int i = 0; i < ts->n; i++) {
+        const llmmem__tensor *x = &ts->t[i];
+        uint64_t sum = 0;
+        for (int j = 0; j < ts->n; j++) {
+            const llmmem__tensor *y = &ts->t[j];
+            if (y->module_len == x->module_len && y->layer == x->layer &&
+                !strncmp(x->name, y->name, (size_t)x->module_len))
+                sum += (uint64_t)y->rows * (uint64_t)y->cols;
+        }
+        if (sum > best)
+            best = sum;
+    }
+    return best;
+}
+
+static void tally_add(tally *k, const llmmem__tensor *x, const llmmem__tdef *d, int64_t moe_layers)
+{
+    uint64_t n = llmmem__mul3(&k->o, (uint64_t)x->rows, (uint64_t)x->cols, (uint64_t)x->count);
+    k->by_kind[d->kind] = llmmem__add(&k->o, k->by_kind[d->kind], n);
+    if (d->kind == LLMMEM__T_EXPERT && moe_layers > 0)
+        k->experts_per_layer = llmmem__add(&k->o, k->experts_per_layer, n / (uint64_t)moe_layers);
+    /* the Linear parameters of the layers (LoRA all-linear, autocast caches):
+     * attention and MLP Linears with their biases and the routers */
+    bool lin = ((d->flags & (LLMMEM__TF_LINEAR | LLMMEM__TF_BIAS)) && !(d->flags & LLMMEM__TF_PARAM)) ||
+               d->kind == LLMMEM__T_ROUTER;
+    if (x->layer && lin && (d->kind == LLMMEM__T_ATTN || d->kind == LLMMEM__T_MLP || d->kind == LLMMEM__T_ROUTER))
+        k->layer_linear = llmmem__add(&k->o, k->layer_linear, n);
+}
+
+static void set_counts(struct llmmem_model *m, const tally *k)
+{
+    llmmem__ovf o = k->o;
+    m->params_embedding = (int64_t)k->by_kind[LLMMEM__T_EMBED];
+    m->params_attention = (int64_t)k->by_kind[LLMMEM__T_ATTN];
+    m->params_experts = (int64_t)k->by_kind[LLMMEM__T_EXPERT];
+    m->params_mlp = (int64_t)llmmem__add(&o, k->by_kind[LLMMEM__T_MLP], k->by_kind[LLMMEM__T_EXPERT]);
+    m->params_router = (int64_t)k->by_kind[LLMMEM__T_ROUTER];
+    m->params_norm = (int64_t)k->by_kind[LLMMEM__T_NORM];
+    m->params_head = (int64_t)k->by_kind[LLMMEM__T_HEAD];
+    m->layer_linear_params = m->num_layers > 0 ? (int64_t)(k->layer_linear / (uint64_t)m->num_layers) : 0;
+}
+
+/* Active per token: all but the routed experts a token does not use
+ * (formulas.md 1.3: total - moe_layers x (E - top_k) x one expert). */
+static void set_active(struct llmmem_model *m, const tally *k, uint64_t total)
+{
+    llmmem__ovf o = {false};
+    uint64_t idle = 0;
+    if (m->num_experts > 0 && m->num_moe_layers > 0) {
+        int64_t topk = m->experts_per_token > 0 ? m->experts_per_token : 1;
+        if (topk > m->num_experts)
+            topk = m->num_experts;
+        uint64_t one = k->experts_per_layer / (uint64_t)m->num_experts;
+        idle = llmmem__mul3(&o, (uint64_t)m->num_moe_layers, (uint64_t)(m->num_experts - topk), one);
+    }
+    m->params_active = (int64_t)(total - (idle < total ? idle : total));
+}
+
+static int tensors(struct llmmem_model *m)
+{
+    const llmmem__arch *f = m->fam;
+    llmmem__tensors *ts = &m->tensors;
+    tally k;
+    memset(&k, 0, sizeof k);
+    ts->n = 0;
+    ts->exact = true;
+    ts->overflow = false;
+    for (int i = 0; i < f->nt; i++) {
+        llmmem__tensor x;
+        int rc = eval_row(&x, &f->t[i], m);
+        if (rc)
+            return rc;
+        if (x.count == 0)
+            continue;
+        if (ts->n >= LLMMEM__MAX_TENSORS)
+            return llmmem__error(LLMMEM_E_INTERNAL, "registry %s: more than %d tensors", f->type,
+                                 LLMMEM__MAX_TENSORS);
+        ts->t[ts->n++] = x;
+        tally_add(&k, &x, &f->t[i], m->num_moe_layers);
+    }
+    uint64_t total = 0;
+    for (int i = 0; i <= LLMMEM__T_BIAS; i++)
+        total = llmmem__add(&k.o, total, k.by_kind[i]);
+    total = llmmem__add(&k.o, total, (uint64_t)(m->vision_params > 0 ? m->vision_params : 0));
+    if (k.o.overflow || total > (uint64_t)INT64_MAX)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
+                             "model \"%s\": parameter count overflows 64 bits (hidden_size %lld, "
+                             "num_layers %lld, vocab_size %lld)",
+                             m->model_type, (long long)m->hidden_size, (long long)m->num_layers,
+                             (long long)m->vocab_size);
+    m->params = (int64_t)total;
+    set_counts(m, &k);
+    set_active(m, &k, total);
+    m->largest_module_params = (int64_t)largest_module(ts);
+    return 0;
+}
+
+int llmmem__registry_prepare(struct llmmem_model *m)
+{
+    int rc = defaults(m);
+    if (rc)
+        return rc;
+    bind(m);
+    return 0;
+}
+
+int llmmem__registry_count(struct llmmem_model *m)
+{
+    int rc = llmmem__registry_prepare(m);
+    if (rc)
+        return rc;
+    if (!m->layers_listed && (rc = pattern_from_rules(m)))
+        return rc;
+    pattern_counts(m);
+    return tensors(m);
+}

@@ -1,0 +1,207 @@
+/* The architecture registry: every model family that libllmmem knows, as data.
+ *
+ * A family is one llmmem__family entry (src/model/families_*.c):
+ *  - its quantities (llmmem__qdef): a symbol, the config.json keys that hold it
+ *    (first present wins; "a.b" reads a sub-object) and the default its
+ *    configuration class sets, as an expression of the symbols before it;
+ *  - its parameter tensors (llmmem__tdef): module name as the modeling code
+ *    names it (LoRA/PEFT target_modules match its dotted suffixes), shape and
+ *    count as expressions, which layers hold it, and whether it is an nn.Linear;
+ *  - its layer pattern: which mixer (full / sliding / chunked attention,
+ *    linear attention, Mamba, short convolution) and which feed-forward
+ *    (dense MLP, MoE, none) each decoder layer has, from a per-layer list in
+ *    the config (`layer_types`, `layers_block_type`, a hybrid pattern string)
+ *    or from the rule the configuration class applies when the list is absent.
+ * Expressions are C integer expressions over the symbols (src/model/expr.c).
+ * Adding a family that reuses known layer kinds is one entry; docs/models.md
+ * says how. Counting a model is evaluating its entry: the parameter count is
+ * the sum of its tensors, by construction. Not installed. */
+#ifndef LLMMEM_MODEL_REGISTRY_H
+#define LLMMEM_MODEL_REGISTRY_H
+
+#include "core/core.h"
+
+/* ---- quantities ---------------------------------------------------------- */
+
+#define LLMMEM__MAX_Q 64
+
+/* Value kinds and their bounds (a config value outside them is
+ * LLMMEM_E_OUT_OF_RANGE naming the key). */
+enum llmmem__qtype {
+    LLMMEM__QT_DIM = 0, /* a width: 1 .. 2^22 */
+    LLMMEM__QT_DIM0,    /* a width that may be 0 (absent part): 0 .. 2^22 */
+    LLMMEM__QT_LAYERS,  /* 1 .. 100000 */
+    LLMMEM__QT_COUNT,   /* heads, experts, groups, indices: 0 .. 2^22 */
+    LLMMEM__QT_VOCAB,   /* 1 .. 2^26 */
+    LLMMEM__QT_POS,     /* positions, windows: 0 .. 2^40 */
+    LLMMEM__QT_BOOL,    /* true/false (JSON booleans only) */
+    LLMMEM__QT_REAL,    /* a real (dropout, rotary fraction, soft-cap): default parsed as a number */
+    LLMMEM__QT_COUNT_
+};
+
+typedef struct llmmem__qdef {
+    const char *sym;  /* symbol for expressions: "h" */
+    const char *keys; /* "hidden_size|n_embd"; NULL: derived from `def` only */
+    const char *def;  /* value when every key is absent (an expression; REAL: a number);
+                         NULL: a key is required */
+    const char *nul;  /* value when the key is JSON null; NULL: null is an error */
+    int type;         /* enum llmmem__qtype */
+} llmmem__qdef;
+
+/* Where a quantity's value comes from. */
+enum llmmem__qsrc {
+    LLMMEM__QS_DEFAULT = 0, /* absent: the entry's default, evaluated at each count */
+    LLMMEM__QS_GIVEN = 1,   /* read from the config or set through the API */
+    LLMMEM__QS_NULL = 2     /* JSON null: the entry's `nul`, evaluated at each count */
+};
+
+/* The values of a model's quantities. Integers (BOOL as 0/1) in v, reals in r. */
+typedef struct llmmem__qvals {
+    int n;
+    const char *sym[LLMMEM__MAX_Q]; /* static (the family entry's strings) */
+    uint8_t len[LLMMEM__MAX_Q];
+    uint8_t src[LLMMEM__MAX_Q];     /* enum llmmem__qsrc: where the value comes from */
+    int64_t v[LLMMEM__MAX_Q];
+    double r[LLMMEM__MAX_Q];
+} llmmem__qvals;
+
+bool llmmem__qvals_find(const llmmem__qvals *q, const char *sym, size_t len, int *index);
+/* The value of a symbol, or `def` when the family has no such quantity. */
+int64_t llmmem__qvals_get(const llmmem__qvals *q, const char *sym, int64_t def);
+double llmmem__qvals_real(const llmmem__qvals *q, const char *sym, double def);
+/* Evaluates an expression of the registry; errors name the expression. */
+int llmmem__expr_eval(int64_t *out, const char *text, const llmmem__qvals *q);
+
+/* ---- layer pattern --------------------------------------------------------- */
+
+/* What mixes tokens in a decoder layer. */
+enum llmmem__mixer {
+    LLMMEM__MX_FULL = 0, /* softmax attention over the whole context */
+    LLMMEM__MX_SLIDING,  /* softmax attention within sliding_window */
+    LLMMEM__MX_CHUNKED,  /* softmax attention within chunks (llama4) */
+    LLMMEM__MX_LINEAR,   /* linear attention / gated delta rule (qwen3_next, kimi_linear, minimax) */
+    LLMMEM__MX_MAMBA,    /* selective state space (Mamba 1/2) */
+    LLMMEM__MX_CONV,     /* gated short convolution (lfm2) */
+    LLMMEM__MX_NONE,     /* no mixer (an MLP-only layer of a hybrid pattern) */
+    LLMMEM__MX_HYBRID,   /* Mamba plus a shared attention block (zamba) */
+    LLMMEM__MX_COUNT
+};
+/* What follows the mixer. */
+enum llmmem__ffn {
+    LLMMEM__FF_DENSE = 0, /* dense MLP */
+    LLMMEM__FF_MOE,       /* routed experts (+ shared experts) */
+    LLMMEM__FF_NONE,      /* no feed-forward (Mamba-only layers) */
+    LLMMEM__FF_COUNT
+};
+
+/* How the mixer of layer i is decided when the config has no per-layer list. */
+enum llmmem__mixer_rule {
+    LLMMEM__MR_FULL = 0,  /* every layer: full attention */
+    LLMMEM__MR_SLIDING,   /* every layer: sliding (full when sw == 0) */
+    LLMMEM__MR_FROM,      /* sliding for i >= arg (qwen2: max_window_layers, when use_sliding_window) */
+    LLMMEM__MR_PERIODIC,  /* kind `on` when (i + arg2) % arg == 0, else `off` */
+    LLMMEM__MR_EXPR       /* `expr` gives the mixer of layer i (symbol i) */
+};
+/* How the feed-forward of layer i is decided when the config has no per-layer list. */
+enum llmmem__ffn_rule {
+    LLMMEM__FR_DENSE = 0, /* every layer dense */
+    LLMMEM__FR_MOE,       /* every layer MoE when E > 0 */
+    LLMMEM__FR_FIRST_K,   /* MoE for i >= arg and i % arg2 == 0 (deepseek: first_k_dense_replace, moe_layer_freq) */
+    LLMMEM__FR_STEP,      /* MoE when (i + 1) % arg == 0 and i not in the `list` key (qwen2_moe) */
+    LLMMEM__FR_EXPR       /* `expr` gives the feed-forward of layer i */
+};
+
+typedef struct llmmem__pattern {
+    int rule;         /* enum llmmem__mixer_rule / llmmem__ffn_rule */
+    const char *arg;  /* expressions of the rule (NULL = 0) */
+    const char *arg2;
+    int on, off;      /* MR_PERIODIC kinds */
+    const char *expr; /* MR_EXPR / FR_EXPR: expression of i */
+    /* The per-layer list in the config, when there is one: its key and how its
+     * values map to kinds ("sliding_attention=1,full_attention=0"; a string
+     * value is matched whole; for a pattern string, each character:
+     * "M=4,*=0,-=6"). For FR_STEP: the key of the indices that stay dense. */
+    const char *list;
+    const char *map;
+} llmmem__pattern;
+
+/* ---- tensors ------------------------------------------------------------------ */
+
+/* Which layers hold a tensor. */
+enum llmmem__where {
+    LLMMEM__W_ONCE = 0,   /* the model once (embeddings, final norm, head) x count */
+    LLMMEM__W_LAYER = 1,  /* every decoder layer */
+    LLMMEM__W_MIXER = 2,  /* layers whose mixer is in `kinds` (a bit mask of 1 << enum llmmem__mixer) */
+    LLMMEM__W_FFN = 3     /* layers whose feed-forward is in `kinds` (1 << enum llmmem__ffn) */
+};
+#define LLMMEM__WHERE_SHIFT 4
+#define LLMMEM__MX(k) (1u << LLMMEM__MX_##k)
+#define LLMMEM__FF(k) (1u << LLMMEM__FF_##k)
+#define LLMMEM__ATTN_MIXERS (LLMMEM__MX(FULL) | LLMMEM__MX(SLIDING) | LLMMEM__MX(CHUNKED))
+
+enum llmmem__tflag {
+    LLMMEM__TF_LINEAR = 1, /* an nn.Linear (or GPT-2 Conv1D) weight: LoRA target, autocast-cast */
+    LLMMEM__TF_BIAS = 2,   /* the bias of the Linear named the same */
+    LLMMEM__TF_PARAM = 4   /* a parameter of a fused module: `name` is "module.param"
+                              (experts.gate_up_proj, self_attn.sinks) */
+};
+
+typedef struct llmmem__tdef {
+    const char *name;  /* module name inside the layer or the model ("self_attn.q_proj") */
+    const char *rows;  /* shape: rows x cols (cols NULL for a vector) */
+    const char *cols;
+    int kind;          /* enum llmmem__tkind */
+    int flags;         /* enum llmmem__tflag */
+    unsigned where;    /* enum llmmem__where | (kinds << 4): W_MIXER / W_FFN's mask of kinds */
+    const char *when;  /* present only when this is non-zero (NULL: always) */
+    const char *count; /* multiplier (NULL: 1), e.g. the layers of an extra stack */
+} llmmem__tdef;
+
+/* ---- families ------------------------------------------------------------------ */
+
+typedef struct llmmem__arch {
+    const char *type;       /* model_type */
+    int act_family;         /* enum llmmem__family: which activation rules apply */
+    const llmmem__qdef *q;  /* quantities, in evaluation order */
+    int nq;
+    const llmmem__tdef *t;  /* tensors */
+    int nt;
+    llmmem__pattern mixer;  /* layer pattern */
+    llmmem__pattern ffn;
+    int norm;               /* enum llmmem__norm */
+    int act;                /* enum llmmem__act default; hidden_act may change it */
+    const char *about;      /* one line for docs: source file, what is special */
+} llmmem__arch;
+
+/* The family tables (src/model/fam_*.c). */
+extern const llmmem__arch llmmem__fam_llama[], llmmem__fam_classic[];
+extern const int llmmem__fam_llama_count, llmmem__fam_classic_count;
+
+/* All families, and lookup by model_type (NULL if unknown). */
+const llmmem__arch *llmmem__arch_find(const char *type);
+int llmmem__arch_count(void);
+const llmmem__arch *llmmem__arch_at(int index);
+
+/* ---- counting (src/model/registry.c) --------------------------------------------- */
+
+struct llmmem_model;
+/* Declares the family's quantities in the model, none given. */
+void llmmem__registry_init(struct llmmem_model *m, const llmmem__arch *f);
+/* Sets a quantity (LLMMEM__QS_GIVEN); false if the family has no such symbol. */
+bool llmmem__registry_set(struct llmmem_model *m, const char *sym, int64_t v);
+bool llmmem__registry_set_real(struct llmmem_model *m, const char *sym, double v);
+/* Evaluates the defaults and fills the canonical fields of struct
+ * llmmem_model (no counting): what a config reader needs before it reads the
+ * per-layer lists. */
+int llmmem__registry_prepare(struct llmmem_model *m);
+/* The mixer and feed-forward of layer i by the entry's rules. */
+int llmmem__registry_mixer_of(int *kind, struct llmmem_model *m, int64_t i);
+int llmmem__registry_ffn_of(int *kind, struct llmmem_model *m, int64_t i);
+/* Counts one layer of the given kinds (a sliding layer without a window is full). */
+int llmmem__registry_layer_add(struct llmmem_model *m, int mixer, int ffn);
+/* prepare, the layer pattern from the rules unless listed, the tensors and counts. */
+int llmmem__registry_count(struct llmmem_model *m);
+/* A real default: a number, or ratio(x, y) of two integer expressions. */
+int llmmem__registry_real(double *out, const char *text, const llmmem__qvals *q);
+
+#endif /* LLMMEM_MODEL_REGISTRY_H */
