@@ -214,17 +214,19 @@ typedef struct llmmem__prefill {
     uint64_t SS;        /* S*S */
     uint64_t rot;       /* the roped width of q and k */
 } llmmem__prefill;
-/* A float [B,1,S,S] mask in the activation dtype (prefill.c). */
+/* A float [B,1,S,S] mask in the activation dtype (prefill_attn.c). */
 uint64_t llmmem__prefill_float_mask(llmmem__ovf *o, const llmmem__prefill *p);
 /* The attention kernel point beyond the residual stream and the normed input;
  * raises *largest to its largest block (prefill_attn.c). */
 uint64_t llmmem__prefill_attention(llmmem__ovf *o, const llmmem__prefill *p, uint64_t *largest);
 /* Attention probabilities the layer keeps after the call (prefill_attn.c). */
 uint64_t llmmem__prefill_held_probs(llmmem__ovf *o, const llmmem__prefill *p);
-/* The MLP points (dense, routed and shared experts) over `base` live bytes
- * into *best; raises *largest (prefill_mlp.c). */
-void llmmem__prefill_mlp(llmmem__ovf *o, const llmmem__prefill *p, llmmem__point *best, uint64_t kv,
-                         uint64_t base, uint64_t other, uint64_t *largest);
+/* The MLP's candidate working sets beyond what stays live, in order: dense MLP,
+ * routed experts, shared experts (those the model has); returns how many and
+ * raises *largest (prefill_mlp.c). */
+#define LLMMEM__PREFILL_MLP_POINTS 3
+int llmmem__prefill_mlp(llmmem__ovf *o, const llmmem__prefill *p,
+                        uint64_t act[LLMMEM__PREFILL_MLP_POINTS], uint64_t *largest);
 /* The cuBLASLt workspace a model with a biased Linear holds from its first
  * matmul on (prefill.c; the decode steps hold it too). */
 uint64_t llmmem__prefill_cublaslt_workspace(const struct llmmem_model *m);

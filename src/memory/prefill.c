@@ -76,13 +76,6 @@ static uint64_t learned_positions(llmmem__ovf *o, const llmmem__prefill *p)
     return blk(o, llmmem__mul3(o, p->x->S, p->x->h, p->x->e));
 }
 
-/* A float [B,1,S,S] mask in the activation dtype (eager_mask, or aten
- * convert_boolean_attn_mask of a bool mask). */
-uint64_t llmmem__prefill_float_mask(llmmem__ovf *o, const llmmem__prefill *p)
-{
-    return blk(o, llmmem__mul3(o, p->x->B, p->SS, p->x->e));
-}
-
 /* Masks (transformers masking_utils): eager always builds a float [B,1,S,S]
  * mask (eager_mask: torch.where on the bool mask), and models with sliding
  * and full layers one per layer type (gemma2/gemma3/gpt-oss forward:
@@ -182,7 +175,11 @@ void llmmem__prefill_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_
     c.act = llmmem__add(o, llmmem__add(o, base, p.Th), llmmem__add(o, norm_t, held));
     llmmem__point_keep_max(o, &best, &c);
     const uint64_t mlp_base = llmmem__add(o, llmmem__add(o, base, p.Th), llmmem__add(o, x_norm, held));
-    llmmem__prefill_mlp(o, &p, &best, kv_all, mlp_base, other, &x->largest);
+    uint64_t mlp[LLMMEM__PREFILL_MLP_POINTS];
+    for (int i = 0, n = llmmem__prefill_mlp(o, &p, mlp, &x->largest); i < n; i++) {
+        c.act = llmmem__add(o, mlp_base, mlp[i]);
+        llmmem__point_keep_max(o, &best, &c);
+    }
     c = (llmmem__point){kv_all, llmmem__add(o, llmmem__add(o, p.Th, p.Th), norm_t), 0, other};
     llmmem__point_keep_max(o, &best, &c);
     c = (llmmem__point){kv_all, p.Th, llmmem__prefill_logits_last(o, x), other};

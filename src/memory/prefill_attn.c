@@ -6,6 +6,13 @@
 
 #define blk llmmem__alloc_tensor
 
+/* A float [B,1,S,S] mask in the activation dtype (eager_mask, or aten
+ * convert_boolean_attn_mask of a bool mask). */
+uint64_t llmmem__prefill_float_mask(llmmem__ovf *o, const llmmem__prefill *p)
+{
+    return blk(o, llmmem__mul3(o, p->x->B, p->SS, p->x->e));
+}
+
 /* Query-side tensors alive at the kernel: q (with the fused c_attn output
  * without RoPE). PhiAttention.forward with partial rotary: query_pass/key_pass
  * are views that keep the q_proj and k_proj outputs, query_rot/key_rot hold

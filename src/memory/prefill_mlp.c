@@ -63,29 +63,26 @@ static uint64_t moe_shared_experts(llmmem__ovf *o, const llmmem__prefill *p)
     return llmmem__add(o, p->Th, llmmem__mul(o, 3, blk(o, llmmem__mul3(o, p->x->e, p->x->T, fs))));
 }
 
-void llmmem__prefill_mlp(llmmem__ovf *o, const llmmem__prefill *p, llmmem__point *best,
-                         uint64_t kv, uint64_t base, uint64_t other, uint64_t *largest)
+int llmmem__prefill_mlp(llmmem__ovf *o, const llmmem__prefill *p,
+                        uint64_t act[LLMMEM__PREFILL_MLP_POINTS], uint64_t *largest)
 {
     const struct llmmem_model *m = p->m;
     const llmmem__infer *x = p->x;
     const bool moe = m->num_experts > 0;
     const bool dense = !moe || (m->num_moe_layers > 0 && m->num_moe_layers < m->num_layers);
-    llmmem__point c = {kv, 0, 0, other};
+    int n = 0;
     if (dense && x->f) {
         uint64_t Tf = blk(o, llmmem__mul3(o, x->e, x->T, x->f));
-        c.act = llmmem__add(o, base, llmmem__mul(o, mlp_dense_tensors(p), Tf));
-        llmmem__point_keep_max(o, best, &c);
+        act[n++] = llmmem__mul(o, mlp_dense_tensors(p), Tf);
         *largest = llmmem__max(*largest, Tf);
     }
     if (moe) {
         uint64_t fm = m->moe_intermediate_size > 0 ? u(m->moe_intermediate_size) : x->f;
         uint64_t Sk = llmmem__mul(o, x->T, u(m->experts_per_token));
-        c.act = llmmem__add(o, base, moe_routed_experts(o, p, fm, Sk));
-        llmmem__point_keep_max(o, best, &c);
-        if (m->shared_expert_intermediate_size > 0) {
-            c.act = llmmem__add(o, base, moe_shared_experts(o, p));
-            llmmem__point_keep_max(o, best, &c);
-        }
+        act[n++] = moe_routed_experts(o, p, fm, Sk);
+        if (m->shared_expert_intermediate_size > 0)
+            act[n++] = moe_shared_experts(o, p);
         *largest = llmmem__max(*largest, blk(o, llmmem__mul3(o, 2 * x->e, Sk, fm)));
     }
+    return n;
 }
