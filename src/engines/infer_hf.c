@@ -71,11 +71,12 @@ static void hf_terms(struct llmmem_result *r, const llmmem__infer *x, const llmm
                         "per sliding layer [transformers cache_utils.DynamicLayer, "
                         "DynamicSlidingWindowLayer]",
                         x->kv_after);
-    llmmem__result_term(r, "prefill_transient",
-                        "max over the last layer's RoPE, attention kernel, norm, MLP/experts and "
-                        "final norm of the live intermediates [modeling_llama.py, sdpa_attention.py, "
-                        "integrations/moe.py]",
-                        x->prefill.act);
+    llmmem__result_term(
+        r, "prefill_transient",
+        "max over the last layer's RoPE, attention kernel, norm, MLP/experts and "
+        "final norm of the live intermediates [modeling_llama.py, sdpa_attention.py, "
+        "integrations/moe.py]",
+        x->prefill.act);
     llmmem__result_term(r, "prefill_kv_at_peak", "KV of every layer for the prompt at the peak",
                         x->prefill.kv);
     llmmem__result_term(r, "inputs_rope_masks",
@@ -85,12 +86,13 @@ static void hf_terms(struct llmmem_result *r, const llmmem__infer *x, const llmm
                         llmmem__sub0(x->prefill.other, b->ws));
     llmmem__result_term(r, "cublas_workspace", "per handle [CublasHandlePool.cpp]", b->ws);
     if (b->vb.lm_tokens)
-        llmmem__result_term(r, "vision_encoder_transient",
-                            "the frozen encoder's largest working set for the batch's images (vision.c)",
-                            b->vb.transient);
+        llmmem__result_term(
+            r, "vision_encoder_transient",
+            "the frozen encoder's largest working set for the batch's images (vision.c)",
+            b->vb.transient);
     if (x->N > 0)
-        llmmem__result_term(r, "decode_peak_kv", "KV after a step + the layer tensor torch.cat replaces",
-                            x->decode.kv);
+        llmmem__result_term(r, "decode_peak_kv",
+                            "KV after a step + the layer tensor torch.cat replaces", x->decode.kv);
 }
 
 int llmmem__infer_hf(struct llmmem_result *r, const struct llmmem_model *m,

@@ -15,12 +15,12 @@ static int check_dims(const struct llmmem_model *m)
 {
     if (m->hidden_size <= 0 || m->num_layers <= 0 || m->num_heads <= 0 || m->vocab_size <= 0 ||
         m->head_dim <= 0)
-        return llmmem__error(LLMMEM_E_SCHEMA,
-                             "model: hidden_size %lld, num_layers %lld, num_heads %lld, head_dim %lld "
-                             "and vocab_size %lld must all be positive",
-                             (long long)m->hidden_size, (long long)m->num_layers,
-                             (long long)m->num_heads, (long long)m->head_dim,
-                             (long long)m->vocab_size);
+        return llmmem__error(
+            LLMMEM_E_SCHEMA,
+            "model: hidden_size %lld, num_layers %lld, num_heads %lld, head_dim %lld "
+            "and vocab_size %lld must all be positive",
+            (long long)m->hidden_size, (long long)m->num_layers, (long long)m->num_heads,
+            (long long)m->head_dim, (long long)m->vocab_size);
     if (m->num_experts > 0 && m->experts_per_token <= 0)
         return llmmem__error(LLMMEM_E_SCHEMA, "model: num_experts %lld needs experts_per_token > 0",
                              (long long)m->num_experts);
@@ -48,7 +48,8 @@ static void set_gpus_needed(struct llmmem_result *r, const struct llmmem_model *
                 if (m->num_heads % t)
                     continue;
                 cc.tp = t;
-                if (infer(&scratch, m, &cc, false) == 0 && scratch.v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i) {
+                if (infer(&scratch, m, &cc, false) == 0 &&
+                    scratch.v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i) {
                     needed = t;
                     break;
                 }
@@ -80,12 +81,13 @@ static int check_run(const struct llmmem_model *m, const struct llmmem_config *c
     const int64_t kvh = m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
     if (m->num_heads % *tp != 0)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
-                             "tensor_parallel %lld does not divide num_heads %lld",
-                             (long long)*tp, (long long)m->num_heads);
+                             "tensor_parallel %lld does not divide num_heads %lld", (long long)*tp,
+                             (long long)m->num_heads);
     if (kvh >= *tp ? kvh % *tp != 0 : *tp % kvh != 0)
-        return llmmem__error(LLMMEM_E_INCONSISTENT,
-                             "tensor_parallel %lld and num_kv_heads %lld: one must divide the other",
-                             (long long)*tp, (long long)kvh);
+        return llmmem__error(
+            LLMMEM_E_INCONSISTENT,
+            "tensor_parallel %lld and num_kv_heads %lld: one must divide the other", (long long)*tp,
+            (long long)kvh);
     *g = llmmem__gpu_at((int)c->gpu);
     if (!*g)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "gpu index %lld is not in the GPU table",
@@ -105,10 +107,12 @@ static void infer_base(llmmem__infer_base *b, llmmem__ovf *o, const struct llmme
     const int64_t kvh = m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
     b->fmt = llmmem__weights_format(m, c);
     b->e = llmmem__weights_act_bytes(b->fmt, m, c);
-    const uint64_t bits = c->quant_bits > 0 ? u(c->quant_bits)
-                          : m->quant_bits > 0 ? u(m->quant_bits) : 4;
-    int64_t gs = c->quant_group_size != 0 ? c->quant_group_size
-                 : m->quant_group_size != 0 ? m->quant_group_size : 128;
+    const uint64_t bits = c->quant_bits > 0   ? u(c->quant_bits)
+                          : m->quant_bits > 0 ? u(m->quant_bits)
+                                              : 4;
+    int64_t gs = c->quant_group_size != 0   ? c->quant_group_size
+                 : m->quant_group_size != 0 ? m->quant_group_size
+                                            : 128;
     const uint64_t group = gs < 0 ? 0 : (uint64_t)gs;
     b->kvb = (uint64_t)llmmem__dtype_bytes((int)c->kv_cache_dtype);
     if (b->kvb == 0)
@@ -128,7 +132,8 @@ static void infer_keys(struct llmmem_result *r, const struct llmmem_model *m,
 {
     llmmem__result_set_i64(r, LLMMEM_R_PARAMS, m->params);
     llmmem__result_set_i64(r, LLMMEM_R_TRAINABLE_PARAMS, 0);
-    llmmem__result_set_i64(r, LLMMEM_R_ACTIVE_PARAMS, m->params_active ? m->params_active : m->params);
+    llmmem__result_set_i64(r, LLMMEM_R_ACTIVE_PARAMS,
+                           m->params_active ? m->params_active : m->params);
     llmmem__result_set_i64(r, LLMMEM_R_NUM_GPUS, b->tp);
     llmmem__result_set_u64(r, LLMMEM_R_WEIGHTS_BYTES, b->weights);
     llmmem__result_set_u64(r, LLMMEM_R_PERSISTENT_BYTES, b->weights);
@@ -157,7 +162,8 @@ static int infer(llmmem_result *r, const llmmem_model *m, const llmmem_config *c
         return rc;
     b.overflow = o.overflow;
     infer_keys(r, m, &b);
-    rc = c->runtime == LLMMEM__RT_VLLM ? llmmem__infer_vllm(r, m, c, &b) : llmmem__infer_hf(r, m, c, &b);
+    rc = c->runtime == LLMMEM__RT_VLLM ? llmmem__infer_vllm(r, m, c, &b)
+                                       : llmmem__infer_hf(r, m, c, &b);
     if (rc == 0)
         set_gpus_needed(r, m, c, b.tp, search);
     return rc;

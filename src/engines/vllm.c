@@ -32,15 +32,17 @@ typedef struct vllm_args {
     uint64_t block;     /* block_size (16) */
 } vllm_args;
 
-static void vllm_read_args(vllm_args *v, const struct llmmem_model *m, const struct llmmem_config *c,
-                           const llmmem__infer_base *b)
+static void vllm_read_args(vllm_args *v, const struct llmmem_model *m,
+                           const struct llmmem_config *c, const llmmem__infer_base *b)
 {
-    const uint64_t total = c->gpu_memory_bytes > 0 ? (uint64_t)c->gpu_memory_bytes : b->gpu->memory_bytes;
+    const uint64_t total =
+        c->gpu_memory_bytes > 0 ? (uint64_t)c->gpu_memory_bytes : b->gpu->memory_bytes;
     const double util = c->gpu_memory_utilization > 0.0 ? c->gpu_memory_utilization : 0.9;
     v->requested = (uint64_t)((double)total * util);
     v->seqs = c->max_num_seqs > 0 ? u(c->max_num_seqs) : 256;
-    v->maxlen = c->max_model_len > 0 ? u(c->max_model_len)
-                : m->max_positions > 0 ? u(m->max_positions) : 4096;
+    v->maxlen = c->max_model_len > 0   ? u(c->max_model_len)
+                : m->max_positions > 0 ? u(m->max_positions)
+                                       : 4096;
     v->tokens = c->max_num_batched_tokens > 0 ? u(c->max_num_batched_tokens) : 8192;
     v->block = c->kv_block_size > 0 ? u(c->kv_block_size) : 16;
 }
@@ -57,11 +59,13 @@ static uint64_t profile_forward(llmmem__ovf *o, const vllm_args *v, const struct
     const uint64_t f = u(m->intermediate_size) / (uint64_t)b->tp;
     uint64_t fwd = llmmem__mul3(o, v->tokens, e, llmmem__add(o, 2 * h, 3 * f));
     if (m->num_experts > 0) {
-        uint64_t fm = (m->moe_intermediate_size > 0 ? u(m->moe_intermediate_size) : f) / (uint64_t)b->tp;
+        uint64_t fm =
+            (m->moe_intermediate_size > 0 ? u(m->moe_intermediate_size) : f) / (uint64_t)b->tp;
         uint64_t pairs = llmmem__mul(o, v->tokens, u(m->experts_per_token));
         fwd = llmmem__max(fwd, llmmem__mul3(o, pairs, e, llmmem__add(o, 3 * fm, h)));
     }
-    return llmmem__add(o, fwd, llmmem__mul3(o, llmmem__min(v->seqs, v->tokens), u(m->vocab_size), 4));
+    return llmmem__add(o, fwd,
+                       llmmem__mul3(o, llmmem__min(v->seqs, v->tokens), u(m->vocab_size), 4));
 }
 
 /* The sampler warm-up over max_num_seqs rows of the vocabulary
@@ -83,7 +87,8 @@ static uint64_t with_encoder(llmmem__ovf *o, uint64_t act, const vllm_args *v,
     const uint64_t enc_tok = vb->lm_tokens ? llmmem__max(v->tokens, vb->lm_tokens) : 0;
     if (!enc_tok)
         return act;
-    uint64_t per_item = vb->lm_tokens ? vb->transient / (u(c->batch_size) ? u(c->batch_size) : 1) : 0;
+    uint64_t per_item =
+        vb->lm_tokens ? vb->transient / (u(c->batch_size) ? u(c->batch_size) : 1) : 0;
     act = llmmem__max(act, llmmem__mul(o, per_item, llmmem__ceil_div(enc_tok, vb->lm_tokens)));
     if (c->encoder_cache)
         act = llmmem__add(o, act, llmmem__mul3(o, enc_tok, u(m->hidden_size), b->e));
@@ -135,20 +140,23 @@ static void vllm_fill(struct llmmem_result *r, llmmem__ovf *o, const struct llmm
     llmmem__result_set_u64(r, LLMMEM_R_KV_CACHE_BYTES, p->bytes);
     llmmem__result_set_i64(r, LLMMEM_R_KV_BLOCKS, (int64_t)p->blocks);
     llmmem__result_set_i64(r, LLMMEM_R_MAX_CONCURRENT_SEQS, (int64_t)p->conc);
-    llmmem__result_set_i64(r, LLMMEM_R_MAX_CONTEXT_TOKENS, (int64_t)llmmem__mul(o, p->blocks, v->block));
+    llmmem__result_set_i64(r, LLMMEM_R_MAX_CONTEXT_TOKENS,
+                           (int64_t)llmmem__mul(o, p->blocks, v->block));
     llmmem__result_term(r, "profile_activation",
                         "max(forward over max_num_batched_tokens, max_num_seqs*vocab*36 sampler "
                         "warm-up) [vllm gpu_model_runner profile_run/_dummy_sampler_run]",
                         act);
     llmmem__result_term(r, "non_torch", "0.13 GiB TP=1, 0.55 GiB TP>1 [llm-d vLLM measurements]",
                         non_torch);
-    llmmem__result_term(r, "kv_pool",
-                        "floor((total*util - weights - activation - non_torch) / (block*kv_bytes_per_token))"
-                        " blocks [vllm gpu_worker.determine_available_memory, kv_cache_utils]",
-                        p->bytes);
+    llmmem__result_term(
+        r, "kv_pool",
+        "floor((total*util - weights - activation - non_torch) / (block*kv_bytes_per_token))"
+        " blocks [vllm gpu_worker.determine_available_memory, kv_cache_utils]",
+        p->bytes);
     if (!p->conc)
-        llmmem__result_note(r, "vllm: the KV pool (%llu blocks of %llu tokens) cannot hold one "
-                               "sequence of max_model_len %llu",
+        llmmem__result_note(r,
+                            "vllm: the KV pool (%llu blocks of %llu tokens) cannot hold one "
+                            "sequence of max_model_len %llu",
                             (unsigned long long)p->blocks, (unsigned long long)v->block,
                             (unsigned long long)v->maxlen);
     if (c->cuda_graphs)

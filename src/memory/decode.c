@@ -14,11 +14,11 @@
 /* What every point of a decode step holds besides its KV. */
 typedef struct step {
     const llmmem__infer *x;
-    uint64_t tok;     /* KV bytes of one token of one layer over the batch */
-    uint64_t state;   /* the layers' state beside their tokens (kv.c) */
-    uint64_t other;   /* workspaces, ids, the next token */
-    uint64_t logits;  /* [B, 1, V] */
-    uint64_t act;     /* the step's own activations */
+    uint64_t tok;    /* KV bytes of one token of one layer over the batch */
+    uint64_t state;  /* the layers' state beside their tokens (kv.c) */
+    uint64_t other;  /* workspaces, ids, the next token */
+    uint64_t logits; /* [B, 1, V] */
+    uint64_t act;    /* the step's own activations */
 } step;
 
 /* The prompt ids (B*S int64) and the next token (one 512-byte block). */
@@ -59,7 +59,8 @@ static uint64_t update_second_copy(llmmem__ovf *o, const step *s, uint64_t n)
  * fp32 softmax and the cast back: [B, a, 1, ctx], 10 B each. */
 static uint64_t decode_attention(llmmem__ovf *o, const llmmem__infer *x, int kind, uint64_t ctx)
 {
-    const uint64_t ad = llmmem__mul3(o, x->B, x->a, x->d); /* one token of K (or V) over all heads */
+    const uint64_t ad =
+        llmmem__mul3(o, x->B, x->a, x->d); /* one token of K (or V) over all heads */
     bool masked = kind == LLMMEM__KV_SLIDING && ctx >= x->layers.window;
     bool rep = x->repeat_kv && (x->eager || masked);
     uint64_t act = rep ? llmmem__mul(o, 2, blk(o, llmmem__mul3(o, x->e, ad, ctx))) : 0;
@@ -82,11 +83,13 @@ static llmmem__point attention_point(llmmem__ovf *o, const step *s, uint64_t n, 
     uint64_t kv = all_layers(o, s, n);
     if (first) {
         uint64_t before = llmmem__kv_layer_tokens(l, kind, s->x->S, n - 1);
-        kv = llmmem__add(o, llmmem__sub0(llmmem__kv_bytes_at(o, l, s->x->S, n - 1, s->tok),
-                                         llmmem__mul(o, before, s->tok)),
+        kv = llmmem__add(o,
+                         llmmem__sub0(llmmem__kv_bytes_at(o, l, s->x->S, n - 1, s->tok),
+                                      llmmem__mul(o, before, s->tok)),
                          llmmem__add(o, llmmem__mul(o, ctx, s->tok), s->state));
     }
-    llmmem__point p = {kv, llmmem__add(o, decode_attention(o, s->x, kind, ctx), s->act), 0, s->other};
+    llmmem__point p = {kv, llmmem__add(o, decode_attention(o, s->x, kind, ctx), s->act), 0,
+                       s->other};
     return p;
 }
 
@@ -105,11 +108,13 @@ static void decode_step(llmmem__ovf *o, const step *s, uint64_t n, llmmem__point
     llmmem__point_keep_max(o, best, &p);
 }
 
-void llmmem__decode_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_model *m, uint64_t ws)
+void llmmem__decode_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_model *m,
+                         uint64_t ws)
 {
     step s = {x, llmmem__mul(o, x->B, x->kv_tl), llmmem__kv_state_all(o, &x->layers), 0, 0, 0};
     /* the decode steps also hold the cuBLASLt workspace of a biased model */
-    s.other = llmmem__add(o, llmmem__add(o, ws, llmmem__prefill_cublaslt_workspace(m)), decode_ids(o, x));
+    s.other =
+        llmmem__add(o, llmmem__add(o, ws, llmmem__prefill_cublaslt_workspace(m)), decode_ids(o, x));
     s.logits = llmmem__prefill_logits_last(o, x);
     s.act = decode_step_act(o, x);
     x->kv_after = all_layers(o, &s, x->N);

@@ -64,7 +64,8 @@ uint64_t llmmem__kv_bytes_at(llmmem__ovf *o, const llmmem__kv_layers *l, uint64_
 {
     uint64_t sum = 0;
     for (int kind = 0; kind < LLMMEM__KV_KINDS; kind++)
-        sum = llmmem__add(o, sum, llmmem__mul3(o, l->n[kind], llmmem__kv_layer_tokens(l, kind, S, step), tok));
+        sum = llmmem__add(
+            o, sum, llmmem__mul3(o, l->n[kind], llmmem__kv_layer_tokens(l, kind, S, step), tok));
     return sum;
 }
 

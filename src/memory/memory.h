@@ -200,7 +200,8 @@ typedef struct llmmem__infer {
     uint64_t largest;     /* the largest transient block */
 } llmmem__infer;
 /* Prefill peak of one forward over B x S tokens (prefill.c); ws: cuBLAS workspace. */
-void llmmem__prefill_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_model *m, uint64_t ws);
+void llmmem__prefill_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_model *m,
+                          uint64_t ws);
 /* What every prefill term reads (prefill.c computes it once per forward). */
 typedef struct llmmem__prefill {
     const llmmem__infer *x;
@@ -233,6 +234,7 @@ uint64_t llmmem__prefill_cublaslt_workspace(const struct llmmem_model *m);
 /* Logits of the last position, [B, 1, V] in the activation dtype (prefill.c). */
 uint64_t llmmem__prefill_logits_last(llmmem__ovf *o, const llmmem__infer *x);
 /* Decode peak over steps 1..N and the KV that stays (decode.c). */
-void llmmem__decode_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_model *m, uint64_t ws);
+void llmmem__decode_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_model *m,
+                         uint64_t ws);
 
 #endif /* LLMMEM_MEMORY_MEMORY_H */

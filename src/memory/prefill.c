@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#define u llmmem__nonneg
+#define u   llmmem__nonneg
 #define blk llmmem__alloc_tensor
 
 #define MiB (UINT64_C(1) << 20)
@@ -27,7 +27,7 @@ void llmmem__point_keep_max(llmmem__ovf *o, llmmem__point *best, const llmmem__p
 }
 
 static void prefill_shape(llmmem__prefill *p, llmmem__ovf *o, const llmmem__infer *x,
-                           const struct llmmem_model *m)
+                          const struct llmmem_model *m)
 {
     p->x = x;
     p->m = m;
@@ -55,7 +55,8 @@ static void prefill_shape(llmmem__prefill *p, llmmem__ovf *o, const llmmem__infe
 /* Input ids (B*S int64, kept by the caller) and cache_position (S int64). */
 static uint64_t inputs_ids_positions(llmmem__ovf *o, const llmmem__prefill *p)
 {
-    return llmmem__add(o, blk(o, llmmem__mul3(o, p->x->B, p->x->S, 8)), blk(o, llmmem__mul(o, p->x->S, 8)));
+    return llmmem__add(o, blk(o, llmmem__mul3(o, p->x->B, p->x->S, 8)),
+                       blk(o, llmmem__mul(o, p->x->S, 8)));
 }
 
 /* RoPE cos/sin [1, S, rot] in the model dtype (LlamaRotaryEmbedding.forward;
@@ -153,7 +154,8 @@ uint64_t llmmem__prefill_logits_last(llmmem__ovf *o, const llmmem__infer *x)
  * post-attention norm; (4) the MLP (prefill_mlp.c); (5) the final norm over
  * all T positions, then the head on the last position (LlamaForCausalLM:
  * logits = lm_head(hidden_states[:, -1:, :])). */
-void llmmem__prefill_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_model *m, uint64_t ws)
+void llmmem__prefill_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_model *m,
+                          uint64_t ws)
 {
     llmmem__prefill p;
     prefill_shape(&p, o, x, m);
@@ -170,11 +172,13 @@ void llmmem__prefill_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_
     c.act = llmmem__add(o, llmmem__add(o, base, x_norm), rope_qkv(o, &p));
     llmmem__point_keep_max(o, &best, &c);
     c = (llmmem__point){kv_all, 0, 0, other};
-    c.act = llmmem__add(o, llmmem__add(o, base, x_norm), llmmem__prefill_attention(o, &p, &x->largest));
+    c.act =
+        llmmem__add(o, llmmem__add(o, base, x_norm), llmmem__prefill_attention(o, &p, &x->largest));
     llmmem__point_keep_max(o, &best, &c);
     c.act = llmmem__add(o, llmmem__add(o, base, p.Th), llmmem__add(o, norm_t, held));
     llmmem__point_keep_max(o, &best, &c);
-    const uint64_t mlp_base = llmmem__add(o, llmmem__add(o, base, p.Th), llmmem__add(o, x_norm, held));
+    const uint64_t mlp_base =
+        llmmem__add(o, llmmem__add(o, base, p.Th), llmmem__add(o, x_norm, held));
     uint64_t mlp[LLMMEM__PREFILL_MLP_POINTS];
     for (int i = 0, n = llmmem__prefill_mlp(o, &p, mlp, &x->largest); i < n; i++) {
         c.act = llmmem__add(o, mlp_base, mlp[i]);

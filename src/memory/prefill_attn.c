@@ -38,7 +38,8 @@ static uint64_t repeat_kv_copies(llmmem__ovf *o, const llmmem__prefill *p)
     const llmmem__infer *x = p->x;
     if (x->k >= x->a)
         return 0;
-    return llmmem__mul(o, 2, blk(o, llmmem__mul3(o, x->e, x->B, llmmem__mul3(o, x->a, x->S, x->d))));
+    return llmmem__mul(o, 2,
+                       blk(o, llmmem__mul3(o, x->e, x->B, llmmem__mul3(o, x->a, x->S, x->d))));
 }
 
 /* Score elements [B, a, S, S]. */
@@ -73,7 +74,8 @@ static uint64_t eager_gpt_oss_sinks(llmmem__ovf *o, const llmmem__prefill *p)
     const llmmem__infer *x = p->x;
     const uint64_t e = x->e, aS = llmmem__mul(o, x->a, x->S);
     uint64_t sc1 = llmmem__mul3(o, x->B, x->a, llmmem__mul(o, x->S, x->S + 1));
-    uint64_t t = llmmem__add(o, blk(o, llmmem__mul(o, e, scores(o, p))), llmmem__mul(o, 2, blk(o, llmmem__mul(o, e, sc1))));
+    uint64_t t = llmmem__add(o, blk(o, llmmem__mul(o, e, scores(o, p))),
+                             llmmem__mul(o, 2, blk(o, llmmem__mul(o, e, sc1))));
     t = llmmem__add(o, t, blk(o, llmmem__mul3(o, e, x->B, aS)));
     return llmmem__add(o, t, blk(o, llmmem__mul3(o, 8, x->B, aS)));
 }
@@ -124,7 +126,8 @@ static uint64_t fp32_heads(llmmem__ovf *o, const llmmem__prefill *p, uint64_t he
 static uint64_t sdpa_math_scores(llmmem__ovf *o, const llmmem__prefill *p, uint64_t *largest)
 {
     const uint64_t sc = scores(o, p);
-    uint64_t t = llmmem__add(o, blk(o, llmmem__mul(o, 4, p->SS)), llmmem__mul(o, 2, blk(o, llmmem__mul(o, 4, sc))));
+    uint64_t t = llmmem__add(o, blk(o, llmmem__mul(o, 4, p->SS)),
+                             llmmem__mul(o, 2, blk(o, llmmem__mul(o, 4, sc))));
     t = llmmem__add(o, t, blk(o, sc));
     t = llmmem__add(o, t, blk(o, llmmem__mul3(o, p->x->B, p->x->a, p->x->S)));
     *largest = llmmem__max(*largest, blk(o, llmmem__mul(o, 4, sc)));
@@ -156,7 +159,8 @@ static uint64_t attn_falcon_math(llmmem__ovf *o, const llmmem__prefill *p, uint6
 {
     const llmmem__infer *x = p->x;
     uint64_t fused = blk(o, llmmem__mul3(o, x->e, x->T, llmmem__mul(o, x->a + 2 * x->k, x->d)));
-    uint64_t in = llmmem__add(o, llmmem__mul(o, 2, fp32_heads(o, p, x->a)), llmmem__mul(o, 2, fp32_heads(o, p, x->k)));
+    uint64_t in = llmmem__add(o, llmmem__mul(o, 2, fp32_heads(o, p, x->a)),
+                              llmmem__mul(o, 2, fp32_heads(o, p, x->k)));
     in = llmmem__add(o, in, sdpa_math_scores(o, p, largest));
     return llmmem__add(o, llmmem__add(o, fused, p->Q), in);
 }

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#define u llmmem__nonneg
+#define u   llmmem__nonneg
 #define blk llmmem__alloc_tensor
 
 /* Live [T, f] intermediates of the dense MLP. */
@@ -35,15 +35,17 @@ static uint64_t mlp_dense_tensors(const llmmem__prefill *p)
  * output and its reordered copy fp32; the other families cast the weights to
  * the hidden dtype first. An H200 allocation trace of h13/h34
  * (test/gpu/trace_alloc.py) shows the two fp32 [S_k, h] blocks. */
-static uint64_t moe_routed_experts(llmmem__ovf *o, const llmmem__prefill *p, uint64_t fm, uint64_t Sk)
+static uint64_t moe_routed_experts(llmmem__ovf *o, const llmmem__prefill *p, uint64_t fm,
+                                   uint64_t Sk)
 {
     const llmmem__infer *x = p->x;
     const uint64_t e = x->e, h = x->h, E = u(p->m->num_experts);
     const uint64_t Skh = blk(o, llmmem__mul3(o, e, Sk, h));
     const uint64_t wb = p->fam == LLMMEM__FAM_DEEPSEEK ? llmmem__max(e, 4) : e;
     const uint64_t weighted = llmmem__mul(o, 2, blk(o, llmmem__mul3(o, wb, Sk, h)));
-    uint64_t t = llmmem__max(llmmem__add(o, Skh, llmmem__mul(o, 4, blk(o, llmmem__mul3(o, e, Sk, fm)))),
-                             llmmem__add(o, llmmem__mul(o, 2, Skh), weighted));
+    uint64_t t =
+        llmmem__max(llmmem__add(o, Skh, llmmem__mul(o, 4, blk(o, llmmem__mul3(o, e, Sk, fm)))),
+                    llmmem__add(o, llmmem__mul(o, 2, Skh), weighted));
     t = llmmem__add(o, t, llmmem__mul(o, 4, blk(o, llmmem__mul(o, 8, Sk))));
     t = llmmem__add(o, t, blk(o, llmmem__mul(o, e, Sk)));
     t = llmmem__add(o, t, blk(o, llmmem__mul3(o, e, x->T, E)));

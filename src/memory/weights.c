@@ -28,8 +28,8 @@ static int linears_mla(lin *v, const struct llmmem_model *m, llmmem__ovf *o)
         v[n++] = (lin){h, llmmem__mul(o, a, qk), L, false};
     }
     v[n++] = (lin){h, u(m->kv_lora_rank) + u(m->qk_rope_head_dim), L, false};
-    v[n++] = (lin){u(m->kv_lora_rank),
-                   llmmem__mul(o, a, u(m->qk_nope_head_dim) + u(m->v_head_dim)), L, false};
+    v[n++] = (lin){u(m->kv_lora_rank), llmmem__mul(o, a, u(m->qk_nope_head_dim) + u(m->v_head_dim)),
+                   L, false};
     v[n++] = (lin){llmmem__mul(o, a, u(m->v_head_dim)), h, L, false};
     return n;
 }
@@ -54,7 +54,8 @@ static int enumerate_linears(lin *v, const struct llmmem_model *m, llmmem__ovf *
 {
     int n = linears_attention(v, m, o);
     uint64_t h = u(m->hidden_size), L = u(m->num_layers), f = u(m->intermediate_size);
-    uint64_t moe_layers = m->num_experts > 0 ? (m->num_moe_layers > 0 ? u(m->num_moe_layers) : L) : 0;
+    uint64_t moe_layers =
+        m->num_experts > 0 ? (m->num_moe_layers > 0 ? u(m->num_moe_layers) : L) : 0;
     uint64_t dense_layers = L > moe_layers ? L - moe_layers : 0;
     uint64_t up = m->gated_mlp ? 2 : 1;
     if (dense_layers && f) {
@@ -150,7 +151,8 @@ static uint64_t lin_mxfp4(llmmem__ovf *o, uint64_t in, uint64_t out, uint64_t bi
     return llmmem__add(o, llmmem__ceil_div(el, 2), llmmem__ceil_div(el, 32));
 }
 
-typedef uint64_t (*lin_fn)(llmmem__ovf *o, uint64_t in, uint64_t out, uint64_t bits, uint64_t group);
+typedef uint64_t (*lin_fn)(llmmem__ovf *o, uint64_t in, uint64_t out, uint64_t bits,
+                           uint64_t group);
 
 /* Each format: the bytes of one quantized matrix (NULL: every tensor in the
  * activation dtype), whether only the routed experts are quantized, and the
@@ -163,8 +165,9 @@ static const struct {
     [LLMMEM__Q_FP32] = {NULL, false, "params*4 [torch fp32]"},
     [LLMMEM__Q_FP16] = {NULL, false, "params*2 [torch fp16]"},
     [LLMMEM__Q_BF16] = {NULL, false, "params*2 [torch bf16]"},
-    [LLMMEM__Q_FP8] = {lin_8bit_row_scale, false,
-                       "linears 1 B + fp32 scale per output row; rest 16-bit [compressed-tensors fp8]"},
+    [LLMMEM__Q_FP8] =
+        {lin_8bit_row_scale, false,
+         "linears 1 B + fp32 scale per output row; rest 16-bit [compressed-tensors fp8]"},
     [LLMMEM__Q_FP8_BLOCK] = {lin_fp8_block, false,
                              "linears 1 B + fp32 per 128x128 block; rest 16-bit [finegrained_fp8]"},
     [LLMMEM__Q_INT8] = {lin_8bit_row_scale, false,
@@ -179,7 +182,8 @@ static const struct {
     [LLMMEM__Q_GPTQ] = {lin_gptq, false,
                         "qweight bits/8 + qzeros + fp16 scales/group + g_idx 4*in [vllm gptq.py]"},
     [LLMMEM__Q_AWQ] = {lin_awq, false, "qweight bits/8 + qzeros + fp16 scales/group [vllm awq.py]"},
-    [LLMMEM__Q_MXFP4] = {lin_mxfp4, true, "experts 0.5 B + 1 B/32 (e8m0); rest bf16 [gpt-oss mxfp4]"},
+    [LLMMEM__Q_MXFP4] = {lin_mxfp4, true,
+                         "experts 0.5 B + 1 B/32 (e8m0); rest bf16 [gpt-oss mxfp4]"},
 };
 
 const char *llmmem__weights_formula(int fmt)
@@ -205,7 +209,8 @@ int llmmem__weights_format(const struct llmmem_model *m, const struct llmmem_con
     }
 }
 
-uint64_t llmmem__weights_act_bytes(int fmt, const struct llmmem_model *m, const struct llmmem_config *c)
+uint64_t llmmem__weights_act_bytes(int fmt, const struct llmmem_model *m,
+                                   const struct llmmem_config *c)
 {
     if (fmt == LLMMEM__Q_FP32)
         return 4;
@@ -233,8 +238,9 @@ uint64_t llmmem__weights_bytes(llmmem__ovf *o, const struct llmmem_model *m, int
         if (formats[fmt].experts_only && !v[i].expert)
             continue;
         lin_el = llmmem__add(o, lin_el, llmmem__mul3(o, v[i].in, v[i].out, v[i].count));
-        bytes = llmmem__add(o, bytes, llmmem__mul(o, v[i].count,
-                                                  formats[fmt].lin(o, v[i].in, v[i].out, bits, group)));
+        bytes = llmmem__add(
+            o, bytes,
+            llmmem__mul(o, v[i].count, formats[fmt].lin(o, v[i].in, v[i].out, bits, group)));
     }
     if (lin_el > P) /* counts disagree with the layout: fall back to params */
         lin_el = P;
