@@ -180,7 +180,7 @@ uint64_t llmmem__kv_layer_tokens_max(const llmmem__kv_layers *l, uint64_t S, uin
 typedef struct llmmem__point {
     uint64_t kv, act, logits, other;
 } llmmem__point;
-/* Keeps in *best the larger of *best and *p by total. */
+/* Keeps in *best the larger of *best and *p by total; the earlier on a tie (prefill.c). */
 void llmmem__point_keep_max(llmmem__ovf *o, llmmem__point *best, const llmmem__point *p);
 
 /* One HF generate call on one GPU (prefill.c, decode.c): shapes after tensor

@@ -147,6 +147,13 @@ uint64_t llmmem__prefill_logits_last(llmmem__ovf *o, const llmmem__infer *x)
     return blk(o, llmmem__mul3(o, x->B, x->V, x->e));
 }
 
+/* One layer's KV after the prompt: K and V of all S tokens (every layer kind
+ * keeps the whole prompt during prefill, kv.c), one tensor per layer. */
+static uint64_t kv_prompt_layer(llmmem__ovf *o, const llmmem__infer *x)
+{
+    return blk(o, llmmem__mul3(o, x->B, x->S, x->kv_tl));
+}
+
 /* ---- the phase ----------------------------------------------------------- */
 
 /* The candidate points of the last layer: (1) RoPE, before this layer's
@@ -159,31 +166,36 @@ void llmmem__prefill_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_
 {
     llmmem__prefill p;
     prefill_shape(&p, o, x, m);
-    const uint64_t kv_layer = blk(o, llmmem__mul3(o, x->B, x->S, x->kv_tl));
+    const uint64_t kv_layer = kv_prompt_layer(o, x);
     const uint64_t kv_all = llmmem__mul(o, kv_layer, x->L);
     const uint64_t other = prefill_other(o, &p, ws);
     const uint64_t base = residual_stream(o, &p);
     const uint64_t x_norm = p.Th; /* the normed input of attention / MLP */
     const uint64_t norm_t = norm_working_set(o, &p);
     const uint64_t held = llmmem__prefill_held_probs(o, &p);
+    const uint64_t in_attn = llmmem__add(o, base, x_norm);
     llmmem__point best = {0, 0, 0, 0};
 
+    /* (1) */
     llmmem__point c = {llmmem__mul(o, kv_layer, x->L - 1), 0, 0, other};
-    c.act = llmmem__add(o, llmmem__add(o, base, x_norm), rope_qkv(o, &p));
+    c.act = llmmem__add(o, in_attn, rope_qkv(o, &p));
     llmmem__point_keep_max(o, &best, &c);
+    /* (2) */
     c = (llmmem__point){kv_all, 0, 0, other};
-    c.act =
-        llmmem__add(o, llmmem__add(o, base, x_norm), llmmem__prefill_attention(o, &p, &x->largest));
+    c.act = llmmem__add(o, in_attn, llmmem__prefill_attention(o, &p, &x->largest));
     llmmem__point_keep_max(o, &best, &c);
+    /* (3) */
     c.act = llmmem__add(o, llmmem__add(o, base, p.Th), llmmem__add(o, norm_t, held));
     llmmem__point_keep_max(o, &best, &c);
-    const uint64_t mlp_base =
+    /* (4) the residual, the normed input and eager's probabilities alive */
+    const uint64_t in_mlp =
         llmmem__add(o, llmmem__add(o, base, p.Th), llmmem__add(o, x_norm, held));
     uint64_t mlp[LLMMEM__PREFILL_MLP_POINTS];
     for (int i = 0, n = llmmem__prefill_mlp(o, &p, mlp, &x->largest); i < n; i++) {
-        c.act = llmmem__add(o, mlp_base, mlp[i]);
+        c.act = llmmem__add(o, in_mlp, mlp[i]);
         llmmem__point_keep_max(o, &best, &c);
     }
+    /* (5) */
     c = (llmmem__point){kv_all, llmmem__add(o, llmmem__add(o, p.Th, p.Th), norm_t), 0, other};
     llmmem__point_keep_max(o, &best, &c);
     c = (llmmem__point){kv_all, p.Th, llmmem__prefill_logits_last(o, x), other};
