@@ -124,10 +124,19 @@ static void kv_pool(vllm_pool *p, llmmem__ovf *o, const vllm_args *v, const llmm
     p->bytes = llmmem__mul(o, p->blocks, p->page_all);
 }
 
-/* The decode phase, keys, terms and notes of runtime vllm. */
-static void vllm_fill(struct llmmem_result *r, llmmem__ovf *o, const struct llmmem_config *c,
-                      const vllm_args *v, const vllm_pool *p, const llmmem__infer_base *b,
-                      uint64_t act, uint64_t non_torch)
+/* CUDA graphs: vLLM < 0.21 captures them after the KV pool is sized, so
+ * their memory is not part of the budget (the llm-d vectors); a note says so. */
+static void cuda_graphs(struct llmmem_result *r, const struct llmmem_config *c)
+{
+    if (c->cuda_graphs)
+        llmmem__result_note(r, "vllm: CUDA graph memory is not subtracted from the KV budget "
+                               "(vLLM < 0.21 behaviour)");
+}
+
+/* The decode phase and the pool's keys. */
+static void vllm_phase(struct llmmem_result *r, llmmem__ovf *o, const vllm_args *v,
+                       const vllm_pool *p, const llmmem__infer_base *b, uint64_t act,
+                       uint64_t non_torch)
 {
     const int D = LLMMEM_PHASE_DECODE;
     r->phase_used[D] = true;
@@ -142,6 +151,12 @@ static void vllm_fill(struct llmmem_result *r, llmmem__ovf *o, const struct llmm
     llmmem__result_set_i64(r, LLMMEM_R_MAX_CONCURRENT_SEQS, (int64_t)p->conc);
     llmmem__result_set_i64(r, LLMMEM_R_MAX_CONTEXT_TOKENS,
                            (int64_t)llmmem__mul(o, p->blocks, v->block));
+}
+
+/* The terms --explain reports for runtime vllm, and its notes. */
+static void vllm_terms(struct llmmem_result *r, const struct llmmem_config *c, const vllm_args *v,
+                       const vllm_pool *p, uint64_t act, uint64_t non_torch)
+{
     llmmem__result_term(r, "profile_activation",
                         "max(forward over max_num_batched_tokens, max_num_seqs*vocab*36 sampler "
                         "warm-up) [vllm gpu_model_runner profile_run/_dummy_sampler_run]",
@@ -159,9 +174,7 @@ static void vllm_fill(struct llmmem_result *r, llmmem__ovf *o, const struct llmm
                             "sequence of max_model_len %llu",
                             (unsigned long long)p->blocks, (unsigned long long)v->block,
                             (unsigned long long)v->maxlen);
-    if (c->cuda_graphs)
-        llmmem__result_note(r, "vllm: CUDA graph memory is not subtracted from the KV budget "
-                               "(vLLM < 0.21 behaviour)");
+    cuda_graphs(r, c);
 }
 
 int llmmem__infer_vllm(struct llmmem_result *r, const struct llmmem_model *m,
@@ -177,7 +190,8 @@ int llmmem__infer_vllm(struct llmmem_result *r, const struct llmmem_model *m,
     kv_pool(&p, &o, &v, b, llmmem__sub0(v.requested, used));
     if (o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "vllm budget overflows 64-bit byte counts");
-    vllm_fill(r, &o, c, &v, &p, b, act, non_torch);
+    vllm_phase(r, &o, &v, &p, b, act, non_torch);
+    vllm_terms(r, c, &v, &p, act, non_torch);
     int rc = llmmem__result_finish(r, c);
     if (rc == 0 && !p.conc)
         llmmem__result_set_i64(r, LLMMEM_R_FITS, 0);

@@ -119,9 +119,9 @@ void llmmem__decode_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_m
     s.act = decode_step_act(o, x);
     x->kv_after = all_layers(o, &s, x->N);
     llmmem__point best = {0, 0, 0, 0};
-    if (x->N > 0)
+    if (x->N > 0) {
         decode_step(o, &s, 1, &best);
-    if (x->N > 0)
         decode_step(o, &s, x->N, &best);
+    }
     x->decode = best;
 }
