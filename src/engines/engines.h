@@ -36,6 +36,28 @@ void llmmem__zero_estimator(uint64_t *gpu, uint64_t *cpu, int stage, uint64_t to
 void llmmem__megatron_theoretical(double *weights_optim, double *activations,
                                   const struct llmmem_model *m, const struct llmmem_config *c,
                                   const llmmem__layout *l);
+/* What both inference runtimes start from (inference.c): one GPU of a
+ * tensor-parallel group of tp. */
+typedef struct llmmem__infer_base {
+    int64_t tp;
+    const llmmem__gpu *gpu;
+    int fmt;                 /* weight storage format (enum llmmem__quant) */
+    uint64_t e;              /* activation bytes per element */
+    uint64_t kvb;            /* KV cache bytes per element */
+    uint64_t ws;             /* cuBLAS workspace */
+    uint64_t weights;        /* weight bytes on this GPU */
+    uint64_t a_r, k_r;       /* attention and KV heads on this GPU */
+    uint64_t kv_tl, kv_tok;  /* KV bytes per token per layer, per token of all layers */
+    llmmem__vision_bytes vb; /* image tokens and the encoder's working set */
+    bool overflow;           /* the shared part overflowed (reported by the runtime) */
+} llmmem__infer_base;
+/* HF transformers generate, prefill then decode (infer_hf.c): fills r's phases,
+ * keys and terms and finishes it. */
+int llmmem__infer_hf(struct llmmem_result *r, const struct llmmem_model *m,
+                     const struct llmmem_config *c, const llmmem__infer_base *b);
+/* vLLM's memory budget and KV pool (vllm.c): fills and finishes r. */
+int llmmem__infer_vllm(struct llmmem_result *r, const struct llmmem_model *m,
+                       const struct llmmem_config *c, const llmmem__infer_base *b);
 /* ---- end of the engines block ---- */
 
 #endif /* LLMMEM_ENGINES_ENGINES_H */

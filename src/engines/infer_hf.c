@@ -1,0 +1,119 @@
+/* Runtime hf: HF transformers generate on one GPU, a prefill forward over the
+ * prompt (memory/prefill.c), then decode_len one-token steps
+ * (memory/decode.c), composed into the result's prefill and decode phases. */
+#include "engines/engines.h"
+
+#include <string.h>
+
+#define u llmmem__nonneg
+
+/* The shapes of one generate call on this GPU. */
+static void hf_shapes(llmmem__infer *x, llmmem__ovf *o, const struct llmmem_model *m,
+                      const struct llmmem_config *c, const llmmem__infer_base *b)
+{
+    memset(x, 0, sizeof *x);
+    x->B = u(c->batch_size);
+    x->S = llmmem__add(o, u(c->prompt_len), b->vb.lm_tokens);
+    x->N = u(c->decode_len);
+    x->T = llmmem__mul(o, x->B, x->S);
+    x->e = b->e;
+    x->h = u(m->hidden_size);
+    x->L = u(m->num_layers);
+    x->a = b->a_r;
+    x->k = b->k_r;
+    x->d = u(m->head_dim);
+    x->f = u(m->intermediate_size) / (uint64_t)b->tp;
+    x->V = u(m->vocab_size);
+    x->kv_tl = b->kv_tl;
+    x->kv_part_tl = llmmem__kv_part_token_layer(o, m, b->kvb, x->k);
+    x->half = b->fmt == LLMMEM__Q_FP16 || (b->fmt != LLMMEM__Q_BF16 && b->fmt != LLMMEM__Q_FP32 &&
+                                           m->torch_dtype == LLMMEM__DT_FP16);
+    llmmem__kv_layers_of(&x->layers, m, x->L);
+    x->eager = c->attention == LLMMEM__ATTN_EAGER;
+    x->repeat_kv = x->k < x->a && m->family != LLMMEM__FAM_FALCON;
+    x->math_gqa = c->attention == LLMMEM__ATTN_SDPA && x->e == 4 && x->k < x->a &&
+                  m->family != LLMMEM__FAM_FALCON;
+}
+
+/* Prefill then decode. The vision encoder runs before the language model
+ * (weights only besides its own working set), so it is a separate point of
+ * the prefill. */
+static void hf_generate(llmmem__infer *x, llmmem__ovf *o, const struct llmmem_model *m,
+                        const llmmem__infer_base *b)
+{
+    llmmem__prefill_peak(o, x, m, b->ws);
+    if (b->vb.transient > llmmem__add(o, x->prefill.act, x->prefill.kv)) {
+        x->prefill.act = b->vb.transient;
+        x->prefill.kv = 0;
+        x->prefill.logits = 0;
+    }
+    llmmem__decode_peak(o, x, m, b->ws);
+}
+
+/* One phase's components from its peak point. */
+static void hf_phase(struct llmmem_result *r, int phase, const llmmem__point *p, uint64_t weights,
+                     uint64_t ws)
+{
+    r->phase_used[phase] = true;
+    r->bytes[phase][LLMMEM_C_WEIGHTS] = weights;
+    r->bytes[phase][LLMMEM_C_KV_CACHE] = p->kv;
+    r->bytes[phase][LLMMEM_C_ACTIVATION_TRANSIENT] = p->act;
+    r->bytes[phase][LLMMEM_C_LOGITS] = p->logits;
+    r->bytes[phase][LLMMEM_C_WORKSPACE] = ws;
+    r->bytes[phase][LLMMEM_C_OTHER] = llmmem__sub0(p->other, ws);
+}
+
+/* The terms --explain reports for runtime hf. */
+static void hf_terms(struct llmmem_result *r, const llmmem__infer *x, const llmmem__infer_base *b)
+{
+    llmmem__result_term(r, "kv_cache",
+                        "2*k*d*bytes*B*(prompt+decode) per full layer, min(prompt+decode, window) "
+                        "per sliding layer [transformers cache_utils.DynamicLayer, "
+                        "DynamicSlidingWindowLayer]",
+                        x->kv_after);
+    llmmem__result_term(
+        r, "prefill_transient",
+        "max over the last layer's RoPE, attention kernel, norm, MLP/experts and "
+        "final norm of the live intermediates [modeling_llama.py, sdpa_attention.py, "
+        "integrations/moe.py]",
+        x->prefill.act);
+    llmmem__result_term(r, "prefill_kv_at_peak", "KV of every layer for the prompt at the peak",
+                        x->prefill.kv);
+    llmmem__result_term(r, "inputs_rope_masks",
+                        "ids B*S*8 + cache_position S*8 + cos/sin 2*S*rot*bytes per rope "
+                        "(2 for gemma3) + masks [masking_utils.py] + 1 MiB cuBLASLt workspace "
+                        "if a Linear has a bias",
+                        llmmem__sub0(x->prefill.other, b->ws));
+    llmmem__result_term(r, "cublas_workspace", "per handle [CublasHandlePool.cpp]", b->ws);
+    if (b->vb.lm_tokens)
+        llmmem__result_term(
+            r, "vision_encoder_transient",
+            "the frozen encoder's largest working set for the batch's images (vision.c)",
+            b->vb.transient);
+    if (x->N > 0)
+        llmmem__result_term(r, "decode_peak_kv",
+                            "KV after a step + the layer tensor torch.cat replaces", x->decode.kv);
+}
+
+int llmmem__infer_hf(struct llmmem_result *r, const struct llmmem_model *m,
+                     const struct llmmem_config *c, const llmmem__infer_base *b)
+{
+    llmmem__ovf o = {b->overflow};
+    llmmem__infer x;
+    hf_shapes(&x, &o, m, c, b);
+    hf_generate(&x, &o, m, b);
+    if (o.overflow)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
+                             "batch_size %lld x prompt_len %lld x decode_len %lld overflows "
+                             "64-bit byte counts",
+                             (long long)c->batch_size, (long long)c->prompt_len,
+                             (long long)c->decode_len);
+    hf_phase(r, LLMMEM_PHASE_PREFILL, &x.prefill, b->weights, b->ws);
+    if (x.N > 0)
+        hf_phase(r, LLMMEM_PHASE_DECODE, &x.decode, b->weights, b->ws);
+    r->largest_block =
+        llmmem__max(x.largest, x.kv_tl ? llmmem__mul3(&o, x.B, x.S + x.N, x.kv_tl) : 0);
+    llmmem__result_set_u64(r, LLMMEM_R_KV_CACHE_BYTES, x.kv_after);
+    hf_terms(r, &x, b);
+    return llmmem__result_finish(r, c);
+}
