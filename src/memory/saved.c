@@ -384,25 +384,33 @@ static uint64_t saved_attention_mla(const struct llmmem_model *m, const struct l
     return total;
 }
 
-/* The attention half of a sequential layer: the input norm (OLMo2 has its
- * norms after the sublayers), the q/k/v projections' inputs, the attention,
- * the post-attention norm (gemma2/3 sandwich, OLMo2) and the residual
+/* OLMo2 has its norms after the sublayers only. */
+static bool norms_after_only(const struct llmmem_model *m) { return !strcmp(m->model_type, "olmo2"); }
+
+/* After each sublayer of a sequential layer: the post norm (gemma2/3
+ * sandwich norms, OLMo2) over its compute-dtype output and the residual
  * dropout mask (1 B). */
+static uint64_t saved_sublayer_tail(const struct llmmem_model *m, const llmmem__recipe *rc)
+{
+    const uint64_t h = (uint64_t)m->hidden_size;
+    uint64_t s = 0, nb;
+    if (norms_after_only(m) || m->norms_per_layer >= 4)
+        s += saved_norm(m, rc, rc->cb, h, rc->full_ft, &nb);
+    return rc->dropout_p > 0 ? s + h : s;
+}
+
+/* The attention half of a sequential layer: the input norm, the q/k/v
+ * projections' inputs, the attention and the sublayer tail. */
 static uint64_t saved_attention_block(const struct llmmem_model *m, const struct llmmem_config *c,
                                       const llmmem__recipe *rc, uint64_t s)
 {
     const uint64_t h = (uint64_t)m->hidden_size;
-    const bool post_only = !strcmp(m->model_type, "olmo2");
+    const bool post_only = norms_after_only(m);
     uint64_t total = saved_norm_readers(m, rc, rc->rb, h, !post_only, qkv_readers(m, c, rc->full_ft ? 1 : 0));
     if (m->family == LLMMEM__FAM_DEEPSEEK)
         return total + saved_attention_mla(m, c, rc, s);
     total += saved_attention_mha(m, c, rc, s);
-    uint64_t nb;
-    if (post_only || m->norms_per_layer >= 4)
-        total += saved_norm(m, rc, rc->cb, h, rc->full_ft, &nb);
-    if (rc->dropout_p > 0)
-        total += h;
-    return total;
+    return total + saved_sublayer_tail(m, rc);
 }
 
 /* ---- MLP blocks ------------------------------------------------------------------ */
@@ -421,7 +429,7 @@ bool llmmem__saved_has_moe(const struct llmmem_model *m) { return m->num_experts
 
 /* The MLP half of a sequential layer: its input norm and Linears (a MoE
  * layer's experts are counted by saved_moe), the activation and the down
- * projection, the post-feedforward norm and the dropout mask. gpt_neox
+ * projection, and the sublayer tail. gpt_neox
  * use_parallel_residual (default): post_attention_layernorm reads the same
  * layer input as input_layernorm; the input is kept once and this norm adds
  * its mean and rstd. */
@@ -430,7 +438,7 @@ static uint64_t saved_mlp_block(const struct llmmem_model *m, const struct llmme
 {
     const uint64_t h = (uint64_t)m->hidden_size;
     const int ft = rc->full_ft ? 1 : 0;
-    const bool post_only = !strcmp(m->model_type, "olmo2");
+    const bool post_only = norms_after_only(m);
     const bool moe = llmmem__saved_has_moe(m);
     const readers in = mlp_in_readers(m, c, ft);
     uint64_t total;
@@ -443,12 +451,7 @@ static uint64_t saved_mlp_block(const struct llmmem_model *m, const struct llmme
     if (!moe)
         total += saved_mlp(m, rc, (uint64_t)m->intermediate_size,
                            (readers){1, ft, lora_on(c, "down_proj") || lora_on(c, "c_proj") || lora_on(c, "fc2")});
-    uint64_t nb;
-    if (post_only || m->norms_per_layer >= 4)
-        total += saved_norm(m, rc, rc->cb, h, rc->full_ft, &nb);
-    if (rc->dropout_p > 0)
-        total += h;
-    return total;
+    return total + saved_sublayer_tail(m, rc);
 }
 
 /* ---- layers ------------------------------------------------------------------------ */
