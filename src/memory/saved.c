@@ -9,14 +9,17 @@
  * term is one function below with its source; docs/formulas.md lists them.
  *
  * A layer is the sum of its blocks (saved_layer): a new layer kind is a new
- * block function plus one line in saved_layer or llmmem__saved_per_layer. The
- * arithmetic is unchecked on purpose: per-token sums stay far below 2^64 and
- * the products with the token count are checked by the caller. */
+ * block function plus one line in saved_layer or llmmem__saved_per_layer.
+ * Per-token sums are unchecked; their products with the token count and the
+ * layer count are checked (llmmem__saved_per_layer, train.c). */
 #include "memory/memory.h"
 
 #include <string.h>
 
-#define lora_on llmmem__recipe_lora_on
+static bool lora_on(const struct llmmem_config *c, const char *name)
+{
+    return llmmem__recipe_lora_on(c, name);
+}
 
 /* ---- Linears reading an activation ----------------------------------------- */
 
