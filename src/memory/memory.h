@@ -36,7 +36,7 @@ uint64_t llmmem__alloc_block(uint64_t request);
 uint64_t llmmem__alloc_reserved(uint64_t peak_allocated, uint64_t largest_block,
                                 bool checkpointing, bool expandable_segments);
 
-/* Bytes of the model states, shared by every engine (train.c). Engines shard
+/* Bytes of the model states, shared by every engine (states.c). Engines shard
  * or offload these; they never recompute them. */
 typedef struct llmmem__states {
     int64_t params;           /* all parameters */
@@ -84,11 +84,91 @@ typedef struct llmmem__train {
 
 int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struct llmmem_model *m,
                           const struct llmmem_config *c);
+
+/* ---- the terms of llmmem__train_compute ------------------------------------- */
+
+/* The recipe of a run (recipe.c): the dtype of each class of tensor and the
+ * switches that decide what each op keeps. */
+typedef struct llmmem__recipe {
+    uint64_t pdt;  /* configured parameter dtype bytes (the stored base weights) */
+    uint64_t pb;   /* bytes of stored trainable weights (param dtype) */
+    uint64_t cb;   /* compute (matmul output) bytes */
+    uint64_t rb;   /* residual stream bytes: the param dtype (autocast) or cb */
+    bool master;   /* separate fp32 master weights */
+    bool amp;      /* torch.autocast: param dtype wider than compute dtype */
+    bool lora;
+    bool qlora;    /* LoRA over a quantised base */
+    bool full_ft;  /* all base weights trainable */
+    uint64_t ab;   /* LoRA adapter dtype bytes (peft casts adapters to fp32) */
+    int64_t rank;
+    double dropout_p;      /* residual / hidden dropout in training */
+    double attn_dropout_p; /* attention-probability dropout */
+    double lora_dropout;
+    int attention;
+    bool masked;   /* SDPA gets a materialised mask (sliding window shorter than s) */
+    bool fp8;      /* Transformer Engine fp8 Linears */
+    bool selective; /* Korthikanti et al. 2022 §5: the attention core is recomputed */
+} llmmem__recipe;
+void llmmem__recipe_of(llmmem__recipe *rc, const struct llmmem_model *m, const struct llmmem_config *c);
+/* Bytes of a configured dtype, or `fallback` for auto. */
+uint64_t llmmem__recipe_bytes(int64_t dtype, uint64_t fallback);
+/* Whether the config puts a LoRA adapter on the Linear named `name`. */
+bool llmmem__recipe_lora_on(const struct llmmem_config *c, const char *name);
+
+/* The model's Linear weights (states.c): what autocast casts and QLoRA quantises. */
+typedef struct llmmem__linears {
+    uint64_t params;  /* elements of all Linear weights (biases aside) */
+    uint64_t largest; /* elements of the largest one */
+} llmmem__linears;
+void llmmem__states_linears(llmmem__linears *lin, const llmmem__tensors *ts, llmmem__ovf *o);
+
+/* What the training terms read; llmmem__train_compute builds it once. */
+typedef struct llmmem__train_in {
+    const struct llmmem_model *m;
+    const struct llmmem_config *c;
+    llmmem__recipe rc;
+    const llmmem__tensors *ts; /* the model's parameter tensors */
+    llmmem__linears lin;
+    llmmem__vision_bytes vb;   /* the vision tower (zeros for text-only models) */
+    uint64_t s;                /* sequence with image tokens */
+    uint64_t T;                /* tokens per micro-batch */
+} llmmem__train_in;
+
+/* Weights, masters, gradients, optimizer state; per-layer and embedding
+ * gradients (states.c). Fails on LoRA targets that match nothing. */
+int llmmem__states_compute(llmmem__train *t, struct llmmem_result *r, const llmmem__train_in *in,
+                           llmmem__ovf *o);
+/* Saved bytes per token of one decoder layer, averaged over the model's layer
+ * kinds (sliding-window/full, dense/MoE) (saved.c). */
+uint64_t llmmem__saved_per_layer(const struct llmmem_model *m, const struct llmmem_config *c,
+                                 const llmmem__recipe *rc, uint64_t s, llmmem__ovf *o);
+/* Per token: the final norm, the head's input and the embedding dropout
+ * mask; *head_b receives the head input's dtype bytes (saved.c). */
+uint64_t llmmem__saved_head(const struct llmmem_model *m, const struct llmmem_config *c,
+                            const llmmem__recipe *rc, uint64_t *head_b);
+/* The sliding-window bool mask SDPA keeps (0 when no layer gets one) (saved.c). */
+uint64_t llmmem__saved_window_mask(const struct llmmem_model *m, const llmmem__recipe *rc, uint64_t s,
+                                   llmmem__ovf *o);
+/* Eager's causal mask (b, 1, s, s) in the compute dtype (saved.c). */
+uint64_t llmmem__saved_eager_mask(const struct llmmem_config *c, const llmmem__recipe *rc, uint64_t s,
+                                  llmmem__ovf *o);
+/* Per token: what a frozen down projection's LoRA keeps of its input (saved.c). */
+uint64_t llmmem__saved_mlp_down_frozen(const struct llmmem_model *m, const struct llmmem_config *c,
+                                       const llmmem__recipe *rc);
+/* Whether the model has MoE layers (their experts are saved per token by saved.c). */
+bool llmmem__saved_has_moe(const struct llmmem_model *m);
+/* Autocast / fp8 weight copies and the dequantised QLoRA weight (casts.c). */
+void llmmem__casts_compute(llmmem__train *t, const llmmem__train_in *in, llmmem__ovf *o);
+/* logits_saved, logits_fwd_extra, logits_bwd_extra of the configured loss (loss.c). */
+void llmmem__loss_compute(llmmem__train *t, const llmmem__train_in *in, llmmem__ovf *o);
+/* fwd_transient, bwd_transient, recompute_transient and mlp_tail (transient.c). */
+void llmmem__transient_compute(llmmem__train *t, const llmmem__train_in *in, llmmem__ovf *o);
+
 /* Extra bytes an engine adds per phase (buffers, gathered parameters). */
 typedef struct llmmem__engine_extra {
     uint64_t fwd[LLMMEM__COMPONENTS], bwd[LLMMEM__COMPONENTS], opt[LLMMEM__COMPONENTS];
 } llmmem__engine_extra;
-/* Fills a result's phases from a (possibly sharded) training model. */
+/* Fills a result's phases from a (possibly sharded) training model (phases.c). */
 int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t,
                        const llmmem__engine_extra *extra, const struct llmmem_model *m,
                        const struct llmmem_config *c);

@@ -105,66 +105,108 @@ static uint64_t state_of_tensor(const optim_row *r, const llmmem__tensor *x, int
     }
 }
 
+/* Sums over the tensors an optimizer updates. */
+typedef struct tally {
+    uint64_t state;   /* persistent state bytes */
+    uint64_t largest; /* elements of the largest tensor */
+    uint64_t elems;   /* elements of all tensors */
+    int64_t tensors;  /* how many tensors */
+} tally;
+
+static void tally_tensor(tally *a, const optim_row *r, const llmmem__tensor *x, int64_t count, int sb,
+                         bool embed_like, llmmem__ovf *o)
+{
+    uint64_t s = state_of_tensor(r, x, sb, embed_like, o);
+    a->state = llmmem__add(o, a->state, llmmem__mul(o, s, (uint64_t)count));
+    uint64_t n = llmmem__mul(o, (uint64_t)x->rows, (uint64_t)x->cols);
+    a->largest = llmmem__max(a->largest, n);
+    a->elems = llmmem__add(o, a->elems, llmmem__mul(o, n, (uint64_t)count));
+    a->tensors += count;
+}
+
+/* The model's parameter tensors; embedding and head count as embedding-like. */
+static void tally_model(tally *a, const optim_row *r, const llmmem__tensors *ts, int sb, llmmem__ovf *o)
+{
+    for (int i = 0; i < ts->n; i++) {
+        const llmmem__tensor *x = &ts->t[i];
+        bool embed_like = x->kind == LLMMEM__T_EMBED || x->kind == LLMMEM__T_HEAD;
+        tally_tensor(a, r, x, x->count, sb, embed_like, o);
+    }
+}
+
+/* Adapters: lora_A (r x in) and lora_B (out x r) per module. */
+static void tally_adapters(tally *a, const optim_row *r, const llmmem__lora_shape *lora, int sb, llmmem__ovf *o)
+{
+    for (int i = 0; i < lora->n; i++) {
+        llmmem__tensor la = {"lora_A", LLMMEM__T_ATTN, lora->rank, lora->in[i], 1, true};
+        llmmem__tensor lb = {"lora_B", LLMMEM__T_ATTN, lora->out[i], lora->rank, 1, true};
+        tally_tensor(a, r, &la, lora->count[i], sb, false, o);
+        tally_tensor(a, r, &lb, lora->count[i], sb, false, o);
+    }
+}
+
+/* 0-dim tensors per parameter on the GPU: the fused/capturable `step`
+ * (torch/optim/adam.py _init_group) and Adafactor's RMS; one 512-byte block
+ * each. */
+static uint64_t optimizer_scalar_state(const optim_row *r, int impl, int64_t tensors, llmmem__ovf *o)
+{
+    bool scalar = r->scalar_state || (impl == LLMMEM__IMPL_FUSED && r->kind == ST_FULL);
+    return scalar ? llmmem__mul(o, (uint64_t)tensors, 512) : 0;
+}
+
+/* How the step's temporaries scale under implementation `impl`: fused
+ * kernels update in place (H200: no step peak); the for-loop implementation
+ * copies one tensor at a time. */
+static int step_temp_kind(const optim_row *r, int impl)
+{
+    if (impl == LLMMEM__IMPL_FUSED && r->kind == ST_FULL)
+        return TMP_NONE;
+    if (impl == LLMMEM__IMPL_FORLOOP && r->temp == TMP_ALL)
+        return TMP_LARGEST;
+    return r->temp;
+}
+
+/* The foreach implementation: `tmp_states` state-sized copies of the whole
+ * group at once (e.g. _multi_tensor_adamw's _foreach_sqrt, rows[] above). */
+static uint64_t optimizer_step_foreach_temp(const optim_row *r, uint64_t elems, int sb, llmmem__ovf *o)
+{
+    return llmmem__mul3(o, elems, (uint64_t)sb, (uint64_t)r->tmp_states);
+}
+
+/* A per-parameter loop: copies of the largest tensor. Adafactor
+ * (transformers optimization.py Adafactor.step) works in fp32: the update and
+ * its replacement (_approx_sq_grad, then `-update`) for the largest
+ * parameter, and for 16-bit parameters also `grad.float()` and `p.float()`
+ * (16 B per element in all; the probe's p13, gpt2-medium bf16, measured 16 B
+ * x the 51.5 M-element embedding). */
+static uint64_t optimizer_step_loop_temp(const optim_row *r, uint64_t largest, int sb, llmmem__ovf *o)
+{
+    uint64_t eb = r->kind == ST_FACTORED ? 4 : (uint64_t)sb;
+    uint64_t copies = (uint64_t)r->loop_copies + (r->kind == ST_FACTORED && sb < 4 ? 2 : 0);
+    return llmmem__mul3(o, largest, eb, copies);
+}
+
 int llmmem__optim_compute(llmmem__optim_bytes *out, int optim, int impl, const llmmem__tensors *ts,
                           const llmmem__lora_shape *lora, int state_bytes, llmmem__ovf *o)
 {
     if (optim < 0 || optim >= LLMMEM__OPT_COUNT)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "unknown optimizer %d", optim);
     const optim_row *r = &rows[optim];
-    out->state = 0;
-    out->transient = 0;
-    uint64_t largest = 0, total_elems = 0;
-    int64_t tensors = 0;
-    if (lora) {
-        /* Adapters: lora_A (r x in) and lora_B (out x r) per module. */
-        for (int i = 0; i < lora->n; i++) {
-            llmmem__tensor a = {"lora_A", LLMMEM__T_ATTN, lora->rank, lora->in[i], 1, true};
-            llmmem__tensor b = {"lora_B", LLMMEM__T_ATTN, lora->out[i], lora->rank, 1, true};
-            for (int k = 0; k < 2; k++) {
-                const llmmem__tensor *x = k ? &b : &a;
-                uint64_t s = state_of_tensor(r, x, state_bytes, false, o);
-                out->state = llmmem__add(o, out->state, llmmem__mul(o, s, (uint64_t)lora->count[i]));
-                uint64_t n = (uint64_t)x->rows * (uint64_t)x->cols;
-                largest = llmmem__max(largest, n);
-                total_elems = llmmem__add(o, total_elems, llmmem__mul(o, n, (uint64_t)lora->count[i]));
-                tensors += lora->count[i];
-            }
-        }
-    } else {
-        for (int i = 0; i < ts->n; i++) {
-            const llmmem__tensor *x = &ts->t[i];
-            bool embed_like = x->kind == LLMMEM__T_EMBED || x->kind == LLMMEM__T_HEAD;
-            uint64_t s = state_of_tensor(r, x, state_bytes, embed_like, o);
-            out->state = llmmem__add(o, out->state, llmmem__mul(o, s, (uint64_t)x->count));
-            uint64_t n = llmmem__mul(o, (uint64_t)x->rows, (uint64_t)x->cols);
-            largest = llmmem__max(largest, n);
-            total_elems = llmmem__add(o, total_elems, llmmem__mul(o, n, (uint64_t)x->count));
-            tensors += x->count;
-        }
-    }
-    /* 0-dim tensors per parameter on the GPU: the fused/capturable `step`
-     * (torch/optim/adam.py _init_group) and Adafactor's RMS; one 512-byte
-     * block each. */
-    bool scalar = r->scalar_state || (impl == LLMMEM__IMPL_FUSED && r->kind == ST_FULL);
-    if (scalar)
-        out->state = llmmem__add(o, out->state, llmmem__mul(o, (uint64_t)tensors, 512));
-    int temp = r->temp;
-    if (impl == LLMMEM__IMPL_FUSED && r->kind == ST_FULL)
-        temp = TMP_NONE; /* fused kernels update in place (H200: no step peak) */
-    else if (impl == LLMMEM__IMPL_FORLOOP && temp == TMP_ALL)
-        temp = TMP_LARGEST;
-    if (temp == TMP_ALL)
-        out->transient = llmmem__mul3(o, total_elems, (uint64_t)state_bytes, (uint64_t)r->tmp_states);
-    else if (temp == TMP_LARGEST) {
-        /* Adafactor (transformers optimization.py Adafactor.step) works in
-         * fp32: the update and its replacement (_approx_sq_grad, then
-         * `-update`) for the largest parameter, and for 16-bit parameters
-         * also `grad.float()` and `p.float()` (16 B per element in all; the
-         * probe's p13, gpt2-medium bf16, measured 16 B x the 51.5 M-element
-         * embedding). */
-        uint64_t eb = r->kind == ST_FACTORED ? 4 : (uint64_t)state_bytes;
-        uint64_t copies = (uint64_t)r->loop_copies + (r->kind == ST_FACTORED && state_bytes < 4 ? 2 : 0);
-        out->transient = llmmem__mul3(o, largest, eb, copies);
+    tally a = {0, 0, 0, 0};
+    if (lora)
+        tally_adapters(&a, r, lora, state_bytes, o);
+    else
+        tally_model(&a, r, ts, state_bytes, o);
+    out->state = llmmem__add(o, a.state, optimizer_scalar_state(r, impl, a.tensors, o));
+    switch (step_temp_kind(r, impl)) {
+    case TMP_ALL:
+        out->transient = optimizer_step_foreach_temp(r, a.elems, state_bytes, o);
+        break;
+    case TMP_LARGEST:
+        out->transient = optimizer_step_loop_temp(r, a.largest, state_bytes, o);
+        break;
+    default:
+        out->transient = 0;
     }
     return LLMMEM_OK;
 }

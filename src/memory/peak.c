@@ -5,40 +5,64 @@
 
 #include <math.h>
 
-int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c)
+/* The phase with the largest total (the first of equals); -1 when none is used. */
+static int peak_phase_of(const struct llmmem_result *r, uint64_t *peak, llmmem__ovf *o)
 {
-    llmmem__ovf o = {false};
-    llmmem__calib_apply(r, c);
     int peak_phase = -1;
-    uint64_t peak = 0;
+    *peak = 0;
     for (int ph = 0; ph < LLMMEM__PHASES; ph++) {
         if (!r->phase_used[ph])
             continue;
-        uint64_t t = llmmem__result_phase_total(r, ph, &o);
-        if (peak_phase < 0 || t > peak) {
-            peak = t;
+        uint64_t t = llmmem__result_phase_total(r, ph, o);
+        if (peak_phase < 0 || t > *peak) {
+            *peak = t;
             peak_phase = ph;
         }
     }
-    if (peak_phase < 0)
-        return llmmem__error(LLMMEM_E_INTERNAL, "estimate produced no phase");
-    const llmmem__gpu *g = llmmem__gpu_at((int)c->gpu);
-    if (!g)
-        return llmmem__error(LLMMEM_E_INVALID_ARG, "gpu index %lld is not in the GPU table",
-                             (long long)c->gpu);
+    return peak_phase;
+}
+
+/* Reserved bytes: the allocator model (alloc.c), its slack scaled by a
+ * calibration profile. */
+static uint64_t reserved_of(const struct llmmem_result *r, const struct llmmem_config *c, uint64_t peak,
+                            llmmem__ovf *o)
+{
     uint64_t reserved = llmmem__alloc_reserved(peak, r->largest_block, r->checkpointing,
                                                c->expandable_segments != 0);
     if (c->calibrated && c->calib_reserved != 1.0) {
         double head = (double)(reserved - peak) * c->calib_reserved;
         /* 1.8e19 < 2^64: the conversion is defined below it; above, an overflow */
         if (head >= 1.8e19)
-            o.overflow = true;
+            o->overflow = true;
         else
-            reserved = llmmem__add(&o, peak, (uint64_t)(head > 0 ? head : 0));
+            reserved = llmmem__add(o, peak, (uint64_t)(head > 0 ? head : 0));
     }
+    return reserved;
+}
+
+/* The CUDA context: configured, calibrated, or the GPU's. */
+static uint64_t context_of(const struct llmmem_config *c, const llmmem__gpu *g)
+{
     uint64_t ctx = c->cuda_context_bytes >= 0 ? (uint64_t)c->cuda_context_bytes : g->cuda_context_bytes;
     if (c->calibrated && c->calib_context_bytes >= 0)
         ctx = (uint64_t)c->calib_context_bytes;
+    return ctx;
+}
+
+int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c)
+{
+    llmmem__ovf o = {false};
+    llmmem__calib_apply(r, c);
+    uint64_t peak;
+    int peak_phase = peak_phase_of(r, &peak, &o);
+    if (peak_phase < 0)
+        return llmmem__error(LLMMEM_E_INTERNAL, "estimate produced no phase");
+    const llmmem__gpu *g = llmmem__gpu_at((int)c->gpu);
+    if (!g)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "gpu index %lld is not in the GPU table",
+                             (long long)c->gpu);
+    uint64_t reserved = reserved_of(r, c, peak, &o);
+    uint64_t ctx = context_of(c, g);
     uint64_t total = llmmem__add(&o, reserved, ctx);
     uint64_t cap = c->gpu_memory_bytes > 0 ? (uint64_t)c->gpu_memory_bytes : g->memory_bytes;
     /* headroom_bytes is int64: total - cap beyond INT64_MAX has no representation */

@@ -33,12 +33,6 @@ typedef struct vgeom {
     uint64_t pixels;    /* pixel values of one unit (the patch embedding's input) */
 } vgeom;
 
-static uint64_t dt_or(int64_t dt, uint64_t fallback)
-{
-    int b = llmmem__dtype_bytes((int)dt);
-    return b ? (uint64_t)b : fallback;
-}
-
 static bool target(const vrun *r, const char *name)
 {
     llmmem__tensor x = {name, LLMMEM__T_ATTN, 1, 1, 1, true};
@@ -47,7 +41,7 @@ static bool target(const vrun *r, const char *name)
 
 /* What `nlin` Linears reading a w-wide tensor of in_b bytes keep, `nlora` of
  * them with an adapter; `shared` says the tensor is already kept by another op.
- * Mirrors train.c consumers_saved: a trainable Linear saves its input (its own
+ * Mirrors saved.c saved_readers: a trainable Linear saves its input (its own
  * cast under autocast); peft LoRA casts the input to the adapter dtype per
  * module (peft/tuners/lora/layer.py) and lora_B keeps lora_A's output. */
 static uint64_t linears(const vrun *r, uint64_t in_b, uint64_t w, uint64_t nlin, uint64_t nlora,
@@ -78,6 +72,36 @@ static uint64_t layernorm(const vrun *r, uint64_t w, uint64_t *out_b)
     return *out_b * w + 8;
 }
 
+/* The attention core per tower token of a layer; *out_shared says whether
+ * the output projection reads a tensor the core keeps. `n` is the attention
+ * sequence length (eager scores). */
+static uint64_t attention_tok(const struct llmmem__vision_tower *t, const vrun *r, uint64_t n, bool *out_shared)
+{
+    const uint64_t h = (uint64_t)t->hidden, a = (uint64_t)t->heads, cb = r->cb;
+    if (r->attention == LLMMEM__ATTN_EAGER) {
+        /* eager_attention_forward: matmul(q, k^T) keeps q and k (bmm copies of
+         * the transposed views), softmax(dtype=float32) keeps its output, the
+         * .to(q.dtype) copy and v are kept by matmul(weights, v); dropout p=0
+         * is the identity. The transposed output is copied for out_proj. */
+        *out_shared = false;
+        return 3 * cb * h + (4 + cb) * a * n;
+    }
+    if (t->kind == LLMMEM__V_QWEN2VL) {
+        /* v is a view of the fused qkv output, so the whole 3h buffer stays;
+         * the rotated q and k are new tensors (apply_rotary_pos_emb_vision
+         * computes in fp32 and casts back); SDPA/flash keep out + fp32 lse.
+         * sdpa: torch.cat of the per-chunk outputs is a new tensor for proj;
+         * flash_attention_2: one varlen call, reshape is a view. */
+        *out_shared = r->attention == LLMMEM__ATTN_FLASH;
+        return 3 * cb * h + 2 * cb * h + cb * h + 4 * a;
+    }
+    /* SDPA / flash (Dao et al. 2022 §3.1): q, k, v, out and the fp32
+     * log-sum-exp; q from its own Linear is laid out [b, n, a, d], so
+     * transpose(1, 2).contiguous() is free and out_proj reads out. */
+    *out_shared = true;
+    return 4 * cb * h + 4 * a;
+}
+
 /* Saved bytes per tower token of one encoder layer whose activations require
  * grad. `n` is the attention sequence length (eager scores).
  * - CLIPEncoderLayer (modeling_clip.py) / SiglipEncoderLayer (modeling_siglip.py):
@@ -88,10 +112,9 @@ static uint64_t layernorm(const vrun *r, uint64_t w, uint64_t *out_b)
  *   torch.split and torch.cat) -> proj; norm2 -> fc1 -> QuickGELU -> fc2. */
 static uint64_t layer_tok(const struct llmmem__vision_tower *t, const vrun *r, uint64_t n, llmmem__ovf *o)
 {
-    const uint64_t h = (uint64_t)t->hidden, f = (uint64_t)t->intermediate, a = (uint64_t)t->heads;
+    const uint64_t h = (uint64_t)t->hidden, f = (uint64_t)t->intermediate;
     const uint64_t cb = r->cb;
     const bool qwen = t->kind == LLMMEM__V_QWEN2VL;
-    const bool eager = r->attention == LLMMEM__ATTN_EAGER;
     uint64_t s = 0, nb;
 
     /* norm1 and the q/k/v projections */
@@ -104,28 +127,7 @@ static uint64_t layer_tok(const struct llmmem__vision_tower *t, const vrun *r, u
 
     /* attention core */
     bool out_shared; /* the output projection reads a tensor the core keeps */
-    if (eager) {
-        /* eager_attention_forward: matmul(q, k^T) keeps q and k (bmm copies of
-         * the transposed views), softmax(dtype=float32) keeps its output, the
-         * .to(q.dtype) copy and v are kept by matmul(weights, v); dropout p=0
-         * is the identity. The transposed output is copied for out_proj. */
-        s += 3 * cb * h + (4 + cb) * a * n;
-        out_shared = false;
-    } else if (qwen) {
-        /* v is a view of the fused qkv output, so the whole 3h buffer stays;
-         * the rotated q and k are new tensors (apply_rotary_pos_emb_vision
-         * computes in fp32 and casts back); SDPA/flash keep out + fp32 lse. */
-        s += 3 * cb * h + 2 * cb * h + cb * h + 4 * a;
-        /* sdpa: torch.cat of the per-chunk outputs is a new tensor for proj;
-         * flash_attention_2: one varlen call, reshape is a view. */
-        out_shared = r->attention == LLMMEM__ATTN_FLASH;
-    } else {
-        /* SDPA / flash (Dao et al. 2022 §3.1): q, k, v, out and the fp32
-         * log-sum-exp; q from its own Linear is laid out [b, n, a, d], so
-         * transpose(1, 2).contiguous() is free and out_proj reads out. */
-        s += 4 * cb * h + 4 * a;
-        out_shared = true;
-    }
+    s += attention_tok(t, r, n, &out_shared);
     s += linears(r, cb, h, 1, target(r, qwen ? "proj" : "out_proj"), out_shared, o);
 
     /* norm2 and the MLP */
@@ -177,34 +179,26 @@ static int smart_resize(uint64_t *oh, uint64_t *ow, uint64_t H, uint64_t W, uint
     return 0;
 }
 
-/* Image geometry per unit and the number of units per sample. */
-static int geometry(vgeom *g, vgeom *video, const struct llmmem_model *m, const struct llmmem_config *c,
-                    llmmem__ovf *o)
+/* CLIPImageProcessor (llava: resize shortest edge 336 + center crop) and
+ * SiglipImageProcessor / Gemma3ImageProcessor (resize to 896x896) give every
+ * image the fixed size, so image_height/width do not change the tokens. Video
+ * frames are encoded as images. */
+static void geometry_fixed(vgeom *g, const struct llmmem__vision_tower *t, const struct llmmem_config *c)
 {
-    const struct llmmem__vision_tower *t = &m->vision;
-    memset(g, 0, sizeof *g);
-    memset(video, 0, sizeof *video);
-    if ((c->image_height == 0) != (c->image_width == 0))
-        return llmmem__error(LLMMEM_E_INCONSISTENT,
-                             "image_height %lld and image_width %lld: set both, or neither (0 = the "
-                             "processor's size)",
-                             (long long)c->image_height, (long long)c->image_width);
+    const uint64_t side = (uint64_t)t->image_size / (uint64_t)t->patch_size;
+    g->units = (uint64_t)c->images_per_sample + (uint64_t)c->video_frames;
+    g->tower_tok = side * side + (t->kind == LLMMEM__V_CLIP ? 1 : 0); /* CLIP class embedding */
+    g->chunk = g->tower_tok;
+    g->lm_tok = (uint64_t)t->tokens_per_image;
+    g->pixels = 3 * (uint64_t)t->image_size * (uint64_t)t->image_size;
+}
+
+/* Qwen2-VL dynamic resolution (image_processing_qwen2_vl.py): defaults
+ * min_pixels 56*56, max_pixels 28*28*1280. */
+static int geometry_qwen2vl(vgeom *g, vgeom *video, const struct llmmem__vision_tower *t,
+                            const struct llmmem_config *c, llmmem__ovf *o)
+{
     const uint64_t p = (uint64_t)t->patch_size;
-    if (t->kind == LLMMEM__V_CLIP || t->kind == LLMMEM__V_SIGLIP) {
-        /* CLIPImageProcessor (llava: resize shortest edge 336 + center crop) and
-         * SiglipImageProcessor / Gemma3ImageProcessor (resize to 896x896) give
-         * every image the fixed size, so image_height/width do not change the
-         * tokens. Video frames are encoded as images. */
-        const uint64_t side = (uint64_t)t->image_size / p;
-        g->units = (uint64_t)c->images_per_sample + (uint64_t)c->video_frames;
-        g->tower_tok = side * side + (t->kind == LLMMEM__V_CLIP ? 1 : 0); /* CLIP class embedding */
-        g->chunk = g->tower_tok;
-        g->lm_tok = (uint64_t)t->tokens_per_image;
-        g->pixels = 3 * (uint64_t)t->image_size * (uint64_t)t->image_size;
-        return 0;
-    }
-    /* Qwen2-VL dynamic resolution (image_processing_qwen2_vl.py): defaults
-     * min_pixels 56*56, max_pixels 28*28*1280. */
     const uint64_t factor = p * (uint64_t)t->merge_size;
     const uint64_t min_px = c->min_pixels > 0 ? (uint64_t)c->min_pixels : 56 * 56;
     const uint64_t max_px = c->max_pixels > 0 ? (uint64_t)c->max_pixels : 28 * 28 * 1280;
@@ -237,6 +231,25 @@ static int geometry(vgeom *g, vgeom *video, const struct llmmem_model *m, const 
         video->units = llmmem__ceil_div((uint64_t)c->video_frames, tp);
     }
     return 0;
+}
+
+/* Image geometry per unit and the number of units per sample. */
+static int geometry(vgeom *g, vgeom *video, const struct llmmem_model *m, const struct llmmem_config *c,
+                    llmmem__ovf *o)
+{
+    const struct llmmem__vision_tower *t = &m->vision;
+    memset(g, 0, sizeof *g);
+    memset(video, 0, sizeof *video);
+    if ((c->image_height == 0) != (c->image_width == 0))
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "image_height %lld and image_width %lld: set both, or neither (0 = the "
+                             "processor's size)",
+                             (long long)c->image_height, (long long)c->image_width);
+    if (t->kind == LLMMEM__V_CLIP || t->kind == LLMMEM__V_SIGLIP) {
+        geometry_fixed(g, t, c);
+        return 0;
+    }
+    return geometry_qwen2vl(g, video, t, c, o);
 }
 
 /* LoRA adapter parameters on the tower's Linears (rank * (in + out) each). */
@@ -382,6 +395,43 @@ static uint64_t tower_transient(const struct llmmem_model *m, const vrun *r, con
     return ws;
 }
 
+/* Who trains (docs/vision.md): full LM fine-tuning trains the projector, and
+ * the tower when vision_training is full; a LoRA run trains adapters on the
+ * tower's Linears when vision_training is lora, nothing else of the vision
+ * side. Inference keeps nothing. Dtypes as in the language model (recipe.c). */
+static void vrun_of(vrun *r, const struct llmmem_model *m, const struct llmmem_config *c)
+{
+    llmmem__recipe rc;
+    llmmem__recipe_of(&rc, m, c);
+    memset(r, 0, sizeof *r);
+    r->cb = rc.cb;
+    r->amp = rc.amp;
+    r->rb = rc.rb;
+    r->attention = (int)c->attention;
+    r->targets = c->lora_targets;
+    const bool training = c->mode == LLMMEM__MODE_TRAINING;
+    if (training && !rc.lora) {
+        r->proj_train = true;
+        r->tower_full = c->vision_training == LLMMEM__VT_FULL;
+    }
+    if (training && rc.lora && c->vision_training == LLMMEM__VT_LORA) {
+        r->tower_lora = true;
+        r->ab = rc.ab;
+        r->rank = (uint64_t)c->lora_rank;
+        r->lora_dropout = c->lora_dropout;
+    }
+    r->tower_grad = r->tower_full || r->tower_lora;
+    r->proj_grad = r->proj_train || r->tower_grad;
+}
+
+/* Whether the model describes its tower well enough to size it. */
+static bool tower_complete(const struct llmmem__vision_tower *t)
+{
+    return t->hidden > 0 && t->layers > 0 && t->heads > 0 && t->intermediate > 0 && t->patch_size > 0 &&
+           (t->kind == LLMMEM__V_QWEN2VL || (t->image_size >= t->patch_size && t->tokens_per_image > 0)) &&
+           (t->kind != LLMMEM__V_QWEN2VL || (t->merge_size > 0 && t->temporal_patch > 0));
+}
+
 int llmmem__vision_compute(llmmem__vision_bytes *out, const struct llmmem_model *m,
                            const struct llmmem_config *c, uint64_t batch, llmmem__ovf *o)
 {
@@ -389,9 +439,7 @@ int llmmem__vision_compute(llmmem__vision_bytes *out, const struct llmmem_model 
     const struct llmmem__vision_tower *t = &m->vision;
     if (t->kind == LLMMEM__V_NONE || (c->images_per_sample == 0 && c->video_frames == 0))
         return LLMMEM_OK;
-    if (t->hidden <= 0 || t->layers <= 0 || t->heads <= 0 || t->intermediate <= 0 || t->patch_size <= 0 ||
-        (t->kind != LLMMEM__V_QWEN2VL && (t->image_size < t->patch_size || t->tokens_per_image <= 0)) ||
-        (t->kind == LLMMEM__V_QWEN2VL && (t->merge_size <= 0 || t->temporal_patch <= 0)))
+    if (!tower_complete(t))
         return llmmem__error(LLMMEM_E_INCONSISTENT, "model %s: vision tower description incomplete",
                              m->model_type);
 
@@ -403,33 +451,8 @@ int llmmem__vision_compute(llmmem__vision_bytes *out, const struct llmmem_model 
     out->patches = llmmem__add(o, llmmem__mul(o, g.units, g.tower_tok),
                                llmmem__mul(o, vid.units, vid.tower_tok));
 
-    /* Who trains (docs/vision.md): full LM fine-tuning trains the projector,
-     * and the tower when vision_training is full; a LoRA run trains adapters
-     * on the tower's Linears when vision_training is lora, nothing else of
-     * the vision side. Inference keeps nothing. */
     vrun r;
-    memset(&r, 0, sizeof r);
-    const uint64_t pdt = dt_or(c->param_dtype, 2);
-    r.cb = dt_or(c->compute_dtype, pdt);
-    r.amp = c->master_weights == 0 && pdt > r.cb;
-    r.rb = r.amp ? pdt : r.cb;
-    r.attention = (int)c->attention;
-    r.targets = c->lora_targets;
-    const bool training = c->mode == LLMMEM__MODE_TRAINING;
-    const bool lm_lora = c->lora_rank > 0;
-    if (training && !lm_lora) {
-        r.proj_train = true;
-        r.tower_full = c->vision_training == LLMMEM__VT_FULL;
-    }
-    if (training && lm_lora && c->vision_training == LLMMEM__VT_LORA) {
-        r.tower_lora = true;
-        r.ab = (c->master_weights ? r.cb : pdt) > 4 ? (c->master_weights ? r.cb : pdt) : 4;
-        r.rank = (uint64_t)c->lora_rank;
-        r.lora_dropout = c->lora_dropout;
-    }
-    r.tower_grad = r.tower_full || r.tower_lora;
-    r.proj_grad = r.proj_train || r.tower_grad;
-
+    vrun_of(&r, m, c);
     const int64_t tower_params = m->vision_params - t->projector_params;
     if (r.proj_train)
         out->trainable = t->projector_params + (r.tower_full ? tower_params : 0);

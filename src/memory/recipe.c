@@ -1,0 +1,56 @@
+/* The recipe of a training run: the dtype of each class of tensor and the
+ * switches (LoRA, dropout, attention kernel, fp8, selective recompute) that
+ * decide what each op keeps. Read by the states, saved-tensor, cast, loss and
+ * transient terms; it never computes bytes itself. */
+#include "memory/memory.h"
+
+#include <string.h>
+
+uint64_t llmmem__recipe_bytes(int64_t dtype, uint64_t fallback)
+{
+    int b = llmmem__dtype_bytes((int)dtype);
+    return b ? (uint64_t)b : fallback;
+}
+
+/* A configured dropout probability: on (the model's, or 0.1 when it has
+ * none), off, or the model's own (0 when it has none). */
+static double dropout_of(const struct llmmem_config *c, double model_p)
+{
+    bool on = c->dropout == LLMMEM__DROPOUT_ON || (c->dropout == LLMMEM__DROPOUT_MODEL && model_p > 0);
+    return on ? (model_p > 0 ? model_p : 0.1) : 0;
+}
+
+void llmmem__recipe_of(llmmem__recipe *rc, const struct llmmem_model *m, const struct llmmem_config *c)
+{
+    memset(rc, 0, sizeof *rc);
+    rc->pdt = llmmem__recipe_bytes(c->param_dtype, 2);
+    const uint64_t cdt = llmmem__recipe_bytes(c->compute_dtype, rc->pdt);
+    rc->master = c->master_weights != 0;
+    /* Mixed precision with masters: the model runs in the compute dtype. */
+    rc->pb = rc->master ? cdt : rc->pdt;
+    rc->cb = cdt;
+    rc->amp = !rc->master && rc->pdt > cdt;
+    rc->rb = rc->amp ? rc->pdt : cdt;
+    rc->lora = c->lora_rank > 0;
+    rc->qlora = rc->lora && c->qlora != LLMMEM__QLORA_NONE;
+    rc->full_ft = !rc->lora;
+    rc->ab = rc->pb > 4 ? rc->pb : 4; /* peft autocast_adapter_dtype: 16-bit adapters become fp32 */
+    rc->rank = c->lora_rank;
+    rc->lora_dropout = c->lora_dropout;
+    rc->attention = (int)c->attention;
+    rc->fp8 = c->fp8_recipe != LLMMEM__FP8_NONE;
+    /* Selective recompute (Korthikanti et al. 2022 §5) drops the attention
+     * core's score-sized tensors; with SDPA/flash there are none to drop, so
+     * it saves nothing there (the kernels already recompute them). */
+    rc->selective = c->checkpointing == LLMMEM__CKPT_SELECTIVE;
+    rc->dropout_p = dropout_of(c, m->hidden_dropout);
+    rc->attn_dropout_p = dropout_of(c, m->attention_dropout);
+}
+
+bool llmmem__recipe_lora_on(const struct llmmem_config *c, const char *name)
+{
+    /* the kind matters only to "all-linear", which leaves out the output
+     * layer (peft tuners_utils _maybe_include_all_linear_layers) */
+    llmmem__tensor x = {name, strcmp(name, "lm_head") ? LLMMEM__T_ATTN : LLMMEM__T_HEAD, 1, 1, 1, true};
+    return c->lora_rank > 0 && llmmem__lora_targets(c->lora_targets, &x);
+}
