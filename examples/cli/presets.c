@@ -1,0 +1,18 @@
+/* llmmem presets: the built-in models. */
+#include "cli.h"
+
+static const cli_help_line presets_help[] = {
+    {.text = "usage: llmmem presets\n\nLists the built-in model presets.\n"},
+    {0},
+};
+const cli_help cli_help_presets = {0, presets_help};
+
+int cli_run_presets(cli_opts *o)
+{
+    int n = llmmem_preset_count();
+    for (int i = 0; i < n; i++) {
+        const char *d = llmmem_preset_description(i);
+        printf("%-28s %s\n", llmmem_preset_name(i), d ? d : "");
+    }
+    return 0;
+}
