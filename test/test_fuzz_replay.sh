@@ -36,7 +36,8 @@ for src in fuzz/fuzz_*.c; do
         for c in examples/cli/*.c; do
             o="$OUT/cli/$(basename "$c" .c).o"
             # shellcheck disable=SC2086
-            if ! $CC $CFLAGS_R $SAN -include fuzz/cli_shim.h -c "$c" -o "$o" >"$OUT/$t.build.log" 2>&1; then
+            if ! $CC $CFLAGS_R $SAN -include fuzz/cli_shim.h -c "$c" -o "$o" \
+                >"$OUT/$t.build.log" 2>&1; then
                 echo "FAIL: cannot compile $c for $t"
                 cat "$OUT/$t.build.log"
                 cli_ok=0

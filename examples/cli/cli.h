@@ -50,7 +50,8 @@ typedef struct cli_names {
 /* The one name lookup of the CLI: the index of the first of n rows (each `size` bytes,
  * starting with a cli_names) whose name or alias is `written`, or -1. */
 int cli_find(const void *rows, size_t n, size_t size, const char *written);
-#define CLI_FIND(rows, written) cli_find((rows), sizeof(rows) / sizeof((rows)[0]), sizeof((rows)[0]), (written))
+#define CLI_FIND(rows, written)                                                                  \
+    cli_find((rows), sizeof(rows) / sizeof((rows)[0]), sizeof((rows)[0]), (written))
 /* Whether a written name is `name`: the one comparison behind every lookup. */
 bool cli_name_is(const char *written, const char *name);
 /* in with '-' -> '_' (flag and engine names are written either way). */
@@ -69,7 +70,8 @@ enum {
     CLI_G_JSON = 1 << 4,   /* --json only */
     CLI_G_PARAMS = 1 << 5, /* --<parameter> */
     CLI_G_QUICK = 1 << 6,  /* --gpus, --gpu-mem, --engine */
-    CLI_G_PLAN = 1 << 7,   /* --gpus, --top, --global-batch, --max-batch, --max-seq-len, --min-gpus */
+    CLI_G_PLAN = 1 << 7,   /* --gpus, --top, --global-batch, --max-batch, --max-seq-len,
+                              --min-gpus */
 };
 
 /* A model key or parameter flag as given. */
@@ -113,8 +115,9 @@ typedef struct cli_help_line {
 } cli_help_line;
 
 typedef struct cli_help {
-    int column; /* where the flags' help texts start */
-    const cli_help_line *lines; /* ends with an empty line {NULL, NULL, NULL} */
+    const char *text;           /* usage and description */
+    int column;                 /* where the flags' help texts start */
+    const cli_help_line *lines; /* then these, or NULL; the last is {0} */
 } cli_help;
 
 void cli_help_print(FILE *out, const cli_help *h);

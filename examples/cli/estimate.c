@@ -2,12 +2,7 @@
  * every term for explain), JSON or SVG. */
 #include "cli.h"
 
-static const cli_help_line estimate_help[] = {
-    {.text = "usage: llmmem estimate [--scenario FILE] [model] [files] [--PARAM VALUE ...]\n"
-             "                       [--json] [--explain] [--units GiB|GB|both] [--svg FILE]\n"
-             "\n"
-             "Estimates the per-GPU memory of a training step or an inference run.\n"
-             "\n"},
+static const cli_help_line estimate_help_flags[] = {
     {.flag = "scenario"},
     {.text = "Model (replaces the scenario's model):\n"},
     {.flag = "hf_config"},
@@ -27,16 +22,20 @@ static const cli_help_line estimate_help[] = {
     {.flag = "svg"},
     {0},
 };
-const cli_help cli_help_estimate = {27, estimate_help};
+const cli_help cli_help_estimate = {
+    "usage: llmmem estimate [--scenario FILE] [model] [files] [--PARAM VALUE ...]\n"
+    "                       [--json] [--explain] [--units GiB|GB|both] [--svg FILE]\n"
+    "\n"
+    "Estimates the per-GPU memory of a training step or an inference run.\n"
+    "\n",
+    27, estimate_help_flags};
 
-static const cli_help_line explain_help[] = {
-    {.text = "usage: llmmem explain [same options as estimate]\n"
-             "\n"
-             "Same as llmmem estimate --explain: the table, then each term of the estimate with\n"
-             "its formula, its source and its bytes.\n"},
-    {0},
-};
-const cli_help cli_help_explain = {0, explain_help};
+const cli_help cli_help_explain = {
+    "usage: llmmem explain [same options as estimate]\n"
+    "\n"
+    "Same as llmmem estimate --explain: the table, then each term of the estimate with\n"
+    "its formula, its source and its bytes.\n",
+    0, NULL};
 
 static int result_json(char *buf, size_t cap, size_t *need, const void *r)
 {

@@ -1,12 +1,9 @@
 /* llmmem gpus: the GPU table, name and memory as the driver reports it. */
 #include "cli.h"
 
-static const cli_help_line gpus_help[] = {
-    {.text = "usage: llmmem gpus\n\nLists the GPU table: name and memory as the driver reports "
-             "it.\n"},
-    {0},
-};
-const cli_help cli_help_gpus = {0, gpus_help};
+const cli_help cli_help_gpus = {
+    "usage: llmmem gpus\n\nLists the GPU table: name and memory as the driver reports it.\n",
+    0, NULL};
 
 int cli_run_gpus(cli_opts *o)
 {

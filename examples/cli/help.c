@@ -25,7 +25,8 @@ static void print_flag(FILE *out, int column, const cli_help_line *l)
 
 void cli_help_print(FILE *out, const cli_help *h)
 {
-    for (const cli_help_line *l = h->lines; l->text || l->flag; l++) {
+    fputs(h->text, out);
+    for (const cli_help_line *l = h->lines; l && (l->text || l->flag); l++) {
         if (l->flag)
             print_flag(out, h->column, l);
         else

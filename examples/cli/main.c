@@ -103,7 +103,7 @@ int main(int argc, char **argv)
     }
     int k = CLI_FIND(commands, cmd);
     if (k < 0)
-        cli_fail_msg(LLMMEM_E_UNKNOWN_PARAM, EXIT_USAGE, "unknown command \"%s\" (see llmmem --help)",
-                     cmd);
+        cli_fail_msg(LLMMEM_E_UNKNOWN_PARAM, EXIT_USAGE,
+                     "unknown command \"%s\" (see llmmem --help)", cmd);
     return run(&commands[k], argc - 2, argv + 2);
 }

@@ -2,17 +2,14 @@
  * parser's assumptions) as a table or JSON. */
 #include "cli.h"
 
-static const cli_help_line model_help[] = {
-    {.text = "usage: llmmem model (--hf-config FILE | --preset NAME | --scenario FILE | raw "
-             "numbers) [--json]\n"
-             "\n"
-             "Prints the model description: architecture fields, exact parameter counts and the\n"
-             "assumptions the parser made. Raw numbers: --num-parameters 7B, --num-layers N,\n"
-             "--hidden-size N, --num-heads N, --num-kv-heads N, --intermediate-size N, "
-             "--vocab-size N.\n"},
-    {0},
-};
-const cli_help cli_help_model = {0, model_help};
+const cli_help cli_help_model = {
+    "usage: llmmem model (--hf-config FILE | --preset NAME | --scenario FILE | raw "
+    "numbers) [--json]\n"
+    "\n"
+    "Prints the model description: architecture fields, exact parameter counts and the\n"
+    "assumptions the parser made. Raw numbers: --num-parameters 7B, --num-layers N,\n"
+    "--hidden-size N, --num-heads N, --num-kv-heads N, --intermediate-size N, --vocab-size N.\n",
+    0, NULL};
 
 static int model_json(char *buf, size_t cap, size_t *need, const void *m)
 {

@@ -78,8 +78,8 @@ typedef struct cli_flag {
 /* Looked up before the library's model keys and parameters: --engine of quick is this
  * flag, on estimate the parameter. */
 static const cli_flag flags[] = {
-    {.names.name = "json", .arg = ARG_SWITCH, .groups = CLI_G_OUTPUT | CLI_G_JSON, .field = AT(json),
-     .help = "the result as JSON (docs/json-schema.md)"},
+    {.names.name = "json", .arg = ARG_SWITCH, .groups = CLI_G_OUTPUT | CLI_G_JSON,
+     .field = AT(json), .help = "the result as JSON (docs/json-schema.md)"},
     {.names.name = "explain", .arg = ARG_SWITCH, .groups = CLI_G_OUTPUT, .field = AT(explain),
      .help = "every term with its formula, source and bytes"},
     {.names.name = "max_batch", .arg = ARG_SWITCH_BARE, .groups = CLI_G_PLAN,
@@ -273,7 +273,7 @@ void cli_parse(cli_opts *o, int argc, char **argv, unsigned accepts, const char 
     }
 }
 
-/* ---- values ----------------------------------------------------------------------------------- */
+/* ---- values ------------------------------------------------------------------------------- */
 
 long long cli_parse_count(const char *cmd, const char *flag, const char *value, long long lo,
                           long long hi)

@@ -2,15 +2,13 @@
  * values and description, as text or JSON. */
 #include "cli.h"
 
-static const cli_help_line params_help[] = {
-    {.text = "usage: llmmem params [--json]\n"
-             "\n"
-             "Lists every configuration parameter with its type, bounds, default, named values\n"
-             "and description. Each is settable as --NAME VALUE on estimate, explain and quick,\n"
-             "and as a key of its section in a scenario file.\n"},
-    {0},
-};
-const cli_help cli_help_params = {0, params_help};
+const cli_help cli_help_params = {
+    "usage: llmmem params [--json]\n"
+    "\n"
+    "Lists every configuration parameter with its type, bounds, default, named values\n"
+    "and description. Each is settable as --NAME VALUE on estimate, explain and quick,\n"
+    "and as a key of its section in a scenario file.\n",
+    0, NULL};
 
 /* What params prints of one parameter. */
 typedef struct param_doc {

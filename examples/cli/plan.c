@@ -4,19 +4,7 @@
 
 #include <string.h>
 
-static const cli_help_line plan_help[] = {
-    {.text = "usage: llmmem plan [--scenario FILE] [model] [files] [--PARAM VALUE ...] --gpus N\n"
-             "                   [--global-batch G] [--top K] [--json] [--units GiB|GB|both]\n"
-             "       llmmem plan [same inputs] --max-batch | --max-seq-len | --min-gpus [--json]\n"
-             "\n"
-             "Enumerates every layout of N GPUs of the configured kind (--gpu): engine, DP x TP x\n"
-             "PP x CP x EP, ZeRO stage / FSDP strategy / Megatron options, offload, recompute and\n"
-             "micro-batch; keeps those that fit; ranks them by the step-time model of\n"
-             "docs/planner.md and prints the top K (default 10, at most 64) with their memory,\n"
-             "and how many candidates were rejected for each reason. Inference (--mode "
-             "inference):\n"
-             "tensor-parallel size x replicas, the batch split over the replicas.\n"
-             "\n"},
+static const cli_help_line plan_help_flags[] = {
     {.flag = "gpus"},
     {.flag = "global_batch"},
     {.flag = "top"},
@@ -28,7 +16,19 @@ static const cli_help_line plan_help[] = {
     {.text = "Model, scenario and file options as for llmmem estimate.\n"},
     {0},
 };
-const cli_help cli_help_plan = {23, plan_help};
+const cli_help cli_help_plan = {
+    "usage: llmmem plan [--scenario FILE] [model] [files] [--PARAM VALUE ...] --gpus N\n"
+    "                   [--global-batch G] [--top K] [--json] [--units GiB|GB|both]\n"
+    "       llmmem plan [same inputs] --max-batch | --max-seq-len | --min-gpus [--json]\n"
+    "\n"
+    "Enumerates every layout of N GPUs of the configured kind (--gpu): engine, DP x TP x\n"
+    "PP x CP x EP, ZeRO stage / FSDP strategy / Megatron options, offload, recompute and\n"
+    "micro-batch; keeps those that fit; ranks them by the step-time model of\n"
+    "docs/planner.md and prints the top K (default 10, at most 64) with their memory,\n"
+    "and how many candidates were rejected for each reason. Inference (--mode inference):\n"
+    "tensor-parallel size x replicas, the batch split over the replicas.\n"
+    "\n",
+    23, plan_help_flags};
 
 int64_t cli_cfg_i64(const llmmem_config *cfg, int param)
 {

@@ -1,11 +1,9 @@
 /* llmmem presets: the built-in models. */
 #include "cli.h"
 
-static const cli_help_line presets_help[] = {
-    {.text = "usage: llmmem presets\n\nLists the built-in model presets.\n"},
-    {0},
-};
-const cli_help cli_help_presets = {0, presets_help};
+const cli_help cli_help_presets = {
+    "usage: llmmem presets\n\nLists the built-in model presets.\n",
+    0, NULL};
 
 int cli_run_presets(cli_opts *o)
 {

@@ -4,22 +4,17 @@
 
 #include <stdlib.h>
 
-static const cli_help_line quick_help[] = {
-    {.text = "usage: llmmem quick SIZE --gpus N --gpu-mem GB --engine ENGINE [--PARAM VALUE ...]\n"
-             "                   [--json] [--explain] [--units GiB|GB|both] [--svg FILE]\n"
-             "\n"
-             "Estimates training of a model known only by its size (\"7B\", \"770M\"; a bare "
-             "number\n"
-             "below 10000 means billions, as in gpu-mem-calculator). The shape is derived from\n"
-             "the size. ENGINE: single, ddp, zero1, zero2, zero3 (= deepspeed), fsdp, megatron,\n"
-             "megatron_deepspeed. --gpus sets the data-parallel size (divided by the tensor, "
-             "pipeline\n"
-             "and context sizes when given); --gpu-mem is the memory of one GPU in GB (1e9 "
-             "bytes).\n"
-             "Example: llmmem quick 7B --gpus 8 --gpu-mem 80 --engine zero3\n"},
-    {0},
-};
-const cli_help cli_help_quick = {0, quick_help};
+const cli_help cli_help_quick = {
+    "usage: llmmem quick SIZE --gpus N --gpu-mem GB --engine ENGINE [--PARAM VALUE ...]\n"
+    "                   [--json] [--explain] [--units GiB|GB|both] [--svg FILE]\n"
+    "\n"
+    "Estimates training of a model known only by its size (\"7B\", \"770M\"; a bare number\n"
+    "below 10000 means billions, as in gpu-mem-calculator). The shape is derived from\n"
+    "the size. ENGINE: single, ddp, zero1, zero2, zero3 (= deepspeed), fsdp, megatron,\n"
+    "megatron_deepspeed. --gpus sets the data-parallel size (divided by the tensor, pipeline\n"
+    "and context sizes when given); --gpu-mem is the memory of one GPU in GB (1e9 bytes).\n"
+    "Example: llmmem quick 7B --gpus 8 --gpu-mem 80 --engine zero3\n",
+    0, NULL};
 
 /* SIZE parameters; gpu-mem-calculator: a bare number below 10000 ("7") is 7B. */
 static void quick_size(llmmem_model *m, const char *size)

@@ -1,14 +1,12 @@
 /* llmmem validate FILE: loads a scenario (and its model) and says OK or why not. */
 #include "cli.h"
 
-static const cli_help_line validate_help[] = {
-    {.text = "usage: llmmem validate FILE\n"
-             "\n"
-             "Loads a scenario file (and its model) and prints \"FILE: OK ...\" or the error with\n"
-             "the key path and line:column. Exit status 0 when valid, 1 when not.\n"},
-    {0},
-};
-const cli_help cli_help_validate = {0, validate_help};
+const cli_help cli_help_validate = {
+    "usage: llmmem validate FILE\n"
+    "\n"
+    "Loads a scenario file (and its model) and prints \"FILE: OK ...\" or the error with\n"
+    "the key path and line:column. Exit status 0 when valid, 1 when not.\n",
+    0, NULL};
 
 int cli_run_validate(cli_opts *o)
 {
