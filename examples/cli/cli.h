@@ -16,7 +16,11 @@
  * framework files: where flags meet library parameters), help.c, errors.c, format.c (numbers
  * and bytes as text, JSON out), table.c (the estimate table), svg.c, and one file per
  * command: estimate.c (estimate, explain), model.c, quick.c, plan.c, plan_table.c,
- * validate.c, presets.c, gpus.c, params.c. */
+ * validate.c, presets.c, gpus.c, params.c.
+ * A new flag is a row of flags[] in options.c (its value goes to a field of cli_opts; a
+ * command's help lists it by name); a new command is a file and a row of commands[] in
+ * main.c. Every written name is looked up through cli_find / cli_name_is, and an unknown
+ * flag is reported in one place (set_library_flag in options.c). */
 #ifndef LLMMEM_CLI_H
 #define LLMMEM_CLI_H
 
@@ -161,7 +165,6 @@ void cli_json_str(const char *s);
  * (one more when always_newline). */
 typedef int (*cli_to_json)(char *buf, size_t cap, size_t *need, const void *obj);
 void cli_print_json(cli_to_json to_json, const void *obj, bool always_newline);
-int64_t cli_cfg_i64(const llmmem_config *cfg, int param);
 
 /* ---- table.c, svg.c -------------------------------------------------------------------- */
 
@@ -170,6 +173,7 @@ void cli_print_table(const llmmem_result *r, const llmmem_model *m, const llmmem
 /* --explain: the inputs of the formulas and every term. */
 void cli_print_terms(const llmmem_result *r, enum cli_units u);
 void cli_write_svg(const char *path, const llmmem_result *r);
+/* A result value; 0 when the key does not apply. */
 uint64_t cli_result_u64(const llmmem_result *r, int key);
 int64_t cli_result_i64(const llmmem_result *r, int key);
 
@@ -177,6 +181,8 @@ int64_t cli_result_i64(const llmmem_result *r, int key);
 
 /* Estimates and prints (table, terms, JSON, SVG as o asks); frees m and cfg. */
 int cli_estimate_print(llmmem_model *m, llmmem_config *cfg, const cli_opts *o);
+/* A configuration integer (plan.c); 0 when unreadable. */
+int64_t cli_cfg_i64(const llmmem_config *cfg, int param);
 /* The table of a plan's layouts. */
 void cli_print_plan_table(const llmmem_plan *p, const llmmem_model *m, const llmmem_config *cfg,
                           enum cli_units units);
