@@ -80,6 +80,13 @@ $(ALIB): $(OBJS)
 examples/%: examples/%.c include/llmmem.h lib/libllmmem.so
 	$(CC) $(EXE_CFLAGS) $(CFLAGS) $< -o $@ -Llib -lllmmem $(RPATH) $(LDFLAGS)
 
+# The CLI: the files of examples/cli/ (one per command, plus the shared ones) in one binary.
+CLI_SRCS := $(sort $(wildcard examples/cli/*.c))
+CLI_HDRS := $(wildcard examples/cli/*.h)
+
+examples/llmmem: $(CLI_SRCS) $(CLI_HDRS) include/llmmem.h lib/libllmmem.so
+	$(CC) $(EXE_CFLAGS) $(CFLAGS) $(CLI_SRCS) -o $@ -Llib -lllmmem $(RPATH) $(LDFLAGS)
+
 # ---- tests -------------------------------------------------------------------
 
 TEST_ENV = CC='$(CC)' CXX='$(CXX)' CFLAGS='$(CFLAGS)' MAKE='$(MAKE)'
@@ -103,8 +110,8 @@ build/sanitize/libllmmem.a: $(SAN_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $(SAN_OBJS)
 
-build/sanitize/llmmem: examples/llmmem.c build/sanitize/libllmmem.a
-	$(CC) $(EXE_CFLAGS) -O1 -g $(SAN_FLAGS) $< -o $@ build/sanitize/libllmmem.a $(LDLIBS_LIB)
+build/sanitize/llmmem: $(CLI_SRCS) $(CLI_HDRS) build/sanitize/libllmmem.a
+	$(CC) $(EXE_CFLAGS) -O1 -g $(SAN_FLAGS) $(CLI_SRCS) -o $@ build/sanitize/libllmmem.a $(LDLIBS_LIB)
 
 sanitize: build/sanitize/libllmmem.a build/sanitize/llmmem
 	@CC='$(CC)' CFLAGS='-O1 -g $(SAN_FLAGS)' LIBA=build/sanitize/libllmmem.a \
@@ -209,12 +216,15 @@ build/fuzz/obj/%.o: src/%.c include/llmmem.h $(HDRS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) $(LIBCFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-build/fuzz/cli.o: examples/llmmem.c fuzz/cli_shim.h include/llmmem.h
+# The CLI's files, each compiled with the shim (fuzz/cli_shim.h) into build/fuzz/cli/.
+FUZZ_CLI_OBJS := $(CLI_SRCS:examples/cli/%.c=build/fuzz/cli/%.o)
+
+build/fuzz/cli/%.o: examples/cli/%.c $(CLI_HDRS) fuzz/cli_shim.h include/llmmem.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(EXE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -include fuzz/cli_shim.h -c $< -o $@
 
-build/fuzz/fuzz_cli: fuzz/fuzz_cli.c fuzz/fuzz_common.h build/fuzz/cli.o $(FUZZ_OBJS)
-	$(FUZZ_CC) $(EXE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $< build/fuzz/cli.o $(FUZZ_OBJS) $(FUZZ_WRAP) -o $@ $(LDLIBS_LIB)
+build/fuzz/fuzz_cli: fuzz/fuzz_cli.c fuzz/fuzz_common.h $(FUZZ_CLI_OBJS) $(FUZZ_OBJS)
+	$(FUZZ_CC) $(EXE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(FUZZ_CLI_OBJS) $(FUZZ_OBJS) $(FUZZ_WRAP) -o $@ $(LDLIBS_LIB)
 
 build/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_common.h $(FUZZ_OBJS)
 	$(FUZZ_CC) $(EXE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) -o $@ $(LDLIBS_LIB)

@@ -1,4 +1,4 @@
-/* Force-included (-include fuzz/cli_shim.h) when examples/llmmem.c is compiled into
+/* Force-included (-include fuzz/cli_shim.h) when each file of examples/cli/ is compiled into
  * fuzz_cli (libFuzzer) or its replay driver. Makes the CLI callable in a loop without
  * editing it:
  *   - main becomes llmmem_cli_main;

@@ -1,4 +1,4 @@
-/* libFuzzer target: the command-line parser and commands of examples/llmmem.c, compiled in
+/* libFuzzer target: the command-line parser and commands of examples/cli/, each file compiled
  * with -include fuzz/cli_shim.h (main -> llmmem_cli_main, exit -> a longjmp back here,
  * output to /dev/null). The input is split on NUL bytes into argv[1..] (at most 64).
  *

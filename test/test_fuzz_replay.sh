@@ -30,15 +30,23 @@ for src in fuzz/fuzz_*.c; do
     bin="$OUT/$t"
     extra=""
     if [ "$t" = fuzz_cli ]; then
-        # shellcheck disable=SC2086
-        if ! $CC $CFLAGS_R $SAN -include fuzz/cli_shim.h -c examples/llmmem.c -o "$OUT/cli.o" \
-            >"$OUT/$t.build.log" 2>&1; then
-            echo "FAIL: cannot compile examples/llmmem.c for $t"
-            cat "$OUT/$t.build.log"
-            fail=1
-            continue
-        fi
-        extra="$OUT/cli.o $WRAP"
+        # the CLI's files (examples/cli/), each compiled with the shim
+        mkdir -p "$OUT/cli"
+        cli_ok=1
+        for c in examples/cli/*.c; do
+            o="$OUT/cli/$(basename "$c" .c).o"
+            # shellcheck disable=SC2086
+            if ! $CC $CFLAGS_R $SAN -include fuzz/cli_shim.h -c "$c" -o "$o" \
+                >"$OUT/$t.build.log" 2>&1; then
+                echo "FAIL: cannot compile $c for $t"
+                cat "$OUT/$t.build.log"
+                cli_ok=0
+                break
+            fi
+            extra="$extra $o"
+        done
+        [ "$cli_ok" = 1 ] || { fail=1; continue; }
+        extra="$extra $WRAP"
     fi
     # shellcheck disable=SC2086
     if ! $CC $CFLAGS_R $SAN fuzz/replay.c "$src" $extra "$LIBA" -lcjson -lm -o "$bin" \

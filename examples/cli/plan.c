@@ -1,0 +1,160 @@
+/* llmmem plan: the fastest layouts of N GPUs that fit (plan_table.c prints them), or the
+ * inverse questions --max-batch, --max-seq-len and --min-gpus. */
+#include "cli.h"
+
+#include <string.h>
+
+static const cli_help_line plan_help_flags[] = {
+    {.flag = "gpus"},
+    {.flag = "global_batch"},
+    {.flag = "top"},
+    {.flag = "json", .help = "the plan as JSON (docs/planner.md)"},
+    {.text = "Inverse questions (answered on the configuration as given, exact to one unit):\n"},
+    {.flag = "max_batch"},
+    {.flag = "max_seq_len"},
+    {.flag = "min_gpus"},
+    {.text = "Model, scenario and file options as for llmmem estimate.\n"},
+    {0},
+};
+const cli_help cli_help_plan = {
+    "usage: llmmem plan [--scenario FILE] [model] [files] [--PARAM VALUE ...] --gpus N\n"
+    "                   [--global-batch G] [--top K] [--json] [--units GiB|GB|both]\n"
+    "       llmmem plan [same inputs] --max-batch | --max-seq-len | --min-gpus [--json]\n"
+    "\n"
+    "Enumerates every layout of N GPUs of the configured kind (--gpu): engine, DP x TP x\n"
+    "PP x CP x EP, ZeRO stage / FSDP strategy / Megatron options, offload, recompute and\n"
+    "micro-batch; keeps those that fit; ranks them by the step-time model of\n"
+    "docs/planner.md and prints the top K (default 10, at most 64) with their memory,\n"
+    "and how many candidates were rejected for each reason. Inference (--mode inference):\n"
+    "tensor-parallel size x replicas, the batch split over the replicas.\n"
+    "\n",
+    23, plan_help_flags};
+
+int64_t cli_cfg_i64(const llmmem_config *cfg, int param)
+{
+    int64_t v = 0;
+    llmmem_config_get_i64(&v, cfg, param);
+    return v;
+}
+
+/* ---- inverse questions ------------------------------------------------------------------ */
+
+typedef struct question {
+    bool asked;
+    const char *key, *what;
+    int (*fn)(int64_t *, const llmmem_model *, const llmmem_config *);
+} question;
+
+static void print_answers(const question *q, const int64_t *v, int n, bool json)
+{
+    if (json) {
+        const char *sep = "{";
+        for (int i = 0; i < n; i++)
+            if (q[i].asked) {
+                printf("%s\"%s\":%lld", sep, q[i].key, (long long)v[i]);
+                sep = ",";
+            }
+        printf("}\n");
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!q[i].asked)
+            continue;
+        if (v[i] <= 0)
+            printf("%-12s 0  (no %s fits)\n", q[i].key, q[i].what);
+        else if (i == 2)
+            printf("%-12s %lld  (fewest %s that fit)\n", q[i].key, (long long)v[i], q[i].what);
+        else
+            printf("%-12s %lld  (largest %s that fits; one more does not)\n", q[i].key,
+                   (long long)v[i], q[i].what);
+    }
+}
+
+static void plan_inverse(const llmmem_model *m, const llmmem_config *cfg, const cli_opts *o)
+{
+    const bool inference = cli_cfg_i64(cfg, LLMMEM_P_MODE) == 1;
+    char runtime[16] = "";
+    size_t need;
+    llmmem_config_get_str(runtime, sizeof runtime, &need, cfg, LLMMEM_P_RUNTIME);
+    const bool vllm = inference && strcmp(runtime, "vllm") == 0;
+    const question q[] = {
+        {o->max_batch, "max_batch",
+         vllm ? "max_num_seqs" : inference ? "batch_size" : "micro_batch_size",
+         llmmem_plan_max_batch},
+        {o->max_seq_len, "max_seq_len",
+         vllm ? "max_model_len" : inference ? "prompt_len + decode_len" : "seq_len",
+         llmmem_plan_max_seq_len},
+        {o->min_gpus, "min_gpus", inference ? "tensor-parallel GPUs" : "GPUs (dp x tp x pp x cp)",
+         llmmem_plan_min_gpus},
+    };
+    int64_t v[3] = {0, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        if (!q[i].asked)
+            continue;
+        int rc = q[i].fn(&v[i], m, cfg);
+        if (rc)
+            cli_fail_lib(rc, EXIT_FAIL, q[i].key);
+    }
+    print_answers(q, v, 3, o->json);
+}
+
+/* ---- layouts ------------------------------------------------------------------------------ */
+
+static int plan_json(char *buf, size_t cap, size_t *need, const void *p)
+{
+    return llmmem_plan_to_json(buf, cap, need, p);
+}
+
+/* --gpus N and --global-batch G on the configuration. */
+static void plan_flags(llmmem_config *cfg, const cli_opts *o)
+{
+    int rc;
+    if (o->gpus && (rc = llmmem_config_set_i64(
+                        cfg, LLMMEM_P_NUM_GPUS,
+                        cli_parse_count("plan", "--gpus", o->gpus, 1, 10000000))) != 0)
+        cli_fail_lib(rc, EXIT_USAGE, "--gpus");
+    if (o->global_batch) {
+        long long gb = cli_parse_count("plan", "--global-batch", o->global_batch, 1, 1000000);
+        if ((rc = llmmem_config_set_i64(cfg, LLMMEM_P_MICRO_BATCH_SIZE, 1)) != 0 ||
+            (rc = llmmem_config_set_i64(cfg, LLMMEM_P_DATA_PARALLEL, 1)) != 0 ||
+            (rc = llmmem_config_set_i64(cfg, LLMMEM_P_GRAD_ACCUM_STEPS, gb)) != 0)
+            cli_fail_lib(rc, EXIT_USAGE, "--global-batch");
+    }
+}
+
+/* The top layouts, as JSON or a table; num_gpus defaults to dp x tp x pp x cp. */
+static void plan_layouts(const llmmem_model *m, llmmem_config *cfg, const cli_opts *o, int top)
+{
+    int rc;
+    if (cli_cfg_i64(cfg, LLMMEM_P_NUM_GPUS) == 0 &&
+        (rc = llmmem_config_set_i64(cfg, LLMMEM_P_NUM_GPUS,
+                                    cli_cfg_i64(cfg, LLMMEM_P_DATA_PARALLEL) *
+                                        cli_cfg_i64(cfg, LLMMEM_P_TENSOR_PARALLEL) *
+                                        cli_cfg_i64(cfg, LLMMEM_P_PIPELINE_PARALLEL) *
+                                        cli_cfg_i64(cfg, LLMMEM_P_CONTEXT_PARALLEL))) != 0)
+        cli_fail_lib(rc, EXIT_USAGE, "num_gpus");
+    llmmem_plan *p = NULL;
+    if ((rc = llmmem_plan_new(&p)) != 0 || (rc = llmmem_plan_layouts(p, m, cfg, top)) != 0)
+        cli_fail_lib(rc, EXIT_FAIL, NULL);
+    if (o->json)
+        cli_print_json(plan_json, p, true);
+    else
+        cli_print_plan_table(p, m, cfg, o->units);
+    llmmem_plan_free(p);
+}
+
+int cli_run_plan(cli_opts *o)
+{
+    int top = o->top ? (int)cli_parse_count("plan", "--top", o->top, 1, 64) : 10;
+    llmmem_model *m;
+    llmmem_config *cfg;
+    cli_build_inputs(&m, &cfg, o, "plan");
+    plan_flags(cfg, o);
+    if (o->max_batch || o->max_seq_len || o->min_gpus)
+        plan_inverse(m, cfg, o);
+    else
+        plan_layouts(m, cfg, o, top);
+    llmmem_model_free(m);
+    llmmem_config_free(cfg);
+    return 0;
+}
