@@ -1,4 +1,5 @@
-/* Tests of the scenario loader and the framework-file appliers (src/input/scenario.c, deepspeed.c, training_args.c, values.c).
+/* Tests of the scenario loader and the framework-file appliers (src/input/scenario.c,
+ * deepspeed.c, training_args.c, values.c).
  *
  * 1. Good inputs: scenario files copied from ../shared/groundtruth (test/data/scenarios),
  *    gpu-mem-calculator's README config, DeepSpeed and HF TrainingArguments files. Each
