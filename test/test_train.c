@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "memory/memory.h"
+#include "tolerances.h"
 
 #define DEV "test/data/groundtruth/configs/dev/"
 
@@ -343,7 +344,7 @@ static void adafactor_step_copies(void **state)
     assert_int_equal(llmmem_result_new(&r), 0);
     assert_int_equal(llmmem_estimate(r, m, c), 0);
     assert_int_equal(llmmem_result_phase_bytes(&v, r, LLMMEM_PHASE_OPTIMIZER), 0);
-    assert_true(fabs((double)v / 2315403264.0 - 1.0) < 0.005);
+    check_measured("p13", "phase_peak_bytes.optimizer", v, UINT64_C(2315403264));
     assert_int_equal(llmmem_config_set(c, "param_dtype", "fp32"), 0);
     t = compute(m, c);
     assert_int_equal(t.st.optim_transient, UINT64_C(8) * 50257 * 1024);
@@ -370,7 +371,7 @@ static void moe_lora_frozen_experts(void **state)
     assert_int_equal(llmmem_result_new(&r), 0);
     assert_int_equal(llmmem_estimate(r, m, c), 0);
     assert_int_equal(llmmem_result_get_u64(&v, r, LLMMEM_R_FORWARD_SAVED_BYTES), 0);
-    assert_true(fabs((double)v / 10209289216.0 - 1.0) < 0.005);
+    check_measured("p09", "forward_saved_bytes", v, UINT64_C(10209289216));
     llmmem__train lora = compute(m, c);
     /* the experts are 3-D parameters, not Linear modules: naming them as
      * LoRA targets changes nothing (peft targets nn.Linear) */
@@ -404,7 +405,7 @@ static void window_equal_to_seq_masks(void **state)
     assert_int_equal(llmmem_result_new(&r), 0);
     assert_int_equal(llmmem_estimate(r, m, c), 0);
     assert_int_equal(llmmem_result_get_u64(&v, r, LLMMEM_R_FORWARD_SAVED_BYTES), 0);
-    assert_true(fabs((double)v / 37813159424.0 - 1.0) < 0.005);
+    check_measured("p22", "forward_saved_bytes", v, UINT64_C(37813159424));
     llmmem_result_free(r);
     llmmem_config_free(c);
     llmmem_model_free(m);
@@ -435,7 +436,7 @@ static void tied_embedding_end_of_backward(void **state)
     assert_int_equal(w, 4 * P);
     assert_int_equal(g, 4 * P + 4 * Vh);
     assert_int_equal(v, w + g + st + ws + other);
-    assert_true(fabs((double)v / 42279816192.0 - 1.0) < 0.005);
+    check_measured("p19", "phase_peak_bytes.backward", v, UINT64_C(42279816192));
     llmmem_result_free(r);
     llmmem_config_free(c);
     llmmem_model_free(m);
@@ -447,7 +448,9 @@ static void tied_embedding_end_of_backward(void **state)
  * backward) and the 32 KiB ids. The dev set measured 24,749,876,224, one
  * workspace less: its process had created the autograd thread's workspace in
  * an earlier scenario, inside its baseline; the probe's fresh-process runs
- * (test/data/probe p03, p04, p06) show the second one in the optimizer phase. */
+ * (test/data/probe p03, p04, p06) show the second one in the optimizer phase.
+ * That artefact is stated in t02's row of test/data/tolerances.tsv, which
+ * bounds the estimate against the measured number itself. */
 static void t02_optimizer_peak(void **state)
 {
     (void)state;
@@ -462,10 +465,9 @@ static void t02_optimizer_peak(void **state)
     int64_t phase;
     assert_int_equal(llmmem_result_get_i64(&phase, r, LLMMEM_R_PEAK_PHASE), 0);
     assert_int_equal(phase, LLMMEM_PHASE_OPTIMIZER);
-    /* measured, plus the autograd workspace the dev process held in its baseline */
-    const double meas = 24749876224.0 + 33554432.0;
+    /* the measurement as recorded; the missing workspace is in the row's note */
     assert_int_equal(llmmem_result_get_u64(&v, r, LLMMEM_R_PEAK_ALLOCATED_BYTES), 0);
-    assert_true((double)v > meas * 0.999 && (double)v < meas * 1.001);
+    check_measured("t02", "peak_allocated_bytes", v, UINT64_C(24749876224));
     /* gradient accumulation keeps the gradients through every phase (d01) */
     assert_int_equal(llmmem_config_set(c, "gradient_accumulation_steps", "4"), 0);
     assert_int_equal(llmmem_estimate(r, m, c), 0);
