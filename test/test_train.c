@@ -195,6 +195,37 @@ static void adamw_states(void **state)
     llmmem_model_free(m);
 }
 
+/* torch.optim.Adam(amsgrad=True) (torch/optim/adam.py _init_group): per
+ * parameter exp_avg, exp_avg_sq and max_exp_avg_sq, each
+ * torch.zeros_like(p, memory_format=torch.preserve_format), and a 'step' that
+ * is a CPU scalar unless capturable or fused. Three tensors of the parameter's
+ * size and dtype: 12 B per fp32 parameter where plain Adam keeps 8. Read
+ * through the public result (the optimizer-state component of the step). */
+static void amsgrad_states(void **state)
+{
+    (void)state;
+    llmmem_model *m = load("llama-3.2-1b");
+    const uint64_t P = 1235814400;
+    llmmem_config *c = train_cfg("fp32", "bf16", 4, 1024, "sdpa", "none");
+    assert_int_equal(llmmem_config_set(c, "optimizer_impl", "foreach"), 0);
+    llmmem_result *r = NULL;
+    uint64_t st = 0;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    assert_int_equal(llmmem_config_set(c, "optimizer", "amsgrad"), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    assert_int_equal(llmmem_result_component_bytes(&st, r, LLMMEM_PHASE_OPTIMIZER,
+                                                   LLMMEM_C_OPTIMIZER_STATE), 0);
+    assert_int_equal(st, 3 * 4 * P);
+    assert_int_equal(llmmem_config_set(c, "optimizer", "adam"), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    assert_int_equal(llmmem_result_component_bytes(&st, r, LLMMEM_PHASE_OPTIMIZER,
+                                                   LLMMEM_C_OPTIMIZER_STATE), 0);
+    assert_int_equal(st, 2 * 4 * P);
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
 /* HF Adafactor: fp32 row and column second moments per matrix (shape[:-1]
  * and shape[-1]), a full vector for 1-D params, and a 0-dim RMS tensor per
  * parameter. Llama-3.2-1B, counted by hand per tensor (each allocation a
@@ -562,7 +593,7 @@ int main(void)
         cmocka_unit_test(phases_consistent),  cmocka_unit_test(selective_recompute),
         cmocka_unit_test(lora_all_linear),    cmocka_unit_test(adafactor_step_copies),
         cmocka_unit_test(moe_lora_frozen_experts), cmocka_unit_test(window_equal_to_seq_masks),
-        cmocka_unit_test(tied_embedding_end_of_backward),
+        cmocka_unit_test(tied_embedding_end_of_backward), cmocka_unit_test(amsgrad_states),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
