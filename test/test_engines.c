@@ -459,6 +459,89 @@ static void megatron_runtime(void **state)
     llmmem_model_free(m);
 }
 
+/* ZeRO++ hpZ (Wang et al. 2023, section 3.2; DeepSpeed
+ * runtime/zero/partition_parameters.py _partition_param_sec): besides its 1/dp
+ * primary partition, each rank keeps a secondary partition of every partitioned
+ * parameter across the hpZ group, numel / zero_hpz_partition_size elements in the
+ * parameter's dtype (ds_secondary_tensor), built by the forward all-gather and
+ * used by the backward's. With dp 16 and groups of 8: 2 B x P / 8 more weights in
+ * forward and backward than without hpZ (persistence threshold 0: every parameter
+ * partitioned; P / 8 is exact for llama-2-7b). */
+static void zeropp_hpz_secondary(void **state)
+{
+    (void)state;
+    llmmem_model *m = load("llama-2-7b");
+    const uint64_t P = 6738415616ULL;
+    llmmem_config *c = mp_cfg("zero");
+    set(c, "data_parallel_size", "16");
+    set(c, "zero_stage", "3");
+    set(c, "stage3_param_persistence_threshold", "0");
+    llmmem_result *plain = run(m, c);
+    set(c, "zero_hpz_partition_size", "8");
+    llmmem_result *hpz = run(m, c);
+    for (int ph = LLMMEM_PHASE_FORWARD; ph <= LLMMEM_PHASE_BACKWARD; ph++)
+        assert_int_equal(comp(hpz, ph, LLMMEM_C_WEIGHTS) - comp(plain, ph, LLMMEM_C_WEIGHTS),
+                         2 * P / 8);
+    /* groups of 4: twice the secondary */
+    set(c, "zero_hpz_partition_size", "4");
+    llmmem_result *hpz4 = run(m, c);
+    assert_int_equal(comp(hpz4, LLMMEM_PHASE_FORWARD, LLMMEM_C_WEIGHTS) -
+                         comp(plain, LLMMEM_PHASE_FORWARD, LLMMEM_C_WEIGHTS),
+                     2 * P / 4);
+    llmmem_result_free(plain);
+    llmmem_result_free(hpz);
+    llmmem_result_free(hpz4);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
+/* Megatron-LM's interleaved 1F1B (megatron/core/pipeline_parallel/schedules.py,
+ * get_pp_rank_microbatches for forward_backward_pipelining_with_interleaving):
+ * pipeline rank i of pp, with v model chunks per rank, runs
+ *     num_warmup = (pp - i - 1) * 2 + (v - 1) * microbatch_group_size_per_vp_stage
+ * forward chunks (the group size defaults to pp), capped at the
+ * num_microbatches * v it has in all, before its first backward; at the peak it
+ * holds the activations of num_warmup + 1 chunks (the 1F1B steady state runs one
+ * more forward before each backward). num_microbatches is
+ * get_num_microbatches() = global batch / (micro batch x dp), given directly here.
+ * pp 4, v 2, 16 micro-batches: ranks 0..3 hold 11, 9, 7 and 5 chunks.
+ * The bytes of one chunk's activations, K, are read off the estimate with every
+ * chunk in flight (1 and 2 micro-batches: 2 and 4 chunks on every rank, below each
+ * warm-up); each rank's peak then grows by K per further chunk (rank 0 also keeps
+ * the micro-batches' input ids, far below K/2). */
+static void megatron_interleaved_warmup(void **state)
+{
+    (void)state;
+    llmmem_model *m = load("llama-2-7b");
+    llmmem_config *c = mp_cfg("megatron");
+    set(c, "activation_checkpointing", "none");
+    set(c, "seq_len", "8192");
+    set(c, "pipeline_parallel_size", "4");
+    set(c, "virtual_pipeline_size", "2");
+    const int64_t pp = 4, v = 2, nmb = 16;
+    uint64_t peak[3][4];
+    const char *mbs[3] = {"1", "2", "16"};
+    for (int k = 0; k < 3; k++) {
+        set(c, "num_microbatches", mbs[k]);
+        llmmem_result *r = run(m, c);
+        for (int i = 0; i < pp; i++)
+            assert_int_equal(llmmem_result_stage_peak_bytes(&peak[k][i], r, i), 0);
+        llmmem_result_free(r);
+    }
+    for (int i = 0; i < pp; i++) {
+        const uint64_t K = (peak[1][i] - peak[0][i]) / 2; /* 4 chunks - 2 chunks */
+        const int64_t warm = (pp - i - 1) * 2 + (v - 1) * pp;
+        const int64_t chunks = warm + 1 < nmb * v ? warm + 1 : nmb * v;
+        const double implied = 2.0 + (double)(peak[2][i] - peak[0][i]) / (double)K;
+        printf("  rank %d: %lld chunks in flight (schedules.py), estimate implies %.3f\n", i,
+               (long long)chunks, implied);
+        assert_true(K > 0);
+        assert_true(fabs(implied - (double)chunks) < 0.5);
+    }
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
 /* ---- validation ------------------------------------------------------------------ */
 
 static void expect_bad(const llmmem_model *m, llmmem_config *c, const char *k, const char *v,
@@ -632,6 +715,7 @@ int main(void)
         cmocka_unit_test(fsdp_strategies),        cmocka_unit_test(megatron_runtime),
         cmocka_unit_test(validation),             cmocka_unit_test(measured_ws1),
         cmocka_unit_test(zero_fused_adam_step),   cmocka_unit_test(megatron_functional_golden),
+        cmocka_unit_test(zeropp_hpz_secondary),   cmocka_unit_test(megatron_interleaved_warmup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
