@@ -664,7 +664,9 @@ static void zero_fused_adam_step(void **state)
  * in shared/research/peers.md 2.2): 32 layers, h 4096, 32 heads in 8 query
  * groups, GELU ffn 4h, LayerNorm with biases, untied, vocab 131073, seq 8192,
  * GBS 8, bf16, distributed optimizer, Megatron's default dropout 0.1.
- * TP4 PP1 mbs 2: 53.22 GiB. TP1 PP4 VPP8 mbs 1 (last stage): 56.55 GiB. */
+ * TP4 PP1 mbs 2: 53.22 GiB. TP1 PP4 VPP8 mbs 1 (last stage): 56.55 GiB.
+ * Each held near its own error (as test/data/tolerances.tsv does for the H200
+ * records): |error| when written (-1.058%, -0.628%) + 0.1 point, rounded up. */
 static void megatron_functional_golden(void **state)
 {
     (void)state;
@@ -678,11 +680,12 @@ static void megatron_functional_golden(void **state)
         const char *kv[4][2];
         int stage;
         double meas_gib;
+        double tol_pct;
     } cases[] = {
         {"tp4_pp1", {{"tensor_parallel_size", "4"}, {"micro_batch_size", "2"}, {"gradient_accumulation_steps", "2"},
-                     {"pipeline_parallel_size", "1"}}, 0, 53.22},
+                     {"pipeline_parallel_size", "1"}}, 0, 53.22, 1.16},
         {"tp1_pp4_vpp8", {{"pipeline_parallel_size", "4"}, {"virtual_pipeline_size", "8"},
-                          {"micro_batch_size", "1"}, {"gradient_accumulation_steps", "4"}}, 3, 56.55},
+                          {"micro_batch_size", "1"}, {"gradient_accumulation_steps", "4"}}, 3, 56.55, 0.73},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         assert_int_equal(llmmem_config_new(&c), 0);
@@ -697,9 +700,11 @@ static void megatron_functional_golden(void **state)
         uint64_t est;
         assert_int_equal(llmmem_result_stage_peak_bytes(&est, r, cases[i].stage), 0);
         double err = 100.0 * ((double)est / 1073741824.0 - cases[i].meas_gib) / cases[i].meas_gib;
-        printf("  megatron %-13s stage %d est %.2f GiB meas %.2f GiB err %+.2f%%\n", cases[i].name, cases[i].stage,
+        printf("  megatron %-13s stage %d est %.2f GiB meas %.2f GiB err %+.4f%%\n", cases[i].name, cases[i].stage,
                (double)est / 1073741824.0, cases[i].meas_gib, err);
-        assert_true(err > -3.0 && err < 3.0);
+        if (fabs(err) > cases[i].tol_pct)
+            fail_msg("megatron %s: %+.4f%% from the golden value, bound %.2f%%", cases[i].name, err,
+                     cases[i].tol_pct);
         llmmem_config_free(c);
     }
     llmmem_result_free(r);
