@@ -22,7 +22,9 @@ that record is checked as usual. --max-err (peaks), --max-kv-err and --max-phase
 the project's ceilings: a tolerance row above its ceiling is itself a failure.
 
     --check-rows       no estimates: every row names a measured figure of FILES and every
-                       record of FILES has its rows (run once over all the files)
+                       record of FILES has its rows (run once over all the files); with
+                       --copies, each copy of a record (a scenario file with "measured")
+                       measured what its record in FILES measured, so its rows bound it
     --write-tolerances rewrites the rows of the records in FILES from the current errors
                        (|error| + 0.10 percentage point, rounded up to 0.01), keeping the
                        notes, the rows of other records and the row order
@@ -115,11 +117,13 @@ def records(files):
                 yield sc
 
 
-def check_rows(files, tol, known):
-    """Every record has its rows, every row (and known gap) names a measured figure."""
-    problems, have, nrec = [], set(), 0
+def check_rows(files, tol, known, copies):
+    """Every record has its rows, every row (and known gap) names a measured figure, every
+    copy is its record."""
+    problems, have, nrec, byid = [], set(), 0, {}
     for sc in records(files):
         nrec += 1
+        byid[sc["id"]] = sc["measured"]
         meas = sc["measured"]
         figs = measured_figures(meas)
         sid = sc["id"]
@@ -137,9 +141,15 @@ def check_rows(files, tol, known):
     for key in list(tol) + list(known):
         if key not in have:
             problems.append(f"{key[0]} {key[1]}: no such measured figure in {' '.join(files)}")
+    for path in copies:
+        sc = json.load(open(path))
+        if sc.get("id") not in byid:
+            problems.append(f"{path}: id {sc.get('id')} is no record of the files")
+        elif sc.get("measured") != byid[sc["id"]]:
+            problems.append(f"{path}: measured differs from record {sc['id']}")
     for p in problems:
         print("FAIL", p)
-    print(f"{nrec} records, {len(tol)} tolerance rows, {len(known)} known gaps; "
+    print(f"{nrec} records, {len(copies)} copies, {len(tol)} tolerance rows, {len(known)} known gaps; "
           f"{len(problems)} problems")
     return 1 if problems else 0
 
@@ -182,12 +192,13 @@ def main():
                     help="ceiling for the per-phase peaks (default: --max-err)")
     ap.add_argument("--known-gaps", default=None, help="file of 'id figure pct half reason' lines")
     ap.add_argument("--check-rows", action="store_true")
+    ap.add_argument("--copies", nargs="*", default=[], help="scenario files copied from records")
     ap.add_argument("--write-tolerances", action="store_true")
     a = ap.parse_args()
     tol, header = read_tolerances(a.tolerances)
     known = read_known_gaps(a.known_gaps) if a.known_gaps else {}
     if a.check_rows:
-        sys.exit(check_rows(a.files, tol, known))
+        sys.exit(check_rows(a.files, tol, known, a.copies))
     fails = nknown = 0
     errs = []
     print(f"{'id':5s} {'mode':5s} {'model':24s} {'estimate GiB':>12s} {'measured GiB':>12s} {'error':>7s}")

@@ -17,9 +17,10 @@ PROBE=test/data/probe/h200-probe.jsonl
 if [ -f ../shared/groundtruth/h200-dev.jsonl ]; then
     cmp ../shared/groundtruth/h200-dev.jsonl "$DEV"
 fi
-# every record and every measured figure has its row (or known gap), and no row is stale
+# every record and every measured figure has its row (or known gap), no row is stale, and
+# the dev records copied into test/data/scenarios are their records (so the rows bound them)
 python3 test/accuracy.py --tolerances "$TOL" --known-gaps "$GAPS" --check-rows \
-    "$DEV" "$EXTRA" "$ENG" "$PROBE"
+    "$DEV" "$EXTRA" "$ENG" "$PROBE" --copies test/data/scenarios/[tide][0-9][0-9].json
 python3 test/accuracy.py --cli examples/llmmem --tolerances "$TOL" --known-gaps "$GAPS" "$DEV" "$EXTRA"
 python3 test/accuracy.py --cli examples/llmmem --tolerances "$TOL" "$ENG"
 # the probe records: no bound above 1% (peaks and phase peaks)
