@@ -185,7 +185,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("files", nargs="+")
     ap.add_argument("--cli", default="examples/llmmem")
-    ap.add_argument("--tolerances", required=True, help="per-record bounds (id, figure, pct)")
+    ap.add_argument("--tolerances", help="per-record bounds (id, figure, pct)",
+                    default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                                         "tolerances.tsv"))
     ap.add_argument("--max-err", type=float, default=3.0)
     ap.add_argument("--max-kv-err", type=float, default=0.5)
     ap.add_argument("--max-phase-err", type=float, default=None,
