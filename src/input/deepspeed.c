@@ -79,22 +79,14 @@ static const struct {
     bool adam;        /* reads params.adam_w_mode and params.torch_adam */
 } ds_optim[] = {
     /* deepspeed: Adam uses adam_w_mode=True unless params.adam_w_mode is false */
-    {"adam", "adamw", "fused", true},
-    {"adamw", "adamw", "fused", true},
-    {"fusedadam", "adam", "fused", true},
-    {"onebitadam", "adam", "fused", true},
-    {"zerooneadam", "adam", "fused", true},
-    {"cpuadam", "adam", "fused", true},
-    {"lamb", "lamb", "fused", false},
-    {"onebitlamb", "lamb", "fused", false},
-    {"fusedlamb", "lamb", "fused", false},
-    {"lion", "lion", "fused", false},
-    {"fusedlion", "lion", "fused", false},
-    {"adagrad", "adagrad", NULL, false},
-    {"cpuadagrad", "adagrad", NULL, false},
-    {"sgd", "sgd", NULL, false},
-    {"muadam", "adamw", "foreach", false},
-    {"muadamw", "adamw", "foreach", false},
+    {"adam", "adamw", "fused", true},       {"adamw", "adamw", "fused", true},
+    {"fusedadam", "adam", "fused", true},   {"onebitadam", "adam", "fused", true},
+    {"zerooneadam", "adam", "fused", true}, {"cpuadam", "adam", "fused", true},
+    {"lamb", "lamb", "fused", false},       {"onebitlamb", "lamb", "fused", false},
+    {"fusedlamb", "lamb", "fused", false},  {"lion", "lion", "fused", false},
+    {"fusedlion", "lion", "fused", false},  {"adagrad", "adagrad", NULL, false},
+    {"cpuadagrad", "adagrad", NULL, false}, {"sgd", "sgd", NULL, false},
+    {"muadam", "adamw", "foreach", false},  {"muadamw", "adamw", "foreach", false},
 };
 
 /* The Adam family's params: adam_w_mode false is torch Adam (L2 in the
@@ -202,21 +194,26 @@ static int ds_zero_sizes(const llmmem__json *doc, llmmem_config *cfg, const llmm
                          int64_t h, int64_t stage)
 {
     const char *zp = "zero_optimization";
-    int64_t hh = h > 0 && h < 3000000000LL ? h * h : -1;
+    const int64_t hh = h > 0 && h < 3000000000LL ? h * h : -1;
+    const struct {
+        const char *key;
+        int id;
+        int64_t auto_value; /* < 0: "auto" left as is */
+    } sizes[] = {
+        {"reduce_bucket_size", LLMMEM_P_REDUCE_BUCKET_SIZE, hh},
+        {"allgather_bucket_size", LLMMEM_P_ALLGATHER_BUCKET_SIZE, -1},
+        {"stage3_max_live_parameters", LLMMEM_P_STAGE3_MAX_LIVE_PARAMETERS, -1},
+        {"stage3_prefetch_bucket_size", LLMMEM_P_STAGE3_PREFETCH_BUCKET_SIZE,
+         hh >= 0 && stage == 3 ? (int64_t)(0.9 * (double)hh) : -1},
+        {"stage3_param_persistence_threshold", LLMMEM_P_STAGE3_PARAM_PERSISTENCE_THRESHOLD,
+         h > 0 && stage == 3 ? 10 * h : -1},
+        {"zero_hpz_partition_size", LLMMEM_P_ZERO_HPZ_PARTITION_SIZE, -1},
+    };
     int rc;
-    if ((rc = ds_int(doc, cfg, z, "reduce_bucket_size", zp, LLMMEM_P_REDUCE_BUCKET_SIZE, hh)) != 0 ||
-        (rc = ds_int(doc, cfg, z, "allgather_bucket_size", zp, LLMMEM_P_ALLGATHER_BUCKET_SIZE, -1)) != 0 ||
-        (rc = ds_int(doc, cfg, z, "stage3_max_live_parameters", zp,
-                     LLMMEM_P_STAGE3_MAX_LIVE_PARAMETERS, -1)) != 0 ||
-        (rc = ds_int(doc, cfg, z, "stage3_prefetch_bucket_size", zp,
-                     LLMMEM_P_STAGE3_PREFETCH_BUCKET_SIZE,
-                     hh >= 0 && stage == 3 ? (int64_t)(0.9 * (double)hh) : -1)) != 0 ||
-        (rc = ds_int(doc, cfg, z, "stage3_param_persistence_threshold", zp,
-                     LLMMEM_P_STAGE3_PARAM_PERSISTENCE_THRESHOLD,
-                     h > 0 && stage == 3 ? 10 * h : -1)) != 0 ||
-        (rc = ds_int(doc, cfg, z, "zero_hpz_partition_size", zp, LLMMEM_P_ZERO_HPZ_PARTITION_SIZE,
-                     -1)) != 0 ||
-        (rc = ds_bool(doc, cfg, z, "contiguous_gradients", zp, LLMMEM_P_CONTIGUOUS_GRADIENTS,
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(sizes); i++)
+        if ((rc = ds_int(doc, cfg, z, sizes[i].key, zp, sizes[i].id, sizes[i].auto_value)) != 0)
+            return rc;
+    if ((rc = ds_bool(doc, cfg, z, "contiguous_gradients", zp, LLMMEM_P_CONTIGUOUS_GRADIENTS,
                       false)) != 0 ||
         (rc = ds_bool(doc, cfg, z, "overlap_comm", zp, LLMMEM_P_OVERLAP_COMM, true)) != 0)
         return rc;
@@ -244,8 +241,8 @@ static int ds_zero(const llmmem__json *doc, llmmem_config *cfg, const llmmem__jn
     return ds_zero_sizes(doc, cfg, z, h, stage);
 }
 
-int llmmem__deepspeed_apply(const llmmem__json *doc, const llmmem__jnode *root,
-                            llmmem_config *cfg, const llmmem_model *model)
+int llmmem__deepspeed_apply(const llmmem__json *doc, const llmmem__jnode *root, llmmem_config *cfg,
+                            const llmmem_model *model)
 {
     if (!llmmem__json_is_object(root))
         return llmmem__input_type_error(doc, root, "", "a JSON object (a DeepSpeed config)");
@@ -275,6 +272,7 @@ int llmmem_config_apply_deepspeed_json(llmmem_config *cfg, const llmmem_model *m
                                        const char *json, size_t len)
 {
     if (!cfg || !json)
-        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_config_apply_deepspeed_json: NULL argument");
+        return llmmem__error(LLMMEM_E_INVALID_ARG,
+                             "llmmem_config_apply_deepspeed_json: NULL argument");
     return llmmem__input_apply_copy(cfg, json, len, "deepspeed config", apply_file, model);
 }

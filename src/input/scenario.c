@@ -22,14 +22,14 @@
 typedef struct ctx {
     const llmmem__json *doc;
     llmmem_config *cfg;
-    llmmem_model *model;      /* NULL when the caller does not want one */
+    llmmem_model *model; /* NULL when the caller does not want one */
     bool want_model;
     const char *base_dir;
-    bool saw_seq_len;         /* training.seq_len given */
+    bool saw_seq_len; /* training.seq_len given */
     bool saw_mode;
     bool saw_training, saw_inference;
     int64_t model_max_seq_len; /* gpu-mem-calculator: model.max_seq_len is the sequence */
-    bool saw_gpu_memory;      /* hardware memory given: an ambiguous gpu name is fine */
+    bool saw_gpu_memory;       /* hardware memory given: an ambiguous gpu name is fine */
 } ctx;
 
 /* ---- values only scenarios have ------------------------------------------------ */
@@ -42,16 +42,26 @@ static const struct {
     int stage;   /* -1: leave */
     int version; /* FSDP version, 0: leave */
 } engine_alias[] = {
-    {"single", "single", -1, 0},        {"none", "single", -1, 0},
-    {"pytorch", "ddp", -1, 0},          {"pytorch_ddp", "ddp", -1, 0},
-    {"ddp", "ddp", -1, 0},              {"deepspeed", "zero", -1, 0},
-    {"zero", "zero", -1, 0},            {"zero0", "zero", 0, 0},
-    {"zero1", "zero", 1, 0},            {"zero2", "zero", 2, 0},
-    {"zero3", "zero", 3, 0},            {"deepspeed_zero1", "zero", 1, 0},
-    {"deepspeed_zero2", "zero", 2, 0},  {"deepspeed_zero3", "zero", 3, 0},
-    {"fsdp", "fsdp", -1, 0},            {"fsdp1", "fsdp", -1, 1},
-    {"fsdp2", "fsdp", -1, 2},           {"megatron", "megatron", -1, 0},
-    {"megatron_lm", "megatron", -1, 0}, {"megatron_core", "megatron", -1, 0},
+    {"single", "single", -1, 0},
+    {"none", "single", -1, 0},
+    {"pytorch", "ddp", -1, 0},
+    {"pytorch_ddp", "ddp", -1, 0},
+    {"ddp", "ddp", -1, 0},
+    {"deepspeed", "zero", -1, 0},
+    {"zero", "zero", -1, 0},
+    {"zero0", "zero", 0, 0},
+    {"zero1", "zero", 1, 0},
+    {"zero2", "zero", 2, 0},
+    {"zero3", "zero", 3, 0},
+    {"deepspeed_zero1", "zero", 1, 0},
+    {"deepspeed_zero2", "zero", 2, 0},
+    {"deepspeed_zero3", "zero", 3, 0},
+    {"fsdp", "fsdp", -1, 0},
+    {"fsdp1", "fsdp", -1, 1},
+    {"fsdp2", "fsdp", -1, 2},
+    {"megatron", "megatron", -1, 0},
+    {"megatron_lm", "megatron", -1, 0},
+    {"megatron_core", "megatron", -1, 0},
     {"megatron_deepspeed", "megatron_deepspeed", -1, 0},
 };
 
@@ -67,9 +77,11 @@ static int set_engine(const llmmem__json *doc, llmmem_config *cfg, const llmmem_
             continue;
         int rc = llmmem__input_set_str(doc, cfg, LLMMEM_P_ENGINE, engine_alias[i].engine, n, path);
         if (rc == 0 && engine_alias[i].stage >= 0)
-            rc = llmmem__input_set_i64(doc, cfg, LLMMEM_P_ZERO_STAGE, engine_alias[i].stage, n, path);
+            rc = llmmem__input_set_i64(doc, cfg, LLMMEM_P_ZERO_STAGE, engine_alias[i].stage, n,
+                                       path);
         if (rc == 0 && engine_alias[i].version > 0)
-            rc = llmmem__input_set_i64(doc, cfg, LLMMEM_P_FSDP_VERSION, engine_alias[i].version, n, path);
+            rc = llmmem__input_set_i64(doc, cfg, LLMMEM_P_FSDP_VERSION, engine_alias[i].version, n,
+                                       path);
         return rc;
     }
     char v[96];
@@ -119,8 +131,8 @@ static int set_gpu(ctx *c, const llmmem__jnode *n, const char *path)
         }
         if (found < 0 && strcasecmp(g, name) == 0)
             found = i;
-        if (len > 0 && strncasecmp(g, name, len) == 0 && (g[len] == '-' || g[len] == ' ' ||
-                                                           g[len] == '_')) {
+        if (len > 0 && strncasecmp(g, name, len) == 0 &&
+            (g[len] == '-' || g[len] == ' ' || g[len] == '_')) {
             if (prefix < 0)
                 prefix = i;
             prefixes++;
@@ -133,8 +145,8 @@ static int set_gpu(ctx *c, const llmmem__jnode *n, const char *path)
             return gpu_ambiguous(c, n, path, name);
         found = prefix; /* the memory given overrides the table anyway */
     }
-    if (found < 0)
-        return llmmem__input_set_param(c->doc, c->cfg, LLMMEM_P_GPU, n, path); /* its error lists them */
+    if (found < 0) /* the parameter's own error lists the GPUs */
+        return llmmem__input_set_param(c->doc, c->cfg, LLMMEM_P_GPU, n, path);
     return llmmem__input_set_i64(c->doc, c->cfg, LLMMEM_P_GPU, found, n, path);
 }
 
@@ -149,7 +161,8 @@ static int set_gpu_memory(ctx *c, const llmmem__jnode *n, const char *path, doub
         return llmmem__json_error_at(c->doc, n, LLMMEM_E_OUT_OF_RANGE, path,
                                      "GPU memory %s is outside (0, 1e15 bytes]",
                                      llmmem__input_value_text(t, sizeof t, n));
-    return llmmem__input_set_i64(c->doc, c->cfg, LLMMEM_P_GPU_MEMORY_BYTES, (int64_t)llround(v), n, path);
+    return llmmem__input_set_i64(c->doc, c->cfg, LLMMEM_P_GPU_MEMORY_BYTES, (int64_t)llround(v), n,
+                                 path);
 }
 
 /* A key written twice in one object is an error (the second would silently win). */
@@ -270,7 +283,7 @@ static const struct {
     {"engine", "wrap", sp_ignore, 0}, /* free text describing the FSDP wrap policy */
     {"hardware", "gpu", sp_gpu, 0},
     {"hardware", "gpu_memory_gib", sp_gib, 0},
-    {"hardware", "gpu_memory_gb", sp_gb, 0},        /* gpu-mem-calculator, SI GB */
+    {"hardware", "gpu_memory_gb", sp_gb, 0},           /* gpu-mem-calculator, SI GB */
     {"hardware", "total_gpu_memory_gb", sp_ignore, 0}, /* gpu-mem-calculator: derived */
     {"hardware", "num_gpus", sp_param, LLMMEM_P_NUM_GPUS},
     {"hardware", "gpus_per_node", sp_param, LLMMEM_P_GPUS_PER_NODE},
@@ -388,14 +401,15 @@ static int set_model_key(ctx *c, int mkey, const llmmem__jnode *n, const char *p
     if (llmmem__json_is_string(n)) {
         const char *name = llmmem_model_key_name(mkey);
         if (!name)
-            return llmmem__json_error_at(c->doc, n, LLMMEM_E_INTERNAL, path, "model key %d has no name",
-                                         mkey);
+            return llmmem__json_error_at(c->doc, n, LLMMEM_E_INTERNAL, path,
+                                         "model key %d has no name", mkey);
         rc = llmmem_model_set(c->model, name, llmmem__json_string(n));
     } else if (llmmem__json_is_bool(n)) {
         rc = llmmem_model_set_i64(c->model, mkey, llmmem__json_true(n) ? 1 : 0);
     } else if (llmmem__json_is_number(n)) {
         int64_t v;
-        if (mkey == LLMMEM_M_NUM_PARAMETERS && llmmem__json_number(n) != floor(llmmem__json_number(n)))
+        if (mkey == LLMMEM_M_NUM_PARAMETERS &&
+            llmmem__json_number(n) != floor(llmmem__json_number(n)))
             return llmmem__input_type_error(c->doc, n, path, "a whole number of parameters");
         if ((rc = llmmem__input_node_i64(&v, c->doc, n, path)) != 0)
             return rc;
@@ -445,7 +459,10 @@ static int model_base(ctx *c, const llmmem__jnode *obj, const llmmem__jnode *hf,
         rc = llmmem_model_new(&c->model);
     }
     if (rc)
-        return llmmem__input_wrap(doc, hf ? hf : preset ? preset : obj,
+        return llmmem__input_wrap(doc,
+                                  hf       ? hf
+                                  : preset ? preset
+                                           : obj,
                                   hf ? "model.hf_config" : "model.preset", rc);
     return LLMMEM_OK;
 }
@@ -534,8 +551,8 @@ static int load_model(ctx *c, const llmmem__jnode *obj)
 /* Top-level keys that describe the record and set nothing. */
 static bool is_note_key(const char *key)
 {
-    static const char *const notes[] = {"measured", "id",      "name",
-                                        "description", "comment", "$schema", NULL};
+    static const char *const notes[] = {"measured", "id",      "name", "description",
+                                        "comment",  "$schema", NULL};
     return llmmem__name_index(notes, key) >= 0;
 }
 
@@ -543,8 +560,8 @@ static bool is_note_key(const char *key)
  * other key is read. */
 static int scenario_key(ctx *c, const llmmem__jnode *m, const llmmem__jnode **model)
 {
-    static const char *const sections[] = {"training", "inference", "lora", "engine",
-                                           "parallelism", "hardware", "vision", NULL};
+    static const char *const sections[] = {"training",    "inference", "lora",   "engine",
+                                           "parallelism", "hardware",  "vision", NULL};
     const char *key = llmmem__json_key(m);
     if (is_note_key(key))
         return LLMMEM_OK;
@@ -584,7 +601,8 @@ static int scenario_finish(ctx *c, const llmmem__jnode *root, const llmmem__jnod
         return rc;
     if (c->want_model) {
         if (!model)
-            return llmmem__json_error_at(doc, root, LLMMEM_E_SCHEMA, "model", "missing required key");
+            return llmmem__json_error_at(doc, root, LLMMEM_E_SCHEMA, "model",
+                                         "missing required key");
         if ((rc = load_model(c, model)) != 0)
             return rc;
     } else if (model && llmmem__json_is_object(model) && (rc = model_seq_len(c, model)) != 0) {
@@ -674,4 +692,3 @@ int llmmem_scenario_from_file(llmmem_model **model_out, llmmem_config **cfg_out,
     free(text);
     return rc;
 }
-

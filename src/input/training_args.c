@@ -36,16 +36,24 @@ static const llmmem__jnode *hf_get(const llmmem__jnode *root, const char *key)
     return n && !llmmem__json_is_null(n) ? n : NULL;
 }
 
+/* Integer keys straight onto parameters. */
 static int hf_sizes(const llmmem__json *doc, llmmem_config *cfg, const llmmem__jnode *root)
 {
-    int rc;
-    if ((rc = hf_int(doc, cfg, root, "per_device_train_batch_size", LLMMEM_P_MICRO_BATCH_SIZE)) != 0 ||
-        (rc = hf_int(doc, cfg, root, "gradient_accumulation_steps", LLMMEM_P_GRAD_ACCUM_STEPS)) != 0 ||
+    static const struct {
+        const char *key;
+        int id;
+    } sizes[] = {
+        {"per_device_train_batch_size", LLMMEM_P_MICRO_BATCH_SIZE},
+        {"gradient_accumulation_steps", LLMMEM_P_GRAD_ACCUM_STEPS},
         /* LLaMA-Factory cutoff_len; TRL SFTConfig max_seq_length / max_length */
-        (rc = hf_int(doc, cfg, root, "cutoff_len", LLMMEM_P_SEQ_LEN)) != 0 ||
-        (rc = hf_int(doc, cfg, root, "max_seq_length", LLMMEM_P_SEQ_LEN)) != 0 ||
-        (rc = hf_int(doc, cfg, root, "ddp_bucket_cap_mb", LLMMEM_P_BUCKET_CAP_MB)) != 0)
-        return rc;
+        {"cutoff_len", LLMMEM_P_SEQ_LEN},
+        {"max_seq_length", LLMMEM_P_SEQ_LEN},
+        {"ddp_bucket_cap_mb", LLMMEM_P_BUCKET_CAP_MB},
+    };
+    int rc;
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(sizes); i++)
+        if ((rc = hf_int(doc, cfg, root, sizes[i].key, sizes[i].id)) != 0)
+            return rc;
     return LLMMEM_OK;
 }
 
@@ -55,12 +63,13 @@ static int hf_sizes(const llmmem__json *doc, llmmem_config *cfg, const llmmem__j
 static int hf_precision(const llmmem__json *doc, llmmem_config *cfg, const llmmem__jnode *root)
 {
     int bf16, fp16, pure, rc;
-    if ((rc = hf_bool(&bf16, doc, root, "bf16")) != 0 || (rc = hf_bool(&fp16, doc, root, "fp16")) != 0 ||
+    if ((rc = hf_bool(&bf16, doc, root, "bf16")) != 0 ||
+        (rc = hf_bool(&fp16, doc, root, "fp16")) != 0 ||
         (rc = hf_bool(&pure, doc, root, "pure_bf16")) != 0)
         return rc;
     if (bf16 == 1 && fp16 == 1)
-        return llmmem__json_error_at(doc, llmmem__json_get(root, "fp16"), LLMMEM_E_INCONSISTENT, "fp16",
-                                     "bf16 and fp16 are both true");
+        return llmmem__json_error_at(doc, llmmem__json_get(root, "fp16"), LLMMEM_E_INCONSISTENT,
+                                     "fp16", "bf16 and fp16 are both true");
     if (bf16 == 1 && (rc = llmmem_config_set_str(cfg, LLMMEM_P_COMPUTE_DTYPE, "bf16")) != 0)
         return rc;
     if (fp16 == 1 && (rc = llmmem_config_set_str(cfg, LLMMEM_P_COMPUTE_DTYPE, "fp16")) != 0)
@@ -137,7 +146,8 @@ static int hf_fsdp(const llmmem__json *doc, llmmem_config *cfg, const llmmem__jn
     }
     const llmmem__jnode *fc = llmmem__json_get(root, "fsdp_config");
     if (fc && llmmem__json_is_object(fc) && (n = llmmem__json_get(fc, "version")) != NULL &&
-        (rc = llmmem__input_set_param(doc, cfg, LLMMEM_P_FSDP_VERSION, n, "fsdp_config.version")) != 0)
+        (rc = llmmem__input_set_param(doc, cfg, LLMMEM_P_FSDP_VERSION, n, "fsdp_config.version")) !=
+            0)
         return rc;
     return LLMMEM_OK;
 }
@@ -200,7 +210,8 @@ static int hf_lora(const llmmem__json *doc, llmmem_config *cfg, const llmmem__jn
     if (!t && (rc = llmmem_config_set_str(cfg, LLMMEM_P_LORA_TARGETS, "all-linear")) != 0)
         return rc; /* LLaMA-Factory's default lora_target is "all" */
     const llmmem__jnode *d = hf_get(root, "lora_dropout");
-    if (d && (rc = llmmem__input_set_param(doc, cfg, LLMMEM_P_LORA_DROPOUT, d, "lora_dropout")) != 0)
+    if (d &&
+        (rc = llmmem__input_set_param(doc, cfg, LLMMEM_P_LORA_DROPOUT, d, "lora_dropout")) != 0)
         return rc;
     return LLMMEM_OK;
 }

@@ -137,7 +137,8 @@ int llmmem__input_set_param(const llmmem__json *doc, llmmem_config *cfg, int id,
     case LLMMEM_TYPE_ENUM:
     case LLMMEM_TYPE_STR: return set_name_node(doc, cfg, id, type, n, path);
     default:
-        return llmmem__json_error_at(doc, n, LLMMEM_E_INTERNAL, path, "parameter %d has no type", id);
+        return llmmem__json_error_at(doc, n, LLMMEM_E_INTERNAL, path, "parameter %d has no type",
+                                     id);
     }
     return rc ? llmmem__input_wrap(doc, n, path, rc) : LLMMEM_OK;
 }
@@ -193,8 +194,8 @@ static const struct {
     {"adafactor", "adafactor", NULL},
 };
 
-int llmmem__input_set_optimizer(const llmmem__json *doc, llmmem_config *cfg,
-                                const llmmem__jnode *n, const char *path)
+int llmmem__input_set_optimizer(const llmmem__json *doc, llmmem_config *cfg, const llmmem__jnode *n,
+                                const char *path)
 {
     if (!llmmem__json_is_string(n))
         return llmmem__input_type_error(doc, n, path, "an optimizer name (string)");
@@ -205,8 +206,8 @@ int llmmem__input_set_optimizer(const llmmem__json *doc, llmmem_config *cfg,
         llmmem__input_lower_copy(an, sizeof an, optim_alias[i].name);
         if (strcmp(an, low) != 0)
             continue;
-        int rc = llmmem__input_set_str(doc, cfg, LLMMEM_P_OPTIMIZER, optim_alias[i].optimizer, n,
-                                       path);
+        int rc =
+            llmmem__input_set_str(doc, cfg, LLMMEM_P_OPTIMIZER, optim_alias[i].optimizer, n, path);
         if (rc == 0 && optim_alias[i].impl)
             rc = llmmem__input_set_str(doc, cfg, LLMMEM_P_OPTIMIZER_IMPL, optim_alias[i].impl, n,
                                        path);
@@ -234,7 +235,10 @@ int llmmem__input_set_checkpointing(const llmmem__json *doc, llmmem_config *cfg,
                                          "checkpointing level %lld is outside [0, 4]",
                                          (long long)lvl);
         return llmmem__input_set_str(doc, cfg, LLMMEM_P_CHECKPOINTING,
-                                     lvl == 0 ? "none" : lvl == 4 ? "full" : "selective", n, path);
+                                     lvl == 0   ? "none"
+                                     : lvl == 4 ? "full"
+                                                : "selective",
+                                     n, path);
     }
     return llmmem__input_set_param(doc, cfg, LLMMEM_P_CHECKPOINTING, n, path);
 }
@@ -288,8 +292,8 @@ static int target_list(char *list, const llmmem__json *doc, const llmmem__jnode 
 }
 
 /* lora.target_modules: ["q_proj", ...] or "q_proj,v_proj" or "all-linear". */
-int llmmem__input_set_targets(const llmmem__json *doc, llmmem_config *cfg,
-                              const llmmem__jnode *n, const char *path)
+int llmmem__input_set_targets(const llmmem__json *doc, llmmem_config *cfg, const llmmem__jnode *n,
+                              const char *path)
 {
     if (llmmem__json_is_string(n)) {
         const char *s = llmmem__json_string(n);
