@@ -1,18 +1,40 @@
 #!/usr/bin/env python3
 """Estimate vs measurement on the H200 data kept in test/data/ (a copy of
-shared/groundtruth's dev set, its engine runs at world size 1, and the
-project's own extra measurements of test/gpu/measure_more.py).
+shared/groundtruth's dev set, its engine runs at world size 1, the project's own
+extra measurements of test/gpu/measure_more.py and the probe's records).
 
-For each scenario it runs `examples/llmmem estimate --scenario FILE --json`
-and checks: params exact, trainable_params exact where measured, a measured
-OOM reported as not fitting, a run that fitted reported as fitting, and
-|peak_allocated_bytes error| within --max-err percent (default 3). For
-inference, kv_cache_bytes within --max-kv-err percent (default 0.5) of
-kv_cache_bytes_after_decode. Where a record has per-phase peaks
-(measured.phase_peak_bytes, written by examples/python/llmmem_probe.py), each
-phase's estimated total within --max-phase-err percent (default --max-err) as well. Prints one line per
-scenario and a summary; exits 1 on any failure."""
-import argparse, json, os, subprocess, sys, tempfile
+For each record it runs `examples/llmmem estimate --scenario FILE --json` and checks:
+params exact, trainable_params exact where measured, a measured OOM reported as not
+fitting, a run that fitted reported as fitting, and each measured figure within the
+record's own tolerance from --tolerances (test/data/tolerances.tsv):
+
+    peak_allocated_bytes              estimate peak_allocated_bytes
+    kv_cache_bytes_after_decode       estimate kv_cache_bytes
+    phase_peak_bytes.<phase>          estimate phases.<phase>.total
+    prefill_peak_bytes                estimate phases.prefill.total
+    forward_saved_bytes, weights_bytes, persistent_bytes   the same key
+
+The first three are required for every record that measured them (a missing row is a
+failure); the others are checked where the file has a row. A known gap
+(--known-gaps: "id figure error_pct half_width reason") excuses one figure of one record,
+and only while its error stays within error_pct +- half_width; every other figure of
+that record is checked as usual. --max-err (peaks), --max-kv-err and --max-phase-err are
+the project's ceilings: a tolerance row above its ceiling is itself a failure.
+
+    --check-rows       no estimates: every row names a measured figure of FILES and every
+                       record of FILES has its rows (run once over all the files); with
+                       --copies, each copy of a record (a scenario file with "measured")
+                       measured what its record in FILES measured, so its rows bound it
+    --write-tolerances rewrites the rows of the records in FILES from the current errors
+                       (|error| + 0.10 percentage point, rounded up to 0.01), keeping the
+                       notes, the rows of other records and the row order
+
+Prints one line per record and a summary; exits 1 on any failure."""
+import argparse, json, math, os, subprocess, sys, tempfile
+
+REQUIRED = ("peak_allocated_bytes", "kv_cache_bytes_after_decode")
+OPTIONAL = ("prefill_peak_bytes", "forward_saved_bytes", "weights_bytes", "persistent_bytes")
+MARGIN = 0.10  # percentage points above the error when a row is (re)written
 
 
 def run_cli(cli, sc):
@@ -29,92 +51,224 @@ def run_cli(cli, sc):
     return json.loads(p.stdout), None
 
 
+def measured_figures(meas):
+    """The figures of a measured record this test can compare, name -> bytes."""
+    figs = {k: meas[k] for k in REQUIRED + OPTIONAL if isinstance(meas.get(k), int)}
+    for ph, v in (meas.get("phase_peak_bytes") or {}).items():
+        figs["phase_peak_bytes." + ph] = v
+    return figs
+
+
+def required(fig):
+    return fig in REQUIRED or fig.startswith("phase_peak_bytes.")
+
+
+def estimated(out, fig):
+    if fig == "kv_cache_bytes_after_decode":
+        return out.get("kv_cache_bytes")
+    if fig == "prefill_peak_bytes":
+        return out.get("phases", {}).get("prefill", {}).get("total")
+    if fig.startswith("phase_peak_bytes."):
+        return out.get("phases", {}).get(fig.split(".", 1)[1], {}).get("total")
+    return out.get(fig)
+
+
+def read_tolerances(path):
+    """Rows (id, figure) -> [tolerance or None for "-", note], in file order; the header
+    comment lines are kept for --write-tolerances."""
+    rows, header = {}, []
+    for n, line in enumerate(open(path), 1):
+        if line.startswith("#") or not line.strip():
+            if not rows:
+                header.append(line.rstrip("\n"))
+            continue
+        parts = line.rstrip("\n").split("\t")
+        if len(parts) < 3:
+            sys.exit(f"{path}:{n}: want 'id<TAB>figure<TAB>tolerance_pct[<TAB>note]'")
+        key = (parts[0], parts[1])
+        if key in rows:
+            sys.exit(f"{path}:{n}: {key[0]} {key[1]} twice")
+        rows[key] = [None if parts[2] == "-" else float(parts[2]), parts[3] if len(parts) > 3 else ""]
+    return rows, header
+
+
+def read_known_gaps(path):
+    known = {}
+    for n, line in enumerate(open(path), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split(None, 4)
+        if len(parts) < 5:
+            sys.exit(f"{path}:{n}: want 'id figure error_pct half_width reason'")
+        known[(parts[0], parts[1])] = (float(parts[2]), float(parts[3]), parts[4])
+    return known
+
+
+def records(files):
+    for path in files:
+        base = os.path.dirname(os.path.abspath(path))
+        for line in open(path):
+            if line.strip():
+                sc = json.loads(line)
+                hf = sc.get("model", {}).get("hf_config")
+                if hf and not os.path.isabs(hf):
+                    sc["model"]["hf_config"] = os.path.join(base, hf)
+                yield sc
+
+
+def check_rows(files, tol, known, copies):
+    """Every record has its rows, every row (and known gap) names a measured figure, every
+    copy is its record."""
+    problems, have, nrec, byid = [], set(), 0, {}
+    for sc in records(files):
+        nrec += 1
+        byid[sc["id"]] = sc["measured"]
+        meas = sc["measured"]
+        figs = measured_figures(meas)
+        sid = sc["id"]
+        if meas.get("oom"):
+            have.add((sid, "oom"))
+            if (sid, "oom") not in tol:
+                problems.append(f"{sid}: measured OOM, no 'oom' row")
+            continue
+        for fig in figs:
+            have.add((sid, fig))
+            if required(fig) and (sid, fig) not in tol and (sid, fig) not in known:
+                problems.append(f"{sid} {fig}: measured, no tolerance row and no known gap")
+            if (sid, fig) in tol and (sid, fig) in known:
+                problems.append(f"{sid} {fig}: both a tolerance row and a known gap")
+    for key in list(tol) + list(known):
+        if key not in have:
+            problems.append(f"{key[0]} {key[1]}: no such measured figure in {' '.join(files)}")
+    for path in copies:
+        sc = json.load(open(path))
+        if sc.get("id") not in byid:
+            problems.append(f"{path}: id {sc.get('id')} is no record of the files")
+        elif sc.get("measured") != byid[sc["id"]]:
+            problems.append(f"{path}: measured differs from record {sc['id']}")
+    for p in problems:
+        print("FAIL", p)
+    print(f"{nrec} records, {len(copies)} copies, {len(tol)} tolerance rows, {len(known)} known gaps; "
+          f"{len(problems)} problems")
+    return 1 if problems else 0
+
+
+def ceiling(a, fig):
+    if fig == "kv_cache_bytes_after_decode":
+        return a.max_kv_err
+    if fig.startswith("phase_peak_bytes."):
+        return a.max_phase_err if a.max_phase_err is not None else a.max_err
+    return a.max_err
+
+
+def judge(sid, fig, e, a, tol, known, problems):
+    """Checks one figure's error e (percent) against its row or known gap."""
+    if (sid, fig) in known:
+        centre, half, why = known[(sid, fig)]
+        if abs(e - centre) > half:
+            problems.append(f"known gap {fig} moved: {e:+.2f}%, listed as {centre:+.2f} +-{half} "
+                            f"(fixed? remove it from the known gaps and give it a tolerance row)")
+            return ""
+        return f"KNOWN {fig} {e:+.2f}% ({why[:60]})"
+    row = tol.get((sid, fig))
+    if row is None or row[0] is None:
+        problems.append(f"{fig}: no tolerance row")
+    elif row[0] > ceiling(a, fig):
+        problems.append(f"{fig}: tolerance {row[0]}% above the ceiling {ceiling(a, fig)}%")
+    elif abs(e) > row[0]:
+        problems.append(f"{fig} error {e:+.2f}% beyond its tolerance {row[0]}%")
+    return ""
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("files", nargs="+")
     ap.add_argument("--cli", default="examples/llmmem")
+    ap.add_argument("--tolerances", help="per-record bounds (id, figure, pct)",
+                    default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                                         "tolerances.tsv"))
     ap.add_argument("--max-err", type=float, default=3.0)
     ap.add_argument("--max-kv-err", type=float, default=0.5)
     ap.add_argument("--max-phase-err", type=float, default=None,
-                    help="bound for the per-phase peaks (default: --max-err)")
-    ap.add_argument("--known-gaps", default=None, help="file of 'id reason' lines")
+                    help="ceiling for the per-phase peaks (default: --max-err)")
+    ap.add_argument("--known-gaps", default=None, help="file of 'id figure pct half reason' lines")
+    ap.add_argument("--check-rows", action="store_true")
+    ap.add_argument("--copies", nargs="*", default=[], help="scenario files copied from records")
+    ap.add_argument("--write-tolerances", action="store_true")
     a = ap.parse_args()
-    phase_err = a.max_phase_err if a.max_phase_err is not None else a.max_err
-    known = {}
-    if a.known_gaps:
-        for line in open(a.known_gaps):
-            line = line.strip()
-            if line and not line.startswith("#"):
-                sid, _, why = line.partition(" ")
-                known[sid] = why.strip()
-    fails = 0
-    nknown = 0
+    tol, header = read_tolerances(a.tolerances)
+    known = read_known_gaps(a.known_gaps) if a.known_gaps else {}
+    if a.check_rows:
+        sys.exit(check_rows(a.files, tol, known, a.copies))
+    fails = nknown = 0
     errs = []
     print(f"{'id':5s} {'mode':5s} {'model':24s} {'estimate GiB':>12s} {'measured GiB':>12s} {'error':>7s}")
-    for path in a.files:
-        base = os.path.dirname(os.path.abspath(path))
-        for line in open(path):
-            if not line.strip():
-                continue
-            sc = json.loads(line)
-            meas = sc.pop("measured")
-            hf = sc.get("model", {}).get("hf_config")
-            if hf and not os.path.isabs(hf):
-                sc["model"]["hf_config"] = os.path.join(base, hf)
-            out, err = run_cli(a.cli, sc)
-            name = os.path.basename(hf or "?")[:24]
-            if out is None:
-                print(f"{sc['id']:5s} FAIL: {err}")
-                fails += 1
-                continue
-            problems = []
-            if meas.get("oom"):
-                if out.get("fits") is not False:
-                    problems.append("measured OOM but estimate fits")
-                print(f"{sc['id']:5s} {sc['mode'][:5]:5s} {name:24s} {out['peak_allocated_bytes']/2**30:12.2f} "
-                      f"{'OOM':>12s} {'':>7s} {'ok' if not problems else 'FAIL ' + '; '.join(problems)}")
-                fails += bool(problems)
-                continue
-            m = meas["peak_allocated_bytes"]
-            e = 100.0 * (out["peak_allocated_bytes"] - m) / m
-            errs.append(abs(e))
-            if abs(e) > a.max_err:
-                problems.append(f"peak error {e:+.2f}% beyond {a.max_err}%")
-            if out.get("params") != meas.get("params"):
-                problems.append(f"params {out.get('params')} != {meas.get('params')}")
-            if "trainable_params" in meas and out.get("trainable_params") != meas["trainable_params"]:
-                problems.append(f"trainable {out.get('trainable_params')} != {meas['trainable_params']}")
-            if out.get("fits") is not True:
-                problems.append("the run fitted but the estimate says it does not")
-            for ph, mp in (meas.get("phase_peak_bytes") or {}).items():
-                ep = out.get("phases", {}).get(ph, {}).get("total")
-                if ep is None:
-                    problems.append(f"phase {ph} measured but not estimated")
-                elif mp and abs(100.0 * (ep - mp) / mp) > phase_err:
-                    problems.append(f"phase {ph} error {100.0 * (ep - mp) / mp:+.2f}% beyond {phase_err}%")
-            kv = ""
-            if "kv_cache_bytes_after_decode" in meas:
-                mk = meas["kv_cache_bytes_after_decode"]
-                ke = 100.0 * (out.get("kv_cache_bytes", 0) - mk) / mk
-                kv = f" kv {ke:+.2f}%"
-                if abs(ke) > a.max_kv_err:
-                    problems.append(f"kv error {ke:+.2f}% beyond {a.max_kv_err}%")
-            verdict = "ok" if not problems else "FAIL " + "; ".join(problems)
-            if sc["id"] in known:
-                if problems:
-                    verdict = "KNOWN " + "; ".join(problems) + " (" + known[sc["id"]][:80] + ")"
-                    problems = []
-                    nknown += 1
-                else:
-                    verdict = "XPASS: within bounds now, remove it from the known gaps"
-                    problems = ["xpass"]
-            print(f"{sc['id']:5s} {sc['mode'][:5]:5s} {name:24s} {out['peak_allocated_bytes']/2**30:12.2f} "
-                  f"{m/2**30:12.2f} {e:+6.2f}%{kv} {verdict}")
+    for sc in records(a.files):
+        meas = sc.pop("measured")
+        sid = sc["id"]
+        out, err = run_cli(a.cli, sc)
+        name = os.path.basename(sc.get("model", {}).get("hf_config") or "?")[:24]
+        if out is None:
+            print(f"{sid:5s} FAIL: {err}")
+            fails += 1
+            continue
+        problems = []
+        if meas.get("oom"):
+            if out.get("fits") is not False:
+                problems.append("measured OOM but estimate fits")
+            if a.write_tolerances and (sid, "oom") not in tol:
+                tol[(sid, "oom")] = [None, "measured out of memory: the estimate must not fit"]
+            if (sid, "oom") not in tol:
+                problems.append("no 'oom' row")
+            print(f"{sid:5s} {sc['mode'][:5]:5s} {name:24s} {out['peak_allocated_bytes']/2**30:12.2f} "
+                  f"{'OOM':>12s} {'':>7s} {'ok' if not problems else 'FAIL ' + '; '.join(problems)}")
             fails += bool(problems)
+            continue
+        if out.get("params") != meas.get("params"):
+            problems.append(f"params {out.get('params')} != {meas.get('params')}")
+        if "trainable_params" in meas and out.get("trainable_params") != meas["trainable_params"]:
+            problems.append(f"trainable {out.get('trainable_params')} != {meas['trainable_params']}")
+        if out.get("fits") is not True:
+            problems.append("the run fitted but the estimate says it does not")
+        figs = measured_figures(meas)
+        fig_err, notes = {}, []
+        for fig, mv in figs.items():
+            if not required(fig) and (sid, fig) not in tol and (sid, fig) not in known:
+                continue
+            ev = estimated(out, fig)
+            if ev is None or not mv:
+                problems.append(f"{fig} measured but not estimated")
+                continue
+            e = fig_err[fig] = 100.0 * (ev - mv) / mv
+            if a.write_tolerances and (sid, fig) not in known:
+                note = tol.get((sid, fig), [None, ""])[1]
+                tol[(sid, fig)] = [math.ceil(round((abs(e) + MARGIN) * 100, 6)) / 100, note]
+            note = judge(sid, fig, e, a, tol, known, problems)
+            if note:
+                notes.append(note)
+                nknown += 1
+        m = meas["peak_allocated_bytes"]
+        e = fig_err.get("peak_allocated_bytes", float("nan"))
+        errs.append(abs(e))
+        kve = fig_err.get("kv_cache_bytes_after_decode")
+        kv = f" kv {kve:+.2f}%" if kve is not None else ""
+        verdict = "; ".join(notes) if notes else "ok"
+        if problems:
+            verdict = "FAIL " + "; ".join(problems)
+        print(f"{sid:5s} {sc['mode'][:5]:5s} {name:24s} {out['peak_allocated_bytes']/2**30:12.2f} "
+              f"{m/2**30:12.2f} {e:+6.2f}%{kv} {verdict}")
+        fails += bool(problems)
     errs.sort()
     if errs:
         print(f"{len(errs)} compared: median |error| {errs[len(errs)//2]:.2f}%, max {errs[-1]:.2f}%; "
               f"{fails} failing, {nknown} known gaps")
+    if a.write_tolerances:
+        with open(a.tolerances, "w") as f:
+            f.write("\n".join(header) + "\n")
+            for (sid, fig), (t, note) in tol.items():
+                f.write("\t".join([sid, fig, "-" if t is None else f"{t:.2f}"] + ([note] if note else [])) + "\n")
+        print(f"wrote {a.tolerances}")
     sys.exit(1 if fails else 0)
 
 

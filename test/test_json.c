@@ -122,6 +122,39 @@ static void test_parse_errors(void **state)
     parse_bad(deep, 1200, LLMMEM_E_PARSE, "nesting deeper");
 }
 
+/* RFC 8259 section 6: number = [ minus ] int [ frac ] [ exp ]; frac = decimal-point
+ * 1*DIGIT; exp = e [ minus / plus ] 1*DIGIT; int = zero / ( digit1-9 *DIGIT ). A dot
+ * or an exponent without its digits, a leading zero, a leading '+' or '.' is not a
+ * number (strtod, which cJSON calls, would take "80." and "1e"). The error is at the
+ * first character that breaks the grammar: the one after the dot, after the 'e', or
+ * the digit after a leading zero (columns counted by hand below). */
+static void test_number_grammar(void **state)
+{
+    (void)state;
+    /* {"a": 80.}: '8' col 7, '.' col 9, '}' col 10 */
+    parse_bad("{\"a\": 80.}", 10, LLMMEM_E_PARSE, "t.json:1:10: invalid number");
+    /* on line 2, "  \"a\": 80." then the newline at col 11 */
+    parse_bad("{\n  \"a\": 80.\n}", 15, LLMMEM_E_PARSE, "t.json:2:11: invalid number");
+    /* [80.] at the end of the text: col 5 is the ']' */
+    parse_bad("[80.]", 5, LLMMEM_E_PARSE, "t.json:1:5: invalid number");
+    /* the text ends right after the dot: col 4 */
+    parse_bad("80.", 3, LLMMEM_E_PARSE, "t.json:1:4: invalid number");
+    parse_bad("-1.", 3, LLMMEM_E_PARSE, "t.json:1:4: invalid number");
+    /* "80.e3": the 'e' (col 4) stands where a digit must */
+    parse_bad("80.e3", 5, LLMMEM_E_PARSE, "t.json:1:4: invalid number");
+    /* "1e" and "1e+": the exponent has no digit; the ']' at col 4, col 5 */
+    parse_bad("[1e]", 4, LLMMEM_E_PARSE, "t.json:1:4: invalid number");
+    parse_bad("[1e+]", 5, LLMMEM_E_PARSE, "t.json:1:5: invalid number");
+    /* neither '+' nor a bare '.' starts a number */
+    parse_bad("[+1]", 4, LLMMEM_E_PARSE, "t.json:1:2:");
+    parse_bad("[.5]", 4, LLMMEM_E_PARSE, "t.json:1:2:");
+    /* and what the grammar allows parses */
+    llmmem__json *doc = parse_ok("[80.0, 0.5, -0, 1E+2, 2e-1, 0e0]");
+    const llmmem__jnode *n = llmmem__json_first(llmmem__json_root(doc));
+    assert_true(llmmem__json_number(n) == 80.0);
+    llmmem__json_free(doc);
+}
+
 static void test_parse_ok_forms(void **state)
 {
     (void)state;
@@ -272,6 +305,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_positions),     cmocka_unit_test(test_utf8_columns),
         cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_parse_ok_forms),
+        cmocka_unit_test(test_number_grammar),
         cmocka_unit_test(test_read_i64),      cmocka_unit_test(test_read_others),
         cmocka_unit_test(test_read_file),
     };

@@ -1,4 +1,5 @@
-/* Tests of the scenario loader and the framework-file appliers (src/scenario.c).
+/* Tests of the scenario loader and the framework-file appliers (src/input/scenario.c,
+ * deepspeed.c, training_args.c, values.c).
  *
  * 1. Good inputs: scenario files copied from ../shared/groundtruth (test/data/scenarios),
  *    gpu-mem-calculator's README config, DeepSpeed and HF TrainingArguments files. Each
@@ -455,6 +456,62 @@ static void run_bad_case(void **state)
     free(expect);
 }
 
+/* The cases found under test/data/invalid (filled by main before the tests run). */
+static const bad_case *found_cases;
+static size_t nfound_cases;
+
+/* 71 cases today (70 case() rows of make_cases.py and scenario_directory): the folder
+ * may grow, never shrink or go missing unnoticed. Raise it when cases are added. */
+#define MIN_INVALID_CASES 71
+
+/* The name after `prefix` up to the next '"' on a line of make_cases.py, or NULL. */
+static const char *case_name_after(char *line, const char *prefix)
+{
+    char *p = strstr(line, prefix);
+    if (!p)
+        return NULL;
+    p += strlen(prefix);
+    char *q = strchr(p, '"');
+    if (!q)
+        return NULL;
+    *q = '\0';
+    return p;
+}
+
+/* Every case make_cases.py writes (case("name", ...) and the directory case,
+ * os.path.join(root, "name")) is a folder the loop below ran, and there are at
+ * least MIN_INVALID_CASES: an empty or partly deleted folder fails here. */
+static void test_invalid_cases_present(void **state)
+{
+    (void)state;
+    if (nfound_cases < MIN_INVALID_CASES)
+        fail_msg("%zu cases under %s, want at least %d", nfound_cases, INVALID, MIN_INVALID_CASES);
+    char *gen = slurp(INVALID "/make_cases.py", NULL);
+    assert_non_null(gen);
+    size_t named = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(gen, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        const char *name = strncmp(line, "case(\"", 6) == 0 ? case_name_after(line, "case(\"")
+                                                            : case_name_after(line, "(root, \"");
+        if (!name)
+            continue;
+        named++;
+        size_t i = 0;
+        while (i < nfound_cases && strcmp(found_cases[i].name, name) != 0)
+            i++;
+        if (i == nfound_cases) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "case %s of make_cases.py has no folder under %s", name,
+                     INVALID);
+            free(gen);
+            fail_msg("%s", msg);
+        }
+    }
+    free(gen);
+    if (named < MIN_INVALID_CASES)
+        fail_msg("make_cases.py names %zu cases, want at least %d", named, MIN_INVALID_CASES);
+}
+
 static int cmp_case(const void *a, const void *b)
 {
     return strcmp(((const bad_case *)a)->name, ((const bad_case *)b)->name);
@@ -565,6 +622,7 @@ int main(void)
         cmocka_unit_test(test_failed_apply_leaves_config),
         cmocka_unit_test(test_api_misuse),
         cmocka_unit_test(test_config_only_agrees),
+        cmocka_unit_test(test_invalid_cases_present),
     };
     size_t nfixed = sizeof fixed / sizeof fixed[0];
 
@@ -577,9 +635,13 @@ int main(void)
         return 1;
     }
     struct dirent *e;
-    while ((e = readdir(d)) != NULL && ncases < 256) {
+    while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.')
             continue;
+        if (ncases == 256) {
+            fprintf(stderr, "more than 256 cases under %s: raise the limit\n", INVALID);
+            return 1;
+        }
         char full[400];
         struct stat st;
         snprintf(full, sizeof full, "%s/%s", INVALID, e->d_name);
@@ -591,6 +653,8 @@ int main(void)
     }
     closedir(d);
     qsort(cases, ncases, sizeof *cases, cmp_case);
+    found_cases = cases;
+    nfound_cases = ncases;
     struct CMUnitTest *tests = calloc(nfixed + ncases, sizeof *tests);
     memcpy(tests, fixed, sizeof fixed);
     for (size_t i = 0; i < ncases; i++) {

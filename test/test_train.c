@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "memory/memory.h"
+#include "tolerances.h"
 
 #define DEV "test/data/groundtruth/configs/dev/"
 
@@ -194,6 +195,37 @@ static void adamw_states(void **state)
     llmmem_model_free(m);
 }
 
+/* torch.optim.Adam(amsgrad=True) (torch/optim/adam.py _init_group): per
+ * parameter exp_avg, exp_avg_sq and max_exp_avg_sq, each
+ * torch.zeros_like(p, memory_format=torch.preserve_format), and a 'step' that
+ * is a CPU scalar unless capturable or fused. Three tensors of the parameter's
+ * size and dtype: 12 B per fp32 parameter where plain Adam keeps 8. Read
+ * through the public result (the optimizer-state component of the step). */
+static void amsgrad_states(void **state)
+{
+    (void)state;
+    llmmem_model *m = load("llama-3.2-1b");
+    const uint64_t P = 1235814400;
+    llmmem_config *c = train_cfg("fp32", "bf16", 4, 1024, "sdpa", "none");
+    assert_int_equal(llmmem_config_set(c, "optimizer_impl", "foreach"), 0);
+    llmmem_result *r = NULL;
+    uint64_t st = 0;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    assert_int_equal(llmmem_config_set(c, "optimizer", "amsgrad"), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    assert_int_equal(llmmem_result_component_bytes(&st, r, LLMMEM_PHASE_OPTIMIZER,
+                                                   LLMMEM_C_OPTIMIZER_STATE), 0);
+    assert_int_equal(st, 3 * 4 * P);
+    assert_int_equal(llmmem_config_set(c, "optimizer", "adam"), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    assert_int_equal(llmmem_result_component_bytes(&st, r, LLMMEM_PHASE_OPTIMIZER,
+                                                   LLMMEM_C_OPTIMIZER_STATE), 0);
+    assert_int_equal(st, 2 * 4 * P);
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
 /* HF Adafactor: fp32 row and column second moments per matrix (shape[:-1]
  * and shape[-1]), a full vector for 1-D params, and a 0-dim RMS tensor per
  * parameter. Llama-3.2-1B, counted by hand per tensor (each allocation a
@@ -343,7 +375,7 @@ static void adafactor_step_copies(void **state)
     assert_int_equal(llmmem_result_new(&r), 0);
     assert_int_equal(llmmem_estimate(r, m, c), 0);
     assert_int_equal(llmmem_result_phase_bytes(&v, r, LLMMEM_PHASE_OPTIMIZER), 0);
-    assert_true(fabs((double)v / 2315403264.0 - 1.0) < 0.005);
+    check_measured("p13", "phase_peak_bytes.optimizer", v, UINT64_C(2315403264));
     assert_int_equal(llmmem_config_set(c, "param_dtype", "fp32"), 0);
     t = compute(m, c);
     assert_int_equal(t.st.optim_transient, UINT64_C(8) * 50257 * 1024);
@@ -370,7 +402,7 @@ static void moe_lora_frozen_experts(void **state)
     assert_int_equal(llmmem_result_new(&r), 0);
     assert_int_equal(llmmem_estimate(r, m, c), 0);
     assert_int_equal(llmmem_result_get_u64(&v, r, LLMMEM_R_FORWARD_SAVED_BYTES), 0);
-    assert_true(fabs((double)v / 10209289216.0 - 1.0) < 0.005);
+    check_measured("p09", "forward_saved_bytes", v, UINT64_C(10209289216));
     llmmem__train lora = compute(m, c);
     /* the experts are 3-D parameters, not Linear modules: naming them as
      * LoRA targets changes nothing (peft targets nn.Linear) */
@@ -404,7 +436,7 @@ static void window_equal_to_seq_masks(void **state)
     assert_int_equal(llmmem_result_new(&r), 0);
     assert_int_equal(llmmem_estimate(r, m, c), 0);
     assert_int_equal(llmmem_result_get_u64(&v, r, LLMMEM_R_FORWARD_SAVED_BYTES), 0);
-    assert_true(fabs((double)v / 37813159424.0 - 1.0) < 0.005);
+    check_measured("p22", "forward_saved_bytes", v, UINT64_C(37813159424));
     llmmem_result_free(r);
     llmmem_config_free(c);
     llmmem_model_free(m);
@@ -435,7 +467,7 @@ static void tied_embedding_end_of_backward(void **state)
     assert_int_equal(w, 4 * P);
     assert_int_equal(g, 4 * P + 4 * Vh);
     assert_int_equal(v, w + g + st + ws + other);
-    assert_true(fabs((double)v / 42279816192.0 - 1.0) < 0.005);
+    check_measured("p19", "phase_peak_bytes.backward", v, UINT64_C(42279816192));
     llmmem_result_free(r);
     llmmem_config_free(c);
     llmmem_model_free(m);
@@ -447,7 +479,9 @@ static void tied_embedding_end_of_backward(void **state)
  * backward) and the 32 KiB ids. The dev set measured 24,749,876,224, one
  * workspace less: its process had created the autograd thread's workspace in
  * an earlier scenario, inside its baseline; the probe's fresh-process runs
- * (test/data/probe p03, p04, p06) show the second one in the optimizer phase. */
+ * (test/data/probe p03, p04, p06) show the second one in the optimizer phase.
+ * That artefact is stated in t02's row of test/data/tolerances.tsv, which
+ * bounds the estimate against the measured number itself. */
 static void t02_optimizer_peak(void **state)
 {
     (void)state;
@@ -462,10 +496,9 @@ static void t02_optimizer_peak(void **state)
     int64_t phase;
     assert_int_equal(llmmem_result_get_i64(&phase, r, LLMMEM_R_PEAK_PHASE), 0);
     assert_int_equal(phase, LLMMEM_PHASE_OPTIMIZER);
-    /* measured, plus the autograd workspace the dev process held in its baseline */
-    const double meas = 24749876224.0 + 33554432.0;
+    /* the measurement as recorded; the missing workspace is in the row's note */
     assert_int_equal(llmmem_result_get_u64(&v, r, LLMMEM_R_PEAK_ALLOCATED_BYTES), 0);
-    assert_true((double)v > meas * 0.999 && (double)v < meas * 1.001);
+    check_measured("t02", "peak_allocated_bytes", v, UINT64_C(24749876224));
     /* gradient accumulation keeps the gradients through every phase (d01) */
     assert_int_equal(llmmem_config_set(c, "gradient_accumulation_steps", "4"), 0);
     assert_int_equal(llmmem_estimate(r, m, c), 0);
@@ -560,7 +593,7 @@ int main(void)
         cmocka_unit_test(phases_consistent),  cmocka_unit_test(selective_recompute),
         cmocka_unit_test(lora_all_linear),    cmocka_unit_test(adafactor_step_copies),
         cmocka_unit_test(moe_lora_frozen_experts), cmocka_unit_test(window_equal_to_seq_masks),
-        cmocka_unit_test(tied_embedding_end_of_backward),
+        cmocka_unit_test(tied_embedding_end_of_backward), cmocka_unit_test(amsgrad_states),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,6 +50,81 @@ int llmmem__json_error_at(const llmmem__json *doc, const llmmem__jnode *n, int s
 /* Reads a whole file into a NUL-terminated malloc'd buffer (LLMMEM_E_IO names the path). */
 int llmmem__read_file(char **out, size_t *len, const char *path);
 
+/* Type tests on a node (false for NULL). */
+static inline bool llmmem__json_is_string(const llmmem__jnode *n)
+{
+    return llmmem__json_type(n) == LLMMEM__J_STRING;
+}
+static inline bool llmmem__json_is_number(const llmmem__jnode *n)
+{
+    return llmmem__json_type(n) == LLMMEM__J_NUMBER;
+}
+static inline bool llmmem__json_is_bool(const llmmem__jnode *n)
+{
+    return llmmem__json_type(n) == LLMMEM__J_BOOL;
+}
+static inline bool llmmem__json_is_object(const llmmem__jnode *n)
+{
+    return llmmem__json_type(n) == LLMMEM__J_OBJECT;
+}
+static inline bool llmmem__json_is_null(const llmmem__jnode *n)
+{
+    return llmmem__json_type(n) == LLMMEM__J_NULL;
+}
+
+/* ---- JSON values onto parameters (values.c), shared by the scenario,
+ * DeepSpeed and TrainingArguments readers. Every error names the key path,
+ * the value and source:line:col. */
+#define LLMMEM__KEYPATH_MAX 256 /* a key path in messages ("zero_optimization.stage") */
+/* out = "a.b", or "b" when a is empty. */
+void llmmem__input_join_path(char *out, size_t cap, const char *a, const char *b);
+/* Re-reports the thread's error (set by a public setter) at a node:
+ * "source:line:col: path: <inner message>". */
+int llmmem__input_wrap(const llmmem__json *doc, const llmmem__jnode *n, const char *path,
+                       int status);
+/* Short text of a JSON value for messages ("\"abc\"", "an object", 1.5). */
+const char *llmmem__input_value_text(char *buf, size_t cap, const llmmem__jnode *n);
+/* LLMMEM_E_SCHEMA "expected <expected>, got <value>". */
+int llmmem__input_type_error(const llmmem__json *doc, const llmmem__jnode *n, const char *path,
+                             const char *expected);
+/* A JSON number that is an exact integer within +-2^53. */
+int llmmem__input_node_i64(int64_t *out, const llmmem__json *doc, const llmmem__jnode *n,
+                           const char *path);
+/* Lower-case copy with '-' as '_' ("Zero-3" -> "zero_3"). */
+void llmmem__input_lower_copy(char *out, size_t cap, const char *s);
+/* Sets parameter `id` from a JSON value, by the parameter's type. */
+int llmmem__input_set_param(const llmmem__json *doc, llmmem_config *cfg, int id,
+                            const llmmem__jnode *n, const char *path);
+/* llmmem_config_set_str/_i64 with a failure reported at node n. */
+int llmmem__input_set_str(const llmmem__json *doc, llmmem_config *cfg, int id, const char *value,
+                          const llmmem__jnode *n, const char *path);
+int llmmem__input_set_i64(const llmmem__json *doc, llmmem_config *cfg, int id, int64_t value,
+                          const llmmem__jnode *n, const char *path);
+/* optimizer (+ optimizer_impl) from a scenario or framework optimizer name. */
+int llmmem__input_set_optimizer(const llmmem__json *doc, llmmem_config *cfg,
+                                const llmmem__jnode *n, const char *path);
+/* activation_checkpointing from a name, a bool or a level 0..4. */
+int llmmem__input_set_checkpointing(const llmmem__json *doc, llmmem_config *cfg,
+                                    const llmmem__jnode *n, const char *path);
+/* An offload parameter from a name, a bool, null or {"device": ...}. */
+int llmmem__input_set_offload(const llmmem__json *doc, llmmem_config *cfg, int id,
+                              const llmmem__jnode *n, const char *path);
+/* lora_targets from a list of module names or one string. */
+int llmmem__input_set_targets(const llmmem__json *doc, llmmem_config *cfg,
+                              const llmmem__jnode *n, const char *path);
+/* Parses json (named `source` in errors) and applies it to a copy of cfg with
+ * apply(doc, root, copy, arg); cfg takes the copy only when all of it applied. */
+typedef int (*llmmem__input_apply_fn)(const llmmem__json *doc, const llmmem__jnode *root,
+                                      llmmem_config *cfg, const void *arg);
+int llmmem__input_apply_copy(llmmem_config *cfg, const char *json, size_t len, const char *source,
+                             llmmem__input_apply_fn apply, const void *arg);
+
+/* A DeepSpeed ds_config object applied to cfg (deepspeed.c); `model` (may be
+ * NULL) resolves the "auto" bucket sizes. Also the inline "deepspeed" of
+ * TrainingArguments. */
+int llmmem__deepspeed_apply(const llmmem__json *doc, const llmmem__jnode *root,
+                            llmmem_config *cfg, const llmmem_model *model);
+
 /* HF config.json -> model fields (hfconfig.c). */
 int llmmem__model_from_json_doc(struct llmmem_model *m, const llmmem__json *doc,
                                 const llmmem__jnode *root);

@@ -215,31 +215,64 @@ static inline int first_byte(uint64_t m)
 #endif
 }
 
+/* Skips the plain bytes of a string (no quote, backslash or control byte):
+ * whole words while no byte ends the run, then bytes. */
+static void sc_plain_run(scan *sc)
+{
+    size_t i = sc->i;
+    while (i + 8 <= sc->n) {
+        uint64_t w;
+        memcpy(&w, sc->s + i, sizeof w);
+        uint64_t m = special8(w);
+        if (m) {
+            /* the lowest flagged byte is exact (borrows only run
+             * upwards); little-endian: the first in the text */
+            i += (size_t)first_byte(m);
+            break;
+        }
+        i += 8;
+    }
+    while (i < sc->n && sc->s[i] >= 0x20 && sc->s[i] != '"' && sc->s[i] != '\\')
+        i++;
+    sc->i = i;
+}
+
+/* At the 'u' of a \\u escape (the backslash at `at`): the escape, and the
+ * low half that must follow a high surrogate. UTF-16 surrogates must pair
+ * (cJSON refuses a lone one): D800-DBFF, then \\u DC00-DFFF. */
+static int sc_unicode_escape(scan *sc, size_t at)
+{
+    long u = sc_hex4(sc);
+    if (u < 0)
+        return -1;
+    if (u >= 0xDC00 && u <= 0xDFFF) {
+        sc->i = at;
+        return sc_fail(sc, "invalid \\u escape: a lone low surrogate (DC00-DFFF)");
+    }
+    if (u >= 0xD800 && u <= 0xDBFF) {
+        long lo = -1;
+        if (sc->i + 1 < sc->n && sc->s[sc->i] == '\\' && sc->s[sc->i + 1] == 'u') {
+            sc->i += 1;
+            lo = sc_hex4(sc);
+            if (lo < 0)
+                return -1;
+        }
+        if (lo < 0xDC00 || lo > 0xDFFF) {
+            sc->i = at;
+            return sc_fail(sc, "invalid \\u escape: a high surrogate (D800-DBFF) not "
+                               "followed by a \\u low surrogate");
+        }
+    }
+    return 0;
+}
+
 static int sc_string(scan *sc)
 {
     sc_adv(sc); /* opening quote */
     for (;;) {
-        /* Plain runs: whole words while no byte ends the run, then bytes. */
-        {
-            size_t i = sc->i;
-            while (i + 8 <= sc->n) {
-                uint64_t w;
-                memcpy(&w, sc->s + i, sizeof w);
-                uint64_t m = special8(w);
-                if (m) {
-                    /* the lowest flagged byte is exact (borrows only run
-                     * upwards); little-endian: the first in the text */
-                    i += (size_t)first_byte(m);
-                    break;
-                }
-                i += 8;
-            }
-            while (i < sc->n && sc->s[i] >= 0x20 && sc->s[i] != '"' && sc->s[i] != '\\')
-                i++;
-            sc->i = i;
-            if (i >= sc->n)
-                return sc_fail(sc, "unexpected end of input inside a string");
-        }
+        sc_plain_run(sc);
+        if (sc->i >= sc->n)
+            return sc_fail(sc, "unexpected end of input inside a string");
         unsigned char c = sc->s[sc->i];
         if (c == '"') {
             sc_adv(sc);
@@ -253,30 +286,8 @@ static int sc_string(scan *sc)
             return sc_fail(sc, "unexpected end of input inside a string");
         c = sc->s[sc->i];
         if (c == 'u') {
-            size_t at = sc->i - 1; /* the backslash */
-            long u = sc_hex4(sc);
-            if (u < 0)
+            if (sc_unicode_escape(sc, sc->i - 1) < 0)
                 return -1;
-            /* UTF-16 surrogates must pair (cJSON refuses a lone one):
-             * D800-DBFF, then \\u DC00-DFFF */
-            if (u >= 0xDC00 && u <= 0xDFFF) {
-                sc->i = at;
-                return sc_fail(sc, "invalid \\u escape: a lone low surrogate (DC00-DFFF)");
-            }
-            if (u >= 0xD800 && u <= 0xDBFF) {
-                long lo = -1;
-                if (sc->i + 1 < sc->n && sc->s[sc->i] == '\\' && sc->s[sc->i + 1] == 'u') {
-                    sc->i += 1;
-                    lo = sc_hex4(sc);
-                    if (lo < 0)
-                        return -1;
-                }
-                if (lo < 0xDC00 || lo > 0xDFFF) {
-                    sc->i = at;
-                    return sc_fail(sc, "invalid \\u escape: a high surrogate (D800-DBFF) not "
-                                       "followed by a \\u low surrogate");
-                }
-            }
             continue;
         }
         if (!strchr("\"\\/bfnrt", c) || c == 0)
@@ -835,13 +846,11 @@ static int io_error(const char *what, const char *path, int err)
     return llmmem__error(LLMMEM_E_IO, "%s \"%s\": %s", what, path, msg);
 }
 
-int llmmem__read_file(char **out, size_t *len, const char *path)
+/* Opens a regular file (or a pipe) for reading; *cap: the buffer to start
+ * with, the file's size + 1 when it has one. Directories and files over the
+ * limit are refused. */
+static int open_for_read(int *fd_out, size_t *cap, const char *path)
 {
-    if (!out || !path)
-        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem__read_file: NULL argument");
-    *out = NULL;
-    if (len)
-        *len = 0;
     int fd = open(path, O_RDONLY);
     if (fd < 0)
         return io_error("cannot open", path, errno);
@@ -862,47 +871,72 @@ int llmmem__read_file(char **out, size_t *len, const char *path)
                              "cannot read \"%s\": %llu bytes is larger than the %u MiB limit",
                              path, (unsigned long long)st.st_size, JSON_MAX_FILE >> 20);
     }
-    size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 4096;
-    size_t n = 0;
-    char *buf = malloc(cap);
-    if (!buf) {
-        close(fd);
+    *cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 4096;
+    *fd_out = fd;
+    return 0;
+}
+
+/* Doubles *buf (capacity *cap) up to the limit; frees it on failure. */
+static int grow(char **buf, size_t *cap, const char *path)
+{
+    if (*cap > JSON_MAX_FILE) {
+        free(*buf);
+        return llmmem__error(LLMMEM_E_IO, "cannot read \"%s\": larger than the %u MiB limit", path,
+                             JSON_MAX_FILE >> 20);
+    }
+    char *nb = realloc(*buf, *cap * 2);
+    if (!nb) {
+        free(*buf);
         return llmmem__error(LLMMEM_E_NOMEM, "cannot read \"%s\": out of memory", path);
     }
-    for (;;) {
-        if (n + 1 >= cap) {
-            if (cap > JSON_MAX_FILE) {
-                free(buf);
-                close(fd);
-                return llmmem__error(LLMMEM_E_IO, "cannot read \"%s\": larger than the %u MiB limit",
-                                     path, JSON_MAX_FILE >> 20);
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                close(fd);
-                return llmmem__error(LLMMEM_E_NOMEM, "cannot read \"%s\": out of memory", path);
-            }
-            buf = nb;
-            cap *= 2;
-        }
+    *buf = nb;
+    *cap *= 2;
+    return 0;
+}
+
+/* Reads fd to its end into a NUL-terminated buffer; closes fd. */
+static int read_all(char **out, size_t *len, int fd, size_t cap, const char *path)
+{
+    size_t n = 0;
+    char *buf = malloc(cap);
+    int rc = buf ? 0 : llmmem__error(LLMMEM_E_NOMEM, "cannot read \"%s\": out of memory", path);
+    while (rc == 0) {
+        if (n + 1 >= cap && (rc = grow(&buf, &cap, path)) != 0)
+            break;
         ssize_t r = read(fd, buf + n, cap - 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
         if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            int e = errno;
+            rc = io_error("cannot read", path, errno);
             free(buf);
-            close(fd);
-            return io_error("cannot read", path, e);
+            break;
         }
         if (r == 0)
             break;
         n += (size_t)r;
     }
     close(fd);
+    if (rc)
+        return rc;
     buf[n] = '\0';
     *out = buf;
-    if (len)
-        *len = n;
+    *len = n;
     return 0;
+}
+
+int llmmem__read_file(char **out, size_t *len, const char *path)
+{
+    if (!out || !path)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem__read_file: NULL argument");
+    *out = NULL;
+    if (len)
+        *len = 0;
+    int fd = -1;
+    size_t cap = 0, n = 0;
+    int rc = open_for_read(&fd, &cap, path);
+    if (rc == 0)
+        rc = read_all(out, &n, fd, cap, path);
+    if (rc == 0 && len)
+        *len = n;
+    return rc;
 }

@@ -3,7 +3,7 @@
     make check      (builds the library first; sets LLMMEM_LIBRARY and PYTHONPATH)
     python3 -m unittest discover -s test/python -t test/python
 
-Skips with a message when the library is not built.
+A library that is not built or does not match the binding fails the run.
 """
 
 import json
@@ -18,10 +18,13 @@ sys.path.insert(0, os.path.join(ROOT, "examples", "python"))
 SCEN = os.path.join(ROOT, "test", "data", "scenarios")
 HEADER = os.path.join(ROOT, "include", "llmmem.h")
 
+# A binding that cannot load (library not built, not found, or of another ABI) is a
+# failure, not a skip: the import error stops the module and unittest reports it.
 try:
     import llmmem
-except ImportError as exc:  # library not built
-    raise unittest.SkipTest("libllmmem not available (run make): %s" % exc)
+except ImportError as exc:
+    raise ImportError("the llmmem binding does not load (run make; LLMMEM_LIBRARY=%s): %s"
+                      % (os.environ.get("LLMMEM_LIBRARY"), exc)) from exc
 
 
 def read(path):
@@ -283,10 +286,12 @@ class TestErrors(unittest.TestCase):
 
 class TestCffi(unittest.TestCase):
     def setUp(self):
+        # cffi is a test dependency (setup.sh installs python3-cffi): without it the
+        # cffi binding is untested, which is a failure, not a skip.
         try:
             import cffi  # noqa: F401
-        except ImportError:
-            self.skipTest("cffi is not installed")
+        except ImportError as exc:
+            self.fail("cffi is not installed (python3-cffi, see setup.sh): %s" % exc)
 
     def test_cffi_estimate(self):
         import llmmem_cffi as lc

@@ -21,11 +21,14 @@ SCEN = os.path.join(ROOT, "test", "data", "scenarios")
 DEV = os.path.join(ROOT, "test", "data", "groundtruth", "h200-dev.jsonl")
 CLI = os.path.join(ROOT, "examples", "llmmem")
 
+# A binding that cannot load (library not built, not found, or of another ABI) is a
+# failure, not a skip: the import error stops the module and unittest reports it.
 try:
     import llmmem
     import llmmem_probe as probe
-except ImportError as exc:  # library not built
-    raise unittest.SkipTest("libllmmem not available (run make): %s" % exc)
+except ImportError as exc:
+    raise ImportError("the llmmem binding does not load (run make; LLMMEM_LIBRARY=%s): %s"
+                      % (os.environ.get("LLMMEM_LIBRARY"), exc)) from exc
 
 
 def dev_records():

@@ -1,0 +1,331 @@
+/* JSON values onto configuration parameters: what the three readers of
+ * framework files share (scenario.c, deepspeed.c, training_args.c).
+ *
+ * - type checks and messages that name the key path, the value and
+ *   source:line:col;
+ * - a parameter set from a JSON value by the parameter's type (params.c);
+ * - the value translations the formats share: optimizer names, activation
+ *   checkpointing, offload and LoRA target lists. */
+#include "input/input.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- paths, messages, integers --------------------------------------------- */
+
+void llmmem__input_join_path(char *out, size_t cap, const char *a, const char *b)
+{
+    if (a && *a)
+        snprintf(out, cap, "%s.%s", a, b);
+    else
+        snprintf(out, cap, "%s", b);
+}
+
+int llmmem__input_wrap(const llmmem__json *doc, const llmmem__jnode *n, const char *path,
+                       int status)
+{
+    char inner[512];
+    snprintf(inner, sizeof inner, "%s", llmmem_last_error());
+    return llmmem__json_error_at(doc, n, status, path, "%s", inner);
+}
+
+const char *llmmem__input_value_text(char *buf, size_t cap, const llmmem__jnode *n)
+{
+    switch (llmmem__json_type(n)) {
+    case LLMMEM__J_NULL: snprintf(buf, cap, "null"); break;
+    case LLMMEM__J_BOOL: snprintf(buf, cap, "%s", llmmem__json_true(n) ? "true" : "false"); break;
+    case LLMMEM__J_NUMBER: snprintf(buf, cap, "%.17g", llmmem__json_number(n)); break;
+    case LLMMEM__J_STRING: snprintf(buf, cap, "\"%.60s\"", llmmem__json_string(n)); break;
+    case LLMMEM__J_ARRAY: snprintf(buf, cap, "an array"); break;
+    case LLMMEM__J_OBJECT: snprintf(buf, cap, "an object"); break;
+    default: snprintf(buf, cap, "a value"); break;
+    }
+    return buf;
+}
+
+int llmmem__input_type_error(const llmmem__json *doc, const llmmem__jnode *n, const char *path,
+                             const char *expected)
+{
+    char v[96];
+    return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "expected %s, got %s", expected,
+                                 llmmem__input_value_text(v, sizeof v, n));
+}
+
+int llmmem__input_node_i64(int64_t *out, const llmmem__json *doc, const llmmem__jnode *n,
+                           const char *path)
+{
+    if (!llmmem__json_is_number(n))
+        return llmmem__input_type_error(doc, n, path, "an integer");
+    double d = llmmem__json_number(n);
+    char v[96];
+    if (!isfinite(d) || fabs(d) > 9007199254740992.0)
+        return llmmem__json_error_at(doc, n, LLMMEM_E_OUT_OF_RANGE, path,
+                                     "integer %s is beyond 2^53",
+                                     llmmem__input_value_text(v, sizeof v, n));
+    if (d != floor(d))
+        return llmmem__input_type_error(doc, n, path, "an integer");
+    *out = (int64_t)d;
+    return LLMMEM_OK;
+}
+
+void llmmem__input_lower_copy(char *out, size_t cap, const char *s)
+{
+    size_t i = 0;
+    for (; s && s[i] && i + 1 < cap; i++)
+        out[i] = (char)(s[i] == '-' ? '_' : tolower((unsigned char)s[i]));
+    out[i] = '\0';
+}
+
+/* ---- parameters from JSON values ------------------------------------------- */
+
+/* An enum or string parameter from a JSON string. An enum gets a second
+ * chance, case-insensitive with '-' as '_' ("FULL_SHARD", "zero-3"); when that
+ * fails too, the first attempt runs again so that its message is the one left. */
+static int set_name_node(const llmmem__json *doc, llmmem_config *cfg, int id, int type,
+                         const llmmem__jnode *n, const char *path)
+{
+    if (!llmmem__json_is_string(n))
+        return llmmem__input_type_error(doc, n, path,
+                                        type == LLMMEM_TYPE_ENUM ? "a name (string)" : "a string");
+    int rc = llmmem_config_set_str(cfg, id, llmmem__json_string(n));
+    if (rc != 0 && type == LLMMEM_TYPE_ENUM) {
+        char low[64];
+        llmmem__input_lower_copy(low, sizeof low, llmmem__json_string(n));
+        if (strcmp(low, llmmem__json_string(n)) != 0 && llmmem_config_set_str(cfg, id, low) == 0)
+            return LLMMEM_OK;
+        rc = llmmem_config_set_str(cfg, id, llmmem__json_string(n));
+    }
+    return rc ? llmmem__input_wrap(doc, n, path, rc) : LLMMEM_OK;
+}
+
+/* A bool parameter: true/false, or the numbers 0 and 1. */
+static int set_bool_node(const llmmem__json *doc, llmmem_config *cfg, int id,
+                         const llmmem__jnode *n, const char *path)
+{
+    int rc;
+    if (llmmem__json_is_bool(n))
+        rc = llmmem_config_set_i64(cfg, id, llmmem__json_true(n) ? 1 : 0);
+    else if (llmmem__json_is_number(n) &&
+             (llmmem__json_number(n) == 0.0 || llmmem__json_number(n) == 1.0))
+        rc = llmmem_config_set_i64(cfg, id, (int64_t)llmmem__json_number(n));
+    else
+        return llmmem__input_type_error(doc, n, path, "true or false");
+    return rc ? llmmem__input_wrap(doc, n, path, rc) : LLMMEM_OK;
+}
+
+int llmmem__input_set_param(const llmmem__json *doc, llmmem_config *cfg, int id,
+                            const llmmem__jnode *n, const char *path)
+{
+    int type = llmmem_param_type(id);
+    int rc;
+    switch (type) {
+    case LLMMEM_TYPE_I64: {
+        int64_t v;
+        if ((rc = llmmem__input_node_i64(&v, doc, n, path)) != 0)
+            return rc;
+        rc = llmmem_config_set_i64(cfg, id, v);
+        break;
+    }
+    case LLMMEM_TYPE_BOOL: return set_bool_node(doc, cfg, id, n, path);
+    case LLMMEM_TYPE_F64:
+        if (!llmmem__json_is_number(n))
+            return llmmem__input_type_error(doc, n, path, "a number");
+        rc = llmmem_config_set_f64(cfg, id, llmmem__json_number(n));
+        break;
+    case LLMMEM_TYPE_ENUM:
+    case LLMMEM_TYPE_STR: return set_name_node(doc, cfg, id, type, n, path);
+    default:
+        return llmmem__json_error_at(doc, n, LLMMEM_E_INTERNAL, path, "parameter %d has no type",
+                                     id);
+    }
+    return rc ? llmmem__input_wrap(doc, n, path, rc) : LLMMEM_OK;
+}
+
+int llmmem__input_set_str(const llmmem__json *doc, llmmem_config *cfg, int id, const char *value,
+                          const llmmem__jnode *n, const char *path)
+{
+    int rc = llmmem_config_set_str(cfg, id, value);
+    return rc ? llmmem__input_wrap(doc, n, path, rc) : LLMMEM_OK;
+}
+
+int llmmem__input_set_i64(const llmmem__json *doc, llmmem_config *cfg, int id, int64_t value,
+                          const llmmem__jnode *n, const char *path)
+{
+    int rc = llmmem_config_set_i64(cfg, id, value);
+    return rc ? llmmem__input_wrap(doc, n, path, rc) : LLMMEM_OK;
+}
+
+/* ---- value translations shared by the three formats ------------------------- */
+
+/* Optimizer names of the scenario format and of the frameworks. The suffix
+ * selects the PyTorch implementation (torch/optim/adamw.py: foreach, fused). */
+static const struct {
+    const char *name;
+    const char *optimizer;
+    const char *impl; /* NULL: leave */
+} optim_alias[] = {
+    /* scenario format (groundtruth/README.md) */
+    {"adamw_fused", "adamw", "fused"},
+    {"adamw_foreach_off", "adamw", "forloop"},
+    {"adamw_forloop", "adamw", "forloop"},
+    {"adamw_foreach", "adamw", "foreach"},
+    {"adam_fused", "adam", "fused"},
+    {"adam_foreach_off", "adam", "forloop"},
+    /* HF TrainingArguments.optim (transformers/training_args.py OptimizerNames) */
+    {"adamw_torch", "adamw", "foreach"},
+    {"adamw_torch_fused", "adamw", "fused"},
+    {"adamw_apex_fused", "adamw", "fused"},
+    {"adamw_hf", "adamw", "forloop"},
+    {"adamw_torch_xla", "adamw", "foreach"},
+    {"adamw_bnb_8bit", "adamw_8bit", NULL},
+    {"adamw_8bit", "adamw_8bit", NULL},
+    {"adamw-8bit", "adamw_8bit", NULL},
+    {"paged_adamw_8bit", "paged_adamw_8bit", NULL},
+    {"paged_adamw", "paged_adamw_8bit", NULL},
+    {"adam_8bit", "adam_8bit", NULL},
+    {"paged_adam_8bit", "paged_adam_8bit", NULL},
+    {"lion_32bit", "lion", NULL},
+    {"lion", "lion", NULL},
+    {"sgd", "sgd", NULL},
+    {"adagrad", "adagrad", NULL},
+    {"rmsprop", "rmsprop", NULL},
+    {"adafactor", "adafactor", NULL},
+};
+
+int llmmem__input_set_optimizer(const llmmem__json *doc, llmmem_config *cfg, const llmmem__jnode *n,
+                                const char *path)
+{
+    if (!llmmem__json_is_string(n))
+        return llmmem__input_type_error(doc, n, path, "an optimizer name (string)");
+    char low[64];
+    llmmem__input_lower_copy(low, sizeof low, llmmem__json_string(n));
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(optim_alias); i++) {
+        char an[64];
+        llmmem__input_lower_copy(an, sizeof an, optim_alias[i].name);
+        if (strcmp(an, low) != 0)
+            continue;
+        int rc =
+            llmmem__input_set_str(doc, cfg, LLMMEM_P_OPTIMIZER, optim_alias[i].optimizer, n, path);
+        if (rc == 0 && optim_alias[i].impl)
+            rc = llmmem__input_set_str(doc, cfg, LLMMEM_P_OPTIMIZER_IMPL, optim_alias[i].impl, n,
+                                       path);
+        return rc;
+    }
+    return llmmem__input_set_param(doc, cfg, LLMMEM_P_OPTIMIZER, n, path);
+}
+
+/* Activation checkpointing: "none"/"full"/"selective", a bool (HF
+ * gradient_checkpointing), or gpu-mem-calculator's level 0..4 (0 none, 4 full,
+ * 1..3 partial: formulas.py calculate_activation_memory). */
+int llmmem__input_set_checkpointing(const llmmem__json *doc, llmmem_config *cfg,
+                                    const llmmem__jnode *n, const char *path)
+{
+    if (llmmem__json_is_bool(n))
+        return llmmem__input_set_str(doc, cfg, LLMMEM_P_CHECKPOINTING,
+                                     llmmem__json_true(n) ? "full" : "none", n, path);
+    if (llmmem__json_is_number(n)) {
+        int64_t lvl;
+        int rc = llmmem__input_node_i64(&lvl, doc, n, path);
+        if (rc)
+            return rc;
+        if (lvl < 0 || lvl > 4)
+            return llmmem__json_error_at(doc, n, LLMMEM_E_OUT_OF_RANGE, path,
+                                         "checkpointing level %lld is outside [0, 4]",
+                                         (long long)lvl);
+        return llmmem__input_set_str(doc, cfg, LLMMEM_P_CHECKPOINTING,
+                                     lvl == 0   ? "none"
+                                     : lvl == 4 ? "full"
+                                                : "selective",
+                                     n, path);
+    }
+    return llmmem__input_set_param(doc, cfg, LLMMEM_P_CHECKPOINTING, n, path);
+}
+
+/* Offload: "none"/"cpu"/"nvme", a bool, or DeepSpeed's {"device": ...}. */
+int llmmem__input_set_offload(const llmmem__json *doc, llmmem_config *cfg, int id,
+                              const llmmem__jnode *n, const char *path)
+{
+    if (llmmem__json_is_bool(n))
+        return llmmem__input_set_str(doc, cfg, id, llmmem__json_true(n) ? "cpu" : "none", n, path);
+    if (llmmem__json_is_null(n))
+        return llmmem__input_set_str(doc, cfg, id, "none", n, path);
+    if (llmmem__json_is_object(n)) {
+        const llmmem__jnode *d = llmmem__json_get(n, "device");
+        char p2[LLMMEM__KEYPATH_MAX];
+        llmmem__input_join_path(p2, sizeof p2, path, "device");
+        if (!d)
+            return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, p2, "missing required key");
+        if (llmmem__json_is_null(d))
+            return llmmem__input_set_str(doc, cfg, id, "none", d, p2);
+        return llmmem__input_set_param(doc, cfg, id, d, p2);
+    }
+    return llmmem__input_set_param(doc, cfg, id, n, path);
+}
+
+/* Joins a JSON list of module names into "a,b,c" in list[LLMMEM__STR_MAX]. */
+static int target_list(char *list, const llmmem__json *doc, const llmmem__jnode *n,
+                       const char *path)
+{
+    size_t used = 0;
+    int i = 0;
+    list[0] = '\0';
+    for (const llmmem__jnode *it = llmmem__json_first(n); it; it = llmmem__json_next(it), i++) {
+        char ip[LLMMEM__KEYPATH_MAX];
+        snprintf(ip, sizeof ip, "%s[%d]", path, i);
+        if (!llmmem__json_is_string(it))
+            return llmmem__input_type_error(doc, it, ip, "a module name (string)");
+        const char *s = llmmem__json_string(it);
+        if (!*s || strchr(s, ','))
+            return llmmem__json_error_at(doc, it, LLMMEM_E_SCHEMA, ip,
+                                         "module name \"%.60s\" is empty or has a comma", s);
+        size_t len = strlen(s);
+        if (used + len + 2 > LLMMEM__STR_MAX)
+            return llmmem__json_error_at(doc, it, LLMMEM_E_OUT_OF_RANGE, ip,
+                                         "target list longer than %d bytes", LLMMEM__STR_MAX - 1);
+        used += (size_t)snprintf(list + used, LLMMEM__STR_MAX - used, "%s%s", used ? "," : "", s);
+    }
+    if (i == 0)
+        return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "empty list of target modules");
+    return LLMMEM_OK;
+}
+
+/* lora.target_modules: ["q_proj", ...] or "q_proj,v_proj" or "all-linear". */
+int llmmem__input_set_targets(const llmmem__json *doc, llmmem_config *cfg, const llmmem__jnode *n,
+                              const char *path)
+{
+    if (llmmem__json_is_string(n)) {
+        const char *s = llmmem__json_string(n);
+        if (strcmp(s, "all") == 0) /* LLaMA-Factory lora_target: all */
+            s = "all-linear";
+        return llmmem__input_set_str(doc, cfg, LLMMEM_P_LORA_TARGETS, s, n, path);
+    }
+    if (llmmem__json_type(n) != LLMMEM__J_ARRAY)
+        return llmmem__input_type_error(doc, n, path, "a list of module names");
+    char list[LLMMEM__STR_MAX];
+    int rc = target_list(list, doc, n, path);
+    if (rc)
+        return rc;
+    return llmmem__input_set_str(doc, cfg, LLMMEM_P_LORA_TARGETS, list, n, path);
+}
+
+/* ---- a framework file applied all or nothing --------------------------------- */
+
+int llmmem__input_apply_copy(llmmem_config *cfg, const char *json, size_t len, const char *source,
+                             llmmem__input_apply_fn apply, const void *arg)
+{
+    llmmem__json *doc = NULL;
+    int rc = llmmem__json_parse(&doc, json, len, source);
+    if (rc)
+        return rc;
+    llmmem_config *tmp = NULL;
+    rc = llmmem_config_clone(&tmp, cfg);
+    if (rc == 0)
+        rc = apply(doc, llmmem__json_root(doc), tmp, arg);
+    llmmem__json_free(doc);
+    if (rc == 0)
+        *cfg = *tmp;
+    llmmem_config_free(tmp);
+    return rc;
+}
