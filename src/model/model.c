@@ -520,6 +520,130 @@ static const char *name_of(const char *const *names, size_t n, int i)
     return i >= 0 && (size_t)i < n ? names[i] : "unknown";
 }
 
+static const char *yes(bool v) { return v ? "true" : "false"; }
+
+static void json_counts(llmmem__buf *b, const struct llmmem_model *m)
+{
+    llmmem__buf_printf(b, ", \"params\": %lld, \"active_params\": %lld", (long long)m->params,
+                       (long long)m->params_active);
+    llmmem__buf_printf(b,
+                       ", \"components\": {\"embedding\": %lld, \"attention\": %lld, \"mlp\": %lld, "
+                       "\"experts\": %lld, \"router\": %lld, \"norm\": %lld, \"head\": %lld, "
+                       "\"vision\": %lld}",
+                       (long long)m->params_embedding, (long long)m->params_attention, (long long)m->params_mlp,
+                       (long long)m->params_experts, (long long)m->params_router, (long long)m->params_norm,
+                       (long long)m->params_head, (long long)m->vision_params);
+    llmmem__buf_printf(b, ", \"largest_module_params\": %lld, \"layer_linear_params\": %lld",
+                       (long long)m->largest_module_params, (long long)m->layer_linear_params);
+}
+
+static void json_shape(llmmem__buf *b, const struct llmmem_model *m)
+{
+    llmmem__buf_printf(b,
+                       ", \"vocab_size\": %lld, \"hidden_size\": %lld, \"num_hidden_layers\": %lld, "
+                       "\"num_attention_heads\": %lld, \"num_key_value_heads\": %lld, "
+                       "\"head_dim\": %lld, \"intermediate_size\": %lld, "
+                       "\"max_position_embeddings\": %lld",
+                       (long long)m->vocab_size, (long long)m->hidden_size, (long long)m->num_layers,
+                       (long long)m->num_heads, (long long)m->num_kv_heads, (long long)m->head_dim,
+                       (long long)m->intermediate_size, (long long)m->max_positions);
+    llmmem__buf_printf(b,
+                       ", \"tie_word_embeddings\": %s, \"attention_bias\": %s, \"o_bias\": %s, "
+                       "\"mlp_bias\": %s, \"qk_norm\": %s, \"norm\": \"%s\", \"norms_per_layer\": %d, "
+                       "\"activation\": \"%s\", \"gated_mlp\": %s, \"parallel_block\": %s, "
+                       "\"partial_rotary_factor\": %.17g",
+                       yes(m->tie_embeddings), yes(m->attention_bias), yes(m->o_bias), yes(m->mlp_bias),
+                       yes(m->qk_norm), name_of(norm_names, LLMMEM_ARRAY_LEN(norm_names), m->norm),
+                       m->norms_per_layer, name_of(act_names, LLMMEM_ARRAY_LEN(act_names), m->act),
+                       yes(m->gated_mlp), yes(m->parallel_block), m->partial_rotary_factor);
+    llmmem__buf_printf(b, ", \"attention_dropout\": %.17g, \"hidden_dropout\": %.17g, \"embedding_dropout\": %.17g",
+                       m->attention_dropout, m->hidden_dropout, m->embedding_dropout);
+}
+
+static void json_moe_mla(llmmem__buf *b, const struct llmmem_model *m)
+{
+    llmmem__buf_printf(b,
+                       ", \"num_experts\": %lld, \"num_experts_per_tok\": %lld, "
+                       "\"moe_intermediate_size\": %lld, \"shared_expert_intermediate_size\": %lld, "
+                       "\"n_shared_experts\": %lld, \"num_moe_layers\": %lld, \"shared_expert_gate\": %s",
+                       (long long)m->num_experts, (long long)m->experts_per_token, (long long)m->moe_intermediate_size,
+                       (long long)m->shared_expert_intermediate_size, (long long)m->n_shared_experts,
+                       (long long)m->num_moe_layers, yes(m->shared_expert_gate));
+    llmmem__buf_printf(b,
+                       ", \"q_lora_rank\": %lld, \"kv_lora_rank\": %lld, \"qk_nope_head_dim\": %lld, "
+                       "\"qk_rope_head_dim\": %lld, \"v_head_dim\": %lld",
+                       (long long)m->q_lora_rank, (long long)m->kv_lora_rank, (long long)m->qk_nope_head_dim,
+                       (long long)m->qk_rope_head_dim, (long long)m->v_head_dim);
+    llmmem__buf_printf(b,
+                       ", \"sliding_window\": %lld, \"num_sliding_layers\": %lld, "
+                       "\"torch_dtype\": \"%s\", \"quant_method\": \"%s\", \"quant_bits\": %lld, "
+                       "\"quant_group_size\": %lld",
+                       (long long)m->sliding_window, (long long)m->num_sliding_layers,
+                       name_of(dtype_names, LLMMEM_ARRAY_LEN(dtype_names), m->torch_dtype),
+                       name_of(quant_names, LLMMEM_ARRAY_LEN(quant_names), m->quant_method),
+                       (long long)m->quant_bits, (long long)m->quant_group_size);
+}
+
+/* Vision tower (input/towers.c); null when none. */
+static void json_vision(llmmem__buf *b, const struct llmmem_model *m)
+{
+    static const char *const vkind_names[] = {"none", "clip", "siglip", "qwen2_vl"};
+    const struct llmmem__vision_tower *vt = &m->vision;
+    if (vt->kind == LLMMEM__V_NONE) {
+        llmmem__buf_printf(b, ", \"vision\": null");
+        return;
+    }
+    llmmem__buf_printf(b,
+                       ", \"vision\": {\"kind\": \"%s\", \"hidden_size\": %lld, "
+                       "\"num_hidden_layers\": %lld, \"num_attention_heads\": %lld, "
+                       "\"intermediate_size\": %lld, \"patch_size\": %lld, \"image_size\": %lld, "
+                       "\"temporal_patch_size\": %lld, \"spatial_merge_size\": %lld, "
+                       "\"tower_params\": %lld, \"projector_params\": %lld, "
+                       "\"feature_layer\": %lld, \"drop_cls\": %s, \"tokens_per_image\": %lld}",
+                       name_of(vkind_names, LLMMEM_ARRAY_LEN(vkind_names), vt->kind), (long long)vt->hidden,
+                       (long long)vt->layers, (long long)vt->heads, (long long)vt->intermediate,
+                       (long long)vt->patch_size, (long long)vt->image_size, (long long)vt->temporal_patch,
+                       (long long)vt->merge_size, (long long)(m->vision_params - vt->projector_params),
+                       (long long)vt->projector_params, (long long)vt->feature_layer, yes(vt->drop_cls),
+                       (long long)vt->tokens_per_image);
+}
+
+/* The layer pattern: layers by (mixer, feed-forward) kind. */
+static void json_layers(llmmem__buf *b, const struct llmmem_model *m)
+{
+    static const char *const mixers[LLMMEM__MX_COUNT] = {"full_attention", "sliding_attention", "chunked_attention",
+                                                         "linear_attention", "mamba", "conv", "none", "hybrid"};
+    static const char *const ffns[LLMMEM__FF_COUNT] = {"dense", "moe", "none"};
+    llmmem__buf_printf(b, ", \"layers\": [");
+    bool first = true;
+    for (int x = 0; x < LLMMEM__MX_COUNT; x++)
+        for (int y = 0; y < LLMMEM__FF_COUNT; y++) {
+            if (!m->layers_of[x][y])
+                continue;
+            llmmem__buf_printf(b, "%s{\"mixer\": \"%s\", \"ffn\": \"%s\", \"count\": %lld}", first ? "" : ", ",
+                               mixers[x], ffns[y], (long long)m->layers_of[x][y]);
+            first = false;
+        }
+    llmmem__buf_printf(b, "]");
+}
+
+/* The parameter tensors as the registry lists them. */
+static void json_tensors(llmmem__buf *b, const struct llmmem_model *m)
+{
+    static const char *const kinds[] = {"embedding", "attention", "mlp", "experts", "router", "norm", "head", "bias"};
+    llmmem__buf_printf(b, ", \"tensors\": [");
+    for (int i = 0; i < m->tensors.n; i++) {
+        const llmmem__tensor *x = &m->tensors.t[i];
+        llmmem__buf_printf(b, "%s{\"name\": ", i ? ", " : "");
+        llmmem__buf_json_string(b, x->name);
+        llmmem__buf_printf(b, ", \"kind\": \"%s\", \"rows\": %lld, \"cols\": %lld, \"count\": %lld, "
+                              "\"linear\": %s, \"in_layers\": %s}",
+                           name_of(kinds, LLMMEM_ARRAY_LEN(kinds), x->kind), (long long)x->rows, (long long)x->cols,
+                           (long long)x->count, yes(x->linear), yes(x->layer));
+    }
+    llmmem__buf_printf(b, "]");
+}
+
 int llmmem_model_to_json(char *buf, size_t cap, size_t *needed, const llmmem_model *m)
 {
     if (!m || (!buf && cap))
@@ -530,90 +654,14 @@ int llmmem_model_to_json(char *buf, size_t cap, size_t *needed, const llmmem_mod
     llmmem__buf_printf(&b, ", \"name\": ");
     llmmem__buf_json_string(&b, m->name);
     llmmem__buf_printf(&b, ", \"family\": \"%s\", \"generic\": %s, \"from_size_only\": %s",
-                       name_of(family_names, LLMMEM_ARRAY_LEN(family_names), m->family),
-                       m->generic ? "true" : "false", m->from_size_only ? "true" : "false");
-    llmmem__buf_printf(&b, ", \"params\": %lld, \"active_params\": %lld", (long long)m->params,
-                       (long long)m->params_active);
-    llmmem__buf_printf(&b,
-                       ", \"components\": {\"embedding\": %lld, \"attention\": %lld, \"mlp\": %lld, "
-                       "\"experts\": %lld, \"router\": %lld, \"norm\": %lld, \"head\": %lld, "
-                       "\"vision\": %lld}",
-                       (long long)m->params_embedding, (long long)m->params_attention,
-                       (long long)m->params_mlp, (long long)m->params_experts,
-                       (long long)m->params_router, (long long)m->params_norm,
-                       (long long)m->params_head, (long long)m->vision_params);
-    llmmem__buf_printf(&b, ", \"largest_module_params\": %lld, \"layer_linear_params\": %lld",
-                       (long long)m->largest_module_params, (long long)m->layer_linear_params);
-    llmmem__buf_printf(&b,
-                       ", \"vocab_size\": %lld, \"hidden_size\": %lld, \"num_hidden_layers\": %lld, "
-                       "\"num_attention_heads\": %lld, \"num_key_value_heads\": %lld, "
-                       "\"head_dim\": %lld, \"intermediate_size\": %lld, "
-                       "\"max_position_embeddings\": %lld",
-                       (long long)m->vocab_size, (long long)m->hidden_size, (long long)m->num_layers,
-                       (long long)m->num_heads, (long long)m->num_kv_heads, (long long)m->head_dim,
-                       (long long)m->intermediate_size, (long long)m->max_positions);
-    llmmem__buf_printf(&b,
-                       ", \"tie_word_embeddings\": %s, \"attention_bias\": %s, \"o_bias\": %s, "
-                       "\"mlp_bias\": %s, \"qk_norm\": %s, \"norm\": \"%s\", \"norms_per_layer\": %d, "
-                       "\"activation\": \"%s\", \"gated_mlp\": %s, \"parallel_block\": %s, "
-                       "\"partial_rotary_factor\": %.17g",
-                       m->tie_embeddings ? "true" : "false", m->attention_bias ? "true" : "false",
-                       m->o_bias ? "true" : "false", m->mlp_bias ? "true" : "false",
-                       m->qk_norm ? "true" : "false",
-                       name_of(norm_names, LLMMEM_ARRAY_LEN(norm_names), m->norm),
-                       m->norms_per_layer, name_of(act_names, LLMMEM_ARRAY_LEN(act_names), m->act),
-                       m->gated_mlp ? "true" : "false", m->parallel_block ? "true" : "false",
-                       m->partial_rotary_factor);
-    llmmem__buf_printf(&b,
-                       ", \"attention_dropout\": %.17g, \"hidden_dropout\": %.17g, "
-                       "\"embedding_dropout\": %.17g",
-                       m->attention_dropout, m->hidden_dropout, m->embedding_dropout);
-    llmmem__buf_printf(&b,
-                       ", \"num_experts\": %lld, \"num_experts_per_tok\": %lld, "
-                       "\"moe_intermediate_size\": %lld, \"shared_expert_intermediate_size\": %lld, "
-                       "\"n_shared_experts\": %lld, \"num_moe_layers\": %lld, "
-                       "\"shared_expert_gate\": %s",
-                       (long long)m->num_experts, (long long)m->experts_per_token,
-                       (long long)m->moe_intermediate_size,
-                       (long long)m->shared_expert_intermediate_size,
-                       (long long)m->n_shared_experts, (long long)m->num_moe_layers,
-                       m->shared_expert_gate ? "true" : "false");
-    llmmem__buf_printf(&b,
-                       ", \"q_lora_rank\": %lld, \"kv_lora_rank\": %lld, \"qk_nope_head_dim\": %lld, "
-                       "\"qk_rope_head_dim\": %lld, \"v_head_dim\": %lld",
-                       (long long)m->q_lora_rank, (long long)m->kv_lora_rank,
-                       (long long)m->qk_nope_head_dim, (long long)m->qk_rope_head_dim,
-                       (long long)m->v_head_dim);
-    llmmem__buf_printf(&b,
-                       ", \"sliding_window\": %lld, \"num_sliding_layers\": %lld, "
-                       "\"torch_dtype\": \"%s\", \"quant_method\": \"%s\", \"quant_bits\": %lld, "
-                       "\"quant_group_size\": %lld",
-                       (long long)m->sliding_window, (long long)m->num_sliding_layers,
-                       name_of(dtype_names, LLMMEM_ARRAY_LEN(dtype_names), m->torch_dtype),
-                       name_of(quant_names, LLMMEM_ARRAY_LEN(quant_names), m->quant_method),
-                       (long long)m->quant_bits, (long long)m->quant_group_size);
-    /* Vision tower (hfconfig.c: llava_vision, qwen2vl_vision, gemma3_vision); null when none. */
-    static const char *const vkind_names[] = {"none", "clip", "siglip", "qwen2_vl"};
-    const struct llmmem__vision_tower *vt = &m->vision;
-    if (vt->kind == LLMMEM__V_NONE) {
-        llmmem__buf_printf(&b, ", \"vision\": null");
-    } else {
-        llmmem__buf_printf(&b,
-                           ", \"vision\": {\"kind\": \"%s\", \"hidden_size\": %lld, "
-                           "\"num_hidden_layers\": %lld, \"num_attention_heads\": %lld, "
-                           "\"intermediate_size\": %lld, \"patch_size\": %lld, \"image_size\": %lld, "
-                           "\"temporal_patch_size\": %lld, \"spatial_merge_size\": %lld, "
-                           "\"tower_params\": %lld, \"projector_params\": %lld, "
-                           "\"feature_layer\": %lld, \"drop_cls\": %s, \"tokens_per_image\": %lld}",
-                           name_of(vkind_names, LLMMEM_ARRAY_LEN(vkind_names), vt->kind),
-                           (long long)vt->hidden, (long long)vt->layers, (long long)vt->heads,
-                           (long long)vt->intermediate, (long long)vt->patch_size,
-                           (long long)vt->image_size, (long long)vt->temporal_patch,
-                           (long long)vt->merge_size,
-                           (long long)(m->vision_params - vt->projector_params),
-                           (long long)vt->projector_params, (long long)vt->feature_layer,
-                           vt->drop_cls ? "true" : "false", (long long)vt->tokens_per_image);
-    }
+                       name_of(family_names, LLMMEM_ARRAY_LEN(family_names), m->family), yes(m->generic),
+                       yes(m->from_size_only));
+    json_counts(&b, m);
+    json_shape(&b, m);
+    json_moe_mla(&b, m);
+    json_vision(&b, m);
+    json_layers(&b, m);
+    json_tensors(&b, m);
     llmmem__buf_printf(&b, ", \"notes\": [");
     for (int i = 0; i < m->note_count; i++) {
         if (i)

@@ -124,6 +124,30 @@ struct llmmem_model {
     /* sliding window */
     int64_t sliding_window;            /* 0 = none */
     int64_t num_sliding_layers;        /* layers that use the window */
+    int64_t chunk_size;                /* chunked attention's chunk (llama4); 0 = none */
+
+    /* Mixers other than softmax attention (registry symbols in brackets; the
+     * layers of each kind are in layers_of). Zero when the model has none. */
+    struct llmmem__ssm {
+        int64_t version;   /* [ssm_version] 1 (Mamba) or 2 (Mamba-2) */
+        int64_t inner;     /* [ssm_inner] d_inner = expand x hidden (Mamba-2: heads x head_dim) */
+        int64_t state;     /* [ssm_state] d_state */
+        int64_t groups;    /* [ssm_groups] n_groups of B and C (Mamba-2; 1 for Mamba) */
+        int64_t heads;     /* [ssm_heads] Mamba-2 heads (Mamba: inner) */
+        int64_t conv;      /* [ssm_conv] depthwise causal conv kernel */
+        int64_t dt_rank;   /* [ssm_dt_rank] Mamba-1 dt projection rank */
+    } ssm;
+    struct llmmem__lin {
+        int64_t kind;      /* [lin_kind] 1 gated delta rule (qwen3_next, qwen3_5, olmo_hybrid),
+                              2 lightning attention (minimax), 3 Kimi delta attention,
+                              4 RWKV, 5 mLSTM (xlstm), 6 RG-LRU (recurrent_gemma) */
+        int64_t k_heads;   /* [lin_k_heads] */
+        int64_t k_dim;     /* [lin_k_dim] per head */
+        int64_t v_heads;   /* [lin_v_heads] */
+        int64_t v_dim;     /* [lin_v_dim] per head */
+        int64_t conv;      /* [lin_conv] short conv kernel over q/k/v (0: none) */
+    } lin;
+    int64_t conv_kernel;               /* [conv_L] gated short convolution (lfm2) */
 
     /* storage described by the config */
     int torch_dtype;                   /* enum llmmem__dtype, AUTO if absent */

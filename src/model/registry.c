@@ -185,6 +185,21 @@ static void bind(struct llmmem_model *m)
     m->qk_rope_head_dim = llmmem__qvals_get(q, "dr", 0);
     m->v_head_dim = llmmem__qvals_get(q, "dv", 0);
     m->sliding_window = llmmem__qvals_get(q, "sw", 0);
+    m->chunk_size = llmmem__qvals_get(q, "cw", 0);
+    m->ssm.version = llmmem__qvals_get(q, "ssm_version", 0);
+    m->ssm.inner = llmmem__qvals_get(q, "ssm_inner", 0);
+    m->ssm.state = llmmem__qvals_get(q, "ssm_state", 0);
+    m->ssm.groups = llmmem__qvals_get(q, "ssm_groups", 1);
+    m->ssm.heads = llmmem__qvals_get(q, "ssm_heads", m->ssm.inner);
+    m->ssm.conv = llmmem__qvals_get(q, "ssm_conv", 0);
+    m->ssm.dt_rank = llmmem__qvals_get(q, "ssm_dt_rank", 0);
+    m->lin.kind = llmmem__qvals_get(q, "lin_kind", 0);
+    m->lin.k_heads = llmmem__qvals_get(q, "lin_k_heads", 0);
+    m->lin.k_dim = llmmem__qvals_get(q, "lin_k_dim", 0);
+    m->lin.v_heads = llmmem__qvals_get(q, "lin_v_heads", 0);
+    m->lin.v_dim = llmmem__qvals_get(q, "lin_v_dim", 0);
+    m->lin.conv = llmmem__qvals_get(q, "lin_conv", 0);
+    m->conv_kernel = llmmem__qvals_get(q, "conv_L", 0);
 }
 
 /* ---- the layer pattern ---------------------------------------------------------- */
