@@ -445,6 +445,12 @@ LLMMEM_API int llmmem_scenario_from_file(llmmem_model **model_out, llmmem_config
  *  @p model where HF Trainer would, else left at the current value). */
 LLMMEM_API int llmmem_config_apply_deepspeed_json(llmmem_config *cfg, const llmmem_model *model,
                                                   const char *json, size_t len);
+/** Applies a DeepSpeed ds_config.json file (a regular file of at most 64 MiB);
+ *  errors name the path, the key and line:column. */
+LLMMEM_API int llmmem_config_apply_deepspeed_file(llmmem_config *cfg, const llmmem_model *model,
+                                                  const char *path);
+/** Applies an HF TrainingArguments JSON file (a regular file of at most 64 MiB). */
+LLMMEM_API int llmmem_config_apply_hf_training_args_file(llmmem_config *cfg, const char *path);
 /** Applies HF TrainingArguments saved as JSON (also LLaMA-Factory keys). */
 LLMMEM_API int llmmem_config_apply_hf_training_args_json(llmmem_config *cfg, const char *json,
                                                          size_t len);
@@ -455,6 +461,8 @@ LLMMEM_API int llmmem_config_apply_hf_training_args_json(llmmem_config *cfg, con
  *  context, fitted by the user from their own probe records. The default
  *  (no profile) is the identity. Errors name the key and line:column. */
 LLMMEM_API int llmmem_config_apply_calibration_json(llmmem_config *cfg, const char *json, size_t len);
+/** Applies a calibration profile file (a regular file of at most 64 MiB). */
+LLMMEM_API int llmmem_config_apply_calibration_file(llmmem_config *cfg, const char *path);
 /** Removes any calibration profile from @p cfg (back to the identity). */
 LLMMEM_API int llmmem_config_clear_calibration(llmmem_config *cfg);
 

@@ -43,7 +43,7 @@ static void test_positions(void **state)
     const char *text = "{\n"
                        "  \"a\": 1,\n"
                        "  \"b\": [true, \"x\", {\"c\": null}],\n"
-                       "  \"a\": 2.5\n"
+                       "  \"d\": 2.5\n"
                        "}";
     llmmem__json *doc = parse_ok(text);
     const llmmem__jnode *root = llmmem__json_root(doc);
@@ -72,10 +72,10 @@ static void test_positions(void **state)
     llmmem__json_pos(doc, c, &line, &col);
     assert_int_equal(line, 3);
     assert_int_equal(col, 26);
-    /* the duplicate "a" keeps its own position (4:8) */
+    /* the third member keeps its own position (4:8) */
     const llmmem__jnode *m = llmmem__json_first(root);
     m = llmmem__json_next(llmmem__json_next(m));
-    assert_string_equal(llmmem__json_key(m), "a");
+    assert_string_equal(llmmem__json_key(m), "d");
     llmmem__json_pos(doc, m, &line, &col);
     assert_int_equal(line, 4);
     assert_int_equal(col, 8);
@@ -83,6 +83,28 @@ static void test_positions(void **state)
     assert_null(llmmem__json_get(root, "A"));
     assert_string_equal(llmmem__json_source(doc), "t.json");
     llmmem__json_free(doc);
+}
+
+/* One input contract for every reader (issue 20): a key written twice, a NUL
+ * escape, and line:col under LF, CR LF and a lone CR. */
+static void test_strict_contract(void **state)
+{
+    (void)state;
+    parse_bad("{\"a\": 1, \"a\": 2}", 16, LLMMEM_E_SCHEMA, "t.json:1:15: \"a\": duplicate key (first at 1:7)");
+    parse_bad("{\"x\": {\"k\": 1,\n \"k\": 2}}", 24, LLMMEM_E_SCHEMA,
+              "t.json:2:7: \"x.k\": duplicate key (first at 1:13)");
+    /* a large object goes through the hash table: the same message */
+    char big[4096];
+    size_t n = (size_t)snprintf(big, sizeof big, "{");
+    for (int i = 0; i < 40; i++)
+        n += (size_t)snprintf(big + n, sizeof big - n, "\"k%d\": %d, ", i, i);
+    n += (size_t)snprintf(big + n, sizeof big - n, "\"k7\": 0}");
+    parse_bad(big, n, LLMMEM_E_SCHEMA, "\"k7\": duplicate key (first at 1:");
+    parse_bad("{\"o\": \"adamw\\u0000x\"}", 21, LLMMEM_E_PARSE,
+              "t.json:1:13: \\u0000 (NUL) inside a string is not accepted");
+    parse_bad("{\"a\": 1,\r\"b\": }", 15, LLMMEM_E_PARSE, "t.json:2:6: unexpected character '}'");
+    parse_bad("{\"a\": 1,\r\n\"b\": }", 16, LLMMEM_E_PARSE, "t.json:2:6: unexpected character '}'");
+    parse_bad("{\"a\": 1,\n\r\n\r\"b\": }", 18, LLMMEM_E_PARSE, "t.json:4:6: unexpected character '}'");
 }
 
 static void test_utf8_columns(void **state)
@@ -305,7 +327,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_positions),     cmocka_unit_test(test_utf8_columns),
         cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_parse_ok_forms),
-        cmocka_unit_test(test_number_grammar),
+        cmocka_unit_test(test_number_grammar), cmocka_unit_test(test_strict_contract),
         cmocka_unit_test(test_read_i64),      cmocka_unit_test(test_read_others),
         cmocka_unit_test(test_read_file),
     };

@@ -378,6 +378,16 @@ static void files(void **state)
     const char *neg = "{\"components\": {\"activations\": -0.5}}";
     EXPECT_FAIL(llmmem_config_apply_calibration_json(c, neg, strlen(neg)));
     EXPECT_NULL_ARG(llmmem_config_clear_calibration(NULL));
+    /* the file readers: NULL arguments, a missing file, a directory, a device */
+    EXPECT_NULL_ARG(llmmem_config_apply_deepspeed_file(NULL, f->model, "x.json"));
+    EXPECT_NULL_ARG(llmmem_config_apply_deepspeed_file(c, f->model, NULL));
+    EXPECT(llmmem_config_apply_deepspeed_file(c, f->model, "no-such-ds.json"), LLMMEM_E_IO);
+    EXPECT_NULL_ARG(llmmem_config_apply_hf_training_args_file(NULL, "x.json"));
+    EXPECT_NULL_ARG(llmmem_config_apply_hf_training_args_file(c, NULL));
+    EXPECT(llmmem_config_apply_hf_training_args_file(c, "test"), LLMMEM_E_IO);
+    EXPECT_NULL_ARG(llmmem_config_apply_calibration_file(NULL, "x.json"));
+    EXPECT_NULL_ARG(llmmem_config_apply_calibration_file(c, NULL));
+    EXPECT(llmmem_config_apply_calibration_file(c, "/dev/null"), LLMMEM_E_IO);
     llmmem_config_free(c);
 }
 

@@ -135,76 +135,21 @@ static llmmem_model *build_model(const cli_opts *o, llmmem_model *base, const ch
 
 /* ---- framework files ------------------------------------------------------------------------- */
 
-static char *read_text(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        cli_fail_msg(LLMMEM_E_IO, EXIT_FAIL, "cannot open \"%s\": %s", path, strerror(errno));
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    if (!buf)
-        cli_fail_msg(LLMMEM_E_NOMEM, EXIT_FAIL, "out of memory reading \"%s\"", path);
-    for (;;) {
-        if (n + 1 >= cap) {
-            if (cap > ((size_t)64 << 20))
-                cli_fail_msg(LLMMEM_E_IO, EXIT_FAIL, "\"%s\" is larger than 64 MiB", path);
-            char *nb = realloc(buf, cap * 2);
-            if (!nb)
-                cli_fail_msg(LLMMEM_E_NOMEM, EXIT_FAIL, "out of memory reading \"%s\"", path);
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (err)
-        cli_fail_msg(LLMMEM_E_IO, EXIT_FAIL, "cannot read \"%s\" (a directory?)", path);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
-static int apply_hf_args(llmmem_config *cfg, const llmmem_model *m, const char *text, size_t len)
-{
-    return llmmem_config_apply_hf_training_args_json(cfg, text, len);
-}
-
-static int apply_deepspeed(llmmem_config *cfg, const llmmem_model *m, const char *text, size_t len)
-{
-    return llmmem_config_apply_deepspeed_json(cfg, m, text, len);
-}
-
-static int apply_calibration(llmmem_config *cfg, const llmmem_model *m, const char *text,
-                             size_t len)
-{
-    return llmmem_config_apply_calibration_json(cfg, text, len);
-}
-
-/* The framework files in their order: TrainingArguments, DeepSpeed, calibration. */
+/* The framework files in their order: TrainingArguments, DeepSpeed, calibration.
+ * The library reads each (regular files up to 64 MiB) and names the path in
+ * its errors. */
 static void apply_files(llmmem_config *cfg, const llmmem_model *model, const cli_opts *o)
 {
-    const struct {
-        const char *path;
-        int (*apply)(llmmem_config *, const llmmem_model *, const char *, size_t);
-    } files[] = {
-        {o->hf_args, apply_hf_args},
-        {o->ds_config, apply_deepspeed},
-        {o->calibration, apply_calibration},
-    };
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        if (!files[i].path)
-            continue;
-        size_t len;
-        char *text = read_text(files[i].path, &len);
-        int rc = files[i].apply(cfg, model, text, len);
-        free(text);
-        if (rc)
-            cli_fail_lib(rc, EXIT_FAIL, files[i].path);
-    }
+    int rc = 0;
+    const char *path = NULL;
+    if (o->hf_args && (rc = llmmem_config_apply_hf_training_args_file(cfg, path = o->hf_args)) == 0)
+        path = NULL;
+    if (!rc && o->ds_config && (rc = llmmem_config_apply_deepspeed_file(cfg, model, path = o->ds_config)) == 0)
+        path = NULL;
+    if (!rc && o->calibration && (rc = llmmem_config_apply_calibration_file(cfg, path = o->calibration)) == 0)
+        path = NULL;
+    if (rc)
+        cli_fail_lib(rc, EXIT_FAIL, NULL);
 }
 
 /* ---- all inputs ------------------------------------------------------------------------------ */

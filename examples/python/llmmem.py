@@ -153,6 +153,9 @@ _PROTOTYPES = {
     "llmmem_config_apply_deepspeed_json": (c_int, [_p, _p, c_char_p, c_size_t]),
     "llmmem_config_apply_hf_training_args_json": (c_int, [_p, c_char_p, c_size_t]),
     "llmmem_config_apply_calibration_json": (c_int, [_p, c_char_p, c_size_t]),
+    "llmmem_config_apply_deepspeed_file": (c_int, [_p, _p, c_char_p]),
+    "llmmem_config_apply_hf_training_args_file": (c_int, [_p, c_char_p]),
+    "llmmem_config_apply_calibration_file": (c_int, [_p, c_char_p]),
     "llmmem_config_clear_calibration": (c_int, [_p]),
     # results and estimators
     "llmmem_result_new": (c_int, [_pp]),

@@ -244,9 +244,13 @@ static int ds_zero(const llmmem__json *doc, llmmem_config *cfg, const llmmem__jn
 int llmmem__deepspeed_apply(const llmmem__json *doc, const llmmem__jnode *root, llmmem_config *cfg,
                             const llmmem_model *model)
 {
+    static const char *const keys[] = {"zero_optimization", "train_micro_batch_size_per_gpu", "train_batch_size",
+                                       "gradient_accumulation_steps", "bf16", "fp16", "optimizer", NULL};
     if (!llmmem__json_is_object(root))
         return llmmem__input_type_error(doc, root, "", "a JSON object (a DeepSpeed config)");
-    int rc;
+    int rc = llmmem__input_expect_keys(doc, root, keys, "a DeepSpeed config");
+    if (rc)
+        return rc;
     /* The engine is DeepSpeed whatever the stage; keep Megatron-DeepSpeed. */
     int64_t eng = 0;
     llmmem_config_get_i64(&eng, cfg, LLMMEM_P_ENGINE);
@@ -266,6 +270,11 @@ static int apply_file(const llmmem__json *doc, const llmmem__jnode *root, llmmem
                       const void *model)
 {
     return llmmem__deepspeed_apply(doc, root, cfg, model);
+}
+
+int llmmem_config_apply_deepspeed_file(llmmem_config *cfg, const llmmem_model *model, const char *path)
+{
+    return llmmem__input_apply_file(cfg, path, "llmmem_config_apply_deepspeed_file", apply_file, model);
 }
 
 int llmmem_config_apply_deepspeed_json(llmmem_config *cfg, const llmmem_model *model,

@@ -149,4 +149,12 @@ int llmmem__check_quantities(const struct llmmem_model *m, const llmmem__json *d
 int llmmem__read_layer_lists(struct llmmem_model *m, const llmmem__json *doc, const llmmem__jnode *obj,
                              const char *prefix);
 
+/* llmmem__input_apply_copy on a file's text (llmmem__read_file); fn names the caller. */
+int llmmem__input_apply_file(llmmem_config *cfg, const char *path, const char *fn, llmmem__input_apply_fn apply,
+                             const void *arg);
+/* An error when the object has none of `keys` (NULL-terminated, at least two),
+ * saying which kind of file it looks like. */
+int llmmem__input_expect_keys(const llmmem__json *doc, const llmmem__jnode *root, const char *const *keys,
+                              const char *reader);
+
 #endif /* LLMMEM_INPUT_INPUT_H */

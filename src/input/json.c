@@ -80,13 +80,16 @@ static inline void sc_adv(scan *sc) { sc->i++; }
 
 /* Advances a line and column (1-based; columns count characters, not UTF-8
  * continuation bytes; a tab is one) over text[from, to). */
-static void line_col_step(const char *text, size_t from, size_t to, int *line, int *col)
+static void line_col_step(const char *text, size_t len, size_t from, size_t to, int *line, int *col)
 {
     for (size_t i = from; i < to; i++) {
         unsigned char b = (unsigned char)text[i];
-        if (b == '\n') {
+        bool crlf = b == '\r' && i + 1 < len && text[i + 1] == '\n';
+        if (b == '\n' || (b == '\r' && !crlf)) { /* LF, CR LF or a lone CR end a line */
             ++*line;
             *col = 1;
+        } else if (b == '\r') {
+            /* the CR of CR LF: the LF ends the line */
         } else if ((b & 0xC0) != 0x80) {
             ++*col;
         }
@@ -94,11 +97,11 @@ static void line_col_step(const char *text, size_t from, size_t to, int *line, i
 }
 
 /* Line and column of byte `off`, counting from `from` at line 1, col 1. */
-static void line_col(const char *text, size_t from, size_t off, int *line, int *col)
+static void line_col(const char *text, size_t len, size_t from, size_t off, int *line, int *col)
 {
     *line = 1;
     *col = 1;
-    line_col_step(text, from, off, line, col);
+    line_col_step(text, len, from, off, line, col);
 }
 
 static int sc_fail(scan *sc, const char *what)
@@ -245,6 +248,11 @@ static int sc_unicode_escape(scan *sc, size_t at)
     long u = sc_hex4(sc);
     if (u < 0)
         return -1;
+    if (u == 0) {
+        /* cJSON would end the string there ("adamw\u0000x" read as "adamw") */
+        sc->i = at;
+        return sc_fail(sc, "\\u0000 (NUL) inside a string is not accepted");
+    }
     if (u >= 0xDC00 && u <= 0xDFFF) {
         sc->i = at;
         return sc_fail(sc, "invalid \\u escape: a lone low surrogate (DC00-DFFF)");
@@ -493,6 +501,104 @@ static int strict_scan(scan *sc)
     return sc->err ? -1 : 0;
 }
 
+/* ---- duplicate keys ------------------------------------------------------ */
+
+/* A key written twice in one object is an error in every reader: Python's json
+ * (hence transformers) keeps the last, DeepSpeed refuses it, and either way one
+ * of the two values would be silently lost. Linear time: small objects compare
+ * pairwise, larger ones go through a hash table of their keys. */
+
+typedef struct dupkey {
+    const cJSON *first, *second;
+    char path[256];
+} dupkey;
+
+static uint64_t key_hash(const char *k)
+{
+    uint64_t h = UINT64_C(1469598103934665603);
+    for (; *k; k++)
+        h = (h ^ (unsigned char)*k) * UINT64_C(1099511628211);
+    return h;
+}
+
+/* The first repeated key among the members of obj (n of them); -1 on NOMEM. */
+static int find_dup(const cJSON *obj, size_t n, dupkey *d)
+{
+    if (n <= 8) {
+        for (const cJSON *m = obj->child; m; m = m->next)
+            for (const cJSON *e = obj->child; e != m; e = e->next)
+                if (!strcmp(e->string, m->string)) {
+                    d->first = e, d->second = m;
+                    return 1;
+                }
+        return 0;
+    }
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    const cJSON **slot = calloc(cap, sizeof *slot);
+    if (!slot)
+        return -1;
+    int found = 0;
+    for (const cJSON *m = obj->child; m && !found; m = m->next) {
+        size_t i = (size_t)key_hash(m->string) & (cap - 1);
+        while (slot[i] && strcmp(slot[i]->string, m->string))
+            i = (i + 1) & (cap - 1);
+        if (slot[i]) {
+            d->first = slot[i], d->second = m;
+            found = 1;
+        }
+        slot[i] = m;
+    }
+    free(slot);
+    return found;
+}
+
+static size_t path_push(char *path, size_t at, const char *key)
+{
+    int w = snprintf(path + at, 256 - at, at ? ".%s" : "%s", key);
+    return w < 0 || (size_t)w >= 256 - at ? 255 : at + (size_t)w;
+}
+
+static int dup_walk(const cJSON *n, dupkey *d, size_t at)
+{
+    size_t count = 0;
+    for (const cJSON *c = n->child; c; c = c->next)
+        count++;
+    if (cJSON_IsObject(n)) {
+        int r = find_dup(n, count, d);
+        if (r) {
+            if (r > 0)
+                path_push(d->path, at, d->second->string);
+            return r;
+        }
+    }
+    for (const cJSON *c = n->child; c; c = c->next) {
+        if (!cJSON_IsObject(c) && !cJSON_IsArray(c))
+            continue;
+        size_t next = cJSON_IsObject(n) ? path_push(d->path, at, c->string) : at;
+        int r = dup_walk(c, d, next);
+        if (r)
+            return r;
+        d->path[at] = '\0';
+    }
+    return 0;
+}
+
+static int check_duplicates(const llmmem__json *doc)
+{
+    dupkey d = {.first = NULL, .second = NULL, .path = ""};
+    int r = dup_walk(doc->root, &d, 0);
+    if (r < 0)
+        return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", doc->source);
+    if (r == 0)
+        return 0;
+    int line, col;
+    llmmem__json_pos(doc, d.first, &line, &col);
+    return llmmem__json_error_at(doc, d.second, LLMMEM_E_SCHEMA, d.path, "duplicate key (first at %d:%d)", line,
+                                 col);
+}
+
 int llmmem__json_parse(llmmem__json **out, const char *text, size_t len, const char *source)
 {
     if (!out || (!text && len))
@@ -508,7 +614,7 @@ int llmmem__json_parse(llmmem__json **out, const char *text, size_t len, const c
     scan sc = {.s = (const unsigned char *)text, .n = len, .i = start};
     if (strict_scan(&sc)) {
         int line, col;
-        line_col(text, start, sc.err_off, &line, &col);
+        line_col(text, len, start, sc.err_off, &line, &col);
         return llmmem__error(LLMMEM_E_PARSE, "%s:%d:%d: %s", source, line, col, sc.err);
     }
 
@@ -527,10 +633,15 @@ int llmmem__json_parse(llmmem__json **out, const char *text, size_t len, const c
          * (or a detail the two disagree on): report where cJSON stopped. */
         int line, col;
         const char *stop = end && end >= text && end <= text + len ? end : text;
-        line_col(text, start, (size_t)(stop - text) > start ? (size_t)(stop - text) : start, &line, &col);
+        line_col(text, len, start, (size_t)(stop - text) > start ? (size_t)(stop - text) : start, &line, &col);
         llmmem__json_free(doc);
         return llmmem__error(LLMMEM_E_PARSE, "%s:%d:%d: cJSON could not build the document "
                              "(out of memory?)", source, line, col);
+    }
+    int rc = check_duplicates(doc);
+    if (rc) {
+        llmmem__json_free(doc);
+        return rc;
     }
     *out = doc;
     return 0;
@@ -567,7 +678,7 @@ static const jpos *positions(const llmmem__json *cdoc)
     int line = 1, col = 1;
     size_t at = doc->start;
     for (size_t i = 0; i < sc.npos; i++) {
-        line_col_step(doc->text, at, sc.pos[i].off, &line, &col);
+        line_col_step(doc->text, doc->len, at, sc.pos[i].off, &line, &col);
         at = sc.pos[i].off;
         sc.pos[i].line = line;
         sc.pos[i].col = col;
@@ -846,12 +957,14 @@ static int io_error(const char *what, const char *path, int err)
     return llmmem__error(LLMMEM_E_IO, "%s \"%s\": %s", what, path, msg);
 }
 
-/* Opens a regular file (or a pipe) for reading; *cap: the buffer to start
- * with, the file's size + 1 when it has one. Directories and files over the
- * limit are refused. */
+/* Opens a regular file for reading; *cap: the buffer to start with, the
+ * file's size + 1. Only regular files are read: a directory, a FIFO (whose
+ * reader would wait for a writer forever), a device or a socket is refused,
+ * and so is a file over the limit. O_NONBLOCK keeps open() itself from
+ * waiting on a FIFO; it is cleared before reading. */
 static int open_for_read(int *fd_out, size_t *cap, const char *path)
 {
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
     if (fd < 0)
         return io_error("cannot open", path, errno);
     struct stat st;
@@ -865,13 +978,25 @@ static int open_for_read(int *fd_out, size_t *cap, const char *path)
         return llmmem__error(LLMMEM_E_IO, "cannot read \"%s\": it is a directory, not a file",
                              path);
     }
-    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > JSON_MAX_FILE) {
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return llmmem__error(LLMMEM_E_IO, "cannot read \"%s\": not a regular file (%s)", path,
+                             S_ISFIFO(st.st_mode)  ? "a FIFO"
+                             : S_ISCHR(st.st_mode) ? "a character device"
+                             : S_ISBLK(st.st_mode) ? "a block device"
+                             : S_ISSOCK(st.st_mode) ? "a socket"
+                                                    : "not a file");
+    }
+    if ((uint64_t)st.st_size > JSON_MAX_FILE) {
         close(fd);
         return llmmem__error(LLMMEM_E_IO,
                              "cannot read \"%s\": %llu bytes is larger than the %u MiB limit",
                              path, (unsigned long long)st.st_size, JSON_MAX_FILE >> 20);
     }
-    *cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 4096;
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0)
+        fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    *cap = (size_t)st.st_size + 1;
     *fd_out = fd;
     return 0;
 }

@@ -30,6 +30,7 @@ typedef struct ctx {
     bool saw_training, saw_inference;
     int64_t model_max_seq_len; /* gpu-mem-calculator: model.max_seq_len is the sequence */
     bool saw_gpu_memory;       /* hardware memory given: an ambiguous gpu name is fine */
+    uint64_t seen[64];         /* parameters / model keys set by the current object (set_once) */
 } ctx;
 
 /* ---- values only scenarios have ------------------------------------------------ */
@@ -165,29 +166,33 @@ static int set_gpu_memory(ctx *c, const llmmem__jnode *n, const char *path, doub
                                  path);
 }
 
-/* A key written twice in one object is an error (the second would silently win). */
-static int no_duplicates(const llmmem__json *doc, const llmmem__jnode *obj, const char *section)
-{
-    for (const llmmem__jnode *m = llmmem__json_first(obj); m; m = llmmem__json_next(m))
-        for (const llmmem__jnode *e = llmmem__json_first(obj); e != m; e = llmmem__json_next(e))
-            if (strcmp(llmmem__json_key(e), llmmem__json_key(m)) == 0) {
-                char path[LLMMEM__KEYPATH_MAX];
-                llmmem__input_join_path(path, sizeof path, section, llmmem__json_key(m));
-                int line, col;
-                llmmem__json_pos(doc, e, &line, &col);
-                return llmmem__json_error_at(doc, m, LLMMEM_E_SCHEMA, path,
-                                             "duplicate key (first at %d:%d)", line, col);
-            }
-    return LLMMEM_OK;
-}
-
-/* obj must be an object (else "expected <expected>") without duplicate keys. */
+/* obj must be an object (else "expected <expected>"); the JSON layer has already
+ * refused a key written twice (json.c check_duplicates), and `seen` starts
+ * empty for the object's parameters. */
 static int unique_object(ctx *c, const llmmem__jnode *obj, const char *section,
                          const char *expected)
 {
+    memset(c->seen, 0, sizeof c->seen);
     if (!llmmem__json_is_object(obj))
         return llmmem__input_type_error(c->doc, obj, section, expected);
-    return no_duplicates(c->doc, obj, section);
+    return LLMMEM_OK;
+}
+
+/* Two spellings of one parameter in one object ("seq_len" and "max_seq_length",
+ * "num_layers" and "num_hidden_layers") would set it twice: an error naming
+ * both. `id` is the parameter (or model key) that member m sets. */
+static int set_once(ctx *c, int id, const llmmem__jnode *m, const char *path)
+{
+    if (id < 0 || id >= (int)(sizeof c->seen * 8))
+        return LLMMEM_OK;
+    uint64_t bit = UINT64_C(1) << (id % 64);
+    if (!(c->seen[id / 64] & bit)) {
+        c->seen[id / 64] |= bit;
+        return LLMMEM_OK;
+    }
+    return llmmem__json_error_at(c->doc, m, LLMMEM_E_SCHEMA, path,
+                                 "sets the same setting as an earlier key of this object (two spellings "
+                                 "of one parameter)");
 }
 
 /* ---- scenario sections --------------------------------------------------------- */
@@ -312,11 +317,15 @@ static int section_key(ctx *c, const char *section, const llmmem__jnode *m)
     char path[LLMMEM__KEYPATH_MAX];
     llmmem__input_join_path(path, sizeof path, section, key);
     for (size_t i = 0; i < LLMMEM_ARRAY_LEN(special); i++)
-        if (strcmp(special[i].section, section) == 0 && strcmp(special[i].key, key) == 0)
-            return special[i].fn(c, m, path, special[i].arg);
+        if (strcmp(special[i].section, section) == 0 && strcmp(special[i].key, key) == 0) {
+            int rc = special[i].fn == sp_param ? set_once(c, special[i].arg, m, path) : 0;
+            return rc ? rc : special[i].fn(c, m, path, special[i].arg);
+        }
     const llmmem__param_info *p = llmmem__param_by_name(key);
-    if (p && strcmp(p->section, section) == 0)
-        return llmmem__input_set_param(c->doc, c->cfg, p->id, m, path);
+    if (p && strcmp(p->section, section) == 0) {
+        int rc = set_once(c, p->id, m, path);
+        return rc ? rc : llmmem__input_set_param(c->doc, c->cfg, p->id, m, path);
+    }
     return unknown_section_key(c, m, section, path, p);
 }
 
@@ -348,7 +357,9 @@ static int apply_params(ctx *c, const llmmem__jnode *obj)
         if (llmmem_param_from_name(&id, llmmem__json_key(m)) != 0)
             return llmmem__json_error_at(c->doc, m, LLMMEM_E_UNKNOWN_PARAM, path,
                                          "unknown parameter (see llmmem params)");
-        int rc = llmmem__input_set_param(c->doc, c->cfg, id, m, path);
+        int rc = set_once(c, id, m, path);
+        if (rc == 0)
+            rc = llmmem__input_set_param(c->doc, c->cfg, id, m, path);
         if (rc)
             return rc;
     }
@@ -503,7 +514,9 @@ static int model_member(ctx *c, const llmmem__jnode *m, bool named, bool moe_off
                                      "numbers: num_parameters, num_layers, hidden_size, ...)");
     if (moe_off && is_moe_key(mkey))
         return LLMMEM_OK; /* gpu-mem-calculator: experts only count with moe_enabled */
-    int rc = set_model_key(c, mkey, m, path);
+    int rc = set_once(c, mkey, m, path);
+    if (rc == 0)
+        rc = set_model_key(c, mkey, m, path);
     if (rc == 0)
         *any_raw = true;
     return rc;

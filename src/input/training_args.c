@@ -255,9 +255,16 @@ static int hf_quantization(const llmmem__json *doc, llmmem_config *cfg, const ll
 static int apply_hf_args(const llmmem__json *doc, const llmmem__jnode *root, llmmem_config *cfg,
                          const void *unused)
 {
+    static const char *const keys[] = {"per_device_train_batch_size", "gradient_accumulation_steps", "bf16", "fp16",
+                                       "optim", "gradient_checkpointing", "fsdp", "fsdp_config", "deepspeed",
+                                       "finetuning_type", "lora_rank", "quantization_bit", "cutoff_len",
+                                       "max_seq_length", "output_dir", "learning_rate", "num_train_epochs",
+                                       "ddp_bucket_cap_mb", "pure_bf16", NULL};
     if (!llmmem__json_is_object(root))
         return llmmem__input_type_error(doc, root, "", "a JSON object (TrainingArguments)");
-    int rc;
+    int rc = llmmem__input_expect_keys(doc, root, keys, "TrainingArguments");
+    if (rc)
+        return rc;
     if ((rc = hf_sizes(doc, cfg, root)) != 0 || (rc = hf_precision(doc, cfg, root)) != 0 ||
         (rc = hf_training(doc, cfg, root)) != 0 || (rc = hf_fsdp(doc, cfg, root)) != 0)
         return rc;
@@ -269,6 +276,11 @@ static int apply_hf_args(const llmmem__json *doc, const llmmem__jnode *root, llm
     if ((rc = hf_lora(doc, cfg, root)) != 0)
         return rc;
     return hf_quantization(doc, cfg, root);
+}
+
+int llmmem_config_apply_hf_training_args_file(llmmem_config *cfg, const char *path)
+{
+    return llmmem__input_apply_file(cfg, path, "llmmem_config_apply_hf_training_args_file", apply_hf_args, NULL);
 }
 
 int llmmem_config_apply_hf_training_args_json(llmmem_config *cfg, const char *json, size_t len)

@@ -8,6 +8,8 @@
  *   checkpointing, offload and LoRA target lists. */
 #include "input/input.h"
 
+#include <stdlib.h>
+
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -328,4 +330,54 @@ int llmmem__input_apply_copy(llmmem_config *cfg, const char *json, size_t len, c
         *cfg = *tmp;
     llmmem_config_free(tmp);
     return rc;
+}
+
+/* The same from a file: the source in messages is the path. */
+int llmmem__input_apply_file(llmmem_config *cfg, const char *path, const char *fn, llmmem__input_apply_fn apply,
+                             const void *arg)
+{
+    if (!cfg || !path)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "%s: NULL argument", fn);
+    char *text = NULL;
+    size_t len = 0;
+    int rc = llmmem__read_file(&text, &len, path);
+    if (rc)
+        return rc;
+    rc = llmmem__input_apply_copy(cfg, text, len, path, apply, arg);
+    free(text);
+    return rc;
+}
+
+/* What a JSON object looks like, by the keys only one kind of file has. */
+static const struct {
+    const char *what;
+    const char *keys[6];
+} kinds[] = {
+    {"a HuggingFace config.json", {"model_type", "architectures", "num_hidden_layers", "hidden_size", NULL}},
+    {"a scenario file", {"model", "mode", "training", "inference", "engine", "hardware"}},
+    {"a DeepSpeed config", {"zero_optimization", "train_micro_batch_size_per_gpu", "train_batch_size", NULL}},
+    {"HF TrainingArguments", {"per_device_train_batch_size", "output_dir", "learning_rate", "num_train_epochs", NULL}},
+    {"a calibration profile", {"components", "reserved_headroom", "fitted_from", NULL}},
+};
+
+/* A file with none of the keys its reader knows: an error that says what it
+ * looks like (a scenario given as a DeepSpeed config applies nothing). */
+int llmmem__input_expect_keys(const llmmem__json *doc, const llmmem__jnode *root, const char *const *keys,
+                              const char *reader)
+{
+    if (!llmmem__json_is_object(root))
+        return 0;
+    for (const char *const *k = keys; *k; k++)
+        if (llmmem__json_get(root, *k))
+            return 0;
+    const char *what = "an object without any of them";
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(kinds); i++)
+        for (int j = 0; j < 6 && kinds[i].keys[j]; j++)
+            if (llmmem__json_get(root, kinds[i].keys[j])) {
+                what = kinds[i].what;
+                goto found;
+            }
+found:
+    return llmmem__json_error_at(doc, root, LLMMEM_E_SCHEMA, "", "none of the keys %s reads (%s, %s, ...): this looks like %s",
+                                 reader, keys[0], keys[1], what);
 }
