@@ -27,17 +27,32 @@ static int64_t microbatches(const struct llmmem_config *c)
     return c->num_microbatches > 0 ? c->num_microbatches : c->grad_accum_steps;
 }
 
-/* theoretical_memory_usage.py, line by line, in doubles as Python does. */
-void llmmem__megatron_theoretical(double *weights_optim, double *activations,
-                                  const struct llmmem_model *m, const struct llmmem_config *c,
-                                  const llmmem__layout *l)
+/* Parameters of one transformer layer's attention (theoretical_memory_usage.py
+ * compute_weight_and_optimizer_memory): multi-latent attention (q and kv
+ * low-rank projections with their norms) or 2 h^2 (1 + kv/a) x q-ratio. */
+static double theo_attention_params(const struct llmmem_model *m, double norm)
 {
     const double h = (double)m->hidden_size, a = (double)m->num_heads;
     const double kv = (double)m->num_kv_heads, d = (double)m->head_dim;
+    const double qratio = d * a / h;
+    if (m->kv_lora_rank > 0) { /* multi_latent_attention */
+        const double qk = (double)m->qk_nope_head_dim, qr = (double)m->qk_rope_head_dim;
+        const double vd = (double)m->v_head_dim, kl = (double)m->kv_lora_rank;
+        double q = m->q_lora_rank > 0 ? (double)m->q_lora_rank * (h + a * (qk + qr) + norm) : h * a * (qk + qr);
+        return q + kl * (h + a * (qk + vd) + norm) + h * qr + (a * vd) * h;
+    }
+    return 2 * h * h * ((1 + kv / a) * qratio);
+}
+
+/* compute_weight_and_optimizer_memory: the most loaded shard (first stage:
+ * its layers + the embedding, + the head when pp = 1 and untied) x bytes per
+ * parameter (18, or 6 + 12/dp with the distributed optimizer). */
+static double theo_weight_and_optimizer(const struct llmmem_model *m, const struct llmmem_config *c,
+                                        const llmmem__layout *l)
+{
+    const double h = (double)m->hidden_size;
     const double tp = (double)l->tp, pp = (double)l->pp, L = (double)m->num_layers;
     const double V = (double)padded_vocab(m, l->tp);
-    const double s = (double)c->seq_len, b = (double)c->micro_batch_size;
-    const double qratio = d * a / h;
     const double glu = m->gated_mlp ? 1.5 : 1.0;
     const double norm = m->norm == LLMMEM__NORM_RMS ? 1.0 : 2.0;
     const bool moe = m->num_experts > 0 && m->num_moe_layers > 0;
@@ -45,15 +60,7 @@ void llmmem__megatron_theoretical(double *weights_optim, double *activations,
     const double E = moe ? (double)m->num_experts : 1.0;
     const double fm = moe ? (double)m->moe_intermediate_size : 0.0;
     const double fs = (double)m->shared_expert_intermediate_size;
-    double attn;
-    if (m->kv_lora_rank > 0) { /* multi_latent_attention */
-        const double qk = (double)m->qk_nope_head_dim, qr = (double)m->qk_rope_head_dim;
-        const double vd = (double)m->v_head_dim, kl = (double)m->kv_lora_rank;
-        double q = m->q_lora_rank > 0 ? (double)m->q_lora_rank * (h + a * (qk + qr) + norm) : h * a * (qk + qr);
-        attn = q + kl * (h + a * (qk + vd) + norm) + h * qr + (a * vd) * h;
-    } else {
-        attn = 2 * h * h * ((1 + kv / a) * qratio);
-    }
+    const double attn = theo_attention_params(m, norm);
     const double dense_layer = 2 * h * ((double)m->intermediate_size * glu + norm) + attn;
     const double moe_layer = 2 * h * (fm * E * glu + fs * glu + norm) + attn;
     const double emb = h * V;
@@ -62,37 +69,63 @@ void llmmem__megatron_theoretical(double *weights_optim, double *activations,
     if (!m->tie_embeddings && l->pp == 1)
         shard += emb / tp;
     const double bpp = c->distributed_optimizer ? 6 + 12 / (double)l->dp : 18;
-    *weights_optim = shard * bpp;
+    return shard * bpp;
+}
 
-    const double f = (double)m->intermediate_size;
+/* The part compute_activation_memory and its _without_sp twin share: x L
+ * layers, + 8 sb pp (input ids) + sbh pp (embedding output), the interleaved
+ * schedule's 1 + (pp - 1)/(pp vpp) (Korthikanti 4.2.3), the 1F1B factor
+ * min(1, micro-batches / pp). */
+static double theo_pipeline_activations(double per_layer, const struct llmmem_model *m,
+                                        const struct llmmem_config *c, const llmmem__layout *l)
+{
+    const double h = (double)m->hidden_size, L = (double)m->num_layers, pp = (double)l->pp;
+    const double s = (double)c->seq_len, b = (double)c->micro_batch_size;
     const double nmb = (double)microbatches(c);
+    double act = per_layer;
+    act *= L;
+    act += 8 * s * b * pp;
+    act += s * b * h * pp;
+    if (l->vpp > 1)
+        act *= 1 + (pp - 1) / (pp * (double)l->vpp);
+    if (l->vpp <= 1 && l->pp > 1)
+        act *= fmin(1, nmb / pp);
+    return act;
+}
+
+/* compute_activation_memory (sequence parallel + selective recompute,
+ * Korthikanti Table 2): sbh(18 + 4f/h) per layer, + the output layer when
+ * pp = 1, / tp; else compute_activation_memory_without_sp: sbh(10 + 24/tp)
+ * per layer, + logits and their input when pp = 1, x 1.05. */
+static double theo_activations(const struct llmmem_model *m, const struct llmmem_config *c,
+                               const llmmem__layout *l)
+{
+    const double h = (double)m->hidden_size, tp = (double)l->tp;
+    const double V = (double)padded_vocab(m, l->tp);
+    const double s = (double)c->seq_len, b = (double)c->micro_batch_size;
+    const double f = (double)m->intermediate_size;
     double act;
     if (c->sequence_parallel && c->checkpointing == LLMMEM__CKPT_SELECTIVE) {
-        act = (s * b * h) * (18 + 4 * (f / h)); /* compute_activation_memory */
-        act *= L;
-        act += 8 * s * b * pp;
-        act += s * b * h * pp;
-        if (l->vpp > 1)
-            act *= 1 + (pp - 1) / (pp * (double)l->vpp);
-        if (l->vpp <= 1 && l->pp > 1)
-            act *= fmin(1, nmb / pp);
+        act = theo_pipeline_activations((s * b * h) * (18 + 4 * (f / h)), m, c, l);
         if (l->pp == 1)
             act += s * b * h * 4 * (1 + V / h);
         act /= tp;
     } else {
-        act = s * b * h * (10 + 24 / tp); /* compute_activation_memory_without_sp */
-        act *= L;
-        act += 8 * s * b * pp;
-        act += s * b * h * pp;
-        if (l->vpp > 1)
-            act *= 1 + (pp - 1) / (pp * (double)l->vpp);
-        if (l->vpp <= 1 && l->pp > 1)
-            act *= fmin(1, nmb / pp);
+        act = theo_pipeline_activations(s * b * h * (10 + 24 / tp), m, c, l);
         if (l->pp == 1)
             act += (s * b * V / tp + s * b * h) * 2;
         act *= 1.05;
     }
-    *activations = act;
+    return act;
+}
+
+/* theoretical_memory_usage.py, line by line, in doubles as Python does. */
+void llmmem__megatron_theoretical(double *weights_optim, double *activations,
+                                  const struct llmmem_model *m, const struct llmmem_config *c,
+                                  const llmmem__layout *l)
+{
+    *weights_optim = theo_weight_and_optimizer(m, c, l);
+    *activations = theo_activations(m, c, l);
 }
 
 static int theoretical_mode(struct llmmem_result *r, const struct llmmem_model *m,
