@@ -185,6 +185,16 @@ void llmmem__engine_keys(struct llmmem_result *r, const llmmem__layout *l, uint6
 }
 
 
+void llmmem__engine_formula_keys(struct llmmem_result *r, const struct llmmem_model *m, int phase)
+{
+    r->phase_used[phase] = true;
+    r->mode = LLMMEM__MODE_TRAINING;
+    memcpy(r->model_type, m->model_type, sizeof r->model_type);
+    llmmem__result_set_i64(r, LLMMEM_R_PARAMS, m->params);
+    llmmem__result_set_i64(r, LLMMEM_R_TRAINABLE_PARAMS, m->params);
+    llmmem__result_set_i64(r, LLMMEM_R_ACTIVE_PARAMS, m->params_active);
+}
+
 int llmmem__check_args(const llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg,
                        const char *fn)
 {

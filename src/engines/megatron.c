@@ -139,12 +139,7 @@ static int theoretical_mode(struct llmmem_result *r, const struct llmmem_model *
     uint64_t *fw = r->bytes[LLMMEM_PHASE_FORWARD];
     fw[LLMMEM_C_OPTIMIZER_STATE] = wb;
     fw[LLMMEM_C_ACTIVATIONS] = ab;
-    r->phase_used[LLMMEM_PHASE_FORWARD] = true;
-    r->mode = LLMMEM__MODE_TRAINING;
-    memcpy(r->model_type, m->model_type, sizeof r->model_type);
-    llmmem__result_set_i64(r, LLMMEM_R_PARAMS, m->params);
-    llmmem__result_set_i64(r, LLMMEM_R_TRAINABLE_PARAMS, m->params);
-    llmmem__result_set_i64(r, LLMMEM_R_ACTIVE_PARAMS, m->params_active);
+    llmmem__engine_formula_keys(r, m, LLMMEM_PHASE_FORWARD);
     llmmem__result_term(r, "weight_and_optimizer",
                         "most loaded shard params x (18, or 6 + 12/dp with the distributed optimizer) "
                         "(theoretical_memory_usage.py compute_weight_and_optimizer_memory)",

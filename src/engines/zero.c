@@ -64,21 +64,14 @@ void llmmem__zero_estimator(uint64_t *gpu, uint64_t *cpu, int stage, uint64_t to
                         offload_optimizer, offload_param, zero_init);
 }
 
-static int zero_estimator_mode(struct llmmem_result *r, const struct llmmem_model *m,
-                               const struct llmmem_config *c, const llmmem__layout *l)
+/* The GPU bytes of DeepSpeed's estimators split as its terms: stage 3 =
+ * largest_layer_memory (gathered params) + model_states; stages 1-2 =
+ * fp16_params (weights) + model_states (optimizer state). */
+static void estimator_terms(struct llmmem_result *r, const struct llmmem_model *m,
+                            const struct llmmem_config *c, uint64_t gpu)
 {
-    if (c->zero_stage < 2)
-        return llmmem__error(LLMMEM_E_UNSUPPORTED,
-                             "accounting deepspeed_estimator: DeepSpeed has estimators for zero_stage 2 "
-                             "and 3 only (zero_stage = %lld)",
-                             (long long)c->zero_stage);
     const bool off_opt = c->offload_optimizer != LLMMEM__OFFLOAD_NONE;
     const bool off_par = c->offload_param != LLMMEM__OFFLOAD_NONE;
-    uint64_t gpu, cpu;
-    const uint64_t per_node = (uint64_t)l->per_node, nodes = (uint64_t)l->nodes;
-    llmmem__zero_estimator(&gpu, &cpu, (int)c->zero_stage, (uint64_t)m->params,
-                           (uint64_t)m->largest_module_params, per_node, nodes, off_opt, off_par,
-                           c->zero_init != 0);
     uint64_t *op = r->bytes[LLMMEM_PHASE_OPTIMIZER];
     if (c->zero_stage == 3) {
         uint64_t largest = 4 * (uint64_t)m->largest_module_params;
@@ -103,13 +96,26 @@ static int zero_estimator_mode(struct llmmem_result *r, const struct llmmem_mode
                                                         : "int(18 x params / total_gpus)",
                             gpu - 2 * (uint64_t)m->params);
     }
+}
+
+/* accounting = deepspeed_estimator: DeepSpeed's own model-state estimator as
+ * the result (stages 2 and 3 only). */
+static int zero_estimator_mode(struct llmmem_result *r, const struct llmmem_model *m,
+                               const struct llmmem_config *c, const llmmem__layout *l)
+{
+    if (c->zero_stage < 2)
+        return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                             "accounting deepspeed_estimator: DeepSpeed has estimators for zero_stage 2 "
+                             "and 3 only (zero_stage = %lld)",
+                             (long long)c->zero_stage);
+    uint64_t gpu, cpu;
+    llmmem__zero_estimator(&gpu, &cpu, (int)c->zero_stage, (uint64_t)m->params,
+                           (uint64_t)m->largest_module_params, (uint64_t)l->per_node,
+                           (uint64_t)l->nodes, c->offload_optimizer != LLMMEM__OFFLOAD_NONE,
+                           c->offload_param != LLMMEM__OFFLOAD_NONE, c->zero_init != 0);
+    estimator_terms(r, m, c, gpu);
     llmmem__result_term(r, "cpu_memory", "host RAM per node, x 1.5 additional_buffer_factor", cpu);
-    r->phase_used[LLMMEM_PHASE_OPTIMIZER] = true;
-    r->mode = LLMMEM__MODE_TRAINING;
-    memcpy(r->model_type, m->model_type, sizeof r->model_type);
-    llmmem__result_set_i64(r, LLMMEM_R_PARAMS, m->params);
-    llmmem__result_set_i64(r, LLMMEM_R_TRAINABLE_PARAMS, m->params);
-    llmmem__result_set_i64(r, LLMMEM_R_ACTIVE_PARAMS, m->params_active);
+    llmmem__engine_formula_keys(r, m, LLMMEM_PHASE_OPTIMIZER);
     llmmem__result_note(r, "deepspeed_estimator: model states only, DeepSpeed's formula (no "
                            "activations, buffers or workspaces)");
     int rc = llmmem__result_finish(r, c);
