@@ -421,34 +421,24 @@ static int variants_fsdp(search *s, int pre)
     return rc;
 }
 
-/* Megatron-LM: distributed optimizer off / on, sequence parallel off / on
- * (with TP). */
+/* The Megatron family, each with sequence parallel off / on (with TP):
+ * Megatron-LM with the distributed optimizer off / on; Megatron-DeepSpeed with
+ * ZeRO stage 0..2, where the pipeline engine runs stage 0 or 1 only
+ * (deepspeed/runtime/pipe/engine.py asserts zero stage < 2). */
 static int variants_megatron(search *s, int pre)
 {
     struct llmmem_config *c = &s->c;
+    const bool ds = c->engine == LLMMEM__ENG_MEGATRON_DEEPSPEED;
     int rc = 0;
-    for (int d = 0; d <= 1 && !rc; d++)
+    for (int o = 0; o <= (ds ? 2 : 1) && !rc; o++)
         for (int sp = 0; sp <= (c->tp > 1) && !rc; sp++) {
-            c->distributed_optimizer = d;
-            c->sequence_parallel = sp;
-            rc = grid(s, pre);
-        }
-    return rc;
-}
-
-/* Megatron-DeepSpeed: ZeRO stage 0..2, sequence parallel off / on (with TP).
- * DeepSpeed's pipeline engine runs ZeRO stage 0 or 1 only
- * (deepspeed/runtime/pipe/engine.py asserts zero stage < 2). */
-static int variants_megatron_deepspeed(search *s, int pre)
-{
-    struct llmmem_config *c = &s->c;
-    int rc = 0;
-    for (int st = 0; st <= 2 && !rc; st++)
-        for (int sp = 0; sp <= (c->tp > 1) && !rc; sp++) {
-            c->zero_stage = st;
+            if (ds)
+                c->zero_stage = o;
+            else
+                c->distributed_optimizer = o;
             c->sequence_parallel = sp;
             int why = pre;
-            if (why < 0 && c->pp > 1 && st >= 2)
+            if (ds && why < 0 && c->pp > 1 && o >= 2)
                 why = LLMMEM_REJECT_UNSUPPORTED;
             rc = grid(s, why);
         }
@@ -463,8 +453,8 @@ static int variants(search *s, int pre)
     case LLMMEM__ENG_DDP: return grid(s, pre);
     case LLMMEM__ENG_ZERO: return variants_zero(s, pre);
     case LLMMEM__ENG_FSDP: return variants_fsdp(s, pre);
-    case LLMMEM__ENG_MEGATRON: return variants_megatron(s, pre);
-    case LLMMEM__ENG_MEGATRON_DEEPSPEED: return variants_megatron_deepspeed(s, pre);
+    case LLMMEM__ENG_MEGATRON:
+    case LLMMEM__ENG_MEGATRON_DEEPSPEED: return variants_megatron(s, pre);
     }
     return 0;
 }
