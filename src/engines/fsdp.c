@@ -29,7 +29,7 @@ static int fsdp_shard_group(int64_t *shard, const llmmem__layout *l, int strat)
 
 /* One FSDP estimate: the training model being sharded and the unit buffers. */
 typedef struct fsdp_run {
-    llmmem__train t;
+    llmmem__train *t; /* the training model being sharded (on the caller's stack) */
     llmmem__engine_extra x;
     llmmem__ovf o;
     int strat;
@@ -47,8 +47,8 @@ typedef struct fsdp_run {
  * LoRA (frozen layers are still gathered) P / (layers + 1), split evenly. */
 static uint64_t fsdp_layer_params(const fsdp_run *f)
 {
-    const uint64_t L = (uint64_t)(f->t.layers > 0 ? f->t.layers : 1);
-    uint64_t n = f->t.st.trainable == f->t.st.params && f->gb ? f->t.layer_grad / f->gb : 0;
+    const uint64_t L = (uint64_t)(f->t->layers > 0 ? f->t->layers : 1);
+    uint64_t n = f->t->st.trainable == f->t->st.params && f->gb ? f->t->layer_grad / f->gb : 0;
     return n ? n : f->P / (L + 1);
 }
 
@@ -57,7 +57,7 @@ static uint64_t fsdp_layer_params(const fsdp_run *f)
  * ((P - layer params x L) x ub). */
 static void fsdp_unit_sizes(fsdp_run *f)
 {
-    const uint64_t L = (uint64_t)(f->t.layers > 0 ? f->t.layers : 1);
+    const uint64_t L = (uint64_t)(f->t->layers > 0 ? f->t->layers : 1);
     f->layer_params = fsdp_layer_params(f);
     const uint64_t root_params = llmmem__sub0(f->P, llmmem__mul(&f->o, f->layer_params, L));
     f->unit = llmmem__mul(&f->o, f->layer_params, f->ub);
@@ -67,7 +67,7 @@ static void fsdp_unit_sizes(fsdp_run *f)
 /* Sharded params + masters + grads + optimizer state of one rank. */
 static uint64_t fsdp_rank_states(fsdp_run *f)
 {
-    const llmmem__states *st = &f->t.st;
+    const llmmem__states *st = &f->t->st;
     return llmmem__add(&f->o, llmmem__add(&f->o, st->weights, st->master),
                        llmmem__add(&f->o, st->grads, st->optim));
 }
@@ -76,14 +76,14 @@ static uint64_t fsdp_rank_states(fsdp_run *f)
  * shards). */
 static void fsdp_shard_states(fsdp_run *f)
 {
-    llmmem__states *st = &f->t.st;
+    llmmem__states *st = &f->t->st;
     st->weights = llmmem__ceil_div(st->weights, f->N);
     st->master = llmmem__ceil_div(st->master, f->N);
     st->grads = llmmem__ceil_div(st->grads, f->N);
     st->optim = llmmem__ceil_div(st->optim, f->N);
     st->optim_transient = llmmem__ceil_div(st->optim_transient, f->N);
-    f->t.layer_grad = llmmem__ceil_div(f->t.layer_grad, f->N);
-    f->t.other_grad = llmmem__ceil_div(f->t.other_grad, f->N);
+    f->t->layer_grad = llmmem__ceil_div(f->t->layer_grad, f->N);
+    f->t->other_grad = llmmem__ceil_div(f->t->other_grad, f->N);
     f->sharded = f->N > 1 || f->strat != LLMMEM__FSDP_NO_SHARD ? fsdp_rank_states(f) : 0;
 }
 
@@ -119,13 +119,13 @@ static uint64_t fsdp_reduce_scatter(fsdp_run *f)
 static void fsdp_cpu_offload(fsdp_run *f, uint64_t per_node)
 {
     f->host = llmmem__mul(&f->o, fsdp_rank_states(f), per_node);
-    f->t.st.weights = 0;
-    f->t.st.master = 0;
-    f->t.st.grads = 0;
-    f->t.st.optim = 0;
-    f->t.st.optim_transient = 0;
-    f->t.layer_grad = 0;
-    f->t.other_grad = 0;
+    f->t->st.weights = 0;
+    f->t->st.master = 0;
+    f->t->st.grads = 0;
+    f->t->st.optim = 0;
+    f->t->st.optim_transient = 0;
+    f->t->layer_grad = 0;
+    f->t->other_grad = 0;
     f->sharded = 0;
 }
 
@@ -156,7 +156,9 @@ int llmmem_estimate_fsdp(llmmem_result *out, const llmmem_model *model, const ll
         return rc;
     llmmem__layout l;
     fsdp_run f;
+    llmmem__train t;
     memset(&f, 0, sizeof f);
+    f.t = &t;
     f.strat = (int)cfg->fsdp_sharding;
     int64_t shard;
     if ((rc = llmmem__engine_layout(&l, model, cfg, false, "fsdp")) != 0 ||
@@ -168,14 +170,14 @@ int llmmem_estimate_fsdp(llmmem_result *out, const llmmem_model *model, const ll
                                 f.strat != LLMMEM__FSDP_NO_SHARD;
     llmmem__result_clear(out);
     out->engine = LLMMEM__ENG_FSDP;
-    if ((rc = llmmem__train_compute(&f.t, out, model, cfg)) != 0)
+    if ((rc = llmmem__train_compute(&t, out, model, cfg)) != 0)
         return rc;
     f.N = (uint64_t)shard;
-    f.P = (uint64_t)f.t.st.params;
-    f.gb = (uint64_t)(f.t.st.grad_bytes > 0 ? f.t.st.grad_bytes : 4);
+    f.P = (uint64_t)t.st.params;
+    f.gb = (uint64_t)(t.st.grad_bytes > 0 ? t.st.grad_bytes : 4);
     /* Unsharded parameters are in MixedPrecision.param_dtype (the compute
      * dtype when the model trains with masters) else in the stored dtype. */
-    f.ub = (uint64_t)(f.t.st.weight_bytes > 0 ? f.t.st.weight_bytes : 4);
+    f.ub = (uint64_t)(t.st.weight_bytes > 0 ? t.st.weight_bytes : 4);
     fsdp_unit_sizes(&f);
     fsdp_shard_states(&f);
     if (unshard_copies) {
@@ -187,7 +189,7 @@ int llmmem_estimate_fsdp(llmmem_result *out, const llmmem_model *model, const ll
         fsdp_cpu_offload(&f, (uint64_t)l.per_node);
     if (f.o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "FSDP estimate overflows 64-bit byte counts");
-    if ((rc = llmmem__train_fill(out, &f.t, &f.x, model, cfg)) != 0)
+    if ((rc = llmmem__train_fill(out, &t, &f.x, model, cfg)) != 0)
         return rc;
     fsdp_terms(out, &f, unshard_copies);
     llmmem__engine_keys(out, &l, f.host, 0, f.strat == LLMMEM__FSDP_NO_SHARD ? 0 : f.sharded);

@@ -217,7 +217,7 @@ typedef struct mg_run {
     const struct llmmem_model *m;
     const struct llmmem_config *c;
     llmmem__layout l;
-    llmmem__train base; /* the single-GPU training model */
+    const llmmem__train *base; /* the single-GPU training model (on megatron_run's stack) */
     llmmem__ovf o;
     int zero_stage;     /* 0: Megatron's own optimizer; 1/2: DeepSpeed ZeRO */
     bool master, sp, dropout;
@@ -253,7 +253,7 @@ static uint64_t mg_params_per_layer(const struct llmmem_model *m, const llmmem__
  * distributed optimizer, over dp x cp (distrib_optimizer.py). */
 static void mg_bytes_per_param(mg_run *r)
 {
-    const llmmem__states *st = &r->base.st;
+    const llmmem__states *st = &r->base->st;
     r->master = st->master > 0;
     r->wbp = (uint64_t)(st->weight_bytes > 0 ? st->weight_bytes : 2);
     r->gbp = r->master && r->c->grad_dtype == LLMMEM__DT_AUTO && r->zero_stage == 0
@@ -418,7 +418,7 @@ static void mg_stage_buffers(mg_run *r, llmmem__engine_extra *x, uint64_t n)
 static int mg_stage_estimate(mg_run *r, struct llmmem_result *dst, int si, int stages)
 {
     const mg_stage st = mg_stage_at(r, si, stages);
-    llmmem__train t = r->base;
+    llmmem__train t = *r->base;
     mg_stage_states(r, &t, st.params);
     mg_stage_activations(r, &t, &st);
     if (st.first)
@@ -466,7 +466,7 @@ static void mg_report(mg_run *r, struct llmmem_result *out, int engine)
     out->engine = engine;
     llmmem__result_set_i64(out, LLMMEM_R_PIPELINE_STAGES, (int64_t)r->pp);
     llmmem__result_set_i64(out, LLMMEM_R_PARAMS, r->m->params);
-    llmmem__result_set_i64(out, LLMMEM_R_TRAINABLE_PARAMS, r->base.st.trainable);
+    llmmem__result_set_i64(out, LLMMEM_R_TRAINABLE_PARAMS, r->base->st.trainable);
     llmmem__result_term(out, "megatron_layer_activations",
                         "per layer, one micro-batch: (10 sbh replicated unless SP) + (q,k,v,o, attention "
                         "core, MLP intermediates)/tp (Korthikanti Table 2, GQA/SwiGLU generalised)",
@@ -488,7 +488,9 @@ static int megatron_run(struct llmmem_result *out, const struct llmmem_model *m,
                         const struct llmmem_config *c, int engine, int zero_stage)
 {
     mg_run r;
+    llmmem__train base;
     memset(&r, 0, sizeof r);
+    r.base = &base;
     int rc = llmmem__engine_layout(&r.l, m, c, true,
                                    engine == LLMMEM__ENG_MEGATRON ? "megatron" : "megatron_deepspeed");
     if (rc)
@@ -499,9 +501,9 @@ static int megatron_run(struct llmmem_result *out, const struct llmmem_model *m,
         return theoretical_mode(out, m, c, &r.l);
     if (c->accounting == LLMMEM__ACC_DEEPSPEED)
         return llmmem__error(LLMMEM_E_INCONSISTENT, "accounting deepspeed_estimator needs engine zero");
-    if ((rc = llmmem__train_compute(&r.base, out, m, c)) != 0)
+    if ((rc = llmmem__train_compute(&base, out, m, c)) != 0)
         return rc;
-    llmmem__optim_engine_fused(&r.base.st, c);
+    llmmem__optim_engine_fused(&base.st, c);
     r.m = m;
     r.c = c;
     r.zero_stage = zero_stage;

@@ -148,7 +148,7 @@ static int zero_check(const struct llmmem_config *cfg, const llmmem__layout *l)
 /* One ZeRO estimate: the single-GPU training model being partitioned, the
  * engine's buffers per phase, and what leaves the GPU. */
 typedef struct zero_run {
-    llmmem__train t;
+    llmmem__train *t; /* the training model being sharded (on the caller's stack) */
     llmmem__engine_extra x;
     llmmem__ovf o;
     int stage;
@@ -167,7 +167,7 @@ typedef struct zero_run {
  * (stage_1_and_2.py single_partition_of_fp32_groups). */
 static void zero1_partition_optimizer(zero_run *z)
 {
-    llmmem__states *st = &z->t.st;
+    llmmem__states *st = &z->t->st;
     st->master = llmmem__ceil_div(st->master, z->N);
     st->optim = llmmem__ceil_div(st->optim, z->N);
     st->optim_transient = llmmem__ceil_div(st->optim_transient, z->N);
@@ -179,7 +179,7 @@ static void zero1_partition_optimizer(zero_run *z)
  * single_grad_partition). */
 static uint64_t zero1_fp32_grad_partition(zero_run *z)
 {
-    if (z->t.st.master && z->gb != 4)
+    if (z->t->st.master && z->gb != 4)
         return llmmem__ceil_div(llmmem__mul(&z->o, z->trainable, 4), z->N);
     return 0;
 }
@@ -187,10 +187,10 @@ static uint64_t zero1_fp32_grad_partition(zero_run *z)
 /* ZeRO-2: gradients partitioned too (averaged_gradients of this partition). */
 static void zero2_partition_grads(zero_run *z)
 {
-    z->t.st.grads = llmmem__ceil_div(z->t.st.grads, z->N);
-    z->t.layer_grad = llmmem__ceil_div(z->t.layer_grad, z->N);
-    z->t.other_grad = llmmem__ceil_div(z->t.other_grad, z->N);
-    z->sharded = llmmem__add(&z->o, z->sharded, z->t.st.grads);
+    z->t->st.grads = llmmem__ceil_div(z->t->st.grads, z->N);
+    z->t->layer_grad = llmmem__ceil_div(z->t->layer_grad, z->N);
+    z->t->other_grad = llmmem__ceil_div(z->t->other_grad, z->N);
+    z->sharded = llmmem__add(&z->o, z->sharded, z->t->st.grads);
 }
 
 /* Gradient reduction bucket: the contiguous ipg buffer of
@@ -224,9 +224,9 @@ static void zero3_partition_params(zero_run *z, const struct llmmem_model *m,
                                    const struct llmmem_config *cfg)
 {
     z->keep = llmmem__min(persistent_params(m, cfg->stage3_param_persistence_threshold), z->P);
-    z->w_part = llmmem__engine_scale(z->t.st.weights, z->P - z->keep, z->P * z->N);
-    z->w_keep = llmmem__engine_scale(z->t.st.weights, z->keep, z->P);
-    z->t.st.weights = llmmem__add(&z->o, z->w_part, z->w_keep);
+    z->w_part = llmmem__engine_scale(z->t->st.weights, z->P - z->keep, z->P * z->N);
+    z->w_keep = llmmem__engine_scale(z->t->st.weights, z->keep, z->P);
+    z->t->st.weights = llmmem__add(&z->o, z->w_part, z->w_keep);
     z->sharded = llmmem__add(&z->o, z->sharded, z->w_part);
 }
 
@@ -266,7 +266,7 @@ static void zero_offload_to(zero_run *z, int64_t device, uint64_t per_rank)
 static void zero3_offload_params(zero_run *z, const struct llmmem_config *cfg)
 {
     zero_offload_to(z, cfg->offload_param, z->w_part);
-    z->t.st.weights = z->w_keep;
+    z->t->st.weights = z->w_keep;
     z->sharded = llmmem__sub0(z->sharded, z->w_part);
 }
 
@@ -275,7 +275,7 @@ static void zero3_offload_params(zero_run *z, const struct llmmem_config *cfg)
  * host buffers (memory.rst: "4b for fp32 gradients"). */
 static void zero_offload_optimizer(zero_run *z, const struct llmmem_config *cfg, bool off_par)
 {
-    uint64_t states = llmmem__add(&z->o, z->t.st.master, z->t.st.optim);
+    uint64_t states = llmmem__add(&z->o, z->t->st.master, z->t->st.optim);
     uint64_t g32 = llmmem__ceil_div(llmmem__mul(&z->o, z->trainable, 4), z->N);
     if (cfg->offload_optimizer == LLMMEM__OFFLOAD_CPU) {
         zero_offload_to(z, LLMMEM__OFFLOAD_CPU, llmmem__add(&z->o, states, g32));
@@ -283,14 +283,14 @@ static void zero_offload_optimizer(zero_run *z, const struct llmmem_config *cfg,
         zero_offload_to(z, LLMMEM__OFFLOAD_NVME, states);
         zero_offload_to(z, LLMMEM__OFFLOAD_CPU, g32);
     }
-    z->t.st.master = 0;
-    z->t.st.optim = 0;
-    z->t.st.optim_transient = 0;
+    z->t->st.master = 0;
+    z->t->st.optim = 0;
+    z->t->st.optim_transient = 0;
     z->x.opt[LLMMEM_C_OPTIMIZER_TRANSIENT] = 0;
     if (z->stage >= 2) {
-        z->t.st.grads = 0;
-        z->t.layer_grad = 0;
-        z->t.other_grad = 0;
+        z->t->st.grads = 0;
+        z->t->layer_grad = 0;
+        z->t->other_grad = 0;
     }
     z->sharded = z->stage == 3 && !off_par ? z->w_part : 0;
 }
@@ -384,24 +384,26 @@ int llmmem_estimate_zero(llmmem_result *out, const llmmem_model *model, const ll
         return llmmem__error(LLMMEM_E_INCONSISTENT, "accounting megatron_theoretical needs engine megatron");
 
     zero_run z;
+    llmmem__train t;
     memset(&z, 0, sizeof z);
-    if ((rc = llmmem__train_compute(&z.t, out, model, cfg)) != 0)
+    z.t = &t;
+    if ((rc = llmmem__train_compute(&t, out, model, cfg)) != 0)
         return rc;
-    llmmem__optim_engine_fused(&z.t.st, cfg);
+    llmmem__optim_engine_fused(&t.st, cfg);
     z.stage = (int)cfg->zero_stage;
     z.N = (uint64_t)l.dp;
     z.per_node = (uint64_t)l.per_node;
-    z.P = (uint64_t)z.t.st.params;
-    z.trainable = (uint64_t)z.t.st.trainable;
-    z.pb = (uint64_t)(z.t.st.weight_bytes > 0 ? z.t.st.weight_bytes : 2);
-    z.gb = (uint64_t)(z.t.st.grad_bytes > 0 ? z.t.st.grad_bytes : 2);
+    z.P = (uint64_t)t.st.params;
+    z.trainable = (uint64_t)t.st.trainable;
+    z.pb = (uint64_t)(t.st.weight_bytes > 0 ? t.st.weight_bytes : 2);
+    z.gb = (uint64_t)(t.st.grad_bytes > 0 ? t.st.grad_bytes : 2);
     zero_shard(&z, model, cfg);
     if (z.o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "ZeRO estimate overflows 64-bit byte counts");
     if (z.stage == 0)
         llmmem__result_note(out, "ZeRO stage 0: states replicated as in DDP; gradient all-reduce "
                                  "buffers not counted");
-    if ((rc = llmmem__train_fill(out, &z.t, &z.x, model, cfg)) != 0)
+    if ((rc = llmmem__train_fill(out, &t, &z.x, model, cfg)) != 0)
         return rc;
     zero_terms(out, &z);
     llmmem__engine_keys(out, &l, z.host, z.nvme, z.sharded);
