@@ -156,8 +156,8 @@ static inline void bench_row(const char *name, bench_stat st, double target, con
         if (st.median > target)
             bench_slow = 1;
     }
-    printf("| %-46s | %9.3f %s | %9.3f %s | %9.3f %s | %9s | %-4s | %s\n", name, st.median * s, unit,
-           st.min * s, unit, st.wall * s, unit, tgt, verdict, note ? note : "");
+    printf("| %-46s | %9.3f %s | %9.3f %s | %9.3f %s | %9s | %-4s |%s%s\n", name, st.median * s, unit,
+           st.min * s, unit, st.wall * s, unit, tgt, verdict, note && *note ? " " : "", note ? note : "");
 }
 
 /* A case that could not run: why, in place of the figures. */
