@@ -48,43 +48,19 @@ static const char *const hf_files[] = {"llama-3.2-1b", "qwen2.5-7b", "llama-3.1-
                                        "qwen3-235b-a22b", "llama-3.1-405b", "deepseek-v3", "gpt-oss-120b"};
 #define HF_FILES (int)(sizeof hf_files / sizeof hf_files[0])
 
-typedef struct hf_ctx {
-    char text[HF_FILES][8192];
-    size_t len[HF_FILES];
-    size_t lo, hi; /* smallest, largest file */
-} hf_ctx;
-
-/* 0, or the path of the first file that cannot be read. */
-static const char *hf_load(hf_ctx *h, char *path, size_t cap)
+/* NULL, or the path of the first file that cannot be read. */
+static const char *hf_load(bench_texts *t, char *path, size_t cap)
 {
-    h->lo = SIZE_MAX;
-    h->hi = 0;
     for (int i = 0; i < HF_FILES; i++) {
         snprintf(path, cap, "test/data/configs/published/%s.json", hf_files[i]);
         FILE *f = fopen(path, "rb");
         if (!f)
             return path;
-        h->len[i] = fread(h->text[i], 1, sizeof h->text[i], f);
+        size_t len = fread(t->text[t->n], 1, sizeof t->text[t->n], f);
         fclose(f);
-        h->lo = h->len[i] < h->lo ? h->len[i] : h->lo;
-        h->hi = h->len[i] > h->hi ? h->len[i] : h->hi;
+        bench_texts_add(t, hf_files[i], len);
     }
     return NULL;
-}
-
-static int body_hf(void *p, long i)
-{
-    hf_ctx *h = p;
-    llmmem_model *m = NULL;
-    int rc = llmmem_model_from_hf_json(&m, h->text[i % HF_FILES], h->len[i % HF_FILES]);
-    llmmem_model_free(m);
-    return rc;
-}
-
-static const char *name_hf(void *p, long i)
-{
-    (void)p;
-    return hf_files[i];
 }
 
 static int body_max_batch(void *p, long i)
@@ -175,15 +151,15 @@ int main(void)
                      (long)(sizeof bench_presets / sizeof bench_presets[0])};
     bench_row("model_from_preset + free (11 presets)", bench_time(&cp), 0, "us", NULL);
 
-    static hf_ctx h;
+    static bench_texts h;
     char path[256];
     const char *missing = hf_load(&h, path, sizeof path);
     if (missing) {
         snprintf(note, sizeof note, "%.200s not found (run from the source tree)", missing);
         bench_row_na("model_from_hf_json + free", note);
     } else {
-        bench_case ch = {"model_from_hf_json", body_hf, name_hf, &h, HF_FILES};
-        snprintf(note, sizeof note, "%d published config.json files, %zu-%zu bytes", HF_FILES, h.lo, h.hi);
+        bench_case ch = bench_texts_case(&h);
+        snprintf(note, sizeof note, "%d published config.json files, %zu-%zu bytes", h.n, h.lo, h.hi);
         bench_row("model_from_hf_json + free", bench_time(&ch), 0, "us", note);
     }
 

@@ -129,38 +129,18 @@ static const struct {
 };
 #define HF_VARIANTS (int)(sizeof hf_sizes / sizeof hf_sizes[0])
 
-typedef struct parse_ctx {
-    char text[HF_VARIANTS][2560];
-    size_t len[HF_VARIANTS];
-} parse_ctx;
-
-static void parse_load(parse_ctx *p)
+static void parse_load(bench_texts *t)
 {
     for (int i = 0; i < HF_VARIANTS; i++) {
-        int n = snprintf(p->text[i], sizeof p->text[i], hf_template, hf_sizes[i].name, hf_sizes[i].hidden,
+        int n = snprintf(t->text[i], sizeof t->text[i], hf_template, hf_sizes[i].name, hf_sizes[i].hidden,
                          hf_sizes[i].inter, hf_sizes[i].heads, hf_sizes[i].layers, hf_sizes[i].kv,
                          hf_sizes[i].tied ? "true" : "false", hf_sizes[i].vocab);
-        if (n < 0 || (size_t)n >= sizeof p->text[i]) {
+        if (n < 0 || (size_t)n >= sizeof t->text[i]) {
             fprintf(stderr, "bench_plan: config.json variant %d does not fit\n", i);
             exit(1);
         }
-        p->len[i] = (size_t)n;
+        bench_texts_add(t, hf_sizes[i].name, (size_t)n);
     }
-}
-
-static int body_parse(void *ctx, long i)
-{
-    parse_ctx *p = ctx;
-    llmmem_model *m = NULL;
-    int rc = llmmem_model_from_hf_json(&m, p->text[i % HF_VARIANTS], p->len[i % HF_VARIANTS]);
-    llmmem_model_free(m);
-    return rc;
-}
-
-static const char *name_parse(void *ctx, long i)
-{
-    (void)ctx;
-    return hf_sizes[i].name;
 }
 
 /* ---- plan ------------------------------------------------------------------------- */
@@ -331,38 +311,45 @@ static void cli_rows(const char *cli)
               "11 processes, table of the top 10");
 }
 
+/* The estimate targets: ZeRO-3 on 64 H100 with full recompute (issue 7's
+ * Llama-3-70B case over 14 models), the single-GPU training model alone, and
+ * both inference runtimes. */
+static const struct {
+    const char *name;
+    bench_setup setup;
+    const char *note;
+} estimates[] = {
+    {"estimate: ZeRO-3 x64 H100, full recompute", setup_zero3_x64,
+     "14 models, 1.2B-671B (11 presets, 3 raw sizes), micro-batch 1-2, seq 4096"},
+    {"estimate: single GPU (training model alone)", setup_single,
+     "14 models; micro-batch 1-4, seq 2048-8192, each recompute mode"},
+    {"estimate: inference, HF generate, TP 1-8", setup_hf, "14 models; batch 1-32, prompt 512-8192, decode 128-256"},
+    {"estimate: inference, vLLM, TP 1-8", setup_vllm,
+     "14 models; max_model_len 4K-32K, max_num_seqs 64-256, KV fp8/auto"},
+};
+#define ESTIMATES (int)(sizeof estimates / sizeof estimates[0])
+
 int main(int argc, char **argv)
 {
     const char *cli = argc > 1 ? argv[1] : "examples/llmmem";
     static bench_models ms;
-    static bench_inputs zero3, single, hf, vllm;
+    static bench_inputs sets[ESTIMATES];
     bench_models_load(&ms);
     printf("bench_plan: the targets of issue 7; library cases: CPU time per call, %d rounds\n\n", BENCH_ROUNDS);
     bench_header();
 
-    bench_inputs_build(&zero3, "estimate ZeRO-3 x64", &ms, setup_zero3_x64);
-    bench_case c = bench_estimate_case(&zero3);
-    bench_row("estimate: ZeRO-3 x64 H100, full recompute", bench_time(&c), 1e-6, "us",
-              "14 models, 1.2B-671B (11 presets, 3 raw sizes), micro-batch 1-2, seq 4096");
-    bench_inputs_build(&single, "estimate single", &ms, setup_single);
-    c = bench_estimate_case(&single);
-    bench_row("estimate: single GPU (training model alone)", bench_time(&c), 1e-6, "us",
-              "14 models; micro-batch 1-4, seq 2048-8192, each recompute mode");
-    bench_inputs_build(&hf, "estimate inference HF", &ms, setup_hf);
-    c = bench_estimate_case(&hf);
-    bench_row("estimate: inference, HF generate, TP 1-8", bench_time(&c), 1e-6, "us",
-              "14 models; batch 1-32, prompt 512-8192, decode 128-256");
-    bench_inputs_build(&vllm, "estimate inference vLLM", &ms, setup_vllm);
-    c = bench_estimate_case(&vllm);
-    bench_row("estimate: inference, vLLM, TP 1-8", bench_time(&c), 1e-6, "us",
-              "14 models; max_model_len 4K-32K, max_num_seqs 64-256, KV fp8/auto");
+    for (int k = 0; k < ESTIMATES; k++) {
+        bench_inputs_build(&sets[k], estimates[k].name, &ms, estimates[k].setup);
+        bench_case c = bench_estimate_case(&sets[k]);
+        bench_row(estimates[k].name, bench_time(&c), 1e-6, "us", estimates[k].note);
+    }
 
-    static parse_ctx pc;
-    parse_load(&pc);
-    bench_case cp = {"model_from_hf_json", body_parse, name_parse, &pc, HF_VARIANTS};
+    static bench_texts texts;
+    parse_load(&texts);
+    bench_case cp = bench_texts_case(&texts);
     char note[256];
     snprintf(note, sizeof note, "%d variants of %zu-%zu bytes (1B-405B sizes), includes model_free",
-             HF_VARIANTS, pc.len[1], pc.len[4]);
+             texts.n, texts.lo, texts.hi);
     bench_row("parse config.json into a model", bench_time(&cp), 20e-6, "us", note);
 
     static plan_ctx target, cycle;
@@ -379,10 +366,8 @@ int main(int argc, char **argv)
     plan_free(&target);
     plan_free(&cycle);
     llmmem_plan_free(target.plan);
-    bench_inputs_free(&zero3);
-    bench_inputs_free(&single);
-    bench_inputs_free(&hf);
-    bench_inputs_free(&vllm);
+    for (int k = 0; k < ESTIMATES; k++)
+        bench_inputs_free(&sets[k]);
     bench_models_free(&ms);
     return bench_exit_status();
 }

@@ -292,4 +292,47 @@ static inline void setup_inference(bench_input *in, const llmmem_model *m, int k
 static inline void setup_hf(bench_input *in, const llmmem_model *m, int k) { setup_inference(in, m, k, false); }
 static inline void setup_vllm(bench_input *in, const llmmem_model *m, int k) { setup_inference(in, m, k, true); }
 
+/* ---- config.json texts ------------------------------------------------------------- */
+
+#define BENCH_MAX_TEXTS 16
+#define BENCH_TEXT_MAX 8192
+
+/* config.json texts held in memory, parsed in turn (llmmem_model_from_hf_json + free). */
+typedef struct bench_texts {
+    const char *name[BENCH_MAX_TEXTS];
+    char text[BENCH_MAX_TEXTS][BENCH_TEXT_MAX];
+    size_t len[BENCH_MAX_TEXTS];
+    int n;
+    size_t lo, hi; /* shortest, longest */
+} bench_texts;
+
+/* Adds the text just written to t->text[t->n]. */
+static inline void bench_texts_add(bench_texts *t, const char *name, size_t len)
+{
+    t->name[t->n] = name;
+    t->len[t->n++] = len;
+    t->lo = t->n == 1 || len < t->lo ? len : t->lo;
+    t->hi = len > t->hi ? len : t->hi;
+}
+
+static inline int bench_body_hf_json(void *ctx, long i)
+{
+    const bench_texts *t = ctx;
+    llmmem_model *m = NULL;
+    int rc = llmmem_model_from_hf_json(&m, t->text[i % t->n], t->len[i % t->n]);
+    llmmem_model_free(m);
+    return rc;
+}
+
+static inline const char *bench_name_text(void *ctx, long i)
+{
+    return ((const bench_texts *)ctx)->name[i];
+}
+
+static inline bench_case bench_texts_case(bench_texts *t)
+{
+    bench_case c = {"model_from_hf_json", bench_body_hf_json, bench_name_text, t, t->n};
+    return c;
+}
+
 #endif /* LLMMEM_BENCH_WORKLOADS_H */

@@ -370,18 +370,6 @@ static bool indivisible(const llmmem_model *m, const struct llmmem_config *c)
     return false;
 }
 
-static void engine_defaults(struct llmmem_config *c, int engine)
-{
-    c->engine = engine;
-    c->zero_stage = 0;
-    c->offload_optimizer = LLMMEM__OFFLOAD_NONE;
-    c->offload_param = LLMMEM__OFFLOAD_NONE;
-    c->fsdp_sharding = LLMMEM__FSDP_FULL_SHARD;
-    c->fsdp_cpu_offload = 0;
-    c->distributed_optimizer = 0;
-    c->sequence_parallel = 0;
-}
-
 /* ZeRO stage 0..2 with optimizer offload to the CPU from stage 1; stage 3
  * with optimizer and parameters to none / cpu / nvme (ZeRO-Infinity). */
 static int variants_zero(search *s, int pre)
@@ -459,11 +447,20 @@ static int variants(search *s, int pre)
     return 0;
 }
 
-/* Sets the parallel sizes of a candidate of engine e on the engine's defaults. */
+/* Candidate of engine e at the given sizes: every engine option at its
+ * default (the variants set them), no interleaving, micro-batches from the
+ * accumulation steps. */
 static void set_layout(struct llmmem_config *c, int e, int64_t n, int64_t tp, int64_t pp, int64_t cp,
                        int64_t dp, int64_t ep)
 {
-    engine_defaults(c, e);
+    c->engine = e;
+    c->zero_stage = 0;
+    c->offload_optimizer = LLMMEM__OFFLOAD_NONE;
+    c->offload_param = LLMMEM__OFFLOAD_NONE;
+    c->fsdp_sharding = LLMMEM__FSDP_FULL_SHARD;
+    c->fsdp_cpu_offload = 0;
+    c->distributed_optimizer = 0;
+    c->sequence_parallel = 0;
     c->num_gpus = n;
     c->tp = tp;
     c->pp = pp;
