@@ -148,11 +148,12 @@ docs:
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=build/bench/%)
 
-build/bench/%: bench/%.c $(ALIB) include/llmmem.h
+build/bench/%: bench/%.c $(wildcard bench/*.h) $(ALIB) include/llmmem.h
 	@mkdir -p $(@D)
 	$(CC) $(EXE_CFLAGS) -O2 -g $< -o $@ $(ALIB) $(LDLIBS_LIB)
 
-bench: $(BENCH_BINS)
+# Each case in 7 rounds, median and fastest (bench/bench.h); the CLI rows need examples/llmmem.
+bench: $(BENCH_BINS) examples/llmmem
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
 
 # ---- install -----------------------------------------------------------------

@@ -1,136 +1,68 @@
 /* The speed targets of issue 7, as one table (`make bench`; never a timed test).
  *
- *   estimate, training   Llama-3-70B, ZeRO-3 on 64 H100, full recompute, LoRA off   <= 1 us
- *   estimate, inference  Llama-3-70B, TP 4, batch 8, 2048 + 256 tokens               <= 1 us
- *   parse config.json    a 2 KB HF config (Llama-3-70B with saved defaults)           <= 20 us
+ *   estimate, training   ZeRO-3 on 64 H100, full recompute (issue 7: Llama-3-70B;
+ *                        here 14 models, 1.2B to 671B, in turn)                       <= 1 us
+ *   estimate, inference  HF generate and vLLM, TP 1-8, the same 14 models            <= 1 us
+ *   parse config.json    a 2 KB HF config (Llama-3 fields with the defaults that
+ *                        save_pretrained writes), 8 variants in turn                 <= 20 us
  *   plan                 Mixtral-8x7B on 512 H100, global batch 1024 (>= 100,000
- *                        candidate layouts), single-threaded                          <= 100 ms
- *   llmmem estimate      the CLI as a whole process, start to JSON out                <= 5 ms
- *   llmmem plan          the CLI as a whole process on the plan case above            <= 100 ms
+ *                        candidate layouts), single-threaded                         <= 100 ms
+ *   llmmem estimate      the CLI as a whole process, start to JSON out, 7 command
+ *                        lines in turn                                               <= 5 ms
+ *   llmmem plan          the CLI as a whole process on the plan case above           <= 100 ms
  *
- * Each case runs a warm-up, then 5 rounds that each repeat it for at least
- * 0.2 s, and reports the fastest round's time per call (timeit's rule: the
- * slower rounds measure other load on the machine, not the code). A case that the library cannot run yet
- * (an engine not modelled: LLMMEM_E_UNSUPPORTED) is printed as "n/a" with the
- * reason. Exit status 0; with BENCH_STRICT=1 in the environment, 1 when a
- * measured case is over its target. Usage: bench_plan [CLI path]. */
+ * The library cases are timed by bench.h: 7 rounds, CPU time of the bench's
+ * thread, median and fastest round, wall-clock median beside them; every call's
+ * status is checked (a failing call stops the bench, exit status 1). The plan
+ * rows say how many candidate layouts the planner enumerated and how many of
+ * them it actually estimated (the rest are rejected before estimating or
+ * classified by the micro-batch boundary search). The CLI rows spawn the
+ * process (posix_spawn, stdout to /dev/null, waitpid) and time it by the
+ * children's CPU time (user + sys, getrusage), the wall clock beside.
+ * Exit status 0; with BENCH_STRICT=1 in the environment, 1 when a case is
+ * SLOW. Usage: bench_plan [CLI path] (default examples/llmmem). */
 #include <inttypes.h>
 #include <spawn.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <llmmem.h>
+#include "workloads.h"
 
 extern char **environ;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+/* ---- config.json ---------------------------------------------------------------- */
 
-static void check(int rc, const char *what)
-{
-    if (rc != 0) {
-        fprintf(stderr, "bench_plan: %s: %s: %s\n", what, llmmem_status_name(rc), llmmem_last_error());
-        exit(1);
-    }
-}
-
-static int over;
-
-/* value and target in seconds; unit scales the printout ("ns", "us", "ms") */
-static void row(const char *name, double value, double target, const char *unit, const char *extra)
-{
-    double scale = strcmp(unit, "ns") == 0 ? 1e9 : strcmp(unit, "us") == 0 ? 1e6 : 1e3;
-    const char *verdict = value <= target ? "ok" : "OVER";
-    if (value > target)
-        over = 1;
-    printf("| %-44s | %10.3f %s | %8.0f %s | %-4s | %s\n", name, value * scale, unit, target * scale,
-           unit, verdict, extra ? extra : "");
-}
-
-static void row_na(const char *name, double target, const char *unit, const char *why)
-{
-    double scale = strcmp(unit, "ns") == 0 ? 1e9 : strcmp(unit, "us") == 0 ? 1e6 : 1e3;
-    printf("| %-44s | %13s | %8.0f %s | n/a  | %s\n", name, "-", target * scale, unit, why);
-}
-
-typedef int (*body_fn)(void *ctx, long i);
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Best of 5 rounds of the time per call of body(ctx, i). */
-static double per_call(body_fn body, void *ctx)
-{
-    double rounds[5];
-    for (long i = 0; i < 3; i++)
-        body(ctx, i);
-    for (int r = 0; r < 5; r++) {
-        long calls = 0;
-        double t0 = now_s(), t;
-        do {
-            for (int k = 0; k < 16; k++)
-                body(ctx, calls++);
-            t = now_s();
-        } while (t - t0 < 0.2);
-        rounds[r] = (t - t0) / (double)calls;
-    }
-    qsort(rounds, 5, sizeof rounds[0], cmp_double);
-    return rounds[0];
-}
-
-typedef struct est_ctx {
-    llmmem_result *res;
-    llmmem_model *model;
-    llmmem_config *cfg;
-} est_ctx;
-
-static int body_estimate(void *p, long i)
-{
-    est_ctx *e = p;
-    (void)i;
-    return llmmem_estimate(e->res, e->model, e->cfg);
-}
-
-/* A 2 KB config.json: Llama-3-70B's fields plus the defaults that
- * PretrainedConfig.save_pretrained writes when asked for the full dict. */
-static const char hf_config[] =
+/* A 2 KB config.json: Llama-3's fields plus the defaults that
+ * PretrainedConfig.save_pretrained writes when asked for the full dict; the
+ * name and the sizes are filled in from hf_sizes. */
+static const char hf_template[] =
     "{\n"
-    "  \"_name_or_path\": \"meta-llama/Meta-Llama-3-70B\",\n"
+    "  \"_name_or_path\": \"meta-llama/%s\",\n"
     "  \"architectures\": [\"LlamaForCausalLM\"],\n"
     "  \"attention_bias\": false,\n"
     "  \"attention_dropout\": 0.0,\n"
     "  \"bos_token_id\": 128000,\n"
     "  \"eos_token_id\": 128001,\n"
     "  \"hidden_act\": \"silu\",\n"
-    "  \"hidden_size\": 8192,\n"
+    "  \"hidden_size\": %d,\n"
     "  \"initializer_range\": 0.02,\n"
-    "  \"intermediate_size\": 28672,\n"
+    "  \"intermediate_size\": %d,\n"
     "  \"max_position_embeddings\": 8192,\n"
     "  \"mlp_bias\": false,\n"
     "  \"model_type\": \"llama\",\n"
-    "  \"num_attention_heads\": 64,\n"
-    "  \"num_hidden_layers\": 80,\n"
-    "  \"num_key_value_heads\": 8,\n"
+    "  \"num_attention_heads\": %d,\n"
+    "  \"num_hidden_layers\": %d,\n"
+    "  \"num_key_value_heads\": %d,\n"
     "  \"pretraining_tp\": 1,\n"
     "  \"rms_norm_eps\": 1e-05,\n"
     "  \"rope_scaling\": null,\n"
     "  \"rope_theta\": 500000.0,\n"
-    "  \"tie_word_embeddings\": false,\n"
+    "  \"tie_word_embeddings\": %s,\n"
     "  \"torch_dtype\": \"bfloat16\",\n"
     "  \"transformers_version\": \"4.40.0.dev0\",\n"
     "  \"use_cache\": true,\n"
-    "  \"vocab_size\": 128256,\n"
+    "  \"vocab_size\": %d,\n"
     "  \"add_cross_attention\": false,\n"
     "  \"bad_words_ids\": null,\n"
     "  \"begin_suppress_tokens\": null,\n"
@@ -181,160 +113,261 @@ static const char hf_config[] =
     "  \"use_bfloat16\": false\n"
     "}\n";
 
-static int body_parse(void *p, long i)
+static const struct {
+    const char *name;
+    int hidden, inter, heads, layers, kv, vocab;
+    bool tied;
+} hf_sizes[] = {
+    {"Meta-Llama-3-70B", 8192, 28672, 64, 80, 8, 128256, false},
+    {"Llama-3.2-1B", 2048, 8192, 32, 16, 8, 128256, true},
+    {"Meta-Llama-3-8B", 4096, 14336, 32, 32, 8, 128256, false},
+    {"Llama-3.2-3B", 3072, 8192, 24, 28, 8, 128256, true},
+    {"Llama-3.1-405B", 16384, 53248, 128, 126, 8, 128256, false},
+    {"Llama-2-13b-hf", 5120, 13824, 40, 40, 40, 32000, false},
+    {"Llama-2-70b-hf", 8192, 28672, 64, 80, 8, 32000, false},
+    {"Llama-2-7b-hf", 4096, 11008, 32, 32, 32, 32000, false},
+};
+#define HF_VARIANTS (int)(sizeof hf_sizes / sizeof hf_sizes[0])
+
+static void parse_load(bench_texts *t)
 {
-    (void)p;
-    (void)i;
-    llmmem_model *m = NULL;
-    int rc = llmmem_model_from_hf_json(&m, hf_config, sizeof hf_config - 1);
-    llmmem_model_free(m);
-    return rc;
+    for (int i = 0; i < HF_VARIANTS; i++) {
+        int n = snprintf(t->text[i], sizeof t->text[i], hf_template, hf_sizes[i].name, hf_sizes[i].hidden,
+                         hf_sizes[i].inter, hf_sizes[i].heads, hf_sizes[i].layers, hf_sizes[i].kv,
+                         hf_sizes[i].tied ? "true" : "false", hf_sizes[i].vocab);
+        if (n < 0 || (size_t)n >= sizeof t->text[i]) {
+            fprintf(stderr, "bench_plan: config.json variant %d does not fit\n", i);
+            exit(1);
+        }
+        bench_texts_add(t, hf_sizes[i].name, (size_t)n);
+    }
 }
+
+/* ---- plan ------------------------------------------------------------------------- */
+
+typedef struct plan_work {
+    const char *preset;
+    int gpus, global_batch;
+} plan_work;
+
+/* The issue-7 case first, then a cycle of 1.2B to 671B, 8 to 1024 GPUs. */
+static const plan_work plan_target = {"mixtral-8x7b", 512, 1024};
+static const plan_work plan_cycle[] = {
+    {"llama-3.2-1b", 8, 64},       {"llama-3.1-8b", 64, 256}, {"qwen3-30b-a3b", 128, 512},
+    {"llama-3-70b", 256, 512},     {"mixtral-8x7b", 512, 1024}, {"llama-3.1-405b", 1024, 2048},
+    {"deepseek-v3", 1024, 1024},
+};
+#define PLAN_MAX (int)(sizeof plan_cycle / sizeof plan_cycle[0])
 
 typedef struct plan_ctx {
     llmmem_plan *plan;
-    llmmem_model *model;
-    llmmem_config *cfg;
+    llmmem_model *model[PLAN_MAX];
+    llmmem_config *cfg[PLAN_MAX];
+    const plan_work *work[PLAN_MAX];
+    int n;
+    int64_t candidates, estimates, feasible; /* over one call of each workload */
+    char label[PLAN_MAX][96];
 } plan_ctx;
 
-static int body_plan(void *p, long i)
+static int body_plan(void *ctx, long i)
 {
-    plan_ctx *c = p;
-    (void)i;
-    return llmmem_plan_layouts(c->plan, c->model, c->cfg, 10);
+    plan_ctx *c = ctx;
+    return llmmem_plan_layouts(c->plan, c->model[i % c->n], c->cfg[i % c->n], 10);
 }
 
-/* The CLI as a process: posix_spawn, stdout to /dev/null, wait. */
-static double cli_process(const char *cli, char *const argv[], int runs, int *status)
+static const char *name_plan(void *ctx, long i)
+{
+    return ((plan_ctx *)ctx)->label[i];
+}
+
+/* A number of the plan's JSON ("estimates", "feasible": no getter in the API). */
+static int64_t plan_json_count(const llmmem_plan *plan, const char *key)
+{
+    static char buf[1 << 16];
+    size_t need = 0;
+    bench_check(llmmem_plan_to_json(buf, sizeof buf, &need, plan), "plan_to_json");
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *at = strstr(buf, pat);
+    if (!at) {
+        fprintf(stderr, "bench_plan: no %s in the plan's JSON\n", key);
+        exit(1);
+    }
+    return strtoll(at + strlen(pat), NULL, 10);
+}
+
+static void plan_add(plan_ctx *c, const plan_work *w)
+{
+    int k = c->n++;
+    c->work[k] = w;
+    snprintf(c->label[k], sizeof c->label[k], "%s on %d GPUs, global batch %d", w->preset, w->gpus,
+             w->global_batch);
+    bench_check(llmmem_model_from_preset(&c->model[k], w->preset), w->preset);
+    bench_check(llmmem_config_new(&c->cfg[k]), "config_new");
+    bench_check(llmmem_config_set_i64(c->cfg[k], LLMMEM_P_NUM_GPUS, w->gpus), "set num_gpus");
+    bench_check(llmmem_config_set_i64(c->cfg[k], LLMMEM_P_GRAD_ACCUM_STEPS, w->global_batch), "set ga");
+    bench_check(llmmem_config_set_i64(c->cfg[k], LLMMEM_P_SEQ_LEN, 4096), "set seq_len");
+    int rc = body_plan(c, k);
+    if (rc)
+        bench_fail(rc, "plan_layouts", c->label[k]);
+    c->candidates += llmmem_plan_candidates(c->plan);
+    c->estimates += plan_json_count(c->plan, "estimates");
+    c->feasible += plan_json_count(c->plan, "feasible");
+}
+
+static void plan_free(plan_ctx *c)
+{
+    for (int k = 0; k < c->n; k++) {
+        llmmem_model_free(c->model[k]);
+        llmmem_config_free(c->cfg[k]);
+    }
+}
+
+/* Times the workloads of c; the note counts enumerated and estimated layouts. */
+static void plan_row(const char *name, plan_ctx *c, double target)
+{
+    bench_case pc = {"plan_layouts", body_plan, name_plan, c, c->n};
+    bench_stat st = bench_time(&pc);
+    char note[256];
+    snprintf(note, sizeof note,
+             "%s%" PRId64 " layouts enumerated, %" PRId64 " estimated (%.1f%%), %" PRId64
+             " found to fit; %.2f us of planning per estimate made",
+             c->n > 1 ? "per call; all together: " : "", c->candidates, c->estimates,
+             100.0 * (double)c->estimates / (double)c->candidates, c->feasible,
+             st.median * c->n / (double)c->estimates * 1e6);
+    bench_row(name, st, target, "ms", note);
+}
+
+/* ---- the CLI as a process ----------------------------------------------------------- */
+
+static double rusage_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+           ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e-6;
+}
+
+/* Runs argvs[r % n] `runs` times: the children's CPU time (user + sys,
+ * getrusage) median and minimum, the wall-clock median. A process that fails
+ * stops the bench. */
+static bench_stat cli_process(const char *cli, char *const *const argvs[], int n, int runs)
 {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", 1 /* O_WRONLY */, 0);
-    double best[64];
-    int n = 0;
-    *status = 0;
-    for (int r = 0; r < runs && n < 64; r++) {
+    double wall[64], cpu[64];
+    runs = runs > 64 ? 64 : runs;
+    for (int r = 0; r < runs; r++) {
+        char *const *argv = argvs[r % n];
         pid_t pid;
-        double t0 = now_s();
-        if (posix_spawn(&pid, cli, &fa, NULL, argv, environ) != 0) {
-            *status = -1;
-            break;
-        }
+        double c0 = rusage_s(), t0 = bench_wall();
         int st = 0;
-        waitpid(pid, &st, 0);
-        best[n++] = now_s() - t0;
-        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-            *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        if (posix_spawn(&pid, cli, &fa, NULL, argv, environ) != 0 || waitpid(pid, &st, 0) < 0 ||
+            !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            fprintf(stderr, "bench_plan: %s %s %s ... failed (status %d)\n", cli, argv[1], argv[2], st);
+            exit(1);
+        }
+        wall[r] = bench_wall() - t0;
+        cpu[r] = rusage_s() - c0;
     }
     posix_spawn_file_actions_destroy(&fa);
-    if (n == 0)
-        return 0;
-    qsort(best, (size_t)n, sizeof best[0], cmp_double);
-    return best[n / 2];
+    bench_stat s = {0, 0, 0, runs};
+    s.median = bench_median(cpu, runs);
+    s.min = cpu[0];
+    s.wall = bench_median(wall, runs);
+    return s;
 }
+
+static void cli_rows(const char *cli)
+{
+    char note[256];
+    if (access(cli, X_OK) != 0) {
+        snprintf(note, sizeof note, "%.200s not built (make examples)", cli);
+        bench_row_na("llmmem estimate / plan (process)", note);
+        return;
+    }
+    char *c = (char *)cli;
+    char *e0[] = {c, "estimate", "--preset", "llama-3-70b", "--json", NULL};
+    char *e1[] = {c, "estimate", "--preset", "llama-3.2-1b", "--engine", "zero", "--zero-stage", "2",
+                  "--num-gpus", "8", "--json", NULL};
+    char *e2[] = {c, "estimate", "--preset", "mixtral-8x7b", "--engine", "fsdp", "--num-gpus", "16",
+                  "--json", NULL};
+    char *e3[] = {c, "estimate", "--preset", "deepseek-v3", "--engine", "megatron", "--num-gpus", "64",
+                  "--tensor-parallel-size", "8", "--expert-parallel-size", "8", "--json", NULL};
+    char *e4[] = {c, "estimate", "--preset", "qwen2.5-7b", "--mode", "inference", "--runtime", "vllm",
+                  "--json", NULL};
+    char *e5[] = {c, "estimate", "--num-parameters", "175B", "--engine", "zero", "--zero-stage", "3",
+                  "--num-gpus", "64", "--json", NULL};
+    char *e6[] = {c, "estimate", "--preset", "qwen3-235b-a22b", "--mode", "inference",
+                  "--tensor-parallel-size", "8", "--batch-size", "16", "--json", NULL};
+    char *const *const est[] = {e0, e1, e2, e3, e4, e5, e6};
+    bench_row("llmmem estimate ... --json (process)", cli_process(cli, est, 7, 42), 5e-3, "ms",
+              "42 processes over 7 command lines (1.2B-671B, 5 engines, inference)");
+    char *p0[] = {c, "plan", "--preset", "mixtral-8x7b", "--gpus", "512", "--global-batch", "1024",
+                  "--seq-len", "4096", NULL};
+    char *const *const plan[] = {p0};
+    bench_row("llmmem plan, Mixtral-8x7B x512 (process)", cli_process(cli, plan, 1, 11), 100e-3, "ms",
+              "11 processes, table of the top 10");
+}
+
+/* The estimate targets: ZeRO-3 on 64 H100 with full recompute (issue 7's
+ * Llama-3-70B case over 14 models), the single-GPU training model alone, and
+ * both inference runtimes. */
+static const struct {
+    const char *name;
+    bench_setup setup;
+    const char *note;
+} estimates[] = {
+    {"estimate: ZeRO-3 x64 H100, full recompute", setup_zero3_x64,
+     "14 models, 1.2B-671B (11 presets, 3 raw sizes), micro-batch 1-2, seq 4096"},
+    {"estimate: single GPU (training model alone)", setup_single,
+     "14 models; micro-batch 1-4, seq 2048-8192, each recompute mode"},
+    {"estimate: inference, HF generate, TP 1-8", setup_hf, "14 models; batch 1-32, prompt 512-8192, decode 128-256"},
+    {"estimate: inference, vLLM, TP 1-8", setup_vllm,
+     "14 models; max_model_len 4K-32K, max_num_seqs 64-256, KV fp8/auto"},
+};
+#define ESTIMATES (int)(sizeof estimates / sizeof estimates[0])
 
 int main(int argc, char **argv)
 {
     const char *cli = argc > 1 ? argv[1] : "examples/llmmem";
+    static bench_models ms;
+    static bench_inputs sets[ESTIMATES];
+    bench_models_load(&ms);
+    printf("bench_plan: the targets of issue 7; library cases: CPU time per call, %d rounds\n\n", BENCH_ROUNDS);
+    bench_header();
+
+    for (int k = 0; k < ESTIMATES; k++) {
+        bench_inputs_build(&sets[k], estimates[k].name, &ms, estimates[k].setup);
+        bench_case c = bench_estimate_case(&sets[k]);
+        bench_row(estimates[k].name, bench_time(&c), 1e-6, "us", estimates[k].note);
+    }
+
+    static bench_texts texts;
+    parse_load(&texts);
+    bench_case cp = bench_texts_case(&texts);
     char note[256];
-    printf("| %-44s | %13s | %11s | %-4s | %s\n", "case", "measured", "target", "", "notes");
-    printf("|%s|%s|%s|%s|\n", "----------------------------------------------", "---------------",
-           "-------------", "------");
+    snprintf(note, sizeof note, "%d variants of %zu-%zu bytes (1B-405B sizes), includes model_free",
+             texts.n, texts.lo, texts.hi);
+    bench_row("parse config.json into a model", bench_time(&cp), 20e-6, "us", note);
 
-    /* training estimate: Llama-3-70B, ZeRO-3, 64 H100, full recompute, LoRA off */
-    est_ctx e = {0};
-    check(llmmem_result_new(&e.res), "result");
-    check(llmmem_model_from_preset(&e.model, "llama-3-70b"), "preset");
-    check(llmmem_config_new(&e.cfg), "config");
-    check(llmmem_config_set(e.cfg, "engine", "zero"), "set");
-    check(llmmem_config_set(e.cfg, "zero_stage", "3"), "set");
-    check(llmmem_config_set(e.cfg, "num_gpus", "64"), "set");
-    check(llmmem_config_set(e.cfg, "data_parallel_size", "64"), "set");
-    check(llmmem_config_set(e.cfg, "activation_checkpointing", "full"), "set");
-    check(llmmem_config_set(e.cfg, "seq_len", "4096"), "set");
-    int rc = llmmem_estimate(e.res, e.model, e.cfg);
-    if (rc == LLMMEM_E_UNSUPPORTED) {
-        snprintf(note, sizeof note, "%s", llmmem_last_error());
-        row_na("estimate: 70B ZeRO-3 x64, recompute", 1e-6, "ns", note);
-    } else {
-        check(rc, "estimate zero-3");
-        row("estimate: 70B ZeRO-3 x64, recompute", per_call(body_estimate, &e), 1e-6, "ns", NULL);
-    }
-    /* the same workload on the single-GPU engine: the shared training model alone */
-    check(llmmem_config_set(e.cfg, "engine", "single"), "set");
-    check(llmmem_config_set(e.cfg, "num_gpus", "1"), "set");
-    check(llmmem_config_set(e.cfg, "data_parallel_size", "1"), "set");
-    check(llmmem_estimate(e.res, e.model, e.cfg), "estimate single");
-    row("estimate: 70B single engine, recompute", per_call(body_estimate, &e), 1e-6, "ns",
-        "training model without the engine layer");
+    static plan_ctx target, cycle;
+    bench_check(llmmem_plan_new(&target.plan), "plan_new");
+    cycle.plan = target.plan;
+    plan_add(&target, &plan_target);
+    plan_row("plan: Mixtral-8x7B on 512 H100, batch 1024", &target, 100e-3);
+    for (int k = 0; k < PLAN_MAX; k++)
+        plan_add(&cycle, &plan_cycle[k]);
+    plan_row("plan: 7 workloads, 1.2B-671B, 8-1024 GPUs", &cycle, 0);
 
-    /* inference estimate */
-    check(llmmem_config_reset(e.cfg), "reset");
-    check(llmmem_config_set(e.cfg, "mode", "inference"), "set");
-    check(llmmem_config_set(e.cfg, "tensor_parallel_size", "4"), "set");
-    check(llmmem_config_set(e.cfg, "batch_size", "8"), "set");
-    check(llmmem_config_set(e.cfg, "prompt_len", "2048"), "set");
-    check(llmmem_config_set(e.cfg, "decode_len", "256"), "set");
-    check(llmmem_estimate(e.res, e.model, e.cfg), "estimate inference");
-    row("estimate: 70B inference, TP 4", per_call(body_estimate, &e), 1e-6, "ns", NULL);
+    cli_rows(cli);
 
-    /* HF config parse */
-    check(body_parse(NULL, 0), "parse");
-    snprintf(note, sizeof note, "%zu bytes, includes model_free", sizeof hf_config - 1);
-    row("parse config.json into a model", per_call(body_parse, NULL), 20e-6, "us", note);
-
-    /* plan */
-    plan_ctx pc = {0};
-    check(llmmem_plan_new(&pc.plan), "plan");
-    check(llmmem_model_from_preset(&pc.model, "mixtral-8x7b"), "preset");
-    check(llmmem_config_new(&pc.cfg), "config");
-    check(llmmem_config_set(pc.cfg, "num_gpus", "512"), "set");
-    check(llmmem_config_set(pc.cfg, "gradient_accumulation_steps", "1024"), "set");
-    check(llmmem_config_set(pc.cfg, "seq_len", "4096"), "set");
-    check(body_plan(&pc, 0), "plan_layouts");
-    char buf[1 << 12];
-    size_t need = 0;
-    (void)llmmem_plan_to_json(buf, sizeof buf, &need, pc.plan);
-    snprintf(note, sizeof note, "%" PRId64 " candidates, %d kept, rejected: %" PRId64 " indivisible, %" PRId64
-             " oom, %" PRId64 " unsupported, %" PRId64 " batch",
-             llmmem_plan_candidates(pc.plan), llmmem_plan_count(pc.plan),
-             llmmem_plan_rejected(pc.plan, LLMMEM_REJECT_INDIVISIBLE), llmmem_plan_rejected(pc.plan, LLMMEM_REJECT_OOM),
-             llmmem_plan_rejected(pc.plan, LLMMEM_REJECT_UNSUPPORTED),
-             llmmem_plan_rejected(pc.plan, LLMMEM_REJECT_BATCH));
-    row("plan: Mixtral-8x7B on 512 GPUs", per_call(body_plan, &pc), 100e-3, "ms", note);
-
-    /* the CLI as a process */
-    if (access(cli, X_OK) == 0) {
-        char *args[] = {(char *)cli, "estimate", "--preset", "llama-3-70b", "--json", NULL};
-        int st = 0;
-        double t = cli_process(cli, args, 41, &st);
-        if (st != 0) {
-            snprintf(note, sizeof note, "%s exited %d", cli, st);
-            row_na("llmmem estimate --preset llama-3-70b --json", 5e-3, "ms", note);
-        } else {
-            row("llmmem estimate --preset llama-3-70b --json", t, 5e-3, "ms", "median of 41 processes");
-        }
-        char *pargs[] = {(char *)cli, "plan", "--preset", "mixtral-8x7b", "--gpus", "512", "--global-batch",
-                         "1024", "--seq-len", "4096", NULL};
-        t = cli_process(cli, pargs, 11, &st);
-        if (st != 0) {
-            snprintf(note, sizeof note, "%s exited %d", cli, st);
-            row_na("llmmem plan (process), Mixtral-8x7B x512", 100e-3, "ms", note);
-        } else {
-            row("llmmem plan (process), Mixtral-8x7B x512", t, 100e-3, "ms",
-                "median of 11 processes, table of the top 10");
-        }
-    } else {
-        snprintf(note, sizeof note, "%s not built (make examples)", cli);
-        row_na("llmmem estimate (process)", 5e-3, "ms", note);
-    }
-
-    llmmem_plan_free(pc.plan);
-    llmmem_model_free(pc.model);
-    llmmem_config_free(pc.cfg);
-    llmmem_result_free(e.res);
-    llmmem_model_free(e.model);
-    llmmem_config_free(e.cfg);
-    const char *strict = getenv("BENCH_STRICT");
-    return strict && strcmp(strict, "1") == 0 ? over : 0;
+    plan_free(&target);
+    plan_free(&cycle);
+    llmmem_plan_free(target.plan);
+    for (int k = 0; k < ESTIMATES; k++)
+        bench_inputs_free(&sets[k]);
+    bench_models_free(&ms);
+    return bench_exit_status();
 }

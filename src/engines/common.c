@@ -22,8 +22,9 @@ static int need_one(int64_t v, const char *key, const char *engine)
                          key, (long long)v, engine);
 }
 
-int llmmem__engine_layout(llmmem__layout *l, const struct llmmem_model *m,
-                          const struct llmmem_config *c, bool model_parallel, const char *engine)
+/* The sizes of the config; a data-parallel-only engine needs 1 for the rest. */
+static int layout_sizes(llmmem__layout *l, const struct llmmem_config *c, bool model_parallel,
+                        const char *engine)
 {
     memset(l, 0, sizeof *l);
     l->dp = c->dp;
@@ -33,19 +34,25 @@ int llmmem__engine_layout(llmmem__layout *l, const struct llmmem_model *m,
     l->ep = c->ep;
     l->etp = c->etp;
     l->vpp = c->vpp;
+    if (model_parallel)
+        return LLMMEM_OK;
     int rc;
-    if (!model_parallel) {
-        if ((rc = need_one(l->tp, "tensor_parallel_size", engine)) ||
-            (rc = need_one(l->pp, "pipeline_parallel_size", engine)) ||
-            (rc = need_one(l->cp, "context_parallel_size", engine)) ||
-            (rc = need_one(l->ep, "expert_parallel_size", engine)) ||
-            (rc = need_one(l->etp, "expert_tensor_parallel_size", engine)) ||
-            (rc = need_one(l->vpp, "virtual_pipeline_size", engine)))
-            return rc;
-    }
+    if ((rc = need_one(l->tp, "tensor_parallel_size", engine)) ||
+        (rc = need_one(l->pp, "pipeline_parallel_size", engine)) ||
+        (rc = need_one(l->cp, "context_parallel_size", engine)) ||
+        (rc = need_one(l->ep, "expert_parallel_size", engine)) ||
+        (rc = need_one(l->etp, "expert_tensor_parallel_size", engine)) ||
+        (rc = need_one(l->vpp, "virtual_pipeline_size", engine)))
+        return rc;
+    return LLMMEM_OK;
+}
+
+/* world = dp x tp x pp x cp; num_gpus alone gives the data-parallel size (dp
+ * left at its default), else it must equal that product. */
+static int layout_world(llmmem__layout *l, const struct llmmem_config *c)
+{
     const int64_t mp = l->tp * l->pp * l->cp;
     if (c->num_gpus > 0) {
-        /* num_gpus alone gives the data-parallel size (dp left at its default). */
         if (l->dp == 1 && c->num_gpus != mp) {
             if (c->num_gpus % mp != 0)
                 return llmmem__error(LLMMEM_E_INCONSISTENT,
@@ -63,8 +70,16 @@ int llmmem__engine_layout(llmmem__layout *l, const struct llmmem_model *m,
         }
     }
     l->world = l->dp * mp;
-    /* Megatron's checks (megatron/training/arguments.py validate_args and
-     * megatron/core/transformer/transformer_config.py __post_init__). */
+    return LLMMEM_OK;
+}
+
+/* Megatron's checks of the dense split (megatron/training/arguments.py
+ * validate_args and megatron/core/transformer/transformer_config.py
+ * __post_init__): heads and query groups over tp, layers over pp x vpp, the
+ * sequence over cp. */
+static int layout_dense_split(const llmmem__layout *l, const struct llmmem_model *m,
+                              const struct llmmem_config *c)
+{
     if (m->num_heads % l->tp != 0)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "num_attention_heads = %lld is not divisible by tensor_parallel_size = %lld",
@@ -87,25 +102,41 @@ int llmmem__engine_layout(llmmem__layout *l, const struct llmmem_model *m,
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "seq_len = %lld is not divisible by context_parallel_size = %lld",
                              (long long)c->seq_len, (long long)l->cp);
-    if (l->ep > 1 || l->etp > 1) {
-        if (m->num_experts <= 0)
-            return llmmem__error(LLMMEM_E_INCONSISTENT,
-                                 "expert_parallel_size = %lld, expert_tensor_parallel_size = %lld on a "
-                                 "dense model (no experts)",
-                                 (long long)l->ep, (long long)l->etp);
-        if (m->num_experts % l->ep != 0)
-            return llmmem__error(LLMMEM_E_INCONSISTENT,
-                                 "num_experts = %lld is not divisible by expert_parallel_size = %lld",
-                                 (long long)m->num_experts, (long long)l->ep);
-        /* The expert group (ep x etp x expert-dp) spans tp x cp x dp ranks
-         * (megatron/core/parallel_state.py initialize_model_parallel). */
-        if ((l->tp * l->cp * l->dp) % (l->ep * l->etp) != 0)
-            return llmmem__error(LLMMEM_E_INCONSISTENT,
-                                 "expert_parallel_size x expert_tensor_parallel_size = %lld x %lld does "
-                                 "not divide tensor x context x data parallel = %lld x %lld x %lld",
-                                 (long long)l->ep, (long long)l->etp, (long long)l->tp, (long long)l->cp,
-                                 (long long)l->dp);
-    }
+    return LLMMEM_OK;
+}
+
+/* The expert split: experts over ep; the expert group (ep x etp x expert-dp)
+ * spans tp x cp x dp ranks (megatron/core/parallel_state.py
+ * initialize_model_parallel). */
+static int layout_expert_split(const llmmem__layout *l, const struct llmmem_model *m)
+{
+    if (l->ep <= 1 && l->etp <= 1)
+        return LLMMEM_OK;
+    if (m->num_experts <= 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "expert_parallel_size = %lld, expert_tensor_parallel_size = %lld on a "
+                             "dense model (no experts)",
+                             (long long)l->ep, (long long)l->etp);
+    if (m->num_experts % l->ep != 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "num_experts = %lld is not divisible by expert_parallel_size = %lld",
+                             (long long)m->num_experts, (long long)l->ep);
+    if ((l->tp * l->cp * l->dp) % (l->ep * l->etp) != 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "expert_parallel_size x expert_tensor_parallel_size = %lld x %lld does "
+                             "not divide tensor x context x data parallel = %lld x %lld x %lld",
+                             (long long)l->ep, (long long)l->etp, (long long)l->tp, (long long)l->cp,
+                             (long long)l->dp);
+    return LLMMEM_OK;
+}
+
+int llmmem__engine_layout(llmmem__layout *l, const struct llmmem_model *m,
+                          const struct llmmem_config *c, bool model_parallel, const char *engine)
+{
+    int rc;
+    if ((rc = layout_sizes(l, c, model_parallel, engine)) || (rc = layout_world(l, c)) ||
+        (rc = layout_dense_split(l, m, c)) || (rc = layout_expert_split(l, m)))
+        return rc;
     const int64_t gpn = c->gpus_per_node > 0 ? c->gpus_per_node : 1;
     l->per_node = l->world < gpn ? l->world : gpn;
     l->nodes = (l->world + gpn - 1) / gpn;
@@ -153,6 +184,16 @@ void llmmem__engine_keys(struct llmmem_result *r, const llmmem__layout *l, uint6
     llmmem__result_set_i64(r, LLMMEM_R_GPUS_NEEDED, needed);
 }
 
+
+void llmmem__engine_formula_keys(struct llmmem_result *r, const struct llmmem_model *m, int phase)
+{
+    r->phase_used[phase] = true;
+    r->mode = LLMMEM__MODE_TRAINING;
+    memcpy(r->model_type, m->model_type, sizeof r->model_type);
+    llmmem__result_set_i64(r, LLMMEM_R_PARAMS, m->params);
+    llmmem__result_set_i64(r, LLMMEM_R_TRAINABLE_PARAMS, m->params);
+    llmmem__result_set_i64(r, LLMMEM_R_ACTIVE_PARAMS, m->params_active);
+}
 
 int llmmem__check_args(const llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg,
                        const char *fn)

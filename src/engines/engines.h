@@ -26,6 +26,10 @@ uint64_t llmmem__engine_scale(uint64_t bytes, uint64_t num, uint64_t den);
  * sharded: bytes per GPU at the peak that shrink as 1/dp (0 when none). */
 void llmmem__engine_keys(struct llmmem_result *r, const llmmem__layout *l, uint64_t host,
                          uint64_t nvme, uint64_t sharded);
+/* The keys of a result that reproduces a framework's own formula (accounting
+ * deepspeed_estimator, megatron_theoretical): training mode, the model and its
+ * parameter counts, the phase the formula fills. */
+void llmmem__engine_formula_keys(struct llmmem_result *r, const struct llmmem_model *m, int phase);
 /* DeepSpeed's estimate_zero2_model_states_mem_needs (stage 2) and
  * estimate_zero3_model_states_mem_needs (stage 3), exactly (zero.c). */
 void llmmem__zero_estimator(uint64_t *gpu, uint64_t *cpu, int stage, uint64_t total_params,

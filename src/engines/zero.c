@@ -9,64 +9,69 @@
 
 #include <string.h>
 
+/* stage_1_and_2.py estimate_zero2_model_states_mem_needs (current code:
+ * 2P + int(18P / total_gpus); the docs' prose still says 4P + 16P/N). The
+ * additional_buffer_factor = 1.5 of both estimators is applied as x3/2. */
+static void estimator_zero2(uint64_t *gpu, uint64_t *cpu, uint64_t P, uint64_t gpus_per_node,
+                            uint64_t total_gpus, bool offload_optimizer)
+{
+    if (offload_optimizer) {
+        *gpu = 2 * P;
+        uint64_t f = 4 * total_gpus > 16 ? 4 * total_gpus : 16;
+        *cpu = P * f * 3 / 2;
+    } else {
+        *gpu = 2 * P + 18 * P / total_gpus;
+        *cpu = P * 4 * gpus_per_node * 3 / 2;
+    }
+}
+
+/* stage3.py estimate_zero3_model_states_mem_needs; gpus_factor = 1/nodes;
+ * 4 x largest_layer_params for the fp16 params + grads of the largest module. */
+static void estimator_zero3(uint64_t *gpu, uint64_t *cpu, uint64_t P, uint64_t largest_layer_params,
+                            uint64_t gpus_per_node, uint64_t nodes, bool offload_optimizer,
+                            bool offload_param, bool zero_init)
+{
+    const uint64_t total_gpus = nodes * gpus_per_node;
+    const uint64_t largest = 4 * largest_layer_params;
+    if (!offload_optimizer) {
+        *gpu = largest + 18 * P / total_gpus;
+        *cpu = zero_init ? largest_layer_params * 4 * gpus_per_node * 3 / 2
+                         : P * 4 * gpus_per_node * 3 / 2;
+        return;
+    }
+    uint64_t k = offload_param ? 18 : 16;
+    *gpu = offload_param ? largest : largest + 2 * P / total_gpus;
+    if (zero_init) {
+        *cpu = P * k * 3 / (2 * nodes);
+    } else {
+        /* max(4 * num_gpus_per_node, k / nodes) in Python floats */
+        double f = (double)k / (double)nodes;
+        double g = 4.0 * (double)gpus_per_node;
+        double m = g > f ? g : f;
+        *cpu = (uint64_t)((double)P * m * 1.5);
+    }
+}
+
 void llmmem__zero_estimator(uint64_t *gpu, uint64_t *cpu, int stage, uint64_t total_params,
                             uint64_t largest_layer_params, uint64_t gpus_per_node, uint64_t nodes,
                             bool offload_optimizer, bool offload_param, bool zero_init)
 {
-    /* The additional_buffer_factor = 1.5 of both estimators is applied as x3/2. */
-    const uint64_t P = total_params, total_gpus = nodes * gpus_per_node;
-    if (stage <= 2) {
-        /* stage_1_and_2.py estimate_zero2_model_states_mem_needs (current code:
-         * 2P + int(18P / total_gpus); the docs' prose still says 4P + 16P/N). */
-        if (offload_optimizer) {
-            *gpu = 2 * P;
-            uint64_t f = 4 * total_gpus > 16 ? 4 * total_gpus : 16;
-            *cpu = P * f * 3 / 2;
-        } else {
-            *gpu = 2 * P + 18 * P / total_gpus;
-            *cpu = P * 4 * gpus_per_node * 3 / 2;
-        }
-        return;
-    }
-    /* stage3.py estimate_zero3_model_states_mem_needs; gpus_factor = 1/nodes. */
-    const uint64_t largest = 4 * largest_layer_params;
-    if (offload_optimizer) {
-        uint64_t k = offload_param ? 18 : 16;
-        if (offload_param)
-            *gpu = largest;
-        else
-            *gpu = largest + 2 * P / total_gpus;
-        if (zero_init) {
-            *cpu = P * k * 3 / (2 * nodes);
-        } else {
-            /* max(4 * num_gpus_per_node, k / nodes) in Python floats */
-            double f = (double)k / (double)nodes;
-            double g = 4.0 * (double)gpus_per_node;
-            double m = g > f ? g : f;
-            *cpu = (uint64_t)((double)P * m * 1.5);
-        }
-    } else {
-        *gpu = largest + 18 * P / total_gpus;
-        *cpu = zero_init ? largest_layer_params * 4 * gpus_per_node * 3 / 2
-                         : P * 4 * gpus_per_node * 3 / 2;
-    }
+    if (stage <= 2)
+        estimator_zero2(gpu, cpu, total_params, gpus_per_node, nodes * gpus_per_node,
+                        offload_optimizer);
+    else
+        estimator_zero3(gpu, cpu, total_params, largest_layer_params, gpus_per_node, nodes,
+                        offload_optimizer, offload_param, zero_init);
 }
 
-static int zero_estimator_mode(struct llmmem_result *r, const struct llmmem_model *m,
-                               const struct llmmem_config *c, const llmmem__layout *l)
+/* The GPU bytes of DeepSpeed's estimators split as its terms: stage 3 =
+ * largest_layer_memory (gathered params) + model_states; stages 1-2 =
+ * fp16_params (weights) + model_states (optimizer state). */
+static void estimator_terms(struct llmmem_result *r, const struct llmmem_model *m,
+                            const struct llmmem_config *c, uint64_t gpu)
 {
-    if (c->zero_stage < 2)
-        return llmmem__error(LLMMEM_E_UNSUPPORTED,
-                             "accounting deepspeed_estimator: DeepSpeed has estimators for zero_stage 2 "
-                             "and 3 only (zero_stage = %lld)",
-                             (long long)c->zero_stage);
     const bool off_opt = c->offload_optimizer != LLMMEM__OFFLOAD_NONE;
     const bool off_par = c->offload_param != LLMMEM__OFFLOAD_NONE;
-    uint64_t gpu, cpu;
-    const uint64_t per_node = (uint64_t)l->per_node, nodes = (uint64_t)l->nodes;
-    llmmem__zero_estimator(&gpu, &cpu, (int)c->zero_stage, (uint64_t)m->params,
-                           (uint64_t)m->largest_module_params, per_node, nodes, off_opt, off_par,
-                           c->zero_init != 0);
     uint64_t *op = r->bytes[LLMMEM_PHASE_OPTIMIZER];
     if (c->zero_stage == 3) {
         uint64_t largest = 4 * (uint64_t)m->largest_module_params;
@@ -91,13 +96,26 @@ static int zero_estimator_mode(struct llmmem_result *r, const struct llmmem_mode
                                                         : "int(18 x params / total_gpus)",
                             gpu - 2 * (uint64_t)m->params);
     }
+}
+
+/* accounting = deepspeed_estimator: DeepSpeed's own model-state estimator as
+ * the result (stages 2 and 3 only). */
+static int zero_estimator_mode(struct llmmem_result *r, const struct llmmem_model *m,
+                               const struct llmmem_config *c, const llmmem__layout *l)
+{
+    if (c->zero_stage < 2)
+        return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                             "accounting deepspeed_estimator: DeepSpeed has estimators for zero_stage 2 "
+                             "and 3 only (zero_stage = %lld)",
+                             (long long)c->zero_stage);
+    uint64_t gpu, cpu;
+    llmmem__zero_estimator(&gpu, &cpu, (int)c->zero_stage, (uint64_t)m->params,
+                           (uint64_t)m->largest_module_params, (uint64_t)l->per_node,
+                           (uint64_t)l->nodes, c->offload_optimizer != LLMMEM__OFFLOAD_NONE,
+                           c->offload_param != LLMMEM__OFFLOAD_NONE, c->zero_init != 0);
+    estimator_terms(r, m, c, gpu);
     llmmem__result_term(r, "cpu_memory", "host RAM per node, x 1.5 additional_buffer_factor", cpu);
-    r->phase_used[LLMMEM_PHASE_OPTIMIZER] = true;
-    r->mode = LLMMEM__MODE_TRAINING;
-    memcpy(r->model_type, m->model_type, sizeof r->model_type);
-    llmmem__result_set_i64(r, LLMMEM_R_PARAMS, m->params);
-    llmmem__result_set_i64(r, LLMMEM_R_TRAINABLE_PARAMS, m->params);
-    llmmem__result_set_i64(r, LLMMEM_R_ACTIVE_PARAMS, m->params_active);
+    llmmem__engine_formula_keys(r, m, LLMMEM_PHASE_OPTIMIZER);
     llmmem__result_note(r, "deepspeed_estimator: model states only, DeepSpeed's formula (no "
                            "activations, buffers or workspaces)");
     int rc = llmmem__result_finish(r, c);
@@ -105,6 +123,84 @@ static int zero_estimator_mode(struct llmmem_result *r, const struct llmmem_mode
         return rc;
     llmmem__engine_keys(r, l, cpu, 0, 0);
     return LLMMEM_OK;
+}
+
+/* The stage, offload and hpZ options DeepSpeed accepts together
+ * (deepspeed/runtime/zero/config.py, ZeRO++ 3.2). */
+static int zero_check(const struct llmmem_config *cfg, const llmmem__layout *l)
+{
+    const int stage = (int)cfg->zero_stage;
+    if (cfg->offload_param != LLMMEM__OFFLOAD_NONE && stage != 3)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "offload_param = %s needs zero_stage 3 (zero_stage = %d)",
+                             cfg->offload_param == LLMMEM__OFFLOAD_CPU ? "cpu" : "nvme", stage);
+    if (cfg->offload_optimizer != LLMMEM__OFFLOAD_NONE && stage == 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT, "offload_optimizer needs zero_stage 1, 2 or 3 (zero_stage = 0)");
+    const int64_t hpz = cfg->zero_hpz_partition_size;
+    if (hpz > 1 && (stage != 3 || l->dp % hpz != 0))
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "zero_hpz_partition_size = %lld needs zero_stage 3 and to divide the "
+                             "data-parallel size %lld (zero_stage = %d)",
+                             (long long)hpz, (long long)l->dp, stage);
+    return LLMMEM_OK;
+}
+
+/* One ZeRO estimate: the single-GPU training model being partitioned, the
+ * engine's buffers per phase, and what leaves the GPU. */
+typedef struct zero_run {
+    llmmem__train *t; /* the training model being sharded (on the caller's stack) */
+    llmmem__engine_extra x;
+    llmmem__ovf o;
+    int stage;
+    uint64_t N;                /* data-parallel ranks the states are partitioned over */
+    uint64_t per_node;         /* ranks per node (host and NVMe bytes are per node) */
+    uint64_t P, trainable;     /* parameters, trainable parameters */
+    uint64_t pb, gb;           /* bytes per parameter / gradient element */
+    uint64_t host, nvme;       /* bytes per node off the GPU */
+    uint64_t sharded;          /* bytes per GPU that shrink as 1/dp */
+    uint64_t grad32, bucket, gathered, secondary;
+    uint64_t keep;             /* ZeRO-3 persistent (unpartitioned) parameters */
+    uint64_t w_part, w_keep;   /* ZeRO-3 partitioned / persistent parameter bytes */
+} zero_run;
+
+/* ZeRO-1: fp32 masters and optimizer state partitioned over dp
+ * (stage_1_and_2.py single_partition_of_fp32_groups). */
+static void zero1_partition_optimizer(zero_run *z)
+{
+    llmmem__states *st = &z->t->st;
+    st->master = llmmem__ceil_div(st->master, z->N);
+    st->optim = llmmem__ceil_div(st->optim, z->N);
+    st->optim_transient = llmmem__ceil_div(st->optim_transient, z->N);
+    z->sharded = llmmem__add(&z->o, st->master, st->optim);
+}
+
+/* 4 x trainable / dp: the step converts this rank's gradient partition to
+ * fp32 when the gradients are not fp32 already (stage_1_and_2.py
+ * single_grad_partition). */
+static uint64_t zero1_fp32_grad_partition(zero_run *z)
+{
+    if (z->t->st.master && z->gb != 4)
+        return llmmem__ceil_div(llmmem__mul(&z->o, z->trainable, 4), z->N);
+    return 0;
+}
+
+/* ZeRO-2: gradients partitioned too (averaged_gradients of this partition). */
+static void zero2_partition_grads(zero_run *z)
+{
+    z->t->st.grads = llmmem__ceil_div(z->t->st.grads, z->N);
+    z->t->layer_grad = llmmem__ceil_div(z->t->layer_grad, z->N);
+    z->t->other_grad = llmmem__ceil_div(z->t->other_grad, z->N);
+    z->sharded = llmmem__add(&z->o, z->sharded, z->t->st.grads);
+}
+
+/* Gradient reduction bucket: the contiguous ipg buffer of
+ * min(reduce_bucket_size, trainable) elements x grad bytes, doubled under
+ * overlap_comm in stages 1-2 (stage_1_and_2.py setup_buffers / stage3.py
+ * __ipg_bucket_flat_buffer). */
+static uint64_t zero_reduce_bucket(zero_run *z, const struct llmmem_config *cfg, bool overlap)
+{
+    uint64_t elems = llmmem__min((uint64_t)cfg->reduce_bucket_size, z->trainable);
+    return llmmem__mul3(&z->o, elems, z->gb, overlap && z->stage < 3 ? 2 : 1);
 }
 
 /* Parameters of tensors below the ZeRO-3 persistence threshold: kept whole on
@@ -121,27 +217,165 @@ static uint64_t persistent_params(const struct llmmem_model *m, int64_t threshol
     return 0;
 }
 
+/* ZeRO-3: the 16-bit parameters partitioned over dp, except the persistent
+ * tensors (partition_parameters.py): weights x (P - keep) / (P x dp) + weights
+ * x keep / P. */
+static void zero3_partition_params(zero_run *z, const struct llmmem_model *m,
+                                   const struct llmmem_config *cfg)
+{
+    z->keep = llmmem__min(persistent_params(m, cfg->stage3_param_persistence_threshold), z->P);
+    z->w_part = llmmem__engine_scale(z->t->st.weights, z->P - z->keep, z->P * z->N);
+    z->w_keep = llmmem__engine_scale(z->t->st.weights, z->keep, z->P);
+    z->t->st.weights = llmmem__add(&z->o, z->w_part, z->w_keep);
+    z->sharded = llmmem__add(&z->o, z->sharded, z->w_part);
+}
+
+/* ZeRO-3 live gathered parameters: the module being computed (the largest one
+ * at worst) plus the prefetch bucket, bounded by stage3_max_live_parameters:
+ * min(largest module + stage3_prefetch_bucket_size, max_live, P) x param
+ * bytes (stage3.py, config.py). */
+static uint64_t zero3_gathered_params(zero_run *z, const struct llmmem_model *m,
+                                      const struct llmmem_config *cfg)
+{
+    uint64_t live = llmmem__add(&z->o, (uint64_t)m->largest_module_params,
+                                (uint64_t)cfg->stage3_prefetch_bucket_size);
+    live = llmmem__min(llmmem__min(live, (uint64_t)cfg->stage3_max_live_parameters), z->P);
+    return llmmem__mul(&z->o, live, z->pb);
+}
+
+/* ZeRO++ hpZ (Wang et al. 2023, 3.2): a secondary copy of the partitioned
+ * parameters within groups of hpz ranks, built in forward and kept for
+ * backward: (P - keep) x param bytes / zero_hpz_partition_size. */
+static uint64_t zeropp_hpz_secondary(zero_run *z, int64_t hpz)
+{
+    return llmmem__engine_scale(llmmem__mul(&z->o, z->P - z->keep, z->pb), 1, (uint64_t)hpz);
+}
+
+/* Adds per-rank bytes x ranks per node to host RAM or NVMe. */
+static void zero_offload_to(zero_run *z, int64_t device, uint64_t per_rank)
+{
+    uint64_t bytes = llmmem__mul(&z->o, per_rank, z->per_node);
+    if (device == LLMMEM__OFFLOAD_CPU)
+        z->host = llmmem__add(&z->o, z->host, bytes);
+    else
+        z->nvme = llmmem__add(&z->o, z->nvme, bytes);
+}
+
+/* offload_param (ZeRO-Infinity): the parameter partitions live in host RAM
+ * or NVMe; the persistent tensors stay on the GPU. */
+static void zero3_offload_params(zero_run *z, const struct llmmem_config *cfg)
+{
+    zero_offload_to(z, cfg->offload_param, z->w_part);
+    z->t->st.weights = z->w_keep;
+    z->sharded = llmmem__sub0(z->sharded, z->w_part);
+}
+
+/* Optimizer offload (ZeRO-Offload / ZeRO-Infinity): fp32 masters, state and
+ * the step move to the host (or NVMe); gradient partitions go to pinned fp32
+ * host buffers (memory.rst: "4b for fp32 gradients"). */
+static void zero_offload_optimizer(zero_run *z, const struct llmmem_config *cfg, bool off_par)
+{
+    uint64_t states = llmmem__add(&z->o, z->t->st.master, z->t->st.optim);
+    uint64_t g32 = llmmem__ceil_div(llmmem__mul(&z->o, z->trainable, 4), z->N);
+    if (cfg->offload_optimizer == LLMMEM__OFFLOAD_CPU) {
+        zero_offload_to(z, LLMMEM__OFFLOAD_CPU, llmmem__add(&z->o, states, g32));
+    } else {
+        zero_offload_to(z, LLMMEM__OFFLOAD_NVME, states);
+        zero_offload_to(z, LLMMEM__OFFLOAD_CPU, g32);
+    }
+    z->t->st.master = 0;
+    z->t->st.optim = 0;
+    z->t->st.optim_transient = 0;
+    z->x.opt[LLMMEM_C_OPTIMIZER_TRANSIENT] = 0;
+    if (z->stage >= 2) {
+        z->t->st.grads = 0;
+        z->t->layer_grad = 0;
+        z->t->other_grad = 0;
+    }
+    z->sharded = z->stage == 3 && !off_par ? z->w_part : 0;
+}
+
+/* ZeRO-3's parameter terms and where they live in each phase. */
+static void zero3_params(zero_run *z, const struct llmmem_model *m, const struct llmmem_config *cfg)
+{
+    zero3_partition_params(z, m, cfg);
+    z->gathered = zero3_gathered_params(z, m, cfg);
+    z->x.fwd[LLMMEM_C_GATHERED_PARAMS] = z->gathered;
+    z->x.bwd[LLMMEM_C_GATHERED_PARAMS] = z->gathered;
+    if (cfg->zero_hpz_partition_size > 1) {
+        z->secondary = zeropp_hpz_secondary(z, cfg->zero_hpz_partition_size);
+        z->x.fwd[LLMMEM_C_WEIGHTS] = z->secondary;
+        z->x.bwd[LLMMEM_C_WEIGHTS] = z->secondary;
+    }
+    if (cfg->offload_param != LLMMEM__OFFLOAD_NONE)
+        zero3_offload_params(z, cfg);
+}
+
+/* The phase builder: partitions the training model stage by stage, adds the
+ * buffers, moves what is offloaded. */
+static void zero_shard(zero_run *z, const struct llmmem_model *m, const struct llmmem_config *cfg)
+{
+    const bool overlap = cfg->overlap_comm == LLMMEM__TRI_ON ||
+                         (cfg->overlap_comm == LLMMEM__TRI_AUTO && z->stage == 3);
+    if (z->stage >= 1) {
+        zero1_partition_optimizer(z);
+        z->grad32 = zero1_fp32_grad_partition(z);
+    }
+    if (z->stage >= 2)
+        zero2_partition_grads(z);
+    if (z->stage >= 1) {
+        z->bucket = zero_reduce_bucket(z, cfg, overlap);
+        z->x.bwd[LLMMEM_C_COMM_BUFFERS] = z->bucket;
+        if (z->stage == 3) { /* allocated once at init, lives through the step */
+            z->x.fwd[LLMMEM_C_COMM_BUFFERS] = z->bucket;
+            z->x.opt[LLMMEM_C_COMM_BUFFERS] = z->bucket;
+        }
+    }
+    if (z->stage == 3)
+        zero3_params(z, m, cfg);
+    z->x.opt[LLMMEM_C_OPTIMIZER_TRANSIENT] = z->grad32;
+    if (cfg->offload_optimizer != LLMMEM__OFFLOAD_NONE)
+        zero_offload_optimizer(z, cfg, cfg->offload_param != LLMMEM__OFFLOAD_NONE);
+}
+
+/* The engine's terms, after llmmem__train_fill. */
+static void zero_terms(struct llmmem_result *out, zero_run *z)
+{
+    if (z->bucket)
+        llmmem__result_term(out, "zero_reduce_bucket",
+                            "reduce_bucket_size x grad bytes (x2 overlap_comm, stages 1-2): ipg buffer "
+                            "(stage_1_and_2.py / stage3.py)",
+                            z->bucket);
+    if (z->grad32)
+        llmmem__result_term(out, "zero_fp32_grad_partition",
+                            "4 x trainable / dp: fp32 gradient partition for the step "
+                            "(stage_1_and_2.py single_grad_partition)",
+                            z->grad32);
+    if (z->gathered)
+        llmmem__result_term(out, "zero3_gathered_params",
+                            "min(largest module + stage3_prefetch_bucket_size, "
+                            "stage3_max_live_parameters) x param bytes (stage3.py)",
+                            z->gathered);
+    if (z->secondary)
+        llmmem__result_term(out, "zeropp_hpz_secondary", "params x param bytes / zero_hpz_partition_size "
+                                                         "(ZeRO++ 3.2)",
+                            z->secondary);
+    if (z->host || z->nvme)
+        llmmem__result_term(out, "offload_host_or_nvme",
+                            "per rank: fp32 masters + optimizer state + fp32 grads (offload_optimizer), "
+                            "param partitions (offload_param); x ranks per node",
+                            llmmem__add(&z->o, z->host, z->nvme));
+}
+
 int llmmem_estimate_zero(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
 {
     int rc = llmmem__check_args(out, model, cfg, "llmmem_estimate_zero");
     if (rc)
         return rc;
     llmmem__layout l;
-    if ((rc = llmmem__engine_layout(&l, model, cfg, false, "zero")) != 0)
+    if ((rc = llmmem__engine_layout(&l, model, cfg, false, "zero")) != 0 ||
+        (rc = zero_check(cfg, &l)) != 0)
         return rc;
-    const int stage = (int)cfg->zero_stage;
-    if (cfg->offload_param != LLMMEM__OFFLOAD_NONE && stage != 3)
-        return llmmem__error(LLMMEM_E_INCONSISTENT,
-                             "offload_param = %s needs zero_stage 3 (zero_stage = %d)",
-                             cfg->offload_param == LLMMEM__OFFLOAD_CPU ? "cpu" : "nvme", stage);
-    if (cfg->offload_optimizer != LLMMEM__OFFLOAD_NONE && stage == 0)
-        return llmmem__error(LLMMEM_E_INCONSISTENT, "offload_optimizer needs zero_stage 1, 2 or 3 (zero_stage = 0)");
-    const int64_t hpz = cfg->zero_hpz_partition_size;
-    if (hpz > 1 && (stage != 3 || l.dp % hpz != 0))
-        return llmmem__error(LLMMEM_E_INCONSISTENT,
-                             "zero_hpz_partition_size = %lld needs zero_stage 3 and to divide the "
-                             "data-parallel size %lld (zero_stage = %d)",
-                             (long long)hpz, (long long)l.dp, stage);
     llmmem__result_clear(out);
     out->engine = LLMMEM__ENG_ZERO;
     if (cfg->accounting == LLMMEM__ACC_DEEPSPEED)
@@ -149,145 +383,29 @@ int llmmem_estimate_zero(llmmem_result *out, const llmmem_model *model, const ll
     if (cfg->accounting == LLMMEM__ACC_MEGATRON)
         return llmmem__error(LLMMEM_E_INCONSISTENT, "accounting megatron_theoretical needs engine megatron");
 
+    zero_run z;
     llmmem__train t;
+    memset(&z, 0, sizeof z);
+    z.t = &t;
     if ((rc = llmmem__train_compute(&t, out, model, cfg)) != 0)
         return rc;
     llmmem__optim_engine_fused(&t.st, cfg);
-    llmmem__ovf o = {false};
-    const uint64_t N = (uint64_t)l.dp;
-    const bool off_opt = cfg->offload_optimizer != LLMMEM__OFFLOAD_NONE;
-    const bool off_par = cfg->offload_param != LLMMEM__OFFLOAD_NONE;
-    const uint64_t P = (uint64_t)t.st.params, trainable = (uint64_t)t.st.trainable;
-    const uint64_t pb = (uint64_t)(t.st.weight_bytes > 0 ? t.st.weight_bytes : 2);
-    const uint64_t gb = (uint64_t)(t.st.grad_bytes > 0 ? t.st.grad_bytes : 2);
-    const bool overlap = cfg->overlap_comm == LLMMEM__TRI_ON ||
-                         (cfg->overlap_comm == LLMMEM__TRI_AUTO && stage == 3);
-    llmmem__engine_extra x;
-    memset(&x, 0, sizeof x);
-    uint64_t host = 0, nvme = 0, sharded = 0;
-
-    /* ZeRO-1: fp32 masters and optimizer state partitioned over dp
-     * (stage_1_and_2.py single_partition_of_fp32_groups); the step converts
-     * this rank's gradient partition to fp32 (single_grad_partition). */
-    uint64_t grad32 = 0;
-    if (stage >= 1) {
-        t.st.master = llmmem__ceil_div(t.st.master, N);
-        t.st.optim = llmmem__ceil_div(t.st.optim, N);
-        t.st.optim_transient = llmmem__ceil_div(t.st.optim_transient, N);
-        if (t.st.master && gb != 4)
-            grad32 = llmmem__ceil_div(llmmem__mul(&o, trainable, 4), N);
-        sharded = llmmem__add(&o, t.st.master, t.st.optim);
-    }
-    /* ZeRO-2: gradients partitioned too (averaged_gradients of this partition). */
-    if (stage >= 2) {
-        t.st.grads = llmmem__ceil_div(t.st.grads, N);
-        t.layer_grad = llmmem__ceil_div(t.layer_grad, N);
-        t.other_grad = llmmem__ceil_div(t.other_grad, N);
-        sharded = llmmem__add(&o, sharded, t.st.grads);
-    }
-    /* Gradient reduction buckets: the contiguous ipg buffer of
-     * reduce_bucket_size elements, doubled under overlap_comm
-     * (stage_1_and_2.py setup_buffers / stage3.py __ipg_bucket_flat_buffer). */
-    uint64_t bucket = 0;
-    if (stage >= 1) {
-        uint64_t elems = llmmem__min((uint64_t)cfg->reduce_bucket_size, trainable);
-        bucket = llmmem__mul3(&o, elems, gb, overlap && stage < 3 ? 2 : 1);
-        x.bwd[LLMMEM_C_COMM_BUFFERS] = bucket;
-        if (stage == 3) { /* allocated once at init, lives through the step */
-            x.fwd[LLMMEM_C_COMM_BUFFERS] = bucket;
-            x.opt[LLMMEM_C_COMM_BUFFERS] = bucket;
-        }
-    }
-    /* ZeRO-3: the 16-bit parameters partitioned, except tensors under the
-     * persistence threshold; the live gathered parameters are the module
-     * being computed (the largest one at worst) plus the prefetch bucket,
-     * bounded by stage3_max_live_parameters (stage3.py, config.py). */
-    uint64_t gathered = 0, secondary = 0, w_part = 0;
-    if (stage == 3) {
-        uint64_t keep = llmmem__min(persistent_params(model, cfg->stage3_param_persistence_threshold), P);
-        w_part = llmmem__engine_scale(t.st.weights, P - keep, P * N);
-        uint64_t w_keep = llmmem__engine_scale(t.st.weights, keep, P);
-        t.st.weights = llmmem__add(&o, w_part, w_keep);
-        sharded = llmmem__add(&o, sharded, w_part);
-        uint64_t live = llmmem__add(&o, (uint64_t)model->largest_module_params,
-                                    (uint64_t)cfg->stage3_prefetch_bucket_size);
-        live = llmmem__min(llmmem__min(live, (uint64_t)cfg->stage3_max_live_parameters), P);
-        gathered = llmmem__mul(&o, live, pb);
-        x.fwd[LLMMEM_C_GATHERED_PARAMS] = gathered;
-        x.bwd[LLMMEM_C_GATHERED_PARAMS] = gathered;
-        /* ZeRO++ hpZ: a secondary copy of the parameters partitioned within
-         * groups of hpz ranks, built in forward and kept for backward. */
-        if (hpz > 1) {
-            secondary = llmmem__engine_scale(llmmem__mul(&o, P - keep, pb), 1, (uint64_t)hpz);
-            x.fwd[LLMMEM_C_WEIGHTS] = secondary;
-            x.bwd[LLMMEM_C_WEIGHTS] = secondary;
-        }
-        if (off_par) {
-            /* offload_param: the partitions live in host RAM (or NVMe). */
-            if (cfg->offload_param == LLMMEM__OFFLOAD_CPU)
-                host = llmmem__add(&o, host, llmmem__mul(&o, w_part, (uint64_t)l.per_node));
-            else
-                nvme = llmmem__add(&o, nvme, llmmem__mul(&o, w_part, (uint64_t)l.per_node));
-            t.st.weights = w_keep;
-            sharded = llmmem__sub0(sharded, w_part);
-        }
-    }
-    x.opt[LLMMEM_C_OPTIMIZER_TRANSIENT] = grad32;
-    /* Optimizer offload (ZeRO-Offload / ZeRO-Infinity): fp32 masters, state and
-     * the step move to the host; gradient partitions go to pinned fp32 host
-     * buffers (memory.rst: "4b for fp32 gradients"). */
-    if (off_opt) {
-        uint64_t states = llmmem__add(&o, t.st.master, t.st.optim);
-        uint64_t g32 = llmmem__ceil_div(llmmem__mul(&o, trainable, 4), N);
-        uint64_t pn = (uint64_t)l.per_node;
-        if (cfg->offload_optimizer == LLMMEM__OFFLOAD_CPU)
-            host = llmmem__add(&o, host, llmmem__mul(&o, llmmem__add(&o, states, g32), pn));
-        else {
-            nvme = llmmem__add(&o, nvme, llmmem__mul(&o, states, pn));
-            host = llmmem__add(&o, host, llmmem__mul(&o, g32, pn));
-        }
-        t.st.master = 0;
-        t.st.optim = 0;
-        t.st.optim_transient = 0;
-        x.opt[LLMMEM_C_OPTIMIZER_TRANSIENT] = 0;
-        if (stage >= 2) {
-            t.st.grads = 0;
-            t.layer_grad = 0;
-            t.other_grad = 0;
-        }
-        sharded = stage == 3 && !off_par ? w_part : 0;
-    }
-    if (o.overflow)
+    z.stage = (int)cfg->zero_stage;
+    z.N = (uint64_t)l.dp;
+    z.per_node = (uint64_t)l.per_node;
+    z.P = (uint64_t)t.st.params;
+    z.trainable = (uint64_t)t.st.trainable;
+    z.pb = (uint64_t)(t.st.weight_bytes > 0 ? t.st.weight_bytes : 2);
+    z.gb = (uint64_t)(t.st.grad_bytes > 0 ? t.st.grad_bytes : 2);
+    zero_shard(&z, model, cfg);
+    if (z.o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "ZeRO estimate overflows 64-bit byte counts");
-    if (stage == 0)
+    if (z.stage == 0)
         llmmem__result_note(out, "ZeRO stage 0: states replicated as in DDP; gradient all-reduce "
                                  "buffers not counted");
-    if ((rc = llmmem__train_fill(out, &t, &x, model, cfg)) != 0)
+    if ((rc = llmmem__train_fill(out, &t, &z.x, model, cfg)) != 0)
         return rc;
-    if (bucket)
-        llmmem__result_term(out, "zero_reduce_bucket",
-                            "reduce_bucket_size x grad bytes (x2 overlap_comm, stages 1-2): ipg buffer "
-                            "(stage_1_and_2.py / stage3.py)",
-                            bucket);
-    if (grad32)
-        llmmem__result_term(out, "zero_fp32_grad_partition",
-                            "4 x trainable / dp: fp32 gradient partition for the step "
-                            "(stage_1_and_2.py single_grad_partition)",
-                            grad32);
-    if (gathered)
-        llmmem__result_term(out, "zero3_gathered_params",
-                            "min(largest module + stage3_prefetch_bucket_size, "
-                            "stage3_max_live_parameters) x param bytes (stage3.py)",
-                            gathered);
-    if (secondary)
-        llmmem__result_term(out, "zeropp_hpz_secondary", "params x param bytes / zero_hpz_partition_size "
-                                                         "(ZeRO++ 3.2)",
-                            secondary);
-    if (host || nvme)
-        llmmem__result_term(out, "offload_host_or_nvme",
-                            "per rank: fp32 masters + optimizer state + fp32 grads (offload_optimizer), "
-                            "param partitions (offload_param); x ranks per node",
-                            llmmem__add(&o, host, nvme));
-    llmmem__engine_keys(out, &l, host, nvme, sharded);
+    zero_terms(out, &z);
+    llmmem__engine_keys(out, &l, z.host, z.nvme, z.sharded);
     return LLMMEM_OK;
 }

@@ -1,0 +1,655 @@
+/* llmmem_plan_layouts: enumerates every layout of N GPUs (engine, DP x TP x PP
+ * x CP x EP, ZeRO stage / FSDP strategy / Megatron options, offload,
+ * recompute, micro-batch), rejects the indivisible ones before estimating,
+ * estimates the rest, and keeps the top K that fit by the step-time model
+ * (steptime.c). Formulas, constants and their sources: docs/planner.md.
+ *
+ * Allocation: llmmem_plan_new allocates the handle (fixed capacity:
+ * LLMMEM__PLAN_MAX_K layouts, the divisor lists and a scratch result); nothing
+ * else allocates, so the estimate loop never does. Reentrant: all state is in
+ * the handle or on the stack. */
+#include "plan/plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_GLOBAL_BATCH INT64_C(1000000000000)
+
+int llmmem_plan_new(llmmem_plan **out)
+{
+    if (!out)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_plan_new: out is NULL");
+    struct llmmem_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return llmmem__error(LLMMEM_E_NOMEM, "llmmem_plan_new: out of memory");
+    *out = p;
+    return LLMMEM_OK;
+}
+
+void llmmem_plan_free(llmmem_plan *plan) { free(plan); }
+
+/* Orders layouts: shorter step time first; at equal time, less peak memory;
+ * then the one found first. */
+static bool before(double t, uint64_t peak, const llmmem__plan_layout *l)
+{
+    return t < l->time.total_s || (t == l->time.total_s && peak < l->peak_allocated);
+}
+
+/* Keeps the layout in p->scratch / c if it is among the top K. */
+static void consider(struct llmmem_plan *p, const llmmem_model *m, const struct llmmem_config *c)
+{
+    const struct llmmem_result *r = &p->scratch;
+    llmmem__steptime t;
+    llmmem__plan_step_time(&t, m, c, r->v[LLMMEM_R_TRAINABLE_PARAMS - LLMMEM_R_PARAMS].i);
+    const uint64_t peak = llmmem__result_u64(r, LLMMEM_R_PEAK_ALLOCATED_BYTES);
+    int pos = p->count;
+    while (pos > 0 && before(t.total_s, peak, &p->slot[p->order[pos - 1]]))
+        pos--;
+    if (pos >= p->top_k)
+        return;
+    int s;
+    if (p->count < p->top_k) {
+        s = p->count++;
+    } else {
+        s = p->order[p->top_k - 1];
+    }
+    memmove(&p->order[pos + 1], &p->order[pos], (size_t)(p->count - 1 - pos) * sizeof p->order[0]);
+    p->order[pos] = s;
+    llmmem__plan_layout *l = &p->slot[s];
+    l->cfg = *c;
+    l->time = t;
+    l->peak_allocated = llmmem__result_u64(r, LLMMEM_R_PEAK_ALLOCATED_BYTES);
+    l->peak_reserved = llmmem__result_u64(r, LLMMEM_R_PEAK_RESERVED_BYTES);
+    l->total = llmmem__result_u64(r, LLMMEM_R_TOTAL_BYTES_PER_GPU);
+    l->capacity = llmmem__result_u64(r, LLMMEM_R_GPU_MEMORY_BYTES);
+    l->peak_phase = r->v[LLMMEM_R_PEAK_PHASE - LLMMEM_R_PARAMS].i;
+    if (l->peak_phase >= 0 && l->peak_phase < LLMMEM__PHASES)
+        memcpy(l->comp, r->bytes[l->peak_phase], sizeof l->comp);
+    else
+        memset(l->comp, 0, sizeof l->comp);
+}
+
+typedef struct search {
+    struct llmmem_plan *p;
+    const llmmem_model *m;
+    struct llmmem_config c; /* the candidate being built */
+    int64_t n, G;
+    int64_t hint[3]; /* per recompute mode: the largest micro-batch that fitted last */
+} search;
+
+/* Estimates one candidate; 0 or an error that stops the planner. */
+static int estimate_one(search *s, bool *oom)
+{
+    struct llmmem_plan *p = s->p;
+    p->estimates++;
+    int rc = llmmem_estimate(&p->scratch, s->m, &s->c);
+    switch (rc) {
+    case LLMMEM_OK: break;
+    case LLMMEM_E_UNSUPPORTED: p->rejected[LLMMEM_REJECT_UNSUPPORTED]++; return 0;
+    case LLMMEM_E_INCONSISTENT: p->rejected[LLMMEM_REJECT_INDIVISIBLE]++; return 0;
+    case LLMMEM_E_OUT_OF_RANGE: /* byte counts overflow: far beyond any GPU */
+        *oom = true;
+        p->rejected[LLMMEM_REJECT_OOM]++;
+        return 0;
+    default: return rc;
+    }
+    if (!p->scratch.v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i) {
+        *oom = true;
+        p->rejected[LLMMEM_REJECT_OOM]++;
+        return 0;
+    }
+    p->feasible++;
+    consider(p, s->m, &s->c);
+    return 0;
+}
+
+/* Probe outcomes of one estimate. */
+enum { PROBE_FIT = 0, PROBE_OOM = 1, PROBE_OTHER = 2 };
+
+/* Estimates the candidate in s->c at micro-batch b without counting it:
+ * PROBE_FIT / PROBE_OOM, or PROBE_OTHER with *reason set (unsupported,
+ * indivisible); < 0 for an error that stops the planner. */
+static int probe(search *s, int64_t b, int *reason)
+{
+    struct llmmem_plan *p = s->p;
+    s->c.micro_batch_size = b;
+    s->c.grad_accum_steps = s->G / (b * s->c.dp);
+    p->estimates++;
+    int rc = llmmem_estimate(&p->scratch, s->m, &s->c);
+    switch (rc) {
+    case LLMMEM_OK:
+        if (!p->scratch.v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i)
+            return PROBE_OOM;
+        p->trainable_hint = p->scratch.v[LLMMEM_R_TRAINABLE_PARAMS - LLMMEM_R_PARAMS].i;
+        return PROBE_FIT;
+    case LLMMEM_E_OUT_OF_RANGE: return PROBE_OOM; /* byte counts overflow: far beyond any GPU */
+    case LLMMEM_E_UNSUPPORTED: *reason = LLMMEM_REJECT_UNSUPPORTED; return PROBE_OTHER;
+    case LLMMEM_E_INCONSISTENT: *reason = LLMMEM_REJECT_INDIVISIBLE; return PROBE_OTHER;
+    default: return rc;
+    }
+}
+
+/* Could a layout of step time t enter the top K? (Equal times are decided by
+ * memory, which needs the estimate.) */
+static bool enters(const struct llmmem_plan *p, double t)
+{
+    return p->count < p->top_k || t <= p->slot[p->order[p->top_k - 1]].time.total_s;
+}
+
+/* The micro-batches of the layout in s->c that split the global batch
+ * (b x dp divides it) into p->vb, shared by every recompute mode; the others
+ * are rejected (LLMMEM_REJECT_BATCH) once per mode. Returns how many. */
+static int valid_microbatches(search *s, int modes)
+{
+    struct llmmem_plan *p = s->p;
+    const int64_t dp = s->c.dp;
+    int nv = 0;
+    for (int bi = 0; bi < p->n_bd; bi++) {
+        const int64_t b = p->bd[bi];
+        if (b <= s->G / dp && s->G % (b * dp) == 0)
+            p->vb[nv++] = b;
+    }
+    p->rejected[LLMMEM_REJECT_BATCH] += (int64_t)(p->n_bd - nv) * (int64_t)modes;
+    return nv;
+}
+
+/* What the boundary search knows about one recompute mode: fit = largest
+ * index of p->vb that fits (-1: none), bad = smallest known not to (nv:
+ * none); linear: the estimator answered something else than fit / OOM. */
+typedef struct bracket {
+    int fit, bad;
+    bool linear;
+} bracket;
+
+/* From a fitting start, doubles the step up until one does not fit. */
+static int gallop_up(search *s, bracket *k, int nv)
+{
+    int reason;
+    for (int step = 1; k->fit + step < nv; step *= 2) {
+        int r = probe(s, s->p->vb[k->fit + step], &reason);
+        if (r < 0)
+            return r;
+        if (r != PROBE_FIT) {
+            k->linear = r == PROBE_OTHER;
+            k->bad = k->fit + step;
+            return 0;
+        }
+        k->fit += step;
+    }
+    return 0;
+}
+
+/* From a start that does not fit, doubles the step down until one fits. */
+static int gallop_down(search *s, bracket *k)
+{
+    int reason;
+    for (int step = 1; k->bad > 0; step *= 2) {
+        int at = k->bad - step < 0 ? 0 : k->bad - step;
+        int r = probe(s, s->p->vb[at], &reason);
+        if (r < 0)
+            return r;
+        if (r == PROBE_OTHER) {
+            k->linear = true;
+            return 0;
+        }
+        if (r == PROBE_FIT) {
+            k->fit = at;
+            return 0;
+        }
+        k->bad = at;
+    }
+    return 0;
+}
+
+/* Narrows fit < bad to adjacent indices. */
+static int bisect(search *s, bracket *k)
+{
+    int reason;
+    while (!k->linear && k->fit >= 0 && k->bad - k->fit > 1) {
+        int mid = k->fit + (k->bad - k->fit) / 2;
+        int r = probe(s, s->p->vb[mid], &reason);
+        if (r < 0)
+            return r;
+        if (r == PROBE_OTHER)
+            k->linear = true;
+        else if (r == PROBE_FIT)
+            k->fit = mid;
+        else
+            k->bad = mid;
+    }
+    return 0;
+}
+
+/* The largest fitting micro-batch of recompute mode ri: start at the boundary
+ * this mode had in the previous layout (a hint: neighbouring layouts fit
+ * similar micro-batches), then gallop and bisect. */
+static int find_boundary(search *s, int ri, int nv, bracket *k)
+{
+    const int64_t *vb = s->p->vb;
+    int h = 0;
+    while (h + 1 < nv && vb[h + 1] <= s->hint[ri])
+        h++;
+    k->fit = -1;
+    k->bad = nv;
+    k->linear = false;
+    int reason;
+    int r = probe(s, vb[h], &reason);
+    if (r < 0)
+        return r;
+    if (r == PROBE_OTHER) {
+        k->linear = true;
+    } else if (r == PROBE_FIT) {
+        k->fit = h;
+        r = gallop_up(s, k, nv);
+    } else {
+        k->bad = h;
+        r = gallop_down(s, k);
+    }
+    if (r < 0 || (r = bisect(s, k)) < 0)
+        return r;
+    if (!k->linear)
+        s->hint[ri] = vb[k->fit >= 0 ? k->fit : 0];
+    return 0;
+}
+
+/* The fallback: estimates each micro-batch; once one does not fit, the larger
+ * ones are OOM. */
+static int estimate_each(search *s, int nv)
+{
+    struct llmmem_plan *p = s->p;
+    bool oom = false;
+    for (int i = 0; i < nv; i++) {
+        if (oom) {
+            p->rejected[LLMMEM_REJECT_OOM]++;
+            continue;
+        }
+        int reason;
+        int r = probe(s, p->vb[i], &reason);
+        if (r < 0)
+            return r;
+        if (r == PROBE_OTHER) {
+            p->rejected[reason]++;
+        } else if (r == PROBE_OOM) {
+            oom = true;
+            p->rejected[LLMMEM_REJECT_OOM]++;
+        } else {
+            p->feasible++;
+            consider(p, s->m, &s->c);
+        }
+    }
+    return 0;
+}
+
+/* The micro-batches vb[0..fit] fit; each is estimated again only when its
+ * step time enters the top K (its memory breakdown is kept). Trainable
+ * parameters do not depend on the micro-batch: from any fitting probe. */
+static int keep_fitting(search *s, int fit)
+{
+    struct llmmem_plan *p = s->p;
+    const int64_t trainable = p->trainable_hint;
+    for (int i = 0; i <= fit; i++) {
+        s->c.micro_batch_size = p->vb[i];
+        s->c.grad_accum_steps = s->G / (p->vb[i] * s->c.dp);
+        llmmem__steptime t;
+        llmmem__plan_step_time(&t, s->m, &s->c, trainable);
+        if (!enters(p, t.total_s))
+            continue;
+        int reason;
+        int r = probe(s, p->vb[i], &reason);
+        if (r < 0)
+            return r;
+        if (r != PROBE_FIT) /* the same input estimated twice: cannot differ */
+            return llmmem__error(LLMMEM_E_INTERNAL, "planner: estimate of micro-batch %lld changed",
+                                 (long long)p->vb[i]);
+        consider(p, s->m, &s->c);
+    }
+    return 0;
+}
+
+/* The recompute x micro-batch grid of the layout in s->c. pre: a reason that
+ * rejects the whole grid before estimating, or -1.
+ *
+ * Peak memory does not decrease with the micro-batch, so per recompute mode
+ * the planner finds the largest micro-batch that fits by bisection over the
+ * valid ones (the global batch must split into micro-batch x accumulation x
+ * dp); the smaller ones fit and the larger ones are counted as OOM. Any other
+ * answer of the estimator (unsupported, inconsistent) makes that recompute
+ * mode fall back to estimating every micro-batch. */
+static int grid(search *s, int pre)
+{
+    static const int recs[] = {LLMMEM__CKPT_NONE, LLMMEM__CKPT_SELECTIVE, LLMMEM__CKPT_FULL};
+    const int modes = (int)LLMMEM_ARRAY_LEN(recs);
+    struct llmmem_plan *p = s->p;
+    const int64_t cells = (int64_t)p->n_bd * (int64_t)modes;
+    p->candidates += cells;
+    if (pre >= 0) {
+        p->rejected[pre] += cells;
+        return 0;
+    }
+    const int nv = valid_microbatches(s, modes);
+    for (int ri = 0; ri < modes && nv > 0; ri++) {
+        s->c.checkpointing = recs[ri];
+        bracket k;
+        int r = find_boundary(s, ri, nv, &k);
+        if (r < 0)
+            return r;
+        if (k.linear) {
+            if ((r = estimate_each(s, nv)) != 0)
+                return r;
+            continue;
+        }
+        p->rejected[LLMMEM_REJECT_OOM] += nv - 1 - k.fit;
+        if (k.fit < 0)
+            continue;
+        p->feasible += k.fit + 1;
+        if ((r = keep_fitting(s, k.fit)) != 0)
+            return r;
+    }
+    return 0;
+}
+
+/* Divisibility rules of Megatron-LM: heads, query groups and the MLP width
+ * split over TP (megatron/core/utils.py divide() in the attention and parallel
+ * linear layers); layers over PP (megatron/training/arguments.py); the sequence
+ * into 2 x CP chunks for load-balanced causal attention
+ * (megatron/training/utils.py get_batch_on_this_cp_rank); routed experts over
+ * EP (megatron/core/transformer/moe). */
+static bool indivisible(const llmmem_model *m, const struct llmmem_config *c)
+{
+    const int64_t kvh = m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
+    if (c->tp > 1 && (m->num_heads % c->tp || kvh % c->tp ||
+                      (m->intermediate_size > 0 && m->intermediate_size % c->tp)))
+        return true;
+    if (c->pp > 1 && m->num_layers % c->pp)
+        return true;
+    if (c->cp > 1 && c->seq_len % (2 * c->cp))
+        return true;
+    if (c->ep > 1 && (m->num_experts <= 0 || m->num_experts % c->ep))
+        return true;
+    return false;
+}
+
+/* ZeRO stage 0..2 with optimizer offload to the CPU from stage 1; stage 3
+ * with optimizer and parameters to none / cpu / nvme (ZeRO-Infinity). */
+static int variants_zero(search *s, int pre)
+{
+    struct llmmem_config *c = &s->c;
+    int rc = 0;
+    for (int st = 0; st <= 3 && !rc; st++) {
+        c->zero_stage = st;
+        int max_opt = st == 0 ? 0 : st < 3 ? 1 : 2, max_par = st < 3 ? 0 : 2;
+        for (int o = 0; o <= max_opt && !rc; o++)
+            for (int q = 0; q <= max_par && !rc; q++) {
+                c->offload_optimizer = o;
+                c->offload_param = q;
+                rc = grid(s, pre);
+            }
+    }
+    c->offload_optimizer = c->offload_param = 0;
+    return rc;
+}
+
+/* FSDP: every sharding strategy, with and without CPU offload; hybrid shards
+ * inside a node and replicates across whole nodes. */
+static int variants_fsdp(search *s, int pre)
+{
+    struct llmmem_config *c = &s->c;
+    int rc = 0;
+    for (int sh = 0; sh <= LLMMEM__FSDP_HYBRID_SHARD && !rc; sh++)
+        for (int off = 0; off <= 1 && !rc; off++) {
+            c->fsdp_sharding = sh;
+            c->fsdp_cpu_offload = off;
+            int why = pre;
+            if (why < 0 && sh == LLMMEM__FSDP_HYBRID_SHARD &&
+                (s->n <= c->gpus_per_node || s->n % c->gpus_per_node))
+                why = LLMMEM_REJECT_INDIVISIBLE;
+            rc = grid(s, why);
+        }
+    return rc;
+}
+
+/* The Megatron family, each with sequence parallel off / on (with TP):
+ * Megatron-LM with the distributed optimizer off / on; Megatron-DeepSpeed with
+ * ZeRO stage 0..2, where the pipeline engine runs stage 0 or 1 only
+ * (deepspeed/runtime/pipe/engine.py asserts zero stage < 2). */
+static int variants_megatron(search *s, int pre)
+{
+    struct llmmem_config *c = &s->c;
+    const bool ds = c->engine == LLMMEM__ENG_MEGATRON_DEEPSPEED;
+    int rc = 0;
+    for (int o = 0; o <= (ds ? 2 : 1) && !rc; o++)
+        for (int sp = 0; sp <= (c->tp > 1) && !rc; sp++) {
+            if (ds)
+                c->zero_stage = o;
+            else
+                c->distributed_optimizer = o;
+            c->sequence_parallel = sp;
+            int why = pre;
+            if (ds && why < 0 && c->pp > 1 && o >= 2)
+                why = LLMMEM_REJECT_UNSUPPORTED;
+            rc = grid(s, why);
+        }
+    return rc;
+}
+
+/* The engine options of one parallel layout (s->c has the sizes). */
+static int variants(search *s, int pre)
+{
+    switch (s->c.engine) {
+    case LLMMEM__ENG_SINGLE:
+    case LLMMEM__ENG_DDP: return grid(s, pre);
+    case LLMMEM__ENG_ZERO: return variants_zero(s, pre);
+    case LLMMEM__ENG_FSDP: return variants_fsdp(s, pre);
+    case LLMMEM__ENG_MEGATRON:
+    case LLMMEM__ENG_MEGATRON_DEEPSPEED: return variants_megatron(s, pre);
+    }
+    return 0;
+}
+
+/* Candidate of engine e at the given sizes: every engine option at its
+ * default (the variants set them), no interleaving, micro-batches from the
+ * accumulation steps. */
+static void set_layout(struct llmmem_config *c, int e, int64_t n, int64_t tp, int64_t pp, int64_t cp,
+                       int64_t dp, int64_t ep)
+{
+    c->engine = e;
+    c->zero_stage = 0;
+    c->offload_optimizer = LLMMEM__OFFLOAD_NONE;
+    c->offload_param = LLMMEM__OFFLOAD_NONE;
+    c->fsdp_sharding = LLMMEM__FSDP_FULL_SHARD;
+    c->fsdp_cpu_offload = 0;
+    c->distributed_optimizer = 0;
+    c->sequence_parallel = 0;
+    c->num_gpus = n;
+    c->tp = tp;
+    c->pp = pp;
+    c->cp = cp;
+    c->dp = dp;
+    c->ep = ep;
+    c->etp = 1;
+    c->vpp = 1;
+    c->num_microbatches = 0;
+}
+
+/* The expert-parallel sizes (divisors of dp x cp; Megatron-LM on an MoE model
+ * only) of engine e at tp x pp x cp, each with its engine options. */
+static int enumerate_experts(search *s, int e, int64_t tp, int64_t pp, int64_t cp)
+{
+    const struct llmmem_plan *p = s->p;
+    const bool moe = s->m->num_experts > 0;
+    const int64_t dp = s->n / (tp * pp * cp);
+    for (int q = 0; q < p->n_nd; q++) {
+        const int64_t ep = p->nd[q];
+        if (ep > dp * cp || (ep > 1 && (!moe || e != LLMMEM__ENG_MEGATRON)))
+            break;
+        if ((dp * cp) % ep)
+            continue;
+        set_layout(&s->c, e, s->n, tp, pp, cp, dp, ep);
+        int rc = variants(s, indivisible(s->m, &s->c) ? LLMMEM_REJECT_INDIVISIBLE : -1);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Every tp x pp x cp that divides N for engine e (model parallelism for the
+ * Megatron engines only, context parallelism for Megatron-LM only). */
+static int enumerate_engine(search *s, int e)
+{
+    const struct llmmem_plan *p = s->p;
+    const int64_t N = s->n;
+    const bool mp = e == LLMMEM__ENG_MEGATRON || e == LLMMEM__ENG_MEGATRON_DEEPSPEED;
+    for (int i = 0; i < p->n_nd; i++) {
+        const int64_t tp = p->nd[i];
+        if (tp > 1 && !mp)
+            break;
+        for (int j = 0; j < p->n_nd; j++) {
+            const int64_t pp = p->nd[j];
+            if (pp > N / tp || (pp > 1 && !mp))
+                break;
+            if ((N / tp) % pp)
+                continue;
+            for (int k = 0; k < p->n_nd; k++) {
+                const int64_t cp = p->nd[k];
+                if (cp > N / (tp * pp) || (cp > 1 && e != LLMMEM__ENG_MEGATRON))
+                    break;
+                if ((N / (tp * pp)) % cp)
+                    continue;
+                int rc = enumerate_experts(s, e, tp, pp, cp);
+                if (rc)
+                    return rc;
+            }
+        }
+    }
+    return 0;
+}
+
+static int enumerate_training(search *s)
+{
+    for (int e = LLMMEM__ENG_SINGLE; e <= LLMMEM__ENG_MEGATRON_DEEPSPEED; e++) {
+        if (e == LLMMEM__ENG_SINGLE && s->n != 1)
+            continue;
+        int rc = enumerate_engine(s, e);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Inference: TP x replicas; each replica serves batch_size / replicas. */
+static int enumerate_inference(search *s, int64_t batch)
+{
+    struct llmmem_plan *p = s->p;
+    struct llmmem_config *c = &s->c;
+    const int64_t kvh = s->m->num_kv_heads > 0 ? s->m->num_kv_heads : s->m->num_heads;
+    for (int i = 0; i < p->n_nd; i++) {
+        const int64_t tp = p->nd[i], replicas = s->n / tp;
+        p->candidates++;
+        /* vLLM: heads split over TP; KV heads split, or replicated when fewer
+         * than TP (vllm/config get_num_kv_heads) */
+        if (s->m->num_heads % tp || (kvh >= tp ? kvh % tp : tp % kvh)) {
+            p->rejected[LLMMEM_REJECT_INDIVISIBLE]++;
+            continue;
+        }
+        if (batch % replicas) {
+            p->rejected[LLMMEM_REJECT_BATCH]++;
+            continue;
+        }
+        c->tp = tp;
+        c->dp = replicas;
+        c->num_gpus = s->n;
+        c->pp = c->cp = c->ep = 1;
+        c->batch_size = batch / replicas;
+        bool oom = false;
+        int rc = estimate_one(s, &oom);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* N: num_gpus, else dp x tp x pp x cp of the configuration given. */
+static int plan_num_gpus(int64_t *n, const struct llmmem_config *cfg)
+{
+    llmmem__ovf o = {false};
+    uint64_t v = cfg->num_gpus > 0
+                     ? (uint64_t)cfg->num_gpus
+                     : llmmem__mul(&o, llmmem__mul3(&o, (uint64_t)cfg->dp, (uint64_t)cfg->tp, (uint64_t)cfg->pp),
+                                   (uint64_t)cfg->cp);
+    if (o.overflow || v > (uint64_t)llmmem__plan_param_hi(LLMMEM_P_NUM_GPUS))
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "num_gpus: %llu GPUs is more than the planner takes",
+                             (unsigned long long)v);
+    *n = (int64_t)v;
+    return LLMMEM_OK;
+}
+
+/* The global batch: sequences per optimizer step of the configuration given,
+ * micro_batch_size x gradient_accumulation_steps x data_parallel_size. */
+static int plan_global_batch(int64_t *G, const struct llmmem_config *cfg)
+{
+    llmmem__ovf o = {false};
+    uint64_t v = llmmem__mul3(&o, (uint64_t)cfg->micro_batch_size, (uint64_t)cfg->grad_accum_steps,
+                              (uint64_t)cfg->dp);
+    if (o.overflow || v > (uint64_t)MAX_GLOBAL_BATCH)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
+                             "global batch micro_batch_size x gradient_accumulation_steps x "
+                             "data_parallel_size = %llu sequences: at most %lld",
+                             (unsigned long long)v, (long long)MAX_GLOBAL_BATCH);
+    *G = (int64_t)v;
+    return LLMMEM_OK;
+}
+
+/* Resets the plan's counts; checks top_k, the model and the GPU. */
+static int plan_start(struct llmmem_plan *p, const llmmem_model *model, const llmmem_config *cfg,
+                      int top_k)
+{
+    p->count = 0;
+    p->candidates = p->feasible = p->estimates = 0;
+    memset(p->rejected, 0, sizeof p->rejected);
+    if (top_k < 1 || top_k > LLMMEM__PLAN_MAX_K)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "llmmem_plan_layouts: top_k %d: expected 1..%d",
+                             top_k, LLMMEM__PLAN_MAX_K);
+    int rc = llmmem__model_validate(model);
+    if (rc)
+        return rc;
+    if (!llmmem__gpu_at((int)cfg->gpu))
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "gpu index %lld is not in the GPU table",
+                             (long long)cfg->gpu);
+    return LLMMEM_OK;
+}
+
+int llmmem_plan_layouts(llmmem_plan *plan, const llmmem_model *model, const llmmem_config *cfg,
+                        int top_k)
+{
+    if (!plan || !model || !cfg)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_plan_layouts: %s is NULL",
+                             !plan ? "plan" : !model ? "model" : "config");
+    struct llmmem_plan *p = plan;
+    search s = {.p = p, .m = model, .c = *cfg};
+    int rc;
+    if ((rc = plan_start(p, model, cfg, top_k)) != 0 || (rc = plan_num_gpus(&s.n, cfg)) != 0)
+        return rc;
+    p->top_k = top_k;
+    p->mode = (int)cfg->mode;
+    p->gpu = (int)cfg->gpu;
+    p->num_gpus = s.n;
+    snprintf(p->model_type, sizeof p->model_type, "%s", model->model_type);
+    p->n_nd = llmmem__plan_divisors(p->nd, LLMMEM__PLAN_MAX_N_DIV, s.n);
+    if (cfg->mode == LLMMEM__MODE_INFERENCE) {
+        p->global_batch = cfg->batch_size;
+        p->n_bd = 0;
+        rc = enumerate_inference(&s, cfg->batch_size);
+    } else {
+        if ((rc = plan_global_batch(&s.G, cfg)) != 0)
+            return rc;
+        p->global_batch = s.G;
+        p->n_bd = llmmem__plan_divisors(p->bd, LLMMEM__PLAN_MAX_B_DIV, s.G);
+        rc = enumerate_training(&s);
+    }
+    if (rc) {
+        p->count = 0;
+        return rc;
+    }
+    return LLMMEM_OK;
+}

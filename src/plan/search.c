@@ -1,0 +1,206 @@
+/* The planner's inverse questions (llmmem_plan_max_batch, _max_seq_len,
+ * _min_gpus), answered by exponential then binary search on the estimator's
+ * own LLMMEM_R_FITS, so each answer is the exact boundary of llmmem_estimate:
+ * the answer fits and the next value does not. */
+#include "plan/plan.h"
+
+/* 1: fits, 0: does not fit (or its byte count overflows), < 0: error. */
+static int fits_at(struct llmmem_result *r, const llmmem_model *m, const struct llmmem_config *c)
+{
+    int rc = llmmem_estimate(r, m, c);
+    if (rc == LLMMEM_E_OUT_OF_RANGE)
+        return 0;
+    if (rc)
+        return rc;
+    return r->v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i != 0;
+}
+
+typedef void (*set_fn)(struct llmmem_config *c, int64_t v);
+
+/* Largest v in [lo, hi] with fits(v), by doubling from lo then bisecting, so
+ * that fits(answer) and !fits(answer + 1) hold on the estimator itself (or the
+ * answer is hi). *out = lo - 1 when lo does not fit. An error at lo is
+ * returned as is; above lo, an overflow counts as "does not fit". */
+static int search_max(int64_t *out, const llmmem_model *m, struct llmmem_config *c, set_fn set,
+                      int64_t lo, int64_t hi)
+{
+    struct llmmem_result r;
+    set(c, lo);
+    int rc = llmmem_estimate(&r, m, c);
+    if (rc)
+        return rc;
+    if (!r.v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i) {
+        *out = lo - 1;
+        return LLMMEM_OK;
+    }
+    int64_t bad = 0; /* 0: no value known not to fit */
+    for (int64_t step = 1; !bad;) {
+        int64_t next = hi - lo <= step ? hi : lo + step;
+        set(c, next);
+        int f = fits_at(&r, m, c);
+        if (f < 0)
+            return f;
+        if (f) {
+            lo = next;
+            if (lo == hi) {
+                *out = hi;
+                return LLMMEM_OK;
+            }
+            step = step > INT64_MAX / 2 ? INT64_MAX : step * 2;
+        } else {
+            bad = next;
+        }
+    }
+    while (bad - lo > 1) {
+        int64_t mid = lo + (bad - lo) / 2;
+        set(c, mid);
+        int f = fits_at(&r, m, c);
+        if (f < 0)
+            return f;
+        if (f)
+            lo = mid;
+        else
+            bad = mid;
+    }
+    *out = lo;
+    return LLMMEM_OK;
+}
+
+static void set_mbs(struct llmmem_config *c, int64_t v) { c->micro_batch_size = v; }
+static void set_batch(struct llmmem_config *c, int64_t v) { c->batch_size = v; }
+static void set_seq(struct llmmem_config *c, int64_t v) { c->seq_len = v; }
+static void set_max_seqs(struct llmmem_config *c, int64_t v) { c->max_num_seqs = v; }
+static void set_max_len(struct llmmem_config *c, int64_t v) { c->max_model_len = v; }
+/* inference context = prompt + decode, decode held as configured */
+static void set_prompt(struct llmmem_config *c, int64_t v) { c->prompt_len = v; }
+
+static int inverse_args(const llmmem_model *model, const llmmem_config *cfg, const void *out,
+                        const char *fn)
+{
+    if (!out || !model || !cfg)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "%s: %s is NULL", fn,
+                             !out ? "out" : !model ? "model" : "config");
+    return llmmem__model_validate(model);
+}
+
+int llmmem_plan_max_batch(int64_t *out, const llmmem_model *model, const llmmem_config *cfg)
+{
+    int rc = inverse_args(model, cfg, out, "llmmem_plan_max_batch");
+    if (rc)
+        return rc;
+    struct llmmem_config c = *cfg;
+    if (c.mode == LLMMEM__MODE_INFERENCE && c.runtime == LLMMEM__RT_VLLM)
+        return search_max(out, model, &c, set_max_seqs, 1, llmmem__plan_param_hi(LLMMEM_P_MAX_NUM_SEQS));
+    if (c.mode == LLMMEM__MODE_INFERENCE)
+        return search_max(out, model, &c, set_batch, 1, llmmem__plan_param_hi(LLMMEM_P_BATCH_SIZE));
+    return search_max(out, model, &c, set_mbs, 1, llmmem__plan_param_hi(LLMMEM_P_MICRO_BATCH_SIZE));
+}
+
+int llmmem_plan_max_seq_len(int64_t *out, const llmmem_model *model, const llmmem_config *cfg)
+{
+    int rc = inverse_args(model, cfg, out, "llmmem_plan_max_seq_len");
+    if (rc)
+        return rc;
+    struct llmmem_config c = *cfg;
+    if (c.mode == LLMMEM__MODE_INFERENCE && c.runtime == LLMMEM__RT_VLLM)
+        return search_max(out, model, &c, set_max_len, 1, llmmem__plan_param_hi(LLMMEM_P_MAX_MODEL_LEN));
+    if (c.mode == LLMMEM__MODE_INFERENCE) {
+        int64_t p = 0;
+        rc = search_max(&p, model, &c, set_prompt, 1, llmmem__plan_param_hi(LLMMEM_P_PROMPT_LEN));
+        if (rc)
+            return rc;
+        *out = p > 0 ? p + c.decode_len : 0;
+        return LLMMEM_OK;
+    }
+    return search_max(out, model, &c, set_seq, 1, llmmem__plan_param_hi(LLMMEM_P_SEQ_LEN));
+}
+
+/* Inference: the smallest tensor-parallel size that fits, ascending over the
+ * divisors of the heads; the sizes that do not split the heads are skipped
+ * (the estimator answers LLMMEM_E_INCONSISTENT). */
+static int min_gpus_inference(int64_t *out, const llmmem_model *model, struct llmmem_config *c)
+{
+    struct llmmem_result r;
+    int64_t d[LLMMEM__PLAN_MAX_N_DIV];
+    int64_t heads = model->num_heads > 0 ? model->num_heads : 1;
+    int nd = llmmem__plan_divisors(d, LLMMEM__PLAN_MAX_N_DIV, heads);
+    for (int i = 0; i < nd; i++) {
+        c->tp = d[i];
+        c->num_gpus = d[i];
+        int rc = llmmem_estimate(&r, model, c);
+        if (rc == LLMMEM_E_INCONSISTENT || rc == LLMMEM_E_OUT_OF_RANGE)
+            continue;
+        if (rc)
+            return rc;
+        if (r.v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i) {
+            *out = d[i];
+            return LLMMEM_OK;
+        }
+    }
+    return LLMMEM_OK;
+}
+
+/* fits_at with dp data-parallel ranks of `per` GPUs each; a layout the engine
+ * rejects as inconsistent (e.g. expert parallel does not divide dp) does not fit. */
+static int fits_dp(struct llmmem_result *r, const llmmem_model *model, struct llmmem_config *c,
+                   int64_t dp, int64_t per)
+{
+    c->dp = dp;
+    c->num_gpus = dp * per;
+    int f = fits_at(r, model, c);
+    return f == LLMMEM_E_INCONSISTENT ? 0 : f;
+}
+
+/* Training: the smallest data-parallel size at the configured TP x PP x CP
+ * that fits, by doubling then bisecting (the last doubling step is hi). */
+static int min_gpus_training(int64_t *out, const llmmem_model *model, struct llmmem_config *c)
+{
+    struct llmmem_result r;
+    const int64_t per = c->tp * c->pp * c->cp;
+    if (c->engine == LLMMEM__ENG_SINGLE) {
+        c->num_gpus = 1;
+        int f = fits_at(&r, model, c);
+        if (f < 0)
+            return f;
+        *out = f ? 1 : 0;
+        return LLMMEM_OK;
+    }
+    const int64_t hi = llmmem__plan_param_hi(LLMMEM_P_NUM_GPUS) / per;
+    int64_t lo = 0, good = 0; /* lo: largest dp known not to fit (0 = none tried) */
+    for (int64_t dp = 1; dp <= hi; dp = dp > hi / 2 ? (dp == hi ? hi + 1 : hi) : dp * 2) {
+        int f = fits_dp(&r, model, c, dp, per);
+        if (f < 0)
+            return f;
+        if (f) {
+            good = dp;
+            break;
+        }
+        lo = dp;
+    }
+    if (!good)
+        return LLMMEM_OK;
+    while (good - lo > 1) {
+        int64_t mid = lo + (good - lo) / 2;
+        int f = fits_dp(&r, model, c, mid, per);
+        if (f < 0)
+            return f;
+        if (f)
+            good = mid;
+        else
+            lo = mid;
+    }
+    *out = good * per;
+    return LLMMEM_OK;
+}
+
+int llmmem_plan_min_gpus(int64_t *out, const llmmem_model *model, const llmmem_config *cfg)
+{
+    int rc = inverse_args(model, cfg, out, "llmmem_plan_min_gpus");
+    if (rc)
+        return rc;
+    struct llmmem_config c = *cfg;
+    *out = 0;
+    if (c.mode == LLMMEM__MODE_INFERENCE)
+        return min_gpus_inference(out, model, &c);
+    return min_gpus_training(out, model, &c);
+}
