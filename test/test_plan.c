@@ -445,6 +445,36 @@ static void test_oom_pruning_is_exact(void **state)
     llmmem_model_free(m);
 }
 
+/* With gradient accumulation the gradients stay allocated through the next
+ * micro-step's forward, so a micro-batch with one accumulation step can fit
+ * where a smaller one with two steps does not: memory is not monotonic in the
+ * micro-batch at the single-step end. The planner used to fail there with an
+ * internal error (qwen3-235b-a22b, 512 GPUs, global batch 1024 x 4096). */
+static void test_single_step_microbatch(void **state)
+{
+    (void)state;
+    llmmem_model *m = preset("qwen3-235b-a22b");
+    llmmem_config *c = config();
+    set(c, "seq_len", "4096");
+    set(c, "num_gpus", "512");
+    set(c, "micro_batch_size", "1"); /* global batch 1024 = 1 x 1024 x dp 1 */
+    set(c, "data_parallel_size", "1");
+    set(c, "gradient_accumulation_steps", "1024");
+    llmmem_plan *p = new_plan();
+    assert_int_equal(llmmem_plan_layouts(p, m, c, 8), 0);
+    assert_true(llmmem_plan_count(p) > 0);
+    /* every layout kept fits when estimated on its own */
+    for (int i = 0; i < llmmem_plan_count(p); i++) {
+        llmmem_config *lc = NULL;
+        assert_int_equal(llmmem_plan_config(&lc, p, i), 0);
+        assert_true(fits(m, lc));
+        llmmem_config_free(lc);
+    }
+    llmmem_plan_free(p);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
 static void test_layouts_inference(void **state)
 {
     (void)state;
@@ -759,6 +789,7 @@ int main(void)
         cmocka_unit_test(test_layouts_one_gpu),
         cmocka_unit_test(test_layouts_counts_by_hand),
         cmocka_unit_test(test_oom_pruning_is_exact),
+        cmocka_unit_test(test_single_step_microbatch),
         cmocka_unit_test(test_layouts_inference),
         cmocka_unit_test(test_layouts_bad_args),
         cmocka_unit_test(test_steptime_single_by_hand),

@@ -281,14 +281,14 @@ static int estimate_each(search *s, int nv)
     return 0;
 }
 
-/* The micro-batches vb[0..fit] fit; each is estimated again only when its
+/* The micro-batches vb[from..fit] fit; each is estimated again only when its
  * step time enters the top K (its memory breakdown is kept). Trainable
  * parameters do not depend on the micro-batch: from any fitting probe. */
-static int keep_fitting(search *s, int fit)
+static int keep_fitting(search *s, int from, int fit)
 {
     struct llmmem_plan *p = s->p;
     const int64_t trainable = p->trainable_hint;
-    for (int i = 0; i <= fit; i++) {
+    for (int i = from; i <= fit; i++) {
         s->c.micro_batch_size = p->vb[i];
         s->c.grad_accum_steps = s->G / (p->vb[i] * s->c.dp);
         llmmem__steptime t;
@@ -307,15 +307,68 @@ static int keep_fitting(search *s, int fit)
     return 0;
 }
 
+/* The micro-batch with one accumulation step (b x dp = the global batch),
+ * index nv - 1 when it is valid: estimated on its own (see grid). */
+static int single_step(search *s, int nv, int *fits)
+{
+    *fits = 0;
+    int reason;
+    int r = probe(s, s->p->vb[nv - 1], &reason);
+    if (r < 0)
+        return r;
+    if (r == PROBE_OTHER) {
+        s->p->rejected[reason]++;
+        return 0;
+    }
+    if (r == PROBE_OOM) {
+        s->p->rejected[LLMMEM_REJECT_OOM]++;
+        return 0;
+    }
+    s->p->feasible++;
+    *fits = 1;
+    return keep_fitting(s, nv - 1, nv - 1);
+}
+
+/* One recompute mode over the valid micro-batches vb[0..nv). */
+static int grid_mode(search *s, int ri, int nv)
+{
+    struct llmmem_plan *p = s->p;
+    /* With gradient accumulation the gradients stay allocated through the
+     * next micro-step's forward; with one step they are not there yet. So the
+     * single-step micro-batch can fit where a smaller one with two steps does
+     * not: it is estimated apart, and the search covers the others, whose
+     * peak does not decrease with the micro-batch. */
+    int last = nv;
+    if (p->vb[nv - 1] * s->c.dp == s->G) {
+        int fits, r = single_step(s, nv, &fits);
+        if (r < 0)
+            return r;
+        last = nv - 1;
+    }
+    if (last == 0)
+        return 0;
+    bracket k;
+    int r = find_boundary(s, ri, last, &k);
+    if (r < 0)
+        return r;
+    if (k.linear)
+        return estimate_each(s, last);
+    p->rejected[LLMMEM_REJECT_OOM] += last - 1 - k.fit;
+    if (k.fit < 0)
+        return 0;
+    p->feasible += k.fit + 1;
+    return keep_fitting(s, 0, k.fit);
+}
+
 /* The recompute x micro-batch grid of the layout in s->c. pre: a reason that
  * rejects the whole grid before estimating, or -1.
  *
- * Peak memory does not decrease with the micro-batch, so per recompute mode
- * the planner finds the largest micro-batch that fits by bisection over the
- * valid ones (the global batch must split into micro-batch x accumulation x
- * dp); the smaller ones fit and the larger ones are counted as OOM. Any other
- * answer of the estimator (unsupported, inconsistent) makes that recompute
- * mode fall back to estimating every micro-batch. */
+ * Per recompute mode the planner finds the largest micro-batch that fits by
+ * bisection over the valid ones (the global batch must split into micro-batch
+ * x accumulation x dp), grid_mode; the smaller ones fit and the larger ones
+ * are counted as OOM. Any other answer of the estimator (unsupported,
+ * inconsistent) makes that recompute mode fall back to estimating every
+ * micro-batch. */
 static int grid(search *s, int pre)
 {
     static const int recs[] = {LLMMEM__CKPT_NONE, LLMMEM__CKPT_SELECTIVE, LLMMEM__CKPT_FULL};
@@ -330,20 +383,8 @@ static int grid(search *s, int pre)
     const int nv = valid_microbatches(s, modes);
     for (int ri = 0; ri < modes && nv > 0; ri++) {
         s->c.checkpointing = recs[ri];
-        bracket k;
-        int r = find_boundary(s, ri, nv, &k);
+        int r = grid_mode(s, ri, nv);
         if (r < 0)
-            return r;
-        if (k.linear) {
-            if ((r = estimate_each(s, nv)) != 0)
-                return r;
-            continue;
-        }
-        p->rejected[LLMMEM_REJECT_OOM] += nv - 1 - k.fit;
-        if (k.fit < 0)
-            continue;
-        p->feasible += k.fit + 1;
-        if ((r = keep_fitting(s, k.fit)) != 0)
             return r;
     }
     return 0;
