@@ -224,7 +224,8 @@ def peft_wrapped(model, layers_path):
     from peft import LoraConfig, get_peft_model
     from peft.tuners.lora import LoraLayer
 
-    pm = get_peft_model(model, LoraConfig(target_modules="all-linear", r=8))
+    with torch.device("meta"):  # the LoRA factors too (ParamWrapper builds real Linear(in, r*E) otherwise)
+        pm = get_peft_model(model, LoraConfig(target_modules="all-linear", r=8))
     full, templ, seen = [], [], set()
     for name, mod in pm.named_modules():
         if not isinstance(mod, LoraLayer):
