@@ -37,7 +37,15 @@ def family_list(shared):
         if mt not in src:
             fams.append(mt)
             src[mt] = "extra"
+    # composite VLM families the brief names whose model_type has no AutoModelForCausalLM class
+    for mt in COMPOSITE_EXTRAS:
+        if mt not in src:
+            fams.append(mt)
+            src[mt] = "extra-composite"
     return fams, src
+
+
+COMPOSITE_EXTRAS = ["mistral3"]
 
 
 def one(mt, shared, source, peft_check):
@@ -53,7 +61,13 @@ def one(mt, shared, source, peft_check):
         saved = sh["config"]
         cfg = famlib.config_from_saved(mt, saved)
     t = time.time()
-    d = famlib.describe(mt, cfg, detail=True, with_peft_check=peft_check)
+    cls = None
+    if mt not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+        from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
+        cls = getattr(transformers, MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES[mt])
+        rec["note"] = (f"{mt} has no AutoModelForCausalLM class in 5.17; counted with {cls.__name__} "
+                       "(AutoModelForImageTextToText)")
+    d = famlib.describe(mt, cfg, detail=True, with_peft_check=peft_check, cls=cls)
     rec.update({k: d[k] for k in ("class", "params", "tied")})
     if sh is not None:
         rec["in_scope"] = sh["in_scope"]

@@ -445,10 +445,10 @@ def full_multimodal(config, causal_cls_name):
     return None
 
 
-def describe(model_type, config, *, detail=True, with_peft_check=False):
-    """Build AutoModelForCausalLM.from_config(config) on meta and describe it."""
+def describe(model_type, config, *, detail=True, with_peft_check=False, cls=None):
+    """Build AutoModelForCausalLM.from_config(config) (or cls) on meta and describe it."""
     with quiet():
-        model = build_meta(config)
+        model = build_meta(config, cls)
     rec = {
         "model_type": model_type,
         "class": type(model).__name__,

@@ -262,16 +262,27 @@ def apply(saved, groups, tie_flip, model_type):
     return d
 
 
+def model_class(model_type):
+    """None (AutoModelForCausalLM) or, for composite types without a causal-LM class (mistral3), the
+    AutoModelForImageTextToText class."""
+    from transformers.models.auto.modeling_auto import (MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+                                                        MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES)
+    import transformers
+    if model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+        return None
+    return getattr(transformers, MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES[model_type])
+
+
 def try_build(model_type, d):
     with famlib.quiet():
         cfg = famlib.config_from_saved(model_type, d)
-        rec = famlib.describe(model_type, cfg, detail=False)
+        rec = famlib.describe(model_type, cfg, detail=False, cls=model_class(model_type))
     return cfg, rec
 
 
 def layer_kinds(model_type, cfg):
     with famlib.quiet():
-        m = famlib.build_meta(cfg)
+        m = famlib.build_meta(cfg, model_class(mt))
     lp = famlib.find_layer_list(m)
     pat = famlib.layer_pattern(m, cfg, lp)
     out = None
@@ -344,7 +355,7 @@ def one_variant(mt, saved, variant):
         out["layer_kinds_error"] = repr(e)[:200]
     # the saved config must rebuild to the same count (what a C reader sees)
     cfg_re = famlib.config_from_saved(mt, new_saved)
-    rec2 = famlib.describe(mt, cfg_re, detail=False)
+    rec2 = famlib.describe(mt, cfg_re, detail=False, cls=model_class(mt))
     out["roundtrip_ok"] = rec2["params"] == rec["params"]
     return out
 
