@@ -80,7 +80,7 @@ for fn in a.files:
         r = json.loads(line)
         if "model_type" not in r or "config" not in r or "params" not in r:
             continue
-        tag = f"{os.path.basename(fn)}:{r['model_type']}{':' + r['variant'] if 'variant' in r else ''}"
+        tag = f"{os.path.basename(fn)}:{r['model_type']}{':' + str(r['variant']) if 'variant' in r else ''}"
         ok, msg = check(r, tag)
         if not ok:
             fails.append(f"{tag}: {msg}")

@@ -123,7 +123,7 @@ static const llmmem__qdef q_qwen2_moe[] = {
 static const llmmem__tdef t_qwen2_moe[] = {
     EMBED_TOKENS, ATTN_QKVO(W_ALL), MLP_GATED("mlp", "f", DENSE_LAYERS, "0"), MOE_EXPERTS("mlp.gate"),
     MLP_GATED("mlp.shared_expert", "fs", MOE_LAYERS, "0"),
-    WEIGHT_IF("mlp.shared_expert_gate", "1", "h", ROUTER, MOE_LAYERS, "seg"),
+    {"mlp.shared_expert_gate", "1", "h", T_(ROUTER), LLMMEM__TF_LINEAR, MOE_LAYERS, "seg", NULL}, /* nn.Linear(h, 1) */
     LAYER_NORMS, FINAL_NORM, LM_HEAD,
 };
 
