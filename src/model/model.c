@@ -625,6 +625,27 @@ static void json_layers(llmmem__buf *b, const struct llmmem_model *m)
             first = false;
         }
     llmmem__buf_printf(b, "]");
+    /* layers by the values of their LAYERWISE quantities (registry.h) */
+    const llmmem__variants *vs = &m->variants;
+    if (vs->n == 0)
+        return;
+    llmmem__buf_printf(b, ", \"layer_variants\": [");
+    for (int v = 0; v < vs->n; v++) {
+        llmmem__buf_printf(b, "%s{\"layers\": [", v ? ", " : "");
+        first = true;
+        for (int x = 0; x < LLMMEM__MX_COUNT; x++)
+            for (int y = 0; y < LLMMEM__FF_COUNT; y++)
+                if (vs->layers[v][x][y]) {
+                    llmmem__buf_printf(b, "%s{\"mixer\": \"%s\", \"ffn\": \"%s\", \"count\": %lld}",
+                                       first ? "" : ", ", mixers[x], ffns[y], (long long)vs->layers[v][x][y]);
+                    first = false;
+                }
+        llmmem__buf_printf(b, "], \"values\": {");
+        for (int s = 0; s < vs->nsym; s++)
+            llmmem__buf_printf(b, "%s\"%s\": %lld", s ? ", " : "", m->q.sym[vs->sym[s]], (long long)vs->v[v][s]);
+        llmmem__buf_printf(b, "}}");
+    }
+    llmmem__buf_printf(b, "]");
 }
 
 /* The parameter tensors as the registry lists them. */

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Variant configs of the multimodal composites and the Gemma 3n/4 and Llama 4 text
+models, counted on the meta device (transformers 5.17, torch, peft), written as
+multimodal-5.17.jsonl in the format of the reference files (test/families.py reads them).
+
+usage: /work/venv-tf/bin/python test/data/families/make_multimodal.py [--out FILE]
+
+Each record: model_type, variant, class (what was built: AutoModelForCausalLM for a text
+model, the ForConditionalGeneration class for a composite), params, config and
+peft_all_linear_modules (peft's own "all-linear" resolution, the decoder-layer index as
+{i} and any other index as {j}). A config is what save_pretrained writes, unless the
+variant is marked raw: then it is the dict given, as a Hub config.json holds it (keys the
+configuration class turns into others, e.g. Gemma 4's global_head_dim)."""
+import argparse, contextlib, io, json, re, sys, warnings
+
+import torch
+import transformers
+from transformers import AutoConfig, AutoModelForCausalLM
+
+warnings.filterwarnings("ignore")
+
+SMALL_G3N = dict(vocab_size=1000, hidden_size=256, num_hidden_layers=10, num_attention_heads=4,
+                 num_key_value_heads=2, head_dim=64, vocab_size_per_layer_input=500,
+                 hidden_size_per_layer_input=32)
+SMALL_G4 = dict(vocab_size=1000, hidden_size=256, intermediate_size=512, num_hidden_layers=12,
+                num_attention_heads=4, num_key_value_heads=2, head_dim=64)
+SMALL_L4 = dict(vocab_size=1000, hidden_size=256, intermediate_size=128, intermediate_size_mlp=512,
+                num_hidden_layers=8, num_attention_heads=4, num_key_value_heads=2, head_dim=64,
+                num_local_experts=4)
+
+# (model_type, variant, class or None for AutoModelForCausalLM, config kwargs, raw)
+VARIANTS = [
+    ("gemma3n_text", "per-layer-width-kv-shared", None,
+     dict(SMALL_G3N, intermediate_size=[512, 512, 1024, 1024, 1024, 768, 768, 512, 512, 512],
+          num_kv_shared_layers=4, laurel_rank=16, altup_num_inputs=3), False),
+    ("gemma3n_text", "no-kv-share-untied", None,
+     dict(SMALL_G3N, intermediate_size=640, num_kv_shared_layers=0, tie_word_embeddings=False,
+          layer_types=["full_attention", "sliding_attention"] * 5), False),
+    ("gemma3n_text", "half-shared-wide-laurel", None,
+     dict(SMALL_G3N, intermediate_size=640, num_kv_shared_layers=5, laurel_rank=128, altup_num_inputs=5,
+          attention_bias=True), False),
+    ("gemma4_text", "ple-kv-shared-double-wide", None,
+     dict(SMALL_G4, hidden_size_per_layer_input=32, vocab_size_per_layer_input=300, num_kv_shared_layers=5,
+          use_double_wide_mlp=True), False),
+    ("gemma4_text", "k-eq-v-global-kv-heads-raw", None,
+     dict(SMALL_G4, hidden_size_per_layer_input=0, attention_k_eq_v=True, global_head_dim=128,
+          num_global_key_value_heads=1, final_logit_softcapping=30.0), True),
+    ("gemma4_text", "moe-per-layer-config", None,
+     dict(SMALL_G4, hidden_size_per_layer_input=16, enable_moe_block=True, num_experts=8, top_k_experts=2,
+          moe_intermediate_size=64, per_layer_config={"5": {"head_dim": 32, "num_key_value_heads": 1},
+                                                      "11": {"head_dim": 32, "num_key_value_heads": 1}}), False),
+    ("gemma4_unified_text", "kv-shared-k-eq-v-raw", None,
+     dict(SMALL_G4, num_kv_shared_layers=6, use_double_wide_mlp=True, attention_k_eq_v=True,
+          num_global_key_value_heads=1, global_head_dim=96), True),
+    ("llama4_text", "interleaved-moe", None, dict(SMALL_L4, interleave_moe_layer_step=2), False),
+    ("llama4_text", "lists-without-layer-types-raw", None,
+     dict(SMALL_L4, moe_layers=[1, 2, 5], no_rope_layers=[1, 0, 1, 1, 0, 0, 1, 1], attention_chunk_size=None,
+          attention_bias=True, tie_word_embeddings=True), True),
+]
+
+
+@contextlib.contextmanager
+def quiet():
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        yield
+
+
+def layer_list(model):
+    """The decoder layers: the ModuleList holding the most parameters."""
+    best, most = None, -1
+    for name, mod in model.named_modules():
+        if isinstance(mod, torch.nn.ModuleList) and len(mod):
+            n = sum(p.numel() for p in mod.parameters())
+            if n > most:
+                best, most = name, n
+    return best
+
+
+def template(name, layers):
+    if layers and name.startswith(layers + "."):
+        idx, _, tail = name[len(layers) + 1:].partition(".")
+        return layers + ".{i}" + ("." + re.sub(r"\.\d+(?=\.|$)", ".{j}", "." + tail)[1:] if tail else "")
+    return re.sub(r"(^|\.)\d+(?=\.|$)", r"\1{j}", name)
+
+
+def peft_modules(model):
+    from peft import LoraConfig
+    from peft.tuners.tuners_utils import _maybe_include_all_linear_layers
+
+    cfg = _maybe_include_all_linear_layers(LoraConfig(target_modules="all-linear"), model)
+    layers = layer_list(model)
+    return sorted({template(n, layers) for n in cfg.target_modules})
+
+
+def record(mt, variant, cls, kw, raw):
+    with quiet():
+        cfg = AutoConfig.for_model(mt, **kw)
+        with torch.device("meta"):
+            model = getattr(transformers, cls)(cfg) if cls else AutoModelForCausalLM.from_config(cfg)
+    config = dict(kw, model_type=mt) if raw else json.loads(cfg.to_json_string())
+    rec = {"model_type": mt, "variant": variant, "class": type(model).__name__,
+           "params": sum(p.numel() for p in model.parameters()), "config": config,
+           "peft_all_linear_modules": peft_modules(model)}
+    return rec
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="test/data/families/multimodal-5.17.jsonl")
+    a = ap.parse_args()
+    import peft
+
+    with open(a.out, "w") as out:
+        out.write(json.dumps({"about": "variant configs of the multimodal composites and the Gemma 3n/4 and "
+                              "Llama 4 text models, counted on the meta device (make_multimodal.py)",
+                              "transformers": transformers.__version__, "torch": torch.__version__,
+                              "peft": peft.__version__}) + "\n")
+        for v in VARIANTS:
+            rec = record(*v)
+            print(rec["model_type"], rec["variant"], rec["class"], rec["params"], file=sys.stderr)
+            out.write(json.dumps(rec) + "\n")
+
+
+if __name__ == "__main__":
+    main()
