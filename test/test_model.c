@@ -320,7 +320,8 @@ static void test_registry_entries(void **state)
         snprintf(json, sizeof json, "{\"model_type\": \"%s\"}", f->type);
         llmmem_model *m = from_text(json);
         if (m->params != tensor_sum(&m->tensors) + m->vision_params)
-            fail_msg("%s: params %lld, tensors %lld", f->type, (long long)m->params, (long long)tensor_sum(&m->tensors));
+            fail_msg("%s: params %lld, tensors %lld", f->type, (long long)m->params,
+                     (long long)tensor_sum(&m->tensors));
         assert_false(m->generic);
         llmmem_model_free(m);
     }
@@ -389,8 +390,8 @@ static void test_bad_inputs(void **state)
              "1:58");
     bad_text("{\"model_type\": \"gemma3\", \"vision_config\": {\"hidden_size\": \"wide\"}}", LLMMEM_E_SCHEMA,
              "\"vision_config.hidden_size\"", "got \"wide\"");
-    bad_text("{\"model_type\": \"gemma4\", \"text_config\": [1]}", LLMMEM_E_SCHEMA, "\"text_config\": expected an object",
-             NULL);
+    bad_text("{\"model_type\": \"gemma4\", \"text_config\": [1]}", LLMMEM_E_SCHEMA,
+             "\"text_config\": expected an object", NULL);
     bad_text("{\"model_type\": \"gemma3n_text\", \"num_hidden_layers\": 3, \"intermediate_size\": [8, 8]}",
              LLMMEM_E_INCONSISTENT, "\"intermediate_size\": has 2 entries but num_hidden_layers is 3", NULL);
     bad_text("{\"model_type\": \"gemma3n_text\", \"intermediate_size\": [8, \"x\"]}", LLMMEM_E_SCHEMA,

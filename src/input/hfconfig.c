@@ -7,7 +7,8 @@
  * lists decide the layer pattern, and counting the entry gives the exact
  * parameter count. A composite (a ForConditionalGeneration model, registry.h)
  * reads its text model from its text sub-object and each tower from its own;
- * the older llava and qwen2_vl wrappers read their towers in towers.c. Encoders, encoder-decoders and speech/vision
+ * the older llava and qwen2_vl wrappers read their towers in towers.c.
+ * Encoders, encoder-decoders and speech/vision
  * models are refused; an unknown model_type is estimated from the keys every
  * HF config shares, and flagged approximate. */
 #include "input/hfctx.h"
@@ -274,8 +275,8 @@ static int composite_towers(struct llmmem_model *m, const llmmem__composite *cp,
                                                                        : llmmem__tower_find(part->type);
         if (!rc && !t)
             rc = llmmem__json_error_at(d, llmmem__json_get(sub, "model_type"), LLMMEM_E_UNSUPPORTED, path,
-                                       "\"%s\": no such %s tower in the registry (%s has %s)", type, part->name,
-                                       cp->type, part->type);
+                                       "\"%s\": no such %s tower in the registry (%s has %s)", type,
+                                       part->name, cp->type, part->type);
         if (!rc) {
             llmmem__registry_tower(m, p, t);
             rc = llmmem__read_qvals(&m->mm.tq[p], t->q, t->nq, t->type, d, sub, prefix);

@@ -142,8 +142,8 @@ int llmmem__read_quantities(struct llmmem_model *m, const llmmem__json *doc, con
                             const char *prefix);
 /* The same into any quantity table (a tower's, a composite's); `what` names
  * the model in messages. */
-int llmmem__read_qvals(llmmem__qvals *q, const llmmem__qdef *defs, int n, const char *what, const llmmem__json *doc,
-                       const llmmem__jnode *obj, const char *prefix);
+int llmmem__read_qvals(llmmem__qvals *q, const llmmem__qdef *defs, int n, const char *what,
+                       const llmmem__json *doc, const llmmem__jnode *obj, const char *prefix);
 /* The node (and key path) a quantity was read from; NULL when defaulted. */
 const llmmem__jnode *llmmem__quantity_node(const struct llmmem_model *m, const char *sym,
                                            const llmmem__jnode *obj, char *path, size_t cap, const char *prefix);

@@ -155,8 +155,8 @@ static int read_one(llmmem__qvals *q, const char *what, const llmmem__qdef *d, i
     return 0;
 }
 
-int llmmem__read_qvals(llmmem__qvals *q, const llmmem__qdef *defs, int n, const char *what, const llmmem__json *doc,
-                       const llmmem__jnode *obj, const char *prefix)
+int llmmem__read_qvals(llmmem__qvals *q, const llmmem__qdef *defs, int n, const char *what,
+                       const llmmem__json *doc, const llmmem__jnode *obj, const char *prefix)
 {
     for (int i = 0; i < n; i++) {
         if (!defs[i].keys)
@@ -358,7 +358,8 @@ static int layer_given(llmmem__layer_given *g, struct llmmem_model *m, const llm
         if (idx != i)
             continue;
         if (llmmem__json_type(e) != LLMMEM__J_OBJECT)
-            return llmmem__json_error_at(doc, e, LLMMEM_E_SCHEMA, ls->plc_path, "layer %s: expected an object", k);
+            return llmmem__json_error_at(doc, e, LLMMEM_E_SCHEMA, ls->plc_path, "layer %s: expected an object",
+                                         k);
         for (const llmmem__jnode *a = llmmem__json_first(e); a; a = llmmem__json_next(a)) {
             const char *attr = llmmem__json_key(a);
             int q = attr_quantity(m->fam, attr);
@@ -366,7 +367,8 @@ static int layer_given(llmmem__layer_given *g, struct llmmem_model *m, const llm
             snprintf(path, sizeof path, "%s.%s.%s", ls->plc_path, k, attr);
             if (!strcmp(attr, "skip") || q == -2)
                 return llmmem__json_error_at(doc, a, LLMMEM_E_UNSUPPORTED, path,
-                                             "%s does not describe \"%s\" layer by layer", m->fam->type, attr);
+                                             "%s does not describe \"%s\" layer by layer", m->fam->type,
+                                             attr);
             if (q < 0)
                 continue; /* an attribute no parameter depends on (rope_parameters, sliding_window) */
             int j = 0;
@@ -435,8 +437,8 @@ static const llmmem__jnode *list_node(const llmmem__jnode *obj, const char *keys
 }
 
 /* The LAYERWISE quantities given as lists: each must have one item per layer. */
-static int layerwise_lists(lists *ls, struct llmmem_model *m, const llmmem__json *doc, const llmmem__jnode *obj,
-                           const char *prefix, bool *any)
+static int layerwise_lists(lists *ls, struct llmmem_model *m, const llmmem__json *doc,
+                           const llmmem__jnode *obj, const char *prefix, bool *any)
 {
     const llmmem__variants *vs = &m->variants;
     for (int s = 0; s < vs->nsym; s++) {

@@ -345,7 +345,8 @@ static int layer_kinds(struct llmmem_model *m, int *mixer, int ffn)
                              m->fam->type, *mixer, ffn);
     /* a sliding layer without a window attends to everything, a chunked one
      * without a chunk too */
-    if ((*mixer == LLMMEM__MX_SLIDING && m->sliding_window <= 0) || (*mixer == LLMMEM__MX_CHUNKED && m->chunk_size <= 0))
+    if ((*mixer == LLMMEM__MX_SLIDING && m->sliding_window <= 0) ||
+        (*mixer == LLMMEM__MX_CHUNKED && m->chunk_size <= 0))
         *mixer = LLMMEM__MX_FULL;
     return 0;
 }
@@ -365,7 +366,8 @@ int llmmem__registry_layer_add(struct llmmem_model *m, int mixer, int ffn)
 /* The values of the LAYERWISE quantities at layer i, into out (the model's
  * own values are left as they were): the symbols i and mx, when the entry
  * declares them, hold the layer's index and its mixer kind meanwhile. */
-static int layer_values(int64_t *out, struct llmmem_model *m, int64_t i, int mixer, const llmmem__layer_given *g)
+static int layer_values(int64_t *out, struct llmmem_model *m, int64_t i, int mixer,
+                        const llmmem__layer_given *g)
 {
     llmmem__variants *vs = &m->variants;
     int64_t keep[LLMMEM__MAX_VSYMS], keep_i = 0, keep_mx = 0;
@@ -388,8 +390,8 @@ static int layer_values(int64_t *out, struct llmmem_model *m, int64_t i, int mix
         if (g && j < g->n)
             m->q.v[q] = g->v[j];
         else if (m->q.src[q] == LLMMEM__QS_DEFAULT || m->q.src[q] == LLMMEM__QS_NULL)
-            rc = llmmem__expr_eval(&m->q.v[q], m->q.src[q] == LLMMEM__QS_NULL ? m->fam->q[q].nul : m->fam->q[q].def,
-                                   &m->q);
+            rc = llmmem__expr_eval(&m->q.v[q],
+                                   m->q.src[q] == LLMMEM__QS_NULL ? m->fam->q[q].nul : m->fam->q[q].def, &m->q);
         out[s] = m->q.v[q];
     }
     for (int s = 0; s < vs->nsym; s++)
@@ -650,7 +652,8 @@ static int tensors(struct llmmem_model *m)
             continue;
         }
         llmmem__tensor x;
-        if ((rc = eval_row(&x, d, &m->q, d->where == LLMMEM__W_ONCE ? 1 : layers_where(m, d->where), m->model_type)))
+        int64_t layers = d->where == LLMMEM__W_ONCE ? 1 : layers_where(m, d->where);
+        if ((rc = eval_row(&x, d, &m->q, layers, m->model_type)))
             return rc;
         if (x.count == 0)
             continue;
