@@ -85,6 +85,12 @@ VARIANTS = [
           vision_config=dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
                              image_size=56, patch_size=14, vision_output_dim=96, projector_input_dim=32,
                              projector_output_dim=32)), False),
+    # exact once qwen3_5_text / qwen3_5_moe_text are in the registry (pending.txt until then)
+    ("qwen3_5", "default-full-model", "Qwen3_5ForConditionalGeneration", {}, False),
+    ("qwen3_5_moe", "small-vision-full-model", "Qwen3_5MoeForConditionalGeneration",
+     dict(vision_config=dict(hidden_size=96, intermediate_size=200, depth=3, num_heads=4, patch_size=8,
+                             temporal_patch_size=3, spatial_merge_size=3, out_hidden_size=256,
+                             num_position_embeddings=100, in_channels=4)), False),
     ("mistral3", "default-full-model", "Mistral3ForConditionalGeneration", {}, False),
     ("mistral3", "small-two-feature-layers-raw", "Mistral3ForConditionalGeneration",
      dict(text_config=dict(model_type="mistral", vocab_size=1000, hidden_size=256, intermediate_size=512,
