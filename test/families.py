@@ -11,6 +11,12 @@ parameter count of the transformers class built from it on the meta device. For 
   model's Linear tensors (`llmmem model --json` "tensors", lm_head left out) must be the
   same modules, so that LoRA target names resolve as peft resolves them;
 - in_scope false: it must be refused with LLMMEM_E_UNSUPPORTED.
+A composite (a multimodal ForConditionalGeneration config: "composite" in the model JSON,
+its towers and projectors in components.vision and "vision_tensors") is compared as the
+record counted it: the whole model when the record's class is the composite's, the text
+model alone (params less components.vision, the text "tensors") when the record's class is
+a ForCausalLM that AutoModelForCausalLM built from the composite config; the record's
+composite.full_model.params, when present, must then equal the whole count.
 A family listed in --pending (one model_type a line, '#' comments) is not in the registry
 yet: it must then be refused or estimated with "generic": true (the approximate flag),
 never silently. Prints one line per family with -v and a summary; exit 1 on any failure."""
@@ -55,6 +61,12 @@ def check(r, tag):
         return mt in pending, msg
     d = json.loads(cp.stdout)
     got = d["params"]
+    text_only = "composite" in d and r.get("class", "").endswith("ForCausalLM")
+    if text_only:
+        full = (r.get("composite") or {}).get("full_model", {}).get("params")
+        if full is not None and full != got:
+            return False, f"composite OFF {100 * (got - full) / full:+.3f}% ({got:,} vs {full:,} of {r['composite']['full_model']['class']})"
+        got -= d["components"]["vision"]
     if d.get("generic") and mt not in pending:
         return False, f"estimated generically ({got:,} vs {r['params']:,}): the family needs its registry entry"
     if got != r["params"]:
@@ -64,7 +76,8 @@ def check(r, tag):
         return False, msg
     want = r.get("peft_all_linear_modules")
     if want is not None and not d.get("generic"):
-        ours = {t["name"] for t in d["tensors"] if t["linear"] and t["kind"] != "head"}
+        tensors = d["tensors"] + ([] if text_only else d.get("vision_tensors", []))
+        ours = {t["name"] for t in tensors if t["linear"] and t["kind"] != "head"}
         theirs = {norm_module(x) for x in want}
         if ours != theirs:
             return False, f"exact, but Linear modules differ from peft all-linear: ours-only {sorted(ours - theirs)}, peft-only {sorted(theirs - ours)}"

@@ -294,6 +294,61 @@ static void test_generic(void **state)
     llmmem_model_free(m);
 }
 
+/* ---- every registry entry ----------------------------------------------------------- */
+
+static int64_t tensor_sum(const llmmem__tensors *ts)
+{
+    int64_t n = 0;
+    for (int i = 0; i < ts->n; i++)
+        n += ts->t[i].rows * ts->t[i].cols * ts->t[i].count;
+    return n;
+}
+
+/* Every family, tower and composite of the registry counts from its defaults
+ * alone (a config naming only the model_type; a composite with every tower
+ * present), with expressions that evaluate, and its count is its tensors: the
+ * text model's plus the towers' and projectors' (vision_params). The exact
+ * values are held against transformers by test_families.sh. */
+static void test_registry_entries(void **state)
+{
+    (void)state;
+    char json[512];
+    for (int i = 0; i < llmmem__arch_count(); i++) {
+        const llmmem__arch *f = llmmem__arch_at(i);
+        if (!strcmp(f->type, "raw") || !strcmp(f->type, "generic"))
+            continue;
+        snprintf(json, sizeof json, "{\"model_type\": \"%s\"}", f->type);
+        llmmem_model *m = from_text(json);
+        if (m->params != tensor_sum(&m->tensors) + m->vision_params)
+            fail_msg("%s: params %lld, tensors %lld", f->type, (long long)m->params,
+                     (long long)tensor_sum(&m->tensors));
+        assert_false(m->generic);
+        llmmem_model_free(m);
+    }
+    for (int i = 0; i < llmmem__composite_count(); i++) {
+        const llmmem__composite *c = llmmem__composite_at(i);
+        if (!llmmem__arch_find(c->text_type))
+            continue; /* its text family is not in this registry (yet) */
+        int n = snprintf(json, sizeof json, "{\"model_type\": \"%s\"", c->type);
+        for (int p = 0; p < LLMMEM__MAX_PARTS && c->parts[p].key; p++)
+            n += snprintf(json + n, sizeof json - (size_t)n, ", \"%s\": {}", c->parts[p].key);
+        snprintf(json + n, sizeof json - (size_t)n, "}");
+        llmmem_model *m = from_text(json);
+        assert_ptr_equal(m->mm.comp, c);
+        for (int p = 0; p < LLMMEM__MAX_PARTS; p++)
+            if (c->parts[p].key && !m->mm.tower[p])
+                fail_msg("%s: no %s tower", c->type, c->parts[p].name);
+        assert_true(m->vision_params > 0);
+        if (m->vision_params != tensor_sum(&m->mm.tensors) ||
+            m->params != tensor_sum(&m->tensors) + m->vision_params)
+            fail_msg("%s: params %lld, vision %lld, vision tensors %lld", c->type, (long long)m->params,
+                     (long long)m->vision_params, (long long)tensor_sum(&m->mm.tensors));
+        llmmem_model_free(m);
+    }
+    for (int i = 0; i < llmmem__tower_count(); i++)
+        assert_non_null(llmmem__tower_find(llmmem__tower_at(i)->type));
+}
+
 /* ---- bad inputs ---------------------------------------------------------------------- */
 
 static void test_bad_inputs(void **state)
@@ -329,6 +384,28 @@ static void test_bad_inputs(void **state)
              LLMMEM_E_INCONSISTENT, "num_experts_per_tok", "6 experts per token");
     bad_text("{\"model_type\": \"llava\", \"vision_config\": {\"model_type\": \"siglip_vision_model\"}}",
              LLMMEM_E_UNSUPPORTED, "siglip_vision_model", NULL);
+    /* composites and per-layer values */
+    bad_text("{\"model_type\": \"gemma3\", \"vision_config\": {\"model_type\": \"clip_vision_model\"}}",
+             LLMMEM_E_UNSUPPORTED, "\"vision_config.model_type\": \"clip_vision_model\": no such vision tower",
+             "1:58");
+    bad_text("{\"model_type\": \"gemma3\", \"vision_config\": {\"hidden_size\": \"wide\"}}", LLMMEM_E_SCHEMA,
+             "\"vision_config.hidden_size\"", "got \"wide\"");
+    bad_text("{\"model_type\": \"gemma4\", \"text_config\": [1]}", LLMMEM_E_SCHEMA,
+             "\"text_config\": expected an object", NULL);
+    bad_text("{\"model_type\": \"gemma3n_text\", \"num_hidden_layers\": 3, \"intermediate_size\": [8, 8]}",
+             LLMMEM_E_INCONSISTENT, "\"intermediate_size\": has 2 entries but num_hidden_layers is 3", NULL);
+    bad_text("{\"model_type\": \"gemma3n_text\", \"intermediate_size\": [8, \"x\"]}", LLMMEM_E_SCHEMA,
+             "intermediate_size", "got \"x\"");
+    bad_text("{\"model_type\": \"gemma4_text\", \"num_hidden_layers\": 2, \"per_layer_config\": {\"2\": {}}}",
+             LLMMEM_E_SCHEMA, "\"per_layer_config\": key \"2\" is not a layer index in [0, 2)", NULL);
+    bad_text("{\"model_type\": \"gemma4_text\", \"per_layer_config\": {\"0\": {\"skip\": [\"mlp\"]}}}",
+             LLMMEM_E_UNSUPPORTED, "\"per_layer_config.0.skip\"", "does not describe \"skip\" layer by layer");
+    bad_text("{\"model_type\": \"gemma4_text\", \"per_layer_config\": {\"0\": {\"hidden_size\": 64}}}",
+             LLMMEM_E_UNSUPPORTED, "does not describe \"hidden_size\" layer by layer", NULL);
+    /* nine distinct MLP widths: more layer shapes than a model keeps */
+    bad_text("{\"model_type\": \"gemma3n_text\", \"num_hidden_layers\": 9, \"num_kv_shared_layers\": 0, "
+             "\"intermediate_size\": [1, 2, 3, 4, 5, 6, 7, 8, 9]}",
+             LLMMEM_E_UNSUPPORTED, "layer 8 makes more than 8 distinct layer shapes", NULL);
 
     llmmem_model *m = (llmmem_model *)1;
     assert_int_equal(llmmem_model_from_hf_file(&m, DATA "configs"), LLMMEM_E_IO);
@@ -451,6 +528,7 @@ int main(void)
         cmocka_unit_test(test_moe_active),    cmocka_unit_test(test_arch_fields),
         cmocka_unit_test(test_generic),       cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_raw_model),     cmocka_unit_test(test_keys_and_json),
+        cmocka_unit_test(test_registry_entries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,8 +5,10 @@
  * configuration class (huggingface/transformers
  * src/transformers/models/<type>/configuration_<type>.py), its per-layer
  * lists decide the layer pattern, and counting the entry gives the exact
- * parameter count. Multimodal wrappers read the text model from text_config
- * and their towers in towers.c. Encoders, encoder-decoders and speech/vision
+ * parameter count. A composite (a ForConditionalGeneration model, registry.h)
+ * reads its text model from its text sub-object and each tower from its own;
+ * the older llava and qwen2_vl wrappers read their towers in towers.c.
+ * Encoders, encoder-decoders and speech/vision
  * models are refused; an unknown model_type is estimated from the keys every
  * HF config shares, and flagged approximate. */
 #include "input/hfctx.h"
@@ -184,7 +186,6 @@ typedef struct wrapper {
 static const wrapper wrappers[] = {
     {"llava", "llama"},
     {"qwen2_vl", "qwen2_vl_text"},
-    {"gemma3", "gemma3_text"},
 };
 
 static const wrapper *find_wrapper(const char *type)
@@ -209,10 +210,109 @@ static int text_part(ctx *c, char *ttype, size_t cap, const wrapper *w)
     return llmmem__json_read_str(ttype, cap, c->doc, tc, "model_type", "text_config.model_type", false);
 }
 
+/* ---- composites ------------------------------------------------------------------------ */
+
+/* The sub-object `key` of a composite, or the JSON the entry reads in its place
+ * when it is absent or null (parsed into *owned; NULL when the entry has none). */
+static int sub_object(const llmmem__jnode **out, llmmem__json **owned, const llmmem__json *doc,
+                      const llmmem__jnode *root, const char *key, const char *absent)
+{
+    const llmmem__jnode *n = llmmem__json_get(root, key);
+    *out = NULL;
+    *owned = NULL;
+    if (n && llmmem__json_type(n) != LLMMEM__J_NULL) {
+        if (llmmem__json_type(n) != LLMMEM__J_OBJECT)
+            return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, key, "expected an object");
+        *out = n;
+        return 0;
+    }
+    if (!absent)
+        return 0;
+    int rc = llmmem__json_parse(owned, absent, strlen(absent), key);
+    if (rc)
+        return rc;
+    *out = llmmem__json_root(*owned);
+    return 0;
+}
+
+/* The text sub-object of a composite and its family name. */
+static int composite_text(ctx *c, llmmem__json **owned, char *ttype, size_t cap, char *prefix, size_t pcap,
+                          const llmmem__composite *cp)
+{
+    const llmmem__jnode *tc;
+    int rc = sub_object(&tc, owned, c->doc, c->o, cp->text_key, cp->text_absent);
+    if (rc)
+        return rc;
+    snprintf(ttype, cap, "%s", cp->text_type);
+    snprintf(prefix, pcap, "%s.", cp->text_key);
+    if (*owned)
+        c->doc = *owned;
+    c->o = tc;
+    c->prefix = prefix;
+    char path[96];
+    snprintf(path, sizeof path, "%smodel_type", prefix);
+    return llmmem__json_read_str(ttype, cap, c->doc, tc, "model_type", path, false);
+}
+
+/* Each tower of a composite from its sub-object: the sub-object's model_type
+ * names the tower entry (the part's own when it names none or the composite). */
+static int composite_towers(struct llmmem_model *m, const llmmem__composite *cp, const llmmem__json *doc,
+                            const llmmem__jnode *root)
+{
+    for (int p = 0; p < LLMMEM__MAX_PARTS && cp->parts[p].key; p++) {
+        const llmmem__part *part = &cp->parts[p];
+        const llmmem__jnode *sub;
+        llmmem__json *owned = NULL;
+        int rc = sub_object(&sub, &owned, doc, root, part->key, part->absent);
+        if (rc || !sub)
+            return rc;
+        const llmmem__json *d = owned ? owned : doc;
+        char type[LLMMEM__NAME_MAX] = "", prefix[80], path[96];
+        snprintf(prefix, sizeof prefix, "%s.", part->key);
+        snprintf(path, sizeof path, "%smodel_type", prefix);
+        rc = llmmem__json_read_str(type, sizeof type, d, sub, "model_type", path, false);
+        const llmmem__arch *t = !rc && *type && strcmp(type, cp->type) ? llmmem__tower_find(type)
+                                                                       : llmmem__tower_find(part->type);
+        if (!rc && !t)
+            rc = llmmem__json_error_at(d, llmmem__json_get(sub, "model_type"), LLMMEM_E_UNSUPPORTED, path,
+                                       "\"%s\": no such %s tower in the registry (%s has %s)", type,
+                                       part->name, cp->type, part->type);
+        if (!rc) {
+            llmmem__registry_tower(m, p, t);
+            rc = llmmem__read_qvals(&m->mm.tq[p], t->q, t->nq, t->type, d, sub, prefix);
+        }
+        llmmem__json_free(owned);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* The composite's own keys; its tie_word_embeddings (or its class's default)
+ * ties the text model's head, as PreTrainedModel.tie_weights reads the
+ * top-level config. */
+static int composite_keys(struct llmmem_model *m, const llmmem__composite *cp, ctx *top)
+{
+    llmmem__registry_composite(m, cp);
+    int rc = llmmem__read_qvals(&m->mm.q, cp->q, cp->nq, cp->type, top->doc, top->o, "");
+    if (rc)
+        return rc;
+    int i;
+    if (llmmem__qvals_find(&m->mm.q, "tie", 3, &i)) {
+        int64_t tie = m->mm.q.v[i];
+        if (m->mm.q.src[i] != LLMMEM__QS_GIVEN && (rc = llmmem__expr_eval(&tie, cp->q[i].def, &m->mm.q)))
+            return rc;
+        llmmem__registry_set(m, "tie", tie != 0);
+    }
+    if (!m->torch_dtype && (rc = read_dtype(m, top)))
+        return rc;
+    return composite_towers(m, cp, top->doc, top->o);
+}
+
 /* ---- the text model ------------------------------------------------------------------- */
 
 /* An unknown model_type needs the dimensions every HF config names. */
-static int check_generic(ctx *c, const llmmem__jnode *root, const char *type)
+static int check_generic(ctx *c, const llmmem__json *rdoc, const llmmem__jnode *root, const char *type)
 {
     static const char *const need[][4] = {
         {"hidden_size", "n_embd", "d_model", NULL},
@@ -224,10 +324,10 @@ static int check_generic(ctx *c, const llmmem__jnode *root, const char *type)
         if (alias(c, need[i]))
             continue;
         if (!*type)
-            return llmmem__json_error_at(c->doc, root, LLMMEM_E_SCHEMA, "model_type",
+            return llmmem__json_error_at(rdoc, root, LLMMEM_E_SCHEMA, "model_type",
                                          "missing required key (and no generic hidden_size/"
                                          "num_hidden_layers/... to estimate from)");
-        return llmmem__json_error_at(c->doc, llmmem__json_get(root, "model_type"), LLMMEM_E_UNSUPPORTED,
+        return llmmem__json_error_at(rdoc, llmmem__json_get(root, "model_type"), LLMMEM_E_UNSUPPORTED,
                                      "model_type",
                                      "\"%s\" is not a supported architecture and the config lacks "
                                      "\"%s\" to estimate it from",
@@ -294,25 +394,36 @@ int llmmem__model_from_json_doc(struct llmmem_model *m, const llmmem__json *doc,
     ctx c = top;
     snprintf(ttype, sizeof ttype, "%s", type);
     const wrapper *w = find_wrapper(type);
+    const llmmem__composite *cp = llmmem__composite_find(type);
+    llmmem__json *owned = NULL;
+    char tprefix[80];
     if (w && (rc = text_part(&c, ttype, sizeof ttype, w)))
         return rc;
+    if (cp && (rc = composite_text(&c, &owned, ttype, sizeof ttype, tprefix, sizeof tprefix, cp))) {
+        llmmem__json_free(owned);
+        return rc;
+    }
     const llmmem__arch *f = llmmem__arch_find(ttype);
     if (!f || !strcmp(ttype, "raw") || !strcmp(ttype, "generic")) {
-        if ((rc = check_generic(&c, root, ttype)))
+        if ((rc = check_generic(&c, doc, root, ttype))) {
+            llmmem__json_free(owned);
             return rc;
+        }
         f = llmmem__arch_find("generic");
         m->generic = true;
     }
-    if ((rc = read_text(m, &c, f)))
+    rc = read_text(m, &c, f);
+    llmmem__json_free(owned);
+    if (rc)
         return rc;
     if (m->generic)
         llmmem__model_note(m, "model_type \"%s\" is not in the registry: estimated from the keys every "
                               "HF config shares (approximate)",
                            ttype[0] ? ttype : "(none)");
-    if ((w && (rc = outer_keys(m, &top))) || (rc = read_quant(m, &top)) ||
-        (w && (rc = llmmem__hf_towers(m, type, doc, root))))
+    if ((w && (rc = outer_keys(m, &top))) || (cp && (rc = composite_keys(m, cp, &top))) ||
+        (rc = read_quant(m, &top)) || (w && (rc = llmmem__hf_towers(m, type, doc, root))))
         return rc;
-    if ((rc = llmmem__model_count(m)))
+    if ((rc = llmmem__model_count(m)) || (cp && (rc = llmmem__hf_vision_geometry(m))))
         return rc;
     return llmmem__model_validate(m);
 }

@@ -129,14 +129,21 @@ int llmmem__deepspeed_apply(const llmmem__json *doc, const llmmem__jnode *root,
 int llmmem__model_from_json_doc(struct llmmem_model *m, const llmmem__json *doc,
                                 const llmmem__jnode *root);
 
-/* The vision towers of a multimodal wrapper (towers.c): llava, qwen2_vl,
- * gemma3; 0 for any other type. */
+/* The vision towers of a multimodal wrapper (towers.c): llava, qwen2_vl;
+ * 0 for any other type. */
 int llmmem__hf_towers(struct llmmem_model *m, const char *type, const llmmem__json *doc,
                       const llmmem__jnode *root);
+/* The vision geometry of a counted composite whose tower the vision
+ * estimator models (gemma3's SigLIP), from its registry quantities (towers.c). */
+int llmmem__hf_vision_geometry(struct llmmem_model *m);
 /* A registry family's quantities from a config object (quantities.c); prefix
  * names the object in messages ("" or "text_config."). */
 int llmmem__read_quantities(struct llmmem_model *m, const llmmem__json *doc, const llmmem__jnode *obj,
                             const char *prefix);
+/* The same into any quantity table (a tower's, a composite's); `what` names
+ * the model in messages. */
+int llmmem__read_qvals(llmmem__qvals *q, const llmmem__qdef *defs, int n, const char *what,
+                       const llmmem__json *doc, const llmmem__jnode *obj, const char *prefix);
 /* The node (and key path) a quantity was read from; NULL when defaulted. */
 const llmmem__jnode *llmmem__quantity_node(const struct llmmem_model *m, const char *sym,
                                            const llmmem__jnode *obj, char *path, size_t cap, const char *prefix);

@@ -20,11 +20,30 @@ static const bounds qbounds[LLMMEM__QT_COUNT_] = {
     [LLMMEM__QT_BOOL] = {0, 1},                  [LLMMEM__QT_REAL] = {0, 0},
 };
 
-/* The node of a key ("a.b" reads member b of object a; an absent or null
- * parent means the key is absent). */
+/* The item of an array by its decimal index (NULL if out of range). */
+static const llmmem__jnode *array_item(const llmmem__jnode *arr, const char *key, size_t n)
+{
+    int64_t idx = 0;
+    if (n == 0 || n > 9)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (key[i] < '0' || key[i] > '9')
+            return NULL;
+        idx = idx * 10 + (key[i] - '0');
+    }
+    const llmmem__jnode *it = llmmem__json_first(arr);
+    while (it && idx-- > 0)
+        it = llmmem__json_next(it);
+    return it;
+}
+
+/* The node of a key ("a.b" reads member b of object a, or item b of array a;
+ * an absent or null parent means the key is absent). */
 static const llmmem__jnode *lookup(const llmmem__jnode *obj, const char *key, size_t n)
 {
     char buf[96];
+    if (llmmem__json_type(obj) == LLMMEM__J_ARRAY)
+        return memchr(key, '.', n) ? NULL : array_item(obj, key, n);
     const char *dot = memchr(key, '.', n);
     if (!dot) {
         if (n >= sizeof buf)
@@ -39,20 +58,28 @@ static const llmmem__jnode *lookup(const llmmem__jnode *obj, const char *key, si
     memcpy(buf, key, pn);
     buf[pn] = '\0';
     const llmmem__jnode *parent = llmmem__json_get(obj, buf);
-    if (!parent || llmmem__json_type(parent) != LLMMEM__J_OBJECT)
+    int t = llmmem__json_type(parent);
+    if (!parent || (t != LLMMEM__J_OBJECT && t != LLMMEM__J_ARRAY))
         return NULL;
     return lookup(parent, dot + 1, n - pn - 1);
 }
 
-/* The first present key of "k1|k2|...": its node and its name (into buf). */
-static const llmmem__jnode *first_key(const llmmem__jnode *obj, const char *keys, char *name, size_t cap)
+/* The first present key of "k1|k2|...": its node and its name (into buf);
+ * *count is set when the key is "k#" (its items are counted). Imports
+ * ("@part.sym") and per_layer_config attributes ("~attr") are not keys of the
+ * object. */
+static const llmmem__jnode *first_key(const llmmem__jnode *obj, const char *keys, char *name, size_t cap,
+                                      bool *count)
 {
     for (const char *p = keys; *p;) {
         const char *bar = strchr(p, '|');
         size_t n = bar ? (size_t)(bar - p) : strlen(p);
-        const llmmem__jnode *node = lookup(obj, p, n);
+        bool hash = n > 0 && p[n - 1] == '#';
+        const llmmem__jnode *node = p[0] == '@' || p[0] == '~' ? NULL : lookup(obj, p, hash ? n - 1 : n);
         if (node) {
-            snprintf(name, cap, "%.*s", (int)n, p);
+            snprintf(name, cap, "%.*s", (int)(hash ? n - 1 : n), p);
+            if (count)
+                *count = hash;
             return node;
         }
         if (!bar)
@@ -62,54 +89,89 @@ static const llmmem__jnode *first_key(const llmmem__jnode *obj, const char *keys
     return NULL;
 }
 
-static int read_one(struct llmmem_model *m, const llmmem__qdef *d, int i, const llmmem__json *doc,
+/* One integer of a quantity (a list item included) within its type's bounds. */
+static int read_int(int64_t *out, const llmmem__qdef *d, const llmmem__json *doc, const llmmem__jnode *n,
+                    const char *path)
+{
+    int t = LLMMEM__QT_BASE(d->type);
+    if (t == LLMMEM__QT_BOOL) {
+        bool b = false;
+        int rc = llmmem__json_read_bool(&b, doc, n, NULL, path, true);
+        *out = b;
+        return rc;
+    }
+    return llmmem__json_read_i64(out, doc, n, NULL, path, qbounds[t].lo, qbounds[t].hi, true);
+}
+
+static int read_one(llmmem__qvals *q, const char *what, const llmmem__qdef *d, int i, const llmmem__json *doc,
                     const llmmem__jnode *obj, const char *prefix)
 {
     char key[96], path[160];
-    const llmmem__jnode *n = first_key(obj, d->keys, key, sizeof key);
+    bool count = false;
+    const llmmem__jnode *n = first_key(obj, d->keys, key, sizeof key, &count);
     if (!n)
         return 0;
     snprintf(path, sizeof path, "%s%s", prefix, key);
     int t = llmmem__json_type(n);
+    if (count && t != LLMMEM__J_NULL) { /* "k#": items of a list, 1 for a scalar */
+        q->v[i] = t == LLMMEM__J_ARRAY ? llmmem__json_array_size(n) : 1;
+        q->src[i] = LLMMEM__QS_GIVEN;
+        return 0;
+    }
     if (t == LLMMEM__J_NULL) {
         if (!d->nul)
             return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path,
-                                         "null: %s needs a value here", m->model_type);
-        m->q.src[i] = LLMMEM__QS_NULL;
+                                         "null: %s needs a value here", what);
+        q->src[i] = LLMMEM__QS_NULL;
         return 0;
     }
-    if (d->type == LLMMEM__QT_BOOL) {
-        bool b = false;
-        int rc = llmmem__json_read_bool(&b, doc, n, NULL, path, true);
-        if (rc)
-            return rc;
-        m->q.v[i] = b;
-    } else if (d->type == LLMMEM__QT_REAL) {
-        int rc = llmmem__json_read_f64(&m->q.r[i], doc, n, NULL, path, -1e18, 1e18, true);
+    if (t == LLMMEM__J_ARRAY && (d->type & LLMMEM__QT_LAYERWISE)) { /* one value per layer */
+        int64_t best = 0;
+        bool any = false;
+        for (const llmmem__jnode *it = llmmem__json_first(n); it; it = llmmem__json_next(it)) {
+            int64_t v = 0;
+            int rc = read_int(&v, d, doc, it, path);
+            if (rc)
+                return rc;
+            best = !any || v > best ? v : best;
+            any = true;
+        }
+        if (!any)
+            return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "an empty list");
+        q->v[i] = best;
+        q->src[i] = LLMMEM__QS_LIST;
+        return 0;
+    }
+    if (LLMMEM__QT_BASE(d->type) == LLMMEM__QT_REAL) {
+        int rc = llmmem__json_read_f64(&q->r[i], doc, n, NULL, path, -1e18, 1e18, true);
         if (rc)
             return rc;
     } else {
-        int rc = llmmem__json_read_i64(&m->q.v[i], doc, n, NULL, path, qbounds[d->type].lo,
-                                       qbounds[d->type].hi, true);
+        int rc = read_int(&q->v[i], d, doc, n, path);
         if (rc)
             return rc;
     }
-    m->q.src[i] = LLMMEM__QS_GIVEN;
+    q->src[i] = LLMMEM__QS_GIVEN;
+    return 0;
+}
+
+int llmmem__read_qvals(llmmem__qvals *q, const llmmem__qdef *defs, int n, const char *what,
+                       const llmmem__json *doc, const llmmem__jnode *obj, const char *prefix)
+{
+    for (int i = 0; i < n; i++) {
+        if (!defs[i].keys)
+            continue;
+        int rc = read_one(q, what, &defs[i], i, doc, obj, prefix);
+        if (rc)
+            return rc;
+    }
     return 0;
 }
 
 int llmmem__read_quantities(struct llmmem_model *m, const llmmem__json *doc, const llmmem__jnode *obj,
                             const char *prefix)
 {
-    const llmmem__arch *f = m->fam;
-    for (int i = 0; i < f->nq; i++) {
-        if (!f->q[i].keys)
-            continue;
-        int rc = read_one(m, &f->q[i], i, doc, obj, prefix);
-        if (rc)
-            return rc;
-    }
-    return 0;
+    return llmmem__read_qvals(&m->q, m->fam->q, m->fam->nq, m->model_type, doc, obj, prefix);
 }
 
 /* The node a quantity was read from (NULL when it took its default). */
@@ -120,7 +182,7 @@ const llmmem__jnode *llmmem__quantity_node(const struct llmmem_model *m, const c
     if (!llmmem__qvals_find(&m->q, sym, strlen(sym), &i) || !m->fam->q[i].keys)
         return NULL;
     char key[96];
-    const llmmem__jnode *n = first_key(obj, m->fam->q[i].keys, key, sizeof key);
+    const llmmem__jnode *n = first_key(obj, m->fam->q[i].keys, key, sizeof key, NULL);
     if (n)
         snprintf(path, cap, "%s%s", prefix, key);
     return n;
@@ -190,8 +252,10 @@ static int index_list(uint8_t *bits, int64_t L, const llmmem__json *doc, const l
 
 typedef struct lists {
     const llmmem__jnode *mixer; /* array or string, NULL when absent */
-    const llmmem__jnode *dense; /* FR_STEP: indices that stay dense */
-    char mixer_path[96], dense_path[96];
+    const llmmem__jnode *dense; /* FR_STEP: indices that stay dense; FR_MOE_LIST: indices that are MoE */
+    const llmmem__jnode *plc;   /* per_layer_config: {"<layer>": {key: value}} */
+    const llmmem__jnode *item[LLMMEM__MAX_VSYMS]; /* the current item of each LAYERWISE list */
+    char mixer_path[96], dense_path[96], plc_path[96];
 } lists;
 
 static int mixer_at(int *mx, int *ff, struct llmmem_model *m, const llmmem__json *doc, const lists *ls,
@@ -205,11 +269,16 @@ static int mixer_at(int *mx, int *ff, struct llmmem_model *m, const llmmem__json
         return llmmem__registry_mixer_of(mx, m, i);
     const char *v;
     size_t vn;
+    char num[24];
     if (llmmem__json_type(ls->mixer) == LLMMEM__J_STRING) {
         v = llmmem__json_string(ls->mixer) + i;
         vn = 1;
     } else {
         v = llmmem__json_string(*it);
+        if (!v && llmmem__json_type(*it) == LLMMEM__J_NUMBER) { /* a number matches its digits */
+            snprintf(num, sizeof num, "%.0f", llmmem__json_number(*it));
+            v = num;
+        }
         if (!v)
             return llmmem__json_error_at(doc, *it, LLMMEM_E_SCHEMA, ls->mixer_path, "expected a string entry");
         vn = strlen(v);
@@ -222,36 +291,173 @@ static int mixer_at(int *mx, int *ff, struct llmmem_model *m, const llmmem__json
     return 0;
 }
 
-static int walk_layers(struct llmmem_model *m, const llmmem__json *doc, const lists *ls, const uint8_t *dense)
+static bool has_key(const char *keys, const char *k)
+{
+    size_t kn = strlen(k);
+    for (const char *p = keys; p && *p;) {
+        const char *bar = strchr(p, '|');
+        size_t n = bar ? (size_t)(bar - p) : strlen(p);
+        if (n == kn && !memcmp(p, k, n))
+            return true;
+        if (!bar)
+            break;
+        p = bar + 1;
+    }
+    return false;
+}
+
+/* The quantity a per_layer_config attribute overrides: a LAYERWISE one keyed
+ * by the attribute (or by "~attribute": per_layer_config only); -2 when only
+ * a quantity that does not vary by layer has that key; -1 when none has. */
+static int attr_quantity(const llmmem__arch *f, const char *attr)
+{
+    char tilde[80];
+    snprintf(tilde, sizeof tilde, "~%s", attr);
+    int plain = -1;
+    for (int q = 0; q < f->nq; q++) {
+        bool own = has_key(f->q[q].keys, tilde), named = has_key(f->q[q].keys, attr);
+        if ((own || named) && (f->q[q].type & LLMMEM__QT_LAYERWISE))
+            return q;
+        if (named)
+            plain = -2;
+    }
+    return plain;
+}
+
+/* What the config gives for layer i: the items of the LAYERWISE lists and
+ * the overrides of per_layer_config["i"] (keys zero-padded or not). */
+static int layer_given(llmmem__layer_given *g, struct llmmem_model *m, const llmmem__json *doc, lists *ls,
+                       int64_t i)
+{
+    const llmmem__variants *vs = &m->variants;
+    g->n = 0;
+    for (int s = 0; s < vs->nsym; s++) {
+        if (!ls->item[s])
+            continue;
+        int q = vs->sym[s];
+        char path[128];
+        snprintf(path, sizeof path, "%s[%lld]", m->fam->q[q].keys, (long long)i);
+        int64_t v = 0;
+        int rc = read_int(&v, &m->fam->q[q], doc, ls->item[s], path);
+        if (rc)
+            return rc;
+        g->sym[g->n] = (uint8_t)q;
+        g->v[g->n++] = v;
+        ls->item[s] = llmmem__json_next(ls->item[s]);
+    }
+    if (!ls->plc)
+        return 0;
+    for (const llmmem__jnode *e = llmmem__json_first(ls->plc); e; e = llmmem__json_next(e)) {
+        const char *k = llmmem__json_key(e);
+        char *end = NULL;
+        long long idx = strtoll(k, &end, 10);
+        if (!*k || *end || idx < 0 || idx >= m->num_layers)
+            return llmmem__json_error_at(doc, e, LLMMEM_E_SCHEMA, ls->plc_path,
+                                         "key \"%s\" is not a layer index in [0, %lld)", k,
+                                         (long long)m->num_layers);
+        if (idx != i)
+            continue;
+        if (llmmem__json_type(e) != LLMMEM__J_OBJECT)
+            return llmmem__json_error_at(doc, e, LLMMEM_E_SCHEMA, ls->plc_path, "layer %s: expected an object",
+                                         k);
+        for (const llmmem__jnode *a = llmmem__json_first(e); a; a = llmmem__json_next(a)) {
+            const char *attr = llmmem__json_key(a);
+            int q = attr_quantity(m->fam, attr);
+            char path[160];
+            snprintf(path, sizeof path, "%s.%s.%s", ls->plc_path, k, attr);
+            if (!strcmp(attr, "skip") || q == -2)
+                return llmmem__json_error_at(doc, a, LLMMEM_E_UNSUPPORTED, path,
+                                             "%s does not describe \"%s\" layer by layer", m->fam->type,
+                                             attr);
+            if (q < 0)
+                continue; /* an attribute no parameter depends on (rope_parameters, sliding_window) */
+            int j = 0;
+            while (j < g->n && g->sym[j] != q)
+                j++;
+            if (j == LLMMEM__MAX_VSYMS)
+                continue;
+            int64_t v = 0;
+            int rc = read_int(&v, &m->fam->q[q], doc, a, path);
+            if (rc)
+                return rc;
+            g->sym[j] = (uint8_t)q;
+            g->v[j] = v;
+            if (j == g->n)
+                g->n++;
+        }
+    }
+    return 0;
+}
+
+static int walk_layers(struct llmmem_model *m, const llmmem__json *doc, lists *ls, const uint8_t *dense)
 {
     const llmmem__jnode *it = ls->mixer && llmmem__json_type(ls->mixer) == LLMMEM__J_ARRAY
                                   ? llmmem__json_first(ls->mixer)
                                   : NULL;
+    bool moe_list = m->fam->ffn.rule == LLMMEM__FR_MOE_LIST && ls->dense;
     memset(m->layers_of, 0, sizeof m->layers_of);
     for (int64_t i = 0; i < m->num_layers; i++) {
         int mx, ff;
+        llmmem__layer_given g;
         int rc = mixer_at(&mx, &ff, m, doc, ls, &it, i);
-        if (rc)
+        if (rc || (rc = layer_given(&g, m, doc, ls, i)))
             return rc;
-        if (dense && ff == LLMMEM__FF_MOE && (dense[i / 8] >> (i % 8) & 1))
+        bool listed = dense && (dense[i / 8] >> (i % 8) & 1);
+        if (moe_list)
+            ff = listed && m->num_experts > 0 ? LLMMEM__FF_MOE : LLMMEM__FF_DENSE;
+        else if (listed && ff == LLMMEM__FF_MOE)
             ff = LLMMEM__FF_DENSE;
-        if ((rc = llmmem__registry_layer_add(m, mx, ff)))
+        if ((rc = llmmem__registry_layer_add_at(m, i, mx, ff, &g)))
             return rc;
     }
     m->layers_listed = true;
     return 0;
 }
 
-static const llmmem__jnode *list_node(const llmmem__jnode *obj, const char *key, char *path, size_t cap,
+/* The node of a list key ("a|b": the first present, non-null, non-empty one). */
+static const llmmem__jnode *list_node(const llmmem__jnode *obj, const char *keys, char *path, size_t cap,
                                       const char *prefix)
 {
-    if (!key)
-        return NULL;
-    const llmmem__jnode *n = llmmem__json_get(obj, key);
-    if (!n || llmmem__json_type(n) == LLMMEM__J_NULL)
-        return NULL;
-    snprintf(path, cap, "%s%s", prefix, key);
-    return n;
+    for (const char *p = keys; p && *p;) {
+        const char *bar = strchr(p, '|');
+        size_t n = bar ? (size_t)(bar - p) : strlen(p);
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)n, p);
+        const llmmem__jnode *node = llmmem__json_get(obj, key);
+        int t = llmmem__json_type(node);
+        if (node && t != LLMMEM__J_NULL && !(t == LLMMEM__J_ARRAY && llmmem__json_array_size(node) == 0)) {
+            snprintf(path, cap, "%s%s", prefix, key);
+            return node;
+        }
+        if (!bar)
+            break;
+        p = bar + 1;
+    }
+    return NULL;
+}
+
+/* The LAYERWISE quantities given as lists: each must have one item per layer. */
+static int layerwise_lists(lists *ls, struct llmmem_model *m, const llmmem__json *doc,
+                           const llmmem__jnode *obj, const char *prefix, bool *any)
+{
+    const llmmem__variants *vs = &m->variants;
+    for (int s = 0; s < vs->nsym; s++) {
+        int q = vs->sym[s];
+        ls->item[s] = NULL;
+        if (m->q.src[q] != LLMMEM__QS_LIST)
+            continue;
+        char path[96];
+        const llmmem__jnode *n = list_node(obj, m->fam->q[q].keys, path, sizeof path, prefix);
+        if (!n)
+            continue;
+        if (llmmem__json_array_size(n) != m->num_layers)
+            return llmmem__json_error_at(doc, n, LLMMEM_E_INCONSISTENT, path,
+                                         "has %d entries but num_hidden_layers is %lld",
+                                         llmmem__json_array_size(n), (long long)m->num_layers);
+        ls->item[s] = llmmem__json_first(n);
+        *any = true;
+    }
+    return 0;
 }
 
 int llmmem__read_layer_lists(struct llmmem_model *m, const llmmem__json *doc, const llmmem__jnode *obj,
@@ -260,11 +466,21 @@ int llmmem__read_layer_lists(struct llmmem_model *m, const llmmem__json *doc, co
     const llmmem__arch *f = m->fam;
     lists ls;
     memset(&ls, 0, sizeof ls);
+    bool per_layer = false;
+    int rc;
     ls.mixer = list_node(obj, f->mixer.list, ls.mixer_path, sizeof ls.mixer_path, prefix);
-    ls.dense = f->ffn.rule == LLMMEM__FR_STEP
+    ls.dense = f->ffn.rule == LLMMEM__FR_STEP || f->ffn.rule == LLMMEM__FR_MOE_LIST
                    ? list_node(obj, f->ffn.list, ls.dense_path, sizeof ls.dense_path, prefix)
                    : NULL;
-    if (!ls.mixer && !ls.dense)
+    if (m->variants.nsym > 0) {
+        if ((rc = layerwise_lists(&ls, m, doc, obj, prefix, &per_layer)))
+            return rc;
+        ls.plc = list_node(obj, "per_layer_config", ls.plc_path, sizeof ls.plc_path, prefix);
+        if (ls.plc && llmmem__json_type(ls.plc) != LLMMEM__J_OBJECT)
+            return llmmem__json_error_at(doc, ls.plc, LLMMEM_E_SCHEMA, ls.plc_path, "expected an object");
+        per_layer |= ls.plc != NULL;
+    }
+    if (!ls.mixer && !ls.dense && !per_layer)
         return 0;
     int64_t L = m->num_layers;
     if (ls.mixer) {
@@ -285,13 +501,13 @@ int llmmem__read_layer_lists(struct llmmem_model *m, const llmmem__json *doc, co
         dense = calloc((size_t)(L / 8 + 1), 1);
         if (!dense)
             return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", ls.dense_path);
-        int rc = index_list(dense, L, doc, ls.dense, ls.dense_path);
+        rc = index_list(dense, L, doc, ls.dense, ls.dense_path);
         if (rc) {
             free(dense);
             return rc;
         }
     }
-    int rc = walk_layers(m, doc, &ls, dense);
+    rc = walk_layers(m, doc, &ls, dense);
     free(dense);
     return rc;
 }

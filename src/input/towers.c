@@ -1,6 +1,7 @@
 /* Vision towers of the multimodal configs (llava: CLIP + projector; qwen2_vl:
- * its ViT and merger; gemma3: SigLIP + projector): their parameter count and
- * the geometry the vision estimator needs (src/memory/vision.c). */
+ * its ViT and merger): their parameter count and the geometry the vision
+ * estimator needs (src/memory/vision.c); gemma3's SigLIP + projector are
+ * counted by the registry (a composite), its geometry comes from there. */
 #include "input/hfctx.h"
 
 #include <string.h>
@@ -160,70 +161,41 @@ static int qwen2vl_vision(struct llmmem_model *m, const llmmem__json *doc, const
 
 /* Gemma 3 vision: SigLIP (modeling_siglip.py SiglipVisionTransformer) and
  * Gemma3MultiModalProjector (modeling_gemma3.py: avg-pool to
- * mm_tokens_per_image, Gemma3RMSNorm, mm_input_projection_weight). */
-static int gemma3_vision(struct llmmem_model *m, const llmmem__json *doc, const llmmem__jnode *root,
-                         int64_t text_h)
+ * mm_tokens_per_image, Gemma3RMSNorm, mm_input_projection_weight), counted by
+ * the registry (fam_multimodal.c): the geometry the vision estimator runs. */
+static int gemma3_geometry(struct llmmem_model *m)
 {
-    ctx c = {.doc = doc, .o = llmmem__json_get(root, "vision_config"), .prefix = "vision_config."};
-    if (c.o && llmmem__json_type(c.o) != LLMMEM__J_OBJECT)
-        return llmmem__json_error_at(doc, c.o, LLMMEM_E_SCHEMA, "vision_config", "expected an object");
-    /* SiglipVisionConfig defaults (Gemma3Config uses SiglipVisionConfig() when absent) */
-    int64_t h = 768, f = 3072, L = 12, heads = 12, img = 224, p = 16, ch = 3, mm = 256;
-    bool head = true;
-    int rc;
-    if (c.o) {
-        char mt[64] = "siglip_vision_model";
-        if ((rc = llmmem__json_read_str(mt, sizeof mt, doc, c.o, "model_type", kp(&c, "model_type"),
-                                        false)))
-            return rc;
-        if (strcmp(mt, "siglip_vision_model") != 0)
-            return llmmem__json_error_at(doc, c.o, LLMMEM_E_UNSUPPORTED, "vision_config.model_type",
-                                         "vision tower \"%s\" not modelled (only siglip_vision_model)",
-                                         mt);
-        if ((rc = geti(&h, &c, "hidden_size", 768, 1, MAX_DIM)) ||
-            (rc = geti(&f, &c, "intermediate_size", 3072, 1, MAX_DIM)) ||
-            (rc = geti(&L, &c, "num_hidden_layers", 12, 1, MAX_LAYERS)) ||
-            (rc = geti(&heads, &c, "num_attention_heads", 12, 1, MAX_HEADS)) ||
-            (rc = geti(&img, &c, "image_size", 224, 1, 1 << 20)) ||
-            (rc = geti(&p, &c, "patch_size", 16, 1, 1 << 20)) ||
-            (rc = geti(&ch, &c, "num_channels", 3, 1, 64)) ||
-            (rc = getb(&head, &c, "vision_use_head", true)))
-            return rc;
-    }
-    ctx top = {.doc = doc, .o = root, .prefix = ""};
-    if ((rc = geti(&mm, &top, "mm_tokens_per_image", 256, 1, INT64_C(1) << 30)))
-        return rc;
+    const llmmem__qvals *v = &m->mm.tq[0];
+    const int64_t h = llmmem__qvals_get(v, "h", 0), L = llmmem__qvals_get(v, "L", 0);
+    const int64_t img = llmmem__qvals_get(v, "img", 0), p = llmmem__qvals_get(v, "p", 1);
+    const int64_t mm = llmmem__qvals_get(&m->mm.q, "mm", 256);
     const int64_t side = img / p; /* patches_per_image */
     int64_t tps = 1;              /* tokens_per_side = int(mm_tokens_per_image ** 0.5) */
     while ((tps + 1) * (tps + 1) <= mm)
         tps++;
-    if (side < 1 || side % tps != 0)
-        return llmmem__json_error_at(doc, c.o ? c.o : root, LLMMEM_E_SCHEMA, "mm_tokens_per_image",
-                                     "%lld patches per side do not pool evenly to %lld tokens per side",
-                                     (long long)side, (long long)tps);
-    llmmem__ovf o = {0};
-    uint64_t v = llmmem__add(&o, llmmem__mul3(&o, ch, p * p, h), h);   /* patch conv + bias */
-    v = llmmem__add(&o, v, llmmem__mul3(&o, side, side, h));            /* position_embedding */
-    uint64_t layer = llmmem__mul(&o, 4, h * h + h)                      /* q,k,v,out_proj with bias */
-                     + (uint64_t)(h * f + f) + (uint64_t)(f * h + h)    /* fc1, fc2 */
-                     + (uint64_t)(4 * h);                               /* layer_norm1, 2 */
-    v = llmmem__add(&o, v, llmmem__mul(&o, L, layer));
-    v = llmmem__add(&o, v, 2 * h); /* post_layernorm */
-    if (head) /* SiglipMultiheadAttentionPoolingHead: probe, MultiheadAttention, LayerNorm, MLP */
-        v = llmmem__add(&o, v, (uint64_t)h + 3 * (uint64_t)(h * h + h) + (uint64_t)(h * h + h) + 2 * (uint64_t)h +
-                                   (uint64_t)(h * f + f) + (uint64_t)(f * h + h));
-    uint64_t proj = llmmem__add(&o, llmmem__mul(&o, h, text_h), h); /* projection weight, soft-emb norm */
-    v = llmmem__add(&o, v, proj);
-    if (o.overflow || v > INT64_MAX)
-        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "vision_config: parameter count overflows");
-    m->vision_params = (int64_t)v;
+    if (side < 1 || side % tps != 0) {
+        /* AvgPool2d(kernel_size = side // tps) cannot run: the count stands, the geometry not */
+        llmmem__model_note(m, "vision: %lld patches per side do not pool evenly to %lld tokens per side "
+                              "(mm_tokens_per_image): image memory not estimated",
+                           (long long)side, (long long)tps);
+        return 0;
+    }
     struct llmmem__vision_tower *t = &m->vision;
     t->kind = LLMMEM__V_SIGLIP;
-    t->hidden = h, t->layers = L, t->heads = heads, t->intermediate = f;
+    t->hidden = h, t->layers = L, t->heads = llmmem__qvals_get(v, "a", 1);
+    t->intermediate = llmmem__qvals_get(v, "f", 0);
     t->patch_size = p, t->image_size = img;
-    t->projector_params = (int64_t)proj;
+    t->projector_params = m->mm.own_params;
     t->feature_layer = L;
     t->tokens_per_image = tps * tps;
+    return 0;
+}
+
+int llmmem__hf_vision_geometry(struct llmmem_model *m)
+{
+    if (m->mm.comp && !strcmp(m->mm.comp->type, "gemma3") && m->mm.tower[0] &&
+        !strcmp(m->mm.tower[0]->type, "siglip_vision_model"))
+        return gemma3_geometry(m);
     return 0;
 }
 
@@ -234,7 +206,5 @@ int llmmem__hf_towers(struct llmmem_model *m, const char *type, const llmmem__js
         return llava_vision(m, doc, root, m->hidden_size);
     if (!strcmp(type, "qwen2_vl"))
         return qwen2vl_vision(m, doc, root, m->hidden_size);
-    if (!strcmp(type, "gemma3"))
-        return gemma3_vision(m, doc, root, m->hidden_size);
     return 0;
 }

@@ -138,8 +138,8 @@ static void tally_model(tally *a, const optim_row *r, const llmmem__tensors *ts,
 static void tally_adapters(tally *a, const optim_row *r, const llmmem__lora_shape *lora, int sb, llmmem__ovf *o)
 {
     for (int i = 0; i < lora->n; i++) {
-        llmmem__tensor la = {"lora_A", LLMMEM__T_ATTN, lora->rank, lora->in[i], 1, true, true, 0};
-        llmmem__tensor lb = {"lora_B", LLMMEM__T_ATTN, lora->out[i], lora->rank, 1, true, true, 0};
+        llmmem__tensor la = {"lora_A", LLMMEM__T_ATTN, lora->rank, lora->in[i], 1, true, true, 0, NULL};
+        llmmem__tensor lb = {"lora_B", LLMMEM__T_ATTN, lora->out[i], lora->rank, 1, true, true, 0, NULL};
         tally_tensor(a, r, &la, lora->count[i], sb, false, o);
         tally_tensor(a, r, &lb, lora->count[i], sb, false, o);
     }

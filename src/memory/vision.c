@@ -35,7 +35,7 @@ typedef struct vgeom {
 
 static bool target(const vrun *r, const char *name)
 {
-    llmmem__tensor x = {name, LLMMEM__T_ATTN, 1, 1, 1, true, true, 0};
+    llmmem__tensor x = {name, LLMMEM__T_ATTN, 1, 1, 1, true, true, 0, NULL};
     return r->tower_lora && llmmem__lora_targets(r->targets, &x);
 }
 

@@ -13,8 +13,14 @@
 #define QR(sym, keys, def) {sym, keys, def, NULL, LLMMEM__QT_REAL}
 /* A real whose key may be null (null reads as `nul`). */
 #define QRN(sym, keys, def, nul) {sym, keys, def, nul, LLMMEM__QT_REAL}
-/* The loop variable of MR_EXPR / FR_EXPR rules. */
+/* The loop variable of MR_EXPR / FR_EXPR rules (and of LAYERWISE defaults). */
 #define QI {"i", NULL, "0", NULL, LLMMEM__QT_COUNT}
+/* The mixer kind of the layer a LAYERWISE default is evaluated for. */
+#define QMX {"mx", NULL, "0", NULL, LLMMEM__QT_COUNT}
+/* A quantity that may differ by layer (registry.h LLMMEM__QT_LAYERWISE): a
+ * per-layer list, a per_layer_config override ("~attr" keys), or a default of i, mx. */
+#define QL(sym, keys, def, nul, type) {sym, keys, def, nul, LLMMEM__QT_##type | LLMMEM__QT_LAYERWISE}
+#define QDL(sym, def) {sym, NULL, def, NULL, LLMMEM__QT_DIM0 | LLMMEM__QT_LAYERWISE}
 
 #define T_(kind) LLMMEM__T_##kind
 #define W_ALL LLMMEM__W_LAYER

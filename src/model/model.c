@@ -625,23 +625,74 @@ static void json_layers(llmmem__buf *b, const struct llmmem_model *m)
             first = false;
         }
     llmmem__buf_printf(b, "]");
+    /* layers by the values of their LAYERWISE quantities (registry.h) */
+    const llmmem__variants *vs = &m->variants;
+    if (vs->n == 0)
+        return;
+    llmmem__buf_printf(b, ", \"layer_variants\": [");
+    for (int v = 0; v < vs->n; v++) {
+        llmmem__buf_printf(b, "%s{\"layers\": [", v ? ", " : "");
+        first = true;
+        for (int x = 0; x < LLMMEM__MX_COUNT; x++)
+            for (int y = 0; y < LLMMEM__FF_COUNT; y++)
+                if (vs->layers[v][x][y]) {
+                    llmmem__buf_printf(b, "%s{\"mixer\": \"%s\", \"ffn\": \"%s\", \"count\": %lld}",
+                                       first ? "" : ", ", mixers[x], ffns[y], (long long)vs->layers[v][x][y]);
+                    first = false;
+                }
+        llmmem__buf_printf(b, "], \"values\": {");
+        for (int s = 0; s < vs->nsym; s++)
+            llmmem__buf_printf(b, "%s\"%s\": %lld", s ? ", " : "", m->q.sym[vs->sym[s]], (long long)vs->v[v][s]);
+        llmmem__buf_printf(b, "}}");
+    }
+    llmmem__buf_printf(b, "]");
 }
 
-/* The parameter tensors as the registry lists them. */
-static void json_tensors(llmmem__buf *b, const struct llmmem_model *m)
+/* Parameter tensors as the registry lists them, named with their path. */
+static void json_tensor_list(llmmem__buf *b, const char *key, const llmmem__tensors *ts)
 {
     static const char *const kinds[] = {"embedding", "attention", "mlp", "experts", "router", "norm", "head", "bias"};
-    llmmem__buf_printf(b, ", \"tensors\": [");
-    for (int i = 0; i < m->tensors.n; i++) {
-        const llmmem__tensor *x = &m->tensors.t[i];
+    llmmem__buf_printf(b, ", \"%s\": [", key);
+    for (int i = 0; i < ts->n; i++) {
+        const llmmem__tensor *x = &ts->t[i];
+        char name[256];
+        snprintf(name, sizeof name, "%s%s", x->path ? x->path : "", x->name);
         llmmem__buf_printf(b, "%s{\"name\": ", i ? ", " : "");
-        llmmem__buf_json_string(b, x->name);
+        llmmem__buf_json_string(b, name);
         llmmem__buf_printf(b, ", \"kind\": \"%s\", \"rows\": %lld, \"cols\": %lld, \"count\": %lld, "
                               "\"linear\": %s, \"in_layers\": %s}",
                            name_of(kinds, LLMMEM_ARRAY_LEN(kinds), x->kind), (long long)x->rows, (long long)x->cols,
                            (long long)x->count, yes(x->linear), yes(x->layer));
     }
     llmmem__buf_printf(b, "]");
+}
+
+/* A composite's parts (registry.h): the text model's tensors are "tensors";
+ * the towers' and projectors' are "vision_tensors", their sum vision_params. */
+static void json_tensors(llmmem__buf *b, const struct llmmem_model *m)
+{
+    json_tensor_list(b, "tensors", &m->tensors);
+    const struct llmmem__mm *mm = &m->mm;
+    if (!mm->comp)
+        return;
+    llmmem__buf_printf(b, ", \"composite\": {\"model_type\": ");
+    llmmem__buf_json_string(b, mm->comp->type);
+    llmmem__buf_printf(b, ", \"text_model\": ");
+    llmmem__buf_json_string(b, m->fam ? m->fam->type : "");
+    llmmem__buf_printf(b, ", \"towers\": [");
+    bool first = true;
+    for (int p = 0; p < LLMMEM__MAX_PARTS; p++) {
+        if (!mm->tower[p])
+            continue;
+        llmmem__buf_printf(b, "%s{\"part\": ", first ? "" : ", ");
+        llmmem__buf_json_string(b, mm->comp->parts[p].name);
+        llmmem__buf_printf(b, ", \"model_type\": ");
+        llmmem__buf_json_string(b, mm->tower[p]->type);
+        llmmem__buf_printf(b, ", \"params\": %lld}", (long long)mm->part_params[p]);
+        first = false;
+    }
+    llmmem__buf_printf(b, "], \"projector_params\": %lld}", (long long)mm->own_params);
+    json_tensor_list(b, "vision_tensors", &mm->tensors);
 }
 
 int llmmem_model_to_json(char *buf, size_t cap, size_t *needed, const llmmem_model *m)

@@ -51,6 +51,8 @@ typedef struct llmmem__tensor {
     bool layer;       /* inside the decoder layers (not embeddings, final norm, head) */
     int module_len;   /* length of the module's name within `name` (a weight and its bias
                          share it; experts.gate_up_proj belongs to "experts") */
+    const char *path; /* NULL, or the module path before `name` in a composite
+                         ("model.language_model.", "model.vision_tower."; static) */
 } llmmem__tensor;
 typedef struct llmmem__tensors {
     int n;
@@ -75,6 +77,18 @@ struct llmmem_model {
      * when layers_listed, else from the entry's rules at each count */
     int64_t layers_of[LLMMEM__MX_COUNT][LLMMEM__FF_COUNT];
     bool layers_listed;
+    llmmem__variants variants;         /* layers by the values of LAYERWISE quantities */
+    /* a composite (registry.h): its parts, their quantities, and the tensors
+     * of the towers and projectors, whose sum is vision_params */
+    struct llmmem__mm {
+        const llmmem__composite *comp;                /* NULL: not a composite */
+        const llmmem__arch *tower[LLMMEM__MAX_PARTS]; /* NULL: the part is absent */
+        llmmem__qvals tq[LLMMEM__MAX_PARTS];           /* each tower's quantities */
+        llmmem__qvals q;                               /* the composite's own */
+        int64_t part_params[LLMMEM__MAX_PARTS];       /* each tower's count */
+        int64_t own_params;                           /* the projectors' */
+        llmmem__tensors tensors;
+    } mm;
     bool generic;                      /* unknown model_type estimated as dense decoder */
     bool from_size_only;               /* shape derived from num_parameters */
 

@@ -20,21 +20,43 @@ double llmmem__qvals_real(const llmmem__qvals *q, const char *sym, double def)
     return llmmem__qvals_find(q, sym, strlen(sym), &i) ? q->r[i] : def;
 }
 
+void llmmem__qvals_init(llmmem__qvals *q, const llmmem__qdef *d, int n)
+{
+    q->n = n;
+    for (int i = 0; i < n; i++) {
+        q->sym[i] = d[i].sym;
+        q->len[i] = (uint8_t)strlen(d[i].sym);
+        q->src[i] = LLMMEM__QS_DEFAULT;
+        q->v[i] = 0;
+        q->r[i] = 0;
+    }
+}
+
 /* Declares the family's quantities in the model (none given yet). */
 void llmmem__registry_init(struct llmmem_model *m, const llmmem__arch *f)
 {
     m->fam = f;
     m->family = f->act_family;
-    m->q.n = f->nq;
-    for (int i = 0; i < f->nq; i++) {
-        m->q.sym[i] = f->q[i].sym;
-        m->q.len[i] = (uint8_t)strlen(f->q[i].sym);
-        m->q.src[i] = LLMMEM__QS_DEFAULT;
-        m->q.v[i] = 0;
-        m->q.r[i] = 0;
-    }
+    llmmem__qvals_init(&m->q, f->q, f->nq);
     memset(m->layers_of, 0, sizeof m->layers_of);
     m->layers_listed = false;
+    memset(&m->variants, 0, sizeof m->variants);
+    for (int i = 0; i < f->nq && m->variants.nsym < LLMMEM__MAX_VSYMS; i++)
+        if (f->q[i].type & LLMMEM__QT_LAYERWISE)
+            m->variants.sym[m->variants.nsym++] = (uint8_t)i;
+}
+
+void llmmem__registry_composite(struct llmmem_model *m, const llmmem__composite *c)
+{
+    memset(&m->mm, 0, sizeof m->mm);
+    m->mm.comp = c;
+    llmmem__qvals_init(&m->mm.q, c->q, c->nq);
+}
+
+void llmmem__registry_tower(struct llmmem_model *m, int p, const llmmem__arch *tower)
+{
+    m->mm.tower[p] = tower;
+    llmmem__qvals_init(&m->mm.tq[p], tower->q, tower->nq);
 }
 
 bool llmmem__registry_set(struct llmmem_model *m, const char *sym, int64_t v)
@@ -87,24 +109,28 @@ int llmmem__registry_real(double *out, const char *text, const llmmem__qvals *q)
 }
 
 /* Quantities not given take their default, in entry order (a default may use
- * the symbols before it). */
-static int defaults(struct llmmem_model *m)
+ * the symbols before it); `what` names the model in messages. */
+static int defaults_of(llmmem__qvals *q, const llmmem__qdef *defs, int n, const char *what)
 {
-    const llmmem__arch *f = m->fam;
-    for (int i = 0; i < f->nq; i++) {
-        if (m->q.src[i] == LLMMEM__QS_GIVEN)
+    for (int i = 0; i < n; i++) {
+        if (q->src[i] == LLMMEM__QS_GIVEN || q->src[i] == LLMMEM__QS_LIST)
             continue;
-        const llmmem__qdef *d = &f->q[i];
-        const char *e = m->q.src[i] == LLMMEM__QS_NULL ? d->nul : d->def;
+        const llmmem__qdef *d = &defs[i];
+        const char *e = q->src[i] == LLMMEM__QS_NULL ? d->nul : d->def;
         if (!e)
-            return llmmem__error(LLMMEM_E_SCHEMA, "model \"%s\": \"%s\" is required",
-                                 m->model_type, d->keys ? d->keys : d->sym);
-        int rc = d->type == LLMMEM__QT_REAL ? llmmem__registry_real(&m->q.r[i], e, &m->q)
-                                            : llmmem__expr_eval(&m->q.v[i], e, &m->q);
+            return llmmem__error(LLMMEM_E_SCHEMA, "model \"%s\": \"%s\" is required", what,
+                                 d->keys ? d->keys : d->sym);
+        int rc = LLMMEM__QT_BASE(d->type) == LLMMEM__QT_REAL ? llmmem__registry_real(&q->r[i], e, q)
+                                                            : llmmem__expr_eval(&q->v[i], e, q);
         if (rc)
             return rc;
     }
     return 0;
+}
+
+static int defaults(struct llmmem_model *m)
+{
+    return defaults_of(&m->q, m->fam->q, m->fam->nq, m->model_type);
 }
 
 /* ---- the registry ---------------------------------------------------------------------- */
@@ -115,6 +141,7 @@ static const struct {
 } tables[] = {
     {llmmem__fam_llama, &llmmem__fam_llama_count},
     {llmmem__fam_classic, &llmmem__fam_classic_count},
+    {llmmem__fam_multimodal, &llmmem__fam_multimodal_count},
 };
 
 int llmmem__arch_count(void)
@@ -142,6 +169,37 @@ const llmmem__arch *llmmem__arch_find(const char *type)
             if (strcmp(tables[i].rows[j].type, type) == 0)
                 return &tables[i].rows[j];
     return NULL;
+}
+
+const llmmem__arch *llmmem__tower_find(const char *type)
+{
+    for (int j = 0; j < llmmem__towers_multimodal_count; j++)
+        if (strcmp(llmmem__towers_multimodal[j].type, type) == 0)
+            return &llmmem__towers_multimodal[j];
+    return NULL;
+}
+
+int llmmem__tower_count(void) { return llmmem__towers_multimodal_count; }
+
+const llmmem__arch *llmmem__tower_at(int index)
+{
+    return index >= 0 && index < llmmem__towers_multimodal_count ? &llmmem__towers_multimodal[index] : NULL;
+}
+
+const llmmem__composite *llmmem__composite_find(const char *type)
+{
+    for (int j = 0; j < llmmem__composites_multimodal_count; j++)
+        if (strcmp(llmmem__composites_multimodal[j].type, type) == 0)
+            return &llmmem__composites_multimodal[j];
+    return NULL;
+}
+
+int llmmem__composite_count(void) { return llmmem__composites_multimodal_count; }
+
+const llmmem__composite *llmmem__composite_at(int index)
+{
+    return index >= 0 && index < llmmem__composites_multimodal_count ? &llmmem__composites_multimodal[index]
+                                                                     : NULL;
 }
 
 /* ---- the canonical quantities, as the estimators read them ----------------- */
@@ -262,7 +320,8 @@ int llmmem__registry_ffn_of(int *kind, struct llmmem_model *m, int64_t i)
             return rc;
         *kind = moe && i >= a && (b <= 1 || i % b == 0) ? LLMMEM__FF_MOE : LLMMEM__FF_DENSE;
         return 0;
-    case LLMMEM__FR_STEP: /* the dense-index list is applied by the config reader */
+    case LLMMEM__FR_STEP:     /* the dense-index list is applied by the config reader */
+    case LLMMEM__FR_MOE_LIST: /* the MoE-index list too */
         if ((rc = eval_or0(&a, p->arg, &m->q)))
             return rc;
         *kind = moe && (a <= 1 || (i + 1) % a == 0) ? LLMMEM__FF_MOE : LLMMEM__FF_DENSE;
@@ -279,14 +338,100 @@ int llmmem__registry_ffn_of(int *kind, struct llmmem_model *m, int64_t i)
     }
 }
 
+static int layer_kinds(struct llmmem_model *m, int *mixer, int ffn)
+{
+    if (*mixer < 0 || *mixer >= LLMMEM__MX_COUNT || ffn < 0 || ffn >= LLMMEM__FF_COUNT)
+        return llmmem__error(LLMMEM_E_INTERNAL, "registry %s: layer kind (%d, %d) out of range",
+                             m->fam->type, *mixer, ffn);
+    /* a sliding layer without a window attends to everything, a chunked one
+     * without a chunk too */
+    if ((*mixer == LLMMEM__MX_SLIDING && m->sliding_window <= 0) ||
+        (*mixer == LLMMEM__MX_CHUNKED && m->chunk_size <= 0))
+        *mixer = LLMMEM__MX_FULL;
+    return 0;
+}
+
 int llmmem__registry_layer_add(struct llmmem_model *m, int mixer, int ffn)
 {
-    if (mixer < 0 || mixer >= LLMMEM__MX_COUNT || ffn < 0 || ffn >= LLMMEM__FF_COUNT)
-        return llmmem__error(LLMMEM_E_INTERNAL, "registry %s: layer kind (%d, %d) out of range",
-                             m->fam->type, mixer, ffn);
-    /* a sliding layer without a window attends to everything */
-    if (mixer == LLMMEM__MX_SLIDING && m->sliding_window <= 0)
-        mixer = LLMMEM__MX_FULL;
+    int rc = layer_kinds(m, &mixer, ffn);
+    if (rc)
+        return rc;
+    if (m->variants.nsym > 0)
+        return llmmem__error(LLMMEM_E_INTERNAL, "registry %s: per-layer quantities need the layer index",
+                             m->fam->type);
+    m->layers_of[mixer][ffn]++;
+    return 0;
+}
+
+/* The values of the LAYERWISE quantities at layer i, into out (the model's
+ * own values are left as they were): the symbols i and mx, when the entry
+ * declares them, hold the layer's index and its mixer kind meanwhile. */
+static int layer_values(int64_t *out, struct llmmem_model *m, int64_t i, int mixer,
+                        const llmmem__layer_given *g)
+{
+    llmmem__variants *vs = &m->variants;
+    int64_t keep[LLMMEM__MAX_VSYMS], keep_i = 0, keep_mx = 0;
+    int slot = -1, mslot = -1, rc = 0;
+    if (llmmem__qvals_find(&m->q, "i", 1, &slot)) {
+        keep_i = m->q.v[slot];
+        m->q.v[slot] = i;
+    }
+    if (llmmem__qvals_find(&m->q, "mx", 2, &mslot)) {
+        keep_mx = m->q.v[mslot];
+        m->q.v[mslot] = mixer;
+    }
+    for (int s = 0; s < vs->nsym; s++)
+        keep[s] = m->q.v[vs->sym[s]];
+    for (int s = 0; s < vs->nsym && !rc; s++) {
+        int q = vs->sym[s];
+        int j = 0;
+        while (g && j < g->n && g->sym[j] != q)
+            j++;
+        if (g && j < g->n)
+            m->q.v[q] = g->v[j];
+        else if (m->q.src[q] == LLMMEM__QS_DEFAULT || m->q.src[q] == LLMMEM__QS_NULL)
+            rc = llmmem__expr_eval(&m->q.v[q],
+                                   m->q.src[q] == LLMMEM__QS_NULL ? m->fam->q[q].nul : m->fam->q[q].def, &m->q);
+        out[s] = m->q.v[q];
+    }
+    for (int s = 0; s < vs->nsym; s++)
+        m->q.v[vs->sym[s]] = keep[s];
+    if (slot >= 0)
+        m->q.v[slot] = keep_i;
+    if (mslot >= 0)
+        m->q.v[mslot] = keep_mx;
+    return rc;
+}
+
+int llmmem__registry_layer_add_at(struct llmmem_model *m, int64_t i, int mixer, int ffn,
+                                  const llmmem__layer_given *given)
+{
+    llmmem__variants *vs = &m->variants;
+    if (vs->nsym == 0)
+        return llmmem__registry_layer_add(m, mixer, ffn);
+    const int listed = mixer; /* the kind the config or the rule names */
+    int rc = layer_kinds(m, &mixer, ffn);
+    if (rc)
+        return rc;
+    if (i == 0) {
+        vs->n = 0;
+        memset(vs->layers, 0, sizeof vs->layers);
+    }
+    int64_t v[LLMMEM__MAX_VSYMS];
+    if ((rc = layer_values(v, m, i, listed, given)))
+        return rc;
+    int k = 0;
+    while (k < vs->n && memcmp(vs->v[k], v, (size_t)vs->nsym * sizeof v[0]) != 0)
+        k++;
+    if (k == vs->n) {
+        if (vs->n == LLMMEM__MAX_VARIANTS)
+            return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                                 "model \"%s\": layer %lld makes more than %d distinct layer shapes",
+                                 m->model_type, (long long)i, LLMMEM__MAX_VARIANTS);
+        memcpy(vs->v[k], v, (size_t)vs->nsym * sizeof v[0]);
+        vs->n++;
+    }
+    vs->layers[k][mixer][ffn]++;
     m->layers_of[mixer][ffn]++;
     return 0;
 }
@@ -298,13 +443,13 @@ static int pattern_from_rules(struct llmmem_model *m)
     for (int64_t i = 0; i < m->num_layers; i++) {
         int mx, ff, rc;
         if ((rc = llmmem__registry_mixer_of(&mx, m, i)) || (rc = llmmem__registry_ffn_of(&ff, m, i)) ||
-            (rc = llmmem__registry_layer_add(m, mx, ff)))
+            (rc = llmmem__registry_layer_add_at(m, i, mx, ff, NULL)))
             return rc;
     }
     return 0;
 }
 
-static int64_t layers_where(const struct llmmem_model *m, unsigned where_kinds)
+static int64_t layers_in(const int64_t (*of)[LLMMEM__FF_COUNT], unsigned where_kinds)
 {
     unsigned where = where_kinds & ((1u << LLMMEM__WHERE_SHIFT) - 1), kinds = where_kinds >> LLMMEM__WHERE_SHIFT;
     int64_t n = 0;
@@ -312,8 +457,13 @@ static int64_t layers_where(const struct llmmem_model *m, unsigned where_kinds)
         for (int y = 0; y < LLMMEM__FF_COUNT; y++)
             if ((where == LLMMEM__W_MIXER && (kinds & (1u << x))) ||
                 (where == LLMMEM__W_FFN && (kinds & (1u << y))) || where == LLMMEM__W_LAYER)
-                n += m->layers_of[x][y];
+                n += of[x][y];
     return n;
+}
+
+static int64_t layers_where(const struct llmmem_model *m, unsigned where_kinds)
+{
+    return layers_in(m->layers_of, where_kinds);
 }
 
 static void pattern_counts(struct llmmem_model *m)
@@ -332,18 +482,18 @@ typedef struct tally {
     uint64_t largest;
 } tally;
 
-/* One tensor row: its shape, count and where it goes. */
-static int eval_row(llmmem__tensor *x, const llmmem__tdef *d, const struct llmmem_model *m)
+/* One tensor row over `layers` layers (1 for W_ONCE), its expressions read in q. */
+static int eval_row(llmmem__tensor *x, const llmmem__tdef *d, const llmmem__qvals *q, int64_t layers,
+                    const char *what)
 {
     int64_t rows = 0, cols = 1, mult = 1, on = 1;
     int rc;
-    if ((d->when && (rc = llmmem__expr_eval(&on, d->when, &m->q))) ||
-        (rc = llmmem__expr_eval(&rows, d->rows, &m->q)) ||
-        (d->cols && (rc = llmmem__expr_eval(&cols, d->cols, &m->q))) ||
-        (d->count && (rc = llmmem__expr_eval(&mult, d->count, &m->q))))
+    if ((d->when && (rc = llmmem__expr_eval(&on, d->when, q))) || (rc = llmmem__expr_eval(&rows, d->rows, q)) ||
+        (d->cols && (rc = llmmem__expr_eval(&cols, d->cols, q))) ||
+        (d->count && (rc = llmmem__expr_eval(&mult, d->count, q))))
         return rc;
-    int64_t layers = d->where == LLMMEM__W_ONCE ? 1 : layers_where(m, d->where);
     x->name = d->name;
+    x->path = NULL;
     x->kind = (d->flags & LLMMEM__TF_BIAS) ? LLMMEM__T_BIAS : d->kind;
     x->rows = rows;
     x->cols = cols;
@@ -356,13 +506,12 @@ static int eval_row(llmmem__tensor *x, const llmmem__tdef *d, const struct llmme
         return 0;
     }
     if (rows < 0 || cols < 0 || mult < 0)
-        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model \"%s\": %s has a negative shape (%lld x %lld)",
-                             m->model_type, d->name, (long long)rows, (long long)cols);
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model \"%s\": %s has a negative shape (%lld x %lld)", what,
+                             d->name, (long long)rows, (long long)cols);
     llmmem__ovf o = {false};
     uint64_t c = llmmem__mul(&o, (uint64_t)mult, (uint64_t)layers);
     if (o.overflow || c > INT64_MAX)
-        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model \"%s\": %s: count overflows", m->model_type,
-                             d->name);
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model \"%s\": %s: count overflows", what, d->name);
     x->count = (int64_t)c;
     return 0;
 }
@@ -430,27 +579,88 @@ static void set_active(struct llmmem_model *m, const tally *k, uint64_t total)
     m->params_active = (int64_t)(total - (idle < total ? idle : total));
 }
 
+/* Adds a counted row to the list: a row counted once per variant joins the
+ * tensor of the same row and shape (rows[] holds each tensor's row). */
+static int emit(llmmem__tensors *ts, int *rows, const llmmem__tensor *x, int row, const char *what)
+{
+    for (int j = 0; j < ts->n; j++)
+        if (rows[j] == row && ts->t[j].rows == x->rows && ts->t[j].cols == x->cols) {
+            ts->t[j].count += x->count;
+            return 0;
+        }
+    if (ts->n >= LLMMEM__MAX_TENSORS)
+        return llmmem__error(LLMMEM_E_INTERNAL, "registry %s: more than %d tensors", what, LLMMEM__MAX_TENSORS);
+    rows[ts->n] = row;
+    ts->t[ts->n++] = *x;
+    return 0;
+}
+
+/* A layer row once per variant, with the variant's values of the LAYERWISE
+ * quantities over its layers. */
+static int variant_rows(struct llmmem_model *m, int *rows, int row, tally *k)
+{
+    const llmmem__variants *vs = &m->variants;
+    const llmmem__tdef *d = &m->fam->t[row];
+    int64_t keep[LLMMEM__MAX_VSYMS];
+    for (int s = 0; s < vs->nsym; s++)
+        keep[s] = m->q.v[vs->sym[s]];
+    int rc = 0;
+    for (int v = 0; v < vs->n && !rc; v++) {
+        for (int s = 0; s < vs->nsym; s++)
+            m->q.v[vs->sym[s]] = vs->v[v][s];
+        llmmem__tensor x;
+        if (!(rc = eval_row(&x, d, &m->q, layers_in(vs->layers[v], d->where), m->model_type)) && x.count > 0 &&
+            !(rc = emit(&m->tensors, rows, &x, row, m->fam->type)))
+            tally_add(k, &x, d, m->num_moe_layers);
+    }
+    for (int s = 0; s < vs->nsym; s++)
+        m->q.v[vs->sym[s]] = keep[s];
+    return rc;
+}
+
+/* In a composite, the text model's modules outside its layers move under the
+ * composite's paths ("model.embed_tokens" -> "model.language_model.embed_tokens"). */
+static void text_path(llmmem__tensor *x, const llmmem__composite *c)
+{
+    if (!c || x->layer)
+        return;
+    if (!strncmp(x->name, "model.", 6) && c->text_path && *c->text_path) {
+        x->name += 6;
+        x->module_len -= 6;
+        x->path = c->text_path;
+    } else if (c->head_path && *c->head_path) {
+        x->path = c->head_path;
+    }
+}
+
 static int tensors(struct llmmem_model *m)
 {
     const llmmem__arch *f = m->fam;
     llmmem__tensors *ts = &m->tensors;
+    int rows[LLMMEM__MAX_TENSORS];
     tally k;
     memset(&k, 0, sizeof k);
     ts->n = 0;
     ts->exact = true;
     ts->overflow = false;
     for (int i = 0; i < f->nt; i++) {
+        const llmmem__tdef *d = &f->t[i];
+        int rc;
+        if (d->where != LLMMEM__W_ONCE && m->variants.n > 0) {
+            if ((rc = variant_rows(m, rows, i, &k)))
+                return rc;
+            continue;
+        }
         llmmem__tensor x;
-        int rc = eval_row(&x, &f->t[i], m);
-        if (rc)
+        int64_t layers = d->where == LLMMEM__W_ONCE ? 1 : layers_where(m, d->where);
+        if ((rc = eval_row(&x, d, &m->q, layers, m->model_type)))
             return rc;
         if (x.count == 0)
             continue;
-        if (ts->n >= LLMMEM__MAX_TENSORS)
-            return llmmem__error(LLMMEM_E_INTERNAL, "registry %s: more than %d tensors", f->type,
-                                 LLMMEM__MAX_TENSORS);
-        ts->t[ts->n++] = x;
-        tally_add(&k, &x, &f->t[i], m->num_moe_layers);
+        text_path(&x, m->mm.comp);
+        if ((rc = emit(ts, rows, &x, i, f->type)))
+            return rc;
+        tally_add(&k, &x, d, m->num_moe_layers);
     }
     uint64_t total = 0;
     for (int i = 0; i <= LLMMEM__T_BIAS; i++)
@@ -469,6 +679,102 @@ static int tensors(struct llmmem_model *m)
     return 0;
 }
 
+/* ---- composites ------------------------------------------------------------------- */
+
+/* The W_ONCE rows of a tower or of the composite into the composite's list,
+ * their parameters into *sum. */
+static int part_rows(struct llmmem_model *m, const llmmem__tdef *t, int nt, const llmmem__qvals *q,
+                     const char *path, int64_t *sum, const char *what)
+{
+    llmmem__tensors *ts = &m->mm.tensors;
+    llmmem__ovf o = {false};
+    uint64_t n = 0;
+    for (int i = 0; i < nt; i++) {
+        llmmem__tensor x;
+        int rc = eval_row(&x, &t[i], q, 1, what);
+        if (rc)
+            return rc;
+        if (x.count == 0)
+            continue;
+        x.layer = false;
+        x.path = path;
+        if (ts->n >= LLMMEM__MAX_TENSORS)
+            return llmmem__error(LLMMEM_E_INTERNAL, "registry %s: more than %d tensors", what,
+                                 LLMMEM__MAX_TENSORS);
+        ts->t[ts->n++] = x;
+        n = llmmem__add(&o, n, llmmem__mul3(&o, (uint64_t)x.rows, (uint64_t)x.cols, (uint64_t)x.count));
+    }
+    if (o.overflow || n > (uint64_t)INT64_MAX)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model \"%s\": %s: parameter count overflows",
+                             m->model_type, what);
+    *sum = (int64_t)n;
+    return 0;
+}
+
+/* "@text.h", "@vision.h", "@vision": the composite's imports, set before its defaults. */
+static int imports(struct llmmem_model *m)
+{
+    struct llmmem__mm *mm = &m->mm;
+    const llmmem__composite *c = mm->comp;
+    for (int i = 0; i < c->nq; i++) {
+        const char *k = c->q[i].keys;
+        if (!k || k[0] != '@')
+            continue;
+        const char *dot = strchr(k, '.');
+        size_t n = dot ? (size_t)(dot - k - 1) : strlen(k + 1);
+        const llmmem__qvals *from = NULL;
+        bool present = false;
+        if (n == 4 && !strncmp(k + 1, "text", 4)) {
+            from = &m->q;
+            present = true;
+        }
+        for (int p = 0; p < LLMMEM__MAX_PARTS && !from; p++)
+            if (c->parts[p].name && strlen(c->parts[p].name) == n && !strncmp(k + 1, c->parts[p].name, n)) {
+                from = &mm->tq[p];
+                present = mm->tower[p] != NULL;
+            }
+        int j = -1;
+        if (!from || (dot && present && !llmmem__qvals_find(from, dot + 1, strlen(dot + 1), &j)))
+            return llmmem__error(LLMMEM_E_INTERNAL, "registry %s: import \"%s\" names nothing", c->type, k);
+        mm->q.v[i] = !dot ? present : (present ? from->v[j] : 0);
+        mm->q.r[i] = dot && present ? from->r[j] : 0;
+        mm->q.src[i] = LLMMEM__QS_GIVEN;
+    }
+    return 0;
+}
+
+/* The towers (each with its own quantities), then the composite's own rows:
+ * their sum is vision_params. */
+static int count_parts(struct llmmem_model *m)
+{
+    struct llmmem__mm *mm = &m->mm;
+    const llmmem__composite *c = mm->comp;
+    mm->tensors.n = 0;
+    mm->tensors.exact = true;
+    mm->tensors.overflow = false;
+    llmmem__ovf o = {false};
+    uint64_t total = 0;
+    int rc;
+    for (int p = 0; p < LLMMEM__MAX_PARTS; p++) {
+        const llmmem__arch *t = mm->tower[p];
+        mm->part_params[p] = 0;
+        if (!t)
+            continue;
+        if ((rc = defaults_of(&mm->tq[p], t->q, t->nq, t->type)) ||
+            (rc = part_rows(m, t->t, t->nt, &mm->tq[p], c->parts[p].path, &mm->part_params[p], t->type)))
+            return rc;
+        total = llmmem__add(&o, total, (uint64_t)mm->part_params[p]);
+    }
+    if ((rc = imports(m)) || (rc = defaults_of(&mm->q, c->q, c->nq, c->type)) ||
+        (rc = part_rows(m, c->t, c->nt, &mm->q, NULL, &mm->own_params, c->type)))
+        return rc;
+    total = llmmem__add(&o, total, (uint64_t)mm->own_params);
+    if (o.overflow || total > (uint64_t)INT64_MAX)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model \"%s\": tower parameters overflow", m->model_type);
+    m->vision_params = (int64_t)total;
+    return 0;
+}
+
 int llmmem__registry_prepare(struct llmmem_model *m)
 {
     int rc = defaults(m);
@@ -482,6 +788,8 @@ int llmmem__registry_count(struct llmmem_model *m)
 {
     int rc = llmmem__registry_prepare(m);
     if (rc)
+        return rc;
+    if (m->mm.comp && (rc = count_parts(m)))
         return rc;
     if (!m->layers_listed && (rc = pattern_from_rules(m)))
         return rc;

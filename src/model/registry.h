@@ -38,10 +38,25 @@ enum llmmem__qtype {
     LLMMEM__QT_REAL,    /* a real (dropout, rotary fraction, soft-cap): default parsed as a number */
     LLMMEM__QT_COUNT_
 };
+/* A flag on the type: the value may differ from layer to layer. Layer i takes
+ * the i-th item when the config gives a list of num_hidden_layers values
+ * (gemma3n's intermediate_size), the override of per_layer_config[i] when the
+ * config has one (transformers' HeterogeneousConfigMixin: gemma4's head_dim),
+ * else its default evaluated with the symbol i set to the layer's index (the
+ * last num_kv_shared_layers layers of gemma3n/gemma4). The model's own value
+ * (what the estimators read) is the largest item of a list, else the value
+ * with i = 0. Layers whose per-layer values are equal form a variant
+ * (llmmem__variants), counted with those values. */
+#define LLMMEM__QT_LAYERWISE 0x40
+#define LLMMEM__QT_BASE(t) ((t) & 0x3f)
 
 typedef struct llmmem__qdef {
     const char *sym;  /* symbol for expressions: "h" */
-    const char *keys; /* "hidden_size|n_embd"; NULL: derived from `def` only */
+    const char *keys; /* "hidden_size|n_embd"; NULL: derived from `def` only. "a.b"
+                         reads member b of object a (item b of array a); "k#" is
+                         the number of items of k (1 for a scalar); "@part.sym"
+                         imports symbol sym of a composite's part (below);
+                         "~attr" is only per_layer_config's attribute attr */
     const char *def;  /* value when every key is absent (an expression; REAL: a number);
                          NULL: a key is required */
     const char *nul;  /* value when the key is JSON null; NULL: null is an error */
@@ -52,7 +67,8 @@ typedef struct llmmem__qdef {
 enum llmmem__qsrc {
     LLMMEM__QS_DEFAULT = 0, /* absent: the entry's default, evaluated at each count */
     LLMMEM__QS_GIVEN = 1,   /* read from the config or set through the API */
-    LLMMEM__QS_NULL = 2     /* JSON null: the entry's `nul`, evaluated at each count */
+    LLMMEM__QS_NULL = 2,    /* JSON null: the entry's `nul`, evaluated at each count */
+    LLMMEM__QS_LIST = 3     /* a LAYERWISE quantity given as a per-layer list (v: its largest item) */
 };
 
 /* The values of a model's quantities. Integers (BOOL as 0/1) in v, reals in r. */
@@ -71,6 +87,8 @@ int64_t llmmem__qvals_get(const llmmem__qvals *q, const char *sym, int64_t def);
 double llmmem__qvals_real(const llmmem__qvals *q, const char *sym, double def);
 /* Evaluates an expression of the registry; errors name the expression. */
 int llmmem__expr_eval(int64_t *out, const char *text, const llmmem__qvals *q);
+/* Declares quantities in q (none given). */
+void llmmem__qvals_init(llmmem__qvals *q, const struct llmmem__qdef *d, int n);
 
 /* ---- layer pattern --------------------------------------------------------- */
 
@@ -108,7 +126,9 @@ enum llmmem__ffn_rule {
     LLMMEM__FR_MOE,       /* every layer MoE when E > 0 */
     LLMMEM__FR_FIRST_K,   /* MoE for i >= arg and i % arg2 == 0 (deepseek: first_k_dense_replace, moe_layer_freq) */
     LLMMEM__FR_STEP,      /* MoE when (i + 1) % arg == 0 and i not in the `list` key (qwen2_moe) */
-    LLMMEM__FR_EXPR       /* `expr` gives the feed-forward of layer i */
+    LLMMEM__FR_EXPR,      /* `expr` gives the feed-forward of layer i */
+    LLMMEM__FR_MOE_LIST   /* MoE when i is in the `list` key (llama4 moe_layers); without
+                             the key, when (i + 1) % arg == 0 */
 };
 
 typedef struct llmmem__pattern {
@@ -119,11 +139,33 @@ typedef struct llmmem__pattern {
     const char *expr; /* MR_EXPR / FR_EXPR: expression of i */
     /* The per-layer list in the config, when there is one: its key and how its
      * values map to kinds ("sliding_attention=1,full_attention=0"; a string
-     * value is matched whole; for a pattern string, each character:
-     * "M=4,*=0,-=6"). For FR_STEP: the key of the indices that stay dense. */
+     * value is matched whole, a number as its decimal digits; for a pattern
+     * string, each character: "M=4,*=0,-=6"). "a|b": the first present,
+     * non-empty one. For FR_STEP: the key of the indices that stay dense; for
+     * FR_MOE_LIST: of the indices that are MoE. */
     const char *list;
     const char *map;
 } llmmem__pattern;
+
+/* Layers whose LAYERWISE quantities (above) take the same values form a
+ * variant; a layer tensor is counted once per variant, with the variant's
+ * values, over the variant's layers of the tensor's kinds. */
+#define LLMMEM__MAX_VARIANTS 8
+#define LLMMEM__MAX_VSYMS 8
+typedef struct llmmem__variants {
+    int n;                          /* variants in use (0: the family has no LAYERWISE quantity) */
+    int nsym;                       /* the LAYERWISE quantities, in entry order */
+    uint8_t sym[LLMMEM__MAX_VSYMS]; /* their indices in the model's quantities */
+    int64_t v[LLMMEM__MAX_VARIANTS][LLMMEM__MAX_VSYMS];
+    int64_t layers[LLMMEM__MAX_VARIANTS][LLMMEM__MX_COUNT][LLMMEM__FF_COUNT];
+} llmmem__variants;
+
+/* What a config gives for one layer: list items and per_layer_config overrides. */
+typedef struct llmmem__layer_given {
+    int n;
+    uint8_t sym[LLMMEM__MAX_VSYMS];
+    int64_t v[LLMMEM__MAX_VSYMS];
+} llmmem__layer_given;
 
 /* ---- tensors ------------------------------------------------------------------ */
 
@@ -173,14 +215,63 @@ typedef struct llmmem__arch {
     const char *about;      /* one line for docs: source file, what is special */
 } llmmem__arch;
 
+/* ---- composites ----------------------------------------------------------------- */
+
+/* A multimodal ForConditionalGeneration model is a composite: a text model (a
+ * family above, read from its text sub-object), towers (vision, audio: each an
+ * llmmem__arch of the tower tables, read from its own sub-object, whose
+ * tensors are W_ONCE rows with their layer count as `count`) and its own
+ * tensors (projectors), whose quantities read the top-level keys and import
+ * the values of the text model and of the towers ("@text.h", "@vision.h";
+ * "@vision" alone is 1 when that tower is present, else 0). Every part keeps
+ * its own symbols. The text model's counts feed the language-model terms; the
+ * towers and projectors go to the model's vision_params. */
+#define LLMMEM__MAX_PARTS 3
+typedef struct llmmem__part {
+    const char *name;   /* "vision", "audio": what the composite's imports call it */
+    const char *key;    /* its sub-object: "vision_config" */
+    const char *type;   /* its tower entry when the sub-object names no model_type
+                           (or names the composite's own type) */
+    const char *absent; /* when the sub-object is absent or null: NULL no tower; else
+                           the JSON read in its place ("{}": the tower's defaults) */
+    const char *path;   /* the tower's module path in the composite: "model.vision_tower." */
+} llmmem__part;
+
+typedef struct llmmem__composite {
+    const char *type;        /* the composite's model_type: "gemma3" */
+    const char *text_key;    /* its text sub-object: "text_config" */
+    const char *text_type;   /* the text entry when the sub-object names no model_type */
+    const char *text_absent; /* JSON read when the text sub-object is absent or null */
+    const char *text_path;   /* module path replacing the text model's "model." ... */
+    const char *head_path;   /* ... and prefixing its other names (lm_head) */
+    llmmem__part parts[LLMMEM__MAX_PARTS];
+    const llmmem__qdef *q;   /* own quantities: top-level keys and imports */
+    int nq;
+    const llmmem__tdef *t;   /* own tensors (projectors), full module names */
+    int nt;
+    const char *about;       /* the modeling file, what is special */
+} llmmem__composite;
+
 /* The family tables (src/model/fam_*.c). */
-extern const llmmem__arch llmmem__fam_llama[], llmmem__fam_classic[];
-extern const int llmmem__fam_llama_count, llmmem__fam_classic_count;
+extern const llmmem__arch llmmem__fam_llama[], llmmem__fam_classic[], llmmem__fam_multimodal[];
+extern const int llmmem__fam_llama_count, llmmem__fam_classic_count, llmmem__fam_multimodal_count;
+/* Towers and composites (src/model/fam_multimodal.c). */
+extern const llmmem__arch llmmem__towers_multimodal[];
+extern const int llmmem__towers_multimodal_count;
+extern const llmmem__composite llmmem__composites_multimodal[];
+extern const int llmmem__composites_multimodal_count;
 
 /* All families, and lookup by model_type (NULL if unknown). */
 const llmmem__arch *llmmem__arch_find(const char *type);
 int llmmem__arch_count(void);
 const llmmem__arch *llmmem__arch_at(int index);
+/* Towers and composites by model_type (NULL if unknown), and by index. */
+const llmmem__arch *llmmem__tower_find(const char *type);
+int llmmem__tower_count(void);
+const llmmem__arch *llmmem__tower_at(int index);
+const llmmem__composite *llmmem__composite_find(const char *type);
+int llmmem__composite_count(void);
+const llmmem__composite *llmmem__composite_at(int index);
 
 /* ---- counting (src/model/registry.c) --------------------------------------------- */
 
@@ -197,8 +288,19 @@ int llmmem__registry_prepare(struct llmmem_model *m);
 /* The mixer and feed-forward of layer i by the entry's rules. */
 int llmmem__registry_mixer_of(int *kind, struct llmmem_model *m, int64_t i);
 int llmmem__registry_ffn_of(int *kind, struct llmmem_model *m, int64_t i);
-/* Counts one layer of the given kinds (a sliding layer without a window is full). */
+/* Counts one layer of the given kinds (a sliding layer without a window is
+ * full, a chunked one without a chunk size too). */
 int llmmem__registry_layer_add(struct llmmem_model *m, int mixer, int ffn);
+/* The same for layer i of a family with LAYERWISE quantities: their values for
+ * the layer (`given`: what the config lists for it, may be NULL; the others by
+ * their defaults with i set) decide its variant. Starts a new pattern at i 0. */
+int llmmem__registry_layer_add_at(struct llmmem_model *m, int64_t i, int mixer, int ffn,
+                                  const llmmem__layer_given *given);
+/* Declares a composite's parts in a model read as its text family (after
+ * llmmem__registry_init), none present yet; llmmem__registry_tower sets part p's
+ * tower (its quantities declared, none given). */
+void llmmem__registry_composite(struct llmmem_model *m, const llmmem__composite *c);
+void llmmem__registry_tower(struct llmmem_model *m, int p, const llmmem__arch *tower);
 /* prepare, the layer pattern from the rules unless listed, the tensors and counts. */
 int llmmem__registry_count(struct llmmem_model *m);
 /* A real default: a number, or ratio(x, y) of two integer expressions. */
