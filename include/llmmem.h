@@ -189,6 +189,7 @@ typedef enum llmmem_param {
     LLMMEM_P_MAMBA_SSM_CACHE_DTYPE = 819, /**< enum: auto, fp32, fp16, bf16 */
     LLMMEM_P_VLLM_MODEL_RUNNER = 820, /**< enum: auto, v1, v2 (VLLM_USE_V2_MODEL_RUNNER) */
     LLMMEM_P_CUDAGRAPH_MEMORY_ESTIMATE = 821, /**< enum: auto, off, on (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS) */
+    LLMMEM_P_VLLM_IMAGE = 822,      /**< bool: FlashInfer and triton_kernels installed (vllm-openai image) before 0.12 */
     /* hardware (9xx) */
     LLMMEM_P_GPU = 900,             /**< enum: GPU table (llmmem_gpu_name) */
     LLMMEM_P_GPU_MEMORY_BYTES = 901, /**< i64: overrides the table (0 = from GPU) */

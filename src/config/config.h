@@ -89,7 +89,7 @@ struct llmmem_config {
     int64_t flashinfer_sampler, enable_expert_parallel, disable_custom_all_reduce;
     int64_t enable_prefix_caching, kv_cache_memory_bytes, disable_hybrid_kv_cache_manager;
     int64_t num_gpu_blocks_override, mamba_ssm_cache_dtype, vllm_model_runner;
-    int64_t cudagraph_memory_estimate;
+    int64_t cudagraph_memory_estimate, vllm_image;
     /* hardware */
     int64_t gpu, gpu_memory_bytes, cuda_context_bytes, cublas_workspace_bytes;
     int64_t expandable_segments;

@@ -215,8 +215,9 @@ static const llmmem__param_info params[] = {
          usage_names, 0, "vLLM batch defaults of `vllm serve` or of the LLM class"),
     ENUM(LLMMEM_P_FLASHINFER_SAMPLER, "flashinfer_sampler", "inference", flashinfer_sampler,
          tri_names, 0,
-         "vLLM top-k/top-p sampler: auto = FlashInfer where the version uses it when installed "
-         "(up to 0.11, as in the vllm-openai image), else PyTorch/Triton"),
+         "vLLM's FlashInfer top-k/top-p sampler (VLLM_USE_FLASHINFER_SAMPLER): auto = the "
+         "version's default (up to 0.11 when FlashInfer is installed, see vllm_image; from "
+         "0.21), else PyTorch sort / Triton"),
     BOOL(LLMMEM_P_ENABLE_EXPERT_PARALLEL, "enable_expert_parallel", "inference",
          enable_expert_parallel, 0, "vLLM --enable-expert-parallel: experts split over tp x dp"),
     BOOL(LLMMEM_P_DISABLE_CUSTOM_ALL_REDUCE, "disable_custom_all_reduce", "inference",
@@ -243,6 +244,9 @@ static const llmmem__param_info params[] = {
     ENUM(LLMMEM_P_CUDAGRAPH_MEMORY_ESTIMATE, "cudagraph_memory_estimate", "inference",
          cudagraph_memory_estimate, tri_names, 0,
          "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS: auto = subtracted from 0.20 on"),
+    BOOL(LLMMEM_P_VLLM_IMAGE, "vllm_image", "inference", vllm_image, 0,
+         "vLLM before 0.12 installed with FlashInfer and triton_kernels (the vllm/vllm-openai "
+         "image); off = pip install vllm, which has neither"),
     ENUM(LLMMEM_P_GPU, "gpu", "hardware", gpu, llmmem__gpu_names, 0, "GPU model (llmmem gpus)"),
     I64(LLMMEM_P_GPU_MEMORY_BYTES, "gpu_memory_bytes", "hardware", gpu_memory_bytes, 0,
         INT64_C(1) << 50, 0, "GPU memory in bytes; 0 = from the GPU table"),

@@ -157,19 +157,26 @@ static bool runner_v2(const struct llmmem_model *m, const struct llmmem_config *
     return listed || (m->num_experts == 0 && !hybrid);
 }
 
-/* The dummy sampler run's path (v1/sample/ops/topk_topp_sampler.py): up to
- * 0.11 FlashInfer whenever it is installed (VLLM_USE_FLASHINFER_SAMPLER
- * unset counts as on); 0.12 - 0.16 PyTorch's sort unless opted in; from 0.17
- * Triton for 8 or more rows, sort below. */
+/* The dummy sampler run's path (v1/sample/ops/topk_topp_sampler.py
+ * TopKTopPSampler.__init__ by version): FlashInfer up to 0.11 when it is
+ * installed (VLLM_USE_FLASHINFER_SAMPLER unset counts as on; pip installs
+ * lack it, the vllm-openai image has it) and again from 0.21 (default True,
+ * compute capability 7.5 - 12.1); otherwise PyTorch's sort, replaced from 0.17
+ * by the Triton kernel for 8 or more rows. */
 static int sampler_path(const vargs *v, const struct llmmem_config *c)
 {
     if (v->runner_v2)
         return LLMMEM__VSAMP_RUNNER_V2;
-    if (c->flashinfer_sampler == LLMMEM__TRI_ON)
+    const int cc = v->gpu->cc;
+    bool fi;
+    if (c->flashinfer_sampler != LLMMEM__TRI_AUTO)
+        fi = c->flashinfer_sampler == LLMMEM__TRI_ON;
+    else if (v->ver < LLMMEM__VLLM_V(0, 12, 0))
+        fi = c->vllm_image != 0;
+    else
+        fi = v->ver >= LLMMEM__VLLM_V(0, 21, 0) && cc >= 75 && cc <= 121;
+    if (fi)
         return LLMMEM__VSAMP_FLASHINFER;
-    if (v->ver < LLMMEM__VLLM_V(0, 12, 0))
-        return c->flashinfer_sampler == LLMMEM__TRI_OFF ? LLMMEM__VSAMP_SORT
-                                                        : LLMMEM__VSAMP_FLASHINFER;
     if (v->ver >= LLMMEM__VLLM_V(0, 17, 0) && v->reqs >= 8)
         return LLMMEM__VSAMP_TRITON;
     return LLMMEM__VSAMP_SORT;
@@ -218,9 +225,12 @@ static int storage(vargs *v, const struct llmmem_model *m, const struct llmmem_c
     const int cc = v->gpu->cc;
     v->marlin = (fmt == LLMMEM__Q_GPTQ || fmt == LLMMEM__Q_AWQ) && c->quantization != LLMMEM__VQ_GPTQ &&
                 c->quantization != LLMMEM__VQ_AWQ && cc >= 80;
-    if (cc >= 100 && cc < 110)
+    /* get_mxfp4_backend: FlashInfer on sm_100; triton_kernels on sm_90 (an optional
+     * package in 0.10.2 - 0.11, vendored from 0.12); Marlin otherwise */
+    const bool optional = v->ver >= LLMMEM__VLLM_V(0, 12, 0) || c->vllm_image;
+    if (cc >= 100 && cc < 110 && optional)
         v->mxfp4 = LLMMEM__MXFP4_FI_256;
-    else if (cc == 90 && v->ver >= LLMMEM__VLLM_V(0, 10, 2))
+    else if (cc == 90 && v->ver >= LLMMEM__VLLM_V(0, 10, 2) && optional)
         v->mxfp4 = LLMMEM__MXFP4_TRITON;
     else if (cc == 0)
         v->mxfp4 = LLMMEM__MXFP4_FI_128; /* ROCm */
@@ -591,11 +601,11 @@ static void inputs(struct llmmem_result *r, const vargs *v, const vstage *st)
     llmmem__result_input(r, "experts split over (EP)", (int64_t)v->ep);
 }
 
-static void notes(struct llmmem_result *r, const vargs *v, const vstage *st, uint64_t graphs,
-                  bool custom_ar)
+static void notes(struct llmmem_result *r, const vargs *v, const struct llmmem_config *c,
+                  const vstage *st, uint64_t graphs, bool custom_ar)
 {
-    const int a = v->ver / 10000, b = v->ver / 100 % 100, c = v->ver % 100;
-    llmmem__result_note(r, "vllm %d.%d.%d: %s%s", a, b, c,
+    const int va = v->ver / 10000, vb = v->ver / 100 % 100, vc = v->ver % 100;
+    llmmem__result_note(r, "vllm %d.%d.%d: %s%s", va, vb, vc,
                         v->ver >= LLMMEM__VLLM_V(0, 27, 0)   ? "total_consumed + transient headroom"
                         : v->ver >= LLMMEM__VLLM_V(0, 9, 0) ? "weights + peak + non-torch"
                                                              : "0.8 budget without baseline",
@@ -604,8 +614,12 @@ static void notes(struct llmmem_result *r, const vargs *v, const vstage *st, uin
         llmmem__result_note(r, "vllm: newer than 0.33.0, the newest read; its accounting assumed");
     llmmem__result_note(r, "vllm: %s model runner; sampler: %s", v->runner_v2 ? "V2" : "V1",
                         sampler_name(v->sampler));
-    llmmem__result_note(r, "vllm: assumes FlashInfer and triton_kernels installed as in the "
-                           "vllm/vllm-openai image, no other process on the GPU");
+    if (v->ver < LLMMEM__VLLM_V(0, 12, 0))
+        llmmem__result_note(r, "vllm: %s (vllm_image); no other process on the GPU",
+                            c->vllm_image ? "FlashInfer and triton_kernels installed"
+                                          : "pip install: no FlashInfer, no triton_kernels");
+    else
+        llmmem__result_note(r, "vllm: no other process on the GPU");
     if (v->tp > 1 || v->pp > 1 || v->dp > 1)
         llmmem__result_note(r, "vllm: NCCL %s per group%s (environment-dependent)",
                             nvswitch(v->gpu) ? "0.42 GiB (llm-d H100 reading)"
@@ -694,7 +708,7 @@ int llmmem__infer_vllm(struct llmmem_result *r, const struct llmmem_model *m,
     llmmem__result_set_u64(r, LLMMEM_R_REQUESTED_BYTES, v.requested);
     terms(r, &v, &best, nt, cg, kv_bytes, custom_ar);
     inputs(r, &v, &best);
-    notes(r, &v, &best, graphs, custom_ar);
+    notes(r, &v, c, &best, graphs, custom_ar);
     if (!room)
         llmmem__result_note(r, "vllm: free memory at start (total - CUDA context) is less than "
                                "total * gpu_memory_utilization: vLLM refuses to start");
