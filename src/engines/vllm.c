@@ -427,13 +427,21 @@ static void kv_in_of(llmmem__vllm_kv_in *k, const vargs *v, const llmmem__vllm_r
 }
 
 static int run_stage(vstage *st, llmmem__ovf *o, const vargs *v, const struct llmmem_model *m,
-                     const struct llmmem_config *c, uint64_t s, uint64_t non_torch_b,
-                     uint64_t *cg_out, uint64_t *graphs)
+                     const struct llmmem_config *c, const llmmem__infer_base *b, uint64_t s,
+                     uint64_t non_torch_b, uint64_t *cg_out, uint64_t *graphs)
 {
     const uint64_t L = u(m->num_layers);
     llmmem__vllm_rank r;
     rank_of(&r, v, s, L);
     llmmem__vllm_weights_of(&st->w, o, m, &r);
+    if (!m->tensors.n) {
+        /* a model described without its tensor list (raw numbers): the
+         * parameter count in its storage format, split over TP and stages */
+        const uint64_t w = llmmem__ceil_div(b->weights, v->pp);
+        st->w.bytes = llmmem__add(o, st->w.bytes, w);
+        st->w.tensors = llmmem__add(o, st->w.tensors, w);
+        st->w.largest = llmmem__max(st->w.largest, w / (u(m->num_layers) ? u(m->num_layers) : 1));
+    }
     llmmem__vllm_profile_in pi;
     memset(&pi, 0, sizeof pi);
     pi.tokens = v->tokens;
@@ -657,7 +665,7 @@ int llmmem__infer_vllm(struct llmmem_result *r, const struct llmmem_model *m,
     uint64_t cg = 0, graphs = 0;
     memset(&best, 0, sizeof best);
     for (uint64_t s = 0; s < v.pp; s++) {
-        if ((rc = run_stage(&st, &o, &v, m, c, s, nt, &cg, &graphs)) != 0)
+        if ((rc = run_stage(&st, &o, &v, m, c, b, s, nt, &cg, &graphs)) != 0)
             return rc;
         if (s == 0 || st.blocks < best.blocks)
             best = st;
