@@ -8,7 +8,6 @@
  * per token of the largest layer piece. */
 #include "memory/vllm.h"
 
-#include <math.h>
 #include <string.h>
 
 #define u llmmem__nonneg
@@ -200,6 +199,5 @@ int llmmem__vllm_profile_run(llmmem__vllm_profile *p, llmmem__ovf *o, const stru
     p->persistent = llmmem__add(o, p->persistent, in->ws);
     p->peak = llmmem__max(llmmem__max(p->forward, p->sampler), p->encoder);
     p->peak = llmmem__add(o, p->peak, in->ws);
-    (void)sqrt;
     return 0;
 }
