@@ -292,18 +292,61 @@ static bool vllm_flag(vstate *s, int argc, char **argv, int *i)
     return true;
 }
 
-/* MODEL: a config.json, a directory with one, else a preset name. */
+static bool is_preset(const char *name)
+{
+    llmmem_model *m = NULL;
+    bool ok = llmmem_model_from_preset(&m, name) == 0;
+    llmmem_model_free(m);
+    return ok;
+}
+
+/* A Hugging Face id ("meta-llama/Llama-3.1-8B-Instruct") onto a preset: the part after
+ * the organisation, lower case, without an -Instruct/-Chat/-it/-hf suffix. */
+static const char *preset_of_hf_id(char *buf, size_t cap, const char *id)
+{
+    static const char *const suffixes[] = {"-instruct", "-chat", "-it", "-hf", "-base", NULL};
+    const char *slash = strrchr(id, '/');
+    snprintf(buf, cap, "%s", slash ? slash + 1 : id);
+    for (char *c = buf; *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+    for (int again = 1; again;) {
+        again = 0;
+        if (is_preset(buf))
+            return buf;
+        size_t n = strlen(buf);
+        for (const char *const *sfx = suffixes; *sfx; sfx++) {
+            size_t k = strlen(*sfx);
+            if (n > k && strcmp(buf + n - k, *sfx) == 0) {
+                buf[n - k] = '\0';
+                again = 1;
+                break;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* MODEL: a config.json, a directory with one, a preset name, or a Hugging Face id
+ * whose name is a preset. */
 static void set_model(vstate *s, const char *model)
 {
     struct stat st;
-    static char path[4096];
+    static char path[4096], preset[128];
     if (stat(model, &st) == 0 && S_ISDIR(st.st_mode)) {
         snprintf(path, sizeof path, "%s/config.json", model);
         s->o.hf_config = path;
     } else if (stat(model, &st) == 0) {
         s->o.hf_config = model;
-    } else {
+    } else if (is_preset(model)) {
         s->o.preset = model;
+    } else if (preset_of_hf_id(preset, sizeof preset, model)) {
+        s->o.preset = preset;
+    } else {
+        cli_fail_msg(LLMMEM_E_UNKNOWN_PARAM, EXIT_USAGE,
+                     "vllm: MODEL \"%s\" is neither a config.json, a directory holding one, nor "
+                     "a preset (llmmem presets)",
+                     model);
     }
 }
 
@@ -396,6 +439,8 @@ int cli_run_vllm(int argc, char **argv)
             return 0;
         }
         if (arg[0] != '-' || arg[1] == '\0') {
+            if (!model && strcmp(arg, "serve") == 0 && i + 1 < argc)
+                continue; /* "vllm serve MODEL ..." pasted whole */
             if (model)
                 cli_usage_error("vllm: unexpected argument \"%s\" (one MODEL)", arg);
             model = arg;
