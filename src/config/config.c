@@ -189,6 +189,16 @@ int llmmem_config_set_str(llmmem_config *cfg, int param, const char *value)
                          type_word(p->type));
 }
 
+/* The bool spellings llmmem_config_set accepts: 1 true, 0 false, -1 neither. */
+static int bool_text(const char *value)
+{
+    if (!strcmp(value, "true") || !strcmp(value, "1") || !strcmp(value, "yes") || !strcmp(value, "on"))
+        return 1;
+    if (!strcmp(value, "false") || !strcmp(value, "0") || !strcmp(value, "no") || !strcmp(value, "off"))
+        return 0;
+    return -1;
+}
+
 int llmmem_config_set(llmmem_config *cfg, const char *name, const char *value)
 {
     if (!cfg || !name || !value)
@@ -198,18 +208,15 @@ int llmmem_config_set(llmmem_config *cfg, const char *name, const char *value)
     if (rc)
         return rc;
     const llmmem__param_info *p = llmmem__param_find(id);
+    if (llmmem__param_is_tribool(p) && bool_text(value) >= 0)
+        return llmmem_config_set_i64(cfg, id, bool_text(value));
     switch (p->type) {
     case LLMMEM_TYPE_STR:
     case LLMMEM_TYPE_ENUM:
         return llmmem_config_set_str(cfg, id, value);
     case LLMMEM_TYPE_BOOL: {
-        int64_t b;
-        if (!strcmp(value, "true") || !strcmp(value, "1") || !strcmp(value, "yes") || !strcmp(value, "on"))
-            b = 1;
-        else if (!strcmp(value, "false") || !strcmp(value, "0") || !strcmp(value, "no") ||
-                 !strcmp(value, "off"))
-            b = 0;
-        else
+        int b = bool_text(value);
+        if (b < 0)
             return llmmem__error(LLMMEM_E_PARSE, "parameter \"%s\": expected true or false, got \"%.60s\"",
                                  p->name, value);
         return llmmem_config_set_i64(cfg, id, b);
@@ -280,7 +287,9 @@ static void value_json(llmmem__buf *b, const struct llmmem_config *c, const llmm
         break;
     case LLMMEM_TYPE_ENUM: {
         int64_t v = *ci64_field(c, p);
-        if (quote)
+        if (quote && llmmem__param_is_tribool(p) && v <= 1) /* a bool's JSON: true / false */
+            llmmem__buf_printf(b, "%s", p->enum_names[v]);
+        else if (quote)
             llmmem__buf_json_string(b, p->enum_names[v]);
         else
             llmmem__buf_printf(b, "%s", p->enum_names[v]);

@@ -30,6 +30,8 @@ enum llmmem__fsdp { LLMMEM__FSDP_FULL_SHARD = 0, LLMMEM__FSDP_SHARD_GRAD_OP = 1,
 enum llmmem__accounting { LLMMEM__ACC_RUNTIME = 0, LLMMEM__ACC_DEEPSPEED = 1,
                           LLMMEM__ACC_MEGATRON = 2 };
 enum llmmem__runtime { LLMMEM__RT_HF = 0, LLMMEM__RT_VLLM = 1 };
+/* Values of LLMMEM_P_MASTER_WEIGHTS (order = names in params.c; 0/1 were the bool's). */
+enum llmmem__master { LLMMEM__MASTER_OFF = 0, LLMMEM__MASTER_ON = 1, LLMMEM__MASTER_AUTO = 2 };
 enum llmmem__fp8 { LLMMEM__FP8_NONE = 0, LLMMEM__FP8_DELAYED = 1, LLMMEM__FP8_BLOCKWISE = 2 };
 
 /* The optimizer catalogue (optimizers.c); enum order = names in params.c. */
@@ -69,6 +71,7 @@ struct llmmem_config {
     int64_t stage3_param_persistence_threshold, zero_hpz_partition_size;
     int64_t fsdp_version, fsdp_sharding, fsdp_cpu_offload, distributed_optimizer;
     int64_t accounting, zero_init;
+    int64_t fsdp_param_dtype, fsdp_reduce_dtype, fsdp_reshard_after_forward;
     /* parallelism */
     int64_t num_gpus, dp, tp, pp, cp, ep, etp, sequence_parallel, vpp, num_microbatches;
     int64_t gpus_per_node;
@@ -105,6 +108,14 @@ typedef struct llmmem__param_info {
 
 const llmmem__param_info *llmmem__param_find(int id);
 const llmmem__param_info *llmmem__param_by_name(const char *name);
+/* An enum whose values are false, true, auto (LLMMEM_P_MASTER_WEIGHTS): read and
+ * written like a bool, plus "auto". */
+static inline bool llmmem__param_is_tribool(const llmmem__param_info *p)
+{
+    return p->type == LLMMEM_TYPE_ENUM && p->enum_names && p->enum_names[0] && p->enum_names[1] &&
+           p->enum_names[0][0] == 'f' && p->enum_names[1][0] == 't' && p->enum_names[2] &&
+           p->enum_names[2][0] == 'a';
+}
 
 /* Values of LLMMEM_P_VISION_TRAINING (order = vision_names in params.c). */
 enum llmmem__vtrain { LLMMEM__VT_FROZEN = 0, LLMMEM__VT_FULL = 1, LLMMEM__VT_LORA = 2 };

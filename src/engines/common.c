@@ -195,6 +195,103 @@ void llmmem__engine_formula_keys(struct llmmem_result *r, const struct llmmem_mo
     llmmem__result_set_i64(r, LLMMEM_R_ACTIVE_PARAMS, m->params_active);
 }
 
+/* ---- settings that contradict the engine -------------------------------------- */
+
+static const char *engine_name(int engine) { return llmmem_param_enum_name(LLMMEM_P_ENGINE, engine); }
+
+/* Learned absolute positions (GPT-2 wpe, OPT embed_positions) have
+ * max_position_embeddings rows: a longer sequence indexes past the table
+ * (modeling_gpt2.py / modeling_opt.py raise an index error on the GPU). */
+static int positions_check(const struct llmmem_model *m, int64_t tokens, const char *what)
+{
+    const bool learned = m->family == LLMMEM__FAM_GPT2 || m->family == LLMMEM__FAM_OPT;
+    if (!learned || m->max_positions <= 0 || tokens <= m->max_positions)
+        return LLMMEM_OK;
+    return llmmem__error(LLMMEM_E_INCONSISTENT,
+                         "%s = %lld is longer than max_position_embeddings = %lld of %s, whose "
+                         "learned position table has that many rows",
+                         what, (long long)tokens, (long long)m->max_positions, m->model_type);
+}
+
+int llmmem__engine_check(const struct llmmem_model *m, const struct llmmem_config *c, int engine)
+{
+    const bool deepspeed = engine == LLMMEM__ENG_ZERO || engine == LLMMEM__ENG_MEGATRON_DEEPSPEED;
+    if (c->zero_stage > 0 && !deepspeed)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "zero_stage = %lld with engine %s: ZeRO stages are DeepSpeed's (set engine "
+                             "zero, or leave zero_stage at 0)",
+                             (long long)c->zero_stage, engine_name(engine));
+    if ((c->offload_optimizer != LLMMEM__OFFLOAD_NONE || c->offload_param != LLMMEM__OFFLOAD_NONE) &&
+        engine != LLMMEM__ENG_ZERO)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "%s with engine %s: optimizer and parameter offload are DeepSpeed ZeRO's "
+                             "(engine zero; FSDP has fsdp_cpu_offload)",
+                             c->offload_optimizer != LLMMEM__OFFLOAD_NONE ? "offload_optimizer"
+                                                                          : "offload_param",
+                             engine_name(engine));
+    if (c->fsdp_cpu_offload && engine != LLMMEM__ENG_FSDP)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "fsdp_cpu_offload with engine %s: it is FSDP's CPUOffload (engine fsdp)",
+                             engine_name(engine));
+    if (c->distributed_optimizer && engine != LLMMEM__ENG_MEGATRON)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "distributed_optimizer with engine %s: it is Megatron-LM's "
+                             "(--use-distributed-optimizer, engine megatron)",
+                             engine_name(engine));
+    if (engine != LLMMEM__ENG_FSDP &&
+        (c->fsdp_param_dtype != LLMMEM__DT_AUTO || c->fsdp_reduce_dtype != LLMMEM__DT_AUTO ||
+         c->fsdp_reshard_after_forward != -1))
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "%s with engine %s: it is FSDP's MixedPrecisionPolicy / fully_shard "
+                             "argument (engine fsdp)",
+                             c->fsdp_param_dtype != LLMMEM__DT_AUTO    ? "fsdp_param_dtype"
+                             : c->fsdp_reduce_dtype != LLMMEM__DT_AUTO ? "fsdp_reduce_dtype"
+                                                                       : "reshard_after_forward",
+                             engine_name(engine));
+    if (c->qlora != LLMMEM__QLORA_NONE && c->lora_rank <= 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "qlora = %s with lora_rank = 0: QLoRA trains LoRA adapters over the "
+                             "quantised base (set lora_rank > 0, or qlora none for full fine-tuning)",
+                             llmmem_param_enum_name(LLMMEM_P_QLORA, c->qlora));
+    if (m->num_experts > 0 && m->experts_per_token <= 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "model \"%s\": %lld experts with num_experts_per_tok = %lld: the router "
+                             "picks no expert",
+                             m->model_type, (long long)m->num_experts, (long long)m->experts_per_token);
+    if (m->num_experts <= 0 && m->num_moe_layers > 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "model \"%s\": %lld MoE layers with num_experts = 0",
+                             m->model_type, (long long)m->num_moe_layers);
+    return positions_check(m, c->seq_len, "seq_len");
+}
+
+int llmmem__engine_check_inference(const struct llmmem_model *m, const struct llmmem_config *c)
+{
+    if (c->engine != LLMMEM__ENG_SINGLE)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "engine %s with mode inference: the engines are training engines; "
+                             "inference runs on runtime hf or vllm (leave engine at single)",
+                             engine_name((int)c->engine));
+    if (c->zero_stage > 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "zero_stage = %lld with mode inference: ZeRO partitions training states",
+                             (long long)c->zero_stage);
+    if (c->lora_rank > 0 || c->qlora != LLMMEM__QLORA_NONE)
+        return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                             "%s with mode inference: serving LoRA adapters (vLLM enable_lora slots, "
+                             "peft on generate) is not modelled; merge the adapter, or estimate the "
+                             "base model",
+                             c->lora_rank > 0 ? "lora_rank" : "qlora");
+    if (m->num_experts > 0 && m->experts_per_token <= 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "model \"%s\": %lld experts with num_experts_per_tok = %lld: the router "
+                             "picks no expert",
+                             m->model_type, (long long)m->num_experts, (long long)m->experts_per_token);
+    if (c->runtime == LLMMEM__RT_HF)
+        return positions_check(m, c->prompt_len + c->decode_len, "prompt_len + decode_len");
+    return LLMMEM_OK;
+}
+
 int llmmem__check_args(const llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg,
                        const char *fn)
 {

@@ -373,9 +373,14 @@ int llmmem_estimate_zero(llmmem_result *out, const llmmem_model *model, const ll
     if (rc)
         return rc;
     llmmem__layout l;
-    if ((rc = llmmem__engine_layout(&l, model, cfg, false, "zero")) != 0 ||
+    if ((rc = llmmem__engine_check(model, cfg, LLMMEM__ENG_ZERO)) != 0 ||
+        (rc = llmmem__engine_layout(&l, model, cfg, false, "zero")) != 0 ||
         (rc = zero_check(cfg, &l)) != 0)
         return rc;
+    const struct llmmem_config *orig = cfg;
+    struct llmmem_config resolved;
+    llmmem__engine_precision(&resolved, orig, LLMMEM__ENG_ZERO);
+    cfg = &resolved;
     llmmem__result_clear(out);
     out->engine = LLMMEM__ENG_ZERO;
     if (cfg->accounting == LLMMEM__ACC_DEEPSPEED)
@@ -390,6 +395,7 @@ int llmmem_estimate_zero(llmmem_result *out, const llmmem_model *model, const ll
     if ((rc = llmmem__train_compute(&t, out, model, cfg)) != 0)
         return rc;
     llmmem__optim_engine_fused(&t.st, cfg);
+    llmmem__engine_precision_report(out, orig, cfg, &t.st, LLMMEM__ENG_ZERO, 0, 0);
     z.stage = (int)cfg->zero_stage;
     z.N = (uint64_t)l.dp;
     z.per_node = (uint64_t)l.per_node;

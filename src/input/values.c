@@ -88,6 +88,10 @@ void llmmem__input_lower_copy(char *out, size_t cap, const char *s)
 static int set_name_node(const llmmem__json *doc, llmmem_config *cfg, int id, int type,
                          const llmmem__jnode *n, const char *path)
 {
+    if (llmmem__json_is_bool(n) && llmmem__param_is_tribool(llmmem__param_find(id))) {
+        int rb = llmmem_config_set_i64(cfg, id, llmmem__json_true(n) ? 1 : 0);
+        return rb ? llmmem__input_wrap(doc, n, path, rb) : LLMMEM_OK;
+    }
     if (!llmmem__json_is_string(n))
         return llmmem__input_type_error(doc, n, path,
                                         type == LLMMEM_TYPE_ENUM ? "a name (string)" : "a string");
