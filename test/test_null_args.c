@@ -99,6 +99,8 @@ static void info_and_names(void **state)
         }
         assert_null(llmmem_result_key_name(v));
         assert_int_equal(llmmem_result_key_type(v), LLMMEM_E_INVALID_ARG);
+        assert_null(llmmem_result_enum_name(v, 0));
+        assert_null(llmmem_result_enum_name(LLMMEM_R_GRAD_DTYPE, v == 1 ? 99 : v));
         assert_null(llmmem_model_key_name(v));
         assert_int_equal(llmmem_result_key_at(v), LLMMEM_E_INVALID_ARG);
         assert_int_equal(llmmem_model_key_at(v), LLMMEM_E_INVALID_ARG);

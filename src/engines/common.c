@@ -276,12 +276,11 @@ int llmmem__engine_check_inference(const struct llmmem_model *m, const struct ll
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "zero_stage = %lld with mode inference: ZeRO partitions training states",
                              (long long)c->zero_stage);
-    if (c->lora_rank > 0 || c->qlora != LLMMEM__QLORA_NONE)
-        return llmmem__error(LLMMEM_E_UNSUPPORTED,
-                             "%s with mode inference: serving LoRA adapters (vLLM enable_lora slots, "
-                             "peft on generate) is not modelled; merge the adapter, or estimate the "
-                             "base model",
-                             c->lora_rank > 0 ? "lora_rank" : "qlora");
+    if (c->qlora != LLMMEM__QLORA_NONE)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "qlora = %s with mode inference: qlora is the training base's storage; "
+                             "for inference set weights_format (nf4, int8, ...)",
+                             llmmem_param_enum_name(LLMMEM_P_QLORA, c->qlora));
     if (m->num_experts > 0 && m->experts_per_token <= 0)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "model \"%s\": %lld experts with num_experts_per_tok = %lld: the router "

@@ -30,7 +30,14 @@ int llmmem_estimate(llmmem_result *out, const llmmem_model *model, const llmmem_
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_estimate: config is NULL");
     if (cfg->mode == LLMMEM__MODE_INFERENCE) {
         int rc = model ? llmmem__engine_check_inference(model, cfg) : 0;
-        return rc ? rc : llmmem_estimate_inference(out, model, cfg);
+        if (rc == 0)
+            rc = llmmem_estimate_inference(out, model, cfg);
+        if (rc == 0 && cfg->lora_rank > 0)
+            llmmem__result_note(out, "lora_rank = %lld ignored in inference: the base model is "
+                                     "estimated; adapter weights (and vLLM's enable_lora slots) are "
+                                     "not counted",
+                                (long long)cfg->lora_rank);
+        return rc;
     }
     switch (cfg->engine) {
     case LLMMEM__ENG_SINGLE: return llmmem_estimate_single(out, model, cfg);
