@@ -168,7 +168,8 @@ void llmmem__transient_compute(llmmem__train *t, const llmmem__train_in *in, llm
  * is added at every point of the backward; bwd_start only at its start (the
  * loss gradients), bwd_layer only inside the decoder layers (and the LoRA
  * recompute point); with end_point set, one more candidate is the end of
- * backward: every gradient + bwd + bwd_end (FSDP's root reduce-scatter). */
+ * backward: the layers' gradients (layer_grad x L + other_grad) + bwd +
+ * bwd_end (FSDP's root reduce-scatter, before the root's own shard exists). */
 typedef struct llmmem__engine_extra {
     uint64_t fwd[LLMMEM__COMPONENTS], bwd[LLMMEM__COMPONENTS], opt[LLMMEM__COMPONENTS];
     uint64_t bwd_start[LLMMEM__COMPONENTS], bwd_layer[LLMMEM__COMPONENTS];

@@ -213,11 +213,17 @@ static void phase_backward(uint64_t *bw, step *p, const llmmem__engine_extra *x)
         add_extra(cand, x ? x->bwd_layer : NULL, &p->o);
         keep_larger(bw, &best, cand, &p->o);
     }
-    if (p->t->embed_grad_extra || (x && x->end_point)) {
+    if (p->t->embed_grad_extra) {
         backward_end(cand, p);
         add_extra(cand, all, &p->o);
-        if (x && x->end_point)
-            add_extra(cand, x->bwd_end, &p->o);
+        keep_larger(bw, &best, cand, &p->o);
+    }
+    if (x && x->end_point) { /* the layers' gradients; the rest is the engine's */
+        backward_point(cand, p);
+        put(cand, LLMMEM_C_GRADIENTS,
+            llmmem__add(&p->o, llmmem__mul(&p->o, p->t->layer_grad, p->L), p->t->other_grad), &p->o);
+        add_extra(cand, all, &p->o);
+        add_extra(cand, x->bwd_end, &p->o);
         keep_larger(bw, &best, cand, &p->o);
     }
     if (p->t->recompute_transient) {
