@@ -44,6 +44,14 @@ enum llmmem__optim {
     LLMMEM__OPT_ADAM_8BIT, LLMMEM__OPT_PAGED_ADAM_8BIT, LLMMEM__OPT_COUNT
 };
 
+/* Where a reader set a parameter: "source:line:col key.path" (config.c). */
+#define LLMMEM__ORIGINS 16
+#define LLMMEM__ORIGIN_MAX 160
+typedef struct llmmem__origin {
+    int param;
+    char where[LLMMEM__ORIGIN_MAX];
+} llmmem__origin;
+
 struct llmmem_config {
     /* workload */
     int64_t mode;
@@ -85,6 +93,11 @@ struct llmmem_config {
     /* vision-language */
     int64_t images_per_sample, image_height, image_width, video_frames, vision_training;
     int64_t min_pixels, max_pixels, encoder_cache;
+    /* which parameters were set (by llmmem_config_set_*, by index in the table),
+     * and where the readers found the last LLMMEM__ORIGINS of them */
+    uint64_t set_mask[2];
+    int origin_count;
+    llmmem__origin origins[LLMMEM__ORIGINS];
     /* calibration profile (calib.c); all 1.0 / 0 = identity */
     bool calibrated;
     double calib_component[LLMMEM__COMPONENTS_MAX];
@@ -108,6 +121,12 @@ typedef struct llmmem__param_info {
 
 const llmmem__param_info *llmmem__param_find(int id);
 const llmmem__param_info *llmmem__param_by_name(const char *name);
+/* Whether a parameter was set since the config was made or reset (any setter). */
+bool llmmem__config_was_set(const struct llmmem_config *c, int param);
+/* Records where a reader set a parameter ("ds.json:4:12 zero_optimization.stage"). */
+void llmmem__config_set_origin(struct llmmem_config *c, int param, const char *where);
+/* " (set at <where>)" for a parameter a reader set, else "" (static or c's storage). */
+const char *llmmem__config_origin(const struct llmmem_config *c, int param);
 /* An enum whose values are false, true, auto (LLMMEM_P_MASTER_WEIGHTS): read and
  * written like a bool, plus "auto". */
 static inline bool llmmem__param_is_tribool(const llmmem__param_info *p)

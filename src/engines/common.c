@@ -12,14 +12,15 @@
 
 /* ---- layout ---------------------------------------------------------------- */
 
-static int need_one(int64_t v, const char *key, const char *engine)
+static int need_one(const struct llmmem_config *c, int param, int64_t v, const char *engine)
 {
     if (v == 1)
         return LLMMEM_OK;
     return llmmem__error(LLMMEM_E_INCONSISTENT,
-                         "%s = %lld: engine \"%s\" is data parallel only; use engine megatron "
+                         "%s = %lld%s: engine \"%s\" is data parallel only; use engine megatron "
                          "for tensor, pipeline, context or expert parallelism",
-                         key, (long long)v, engine);
+                         llmmem_param_name(param), (long long)v, llmmem__config_origin(c, param),
+                         engine);
 }
 
 /* The sizes of the config; a data-parallel-only engine needs 1 for the rest. */
@@ -37,36 +38,39 @@ static int layout_sizes(llmmem__layout *l, const struct llmmem_config *c, bool m
     if (model_parallel)
         return LLMMEM_OK;
     int rc;
-    if ((rc = need_one(l->tp, "tensor_parallel_size", engine)) ||
-        (rc = need_one(l->pp, "pipeline_parallel_size", engine)) ||
-        (rc = need_one(l->cp, "context_parallel_size", engine)) ||
-        (rc = need_one(l->ep, "expert_parallel_size", engine)) ||
-        (rc = need_one(l->etp, "expert_tensor_parallel_size", engine)) ||
-        (rc = need_one(l->vpp, "virtual_pipeline_size", engine)))
+    if ((rc = need_one(c, LLMMEM_P_TENSOR_PARALLEL, l->tp, engine)) ||
+        (rc = need_one(c, LLMMEM_P_PIPELINE_PARALLEL, l->pp, engine)) ||
+        (rc = need_one(c, LLMMEM_P_CONTEXT_PARALLEL, l->cp, engine)) ||
+        (rc = need_one(c, LLMMEM_P_EXPERT_PARALLEL, l->ep, engine)) ||
+        (rc = need_one(c, LLMMEM_P_EXPERT_TENSOR_PARALLEL, l->etp, engine)) ||
+        (rc = need_one(c, LLMMEM_P_VIRTUAL_PIPELINE, l->vpp, engine)))
         return rc;
     return LLMMEM_OK;
 }
 
 /* world = dp x tp x pp x cp; num_gpus alone gives the data-parallel size (dp
- * left at its default), else it must equal that product. */
+ * left unset), else it must equal that product. */
 static int layout_world(llmmem__layout *l, const struct llmmem_config *c)
 {
     const int64_t mp = l->tp * l->pp * l->cp;
+    const bool dp_set = llmmem__config_was_set(c, LLMMEM_P_DATA_PARALLEL);
     if (c->num_gpus > 0) {
-        if (l->dp == 1 && c->num_gpus != mp) {
+        if (l->dp == 1 && !dp_set && c->num_gpus != mp) {
             if (c->num_gpus % mp != 0)
                 return llmmem__error(LLMMEM_E_INCONSISTENT,
-                                     "num_gpus = %lld is not a multiple of tensor x pipeline x context "
+                                     "num_gpus = %lld%s is not a multiple of tensor x pipeline x context "
                                      "parallel = %lld x %lld x %lld = %lld",
-                                     (long long)c->num_gpus, (long long)l->tp, (long long)l->pp,
-                                     (long long)l->cp, (long long)mp);
+                                     (long long)c->num_gpus, llmmem__config_origin(c, LLMMEM_P_NUM_GPUS),
+                                     (long long)l->tp, (long long)l->pp, (long long)l->cp, (long long)mp);
             l->dp = c->num_gpus / mp;
         } else if (c->num_gpus != l->dp * mp) {
             return llmmem__error(LLMMEM_E_INCONSISTENT,
-                                 "num_gpus = %lld but data x tensor x pipeline x context parallel = "
-                                 "%lld x %lld x %lld x %lld = %lld",
-                                 (long long)c->num_gpus, (long long)l->dp, (long long)l->tp,
-                                 (long long)l->pp, (long long)l->cp, (long long)(l->dp * mp));
+                                 "num_gpus = %lld%s but data x tensor x pipeline x context parallel = "
+                                 "%lld%s x %lld x %lld x %lld = %lld",
+                                 (long long)c->num_gpus, llmmem__config_origin(c, LLMMEM_P_NUM_GPUS),
+                                 (long long)l->dp, llmmem__config_origin(c, LLMMEM_P_DATA_PARALLEL),
+                                 (long long)l->tp, (long long)l->pp, (long long)l->cp,
+                                 (long long)(l->dp * mp));
         }
     }
     l->world = l->dp * mp;
@@ -82,26 +86,30 @@ static int layout_dense_split(const llmmem__layout *l, const struct llmmem_model
 {
     if (m->num_heads % l->tp != 0)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
-                             "num_attention_heads = %lld is not divisible by tensor_parallel_size = %lld",
-                             (long long)m->num_heads, (long long)l->tp);
+                             "num_attention_heads = %lld is not divisible by tensor_parallel_size = %lld%s",
+                             (long long)m->num_heads, (long long)l->tp,
+                             llmmem__config_origin(c, LLMMEM_P_TENSOR_PARALLEL));
     if (m->num_kv_heads % l->tp != 0)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "num_key_value_heads (query groups) = %lld is not divisible by "
-                             "tensor_parallel_size = %lld",
-                             (long long)m->num_kv_heads, (long long)l->tp);
+                             "tensor_parallel_size = %lld%s",
+                             (long long)m->num_kv_heads, (long long)l->tp,
+                             llmmem__config_origin(c, LLMMEM_P_TENSOR_PARALLEL));
     if (m->num_layers % (l->pp * l->vpp) != 0)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "num_layers = %lld is not divisible by pipeline_parallel_size x "
-                             "virtual_pipeline_size = %lld x %lld",
-                             (long long)m->num_layers, (long long)l->pp, (long long)l->vpp);
+                             "virtual_pipeline_size = %lld%s x %lld",
+                             (long long)m->num_layers, (long long)l->pp,
+                             llmmem__config_origin(c, LLMMEM_P_PIPELINE_PARALLEL), (long long)l->vpp);
     if (l->vpp > 1 && l->pp < 2)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "virtual_pipeline_size = %lld needs pipeline_parallel_size > 1 (it is %lld)",
                              (long long)l->vpp, (long long)l->pp);
     if (c->seq_len % l->cp != 0)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
-                             "seq_len = %lld is not divisible by context_parallel_size = %lld",
-                             (long long)c->seq_len, (long long)l->cp);
+                             "seq_len = %lld%s is not divisible by context_parallel_size = %lld%s",
+                             (long long)c->seq_len, llmmem__config_origin(c, LLMMEM_P_SEQ_LEN),
+                             (long long)l->cp, llmmem__config_origin(c, LLMMEM_P_CONTEXT_PARALLEL));
     return LLMMEM_OK;
 }
 
@@ -218,9 +226,10 @@ int llmmem__engine_check(const struct llmmem_model *m, const struct llmmem_confi
     const bool deepspeed = engine == LLMMEM__ENG_ZERO || engine == LLMMEM__ENG_MEGATRON_DEEPSPEED;
     if (c->zero_stage > 0 && !deepspeed)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
-                             "zero_stage = %lld with engine %s: ZeRO stages are DeepSpeed's (set engine "
-                             "zero, or leave zero_stage at 0)",
-                             (long long)c->zero_stage, engine_name(engine));
+                             "zero_stage = %lld%s with engine %s%s: ZeRO stages are DeepSpeed's (set "
+                             "engine zero, or leave zero_stage at 0)",
+                             (long long)c->zero_stage, llmmem__config_origin(c, LLMMEM_P_ZERO_STAGE),
+                             engine_name(engine), llmmem__config_origin(c, LLMMEM_P_ENGINE));
     if ((c->offload_optimizer != LLMMEM__OFFLOAD_NONE || c->offload_param != LLMMEM__OFFLOAD_NONE) &&
         engine != LLMMEM__ENG_ZERO)
         return llmmem__error(LLMMEM_E_INCONSISTENT,

@@ -132,10 +132,14 @@ static int zero_check(const struct llmmem_config *cfg, const llmmem__layout *l)
     const int stage = (int)cfg->zero_stage;
     if (cfg->offload_param != LLMMEM__OFFLOAD_NONE && stage != 3)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
-                             "offload_param = %s needs zero_stage 3 (zero_stage = %d)",
-                             cfg->offload_param == LLMMEM__OFFLOAD_CPU ? "cpu" : "nvme", stage);
+                             "offload_param = %s%s needs zero_stage 3 (zero_stage = %d%s)",
+                             cfg->offload_param == LLMMEM__OFFLOAD_CPU ? "cpu" : "nvme",
+                             llmmem__config_origin(cfg, LLMMEM_P_OFFLOAD_PARAM), stage,
+                             llmmem__config_origin(cfg, LLMMEM_P_ZERO_STAGE));
     if (cfg->offload_optimizer != LLMMEM__OFFLOAD_NONE && stage == 0)
-        return llmmem__error(LLMMEM_E_INCONSISTENT, "offload_optimizer needs zero_stage 1, 2 or 3 (zero_stage = 0)");
+        return llmmem__error(LLMMEM_E_INCONSISTENT, "offload_optimizer%s needs zero_stage 1, 2 or 3 (zero_stage = 0%s)",
+                             llmmem__config_origin(cfg, LLMMEM_P_OFFLOAD_OPTIMIZER),
+                             llmmem__config_origin(cfg, LLMMEM_P_ZERO_STAGE));
     const int64_t hpz = cfg->zero_hpz_partition_size;
     if (hpz > 1 && (stage != 3 || l->dp % hpz != 0))
         return llmmem__error(LLMMEM_E_INCONSISTENT,
