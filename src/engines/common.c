@@ -7,6 +7,7 @@
  * zero.c, FSDP in fsdp.c, Megatron-LM and Megatron-DeepSpeed in megatron.c;
  * docs/engines.md lists the sources of each term. */
 #include "engines/engines.h"
+#include "model/registry.h"
 
 #include <string.h>
 
@@ -267,10 +268,11 @@ int llmmem__engine_check(const struct llmmem_model *m, const struct llmmem_confi
                              "model \"%s\": %lld experts with num_experts_per_tok = %lld: the router "
                              "picks no expert",
                              m->model_type, (long long)m->num_experts, (long long)m->experts_per_token);
-    if (m->num_experts <= 0 && m->num_moe_layers > 0)
+    if (m->num_experts <= 0 && (m->num_moe_layers > 0 || (m->fam && m->fam->ffn.rule == LLMMEM__FR_MOE)))
         return llmmem__error(LLMMEM_E_INCONSISTENT,
-                             "model \"%s\": %lld MoE layers with num_experts = 0",
-                             m->model_type, (long long)m->num_moe_layers);
+                             "model \"%s\": an MoE architecture (every layer routed) with "
+                             "num_experts = 0: its router would pick %lld of no experts",
+                             m->model_type, (long long)m->experts_per_token);
     return positions_check(m, c->seq_len, "seq_len");
 }
 

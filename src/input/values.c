@@ -129,7 +129,7 @@ static void note_origin(const llmmem__json *doc, llmmem_config *cfg, int id, con
     llmmem__json_pos(doc, n, &line, &col);
     char where[LLMMEM__ORIGIN_MAX];
     const char *src = llmmem__json_source(doc);
-    snprintf(where, sizeof where, "%.80s:%d:%d %.60s", src ? src : "<json>", line, col, path ? path : "");
+    snprintf(where, sizeof where, "%.80s:%d:%d: %.60s", src ? src : "<json>", line, col, path ? path : "");
     llmmem__config_set_origin(cfg, id, where);
 }
 
