@@ -81,8 +81,8 @@ static const llmmem__param_info params[] = {
          LLMMEM__DT_AUTO, "dtype of the matmuls; auto = param_dtype; differs = torch.autocast"),
     ENUM(LLMMEM_P_MASTER_WEIGHTS, "master_weights", "training", master_weights, tribool_names,
          LLMMEM__MASTER_AUTO,
-         "separate fp32 master weights; auto = the engine's (ZeRO, Megatron: yes with 16-bit "
-         "compute; single, DDP, FSDP: no)"),
+         "separate fp32 master weights; auto = the engine's (ZeRO: with 16-bit compute and always "
+         "at stages 1-2; Megatron: with 16-bit compute; single, DDP, FSDP: no)"),
     ENUM(LLMMEM_P_GRAD_DTYPE, "grad_dtype", "training", grad_dtype, dtype_names, LLMMEM__DT_AUTO,
          "gradient dtype; auto = the engine's (the dtype the model runs in; Megatron bf16: fp32 "
          "main grads)"),

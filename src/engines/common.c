@@ -268,7 +268,8 @@ int llmmem__engine_check(const struct llmmem_model *m, const struct llmmem_confi
                              "model \"%s\": %lld experts with num_experts_per_tok = %lld: the router "
                              "picks no expert",
                              m->model_type, (long long)m->num_experts, (long long)m->experts_per_token);
-    if (m->num_experts <= 0 && (m->num_moe_layers > 0 || (m->fam && m->fam->ffn.rule == LLMMEM__FR_MOE)))
+    if (m->num_experts <= 0 && (m->num_moe_layers > 0 || (m->fam && m->fam->ffn.rule == LLMMEM__FR_MOE &&
+                                                         m->experts_per_token > 0)))
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "model \"%s\": an MoE architecture (every layer routed) with "
                              "num_experts = 0: its router would pick %lld of no experts",
