@@ -2,6 +2,8 @@
  * the peak phase, the totals and the notes; with --explain the inputs and terms. */
 #include "cli.h"
 
+#include <string.h>
+
 #define MAX_ROWS 64
 
 uint64_t cli_result_u64(const llmmem_result *r, int key)
@@ -24,6 +26,22 @@ static void print_config_line(const llmmem_config *cfg, int param, const char *l
         printf("%s%s", label, v);
 }
 
+/* The precision the estimate assumed, every "auto" resolved by the engine
+ * (training only: the dtype keys are "none" otherwise). */
+static void print_precision(const llmmem_result *r)
+{
+    const char *w = llmmem_result_enum_name(LLMMEM_R_PARAM_DTYPE, cli_result_i64(r, LLMMEM_R_PARAM_DTYPE));
+    if (!w || !strcmp(w, "none"))
+        return;
+    const char *master = llmmem_result_enum_name(LLMMEM_R_MASTER_DTYPE, cli_result_i64(r, LLMMEM_R_MASTER_DTYPE));
+    printf("precision   %s weights, %s compute, %s masters, %s grads, %s optimizer state\n", w,
+           llmmem_result_enum_name(LLMMEM_R_COMPUTE_DTYPE, cli_result_i64(r, LLMMEM_R_COMPUTE_DTYPE)),
+           master && strcmp(master, "none") ? master : "no",
+           llmmem_result_enum_name(LLMMEM_R_GRAD_DTYPE, cli_result_i64(r, LLMMEM_R_GRAD_DTYPE)),
+           llmmem_result_enum_name(LLMMEM_R_OPTIMIZER_STATE_DTYPE,
+                                   cli_result_i64(r, LLMMEM_R_OPTIMIZER_STATE_DTYPE)));
+}
+
 static void print_header(const llmmem_result *r, const llmmem_model *m, const llmmem_config *cfg,
                          enum cli_units u)
 {
@@ -41,8 +59,10 @@ static void print_header(const llmmem_result *r, const llmmem_model *m, const ll
     print_config_line(cfg, LLMMEM_P_ENGINE, ", engine ");
     printf(", %lld GPU(s)\n", (long long)cli_result_i64(r, LLMMEM_R_NUM_GPUS));
     print_config_line(cfg, LLMMEM_P_GPU, "GPU         ");
-    printf(", %s\n\n",
+    printf(", %s\n",
            cli_fmt_bytes(a, sizeof a, cli_result_u64(r, LLMMEM_R_GPU_MEMORY_BYTES), u));
+    print_precision(r);
+    printf("\n");
 }
 
 /* One bar per non-zero value, scaled to the largest; name column `label` wide. */

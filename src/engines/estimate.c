@@ -8,23 +8,37 @@ int llmmem_estimate_single(llmmem_result *out, const llmmem_model *model, const 
     int rc = llmmem__check_args(out, model, cfg, "llmmem_estimate_single");
     if (rc)
         return rc;
+    if ((rc = llmmem__engine_check(model, cfg, LLMMEM__ENG_SINGLE)) != 0)
+        return rc;
+    struct llmmem_config c;
+    llmmem__engine_precision(&c, cfg, LLMMEM__ENG_SINGLE);
     llmmem__result_clear(out);
     llmmem__train t;
-    rc = llmmem__train_compute(&t, out, model, cfg);
+    rc = llmmem__train_compute(&t, out, model, &c);
     if (rc)
         return rc;
     out->engine = LLMMEM__ENG_SINGLE;
     llmmem__result_set_i64(out, LLMMEM_R_NUM_GPUS, 1);
     llmmem__result_set_i64(out, LLMMEM_R_GPUS_NEEDED, 1);
-    return llmmem__train_fill(out, &t, NULL, model, cfg);
+    llmmem__engine_precision_report(out, cfg, &c, &t.st, LLMMEM__ENG_SINGLE, 0, 0);
+    return llmmem__train_fill(out, &t, NULL, model, &c);
 }
 
 int llmmem_estimate(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
 {
     if (!cfg)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_estimate: config is NULL");
-    if (cfg->mode == LLMMEM__MODE_INFERENCE)
-        return llmmem_estimate_inference(out, model, cfg);
+    if (cfg->mode == LLMMEM__MODE_INFERENCE) {
+        int rc = model ? llmmem__engine_check_inference(model, cfg) : 0;
+        if (rc == 0)
+            rc = llmmem_estimate_inference(out, model, cfg);
+        if (rc == 0 && cfg->lora_rank > 0)
+            llmmem__result_note(out, "lora_rank = %lld ignored in inference: the base model is "
+                                     "estimated; adapter weights (and vLLM's enable_lora slots) are "
+                                     "not counted",
+                                (long long)cfg->lora_rank);
+        return rc;
+    }
     switch (cfg->engine) {
     case LLMMEM__ENG_SINGLE: return llmmem_estimate_single(out, model, cfg);
     case LLMMEM__ENG_DDP: return llmmem_estimate_ddp(out, model, cfg);
