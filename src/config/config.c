@@ -37,14 +37,14 @@ static int param_index(int param)
 static void mark_set(struct llmmem_config *c, const llmmem__param_info *p)
 {
     int i = param_index(p->id);
-    if (i >= 0 && i < 128)
+    if (i >= 0 && i < 64 * LLMMEM__SET_WORDS)
         c->set_mask[i / 64] |= UINT64_C(1) << (i % 64);
 }
 
 bool llmmem__config_was_set(const struct llmmem_config *c, int param)
 {
     int i = param_index(param);
-    return i >= 0 && i < 128 && (c->set_mask[i / 64] >> (i % 64) & 1);
+    return i >= 0 && i < 64 * LLMMEM__SET_WORDS && (c->set_mask[i / 64] >> (i % 64) & 1);
 }
 
 void llmmem__config_set_origin(struct llmmem_config *c, int param, const char *where)

@@ -60,6 +60,9 @@ typedef struct llmmem__origin {
     char where[LLMMEM__ORIGIN_MAX];
 } llmmem__origin;
 
+/* Bits of the set-parameter mask: at least as many as table rows (params.c asserts it). */
+#define LLMMEM__SET_WORDS 8
+
 struct llmmem_config {
     /* workload */
     int64_t mode;
@@ -109,7 +112,7 @@ struct llmmem_config {
     int64_t min_pixels, max_pixels, encoder_cache;
     /* which parameters were set (by llmmem_config_set_*, by index in the table),
      * and where the readers found the last LLMMEM__ORIGINS of them */
-    uint64_t set_mask[2];
+    uint64_t set_mask[LLMMEM__SET_WORDS];
     int origin_count;
     llmmem__origin origins[LLMMEM__ORIGINS];
     /* calibration profile (calib.c); all 1.0 / 0 = identity */

@@ -349,6 +349,8 @@ static int enum_count(const char *const *names)
     return n;
 }
 
+_Static_assert(LLMMEM_ARRAY_LEN(params) <= 64 * LLMMEM__SET_WORDS, "config set_mask has fewer bits than parameters");
+
 int llmmem_param_count(void) { return (int)LLMMEM_ARRAY_LEN(params); }
 
 int llmmem_param_at(int index)

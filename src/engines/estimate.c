@@ -24,10 +24,55 @@ int llmmem_estimate_single(llmmem_result *out, const llmmem_model *model, const 
     return llmmem__train_fill(out, &t, NULL, model, &c);
 }
 
+/* A default sequence past a learned position table (GPT-2's 1024 rows) is not
+ * the user's: the run takes the table's length, as a script that sets none
+ * would (it could not run longer), with a note. An explicit setting that does
+ * not fit stays an error (llmmem__engine_check). Returns true when *local
+ * holds the adapted configuration. */
+static bool fit_default_length(struct llmmem_config *local, const struct llmmem_model *m,
+                               const struct llmmem_config *c)
+{
+    const bool learned = m && (m->family == LLMMEM__FAM_GPT2 || m->family == LLMMEM__FAM_OPT);
+    if (!learned || m->max_positions <= 0)
+        return false;
+    if (c->mode == LLMMEM__MODE_TRAINING) {
+        if (c->seq_len <= m->max_positions || llmmem__config_was_set(c, LLMMEM_P_SEQ_LEN))
+            return false;
+        *local = *c;
+        local->seq_len = m->max_positions;
+        return true;
+    }
+    if (c->prompt_len + c->decode_len <= m->max_positions || llmmem__config_was_set(c, LLMMEM_P_PROMPT_LEN) ||
+        llmmem__config_was_set(c, LLMMEM_P_DECODE_LEN) || c->decode_len >= m->max_positions)
+        return false;
+    *local = *c;
+    local->prompt_len = m->max_positions - c->decode_len;
+    return true;
+}
+
+static int estimate_as_given(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg);
+
 int llmmem_estimate(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
 {
     if (!cfg)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_estimate: config is NULL");
+    struct llmmem_config local;
+    if (!fit_default_length(&local, model, cfg))
+        return estimate_as_given(out, model, cfg);
+    int rc = estimate_as_given(out, model, &local);
+    if (rc == 0 && cfg->mode == LLMMEM__MODE_TRAINING)
+        llmmem__result_note(out, "seq_len defaults to %lld, the length of %s's learned position table "
+                                 "(max_position_embeddings); set it to choose another",
+                            (long long)local.seq_len, model->model_type);
+    else if (rc == 0)
+        llmmem__result_note(out, "prompt_len defaults to %lld so that prompt and decode fit %s's learned "
+                                 "position table of %lld (max_position_embeddings); set it to choose another",
+                            (long long)local.prompt_len, model->model_type, (long long)model->max_positions);
+    return rc;
+}
+
+static int estimate_as_given(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
+{
     if (cfg->mode == LLMMEM__MODE_INFERENCE) {
         int rc = model ? llmmem__engine_check_inference(model, cfg) : 0;
         if (rc == 0)
