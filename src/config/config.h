@@ -104,6 +104,8 @@ typedef struct llmmem__param_info {
 } llmmem__param_info;
 
 const llmmem__param_info *llmmem__param_find(int id);
+/* The row of the i-th parameter (table order), NULL out of range. */
+const llmmem__param_info *llmmem__param_info_at(int index);
 const llmmem__param_info *llmmem__param_by_name(const char *name);
 
 /* Values of LLMMEM_P_VISION_TRAINING (order = vision_names in params.c). */
