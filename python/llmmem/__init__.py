@@ -616,7 +616,7 @@ class Model(_Handle):
             return "<llmmem.Model (closed)>"
         p = self.get("params")
         return "<llmmem.Model %s: %s parameters, %d layers, hidden %d>" % (
-            self.model_type, _count(p), self.get("num_layers"), self.get("hidden_size"))
+            self.model_type, _count(p), self.get("num_hidden_layers"), self.get("hidden_size"))
 
 
 _PRESET_NAMES = None
@@ -674,11 +674,13 @@ def _param(name):
         pass
     if not isinstance(name, str):
         raise TypeError("a parameter is named by a str, not %s" % type(name).__name__)
+    p = _ALIASES.get(name)
+    if p is not None:
+        return p
     pid = c_int()
     if "\0" in name or lib.llmmem_param_from_name(byref(pid), name.encode("utf-8")) < 0:
         raise UnknownParameterError("no configuration parameter %r%s" % (name, _suggest(name, list(_PARAMS))))
-    p = _PARAMS_BY_ID[pid.value]
-    _PARAMS[name] = p  # an alias, remembered
+    p = _ALIASES[name] = _PARAMS_BY_ID[pid.value]  # remembered
     return p
 
 
@@ -778,7 +780,7 @@ _GATES = frozenset(g for g, _ in _APPLIES.values())
 def _check_applies(h, given, based_on_default):
     """Raises InapplicableParameterError for a keyword of ``given`` (canonical name -> value)
     that the engine, mode or runtime in effect (``given``, else the configuration ``h``)
-    does not read."""
+    does not read. A keyword at its default value changes nothing either way: allowed."""
     if based_on_default:  # most calls: no gate given, every keyword read with the defaults
         for name in given:
             if name in _GATES or not _READ_ON_DEFAULTS.get(name, True):
@@ -787,6 +789,10 @@ def _check_applies(h, given, based_on_default):
             return
     for name in given:
         rule = _APPLIES.get(name)
+        if rule is not None and given[name] == _PARAMS[name].default and type(given[name]) is not str:
+            continue  # the default: nothing is lost (Config(other.to_dict()) has them all)
+        if rule is not None and type(given[name]) is str and given[name] == str(_PARAMS[name].default):
+            continue
         while rule is not None:
             gate, allowed = rule
             if gate in given:
@@ -990,8 +996,9 @@ def _json_bytes(source):
     raise TypeError("expected a dict, a path or JSON text, not %s" % type(source).__name__)
 
 
-_PARAMS = {}
+_PARAMS = {}  # canonical name -> _Param
 _PARAMS_BY_ID = {}
+_ALIASES = {}  # other spellings the library accepts, as they are met
 _PARAMS.update(_read_params())
 _PARAMS_BY_ID.update({p.id: p for p in _PARAMS.values()})
 _CANONICAL = frozenset(_PARAMS)
@@ -1007,6 +1014,9 @@ def _read_on_defaults(name):
 
 
 _READ_ON_DEFAULTS = {n: _read_on_defaults(n) for n in _APPLIES}
+
+
+_ffi.HANDLE_CLASSES.update(llmmem_model=Model, llmmem_config=Config)
 
 
 def _config_h(config):
@@ -1229,24 +1239,24 @@ class Result(_Handle):
 
     @property
     @_wraps("llmmem_result_term")
-    def terms(self) -> List[Tuple[str, str, int]]:
-        """[(name, formula with source, bytes), ...]"""
+    def terms(self) -> List[Dict[str, Any]]:
+        """[{"name", "formula" (with its source), "bytes"}, ...], as in to_dict()."""
         h, out = self._live(), []
         for i in range(lib.llmmem_result_term_count(h)):
             n, f, b = c_char_p(), c_char_p(), c_uint64()
             _check(lib.llmmem_result_term(byref(n), byref(f), byref(b), h, i))
-            out.append((_s(n.value), _s(f.value), b.value))
+            out.append({"name": _s(n.value), "formula": _s(f.value), "bytes": b.value})
         return out
 
     @property
     @_wraps("llmmem_result_input")
-    def inputs(self) -> List[Tuple[str, int]]:
-        """[(symbol, value), ...]: the inputs the terms' formulas use."""
-        h, out = self._live(), []
+    def inputs(self) -> Dict[str, int]:
+        """{symbol: value}: the inputs the terms' formulas use, as in to_dict()."""
+        h, out = self._live(), {}
         for i in range(_check(lib.llmmem_result_input_count(h))):
             n, v = c_char_p(), c_int64()
             _check(lib.llmmem_result_input(byref(n), byref(v), h, i))
-            out.append((_s(n.value), v.value))
+            out[_s(n.value)] = v.value
         return out
 
     @property
@@ -1258,7 +1268,7 @@ class Result(_Handle):
     def explain(self) -> List[Dict[str, Any]]:
         """Every term of the estimate as a record: name, formula (with its source), bytes,
         GiB. ``pandas.DataFrame(r.explain())`` makes a table of it."""
-        return [{"name": n, "formula": f, "bytes": b, "gib": b / 2**30} for n, f, b in self.terms]
+        return [dict(t, gib=t["bytes"] / 2**30) for t in self.terms]
 
     @_wraps("llmmem_result_to_json")
     def to_json(self, indent: Optional[int] = None) -> str:
@@ -1400,6 +1410,9 @@ _object_new = object.__new__
 estimate.__doc__ += "\n\n" + _doc("llmmem_estimate")
 
 
+_ffi.HANDLE_CLASSES["llmmem_result"] = Result
+
+
 # ---- planner ------------------------------------------------------------------------------------
 
 class Plan(_Handle):
@@ -1481,6 +1494,9 @@ class Plan(_Handle):
         n = len(self)
         best = ", best %.3g s/step at %s" % (self.step_time(0), _gib(self.peak_bytes(0))) if n else ""
         return "<llmmem.Plan %d layouts of %d candidates%s>" % (n, self.candidates, best)
+
+
+_ffi.HANDLE_CLASSES["llmmem_plan"] = Plan
 
 
 def plan(model, config: Optional[Config] = None, *, top_k: int = 10, **params) -> Plan:

@@ -53,10 +53,38 @@ _SIMPLE = {
 }
 
 
+# The Python class of each C handle type (llmmem_model -> llmmem.Model), filled in by the
+# package; lib's functions take only that class (or None for NULL, or a ctypes.c_void_p).
+HANDLE_CLASSES = {}
+
+
+class _HandleArg:
+    """ctypes argument type of a handle: a wrong object is refused before the call (an
+    integer or another handle class would be read by the library as this one)."""
+
+    ctype = None
+
+    @classmethod
+    def from_param(cls, obj):
+        if obj is None or type(obj) is ctypes.c_void_p:
+            return obj
+        want = HANDLE_CLASSES.get(cls.ctype)
+        if want is not None and isinstance(obj, want):
+            return obj._as_parameter_
+        raise TypeError("expected a %s (or None), not %s" % (
+            want.__name__ if want is not None else cls.ctype, type(obj).__name__))
+
+
+_HANDLE_ARGS = {}
+
+
 def ctype_of(kind):
     """The ctypes type of a kind of llmmem/_header.py."""
     if kind.startswith("handle:"):
-        return ctypes.c_void_p
+        name = kind.split(":", 1)[1]
+        if name not in _HANDLE_ARGS:
+            _HANDLE_ARGS[name] = type("_" + name, (_HandleArg,), {"ctype": name})
+        return _HANDLE_ARGS[name]
     if kind.startswith("handle_out:"):
         return _P(ctypes.c_void_p)
     return _SIMPLE[kind]
@@ -97,7 +125,7 @@ for _name, _fn in API["functions"].items():
     except AttributeError:
         raise ImportError("llmmem: %s lacks %s (the binding was made from a newer llmmem.h, %s)"
                           % (LIBRARY_PATH, _name, API["version"])) from None
-    _f.restype = _g.restype = ctype_of(_fn["ret"])
+    _f.restype = _g.restype = ctypes.c_void_p if _fn["ret"].startswith("handle") else ctype_of(_fn["ret"])
     _f.argtypes = [ctype_of(k) for k, _ in _fn["args"]]
     _f.__doc__ = _g.__doc__ = _fn["doc"]
 
