@@ -324,6 +324,13 @@ tsan: build/tsan/test_threads
 
 .PHONY: fuzz fuzz-build fuzz-replay fuzz-replay-sanitize tsan
 
+# ---- the Python package as installed (.ci/run) -------------------------------------
+# the wheel into a fresh venv, test/python against it (mk/python-installed.sh)
+check-python-installed: all
+	bash mk/python-installed.sh
+
+.PHONY: check-python-installed
+
 # ---- web page (examples/web; docs/web.md) --------------------------------------
 # make web: the library in WebAssembly (Debian emscripten; cJSON from Debian's source
 # package into build/web) next to the static page. make check-web: the page in headless
