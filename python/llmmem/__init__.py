@@ -1027,16 +1027,49 @@ def _config_h(config):
     raise TypeError("config must be a llmmem.Config (or None), not %s" % type(config).__name__)
 
 
-# Keyword arguments on the defaults (estimate("llama-3.1-8b", micro_batch_size=4)) go into a
-# scratch configuration taken from a pool. A scratch remembers which parameters it holds away
-# from their defaults; the next call sets only what differs and puts back what it no longer
-# gives, so a loop over one parameter makes one C call to configure. A keyword on a Config
-# applies to a clone of it. Pools are lists (append and pop are atomic): each thread takes its
-# own handle.
-_MISSING = object()
+# Keyword arguments on the defaults (estimate("llama-3.1-8b", micro_batch_size=4)):
+# - the configuration made from them is kept, read-only, for the next call with the same
+#   keywords (_KW_CONFIGS, up to _KW_MAX of them, never freed: the library lets many threads
+#   read one configuration). Only keywords whose values are all int or str are kept: 1, 1.0
+#   and True are equal dict keys but not the same argument (a float or a bool can be
+#   refused where the int is not), so those always take the checked way below;
+# - otherwise they go into a scratch configuration taken from a pool. A scratch remembers
+#   which parameters it holds away from their defaults; the next call sets only what differs
+#   and puts back what it no longer gives.
+# A keyword on a Config applies to a clone of it. Pools are lists (append and pop are
+# atomic): each thread takes its own handle.
+_KW_CONFIGS = {}  # tuple(params.items()) -> config handle
+_KW_MAX = 256
 _SCRATCH = []  # [handle, {canonical name: (type, value) set on it}]
 _RESULTS = []  # result handles of collected Results
 _POOL_MAX = 16
+
+
+def _kw_new(key, params):
+    """Makes, checks and keeps the configuration of ``params`` (cache key ``key``); None when
+    the cache is full."""
+    if len(_KW_CONFIGS) >= _KW_MAX:
+        return None
+    h = _new(lib.llmmem_config_new)
+    try:
+        _apply(h, params, based_on_default=True)
+    except BaseException:
+        _fast.llmmem_config_free(h)
+        raise
+    kept = _KW_CONFIGS.setdefault(key, h)
+    if kept is not h:  # another thread made the same one first
+        _fast.llmmem_config_free(h)
+    return kept
+
+
+def _kw_config(params):
+    """The kept configuration of ``params`` on the defaults, or None (see above)."""
+    for v in params.values():
+        t = type(v)
+        if t is not int and t is not str:
+            return None
+    key = tuple(params.items())
+    return _KW_CONFIGS.get(key) or _kw_new(key, params)
 
 
 def _scratch_apply(s, params):
@@ -1053,9 +1086,16 @@ def _scratch_apply(s, params):
             given[n] = v
     for n, v in given.items():
         tv = (type(v), v)
-        if held.get(n, _MISSING) != tv:
-            held.pop(n, None)
-            _set(h, _PARAMS[n], v)
+        if held.get(n) != tv:  # (a failure frees the scratch: held need not be undone)
+            p = _PARAMS[n]
+            if tv[0] is int and p.type == TYPE_I64:  # _set's first case, inline
+                if not _I64_MIN <= v <= _I64_MAX:
+                    raise OverflowError("%s = %d is outside the range of int64" % (n, v))
+                rc = _set_i64(h, p.id, c_int64(v))
+                if rc:
+                    _raise(rc)
+            else:
+                _set(h, p, v)
             held[n] = tv
     if len(held) != len(given):
         for n in [n for n in held if n not in given]:
@@ -1072,21 +1112,10 @@ def _with_params(fn, model, config, params, *args):
     if not params:
         return fn(*args, mo._h, _config_h(config))
     if config is None:
-        try:
-            s = _SCRATCH.pop()
-        except IndexError:
-            s = [_new(lib.llmmem_config_new), {}]
-        try:
-            _scratch_apply(s, params)
-            rc = fn(*args, mo._h, s[0])
-        except BaseException:
-            _fast.llmmem_config_free(s[0])  # its state is unknown: not back into the pool
-            raise
-        if len(_SCRATCH) < _POOL_MAX:
-            _SCRATCH.append(s)
-        else:
-            _fast.llmmem_config_free(s[0])
-        return rc
+        ch = _kw_config(params)
+        if ch is not None:
+            return fn(*args, mo._h, ch)
+        return _scratch_call(fn, mo._h, params, *args)
     h = c_void_p()
     rc = _fast.llmmem_config_clone(byref(h), _config_h(config))
     if rc:
@@ -1142,7 +1171,10 @@ class Result(_Handle):
     def estimate(self, model, config=None, **params) -> "Result":
         """Fills this result (see :func:`estimate`); returns self."""
         self._state = None
-        rc = _with_params(_fast.llmmem_estimate, model, config, params, self._h)
+        if not params and type(model) is Model:
+            rc = _estimate(self._h, model._h, config._h if type(config) is Config else _config_h(config))
+        else:
+            rc = _with_params(_estimate, model, config, params, self._h)
         if rc:
             _raise(rc)
         self._state = True
@@ -1364,8 +1396,7 @@ def estimate(model, config: Optional[Config] = None, **params) -> Result:
     Raises :class:`Error` when the library refuses the inputs,
     :class:`UnknownParameterError` for an unknown keyword, and
     :class:`InapplicableParameterError` for a keyword the engine or mode does not read."""
-    r = _object_new(Result)
-    r._state = None
+    r = _object_new(Result)  # _state is set once it holds an estimate
     try:
         h = _RESULTS.pop()
     except IndexError:
@@ -1375,30 +1406,50 @@ def estimate(model, config: Optional[Config] = None, **params) -> Result:
             r._h = None
             _raise(rc)
     r._h = h
-    mo = model if type(model) is Model else _model(model)
+    if type(model) is Model:
+        mo = model
+    else:
+        mo = (_PRESET_MODELS.get(model) if type(model) is str else None) or _model(model)
     if not params:
-        rc = _estimate(h, mo._h, _DEFAULT_H if config is None else _config_h(config))
-    elif config is None:  # _with_params' scratch path, inline: the call a loop makes
-        try:
-            s = _SCRATCH.pop()
-        except IndexError:
-            s = [_new(lib.llmmem_config_new), {}]
-        try:
-            _scratch_apply(s, params)
-            rc = _estimate(h, mo._h, s[0])
-        except BaseException:
-            _fast.llmmem_config_free(s[0])
-            raise
-        if len(_SCRATCH) < _POOL_MAX:
-            _SCRATCH.append(s)
+        rc = _estimate(h, mo._h, config._h if type(config) is Config else _config_h(config))
+    elif config is None:  # _with_params' way, inline: the call a loop makes
+        for v in params.values():
+            t = type(v)
+            if t is not int and t is not str:
+                ch = None
+                break
         else:
-            _fast.llmmem_config_free(s[0])
+            key = tuple(params.items())
+            ch = _KW_CONFIGS.get(key) or _kw_new(key, params)
+        if ch is not None:
+            rc = _estimate(h, mo._h, ch)
+        else:
+            rc = _scratch_call(_estimate, mo._h, params, h)
     else:
         rc = _with_params(_estimate, mo, config, params, h)
     if rc:
         _raise(rc)
     r._state = True
     return r
+
+
+def _scratch_call(fn, mh, params, *args):
+    """``fn(*args, mh, config)`` with ``params`` applied to a pooled scratch configuration."""
+    try:
+        s = _SCRATCH.pop()
+    except IndexError:
+        s = [_new(lib.llmmem_config_new), {}]
+    try:
+        _scratch_apply(s, params)
+        rc = fn(*args, mh, s[0])
+    except BaseException:
+        _fast.llmmem_config_free(s[0])  # its state is unknown: not back into the pool
+        raise
+    if len(_SCRATCH) < _POOL_MAX:
+        _SCRATCH.append(s)
+    else:
+        _fast.llmmem_config_free(s[0])
+    return rc
 
 
 _estimate = _fast.llmmem_estimate
