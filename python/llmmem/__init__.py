@@ -49,6 +49,8 @@ __all__ = [
 
 _C = _ffi.CONSTANTS
 _FUNCS = _ffi.API["functions"]
+# every enum value of the header, for llmmem.lib: llmmem.LLMMEM_P_SEQ_LEN, llmmem.LLMMEM_R_FITS, ...
+globals().update(_C)
 
 # Status codes and value types (values are part of the ABI; they come from the header).
 OK = _C["LLMMEM_OK"]
