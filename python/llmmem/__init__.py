@@ -29,7 +29,6 @@ import difflib
 import html
 import json
 import os
-import sys
 import threading
 from ctypes import byref, c_char_p, c_double, c_int, c_int64, c_size_t, c_uint64, c_void_p
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
@@ -441,14 +440,6 @@ class _Handle:
     @property
     def _as_parameter_(self):  # lets llmmem.lib's functions take the object itself
         return self._h
-
-
-def _handle(obj, cls, what):
-    """The C handle of ``obj``, which must be a ``cls``: a wrong class is a TypeError, never a
-    pointer the library would read as something else."""
-    if type(obj) is cls or isinstance(obj, cls):
-        return obj._h
-    raise TypeError("%s must be a llmmem.%s, not %s" % (what, cls.__name__, type(obj).__name__))
 
 
 # ---- models -----------------------------------------------------------------------------------
@@ -1243,6 +1234,9 @@ class Result(_Handle):
     def __len__(self):
         return len(self.keys())
 
+    def __bool__(self):  # not len(): a result is true without being serialised
+        return True
+
     def items(self):
         return list(self.to_dict().items())
 
@@ -1493,8 +1487,7 @@ class Plan(_Handle):
         return _check(lib.llmmem_plan_count(self._h))
 
     def __getitem__(self, index: int) -> Dict[str, Any]:
-        layouts = self.to_dict()["layouts"]
-        return layouts[_int(index, "index", -len(layouts), len(layouts) - 1)]
+        return self.to_dict()["layouts"][index]
 
     def __iter__(self) -> Iterator[Dict[str, Any]]:
         return iter(self.to_dict()["layouts"])
