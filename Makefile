@@ -183,16 +183,20 @@ SIZEOF_VOID_P = $(shell echo | $(CC) -dM -E - | sed -n 's/^\#define __SIZEOF_POI
 PCFILES    := build/install/llmmem.pc build/install/llmmem-static.pc
 CMAKEFILES := build/install/llmmemConfig.cmake build/install/llmmemConfigVersion.cmake
 
-# FORCE: the directories may differ from the last install.
-build/install/%.pc: pkgconfig/%.pc.in include/llmmem.h FORCE
+# build/install/dirs changes when the directories differ from the last install: what
+# depends on it is made again.
+INSTALL_DIRS := $(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(PKGCONFIGDIR) $(CMAKEDIR) $(BINDIR)
+build/install/dirs: FORCE
 	@mkdir -p $(@D)
+	@echo '$(INSTALL_DIRS)' | cmp -s - $@ || echo '$(INSTALL_DIRS)' > $@
+
+build/install/%.pc: pkgconfig/%.pc.in include/llmmem.h build/install/dirs
 	sed $(INSTALL_SUBST) $< > $@
-build/install/%.cmake: cmake/%.cmake.in include/llmmem.h FORCE
-	@mkdir -p $(@D)
+build/install/%.cmake: cmake/%.cmake.in include/llmmem.h build/install/dirs
 	sed $(INSTALL_SUBST) $< > $@
 
 # The installed CLI: examples/llmmem linked again with its RUNPATH for BINDIR and LIBDIR.
-build/install/llmmem: $(CLI_SRCS) $(CLI_HDRS) include/llmmem.h lib/libllmmem.so FORCE
+build/install/llmmem: $(CLI_SRCS) $(CLI_HDRS) include/llmmem.h lib/libllmmem.so build/install/dirs
 	@mkdir -p $(@D)
 	$(CC) $(EXE_CFLAGS) $(CFLAGS) $(CLI_SRCS) -o $@ -Llib -lllmmem \
 	  -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN/$(call relpath,$(BINDIR),$(LIBDIR)):$(LIBDIR)' $(LDFLAGS)
