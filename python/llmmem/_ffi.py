@@ -99,11 +99,13 @@ def _candidates():
 
 
 def _load():
-    # A wheel bundles cJSON beside the library: loaded first, the loader finds it by its
-    # SONAME when libllmmem asks for it (no RUNPATH needed).
-    for dep in sorted(os.listdir(os.path.join(_HERE, "lib"))) if os.path.isdir(os.path.join(_HERE, "lib")) else ():
-        if re.match(r"lib(?!llmmem).*\.so(\.\d+)*$", dep):
-            ctypes.CDLL(os.path.join(_HERE, "lib", dep), mode=ctypes.RTLD_GLOBAL)
+    # A wheel bundles cJSON in llmmem/lib: loaded first, it is there (by its SONAME) when
+    # libllmmem asks for it, so the library needs no RUNPATH and no libcjson on the system.
+    bundled = os.path.join(_HERE, "lib")
+    if not os.environ.get("LLMMEM_LIBRARY") and os.path.isdir(bundled):
+        for dep in sorted(os.listdir(bundled)):
+            if re.match(r"lib(?!llmmem).*\.so(\.\d+)*$", dep):
+                ctypes.CDLL(os.path.join(bundled, dep), mode=ctypes.RTLD_GLOBAL)
     errors = []
     for cand in _candidates():
         if os.sep in cand and not os.path.exists(cand):
