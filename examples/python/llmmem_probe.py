@@ -13,8 +13,8 @@ for the components a measurement can isolate (weights, optimizer state, what aut
 saves, the KV cache), the estimate coming from libllmmem through the Python binding (the
 package llmmem; examples/python/llmmem.py loads it). With --out it appends a record in the
 format of the dev set (test/data/groundtruth/h200-dev.jsonl: a scenario with a "measured"
-object) so the
-measurement can join the test data; `llmmem estimate --scenario` loads it as it is.
+object) so the measurement can join the test data; `llmmem estimate --scenario` loads it as
+it is.
 
 The measurement is the one of ../shared/groundtruth/measure.py and test/gpu/measure_more.py:
 the model is built on the GPU after a first matmul has created the cuBLAS workspace; byte
