@@ -29,7 +29,9 @@ MODEL = llmmem.Model.from_preset("llama-3.1-8b")
 CONFIG = llmmem.Config()
 RESULT = llmmem.estimate(MODEL, CONFIG)
 
-# name: (Python statement run with i = 0, 1, ..., target in us or None, what it is)
+# name: (Python statement run with i = 0, 1, ..., target in us or None, what it is); "numbers"
+# runs CALLS / 1000 times, as in bench_python_c.c (a raw-numbers model takes milliseconds in C)
+DIV = {"numbers": 1000}
 CASES = [
     ("full", 'llmmem.estimate("llama-3.1-8b", micro_batch_size=1 + (i & 7), seq_len=4096)["peak_allocated_bytes"]',
      3.0, 'estimate("llama-3.1-8b", micro_batch_size=1..8, seq_len=4096)[key]'),
@@ -37,6 +39,8 @@ CASES = [
      3.0, 'the same, micro_batch_size=4 every call'),
     ("full_float", 'llmmem.estimate("llama-3.1-8b", micro_batch_size=1.0 + (i & 7), seq_len=4096)["peak_allocated_bytes"]',
      None, "the same with a float micro_batch_size: no kept configuration, every value checked and set"),
+    ("numbers", 'llmmem.estimate(llmmem.Model.from_numbers(num_parameters="7B"), micro_batch_size=4)'
+     '["peak_allocated_bytes"]', None, "a model from raw numbers each call, configuration, estimate, one key"),
     ("bare", "llmmem.estimate(MODEL, CONFIG)", 1.5, "estimate(model, config): a new Result"),
     ("reuse", "RESULT.estimate(MODEL, CONFIG)", None, "result.estimate(model, config)"),
     ("get", 'RESULT["peak_allocated_bytes"]', None, 'result["peak_allocated_bytes"]'),
@@ -44,11 +48,12 @@ CASES = [
 
 
 def python_round(stmt, calls):
+    calls = max(calls, 5)
     code = compile("def run(calls):\n for i in range(calls):\n  %s\n" % stmt, "bench", "exec")
     ns = {"llmmem": llmmem, "MODEL": MODEL, "CONFIG": CONFIG, "RESULT": RESULT}
     exec(code, ns)
     run = ns["run"]
-    run(calls // 10)  # warm-up
+    run(max(calls // 10, 1))  # warm-up
     t0 = time.thread_time()
     run(calls)
     return (time.thread_time() - t0) / calls * 1e6
@@ -70,7 +75,7 @@ def main(argv):
     for _ in range(rounds):
         cr = c_round(calls)
         for name, stmt, _, _ in CASES:
-            py[name].append(python_round(stmt, calls))
+            py[name].append(python_round(stmt, calls // DIV.get(name, 1)))
             c[name].append(cr[name])
     print("Python binding (llmmem %s, %s; Python %s): thread CPU time per call, %d rounds of %d calls"
           % (llmmem.__version__, os.path.relpath(llmmem.LIBRARY_PATH, ROOT), sys.version.split()[0], rounds, calls))

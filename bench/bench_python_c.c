@@ -80,6 +80,28 @@ static void case_full_fixed(long i)
     case_full(3);
 }
 
+/* llmmem.estimate(llmmem.Model.from_numbers(num_parameters="7B"), micro_batch_size=4)[key]:
+ * a model from raw numbers each call (the path gpu-mem-calculator users take) */
+static void case_numbers(long i)
+{
+    llmmem_model *m = NULL;
+    llmmem_config *c = NULL;
+    llmmem_result *r = NULL;
+    uint64_t peak = 0;
+    (void)i;
+    check(llmmem_model_new(&m), "model_new");
+    check(llmmem_model_set(m, "num_parameters", "7B"), "model_set");
+    check(llmmem_config_new(&c), "config_new");
+    check(llmmem_config_set_i64(c, LLMMEM_P_MICRO_BATCH_SIZE, 4), "set");
+    check(llmmem_result_new(&r), "result_new");
+    check(llmmem_estimate(r, m, c), "estimate");
+    check(llmmem_result_get_u64(&peak, r, LLMMEM_R_PEAK_ALLOCATED_BYTES), "get");
+    sink = peak;
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
 /* r["peak_allocated_bytes"] */
 static void case_get(long i)
 {
@@ -89,12 +111,15 @@ static void case_get(long i)
     sink = peak;
 }
 
+/* div: the case runs CALLS / div times (the raw-numbers model takes milliseconds) */
 static const struct {
     const char *name;
     void (*fn)(long);
+    long div;
 } cases[] = {
-    {"bare", case_bare},   {"reuse", case_reuse}, {"full", case_full},
-    {"full_fixed", case_full_fixed}, {"full_float", case_full}, {"get", case_get},
+    {"bare", case_bare, 1},   {"reuse", case_reuse, 1},           {"full", case_full, 1},
+    {"full_fixed", case_full_fixed, 1}, {"full_float", case_full, 1}, {"numbers", case_numbers, 1000},
+    {"get", case_get, 1},
 };
 
 int main(int argc, char **argv)
@@ -114,13 +139,14 @@ int main(int argc, char **argv)
     if (!t)
         return 1;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        for (long i = 0; i < calls / 10; i++) /* warm-up */
+        long n = calls / cases[k].div > 5 ? calls / cases[k].div : 5;
+        for (long i = 0; i < n / 10; i++) /* warm-up */
             cases[k].fn(i);
         for (int r = 0; r < rounds; r++) {
             double t0 = thread_ns();
-            for (long i = 0; i < calls; i++)
+            for (long i = 0; i < n; i++)
                 cases[k].fn(i);
-            t[r] = (thread_ns() - t0) / (double)calls;
+            t[r] = (thread_ns() - t0) / (double)n;
         }
         qsort(t, (size_t)rounds, sizeof *t, cmp_double);
         printf("%-12s %8.1f %8.1f\n", cases[k].name, t[0], t[rounds / 2]);
