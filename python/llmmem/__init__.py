@@ -1146,13 +1146,16 @@ class Result(_Handle):
                 _fast.llmmem_result_free(h)
 
     def __del__(self):
-        h = self._h  # close(), inline: every estimate() pays it
-        if h:
-            self._h = None
-            if len(_RESULTS) < _POOL_MAX:
-                _RESULTS.append(h)
-            else:
-                _fast.llmmem_result_free(h)
+        try:
+            h = self._h  # close(), inline: every estimate() pays it
+            if h:
+                self._h = None
+                if len(_RESULTS) < _POOL_MAX:
+                    _RESULTS.append(h)
+                else:
+                    _fast.llmmem_result_free(h)
+        except Exception:  # interpreter shutdown
+            pass
 
     @_wraps("llmmem_result_new")
     def __init__(self):
