@@ -112,8 +112,10 @@ if [ "$mode" = all ]; then
             continue
         fi
         # discover with -s puts test/python first on sys.path (a bare "test.python.x"
-        # module name would collide with the standard library's "test" package).
-        run_test "$(basename "$py")" env PYTHONPATH="examples/python${PYTHONPATH:+:$PYTHONPATH}" \
+        # module name would collide with the standard library's "test" package). The
+        # package of this tree (python/llmmem) with this tree's library; .ci/run runs the
+        # same tests against the installed wheel.
+        run_test "$(basename "$py")" env PYTHONPATH="python:examples/python${PYTHONPATH:+:$PYTHONPATH}" \
             LLMMEM_LIBRARY="$PWD/lib/libllmmem.so" \
             python3 -m unittest discover -s test/python -t test/python -p "$(basename "$py")"
     done

@@ -10,10 +10,11 @@ Probe mode builds the scenario's model with transformers from its config.json (r
 weights, nothing downloaded), runs a few real training steps (or a prefill and decode
 steps) with PyTorch on the GPU, and prints measured against estimated bytes per phase and
 for the components a measurement can isolate (weights, optimizer state, what autograd
-saves, the KV cache), the estimate coming from libllmmem through the Python binding
-(examples/python/llmmem.py). With --out it appends a record in the format of the dev set
-(test/data/groundtruth/h200-dev.jsonl: a scenario with a "measured" object) so the
-measurement can join the test data; `llmmem estimate --scenario` loads it as it is.
+saves, the KV cache), the estimate coming from libllmmem through the Python binding (the
+package llmmem; examples/python/llmmem.py loads it). With --out it appends a record in the
+format of the dev set (test/data/groundtruth/h200-dev.jsonl: a scenario with a "measured"
+object) so the measurement can join the test data; `llmmem estimate --scenario` loads it as
+it is.
 
 The measurement is the one of ../shared/groundtruth/measure.py and test/gpu/measure_more.py:
 the model is built on the GPU after a first matmul has created the cuBLAS workspace; byte

@@ -76,8 +76,9 @@ static void set_defaults(struct llmmem_config *c)
 {
     memset(c, 0, sizeof *c);
     llmmem_config_clear_calibration(c);
+    /* table order, one row each: a lookup by id per row made it quadratic */
     for (int i = 0; i < llmmem_param_count(); i++) {
-        const llmmem__param_info *p = llmmem__param_find(llmmem_param_at(i));
+        const llmmem__param_info *p = llmmem__param_info_at(i);
         switch (p->type) {
         case LLMMEM_TYPE_F64: *f64_field(c, p) = p->def_f; break;
         case LLMMEM_TYPE_STR: snprintf(str_field(c, p), LLMMEM__STR_MAX, "%s", p->def_s); break;

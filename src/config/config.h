@@ -137,6 +137,8 @@ typedef struct llmmem__param_info {
 } llmmem__param_info;
 
 const llmmem__param_info *llmmem__param_find(int id);
+/* The row of the i-th parameter (table order), NULL out of range. */
+const llmmem__param_info *llmmem__param_info_at(int index);
 const llmmem__param_info *llmmem__param_by_name(const char *name);
 /* Whether a parameter was set since the config was made or reset (any setter). */
 bool llmmem__config_was_set(const struct llmmem_config *c, int param);

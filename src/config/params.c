@@ -328,6 +328,13 @@ const llmmem__param_info *llmmem__param_find(int id)
     return NULL;
 }
 
+const llmmem__param_info *llmmem__param_info_at(int index)
+{
+    if (index < 0 || (size_t)index >= LLMMEM_ARRAY_LEN(params))
+        return NULL;
+    return &params[index];
+}
+
 const llmmem__param_info *llmmem__param_by_name(const char *name)
 {
     if (!name)
