@@ -18,7 +18,48 @@ static const bounds qbounds[LLMMEM__QT_COUNT_] = {
     [LLMMEM__QT_LAYERS] = {1, 100000},           [LLMMEM__QT_COUNT] = {0, INT64_C(1) << 22},
     [LLMMEM__QT_VOCAB] = {1, INT64_C(1) << 26},  [LLMMEM__QT_POS] = {0, INT64_C(1) << 40},
     [LLMMEM__QT_BOOL] = {0, 1},                  [LLMMEM__QT_REAL] = {0, 0},
+    [LLMMEM__QT_INT] = {-(INT64_C(1) << 40), INT64_C(1) << 40},
 };
+
+/* The 1-based position of v among "a|b|c", 0 when it is none of them. */
+static int64_t choice_of(const char *choices, const char *v, size_t vn)
+{
+    int64_t k = 1;
+    for (const char *p = choices; p && *p; k++) {
+        const char *bar = strchr(p, '|');
+        size_t n = bar ? (size_t)(bar - p) : strlen(p);
+        if (n == vn && !memcmp(p, v, vn))
+            return k;
+        if (!bar)
+            break;
+        p = bar + 1;
+    }
+    return 0;
+}
+
+/* QT_STR: the string's position among the choices; QT_NLIST: how many
+ * entries of the per-layer list are among them. */
+static int read_strings(int64_t *out, const llmmem__qdef *d, const llmmem__json *doc, const llmmem__jnode *n,
+                        const char *path)
+{
+    if (d->type == LLMMEM__QT_STR) {
+        const char *v = llmmem__json_string(n);
+        if (!v)
+            return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "expected a string");
+        *out = choice_of(d->choices, v, strlen(v));
+        return 0;
+    }
+    if (llmmem__json_type(n) != LLMMEM__J_ARRAY)
+        return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "expected an array of strings");
+    *out = 0;
+    for (const llmmem__jnode *it = llmmem__json_first(n); it; it = llmmem__json_next(it)) {
+        const char *v = llmmem__json_string(it);
+        if (!v)
+            return llmmem__json_error_at(doc, it, LLMMEM_E_SCHEMA, path, "expected a string entry");
+        *out += choice_of(d->choices, v, strlen(v)) > 0;
+    }
+    return 0;
+}
 
 /* The node of a key ("a.b" reads member b of object a; an absent or null
  * parent means the key is absent). */
@@ -86,6 +127,10 @@ static int read_one(struct llmmem_model *m, const llmmem__qdef *d, int i, const 
         m->q.v[i] = b;
     } else if (d->type == LLMMEM__QT_REAL) {
         int rc = llmmem__json_read_f64(&m->q.r[i], doc, n, NULL, path, -1e18, 1e18, true);
+        if (rc)
+            return rc;
+    } else if (d->type == LLMMEM__QT_STR || d->type == LLMMEM__QT_NLIST) {
+        int rc = read_strings(&m->q.v[i], d, doc, n, path);
         if (rc)
             return rc;
     } else {
@@ -188,49 +233,106 @@ static int index_list(uint8_t *bits, int64_t L, const llmmem__json *doc, const l
     return 0;
 }
 
+/* A per-layer list of strings: its key, its node, and its entries (a
+ * run-length list [[["global", "local"], 12], ...] expanded). */
+typedef struct slist {
+    const llmmem__jnode *node; /* NULL when absent */
+    char path[96];
+    const char **v; /* L entries, NULL for a pattern string */
+} slist;
+
 typedef struct lists {
-    const llmmem__jnode *mixer; /* array or string, NULL when absent */
+    slist mixer, ffn;
     const llmmem__jnode *dense; /* FR_STEP: indices that stay dense */
-    char mixer_path[96], dense_path[96];
+    char dense_path[96];
 } lists;
 
-static int mixer_at(int *mx, int *ff, struct llmmem_model *m, const llmmem__json *doc, const lists *ls,
-                    const llmmem__jnode **it, int64_t i)
+static int run_length(slist *l, int64_t *n, int64_t L, const llmmem__json *doc)
 {
-    const llmmem__arch *f = m->fam;
-    int rc;
-    if ((rc = llmmem__registry_ffn_of(ff, m, i)))
-        return rc;
-    if (!ls->mixer)
-        return llmmem__registry_mixer_of(mx, m, i);
-    const char *v;
-    size_t vn;
-    if (llmmem__json_type(ls->mixer) == LLMMEM__J_STRING) {
-        v = llmmem__json_string(ls->mixer) + i;
-        vn = 1;
-    } else {
-        v = llmmem__json_string(*it);
-        if (!v)
-            return llmmem__json_error_at(doc, *it, LLMMEM_E_SCHEMA, ls->mixer_path, "expected a string entry");
-        vn = strlen(v);
-        *it = llmmem__json_next(*it);
+    for (const llmmem__jnode *run = llmmem__json_first(l->node); run; run = llmmem__json_next(run)) {
+        const llmmem__jnode *kinds = llmmem__json_first(run);
+        const llmmem__jnode *times = kinds ? llmmem__json_next(kinds) : NULL;
+        int64_t k = 0;
+        int rc;
+        if (llmmem__json_type(run) != LLMMEM__J_ARRAY || llmmem__json_type(kinds) != LLMMEM__J_ARRAY || !times)
+            return llmmem__json_error_at(doc, run, LLMMEM_E_SCHEMA, l->path, "expected [[kinds...], repeats]");
+        if ((rc = llmmem__json_read_i64(&k, doc, times, NULL, l->path, 0, 100000, true)))
+            return rc;
+        for (int64_t r = 0; r < k; r++)
+            for (const llmmem__jnode *it = llmmem__json_first(kinds); it; it = llmmem__json_next(it), (*n)++) {
+                if (!llmmem__json_string(it))
+                    return llmmem__json_error_at(doc, it, LLMMEM_E_SCHEMA, l->path, "expected a string entry");
+                if (*n < L)
+                    l->v[*n] = llmmem__json_string(it);
+            }
     }
-    if (!map_value(f->mixer.map, v, vn, mx, ff))
-        return llmmem__json_error_at(doc, ls->mixer, LLMMEM_E_UNSUPPORTED, ls->mixer_path,
-                                     "layer %lld is \"%.*s\": not a layer kind of %s (%s)", (long long)i,
-                                     (int)vn, v, f->type, f->mixer.map);
+    return 0;
+}
+
+/* Reads a list: a pattern string (one character a layer) or an array of
+ * strings, plain or run-length; it must have num_hidden_layers entries. */
+static int read_slist(slist *l, int64_t L, const llmmem__json *doc)
+{
+    int t = llmmem__json_type(l->node);
+    if (t == LLMMEM__J_STRING) {
+        int64_t n = (int64_t)strlen(llmmem__json_string(l->node));
+        if (n != L)
+            return llmmem__json_error_at(doc, l->node, LLMMEM_E_INCONSISTENT, l->path,
+                                         "has %lld entries but num_hidden_layers is %lld", (long long)n,
+                                         (long long)L);
+        return 0;
+    }
+    if (t != LLMMEM__J_ARRAY)
+        return llmmem__json_error_at(doc, l->node, LLMMEM_E_SCHEMA, l->path, "expected an array of layer kinds");
+    l->v = calloc((size_t)L + 1, sizeof *l->v);
+    if (!l->v)
+        return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", l->path);
+    int64_t n = 0;
+    const llmmem__jnode *first = llmmem__json_first(l->node);
+    if (first && llmmem__json_type(first) == LLMMEM__J_ARRAY) {
+        int rc = run_length(l, &n, L, doc);
+        if (rc)
+            return rc;
+    } else {
+        for (const llmmem__jnode *it = first; it; it = llmmem__json_next(it), n++) {
+            if (!llmmem__json_string(it))
+                return llmmem__json_error_at(doc, it, LLMMEM_E_SCHEMA, l->path, "expected a string entry");
+            if (n < L)
+                l->v[n] = llmmem__json_string(it);
+        }
+    }
+    if (n != L)
+        return llmmem__json_error_at(doc, l->node, LLMMEM_E_INCONSISTENT, l->path,
+                                     "has %lld entries but num_hidden_layers is %lld", (long long)n, (long long)L);
+    return 0;
+}
+
+/* The kind of layer i in list l, through `map`. */
+static int kind_at(int *mx, int *ff, const slist *l, const char *map, const llmmem__arch *f,
+                   const llmmem__json *doc, int64_t i)
+{
+    const char *v = l->v ? l->v[i] : llmmem__json_string(l->node) + i;
+    size_t vn = l->v ? strlen(v) : 1;
+    if (!map_value(map, v, vn, mx, ff))
+        return llmmem__json_error_at(doc, l->node, LLMMEM_E_UNSUPPORTED, l->path,
+                                     "layer %lld is \"%.*s\": not a layer kind of %s (%s)", (long long)i, (int)vn,
+                                     v, f->type, map);
     return 0;
 }
 
 static int walk_layers(struct llmmem_model *m, const llmmem__json *doc, const lists *ls, const uint8_t *dense)
 {
-    const llmmem__jnode *it = ls->mixer && llmmem__json_type(ls->mixer) == LLMMEM__J_ARRAY
-                                  ? llmmem__json_first(ls->mixer)
-                                  : NULL;
+    const llmmem__arch *f = m->fam;
     memset(m->layers_of, 0, sizeof m->layers_of);
     for (int64_t i = 0; i < m->num_layers; i++) {
-        int mx, ff;
-        int rc = mixer_at(&mx, &ff, m, doc, ls, &it, i);
+        int mx, ff, unused;
+        int rc = llmmem__registry_ffn_of(&ff, m, i);
+        if (!rc)
+            rc = ls->mixer.node ? kind_at(&mx, &ff, &ls->mixer, f->mixer.map, f, doc, i)
+                                : llmmem__registry_mixer_of(&mx, m, i);
+        /* a feed-forward list decides over the mixer list's "/ffn" */
+        if (!rc && ls->ffn.node)
+            rc = kind_at(&ff, &unused, &ls->ffn, f->ffn.map, f, doc, i);
         if (rc)
             return rc;
         if (dense && ff == LLMMEM__FF_MOE && (dense[i / 8] >> (i % 8) & 1))
@@ -254,44 +356,40 @@ static const llmmem__jnode *list_node(const llmmem__jnode *obj, const char *key,
     return n;
 }
 
+static int read_lists(lists *ls, uint8_t **dense, struct llmmem_model *m, const llmmem__json *doc)
+{
+    int64_t L = m->num_layers;
+    int rc;
+    if ((ls->mixer.node && (rc = read_slist(&ls->mixer, L, doc))) ||
+        (ls->ffn.node && (rc = read_slist(&ls->ffn, L, doc))))
+        return rc;
+    if (!ls->dense)
+        return 0;
+    *dense = calloc((size_t)(L / 8 + 1), 1);
+    if (!*dense)
+        return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", ls->dense_path);
+    return index_list(*dense, L, doc, ls->dense, ls->dense_path);
+}
+
 int llmmem__read_layer_lists(struct llmmem_model *m, const llmmem__json *doc, const llmmem__jnode *obj,
                              const char *prefix)
 {
     const llmmem__arch *f = m->fam;
     lists ls;
     memset(&ls, 0, sizeof ls);
-    ls.mixer = list_node(obj, f->mixer.list, ls.mixer_path, sizeof ls.mixer_path, prefix);
-    ls.dense = f->ffn.rule == LLMMEM__FR_STEP
-                   ? list_node(obj, f->ffn.list, ls.dense_path, sizeof ls.dense_path, prefix)
-                   : NULL;
-    if (!ls.mixer && !ls.dense)
+    ls.mixer.node = list_node(obj, f->mixer.list, ls.mixer.path, sizeof ls.mixer.path, prefix);
+    if (f->ffn.map)
+        ls.ffn.node = list_node(obj, f->ffn.list, ls.ffn.path, sizeof ls.ffn.path, prefix);
+    else if (f->ffn.rule == LLMMEM__FR_STEP)
+        ls.dense = list_node(obj, f->ffn.list, ls.dense_path, sizeof ls.dense_path, prefix);
+    if (!ls.mixer.node && !ls.ffn.node && !ls.dense)
         return 0;
-    int64_t L = m->num_layers;
-    if (ls.mixer) {
-        int t = llmmem__json_type(ls.mixer);
-        int64_t n = t == LLMMEM__J_ARRAY    ? llmmem__json_array_size(ls.mixer)
-                    : t == LLMMEM__J_STRING ? (int64_t)strlen(llmmem__json_string(ls.mixer))
-                                            : -1;
-        if (n < 0)
-            return llmmem__json_error_at(doc, ls.mixer, LLMMEM_E_SCHEMA, ls.mixer_path,
-                                         "expected an array of layer kinds");
-        if (n != L)
-            return llmmem__json_error_at(doc, ls.mixer, LLMMEM_E_INCONSISTENT, ls.mixer_path,
-                                         "has %lld entries but num_hidden_layers is %lld", (long long)n,
-                                         (long long)L);
-    }
     uint8_t *dense = NULL;
-    if (ls.dense) {
-        dense = calloc((size_t)(L / 8 + 1), 1);
-        if (!dense)
-            return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", ls.dense_path);
-        int rc = index_list(dense, L, doc, ls.dense, ls.dense_path);
-        if (rc) {
-            free(dense);
-            return rc;
-        }
-    }
-    int rc = walk_layers(m, doc, &ls, dense);
+    int rc = read_lists(&ls, &dense, m, doc);
+    if (!rc)
+        rc = walk_layers(m, doc, &ls, dense);
     free(dense);
+    free(ls.mixer.v);
+    free(ls.ffn.v);
     return rc;
 }
