@@ -115,6 +115,7 @@ static const struct {
 } tables[] = {
     {llmmem__fam_llama, &llmmem__fam_llama_count},
     {llmmem__fam_classic, &llmmem__fam_classic_count},
+    {llmmem__fam_dense1, &llmmem__fam_dense1_count},
 };
 
 int llmmem__arch_count(void)
@@ -342,7 +343,8 @@ static int eval_row(llmmem__tensor *x, const llmmem__tdef *d, const struct llmme
         (d->cols && (rc = llmmem__expr_eval(&cols, d->cols, &m->q))) ||
         (d->count && (rc = llmmem__expr_eval(&mult, d->count, &m->q))))
         return rc;
-    int64_t layers = d->where == LLMMEM__W_ONCE ? 1 : layers_where(m, d->where);
+    /* W_COUNT: `count` says in how many layers */
+    int64_t layers = d->where == LLMMEM__W_ONCE || d->where == LLMMEM__W_COUNT ? 1 : layers_where(m, d->where);
     x->name = d->name;
     x->kind = (d->flags & LLMMEM__TF_BIAS) ? LLMMEM__T_BIAS : d->kind;
     x->rows = rows;
