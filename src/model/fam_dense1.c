@@ -29,6 +29,11 @@
     LINEAR(prefix ".gate_proj", width, "h", MLP, where, bias),                 \
         LINEAR(prefix ".up_proj", width, "h", MLP, where, bias),               \
         LINEAR(prefix ".down_proj", "h", width, MLP, where, bias)
+/* the same, present only when `when` is non-zero */
+#define MLP_GATED_IF(prefix, width, where, bias, when)                         \
+    LINEAR_IF(prefix ".gate_proj", width, "h", MLP, where, bias, when),        \
+        LINEAR_IF(prefix ".up_proj", width, "h", MLP, where, bias, when),      \
+        LINEAR_IF(prefix ".down_proj", "h", width, MLP, where, bias, when)
 /* act(up(x)) -> down (relu2, xielu) */
 #define MLP_UP_DOWN(bias)                                              \
     LINEAR("mlp.up_proj", "f", "h", MLP, W_ALL, bias), LINEAR("mlp.down_proj", "h", "f", MLP, W_ALL, bias)
@@ -189,13 +194,13 @@ static const llmmem__tdef t_aria_text[] = {
 #define DSA_LAYERS                                                                                  \
     MIXER_LIST("layer_types", "deepseek_sparse_attention=0,full_attention=0", LLMMEM__MR_FULL, NULL, NULL, 0, 0, \
                NULL)
-#define MLA_FFN_LIST(first) FFN_LIST("mlp_layer_types", MLP_LAYER_TYPES_MAP, LLMMEM__FR_FIRST_K, first, NULL, NULL)
+#define MLA_FFN_LIST(first, freq) FFN_LIST("mlp_layer_types", MLP_LAYER_TYPES_MAP, LLMMEM__FR_FIRST_K, first, freq, NULL)
 
 /* ---- axk1, axk2 ----------------------------------------------------------------------- */
 
 /* A.X-K1: DeepSeek-V3 with a post_mlp_layernorm on the MoE block's output. */
 static const llmmem__qdef q_axk1[] = {
-    Q_MLA("163840", "7168", "18432", "2048", "61", "64", "32768", E_KEYS, "192", "8", "1536", "512", "128", "64", "128", "0"),
+    Q_MLA("163840", "7168", "18432", "2048", "61", "64", "32768", E_KEYS, "192", "8", "1536", "512", "128", "64", "128", NULL),
     Q("kd", "first_k_dense_replace", "1", NULL, COUNT),
 };
 static const llmmem__tdef t_axk1[] = {
@@ -297,11 +302,12 @@ static const llmmem__tdef t_cohere[] = {
     NORM("input_layernorm", "h", "norm", W_ALL), FINAL_NORM, LM_HEAD,
 };
 
-/* Command-R7B / A: head_dim is always h / a; sliding window on all but every
+/* Command-R7B / A: head_dim h / a (a head_dim key given still wins: it is
+ * set after __post_init__); sliding window on all but every
  * sliding_window_pattern-th layer (a key the class pops when layer_types is
  * absent). */
 static const llmmem__qdef q_cohere2[] = {
-    Q_BASE("256000", "8192", "22528", "40", "64", "a", "8192"), QD("d", "h / a"), Q_TIE("1"), Q_ATTN_BIAS("0"),
+    Q_BASE("256000", "8192", "22528", "40", "64", "a", "8192"), Q_HEAD_DIM, Q_TIE("1"), Q_ATTN_BIAS("0"),
     QD("mb", "0"), Q("sw", "sliding_window", "4096", "0", POS), Q("swp", "sliding_window_pattern", "4", NULL, LAYERS),
     Q_DROPOUT, QD("norm", "2"), QD("npl", "1"), QD("par", "1"), QD("hb", "0"), QD("gated", "1"),
 };
@@ -328,7 +334,7 @@ static const llmmem__qdef q_cohere2_moe[] = {
 };
 static const llmmem__tdef t_cohere2_moe[] = {
     EMBED_TOKENS, ATTN_QKVO(W_ALL), MLP_GATED("mlp", "fd", DENSE_LAYERS, "0"), ROUTER_PARAM("mlp.gate"), EXPERTS,
-    MLP_GATED("mlp.shared_experts", "fs", MOE_LAYERS, "0"), NORM("input_layernorm", "h", "norm", W_ALL), FINAL_NORM,
+    MLP_GATED_IF("mlp.shared_experts", "fs", MOE_LAYERS, "0", "ns > 0"), NORM("input_layernorm", "h", "norm", W_ALL), FINAL_NORM,
     LM_HEAD,
 };
 
@@ -498,7 +504,7 @@ static const llmmem__qdef q_ernie4_5_moe[] = {
 static const llmmem__tdef t_ernie4_5_moe[] = {
     EMBED_TOKENS, ATTN_QKVO(W_ALL), MLP_GATED("mlp", "f", DENSE_LAYERS, "mb"), ROUTER_PARAM("mlp.gate"),
     PARAM("mlp.gate.moe_statics.e_score_correction_bias", "E", NULL, ROUTER, MOE_LAYERS, NULL), EXPERTS,
-    MLP_GATED("mlp.shared_experts", "fs", MOE_LAYERS, "mb"), LAYER_NORMS, FINAL_NORM, LM_HEAD,
+    MLP_GATED_IF("mlp.shared_experts", "fs", MOE_LAYERS, "mb", "ns > 0"), LAYER_NORMS, FINAL_NORM, LM_HEAD,
 };
 
 /* ---- exaone4, exaone_moe -------------------------------------------------------------------- */
@@ -680,7 +686,7 @@ const llmmem__arch llmmem__fam_dense1[] = {
            "modeling_aria.py: the text model, grouped-GEMM experts and shared experts"),
     FAMILY(axk1, DEEPSEEK, MIXER_FULL, FFN_RULE(LLMMEM__FR_FIRST_K, "kd", NULL, NULL), RMS, SILU_GLU,
            "modeling_axk1.py: DeepSeek-V3 MLA/MoE, post_mlp_layernorm"),
-    FAMILY(axk2, DEEPSEEK, DSA_LAYERS, MLA_FFN_LIST("kd"), RMS, SILU_GLU,
+    FAMILY(axk2, DEEPSEEK, DSA_LAYERS, MLA_FFN_LIST("kd", "freq"), RMS, SILU_GLU,
            "modeling_axk2.py: MLA with q_gate_proj, DSA indexer, gated norms"),
     FAMILY(bitnet, LLAMA, MIXER_FULL, FFN_DENSE, RMS, SILU_GLU, "modeling_bitnet.py: sub-norms, relu2 GLU"),
     FAMILY(bloom, GPT_NEOX, MIXER_FULL, FFN_DENSE, LAYER, GELU_NEW, "modeling_bloom.py: ALiBi, embedding LayerNorm"),
@@ -698,7 +704,7 @@ const llmmem__arch llmmem__fam_dense1[] = {
            MIXER_LIST("layer_types", LAYER_TYPES_MAP, LLMMEM__MR_PERIODIC, "4", "0", LLMMEM__MX_FULL,
                       LLMMEM__MX_SLIDING, NULL),
            FFN_DENSE, RMS, SILU_GLU, "modeling_cwm.py: full attention every 4th layer from 0"),
-    FAMILY(deepseek_v32, DEEPSEEK, DSA_LAYERS, MLA_FFN_LIST("kd"), RMS, SILU_GLU,
+    FAMILY(deepseek_v32, DEEPSEEK, DSA_LAYERS, MLA_FFN_LIST("kd", NULL), RMS, SILU_GLU,
            "modeling_deepseek_v32.py: MLA with the DSA indexer"),
     FAMILY(deepseek_v4, LLAMA,
            MIXER_LIST("layer_types",
@@ -712,16 +718,16 @@ const llmmem__arch llmmem__fam_dense1[] = {
            FFN_LIST(NULL, NULL, LLMMEM__FR_EXPR, NULL, NULL, "E > 0 && (i + 1) % mi == 0 && i >= ms && i <= me"), RMS,
            SILU_GLU, "modeling_ernie4_5_moe.py: MoE layer range and interval"),
     FAMILY(exaone4, OLMO, EVERY_PTH_FULL("4"), FFN_DENSE, RMS, SILU_GLU, "modeling_exaone4.py: post-norms, q/k norms"),
-    FAMILY(exaone_moe, LLAMA, EVERY_PTH_FULL("4"), MLA_FFN_LIST("kd"), RMS, SILU_GLU,
+    FAMILY(exaone_moe, LLAMA, EVERY_PTH_FULL("4"), MLA_FFN_LIST("kd", NULL), RMS, SILU_GLU,
            "modeling_exaone_moe.py: q/k norms, shared experts"),
     FAMILY(flex_olmo, OLMO, MIXER_FULL, FFN_MOE, RMS, SILU_GLU, "modeling_flex_olmo.py: OLMoE with post-norms"),
     FAMILY(glm, PHI3, MIXER_FULL, FFN_DENSE, RMS, SILU_GLU, "modeling_glm.py: fused gate_up_proj, half rotary"),
     FAMILY(glm4, PHI3, MIXER_FULL, FFN_DENSE, RMS, SILU_GLU, "modeling_glm4.py: four norms per layer"),
     FAMILY(glm4_moe, LLAMA, MIXER_FULL, FFN_RULE(LLMMEM__FR_FIRST_K, "kd", NULL, NULL), RMS, SILU_GLU,
            "modeling_glm4_moe.py: shared experts, first dense layers"),
-    FAMILY(glm4_moe_lite, DEEPSEEK, MIXER_FULL, MLA_FFN_LIST("1"), RMS, SILU_GLU,
+    FAMILY(glm4_moe_lite, DEEPSEEK, MIXER_FULL, MLA_FFN_LIST("1", NULL), RMS, SILU_GLU,
            "modeling_glm4_moe_lite.py: DeepSeek-V3 MLA/MoE"),
-    FAMILY(glm_moe_dsa, DEEPSEEK, DSA_LAYERS, MLA_FFN_LIST("kd"), RMS, SILU_GLU,
+    FAMILY(glm_moe_dsa, DEEPSEEK, DSA_LAYERS, MLA_FFN_LIST("kd", NULL), RMS, SILU_GLU,
            "modeling_glm_moe_dsa.py: MLA with a DSA indexer on the \"full\" layers"),
     FAMILY(gpt_bigcode, GPT2, MIXER_FULL, FFN_DENSE, LAYER, GELU, "modeling_gpt_bigcode.py: multi-query c_attn"),
     FAMILY(gpt_neo, GPT2,
