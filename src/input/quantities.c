@@ -53,7 +53,17 @@ static int read_strings(int64_t *out, const llmmem__qdef *d, const llmmem__json 
         return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "expected an array of strings");
     *out = 0;
     for (const llmmem__jnode *it = llmmem__json_first(n); it; it = llmmem__json_next(it)) {
+        /* an integer entry is matched by its decimal text (DeepSeek-V4's compress_ratios) */
+        char num[24];
         const char *v = llmmem__json_string(it);
+        if (!v && llmmem__json_type(it) == LLMMEM__J_NUMBER) {
+            int64_t x = 0;
+            int rc = llmmem__json_read_i64(&x, doc, it, NULL, path, INT64_MIN / 2, INT64_MAX / 2, true);
+            if (rc)
+                return rc;
+            snprintf(num, sizeof num, "%lld", (long long)x);
+            v = num;
+        }
         if (!v)
             return llmmem__json_error_at(doc, it, LLMMEM_E_SCHEMA, path, "expected a string entry");
         *out += choice_of(d->choices, v, strlen(v)) > 0;

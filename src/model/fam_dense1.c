@@ -379,7 +379,8 @@ static const llmmem__qdef q_glm_moe_dsa[] = {
 
 /* ---- deepseek_v4 ------------------------------------------------------------------------- */
 
-/* DeepSeek-V4: one shared KV head (kv_proj, read as key and value) with a
+/* DeepSeek-V4 (configs before transformers 5 give compress_ratios: 0, 4, 128
+ * per layer, and the legacy compress_rate_csa/hca, qk_rope_head_dim): one shared KV head (kv_proj, read as key and value) with a
  * sliding window on every layer, q through a LoRA (q_a_proj, q_a_norm,
  * q_b_proj), a grouped low-rank output (o_a_proj: an nn.Linear of o_groups
  * blocks, o_b_proj), one sink per head. "compressed_sparse_attention" layers
@@ -400,11 +401,12 @@ static const llmmem__qdef q_deepseek_v4[] = {
     Q("E", "n_routed_experts|num_local_experts", "256", NULL, COUNT), Q("K", "num_experts_per_tok", "6", NULL, COUNT),
     QD("ns", "1"), QD("fs", "fm"), Q("sw", "sliding_window", "128", NULL, POS), Q("og", "o_groups", "8", NULL, COUNT),
     Q("ol", "o_lora_rank", "1024", NULL, DIM), Q_INDEXER("64", "128", "512"), Q("hc", "hc_mult", "4", NULL, COUNT),
-    Q("csa", "compress_rates.compressed_sparse_attention", "4", NULL, COUNT),
-    Q("hca", "compress_rates.heavily_compressed_attention", "128", NULL, COUNT),
-    QN("ncsa", "layer_types", "max(L - 2, 0) / 2", "compressed_sparse_attention"),
-    QN("nhca", "layer_types", "min(L, 2) + (max(L - 2, 0) + 1) / 2", "heavily_compressed_attention"),
-    QRN("prf", "partial_rotary_factor", "0.125", "0.125"), Q_DROPOUT, Q_RMS("2"),
+    Q("csa", "compress_rate_csa|compress_rates.compressed_sparse_attention", "4", NULL, COUNT),
+    Q("hca", "compress_rate_hca|compress_rates.heavily_compressed_attention", "128", NULL, COUNT),
+    QN("ncsa", "layer_types|compress_ratios", "max(L - 2, 0) / 2", "compressed_sparse_attention|4"),
+    QN("nhca", "layer_types|compress_ratios", "min(L, 2) + (max(L - 2, 0) + 1) / 2", "heavily_compressed_attention|128"),
+    Q("rd", "qk_rope_head_dim", "d / 8", NULL, DIM0), QRN("prf", "partial_rotary_factor", "ratio(rd, d)", "ratio(rd, d)"),
+    Q_DROPOUT, Q_RMS("2"),
 };
 #define HC_ROWS(name)                                                                   \
     PARAM(name ".fn", "(2 + hc) * hc", "hc * h", NORM, W_ALL, NULL),                    \

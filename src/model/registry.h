@@ -39,8 +39,9 @@ enum llmmem__qtype {
     LLMMEM__QT_INT,     /* a signed index (-1 = "the last layer"): -2^40 .. 2^40 */
     LLMMEM__QT_STR,     /* a string, read as its 1-based position among `choices` ("a|b"), 0 when
                            it is none of them (hidden_act "xielu" has parameters) */
-    LLMMEM__QT_NLIST,   /* a per-layer list of strings, read as how many of its entries are among
-                           `choices` (indexer_types: the "full" layers) */
+    LLMMEM__QT_NLIST,   /* a per-layer list of strings (or integers, matched by their decimal
+                           text), read as how many of its entries are among `choices`
+                           (indexer_types: the "full" layers) */
     LLMMEM__QT_COUNT_
 };
 
