@@ -95,7 +95,8 @@ static const llmmem__tdef t_afmoe[] = {
     EMBED_TOKENS, ATTN_QKVO(W_ALL), QK_NORM("d", "d"), LINEAR("self_attn.gate_proj", "a * d", "h", ATTN, W_ALL, "0"),
     LAYER_NORMS, NORM("pre_mlp_layernorm", "h", "norm", W_ALL), NORM("post_mlp_layernorm", "h", "norm", W_ALL),
     MLP_GATED("mlp", "f", DENSE_LAYERS, "0"), LINEAR("mlp.router.gate", "E", "h", ROUTER, MOE_LAYERS, "0"),
-    PARAM("mlp.expert_bias", "E", NULL, ROUTER, MOE_LAYERS, NULL), MLP_GATED("mlp.shared_experts", "fs", MOE_LAYERS, "0"),
+    PARAM("mlp.expert_bias", "E", NULL, ROUTER, MOE_LAYERS, NULL),
+    MLP_GATED("mlp.shared_experts", "fs", MOE_LAYERS, "0"),
     EXPERTS, FINAL_NORM, LM_HEAD,
 };
 
@@ -111,7 +112,8 @@ static const llmmem__qdef q_apertus[] = {
 };
 static const llmmem__tdef t_apertus[] = {
     EMBED_TOKENS, ATTN_QKVO(W_ALL), QK_NORM("d", "d"), MLP_UP_DOWN("0"),
-    PARAM("mlp.act_fn.alpha_p", "1", NULL, MLP, W_ALL, "xielu"), PARAM("mlp.act_fn.alpha_n", "1", NULL, MLP, W_ALL, "xielu"),
+    PARAM("mlp.act_fn.alpha_p", "1", NULL, MLP, W_ALL, "xielu"),
+    PARAM("mlp.act_fn.alpha_n", "1", NULL, MLP, W_ALL, "xielu"),
     NORM("attention_layernorm", "h", "norm", W_ALL), NORM("feedforward_layernorm", "h", "norm", W_ALL), FINAL_NORM,
     LM_HEAD,
 };
@@ -194,13 +196,15 @@ static const llmmem__tdef t_aria_text[] = {
 #define DSA_LAYERS                                                                                  \
     MIXER_LIST("layer_types", "deepseek_sparse_attention=0,full_attention=0", LLMMEM__MR_FULL, NULL, NULL, 0, 0, \
                NULL)
-#define MLA_FFN_LIST(first, freq) FFN_LIST("mlp_layer_types", MLP_LAYER_TYPES_MAP, LLMMEM__FR_FIRST_K, first, freq, NULL)
+#define MLA_FFN_LIST(first, freq) \
+    FFN_LIST("mlp_layer_types", MLP_LAYER_TYPES_MAP, LLMMEM__FR_FIRST_K, first, freq, NULL)
 
 /* ---- axk1, axk2 ----------------------------------------------------------------------- */
 
 /* A.X-K1: DeepSeek-V3 with a post_mlp_layernorm on the MoE block's output. */
 static const llmmem__qdef q_axk1[] = {
-    Q_MLA("163840", "7168", "18432", "2048", "61", "64", "32768", E_KEYS, "192", "8", "1536", "512", "128", "64", "128", NULL),
+    Q_MLA("163840", "7168", "18432", "2048", "61", "64", "32768", E_KEYS, "192",
+          "8", "1536", "512", "128", "64", "128", NULL),
     Q("kd", "first_k_dense_replace", "1", NULL, COUNT),
 };
 static const llmmem__tdef t_axk1[] = {
@@ -213,7 +217,8 @@ static const llmmem__tdef t_axk1[] = {
  * gated norms (AXK2GatedRMSNorm: RMSNorm then a rank-gated_norm_rank sigmoid
  * gate mlp.fc1/fc2) before attention and before the MoE blocks. */
 static const llmmem__qdef q_axk2[] = {
-    Q_MLA("163840", "2048", "5120", "512", "48", "32", "131072", E_KEYS, "128", "8", "384", "128", "64", "32", "64", NULL),
+    Q_MLA("163840", "2048", "5120", "512", "48", "32", "131072", E_KEYS, "128",
+          "8", "384", "128", "64", "32", "64", NULL),
     Q("kd", "first_k_dense_replace", "1", NULL, COUNT), Q("freq", "moe_layer_freq", "1", NULL, LAYERS),
     Q_INDEXER("16", "128", "2048"), Q("gnr", "gated_norm_rank", "16", NULL, DIM), QD("nl", "L"),
 };
@@ -334,7 +339,8 @@ static const llmmem__qdef q_cohere2_moe[] = {
 };
 static const llmmem__tdef t_cohere2_moe[] = {
     EMBED_TOKENS, ATTN_QKVO(W_ALL), MLP_GATED("mlp", "fd", DENSE_LAYERS, "0"), ROUTER_PARAM("mlp.gate"), EXPERTS,
-    MLP_GATED_IF("mlp.shared_experts", "fs", MOE_LAYERS, "0", "ns > 0"), NORM("input_layernorm", "h", "norm", W_ALL), FINAL_NORM,
+    MLP_GATED_IF("mlp.shared_experts", "fs", MOE_LAYERS, "0", "ns > 0"),
+    NORM("input_layernorm", "h", "norm", W_ALL), FINAL_NORM,
     LM_HEAD,
 };
 
@@ -356,8 +362,8 @@ static const llmmem__tdef t_cwm[] = {
 /* DeepSeek-V3.2: DeepSeek-V3 plus an indexer in every layer; the MoE layers
  * from mlp_layer_types (first_k_dense_replace dense ones by default). */
 static const llmmem__qdef q_deepseek_v32[] = {
-    Q_MLA("129280", "7168", "18432", "2048", "61", "128", "163840", E_KEYS_NUM, "256", "8", "1536", "512", "128", "64", "128",
-          NULL),
+    Q_MLA("129280", "7168", "18432", "2048", "61", "128", "163840", E_KEYS_NUM, "256",
+          "8", "1536", "512", "128", "64", "128", NULL),
     Q("kd", "first_k_dense_replace", "3", NULL, COUNT), Q_INDEXER("64", "128", "2048"), QD("nl", "L"),
 };
 static const llmmem__tdef t_deepseek_v32[] = {
@@ -369,8 +375,8 @@ static const llmmem__tdef t_deepseek_v32[] = {
  * (by default "full" for layers < index_skip_topk_offset, then every
  * index_topk_freq-th). */
 static const llmmem__qdef q_glm_moe_dsa[] = {
-    Q_MLA("154880", "6144", "12288", "2048", "78", "64", "202752", E_KEYS_NUM, "256", "8", "2048", "512", "192", "64", "256",
-          NULL),
+    Q_MLA("154880", "6144", "12288", "2048", "78", "64", "202752", E_KEYS_NUM, "256",
+          "8", "2048", "512", "192", "64", "256", NULL),
     Q("kd", "first_k_dense_replace", "3", NULL, COUNT), Q_INDEXER("32", "128", "2048"),
     Q("ifreq", "index_topk_freq", "1", NULL, LAYERS), Q("ioff", "index_skip_topk_offset", "2", NULL, COUNT),
     QN("nl", "indexer_types", "min(ioff, L) + max(L - ioff, 0) / ifreq", "full"),
@@ -379,8 +385,7 @@ static const llmmem__qdef q_glm_moe_dsa[] = {
 
 /* ---- deepseek_v4 ------------------------------------------------------------------------- */
 
-/* DeepSeek-V4 (configs before transformers 5 give compress_ratios: 0, 4, 128
- * per layer, and the legacy compress_rate_csa/hca, qk_rope_head_dim): one shared KV head (kv_proj, read as key and value) with a
+/* DeepSeek-V4: one shared KV head (kv_proj, read as key and value) with a
  * sliding window on every layer, q through a LoRA (q_a_proj, q_a_norm,
  * q_b_proj), a grouped low-rank output (o_a_proj: an nn.Linear of o_groups
  * blocks, o_b_proj), one sink per head. "compressed_sparse_attention" layers
@@ -390,7 +395,9 @@ static const llmmem__qdef q_glm_moe_dsa[] = {
  * head_dim over their rate. Every layer is MoE (hash-routed or learned: the
  * same parameters; tid2eid is a buffer) with one shared expert of the expert
  * width, and the residual is hc_mult streams mixed by two hyper-connections
- * per layer (fn, base, scale) and hc_head before the final norm. */
+ * per layer (fn, base, scale) and hc_head before the final norm. Configs
+ * written before transformers 5 give compress_ratios (0, 4 or 128 per
+ * layer), compress_rate_csa/hca and qk_rope_head_dim instead. */
 static const llmmem__qdef q_deepseek_v4[] = {
     Q("V", "vocab_size", "129280", NULL, VOCAB), Q("h", "hidden_size", "4096", NULL, DIM),
     Q("fm", "moe_intermediate_size|intermediate_size", "2048", NULL, DIM), QD("f", "fm"),
@@ -404,8 +411,10 @@ static const llmmem__qdef q_deepseek_v4[] = {
     Q("csa", "compress_rate_csa|compress_rates.compressed_sparse_attention", "4", NULL, COUNT),
     Q("hca", "compress_rate_hca|compress_rates.heavily_compressed_attention", "128", NULL, COUNT),
     QN("ncsa", "layer_types|compress_ratios", "max(L - 2, 0) / 2", "compressed_sparse_attention|4"),
-    QN("nhca", "layer_types|compress_ratios", "min(L, 2) + (max(L - 2, 0) + 1) / 2", "heavily_compressed_attention|128"),
-    Q("rd", "qk_rope_head_dim", "d / 8", NULL, DIM0), QRN("prf", "partial_rotary_factor", "ratio(rd, d)", "ratio(rd, d)"),
+    QN("nhca", "layer_types|compress_ratios", "min(L, 2) + (max(L - 2, 0) + 1) / 2",
+       "heavily_compressed_attention|128"),
+    Q("rd", "qk_rope_head_dim", "d / 8", NULL, DIM0),
+    QRN("prf", "partial_rotary_factor", "ratio(rd, d)", "ratio(rd, d)"),
     Q_DROPOUT, Q_RMS("2"),
 };
 #define HC_ROWS(name)                                                                   \
@@ -415,7 +424,8 @@ static const llmmem__qdef q_deepseek_v4[] = {
 static const llmmem__tdef t_deepseek_v4[] = {
     EMBED_TOKENS, PARAM("self_attn.sinks", "a", NULL, ATTN, W_ALL, NULL),
     LINEAR("self_attn.q_a_proj", "ql", "h", ATTN, W_ALL, "0"), NORM("self_attn.q_a_norm", "ql", "0", W_ALL),
-    LINEAR("self_attn.q_b_proj", "a * d", "ql", ATTN, W_ALL, "0"), LINEAR("self_attn.kv_proj", "d", "h", ATTN, W_ALL, "0"),
+    LINEAR("self_attn.q_b_proj", "a * d", "ql", ATTN, W_ALL, "0"),
+    LINEAR("self_attn.kv_proj", "d", "h", ATTN, W_ALL, "0"),
     NORM("self_attn.kv_norm", "d", "0", W_ALL), LINEAR("self_attn.o_a_proj", "og * ol", "a * d / og", ATTN, W_ALL, "0"),
     LINEAR("self_attn.o_b_proj", "h", "og * ol", ATTN, W_ALL, "0"),
     /* DeepseekV4HCACompressor */
@@ -451,7 +461,8 @@ static const llmmem__qdef q_diffllama[] = {
 };
 static const llmmem__tdef t_diffllama[] = {
     EMBED_TOKENS, ATTN_QKVO(W_ALL), PARAM("self_attn.lambda_q1", "d", NULL, ATTN, W_ALL, NULL),
-    PARAM("self_attn.lambda_k1", "d", NULL, ATTN, W_ALL, NULL), PARAM("self_attn.lambda_q2", "d", NULL, ATTN, W_ALL, NULL),
+    PARAM("self_attn.lambda_k1", "d", NULL, ATTN, W_ALL, NULL),
+    PARAM("self_attn.lambda_q2", "d", NULL, ATTN, W_ALL, NULL),
     PARAM("self_attn.lambda_k2", "d", NULL, ATTN, W_ALL, NULL), MLP_GATED("mlp", "f", W_ALL, "0"), LAYER_NORMS,
     FINAL_NORM, LM_HEAD,
 };
@@ -472,7 +483,8 @@ static const llmmem__tdef t_doge[] = {
     EMBED_TOKENS, ATTN_QKVO(W_ALL), PARAM("self_attn.A", "k", NULL, ATTN, W_ALL, NULL),
     LINEAR("self_attn.dt_proj", "k", "k * d", ATTN, W_ALL, "ab"), QK_NORM("d", "d"),
     NORM("input_layernorm", "h", "norm", W_ALL), PARAM("input_residual", "h", NULL, NORM, W_ALL, NULL),
-    NORM("post_attention_layernorm", "h", "norm", W_ALL), PARAM("post_attention_residual", "h", NULL, NORM, W_ALL, NULL),
+    NORM("post_attention_layernorm", "h", "norm", W_ALL),
+    PARAM("post_attention_residual", "h", NULL, NORM, W_ALL, NULL),
     MLP_GATED("mlp", "f", W_ALL, "mb"), LINEAR("mlp.router_gate", "2 * nk", "h", ROUTER, MOE_LAYERS, "0"),
     WEIGHT("mlp.down_embed", "E", "h", EXPERT, MOE_LAYERS), WEIGHT("mlp.up_embed", "E", "h", EXPERT, MOE_LAYERS),
     FINAL_NORM, LM_HEAD,
@@ -577,7 +589,8 @@ static const llmmem__qdef q_glm4[] = {
 };
 static const llmmem__tdef t_glm4[] = {
     EMBED_TOKENS, ATTN_QKVO(W_ALL), LINEAR("mlp.gate_up_proj", "2 * f", "h", MLP, W_ALL, "0"),
-    LINEAR("mlp.down_proj", "h", "f", MLP, W_ALL, "0"), LAYER_NORMS, NORM("post_self_attn_layernorm", "h", "norm", W_ALL),
+    LINEAR("mlp.down_proj", "h", "f", MLP, W_ALL, "0"), LAYER_NORMS,
+    NORM("post_self_attn_layernorm", "h", "norm", W_ALL),
     NORM("post_mlp_layernorm", "h", "norm", W_ALL), FINAL_NORM, LM_HEAD,
 };
 
@@ -600,7 +613,8 @@ static const llmmem__tdef t_glm4_moe[] = {
 /* GLM-4.7-Flash (glm4_moe_lite): DeepSeek-V3's MLA and MoE; the MoE layers
  * from mlp_layer_types (all but the first by default). */
 static const llmmem__qdef q_glm4_moe_lite[] = {
-    Q_MLA("154880", "2048", "10240", "1536", "47", "20", "202752", E_KEYS, "64", "4", "768", "512", "192", "64", "256", "0"),
+    Q_MLA("154880", "2048", "10240", "1536", "47", "20", "202752", E_KEYS, "64",
+          "4", "768", "512", "192", "64", "256", "0"),
 };
 static const llmmem__tdef t_glm4_moe_lite[] = {
     EMBED_TOKENS, MLA_ROWS, MLA_MOE_ROWS, LAYER_NORMS, FINAL_NORM, LM_HEAD,
@@ -627,7 +641,8 @@ static const llmmem__tdef t_gpt_bigcode[] = {
     LINEAR("attn.c_proj", "h", "h", ATTN, W_ALL, "1"), NORM("ln_2", "h", "1", W_ALL),
     LINEAR_IF("crossattention.c_attn", "2 * h", "h", ATTN, W_ALL, "1", "xa"),
     LINEAR_IF("crossattention.q_attn", "h", "h", ATTN, W_ALL, "1", "xa"),
-    LINEAR_IF("crossattention.c_proj", "h", "h", ATTN, W_ALL, "1", "xa"), NORM_IF("ln_cross_attn", "h", "1", W_ALL, "xa"),
+    LINEAR_IF("crossattention.c_proj", "h", "h", ATTN, W_ALL, "1", "xa"),
+    NORM_IF("ln_cross_attn", "h", "1", W_ALL, "xa"),
     LINEAR("mlp.c_fc", "f", "h", MLP, W_ALL, "1"), LINEAR("mlp.c_proj", "h", "f", MLP, W_ALL, "1"),
     NORM("transformer.ln_f", "h", "1", W_ONCE), LM_HEAD,
 };
@@ -637,16 +652,19 @@ static const llmmem__tdef t_gpt_bigcode[] = {
  * ([[["global", "local"], 12]] by default). */
 static const llmmem__qdef q_gpt_neo[] = {
     Q("V", "vocab_size", "50257", NULL, VOCAB), Q("h", "hidden_size", "2048", NULL, DIM),
-    Q("L", "num_layers|num_hidden_layers", "24", NULL, LAYERS), Q("a", "num_heads|num_attention_heads", "16", NULL, COUNT),
+    Q("L", "num_layers|num_hidden_layers", "24", NULL, LAYERS),
+    Q("a", "num_heads|num_attention_heads", "16", NULL, COUNT),
     Q("f", "intermediate_size", "4 * h", "4 * h", DIM), Q("pos", "max_position_embeddings", "2048", NULL, POS),
     Q_TIE("1"), QD("k", "a"), QD("d", "h / a"), Q("sw", "window_size", "256", NULL, POS),
     QR("pa", "attention_dropout", "0"), QR("ph", "resid_dropout", "0"), QR("pe", "embed_dropout", "0"),
-    QR("prf", NULL, "0"), QD("ab", "0"), QD("mb", "1"), QD("hb", "0"), QD("norm", "1"), QD("npl", "2"), QD("gated", "0"),
+    QR("prf", NULL, "0"), QD("ab", "0"), QD("mb", "1"), QD("hb", "0"), QD("norm", "1"), QD("npl", "2"),
+    QD("gated", "0"),
 };
 static const llmmem__tdef t_gpt_neo[] = {
     WEIGHT("transformer.wte", "V", "h", EMBED, W_ONCE), WEIGHT("transformer.wpe", "pos", "h", EMBED, W_ONCE),
     NORM("ln_1", "h", "1", W_ALL), LINEAR("attn.attention.k_proj", "h", "h", ATTN, W_ALL, "0"),
-    LINEAR("attn.attention.v_proj", "h", "h", ATTN, W_ALL, "0"), LINEAR("attn.attention.q_proj", "h", "h", ATTN, W_ALL, "0"),
+    LINEAR("attn.attention.v_proj", "h", "h", ATTN, W_ALL, "0"),
+    LINEAR("attn.attention.q_proj", "h", "h", ATTN, W_ALL, "0"),
     LINEAR("attn.attention.out_proj", "h", "h", ATTN, W_ALL, "1"), NORM("ln_2", "h", "1", W_ALL),
     LINEAR("mlp.c_fc", "f", "h", MLP, W_ALL, "1"), LINEAR("mlp.c_proj", "h", "f", MLP, W_ALL, "1"),
     NORM("transformer.ln_f", "h", "1", W_ONCE), LM_HEAD,
@@ -666,9 +684,11 @@ static const llmmem__qdef q_gpt_neox_japanese[] = {
 static const llmmem__tdef t_gpt_neox_japanese[] = {
     WEIGHT("gpt_neox_japanese.embed_in", "V", "h", EMBED, W_ONCE), NORM("input_layernorm", "h", "1", W_ALL),
     NORM("post_attention_layernorm", "h", "1", W_ALL),
-    LINEAR("attention.query_key_value", "3 * h", "h", ATTN, W_ALL, "0"), LINEAR("attention.dense", "h", "h", ATTN, W_ALL, "0"),
+    LINEAR("attention.query_key_value", "3 * h", "h", ATTN, W_ALL, "0"),
+    LINEAR("attention.dense", "h", "h", ATTN, W_ALL, "0"),
     PARAM_N("attention.dense_bias", "h", NULL, ATTN, "1"), LINEAR("mlp.dense_h_to_4h", "f", "h", MLP, W_ALL, "0"),
-    LINEAR("mlp.dense_4h_to_h", "h", "f", MLP, W_ALL, "0"), NORM("gpt_neox_japanese.final_layer_norm", "h", "1", W_ONCE),
+    LINEAR("mlp.dense_4h_to_h", "h", "f", MLP, W_ALL, "0"),
+    NORM("gpt_neox_japanese.final_layer_norm", "h", "1", W_ONCE),
     HEAD_ROWS("embed_out"),
 };
 
@@ -692,7 +712,8 @@ const llmmem__arch llmmem__fam_dense1[] = {
            "modeling_axk2.py: MLA with q_gate_proj, DSA indexer, gated norms"),
     FAMILY(bitnet, LLAMA, MIXER_FULL, FFN_DENSE, RMS, SILU_GLU, "modeling_bitnet.py: sub-norms, relu2 GLU"),
     FAMILY(bloom, GPT_NEOX, MIXER_FULL, FFN_DENSE, LAYER, GELU_NEW, "modeling_bloom.py: ALiBi, embedding LayerNorm"),
-    FAMILY(codegen, GPTJ, MIXER_FULL, FFN_DENSE, LAYER, GELU_NEW, "modeling_codegen.py: parallel block, fused qkv_proj"),
+    FAMILY(codegen, GPTJ, MIXER_FULL, FFN_DENSE, LAYER, GELU_NEW,
+           "modeling_codegen.py: parallel block, fused qkv_proj"),
     FAMILY(cohere, LLAMA, MIXER_FULL, FFN_DENSE, LAYER_NOBIAS, SILU_GLU,
            "modeling_cohere.py: parallel block, bias-free LayerNorm"),
     FAMILY(cohere2, LLAMA, EVERY_PTH_FULL("swp"), FFN_DENSE, LAYER_NOBIAS, SILU_GLU,
