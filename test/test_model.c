@@ -409,8 +409,8 @@ static void test_registry_rules(void **state)
              "expected a string");
     bad_text("{\"model_type\": \"glm_moe_dsa\", \"indexer_types\": \"full\"}", LLMMEM_E_SCHEMA, "\"indexer_types\"",
              "expected an array of strings");
-    bad_text("{\"model_type\": \"glm_moe_dsa\", \"indexer_types\": [\"full\", 1]}", LLMMEM_E_SCHEMA,
-             "\"indexer_types\"", "expected a string entry");
+    bad_text("{\"model_type\": \"glm_moe_dsa\", \"indexer_types\": [\"full\", [1]]}", LLMMEM_E_SCHEMA,
+             "\"indexer_types\"", "expected a string or integer entry");
     /* XIELUActivation's two parameters per layer go with hidden_act "xielu" */
     llmmem_model *x = from_text("{\"model_type\": \"apertus\", \"num_hidden_layers\": 3}");
     m = from_text("{\"model_type\": \"apertus\", \"num_hidden_layers\": 3, \"hidden_act\": \"relu2\"}");

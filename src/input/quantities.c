@@ -65,7 +65,7 @@ static int read_strings(int64_t *out, const llmmem__qdef *d, const llmmem__json 
             v = num;
         }
         if (!v)
-            return llmmem__json_error_at(doc, it, LLMMEM_E_SCHEMA, path, "expected a string entry");
+            return llmmem__json_error_at(doc, it, LLMMEM_E_SCHEMA, path, "expected a string or integer entry");
         *out += choice_of(d->choices, v, strlen(v)) > 0;
     }
     return 0;

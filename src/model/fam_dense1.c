@@ -9,53 +9,53 @@
 /* ---- shared rows ------------------------------------------------------------------ */
 
 #define EMBED_TOKENS WEIGHT("model.embed_tokens", "V", "h", EMBED, W_ONCE)
-#define HEAD_ROWS(name)                                                                   \
-    {name, "V", "h", T_(HEAD), LLMMEM__TF_LINEAR, W_ONCE, "!tie", NULL},                  \
+#define HEAD_ROWS(name)                                                  \
+    {name, "V", "h", T_(HEAD), LLMMEM__TF_LINEAR, W_ONCE, "!tie", NULL}, \
         {name, "V", NULL, T_(HEAD), LLMMEM__TF_BIAS, W_ONCE, "hb", NULL}
 #define LM_HEAD HEAD_ROWS("lm_head")
 #define FINAL_NORM NORM("model.norm", "h", "norm", W_ONCE)
 
 /* q/k/v with bias `ab`, o with bias `ob` (LlamaAttention). */
-#define ATTN_QKVO(where)                                                   \
-    LINEAR("self_attn.q_proj", "a * d", "h", ATTN, where, "ab"),           \
-        LINEAR("self_attn.k_proj", "k * d", "h", ATTN, where, "ab"),       \
-        LINEAR("self_attn.v_proj", "k * d", "h", ATTN, where, "ab"),       \
+#define ATTN_QKVO(where)                                             \
+    LINEAR("self_attn.q_proj", "a * d", "h", ATTN, where, "ab"),     \
+        LINEAR("self_attn.k_proj", "k * d", "h", ATTN, where, "ab"), \
+        LINEAR("self_attn.v_proj", "k * d", "h", ATTN, where, "ab"), \
         LINEAR("self_attn.o_proj", "h", "a * d", ATTN, where, "ob")
-#define QK_NORM(qwidth, kwidth)                                              \
-    NORM_IF("self_attn.q_norm", qwidth, "norm", W_ALL, "qkn"),               \
+#define QK_NORM(qwidth, kwidth)                                \
+    NORM_IF("self_attn.q_norm", qwidth, "norm", W_ALL, "qkn"), \
         NORM_IF("self_attn.k_norm", kwidth, "norm", W_ALL, "qkn")
 /* act(gate(x)) * up(x) -> down */
-#define MLP_GATED(prefix, width, where, bias)                                  \
-    LINEAR(prefix ".gate_proj", width, "h", MLP, where, bias),                 \
-        LINEAR(prefix ".up_proj", width, "h", MLP, where, bias),               \
+#define MLP_GATED(prefix, width, where, bias)                    \
+    LINEAR(prefix ".gate_proj", width, "h", MLP, where, bias),   \
+        LINEAR(prefix ".up_proj", width, "h", MLP, where, bias), \
         LINEAR(prefix ".down_proj", "h", width, MLP, where, bias)
 /* the same, present only when `when` is non-zero */
-#define MLP_GATED_IF(prefix, width, where, bias, when)                         \
-    LINEAR_IF(prefix ".gate_proj", width, "h", MLP, where, bias, when),        \
-        LINEAR_IF(prefix ".up_proj", width, "h", MLP, where, bias, when),      \
+#define MLP_GATED_IF(prefix, width, where, bias, when)                    \
+    LINEAR_IF(prefix ".gate_proj", width, "h", MLP, where, bias, when),   \
+        LINEAR_IF(prefix ".up_proj", width, "h", MLP, where, bias, when), \
         LINEAR_IF(prefix ".down_proj", "h", width, MLP, where, bias, when)
 /* act(up(x)) -> down (relu2, xielu) */
-#define MLP_UP_DOWN(bias)                                              \
+#define MLP_UP_DOWN(bias) \
     LINEAR("mlp.up_proj", "f", "h", MLP, W_ALL, bias), LINEAR("mlp.down_proj", "h", "f", MLP, W_ALL, bias)
 /* the fused experts of a MoE layer */
-#define EXPERTS                                                                           \
-    PARAM("mlp.experts.gate_up_proj", "E * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL),        \
+#define EXPERTS                                                                     \
+    PARAM("mlp.experts.gate_up_proj", "E * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL), \
         PARAM("mlp.experts.down_proj", "E * h", "fm", EXPERT, MOE_LAYERS, NULL)
 /* a router kept as a parameter [E, h] (TopKRouter.weight) */
 #define ROUTER_PARAM(name) WEIGHT(name, "E", "h", ROUTER, MOE_LAYERS)
 #define LAYER_NORMS NORM("input_layernorm", "h", "norm", W_ALL), NORM("post_attention_layernorm", "h", "norm", W_ALL)
 /* post-norms only (olmo2 style) */
-#define POST_NORMS                                                                       \
+#define POST_NORMS \
     NORM("post_attention_layernorm", "h", "norm", W_ALL), NORM("post_feedforward_layernorm", "h", "norm", W_ALL)
 
 /* The dimensions every llama-like config has, with the class's defaults
  * (num_key_value_heads None = num_attention_heads). */
-#define Q_BASE(V, h, f, L, a, k, pos)                                       \
+#define Q_BASE(V, h, f, L, a, k, pos)                                          \
     Q("V", "vocab_size", V, NULL, VOCAB), Q("h", "hidden_size", h, NULL, DIM), \
-        Q("f", "intermediate_size", f, NULL, DIM),                          \
-        Q("L", "num_hidden_layers", L, NULL, LAYERS),                       \
-        Q("a", "num_attention_heads", a, NULL, COUNT),                      \
-        Q("k", "num_key_value_heads", k, "a", COUNT),                       \
+        Q("f", "intermediate_size", f, NULL, DIM),                             \
+        Q("L", "num_hidden_layers", L, NULL, LAYERS),                          \
+        Q("a", "num_attention_heads", a, NULL, COUNT),                         \
+        Q("k", "num_key_value_heads", k, "a", COUNT),                          \
         Q("pos", "max_position_embeddings", pos, NULL, POS)
 /* head_dim read as getattr(config, "head_dim", h // a): a class without the
  * field still takes it from config.json. */
@@ -71,7 +71,7 @@
 
 #define LAYER_TYPES_MAP "sliding_attention=1,full_attention=0"
 /* sliding but for every p-th layer ((i + 1) % p == 0: full) */
-#define EVERY_PTH_FULL(p)                                                                            \
+#define EVERY_PTH_FULL(p)                                                                                        \
     MIXER_LIST("layer_types", LAYER_TYPES_MAP, LLMMEM__MR_PERIODIC, p, "1", LLMMEM__MX_FULL, LLMMEM__MX_SLIDING, \
                NULL)
 #define MLP_LAYER_TYPES_MAP "sparse=1,dense=0"
@@ -153,47 +153,47 @@ static const llmmem__tdef t_aria_text[] = {
  * num_experts argument). */
 #define E_KEYS "n_routed_experts|num_local_experts"
 #define E_KEYS_NUM "num_experts|n_routed_experts|num_local_experts"
-#define Q_MLA(V, h, f, fm, L, a, pos, ekeys, E, K, ql, kvl, dn, dr, dv, qlnul)                            \
-    Q("V", "vocab_size", V, NULL, VOCAB), Q("h", "hidden_size", h, NULL, DIM),                       \
-        Q("f", "intermediate_size", f, NULL, DIM), Q("fm", "moe_intermediate_size", fm, NULL, DIM),    \
-        Q("L", "num_hidden_layers", L, NULL, LAYERS), Q("a", "num_attention_heads", a, NULL, COUNT),   \
-        Q("k", "num_key_value_heads", "a", "a", COUNT), Q("pos", "max_position_embeddings", pos, NULL, POS), \
-        Q_TIE("0"), Q("ab", "attention_bias", "0", NULL, BOOL), QD("hb", "0"),                         \
-        Q("E", ekeys, E, NULL, COUNT),                                                                 \
-        Q("K", "num_experts_per_tok", K, NULL, COUNT), Q("ns", "n_shared_experts", "1", NULL, COUNT),  \
+#define Q_MLA(V, h, f, fm, L, a, pos, ekeys, E, K, ql, kvl, dn, dr, dv, qlnul)                                  \
+    Q("V", "vocab_size", V, NULL, VOCAB), Q("h", "hidden_size", h, NULL, DIM),                                  \
+        Q("f", "intermediate_size", f, NULL, DIM), Q("fm", "moe_intermediate_size", fm, NULL, DIM),             \
+        Q("L", "num_hidden_layers", L, NULL, LAYERS), Q("a", "num_attention_heads", a, NULL, COUNT),            \
+        Q("k", "num_key_value_heads", "a", "a", COUNT), Q("pos", "max_position_embeddings", pos, NULL, POS),    \
+        Q_TIE("0"), Q("ab", "attention_bias", "0", NULL, BOOL), QD("hb", "0"),                                  \
+        Q("E", ekeys, E, NULL, COUNT),                                                                          \
+        Q("K", "num_experts_per_tok", K, NULL, COUNT), Q("ns", "n_shared_experts", "1", NULL, COUNT),           \
         QD("fs", "ns * fm"), Q("ql", "q_lora_rank", ql, qlnul, DIM0), Q("kvl", "kv_lora_rank", kvl, NULL, DIM), \
-        Q("dn", "qk_nope_head_dim", dn, NULL, DIM0), Q("dr", "qk_rope_head_dim", dr, NULL, DIM0),      \
-        Q("dv", "v_head_dim", dv, NULL, DIM), QD("d", "dn + dr"), QR("prf", NULL, "ratio(dr, d)"),       \
+        Q("dn", "qk_nope_head_dim", dn, NULL, DIM0), Q("dr", "qk_rope_head_dim", dr, NULL, DIM0),               \
+        Q("dv", "v_head_dim", dv, NULL, DIM), QD("d", "dn + dr"), QR("prf", NULL, "ratio(dr, d)"),              \
         Q_DROPOUT, QD("norm", "0"), QD("npl", "2"), QD("gated", "1")
 /* DeepseekV3Attention: q through q_a_proj / q_a_layernorm / q_b_proj (or one
  * q_proj when q_lora_rank is None), kv_a_proj_with_mqa (latent + shared rope
  * key), kv_a_layernorm, kv_b_proj, o_proj. */
-#define MLA_ROWS                                                                                    \
-    LINEAR_IF("self_attn.q_a_proj", "ql", "h", ATTN, W_ALL, "ab", "ql > 0"),                         \
-        NORM_IF("self_attn.q_a_layernorm", "ql", "0", W_ALL, "ql > 0"),                              \
-        LINEAR_IF("self_attn.q_b_proj", "a * d", "ql", ATTN, W_ALL, "0", "ql > 0"),                  \
-        LINEAR_IF("self_attn.q_proj", "a * d", "h", ATTN, W_ALL, "0", "ql == 0"),                    \
-        LINEAR("self_attn.kv_a_proj_with_mqa", "kvl + dr", "h", ATTN, W_ALL, "ab"),                  \
-        NORM("self_attn.kv_a_layernorm", "kvl", "0", W_ALL),                                          \
-        LINEAR("self_attn.kv_b_proj", "a * (dn + dv)", "kvl", ATTN, W_ALL, "0"),                     \
+#define MLA_ROWS                                                                    \
+    LINEAR_IF("self_attn.q_a_proj", "ql", "h", ATTN, W_ALL, "ab", "ql > 0"),        \
+        NORM_IF("self_attn.q_a_layernorm", "ql", "0", W_ALL, "ql > 0"),             \
+        LINEAR_IF("self_attn.q_b_proj", "a * d", "ql", ATTN, W_ALL, "0", "ql > 0"), \
+        LINEAR_IF("self_attn.q_proj", "a * d", "h", ATTN, W_ALL, "0", "ql == 0"),   \
+        LINEAR("self_attn.kv_a_proj_with_mqa", "kvl + dr", "h", ATTN, W_ALL, "ab"), \
+        NORM("self_attn.kv_a_layernorm", "kvl", "0", W_ALL),                        \
+        LINEAR("self_attn.kv_b_proj", "a * (dn + dv)", "kvl", ATTN, W_ALL, "0"),    \
         LINEAR("self_attn.o_proj", "h", "a * dv", ATTN, W_ALL, "ab")
 /* DeepseekV3MoE: gate (TopkRouter.weight; e_score_correction_bias is a
  * buffer), experts, shared_experts of width n_shared_experts * fm. */
-#define MLA_MOE_ROWS                                                                                \
-    MLP_GATED("mlp", "f", DENSE_LAYERS, "0"), ROUTER_PARAM("mlp.gate"), EXPERTS,                     \
+#define MLA_MOE_ROWS                                                             \
+    MLP_GATED("mlp", "f", DENSE_LAYERS, "0"), ROUTER_PARAM("mlp.gate"), EXPERTS, \
         MLP_GATED("mlp.shared_experts", "fs", MOE_LAYERS, "0")
 /* The DeepSeek-V3.2 sparse-attention indexer (DSA): its own query from the
  * q LoRA latent (wq_b), one key head (wk, k_norm a LayerNorm with bias) and
  * per-head weights (weights_proj); index_topk keys kept per query. */
-#define INDEXER_ROWS(where_n)                                                                       \
-    LINEAR_N("self_attn.indexer.wq_b", "ih * id", "ql", ATTN, where_n, "0"),                         \
-        LINEAR_N("self_attn.indexer.wk", "id", "h", ATTN, where_n, "0"),                             \
-        NORM_N("self_attn.indexer.k_norm", "id", "1", where_n),                                      \
-        LINEAR_N("self_attn.indexer.weights_proj", "ih", "h", ATTN, where_n, "0")
+#define INDEXER_ROWS(where_n)                                                            \
+    LINEAR_N("self_attn.indexer.wq_b", "idx_heads * idx_dim", "ql", ATTN, where_n, "0"), \
+        LINEAR_N("self_attn.indexer.wk", "idx_dim", "h", ATTN, where_n, "0"),            \
+        NORM_N("self_attn.indexer.k_norm", "idx_dim", "1", where_n),                     \
+        LINEAR_N("self_attn.indexer.weights_proj", "idx_heads", "h", ATTN, where_n, "0")
 #define Q_INDEXER(ih, id, topk)                                                                      \
-    Q("ih", "index_n_heads", ih, NULL, COUNT), Q("id", "index_head_dim", id, NULL, DIM),              \
-        Q("itk", "index_topk", topk, NULL, POS)
-#define DSA_LAYERS                                                                                  \
+    Q("idx_heads", "index_n_heads", ih, NULL, COUNT), Q("idx_dim", "index_head_dim", id, NULL, DIM), \
+        Q("idx_topk", "index_topk", topk, NULL, POS)
+#define DSA_LAYERS                                                                                               \
     MIXER_LIST("layer_types", "deepseek_sparse_attention=0,full_attention=0", LLMMEM__MR_FULL, NULL, NULL, 0, 0, \
                NULL)
 #define MLA_FFN_LIST(first, freq) \
@@ -220,10 +220,10 @@ static const llmmem__qdef q_axk2[] = {
     Q_MLA("163840", "2048", "5120", "512", "48", "32", "131072", E_KEYS, "128",
           "8", "384", "128", "64", "32", "64", NULL),
     Q("kd", "first_k_dense_replace", "1", NULL, COUNT), Q("freq", "moe_layer_freq", "1", NULL, LAYERS),
-    Q_INDEXER("16", "128", "2048"), Q("gnr", "gated_norm_rank", "16", NULL, DIM), QD("nl", "L"),
+    Q_INDEXER("16", "128", "2048"), Q("gnr", "gated_norm_rank", "16", NULL, DIM), QD("idx_layers", "L"),
 };
-#define GATED_NORM(name, where)                                                                   \
-    NORM(name ".norm", "h", "0", where), LINEAR(name ".mlp.fc1", "gnr", "h", NORM, where, "0"),     \
+#define GATED_NORM(name, where)                                                                 \
+    NORM(name ".norm", "h", "0", where), LINEAR(name ".mlp.fc1", "gnr", "h", NORM, where, "0"), \
         LINEAR(name ".mlp.fc2", "h", "gnr", NORM, where, "0")
 static const llmmem__tdef t_axk2[] = {
     EMBED_TOKENS,
@@ -234,7 +234,7 @@ static const llmmem__tdef t_axk2[] = {
     NORM("self_attn.kv_a_layernorm", "kvl", "0", W_ALL),
     LINEAR("self_attn.kv_b_proj", "a * (dn + dv)", "kvl", ATTN, W_ALL, "0"),
     LINEAR("self_attn.o_proj", "h", "a * dv", ATTN, W_ALL, "ab"),
-    INDEXER_ROWS("nl"), MLA_MOE_ROWS, GATED_NORM("input_layernorm", W_ALL),
+    INDEXER_ROWS("idx_layers"), MLA_MOE_ROWS, GATED_NORM("input_layernorm", W_ALL),
     GATED_NORM("post_attention_layernorm", MOE_LAYERS), NORM("post_attention_layernorm", "h", "0", DENSE_LAYERS),
     FINAL_NORM, LM_HEAD,
 };
@@ -364,10 +364,10 @@ static const llmmem__tdef t_cwm[] = {
 static const llmmem__qdef q_deepseek_v32[] = {
     Q_MLA("129280", "7168", "18432", "2048", "61", "128", "163840", E_KEYS_NUM, "256",
           "8", "1536", "512", "128", "64", "128", NULL),
-    Q("kd", "first_k_dense_replace", "3", NULL, COUNT), Q_INDEXER("64", "128", "2048"), QD("nl", "L"),
+    Q("kd", "first_k_dense_replace", "3", NULL, COUNT), Q_INDEXER("64", "128", "2048"), QD("idx_layers", "L"),
 };
 static const llmmem__tdef t_deepseek_v32[] = {
-    EMBED_TOKENS, MLA_ROWS, INDEXER_ROWS("nl"), MLA_MOE_ROWS, LAYER_NORMS, FINAL_NORM, LM_HEAD,
+    EMBED_TOKENS, MLA_ROWS, INDEXER_ROWS("idx_layers"), MLA_MOE_ROWS, LAYER_NORMS, FINAL_NORM, LM_HEAD,
 };
 
 /* GLM-5 (glm_moe_dsa): DeepSeek-V3.2's layout; a layer whose indexer_types
@@ -379,7 +379,7 @@ static const llmmem__qdef q_glm_moe_dsa[] = {
           "8", "2048", "512", "192", "64", "256", NULL),
     Q("kd", "first_k_dense_replace", "3", NULL, COUNT), Q_INDEXER("32", "128", "2048"),
     Q("ifreq", "index_topk_freq", "1", NULL, LAYERS), Q("ioff", "index_skip_topk_offset", "2", NULL, COUNT),
-    QN("nl", "indexer_types", "min(ioff, L) + max(L - ioff, 0) / ifreq", "full"),
+    QN("idx_layers", "indexer_types", "min(ioff, L) + max(L - ioff, 0) / ifreq", "full"),
 };
 #define t_glm_moe_dsa t_deepseek_v32
 
@@ -407,19 +407,19 @@ static const llmmem__qdef q_deepseek_v4[] = {
     Q("mb", "mlp_bias", "0", NULL, BOOL), QD("hb", "0"), Q("ql", "q_lora_rank", "1024", NULL, DIM),
     Q("E", "n_routed_experts|num_local_experts", "256", NULL, COUNT), Q("K", "num_experts_per_tok", "6", NULL, COUNT),
     QD("ns", "1"), QD("fs", "fm"), Q("sw", "sliding_window", "128", NULL, POS), Q("og", "o_groups", "8", NULL, COUNT),
-    Q("ol", "o_lora_rank", "1024", NULL, DIM), Q_INDEXER("64", "128", "512"), Q("hc", "hc_mult", "4", NULL, COUNT),
-    Q("csa", "compress_rate_csa|compress_rates.compressed_sparse_attention", "4", NULL, COUNT),
-    Q("hca", "compress_rate_hca|compress_rates.heavily_compressed_attention", "128", NULL, COUNT),
-    QN("ncsa", "layer_types|compress_ratios", "max(L - 2, 0) / 2", "compressed_sparse_attention|4"),
-    QN("nhca", "layer_types|compress_ratios", "min(L, 2) + (max(L - 2, 0) + 1) / 2",
+    Q("ol", "o_lora_rank", "1024", NULL, DIM), Q_INDEXER("64", "128", "512"), Q("hc_mult", "hc_mult", "4", NULL, COUNT),
+    Q("csa_rate", "compress_rate_csa|compress_rates.compressed_sparse_attention", "4", NULL, COUNT),
+    Q("hca_rate", "compress_rate_hca|compress_rates.heavily_compressed_attention", "128", NULL, COUNT),
+    QN("n_csa", "layer_types|compress_ratios", "max(L - 2, 0) / 2", "compressed_sparse_attention|4"),
+    QN("n_hca", "layer_types|compress_ratios", "min(L, 2) + (max(L - 2, 0) + 1) / 2",
        "heavily_compressed_attention|128"),
     Q("rd", "qk_rope_head_dim", "d / 8", NULL, DIM0),
     QRN("prf", "partial_rotary_factor", "ratio(rd, d)", "ratio(rd, d)"),
     Q_DROPOUT, Q_RMS("2"),
 };
-#define HC_ROWS(name)                                                                   \
-    PARAM(name ".fn", "(2 + hc) * hc", "hc * h", NORM, W_ALL, NULL),                    \
-        PARAM(name ".base", "(2 + hc) * hc", NULL, NORM, W_ALL, NULL),                  \
+#define HC_ROWS(name)                                                               \
+    PARAM(name ".fn", "(2 + hc_mult) * hc_mult", "hc_mult * h", NORM, W_ALL, NULL), \
+        PARAM(name ".base", "(2 + hc_mult) * hc_mult", NULL, NORM, W_ALL, NULL),    \
         PARAM(name ".scale", "3", NULL, NORM, W_ALL, NULL)
 static const llmmem__tdef t_deepseek_v4[] = {
     EMBED_TOKENS, PARAM("self_attn.sinks", "a", NULL, ATTN, W_ALL, NULL),
@@ -429,25 +429,25 @@ static const llmmem__tdef t_deepseek_v4[] = {
     NORM("self_attn.kv_norm", "d", "0", W_ALL), LINEAR("self_attn.o_a_proj", "og * ol", "a * d / og", ATTN, W_ALL, "0"),
     LINEAR("self_attn.o_b_proj", "h", "og * ol", ATTN, W_ALL, "0"),
     /* DeepseekV4HCACompressor */
-    PARAM_N("self_attn.compressor.position_bias", "hca", "d", ATTN, "nhca"),
-    LINEAR_N("self_attn.compressor.kv_proj", "d", "h", ATTN, "nhca", "0"),
-    LINEAR_N("self_attn.compressor.gate_proj", "d", "h", ATTN, "nhca", "0"),
-    NORM_N("self_attn.compressor.kv_norm", "d", "0", "nhca"),
+    PARAM_N("self_attn.compressor.position_bias", "hca_rate", "d", ATTN, "n_hca"),
+    LINEAR_N("self_attn.compressor.kv_proj", "d", "h", ATTN, "n_hca", "0"),
+    LINEAR_N("self_attn.compressor.gate_proj", "d", "h", ATTN, "n_hca", "0"),
+    NORM_N("self_attn.compressor.kv_norm", "d", "0", "n_hca"),
     /* DeepseekV4CSACompressor and its DeepseekV4Indexer */
-    PARAM_N("self_attn.compressor.position_bias", "csa", "2 * d", ATTN, "ncsa"),
-    LINEAR_N("self_attn.compressor.kv_proj", "2 * d", "h", ATTN, "ncsa", "0"),
-    LINEAR_N("self_attn.compressor.gate_proj", "2 * d", "h", ATTN, "ncsa", "0"),
-    NORM_N("self_attn.compressor.kv_norm", "d", "0", "ncsa"),
-    PARAM_N("self_attn.compressor.indexer.position_bias", "csa", "2 * id", ATTN, "ncsa"),
-    LINEAR_N("self_attn.compressor.indexer.kv_proj", "2 * id", "h", ATTN, "ncsa", "0"),
-    LINEAR_N("self_attn.compressor.indexer.gate_proj", "2 * id", "h", ATTN, "ncsa", "0"),
-    NORM_N("self_attn.compressor.indexer.kv_norm", "id", "0", "ncsa"),
-    LINEAR_N("self_attn.compressor.indexer.q_b_proj", "ih * id", "ql", ATTN, "ncsa", "0"),
-    LINEAR_N("self_attn.compressor.indexer.scorer.weights_proj", "ih", "h", ATTN, "ncsa", "0"),
+    PARAM_N("self_attn.compressor.position_bias", "csa_rate", "2 * d", ATTN, "n_csa"),
+    LINEAR_N("self_attn.compressor.kv_proj", "2 * d", "h", ATTN, "n_csa", "0"),
+    LINEAR_N("self_attn.compressor.gate_proj", "2 * d", "h", ATTN, "n_csa", "0"),
+    NORM_N("self_attn.compressor.kv_norm", "d", "0", "n_csa"),
+    PARAM_N("self_attn.compressor.indexer.position_bias", "csa_rate", "2 * idx_dim", ATTN, "n_csa"),
+    LINEAR_N("self_attn.compressor.indexer.kv_proj", "2 * idx_dim", "h", ATTN, "n_csa", "0"),
+    LINEAR_N("self_attn.compressor.indexer.gate_proj", "2 * idx_dim", "h", ATTN, "n_csa", "0"),
+    NORM_N("self_attn.compressor.indexer.kv_norm", "idx_dim", "0", "n_csa"),
+    LINEAR_N("self_attn.compressor.indexer.q_b_proj", "idx_heads * idx_dim", "ql", ATTN, "n_csa", "0"),
+    LINEAR_N("self_attn.compressor.indexer.scorer.weights_proj", "idx_heads", "h", ATTN, "n_csa", "0"),
     ROUTER_PARAM("mlp.gate"), EXPERTS, MLP_GATED("mlp.shared_experts", "fs", MOE_LAYERS, "mb"), LAYER_NORMS,
     HC_ROWS("attn_hc"), HC_ROWS("ffn_hc"), FINAL_NORM,
-    PARAM("model.hc_head.hc_fn", "hc", "hc * h", NORM, W_ONCE, NULL),
-    PARAM("model.hc_head.hc_base", "hc", NULL, NORM, W_ONCE, NULL),
+    PARAM("model.hc_head.hc_fn", "hc_mult", "hc_mult * h", NORM, W_ONCE, NULL),
+    PARAM("model.hc_head.hc_base", "hc_mult", NULL, NORM, W_ONCE, NULL),
     PARAM("model.hc_head.hc_scale", "1", NULL, NORM, W_ONCE, NULL), LM_HEAD,
 };
 
@@ -694,7 +694,7 @@ static const llmmem__tdef t_gpt_neox_japanese[] = {
 
 /* ---- the entries -------------------------------------------------------------------------- */
 
-#define FAMILY(type, fam, mixer, ffn, norm, act, about)                                                    \
+#define FAMILY(type, fam, mixer, ffn, norm, act, about)                                                            \
     {#type, LLMMEM__FAM_##fam, ROWS(q_##type), ROWS(t_##type), mixer, ffn, LLMMEM__NORM_##norm, LLMMEM__ACT_##act, \
      about}
 #define ALL_SLIDING MIXER_LIST("layer_types", LAYER_TYPES_MAP, LLMMEM__MR_SLIDING, NULL, NULL, 0, 0, NULL)
