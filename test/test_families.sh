@@ -11,7 +11,7 @@ if [ -f ../shared/groundtruth/transformers-5.17-families.jsonl ]; then
     cmp ../shared/groundtruth/transformers-5.17-families.jsonl "$REF"
 fi
 files=("$REF")
-for f in test/data/families/families-5.17.jsonl test/data/families/variants-5.17.jsonl \
+for f in test/data/families/families-5.17.jsonl test/data/families/variants-*.jsonl \
          test/data/families/hub-flagships.jsonl test/data/families/multimodal-5.17.jsonl; do
     [ -f "$f" ] && files+=("$f")
 done

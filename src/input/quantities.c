@@ -18,7 +18,58 @@ static const bounds qbounds[LLMMEM__QT_COUNT_] = {
     [LLMMEM__QT_LAYERS] = {1, 100000},           [LLMMEM__QT_COUNT] = {0, INT64_C(1) << 22},
     [LLMMEM__QT_VOCAB] = {1, INT64_C(1) << 26},  [LLMMEM__QT_POS] = {0, INT64_C(1) << 40},
     [LLMMEM__QT_BOOL] = {0, 1},                  [LLMMEM__QT_REAL] = {0, 0},
+    [LLMMEM__QT_INT] = {-(INT64_C(1) << 40), INT64_C(1) << 40},
 };
+
+/* The 1-based position of v among "a|b|c", 0 when it is none of them. */
+static int64_t choice_of(const char *choices, const char *v, size_t vn)
+{
+    int64_t k = 1;
+    for (const char *p = choices; p && *p; k++) {
+        const char *bar = strchr(p, '|');
+        size_t n = bar ? (size_t)(bar - p) : strlen(p);
+        if (n == vn && !memcmp(p, v, vn))
+            return k;
+        if (!bar)
+            break;
+        p = bar + 1;
+    }
+    return 0;
+}
+
+/* QT_STR: the string's position among the choices; QT_NLIST: how many
+ * entries of the per-layer list are among them. */
+static int read_strings(int64_t *out, const llmmem__qdef *d, const llmmem__json *doc, const llmmem__jnode *n,
+                        const char *path)
+{
+    if (LLMMEM__QT_BASE(d->type) == LLMMEM__QT_STR) {
+        const char *v = llmmem__json_string(n);
+        if (!v)
+            return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "expected a string");
+        *out = choice_of(d->choices, v, strlen(v));
+        return 0;
+    }
+    if (llmmem__json_type(n) != LLMMEM__J_ARRAY)
+        return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "expected an array of strings");
+    *out = 0;
+    for (const llmmem__jnode *it = llmmem__json_first(n); it; it = llmmem__json_next(it)) {
+        /* an integer entry is matched by its decimal text (DeepSeek-V4's compress_ratios) */
+        char num[24];
+        const char *v = llmmem__json_string(it);
+        if (!v && llmmem__json_type(it) == LLMMEM__J_NUMBER) {
+            int64_t x = 0;
+            int rc = llmmem__json_read_i64(&x, doc, it, NULL, path, INT64_MIN / 2, INT64_MAX / 2, true);
+            if (rc)
+                return rc;
+            snprintf(num, sizeof num, "%lld", (long long)x);
+            v = num;
+        }
+        if (!v)
+            return llmmem__json_error_at(doc, it, LLMMEM_E_SCHEMA, path, "expected a string or integer entry");
+        *out += choice_of(d->choices, v, strlen(v)) > 0;
+    }
+    return 0;
+}
 
 /* The item of an array by its decimal index (NULL if out of range). */
 static const llmmem__jnode *array_item(const llmmem__jnode *arr, const char *key, size_t n)
@@ -146,6 +197,10 @@ static int read_one(llmmem__qvals *q, const char *what, const llmmem__qdef *d, i
         int rc = llmmem__json_read_f64(&q->r[i], doc, n, NULL, path, -1e18, 1e18, true);
         if (rc)
             return rc;
+    } else if (LLMMEM__QT_BASE(d->type) == LLMMEM__QT_STR || LLMMEM__QT_BASE(d->type) == LLMMEM__QT_NLIST) {
+        int rc = read_strings(&q->v[i], d, doc, n, path);
+        if (rc)
+            return rc;
     } else {
         int rc = read_int(&q->v[i], d, doc, n, path);
         if (rc)
@@ -233,6 +288,28 @@ static bool map_value(const char *map, const char *v, size_t vn, int *mixer, int
     return false;
 }
 
+/* What the values of a map are: numbers ("1=2,0=0": a list of integers, or
+ * of booleans as 1/0), single characters ("M=4,*=0": a pattern string may
+ * give one per layer), or names (a list of strings only). */
+static bool map_has(const char *map, bool numbers)
+{
+    for (const char *p = map; p && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        const char *eq = memchr(p, '=', n);
+        size_t kn = eq ? (size_t)(eq - p) : n;
+        bool digits = kn > 0;
+        for (size_t j = 0; j < kn; j++)
+            digits &= p[j] >= '0' && p[j] <= '9';
+        if (numbers ? digits : kn != 1)
+            return numbers;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return !numbers;
+}
+
 /* Layer indices of an integer list (mlp_only_layers) as a bitmap over [0, L). */
 static int index_list(uint8_t *bits, int64_t L, const llmmem__json *doc, const llmmem__jnode *n,
                       const char *path)
@@ -250,46 +327,111 @@ static int index_list(uint8_t *bits, int64_t L, const llmmem__json *doc, const l
     return 0;
 }
 
-typedef struct lists {
-    const llmmem__jnode *mixer; /* array or string, NULL when absent */
-    const llmmem__jnode *dense; /* FR_STEP: indices that stay dense; FR_MOE_LIST: indices that are MoE */
-    const llmmem__jnode *plc;   /* per_layer_config: {"<layer>": {key: value}} */
-    const llmmem__jnode *item[LLMMEM__MAX_VSYMS]; /* the current item of each LAYERWISE list */
-    char mixer_path[96], dense_path[96], plc_path[96];
-} lists;
+/* A per-layer list of kinds: a pattern string (one character a layer, when
+ * every value of the map is one character) or an array, plain or run-length
+ * ([[["global", "local"], 12], ...] expanded). */
+typedef struct slist {
+    const llmmem__jnode *node;  /* NULL when absent */
+    const char *map;            /* its values -> kinds */
+    const char *what;           /* "layer", "feed-forward": for messages */
+    char path[96];
+    const llmmem__jnode **item; /* the entries of an array, NULL for a pattern string */
+    int64_t n;                  /* entries */
+} slist;
 
-static int mixer_at(int *mx, int *ff, struct llmmem_model *m, const llmmem__json *doc, const lists *ls,
-                    const llmmem__jnode **it, int64_t i)
+static int run_length(slist *l, int64_t cap, const llmmem__json *doc)
 {
-    const llmmem__arch *f = m->fam;
-    int rc;
-    if ((rc = llmmem__registry_ffn_of(ff, m, i)))
-        return rc;
-    if (!ls->mixer)
-        return llmmem__registry_mixer_of(mx, m, i);
+    for (const llmmem__jnode *run = llmmem__json_first(l->node); run; run = llmmem__json_next(run)) {
+        const llmmem__jnode *kinds = llmmem__json_first(run);
+        const llmmem__jnode *times = kinds ? llmmem__json_next(kinds) : NULL;
+        int64_t k = 0;
+        int rc;
+        if (llmmem__json_type(run) != LLMMEM__J_ARRAY || llmmem__json_type(kinds) != LLMMEM__J_ARRAY || !times)
+            return llmmem__json_error_at(doc, run, LLMMEM_E_SCHEMA, l->path, "expected [[kinds...], repeats]");
+        if ((rc = llmmem__json_read_i64(&k, doc, times, NULL, l->path, 0, 100000, true)))
+            return rc;
+        for (int64_t r = 0; r < k; r++)
+            for (const llmmem__jnode *it = llmmem__json_first(kinds); it; it = llmmem__json_next(it), l->n++)
+                if (l->n < cap)
+                    l->item[l->n] = it;
+    }
+    return 0;
+}
+
+/* Reads a list; it must have num_hidden_layers entries. */
+static int read_slist(slist *l, int64_t L, const llmmem__json *doc)
+{
+    int t = llmmem__json_type(l->node);
+    if (t == LLMMEM__J_STRING && map_has(l->map, false)) {
+        l->n = (int64_t)strlen(llmmem__json_string(l->node));
+    } else if (t != LLMMEM__J_ARRAY) {
+        return llmmem__json_error_at(doc, l->node, LLMMEM_E_SCHEMA, l->path, "expected an array of layer kinds");
+    } else {
+        const llmmem__jnode *first = llmmem__json_first(l->node);
+        bool runs = llmmem__json_type(first) == LLMMEM__J_ARRAY;
+        int64_t cap = runs ? L : llmmem__json_array_size(l->node);
+        l->item = calloc((size_t)cap + 1, sizeof *l->item);
+        if (!l->item)
+            return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", l->path);
+        if (runs) {
+            int rc = run_length(l, cap, doc);
+            if (rc)
+                return rc;
+        } else {
+            for (const llmmem__jnode *it = first; it; it = llmmem__json_next(it))
+                l->item[l->n++] = it;
+        }
+    }
+    if (l->n != L)
+        return llmmem__json_error_at(doc, l->node, LLMMEM_E_INCONSISTENT, l->path,
+                                     "has %lld entries but num_hidden_layers is %lld", (long long)l->n,
+                                     (long long)L);
+    return 0;
+}
+
+/* The kinds of layer i in list l, through its map: a string entry is matched
+ * whole; an integer (a boolean as 1 or 0) by its decimal text, where the map
+ * has numbers. */
+static int kind_at(int *mx, int *ff, const slist *l, const llmmem__arch *f, const llmmem__json *doc, int64_t i)
+{
     const char *v;
     size_t vn;
-    char num[24];
-    if (llmmem__json_type(ls->mixer) == LLMMEM__J_STRING) {
-        v = llmmem__json_string(ls->mixer) + i;
+    char num[32];
+    if (!l->item) {
+        v = llmmem__json_string(l->node) + i;
         vn = 1;
     } else {
-        v = llmmem__json_string(*it);
-        if (!v && llmmem__json_type(*it) == LLMMEM__J_NUMBER) { /* a number matches its digits */
-            snprintf(num, sizeof num, "%.0f", llmmem__json_number(*it));
+        const llmmem__jnode *it = l->item[i];
+        int t = llmmem__json_type(it);
+        double x = t == LLMMEM__J_NUMBER ? llmmem__json_number(it) : 0;
+        v = llmmem__json_string(it);
+        if (t == LLMMEM__J_BOOL && map_has(l->map, true)) {
+            v = llmmem__json_true(it) ? "1" : "0";
+        } else if (t == LLMMEM__J_NUMBER && map_has(l->map, true)) {
+            if (x == (double)(int64_t)x)
+                snprintf(num, sizeof num, "%lld", (long long)x);
+            else
+                snprintf(num, sizeof num, "%g", x);
             v = num;
         }
         if (!v)
-            return llmmem__json_error_at(doc, *it, LLMMEM_E_SCHEMA, ls->mixer_path, "expected a string entry");
+            return llmmem__json_error_at(doc, it, LLMMEM_E_SCHEMA, l->path, "expected a string entry");
         vn = strlen(v);
-        *it = llmmem__json_next(*it);
     }
-    if (!map_value(f->mixer.map, v, vn, mx, ff))
-        return llmmem__json_error_at(doc, ls->mixer, LLMMEM_E_UNSUPPORTED, ls->mixer_path,
-                                     "layer %lld is \"%.*s\": not a layer kind of %s (%s)", (long long)i,
-                                     (int)vn, v, f->type, f->mixer.map);
+    if (!map_value(l->map, v, vn, mx, ff))
+        return llmmem__json_error_at(doc, l->node, LLMMEM_E_UNSUPPORTED, l->path,
+                                     "layer %lld is \"%.*s\": not a %s kind of %s (%s)", (long long)i, (int)vn, v,
+                                     l->what, f->type, l->map);
     return 0;
 }
+
+typedef struct lists {
+    slist mixer, ffn;           /* per-layer kinds */
+    const llmmem__jnode *dense; /* FR_STEP: indices that stay dense; FR_MOE_LIST: indices that are MoE */
+    const llmmem__jnode *plc;   /* per_layer_config: {"<layer>": {key: value}} */
+    const llmmem__jnode *item[LLMMEM__MAX_VSYMS]; /* the current item of each LAYERWISE list */
+    char dense_path[96], plc_path[96];
+} lists;
 
 static bool has_key(const char *keys, const char *k)
 {
@@ -391,15 +533,18 @@ static int layer_given(llmmem__layer_given *g, struct llmmem_model *m, const llm
 
 static int walk_layers(struct llmmem_model *m, const llmmem__json *doc, lists *ls, const uint8_t *dense)
 {
-    const llmmem__jnode *it = ls->mixer && llmmem__json_type(ls->mixer) == LLMMEM__J_ARRAY
-                                  ? llmmem__json_first(ls->mixer)
-                                  : NULL;
-    bool moe_list = m->fam->ffn.rule == LLMMEM__FR_MOE_LIST && ls->dense;
+    const llmmem__arch *f = m->fam;
+    bool moe_list = f->ffn.rule == LLMMEM__FR_MOE_LIST && ls->dense;
     memset(m->layers_of, 0, sizeof m->layers_of);
     for (int64_t i = 0; i < m->num_layers; i++) {
-        int mx, ff;
+        int mx, ff, unused;
         llmmem__layer_given g;
-        int rc = mixer_at(&mx, &ff, m, doc, ls, &it, i);
+        int rc = llmmem__registry_ffn_of(&ff, m, i);
+        if (!rc)
+            rc = ls->mixer.node ? kind_at(&mx, &ff, &ls->mixer, f, doc, i) : llmmem__registry_mixer_of(&mx, m, i);
+        /* a feed-forward list decides over the mixer list's "/ffn" */
+        if (!rc && ls->ffn.node)
+            rc = kind_at(&ff, &unused, &ls->ffn, f, doc, i);
         if (rc || (rc = layer_given(&g, m, doc, ls, i)))
             return rc;
         bool listed = dense && (dense[i / 8] >> (i % 8) & 1);
@@ -414,19 +559,18 @@ static int walk_layers(struct llmmem_model *m, const llmmem__json *doc, lists *l
     return 0;
 }
 
-/* The node of a list key ("a|b": the first present, non-null, non-empty one). */
+/* The node of a list key ("a|b": the first present, non-null, non-empty one;
+ * "x.y" reads a sub-object). */
 static const llmmem__jnode *list_node(const llmmem__jnode *obj, const char *keys, char *path, size_t cap,
                                       const char *prefix)
 {
     for (const char *p = keys; p && *p;) {
         const char *bar = strchr(p, '|');
         size_t n = bar ? (size_t)(bar - p) : strlen(p);
-        char key[64];
-        snprintf(key, sizeof key, "%.*s", (int)n, p);
-        const llmmem__jnode *node = llmmem__json_get(obj, key);
+        const llmmem__jnode *node = lookup(obj, p, n);
         int t = llmmem__json_type(node);
         if (node && t != LLMMEM__J_NULL && !(t == LLMMEM__J_ARRAY && llmmem__json_array_size(node) == 0)) {
-            snprintf(path, cap, "%s%s", prefix, key);
+            snprintf(path, cap, "%s%.*s", prefix, (int)n, p);
             return node;
         }
         if (!bar)
@@ -460,6 +604,30 @@ static int layerwise_lists(lists *ls, struct llmmem_model *m, const llmmem__json
     return 0;
 }
 
+static int slist_at(slist *l, const llmmem__pattern *p, const char *what, const llmmem__jnode *obj,
+                    const char *prefix)
+{
+    l->map = p->map;
+    l->what = what;
+    l->node = p->map ? list_node(obj, p->list, l->path, sizeof l->path, prefix) : NULL;
+    return l->node != NULL;
+}
+
+static int read_lists(lists *ls, uint8_t **dense, struct llmmem_model *m, const llmmem__json *doc)
+{
+    int64_t L = m->num_layers;
+    int rc;
+    if ((ls->mixer.node && (rc = read_slist(&ls->mixer, L, doc))) ||
+        (ls->ffn.node && (rc = read_slist(&ls->ffn, L, doc))))
+        return rc;
+    if (!ls->dense)
+        return 0;
+    *dense = calloc((size_t)(L / 8 + 1), 1);
+    if (!*dense)
+        return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", ls->dense_path);
+    return index_list(*dense, L, doc, ls->dense, ls->dense_path);
+}
+
 int llmmem__read_layer_lists(struct llmmem_model *m, const llmmem__json *doc, const llmmem__jnode *obj,
                              const char *prefix)
 {
@@ -468,10 +636,11 @@ int llmmem__read_layer_lists(struct llmmem_model *m, const llmmem__json *doc, co
     memset(&ls, 0, sizeof ls);
     bool per_layer = false;
     int rc;
-    ls.mixer = list_node(obj, f->mixer.list, ls.mixer_path, sizeof ls.mixer_path, prefix);
-    ls.dense = f->ffn.rule == LLMMEM__FR_STEP || f->ffn.rule == LLMMEM__FR_MOE_LIST
-                   ? list_node(obj, f->ffn.list, ls.dense_path, sizeof ls.dense_path, prefix)
-                   : NULL;
+    per_layer |= slist_at(&ls.mixer, &f->mixer, "layer", obj, prefix);
+    per_layer |= slist_at(&ls.ffn, &f->ffn, "layer", obj, prefix);
+    if (!f->ffn.map && (f->ffn.rule == LLMMEM__FR_STEP || f->ffn.rule == LLMMEM__FR_MOE_LIST))
+        ls.dense = list_node(obj, f->ffn.list, ls.dense_path, sizeof ls.dense_path, prefix);
+    per_layer |= ls.dense != NULL;
     if (m->variants.nsym > 0) {
         if ((rc = layerwise_lists(&ls, m, doc, obj, prefix, &per_layer)))
             return rc;
@@ -480,34 +649,14 @@ int llmmem__read_layer_lists(struct llmmem_model *m, const llmmem__json *doc, co
             return llmmem__json_error_at(doc, ls.plc, LLMMEM_E_SCHEMA, ls.plc_path, "expected an object");
         per_layer |= ls.plc != NULL;
     }
-    if (!ls.mixer && !ls.dense && !per_layer)
+    if (!per_layer)
         return 0;
-    int64_t L = m->num_layers;
-    if (ls.mixer) {
-        int t = llmmem__json_type(ls.mixer);
-        int64_t n = t == LLMMEM__J_ARRAY    ? llmmem__json_array_size(ls.mixer)
-                    : t == LLMMEM__J_STRING ? (int64_t)strlen(llmmem__json_string(ls.mixer))
-                                            : -1;
-        if (n < 0)
-            return llmmem__json_error_at(doc, ls.mixer, LLMMEM_E_SCHEMA, ls.mixer_path,
-                                         "expected an array of layer kinds");
-        if (n != L)
-            return llmmem__json_error_at(doc, ls.mixer, LLMMEM_E_INCONSISTENT, ls.mixer_path,
-                                         "has %lld entries but num_hidden_layers is %lld", (long long)n,
-                                         (long long)L);
-    }
     uint8_t *dense = NULL;
-    if (ls.dense) {
-        dense = calloc((size_t)(L / 8 + 1), 1);
-        if (!dense)
-            return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", ls.dense_path);
-        rc = index_list(dense, L, doc, ls.dense, ls.dense_path);
-        if (rc) {
-            free(dense);
-            return rc;
-        }
-    }
-    rc = walk_layers(m, doc, &ls, dense);
+    rc = read_lists(&ls, &dense, m, doc);
+    if (!rc)
+        rc = walk_layers(m, doc, &ls, dense);
     free(dense);
+    free(ls.mixer.item);
+    free(ls.ffn.item);
     return rc;
 }

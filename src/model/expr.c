@@ -8,7 +8,8 @@
  *   sum   := prod {('+'|'-') prod}   prod := unary {('*'|'/'|'%') unary}
  *   unary := ['-'|'!'] atom
  *   atom  := number | symbol | fn '(' expr {',' expr} ')' | '(' expr ')'
- *   fn    := max | min | cdiv        (cdiv(a, b): a / b rounded up)
+ *   fn    := max | min | cdiv | isqrt (cdiv(a, b): a / b rounded up;
+ *                                      isqrt(a): the floor of the square root)
  *
  * Symbols are the quantities of the model (llmmem__qvals). Division by zero,
  * an overflow, an unknown symbol or a syntax error is an error with the
@@ -78,6 +79,16 @@ bool llmmem__qvals_find(const llmmem__qvals *q, const char *sym, size_t len, int
     return false;
 }
 
+/* floor(sqrt(v)) for v >= 0, in integers (Python's math.isqrt / floor(math.sqrt)) */
+static int64_t isqrt64(int64_t v)
+{
+    int64_t r = 0;
+    for (int64_t bit = INT64_C(1) << 31; bit > 0; bit >>= 1)
+        if ((r + bit) <= v / (r + bit))
+            r += bit;
+    return r;
+}
+
 static int64_t call(ex *e, const char *fn, size_t n)
 {
     int64_t args[2] = {0, 0};
@@ -90,8 +101,14 @@ static int64_t call(ex *e, const char *fn, size_t n)
     } while (eat(e, ","));
     if (!eat(e, ")"))
         return fail(e, LLMMEM_E_INTERNAL, "expected ')'");
-    if (argc != 2)
-        return fail(e, LLMMEM_E_INTERNAL, "a function takes two arguments");
+    bool unary_fn = n == 5 && !memcmp(fn, "isqrt", 5);
+    if (argc != (unary_fn ? 1 : 2))
+        return fail(e, LLMMEM_E_INTERNAL, unary_fn ? "isqrt takes one argument" : "a function takes two arguments");
+    if (unary_fn) {
+        if (args[0] < 0)
+            return fail(e, LLMMEM_E_OUT_OF_RANGE, "isqrt of a negative value");
+        return isqrt64(args[0]);
+    }
     if (n == 3 && !memcmp(fn, "max", 3))
         return args[0] > args[1] ? args[0] : args[1];
     if (n == 3 && !memcmp(fn, "min", 3))

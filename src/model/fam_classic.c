@@ -263,6 +263,9 @@ static const llmmem__tdef t_generic[] = {
 const llmmem__arch llmmem__fam_classic[] = {
     {"gpt2", LLMMEM__FAM_GPT2, ROWS(q_gpt2), ROWS(t_gpt2), MIXER_FULL, FFN_DENSE, LLMMEM__NORM_LAYER,
      LLMMEM__ACT_GELU_NEW, "modeling_gpt2.py: Conv1D, learned positions"},
+    /* GPT-SW3 is GPT2LMHeadModel (CONFIG_MAPPING "gpt-sw3": GPT2Config) */
+    {"gpt-sw3", LLMMEM__FAM_GPT2, ROWS(q_gpt2), ROWS(t_gpt2), MIXER_FULL, FFN_DENSE, LLMMEM__NORM_LAYER,
+     LLMMEM__ACT_GELU_NEW, "modeling_gpt2.py (gpt-sw3 configs are GPT2Config)"},
     {"gpt_neox", LLMMEM__FAM_GPT_NEOX, ROWS(q_gpt_neox), ROWS(t_gpt_neox), MIXER_FULL, FFN_DENSE,
      LLMMEM__NORM_LAYER, LLMMEM__ACT_GELU, "modeling_gpt_neox.py: fused query_key_value"},
     {"gptj", LLMMEM__FAM_GPTJ, ROWS(q_gptj), ROWS(t_gptj), MIXER_FULL, FFN_DENSE, LLMMEM__NORM_LAYER,

@@ -7,20 +7,24 @@
 #include "model/model.h"
 
 /* A quantity: symbol, keys ("a|b"; "x.y" reads a sub-object), default, value when null, type. */
-#define Q(sym, keys, def, nul, type) {sym, keys, def, nul, LLMMEM__QT_##type}
+#define Q(sym, keys, def, nul, type) {sym, keys, def, nul, LLMMEM__QT_##type, NULL}
 /* A quantity computed from others (never read from the config). */
-#define QD(sym, def) {sym, NULL, def, NULL, LLMMEM__QT_DIM0}
-#define QR(sym, keys, def) {sym, keys, def, NULL, LLMMEM__QT_REAL}
+#define QD(sym, def) {sym, NULL, def, NULL, LLMMEM__QT_DIM0, NULL}
+#define QR(sym, keys, def) {sym, keys, def, NULL, LLMMEM__QT_REAL, NULL}
 /* A real whose key may be null (null reads as `nul`). */
-#define QRN(sym, keys, def, nul) {sym, keys, def, nul, LLMMEM__QT_REAL}
+#define QRN(sym, keys, def, nul) {sym, keys, def, nul, LLMMEM__QT_REAL, NULL}
+/* A string key read as its 1-based position among `choices` ("a|b"; 0: none of them). */
+#define QS(sym, keys, def, nul, choices) {sym, keys, def, nul, LLMMEM__QT_STR, choices}
+/* A per-layer list read as the number of its entries among `choices` (absent or null: `def`). */
+#define QN(sym, keys, def, choices) {sym, keys, def, def, LLMMEM__QT_NLIST, choices}
 /* The loop variable of MR_EXPR / FR_EXPR rules (and of LAYERWISE defaults). */
-#define QI {"i", NULL, "0", NULL, LLMMEM__QT_COUNT}
+#define QI {"i", NULL, "0", NULL, LLMMEM__QT_COUNT, NULL}
 /* The mixer kind of the layer a LAYERWISE default is evaluated for. */
-#define QMX {"mx", NULL, "0", NULL, LLMMEM__QT_COUNT}
+#define QMX {"mx", NULL, "0", NULL, LLMMEM__QT_COUNT, NULL}
 /* A quantity that may differ by layer (registry.h LLMMEM__QT_LAYERWISE): a
  * per-layer list, a per_layer_config override ("~attr" keys), or a default of i, mx. */
-#define QL(sym, keys, def, nul, type) {sym, keys, def, nul, LLMMEM__QT_##type | LLMMEM__QT_LAYERWISE}
-#define QDL(sym, def) {sym, NULL, def, NULL, LLMMEM__QT_DIM0 | LLMMEM__QT_LAYERWISE}
+#define QL(sym, keys, def, nul, type) {sym, keys, def, nul, LLMMEM__QT_##type | LLMMEM__QT_LAYERWISE, NULL}
+#define QDL(sym, def) {sym, NULL, def, NULL, LLMMEM__QT_DIM0 | LLMMEM__QT_LAYERWISE, NULL}
 
 #define T_(kind) LLMMEM__T_##kind
 #define W_ALL LLMMEM__W_LAYER
@@ -30,6 +34,8 @@
 #define ATTN_LAYERS W_MX(LLMMEM__ATTN_MIXERS)
 #define DENSE_LAYERS W_FF(LLMMEM__FF(DENSE))
 #define MOE_LAYERS W_FF(LLMMEM__FF(MOE))
+/* In `n` decoder layers (an expression), not placed by the layer pattern. */
+#define W_N LLMMEM__W_COUNT
 
 /* nn.Linear(in, out): weight out x in, with a bias when `bias` is non-zero
  * (an expression; "0" for none). */
@@ -56,12 +62,23 @@
     {name, width, NULL, T_(NORM), 0, where, "(" when ") && (" normkind ") != 3", NULL},       \
         {name, width, NULL, T_(NORM), 0, where, "(" when ") && (" normkind ") == 1", NULL}
 
+/* Rows present in `n` decoder layers (W_N). */
+#define LINEAR_N(name, out, in, kind, n, bias)                                                \
+    {name, out, in, T_(kind), LLMMEM__TF_LINEAR, W_N, NULL, n},                               \
+        {name, out, NULL, T_(kind), LLMMEM__TF_BIAS, W_N, bias, n}
+#define PARAM_N(name, rows, cols, kind, n) {name, rows, cols, T_(kind), LLMMEM__TF_PARAM, W_N, NULL, n}
+#define NORM_N(name, width, normkind, n)                                                      \
+    {name, width, NULL, T_(NORM), 0, W_N, "(" normkind ") != 3", n},                          \
+        {name, width, NULL, T_(NORM), 0, W_N, "(" normkind ") == 1", n}
+
 /* Rules of the layer pattern. */
 #define MIXER_FULL {LLMMEM__MR_FULL, NULL, NULL, 0, 0, NULL, NULL, NULL}
 #define MIXER_LIST(list, map, rule, arg, arg2, on, off, expr) {rule, arg, arg2, on, off, expr, list, map}
 #define FFN_DENSE {LLMMEM__FR_DENSE, NULL, NULL, 0, 0, NULL, NULL, NULL}
 #define FFN_MOE {LLMMEM__FR_MOE, NULL, NULL, 0, 0, NULL, NULL, NULL}
 #define FFN_RULE(rule, arg, arg2, list) {rule, arg, arg2, 0, 0, NULL, list, NULL}
+/* A per-layer feed-forward list (mlp_layer_types, map "sparse=1,dense=0"), the rule otherwise. */
+#define FFN_LIST(list, map, rule, arg, arg2, expr) {rule, arg, arg2, 0, 0, expr, list, map}
 
 #define ROWS(x) (x), (int)LLMMEM_ARRAY_LEN(x)
 

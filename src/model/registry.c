@@ -142,6 +142,7 @@ static const struct {
     {llmmem__fam_llama, &llmmem__fam_llama_count},
     {llmmem__fam_classic, &llmmem__fam_classic_count},
     {llmmem__fam_multimodal, &llmmem__fam_multimodal_count},
+    {llmmem__fam_dense1, &llmmem__fam_dense1_count},
 };
 
 int llmmem__arch_count(void)
@@ -646,13 +647,15 @@ static int tensors(struct llmmem_model *m)
     for (int i = 0; i < f->nt; i++) {
         const llmmem__tdef *d = &f->t[i];
         int rc;
-        if (d->where != LLMMEM__W_ONCE && m->variants.n > 0) {
+        /* W_COUNT: `count` says in how many layers */
+        bool once = d->where == LLMMEM__W_ONCE || d->where == LLMMEM__W_COUNT;
+        if (!once && m->variants.n > 0) {
             if ((rc = variant_rows(m, rows, i, &k)))
                 return rc;
             continue;
         }
         llmmem__tensor x;
-        int64_t layers = d->where == LLMMEM__W_ONCE ? 1 : layers_where(m, d->where);
+        int64_t layers = once ? 1 : layers_where(m, d->where);
         if ((rc = eval_row(&x, d, &m->q, layers, m->model_type)))
             return rc;
         if (x.count == 0)

@@ -36,6 +36,12 @@ enum llmmem__qtype {
     LLMMEM__QT_POS,     /* positions, windows: 0 .. 2^40 */
     LLMMEM__QT_BOOL,    /* true/false (JSON booleans only) */
     LLMMEM__QT_REAL,    /* a real (dropout, rotary fraction, soft-cap): default parsed as a number */
+    LLMMEM__QT_INT,     /* a signed index (-1 = "the last layer"): -2^40 .. 2^40 */
+    LLMMEM__QT_STR,     /* a string, read as its 1-based position among `choices` ("a|b"), 0 when
+                           it is none of them (hidden_act "xielu" has parameters) */
+    LLMMEM__QT_NLIST,   /* a per-layer list of strings (or integers, matched by their decimal
+                           text), read as how many of its entries are among `choices`
+                           (indexer_types: the "full" layers) */
     LLMMEM__QT_COUNT_
 };
 /* A flag on the type: the value may differ from layer to layer. Layer i takes
@@ -61,6 +67,7 @@ typedef struct llmmem__qdef {
                          NULL: a key is required */
     const char *nul;  /* value when the key is JSON null; NULL: null is an error */
     int type;         /* enum llmmem__qtype */
+    const char *choices; /* QT_STR, QT_NLIST: the strings that count ("full|dense") */
 } llmmem__qdef;
 
 /* Where a quantity's value comes from. */
@@ -140,9 +147,12 @@ typedef struct llmmem__pattern {
     /* The per-layer list in the config, when there is one: its key and how its
      * values map to kinds ("sliding_attention=1,full_attention=0"; a string
      * value is matched whole, a number as its decimal digits; for a pattern
-     * string, each character: "M=4,*=0,-=6"). "a|b": the first present,
-     * non-empty one. For FR_STEP: the key of the indices that stay dense; for
-     * FR_MOE_LIST: of the indices that are MoE. */
+     * string, each character: "M=4,*=0,-=6"; a run-length list
+     * [[["global", "local"], 12]] (gpt_neo's attention_types) is expanded
+     * first). "a|b": the first present, non-empty one. For the feed-forward, a
+     * list with a map gives each layer's feed-forward ("sparse=1,dense=0":
+     * mlp_layer_types); without a map, for FR_STEP: the key of the indices
+     * that stay dense; for FR_MOE_LIST: of the indices that are MoE. */
     const char *list;
     const char *map;
 } llmmem__pattern;
@@ -174,7 +184,9 @@ enum llmmem__where {
     LLMMEM__W_ONCE = 0,   /* the model once (embeddings, final norm, head) x count */
     LLMMEM__W_LAYER = 1,  /* every decoder layer */
     LLMMEM__W_MIXER = 2,  /* layers whose mixer is in `kinds` (a bit mask of 1 << enum llmmem__mixer) */
-    LLMMEM__W_FFN = 3     /* layers whose feed-forward is in `kinds` (1 << enum llmmem__ffn) */
+    LLMMEM__W_FFN = 3,    /* layers whose feed-forward is in `kinds` (1 << enum llmmem__ffn) */
+    LLMMEM__W_COUNT = 4   /* `count` decoder layers, chosen by a per-layer list the pattern does
+                             not describe (glm_moe_dsa's indexer_types, the last layer only) */
 };
 #define LLMMEM__WHERE_SHIFT 4
 #define LLMMEM__MX(k) (1u << LLMMEM__MX_##k)
@@ -260,6 +272,9 @@ extern const llmmem__arch llmmem__towers_multimodal[];
 extern const int llmmem__towers_multimodal_count;
 extern const llmmem__composite llmmem__composites_multimodal[];
 extern const int llmmem__composites_multimodal_count;
+/* Dense and MoE decoders, model_types a-g (src/model/fam_dense1.c). */
+extern const llmmem__arch llmmem__fam_dense1[];
+extern const int llmmem__fam_dense1_count;
 
 /* All families, and lookup by model_type (NULL if unknown). */
 const llmmem__arch *llmmem__arch_find(const char *type);
