@@ -115,6 +115,7 @@ static const struct {
 } tables[] = {
     {llmmem__fam_llama, &llmmem__fam_llama_count},
     {llmmem__fam_classic, &llmmem__fam_classic_count},
+    {llmmem__fam_hybrid, &llmmem__fam_hybrid_count},
 };
 
 int llmmem__arch_count(void)
@@ -310,7 +311,7 @@ static int64_t layers_where(const struct llmmem_model *m, unsigned where_kinds)
     int64_t n = 0;
     for (int x = 0; x < LLMMEM__MX_COUNT; x++)
         for (int y = 0; y < LLMMEM__FF_COUNT; y++)
-            if ((where == LLMMEM__W_MIXER && (kinds & (1u << x))) ||
+            if (((where == LLMMEM__W_MIXER || where == LLMMEM__W_SHARED) && (kinds & (1u << x))) ||
                 (where == LLMMEM__W_FFN && (kinds & (1u << y))) || where == LLMMEM__W_LAYER)
                 n += m->layers_of[x][y];
     return n;
@@ -343,6 +344,11 @@ static int eval_row(llmmem__tensor *x, const llmmem__tdef *d, const struct llmme
         (d->count && (rc = llmmem__expr_eval(&mult, d->count, &m->q))))
         return rc;
     int64_t layers = d->where == LLMMEM__W_ONCE ? 1 : layers_where(m, d->where);
+    /* a shared block: `count` copies at most, one per layer that uses it */
+    if ((d->where & ((1u << LLMMEM__WHERE_SHIFT) - 1)) == LLMMEM__W_SHARED) {
+        layers = mult < layers ? mult : layers;
+        mult = 1;
+    }
     x->name = d->name;
     x->kind = (d->flags & LLMMEM__TF_BIAS) ? LLMMEM__T_BIAS : d->kind;
     x->rows = rows;

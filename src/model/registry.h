@@ -36,6 +36,11 @@ enum llmmem__qtype {
     LLMMEM__QT_POS,     /* positions, windows: 0 .. 2^40 */
     LLMMEM__QT_BOOL,    /* true/false (JSON booleans only) */
     LLMMEM__QT_REAL,    /* a real (dropout, rotary fraction, soft-cap): default parsed as a number */
+    LLMMEM__QT_AUTO,    /* a width (1 .. 2^22) that may be the string "auto": the class
+                           computes it then, which is the entry's default (mamba time_step_rank) */
+    LLMMEM__QT_LEN,     /* the length (1 .. 100000) of the array or string at the key
+                           (nemotron_h: the layers are the entries of layers_block_type) */
+    LLMMEM__QT_SUM,     /* the sum (0 .. 2^22) of the integer array at the key (hrm_text L_bp_cycles) */
     LLMMEM__QT_COUNT_
 };
 
@@ -83,7 +88,8 @@ enum llmmem__mixer {
     LLMMEM__MX_MAMBA,    /* selective state space (Mamba 1/2) */
     LLMMEM__MX_CONV,     /* gated short convolution (lfm2) */
     LLMMEM__MX_NONE,     /* no mixer (an MLP-only layer of a hybrid pattern) */
-    LLMMEM__MX_HYBRID,   /* Mamba plus a shared attention block (zamba) */
+    LLMMEM__MX_HYBRID,   /* Mamba and attention in one layer (zamba's shared block, falcon_h1's parallel heads) */
+    LLMMEM__MX_SPARSE,   /* softmax attention over blocks an indexer selects (minimax_m3_sparse) */
     LLMMEM__MX_COUNT
 };
 /* What follows the mixer. */
@@ -94,7 +100,8 @@ enum llmmem__ffn {
     LLMMEM__FF_COUNT
 };
 
-/* How the mixer of layer i is decided when the config has no per-layer list. */
+/* How the mixer of layer i is decided when the config has no per-layer list
+ * (nor index list, below). */
 enum llmmem__mixer_rule {
     LLMMEM__MR_FULL = 0,  /* every layer: full attention */
     LLMMEM__MR_SLIDING,   /* every layer: sliding (full when sw == 0) */
@@ -110,6 +117,18 @@ enum llmmem__ffn_rule {
     LLMMEM__FR_STEP,      /* MoE when (i + 1) % arg == 0 and i not in the `list` key (qwen2_moe) */
     LLMMEM__FR_EXPR       /* `expr` gives the feed-forward of layer i */
 };
+/* Symbolic kinds for MR_EXPR / FR_EXPR expressions and maps (the enum values as text). */
+#define LLMMEM__K_FULL "0"
+#define LLMMEM__K_SLIDING "1"
+#define LLMMEM__K_LINEAR "3"
+#define LLMMEM__K_MAMBA "4"
+#define LLMMEM__K_CONV "5"
+#define LLMMEM__K_NONE "6"
+#define LLMMEM__K_HYBRID "7"
+#define LLMMEM__K_SPARSE "8"
+#define LLMMEM__K_DENSE "0"
+#define LLMMEM__K_MOE "1"
+#define LLMMEM__K_NOFFN "2"
 
 typedef struct llmmem__pattern {
     int rule;         /* enum llmmem__mixer_rule / llmmem__ffn_rule */
@@ -117,12 +136,25 @@ typedef struct llmmem__pattern {
     const char *arg2;
     int on, off;      /* MR_PERIODIC kinds */
     const char *expr; /* MR_EXPR / FR_EXPR: expression of i */
-    /* The per-layer list in the config, when there is one: its key and how its
-     * values map to kinds ("sliding_attention=1,full_attention=0"; a string
-     * value is matched whole; for a pattern string, each character:
-     * "M=4,*=0,-=6"). For FR_STEP: the key of the indices that stay dense. */
+    /* The per-layer list in the config, when there is one: its key ("a|b":
+     * the first present) and how its values map to kinds
+     * ("sliding_attention=1,full_attention=0"; a string value is matched
+     * whole; for a pattern string, each character: "M=4,*=0,-=6"; a mixer
+     * map may give the feed-forward too: "moe=6/1"). For the feed-forward
+     * pattern, `list` with a `map` is a per-layer list of feed-forward kinds
+     * (mlp_layer_types: "dense=0,sparse=1"); for FR_STEP without a map, the
+     * key of the indices that stay dense. */
     const char *list;
     const char *map;
+    /* The list repeats over the layers when shorter (recurrent_gemma's
+     * block_types: (block_types * 100)[:L]). */
+    int cycle;
+    /* Mixer only: a key of layer indices (counted from `base`) whose layers
+     * are `on`, the others `off`, used when `list` is absent (bamba's
+     * attn_layer_indices, lfm2's full_attn_idxs, kimi's 1-based
+     * linear_attn_config.full_attn_layers). */
+    const char *idx;
+    int base;
 } llmmem__pattern;
 
 /* ---- tensors ------------------------------------------------------------------ */
@@ -132,12 +164,15 @@ enum llmmem__where {
     LLMMEM__W_ONCE = 0,   /* the model once (embeddings, final norm, head) x count */
     LLMMEM__W_LAYER = 1,  /* every decoder layer */
     LLMMEM__W_MIXER = 2,  /* layers whose mixer is in `kinds` (a bit mask of 1 << enum llmmem__mixer) */
-    LLMMEM__W_FFN = 3     /* layers whose feed-forward is in `kinds` (1 << enum llmmem__ffn) */
+    LLMMEM__W_FFN = 3,    /* layers whose feed-forward is in `kinds` (1 << enum llmmem__ffn) */
+    LLMMEM__W_SHARED = 4  /* a block shared by the layers whose mixer is in `kinds`: held
+                             min(count, such layers) times, not once per layer (zamba's
+                             shared attention block, hrm_text's stacks run in cycles) */
 };
 #define LLMMEM__WHERE_SHIFT 4
 #define LLMMEM__MX(k) (1u << LLMMEM__MX_##k)
 #define LLMMEM__FF(k) (1u << LLMMEM__FF_##k)
-#define LLMMEM__ATTN_MIXERS (LLMMEM__MX(FULL) | LLMMEM__MX(SLIDING) | LLMMEM__MX(CHUNKED))
+#define LLMMEM__ATTN_MIXERS (LLMMEM__MX(FULL) | LLMMEM__MX(SLIDING) | LLMMEM__MX(CHUNKED) | LLMMEM__MX(SPARSE))
 
 enum llmmem__tflag {
     LLMMEM__TF_LINEAR = 1, /* an nn.Linear (or GPT-2 Conv1D) weight: LoRA target, autocast-cast */
@@ -174,8 +209,8 @@ typedef struct llmmem__arch {
 } llmmem__arch;
 
 /* The family tables (src/model/fam_*.c). */
-extern const llmmem__arch llmmem__fam_llama[], llmmem__fam_classic[];
-extern const int llmmem__fam_llama_count, llmmem__fam_classic_count;
+extern const llmmem__arch llmmem__fam_llama[], llmmem__fam_classic[], llmmem__fam_hybrid[];
+extern const int llmmem__fam_llama_count, llmmem__fam_classic_count, llmmem__fam_hybrid_count;
 
 /* All families, and lookup by model_type (NULL if unknown). */
 const llmmem__arch *llmmem__arch_find(const char *type);
