@@ -127,6 +127,136 @@ static const llmmem__tdef t_mamba2[] = {
     RMS("backbone.norm_f", W_ONCE), LM_HEAD("lm_head"),
 };
 
+/* ---- bamba, granitemoehybrid, falcon_h1, nemotron_h (Mamba-2 hybrids) ------------------ */
+
+/* The Mamba-2 keys of the mamba_* hybrids; mamba_d_head "auto" = expand h / heads. */
+#define Q_MAMBA_KEYS(H, N)                                                                           \
+    Q("H", "mamba_n_heads", H, NULL, DIM), Q("G", "mamba_n_groups", "1", NULL, DIM),                 \
+        Q("N", "mamba_d_state", N, NULL, DIM), Q("ck", "mamba_d_conv", "4", NULL, DIM),              \
+        Q("ex", "mamba_expand", "2", NULL, DIM), Q("cb", "mamba_conv_bias", "1", NULL, BOOL),        \
+        Q("ub", "mamba_proj_bias", "0", NULL, BOOL)
+#define Q_ATTN(V, h, f, L, a, k, pos)                                                               \
+    Q("V", "vocab_size", V, NULL, VOCAB), Q("h", "hidden_size", h, NULL, DIM),                       \
+        Q("f", "intermediate_size", f, NULL, DIM), Q("L", "num_hidden_layers", L, NULL, LAYERS),     \
+        Q("a", "num_attention_heads", a, NULL, COUNT), Q("k", "num_key_value_heads", k, "a", COUNT), \
+        Q("pos", "max_position_embeddings", pos, NULL, POS)
+
+/* BambaConfig: attention at attn_layer_indices, Mamba-2 elsewhere; every
+ * layer has the MLP; partial_rotary_factor is fixed at 0.5. */
+static const llmmem__qdef q_bamba[] = {
+    Q_ATTN("128000", "4096", "14336", "32", "32", "8", "262144"), Q("d", "head_dim", "h / a", NULL, DIM),
+    Q_TIE("0"), Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), Q("mb", "mlp_bias", "0", NULL, BOOL),
+    Q_MAMBA_KEYS("128", "256"), QD("I", "ex * h"), Q("P", "mamba_d_head", "I / H", NULL, AUTO), QD("mn", "1"),
+    Q_SSM2, QR("prf", NULL, "0.5"), QR("pa", "attention_dropout", "0"), Q_RMS("2"), QD("gated", "1"), QI,
+};
+static const llmmem__tdef t_bamba[] = {
+    EMBED("model.embed_tokens"), GATED_MLP("feed_forward.", "f", W_ALL, "mb"), RMS("input_layernorm", W_ALL),
+    RMS("pre_ff_layernorm", W_ALL), MAMBA2("mamba.", ON_MAMBA, "ub"), ATTN4("self_attn.", "a * d", ATTN_LAYERS, "ab"),
+    RMS("model.final_layernorm", W_ONCE), LM_HEAD("lm_head"),
+};
+
+/* GraniteMoeHybridConfig: layer_types (legacy "mamba"/"attention"), every
+ * layer has the routed experts (when num_local_experts > 0) and the shared
+ * MLP shared_mlp (input_linear 2 fs -> output_linear). */
+static const llmmem__qdef q_granitemoehybrid[] = {
+    Q("V", "vocab_size", "32000", NULL, VOCAB), Q("h", "hidden_size", "4096", NULL, DIM),
+    Q("fm", "intermediate_size", "11008", NULL, DIM), Q("L", "num_hidden_layers", "32", NULL, LAYERS),
+    Q("a", "num_attention_heads", "32", NULL, COUNT), Q("k", "num_key_value_heads", "a", "a", COUNT),
+    Q("pos", "max_position_embeddings", "2048", NULL, POS), Q("d", "head_dim", "h / a", NULL, DIM), Q_TIE("0"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), Q("E", "num_local_experts", "8", NULL, COUNT),
+    Q("K", "num_experts_per_tok", "2", NULL, COUNT), Q("fs", "shared_intermediate_size", "1024", NULL, DIM0),
+    QD("f", "fs"), QD("ns", "fs > 0"), Q_MAMBA_KEYS("128", "256"), QD("I", "ex * h"),
+    Q("P", "mamba_d_head", "I / H", NULL, AUTO), QD("mn", "1"), Q_SSM2, QR("pa", "attention_dropout", "0"),
+    Q_RMS("2"), QD("gated", "1"), QI,
+};
+static const llmmem__tdef t_granitemoehybrid[] = {
+    EMBED("model.embed_tokens"), RMS("input_layernorm", W_ALL), RMS("post_attention_layernorm", W_ALL),
+    PARAM("block_sparse_moe.router.weight", "E", "h", ROUTER, MOE_LAYERS, NULL), EXPERTS("block_sparse_moe."),
+    LINEAR("shared_mlp.input_linear", "2 * fs", "h", MLP, W_ALL, "0"),
+    LINEAR("shared_mlp.output_linear", "h", "fs", MLP, W_ALL, "0"), MAMBA2("mamba.", ON_MAMBA, "ub"),
+    ATTN4("self_attn.", "a * d", ATTN_LAYERS, "ab"), RMS("model.norm", W_ONCE), LM_HEAD("lm_head"),
+};
+
+/* FalconH1Config: every layer runs Mamba-2 and attention side by side on the
+ * same input (a hybrid layer), then the MLP; mamba_d_ssm (null: expand h) is
+ * the Mamba width; the gated norm only with mamba_rms_norm; out_proj's bias
+ * is projectors_bias. */
+static const llmmem__qdef q_falcon_h1[] = {
+    Q_ATTN("128000", "4096", "14336", "32", "32", "8", "8192"), Q("d", "head_dim", "h / a", NULL, DIM),
+    Q_TIE("0"), Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), Q("mb", "mlp_bias", "0", NULL, BOOL),
+    Q_MAMBA_KEYS("128", "256"), Q("I", "mamba_d_ssm", "1024", "ex * h", DIM),
+    Q("P", "mamba_d_head", "I / H", NULL, AUTO), Q("pb", "projectors_bias", "0", NULL, BOOL),
+    Q("mn", "mamba_rms_norm", "0", NULL, BOOL), Q_SSM2, QR("pa", "attention_dropout", "0"), Q_RMS("2"),
+    QD("gated", "1"),
+};
+static const llmmem__tdef t_falcon_h1[] = {
+    EMBED("model.embed_tokens"), GATED_MLP("feed_forward.", "f", W_ALL, "mb"), MAMBA2("mamba.", W_ALL, "pb"),
+    ATTN4("self_attn.", "a * d", W_ALL, "ab"), RMS("input_layernorm", W_ALL), RMS("pre_ff_layernorm", W_ALL),
+    RMS("model.final_layernorm", W_ONCE), LM_HEAD("lm_head"),
+};
+
+/* NemotronHConfig: each block is one of Mamba-2 ("M"), MoE ("E"), attention
+ * ("*") or MLP ("-") after one norm, from layers_block_type (or the Hub's
+ * hybrid_override_pattern); num_hidden_layers is its length. Non-gated relu2
+ * MLP and experts (up_proj, down_proj), optional latent projections around the
+ * experts, one shared MLP of moe_shared_expert_intermediate_size (0: intermediate_size,
+ * NemotronHMLP's `intermediate_size or config.intermediate_size`). The Mamba
+ * width is mamba_num_heads x mamba_head_dim; mamba_* keys override the plain ones. */
+static const llmmem__qdef q_nemotron_h[] = {
+    Q("V", "vocab_size", "131072", NULL, VOCAB), Q("h", "hidden_size", "4096", NULL, DIM),
+    Q("L", "layers_block_type|layer_types|hybrid_override_pattern", "4", NULL, LEN),
+    Q("a", "num_attention_heads", "32", NULL, COUNT), Q("k", "num_key_value_heads", "8", "a", COUNT),
+    Q("d", "head_dim", "128", "h / a", DIM), Q("pos", "max_position_embeddings", "4096", NULL, POS),
+    Q("sw", "sliding_window", "0", "0", POS), Q("f", "intermediate_size", "21504", NULL, DIM),
+    Q("mb", "mlp_bias", "0", NULL, BOOL), Q("H", "mamba_num_heads", "128", NULL, DIM),
+    Q("P", "mamba_head_dim", "64", NULL, DIM), Q("N", "ssm_state_size", "128", NULL, DIM),
+    Q("G", "mamba_n_groups|n_groups", "8", NULL, DIM), Q("ck", "mamba_d_conv|conv_kernel", "4", NULL, DIM),
+    Q("cb", "mamba_conv_bias|use_conv_bias", "1", NULL, BOOL), Q("ub", "use_bias", "0", NULL, BOOL),
+    QD("I", "H * P"), QD("mn", "1"), Q_SSM2, Q("E", "n_routed_experts|num_local_experts", "8", NULL, COUNT),
+    Q("K", "num_experts_per_tok", "2", NULL, COUNT), Q("fm", "moe_intermediate_size", "7688", NULL, DIM),
+    Q("fsk", "moe_shared_expert_intermediate_size", "7688", NULL, DIM0), QD("fs", "fsk ? fsk : f"), QD("ns", "1"),
+    Q("lat", "moe_latent_size", "0", "0", DIM0), QD("ein", "lat ? lat : h"), Q_TIE("0"),
+    QR("pa", "attention_dropout", "0"), QR("ph", "hidden_dropout", "0"), Q_RMS("1"), QD("gated", "0"), QI,
+};
+static const llmmem__tdef t_nemotron_h[] = {
+    EMBED("model.embeddings"), RMS("norm", W_ALL), MAMBA2("mixer.", ON_MAMBA, "ub"),
+    PARAM("mixer.gate.weight", "E", "h", ROUTER, MOE_LAYERS, NULL),
+    PARAM("mixer.experts.up_proj", "E * fm", "ein", EXPERT, MOE_LAYERS, NULL),
+    PARAM("mixer.experts.down_proj", "E * ein", "fm", EXPERT, MOE_LAYERS, NULL),
+    LINEAR("mixer.shared_experts.up_proj", "fs", "h", MLP, MOE_LAYERS, "mb"),
+    LINEAR("mixer.shared_experts.down_proj", "h", "fs", MLP, MOE_LAYERS, "mb"),
+    LINEAR_IF("mixer.fc1_latent_proj", "lat", "h", MLP, MOE_LAYERS, "mb", "lat"),
+    LINEAR_IF("mixer.fc2_latent_proj", "h", "lat", MLP, MOE_LAYERS, "mb", "lat"),
+    ATTN4("mixer.", "a * d", ATTN_LAYERS, "0"), LINEAR("mixer.up_proj", "f", "h", MLP, DENSE_LAYERS, "mb"),
+    LINEAR("mixer.down_proj", "h", "f", MLP, DENSE_LAYERS, "mb"), RMS("model.norm_f", W_ONCE), LM_HEAD("lm_head"),
+};
+#define NEMOTRON_H_KINDS                                                                              \
+    "linear_attention=4/2,mamba=4/2,M=4/2,moe=6/1,E=6/1,full_attention=0/2,attention=0/2,*=0/2,mlp=6/0,-=6/0"
+
+/* ---- jamba, zamba, zamba2 (Mamba hybrids with their own layouts) ------------------------ */
+
+/* JambaConfig: attention where i % attn_layer_period == attn_layer_offset,
+ * MoE where i % expert_layer_period == expert_layer_offset (num_experts > 1;
+ * one expert is the dense MLP, so E is 0 then);
+ * Mamba-1 with RMS norms on dt, B and C; the router is an nn.Linear. */
+static const llmmem__qdef q_jamba[] = {
+    Q_ATTN("65536", "4096", "14336", "32", "32", "8", "262144"), QD("d", "h / a"), Q_TIE("0"),
+    Q("Ej", "num_experts|num_local_experts", "16", NULL, COUNT), QD("E", "Ej > 1 ? Ej : 0"),
+    Q("K", "num_experts_per_tok", "2", NULL, COUNT), QD("fm", "f"), Q("ep", "expert_layer_period", "2", NULL, LAYERS), Q("eo", "expert_layer_offset", "1", NULL, COUNT),
+    Q("ap", "attn_layer_period", "8", NULL, LAYERS), Q("ao", "attn_layer_offset", "4", NULL, COUNT),
+    Q("N", "mamba_d_state", "16", NULL, DIM), Q("ck", "mamba_d_conv", "4", NULL, DIM),
+    Q("ex", "mamba_expand", "2", NULL, DIM), Q("R", "mamba_dt_rank", "cdiv(h, 16)", NULL, AUTO),
+    Q("cb", "mamba_conv_bias", "1", NULL, BOOL), Q("ub", "mamba_proj_bias", "0", NULL, BOOL), QD("I", "ex * h"),
+    Q_SSM1, QR("pa", "attention_dropout", "0"), Q_RMS("2"), QD("gated", "1"), QI,
+};
+static const llmmem__tdef t_jamba[] = {
+    EMBED("model.embed_tokens"), MAMBA1("mamba.", ON_MAMBA), NORM("mamba.dt_layernorm", "R", "0", ON_MAMBA),
+    NORM("mamba.b_layernorm", "N", "0", ON_MAMBA), NORM("mamba.c_layernorm", "N", "0", ON_MAMBA),
+    GATED_MLP("feed_forward.", "f", DENSE_LAYERS, "0"), LINEAR("feed_forward.router", "E", "h", ROUTER, MOE_LAYERS, "0"),
+    EXPERTS("feed_forward."), RMS("input_layernorm", W_ALL), RMS("pre_ff_layernorm", W_ALL),
+    ATTN4("self_attn.", "a * d", ATTN_LAYERS, "0"), RMS("model.final_layernorm", W_ONCE), LM_HEAD("lm_head"),
+};
+
 /* ---- the entries -------------------------------------------------------------------- */
 
 #define HYBRID_FAMILY(type, fam, mixer, ffn, norm, act, about)                                       \
@@ -140,5 +270,24 @@ const llmmem__arch llmmem__fam_hybrid[] = {
                   "modeling_falcon_mamba.py: Mamba-1 with parameter-free B/C/dt norms"),
     HYBRID_FAMILY(mamba2, LLAMA, MIXER_ALL(LLMMEM__MX_MAMBA), FFN_NONE, RMS, SILU_GLU,
                   "modeling_mamba2.py: Mamba-2 (SSD) heads, gated RMSNorm"),
+    HYBRID_FAMILY(bamba, LLAMA,
+                  MIXER_IDX(NULL, NULL, "attn_layer_indices", 0, LLMMEM__MX_FULL, LLMMEM__MX_MAMBA, LLMMEM__MR_PERIODIC,
+                            NULL, NULL, NULL),
+                  FFN_DENSE, RMS, SILU_GLU, "modeling_bamba.py: Mamba-2, attention at attn_layer_indices"),
+    HYBRID_FAMILY(granitemoehybrid, LLAMA,
+                  MIXER_IDX("layer_types|layers_block_type",
+                            "linear_attention=4,mamba=4,full_attention=0,attention=0", NULL, 0, 0,
+                            LLMMEM__MX_MAMBA, LLMMEM__MR_PERIODIC, NULL, NULL, NULL),
+                  FFN_MOE, RMS, SILU_GLU, "modeling_granitemoehybrid.py: Mamba-2/attention, MoE + shared MLP"),
+    HYBRID_FAMILY(falcon_h1, LLAMA, MIXER_ALL(LLMMEM__MX_HYBRID), FFN_DENSE, RMS, SILU_GLU,
+                  "modeling_falcon_h1.py: Mamba-2 and attention in parallel in every layer"),
+    HYBRID_FAMILY(nemotron_h, LLAMA,
+                  MIXER_LIST("layers_block_type|layer_types|hybrid_override_pattern", NEMOTRON_H_KINDS,
+                             LLMMEM__MR_EXPR, NULL, NULL, 0, 0, "i == 0 ? " KM " : i == 2 ? " KF " : " KN),
+                  FFN_EXPR("i == 1 ? " KE " : i == 3 ? " KD " : " KX), RMS, RELU,
+                  "modeling_nemotron_h.py: one of Mamba-2 / MoE / attention / MLP per block"),
+    HYBRID_FAMILY(jamba, LLAMA, MIXER_EXPR("i % ap == ao ? " KF " : " KM),
+                  FFN_EXPR("E > 1 && i % ep == eo ? " KE " : " KD), RMS, SILU_GLU,
+                  "modeling_jamba.py: Mamba-1 with 1 attention layer in 8, MoE every other layer"),
 };
 const int llmmem__fam_hybrid_count = (int)LLMMEM_ARRAY_LEN(llmmem__fam_hybrid);
