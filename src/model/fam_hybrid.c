@@ -36,7 +36,7 @@
 #define MIXER_ALL(kind) {LLMMEM__MR_PERIODIC, NULL, NULL, 0, kind, NULL, NULL, NULL, 0, NULL, 0}
 #define FFN_NONE FFN_EXPR(KX)
 
-/* A Linear held by a shared block (W_SHARED: `count` copies at most). */
+/* A Linear of a shared block, held `count` times (W_SHARED). */
 #define SLINEAR(name, out, in, kind, where, bias, count)                                        \
     {name, out, in, T_(kind), LLMMEM__TF_LINEAR, where, NULL, count},                           \
         {name, out, NULL, T_(kind), LLMMEM__TF_BIAS, where, bias, count}
@@ -257,6 +257,110 @@ static const llmmem__tdef t_jamba[] = {
     ATTN4("self_attn.", "a * d", ATTN_LAYERS, "0"), RMS("model.final_layernorm", W_ONCE), LM_HEAD("lm_head"),
 };
 
+/* ZambaConfig: Mamba-1 layers, and every attn_layer_period-th layer (from
+ * attn_layer_offset, after two Mamba layers and a hybrid one) a hybrid layer:
+ * its own Mamba decoder (mamba_decoder), a Linear and the shared transformer
+ * block (shared_transf, tied across the hybrid layers: held once) over
+ * [hidden, embeddings], so attention_hidden_size = 2 h (untied copies when
+ * tie_word_embeddings is false). The Mamba heads split
+ * x_proj / dt_proj into n_mamba_heads parameter tensors. */
+static const llmmem__qdef q_zamba[] = {
+    Q("V", "vocab_size", "32000", NULL, VOCAB), Q("h", "hidden_size", "3712", NULL, DIM),
+    Q("ah", "attention_hidden_size", "2 * h", "2 * h", DIM), Q("f", "intermediate_size", "14848", NULL, DIM),
+    Q("L", "num_hidden_layers", "76", NULL, LAYERS), Q("a", "num_attention_heads", "16", NULL, COUNT),
+    Q("d", "attention_head_dim|head_dim", "2 * h / a", "2 * h / a", DIM),
+    Q("k", "num_key_value_heads", "16", NULL, COUNT), Q("pos", "max_position_embeddings", "4096", NULL, POS),
+    Q("Hm", "n_mamba_heads", "2", NULL, DIM), Q("ap", "attn_layer_period", "6", NULL, LAYERS),
+    Q("ao", "attn_layer_offset", "4", NULL, COUNT), Q("N", "mamba_d_state", "16", NULL, DIM),
+    Q("ck", "mamba_d_conv", "4", NULL, DIM), Q("ex", "mamba_expand", "2", NULL, DIM),
+    Q("R", "mamba_dt_rank", "cdiv(h, 16)", NULL, AUTO), Q("cb", "mamba_conv_bias", "1", NULL, BOOL),
+    Q("ub", "mamba_proj_bias", "0", NULL, BOOL), Q_TIE("1"), QD("I", "ex * h"), QD("mhd", "I / Hm"), QD("L_hybrid", "0"),
+    QD("ssm_version", "1"), QD("ssm_inner", "I"), QD("ssm_state", "N"), QD("ssm_groups", "1"),
+    QD("ssm_heads", "Hm"), QD("ssm_conv", "ck"), QD("ssm_dt_rank", "R"), QR("pa", "attention_dropout", "0"),
+    Q_RMS("2"), QD("gated", "1"), QI,
+};
+#define ZAMBA_MAMBA(p, where)                                                                               \
+    PARAM(p "x_proj_weight", "Hm * (R + 2 * N)", "mhd", ATTN, where, NULL),                                \
+        PARAM(p "dt_proj_weight", "Hm * mhd", "R", ATTN, where, NULL),                                     \
+        PARAM(p "dt_proj_bias", "Hm * mhd", NULL, ATTN, where, NULL),                                      \
+        PARAM(p "A_log", "Hm * mhd", "N", ATTN, where, NULL), PARAM(p "D", "Hm * mhd", NULL, ATTN, where, NULL), \
+        PARAM(p "conv1d.weight", "I", "ck", ATTN, where, NULL), PARAM(p "conv1d.bias", "I", NULL, ATTN, where, "cb"), \
+        LINEAR(p "in_proj", "2 * I", "h", ATTN, where, "ub"), LINEAR(p "out_proj", "h", "I", ATTN, where, "ub")
+#define BY_HYBRID W_SHARED_BY(LLMMEM__MX(HYBRID))
+/* The hybrid layers' blocks are tied (one copy) only when tie_word_embeddings
+ * is true: transformers 5 applies _tied_weights_keys under that flag alone. */
+#define ZAMBA_COPIES "tie ? min(1, L_hybrid) : L_hybrid"
+static const llmmem__tdef t_zamba[] = {
+    EMBED("model.embed_tokens"), ZAMBA_MAMBA("mamba.", ON_MAMBA), RMS("input_layernorm", ON_MAMBA),
+    ZAMBA_MAMBA("mamba_decoder.mamba.", ON_HYBRID), RMS("mamba_decoder.input_layernorm", ON_HYBRID),
+    LINEAR("linear", "h", "h", ATTN, ON_HYBRID, "0"),
+    SLINEAR("shared_transf.self_attn.q_proj", "a * d", "ah", ATTN, BY_HYBRID, "0", ZAMBA_COPIES),
+    SLINEAR("shared_transf.self_attn.k_proj", "k * d", "ah", ATTN, BY_HYBRID, "0", ZAMBA_COPIES),
+    SLINEAR("shared_transf.self_attn.v_proj", "k * d", "ah", ATTN, BY_HYBRID, "0", ZAMBA_COPIES),
+    SLINEAR("shared_transf.self_attn.o_proj", "h", "a * d", ATTN, BY_HYBRID, "0", ZAMBA_COPIES),
+    SLINEAR("shared_transf.feed_forward.gate_proj", "f", "h", MLP, BY_HYBRID, "0", ZAMBA_COPIES),
+    SLINEAR("shared_transf.feed_forward.up_proj", "f", "h", MLP, BY_HYBRID, "0", ZAMBA_COPIES),
+    SLINEAR("shared_transf.feed_forward.down_proj", "h", "f", MLP, BY_HYBRID, "0", ZAMBA_COPIES),
+    SNORM("shared_transf.input_layernorm", "ah", BY_HYBRID, ZAMBA_COPIES),
+    SNORM("shared_transf.pre_ff_layernorm", "h", BY_HYBRID, ZAMBA_COPIES), RMS("model.final_layernorm", W_ONCE),
+    LM_HEAD("lm_head"),
+};
+#define ZAMBA_RULE "i == 2 || i > 2 && (i - 3) % ap == ao"
+
+/* Zamba2Config: Mamba-2 layers and hybrid layers (hybrid_layer_ids) whose
+ * shared transformer blocks cycle through num_mem_blocks tied copies (held
+ * min(num_mem_blocks, hybrid layers) times); each hybrid layer has its own
+ * LoRA-like adapter in the block's MLP (gate_up_proj_adapter_list, rank
+ * adapter_rank) and, with use_shared_attention_adapter, on q/k/v. The layers
+ * are the entries of layers_block_type (54 by default); attention reads
+ * [hidden, embeddings] (2 h), head_dim = 2 h / heads (attention_hidden_size and
+ * attention_head_dim in config.json override them, as save_pretrained writes
+ * them). hybrid_layer_ids must agree with layers_block_type (the adapter
+ * lists have its length). */
+static const llmmem__qdef q_zamba2[] = {
+    Q("V", "vocab_size", "32000", NULL, VOCAB), Q("h", "hidden_size", "2560", NULL, DIM),
+    Q("L", "layers_block_type|layer_types", "54", NULL, LEN), Q("f", "intermediate_size", "4 * h", "4 * h", DIM),
+    Q("a", "num_attention_heads", "32", NULL, COUNT), Q("k", "num_key_value_heads", "a", "a", COUNT),
+    Q("ah", "attention_hidden_size", "2 * h", NULL, DIM), Q("d", "attention_head_dim|head_dim", "2 * h / a", NULL, DIM),
+    Q("pos", "max_position_embeddings", "4096", NULL, POS), QD("L_hybrid", "0"),
+    Q("N", "mamba_d_state", "64", NULL, DIM), Q("ck", "mamba_d_conv", "4", NULL, DIM),
+    Q("ex", "mamba_expand", "2", NULL, DIM), Q("G", "mamba_ngroups", "1", NULL, DIM),
+    Q("H", "n_mamba_heads", "8", NULL, DIM), Q("ub", "add_bias_linear", "0", NULL, BOOL),
+    Q("nmem", "num_mem_blocks", "1", NULL, LAYERS), Q("asa", "use_shared_attention_adapter", "0", NULL, BOOL),
+    Q("r", "adapter_rank", "128", NULL, DIM), Q_TIE("1"), QD("I", "ex * h"), QD("cb", "1"), QD("mn", "1"), Q_SSM2,
+    QR("pa", "attention_dropout", "0"), Q_RMS("2"), QD("gated", "1"), QI,
+};
+/* tied: the blocks cycle through num_mem_blocks copies, and hybrid layer i's
+ * adapter sits in copy i % num_mem_blocks; untied (tie_word_embeddings false),
+ * each hybrid layer's copy holds the adapters of all layers of its residue:
+ * sum over residues of count^2. */
+#define Z2_COPIES "tie ? min(nmem, L_hybrid) : L_hybrid"
+#define Z2_ADAPTERS                                                                                          \
+    "tie ? L_hybrid : L_hybrid % nmem * (L_hybrid / nmem + 1) * (L_hybrid / nmem + 1) + "                   \
+    "(nmem - L_hybrid % nmem) * (L_hybrid / nmem) * (L_hybrid / nmem)"
+#define Z2_ADAPTER(p, out, in, when)                                                                        \
+    {p ".{j}.{j}", "r", in, T_(ATTN), LLMMEM__TF_LINEAR, BY_HYBRID, when, Z2_ADAPTERS},                      \
+        {p ".{j}.{j}", out, "r", T_(ATTN), LLMMEM__TF_LINEAR, BY_HYBRID, when, Z2_ADAPTERS}
+static const llmmem__tdef t_zamba2[] = {
+    EMBED("model.embed_tokens"), MAMBA2("mamba.", ON_MAMBA, "ub"), RMS("input_layernorm", ON_MAMBA),
+    MAMBA2("mamba_decoder.mamba.", ON_HYBRID, "ub"), RMS("mamba_decoder.input_layernorm", ON_HYBRID),
+    LINEAR("linear", "h", "h", ATTN, ON_HYBRID, "0"),
+    SLINEAR("shared_transformer.self_attn.q_proj", "a * d", "ah", ATTN, BY_HYBRID, "0", Z2_COPIES),
+    SLINEAR("shared_transformer.self_attn.k_proj", "k * d", "ah", ATTN, BY_HYBRID, "0", Z2_COPIES),
+    SLINEAR("shared_transformer.self_attn.v_proj", "k * d", "ah", ATTN, BY_HYBRID, "0", Z2_COPIES),
+    SLINEAR("shared_transformer.self_attn.o_proj", "h", "a * d", ATTN, BY_HYBRID, "0", Z2_COPIES),
+    SLINEAR("shared_transformer.feed_forward.gate_up_proj", "2 * f", "h", MLP, BY_HYBRID, "ub", Z2_COPIES),
+    SLINEAR("shared_transformer.feed_forward.down_proj", "h", "f", MLP, BY_HYBRID, "ub", Z2_COPIES),
+    SNORM("shared_transformer.input_layernorm", "ah", BY_HYBRID, Z2_COPIES),
+    SNORM("shared_transformer.pre_ff_layernorm", "h", BY_HYBRID, Z2_COPIES),
+    Z2_ADAPTER("shared_transformer.feed_forward.gate_up_proj_adapter_list", "2 * f", "h", NULL),
+    Z2_ADAPTER("shared_transformer.self_attn.linear_q_adapter_list", "ah", "ah", "asa"),
+    Z2_ADAPTER("shared_transformer.self_attn.linear_k_adapter_list", "ah", "ah", "asa"),
+    Z2_ADAPTER("shared_transformer.self_attn.linear_v_adapter_list", "ah", "ah", "asa"),
+    RMS("model.final_layernorm", W_ONCE), LM_HEAD("lm_head"),
+};
+#define ZAMBA2_RULE "i > 0 && i <= 42 && i % 6 == 0 || i == 47 || i == 51"
+
 /* ---- the entries -------------------------------------------------------------------- */
 
 #define HYBRID_FAMILY(type, fam, mixer, ffn, norm, act, about)                                       \
@@ -289,5 +393,15 @@ const llmmem__arch llmmem__fam_hybrid[] = {
     HYBRID_FAMILY(jamba, LLAMA, MIXER_EXPR("i % ap == ao ? " KF " : " KM),
                   FFN_EXPR("E > 1 && i % ep == eo ? " KE " : " KD), RMS, SILU_GLU,
                   "modeling_jamba.py: Mamba-1 with 1 attention layer in 8, MoE every other layer"),
+    HYBRID_FAMILY(zamba, LLAMA,
+                  MIXER_LIST("layers_block_type|layer_types", "linear_attention=4/2,mamba=4/2,hybrid=7/0",
+                             LLMMEM__MR_EXPR, NULL, NULL, 0, 0, ZAMBA_RULE " ? " KH " : " KM),
+                  FFN_EXPR(ZAMBA_RULE " ? " KD " : " KX), RMS, GELU_TANH_GLU,
+                  "modeling_zamba.py: Mamba-1, a shared attention block every 6th layer"),
+    HYBRID_FAMILY(zamba2, LLAMA,
+                  MIXER_LIST("layers_block_type|layer_types", "linear_attention=4/2,mamba=4/2,hybrid=7/0",
+                             LLMMEM__MR_EXPR, NULL, NULL, 0, 0, ZAMBA2_RULE " ? " KH " : " KM),
+                  FFN_EXPR(ZAMBA2_RULE " ? " KD " : " KX), RMS, GELU_TANH_GLU,
+                  "modeling_zamba2.py: Mamba-2, num_mem_blocks shared blocks with per-layer adapters"),
 };
 const int llmmem__fam_hybrid_count = (int)LLMMEM_ARRAY_LEN(llmmem__fam_hybrid);

@@ -311,16 +311,28 @@ static int64_t layers_where(const struct llmmem_model *m, unsigned where_kinds)
     int64_t n = 0;
     for (int x = 0; x < LLMMEM__MX_COUNT; x++)
         for (int y = 0; y < LLMMEM__FF_COUNT; y++)
-            if (((where == LLMMEM__W_MIXER || where == LLMMEM__W_SHARED) && (kinds & (1u << x))) ||
+            if ((where == LLMMEM__W_MIXER && (kinds & (1u << x))) ||
                 (where == LLMMEM__W_FFN && (kinds & (1u << y))) || where == LLMMEM__W_LAYER)
                 n += m->layers_of[x][y];
     return n;
 }
 
+/* The layers of each kind, as the symbols L_<kind> of the entries that
+ * declare them (for the counts of shared blocks: zamba2's adapters). */
 static void pattern_counts(struct llmmem_model *m)
 {
+    static const char *const mx[LLMMEM__MX_COUNT] = {"L_full", "L_sliding", "L_chunked", "L_linear", "L_mamba",
+                                                     "L_conv", "L_none", "L_hybrid", "L_sparse"};
+    static const char *const ff[LLMMEM__FF_COUNT] = {"L_dense", "L_moe", "L_noffn"};
     m->num_sliding_layers = layers_where(m, LLMMEM__W_MIXER | LLMMEM__MX(SLIDING) << LLMMEM__WHERE_SHIFT);
     m->num_moe_layers = layers_where(m, LLMMEM__W_FFN | LLMMEM__FF(MOE) << LLMMEM__WHERE_SHIFT);
+    int slot;
+    for (int x = 0; x < LLMMEM__MX_COUNT; x++)
+        if (llmmem__qvals_find(&m->q, mx[x], strlen(mx[x]), &slot))
+            m->q.v[slot] = layers_where(m, LLMMEM__W_MIXER | (1u << x) << LLMMEM__WHERE_SHIFT);
+    for (int y = 0; y < LLMMEM__FF_COUNT; y++)
+        if (llmmem__qvals_find(&m->q, ff[y], strlen(ff[y]), &slot))
+            m->q.v[slot] = layers_where(m, LLMMEM__W_FFN | (1u << y) << LLMMEM__WHERE_SHIFT);
 }
 
 /* ---- tensors and counts --------------------------------------------------------- */
@@ -343,12 +355,9 @@ static int eval_row(llmmem__tensor *x, const llmmem__tdef *d, const struct llmme
         (d->cols && (rc = llmmem__expr_eval(&cols, d->cols, &m->q))) ||
         (d->count && (rc = llmmem__expr_eval(&mult, d->count, &m->q))))
         return rc;
-    int64_t layers = d->where == LLMMEM__W_ONCE ? 1 : layers_where(m, d->where);
-    /* a shared block: `count` copies at most, one per layer that uses it */
-    if ((d->where & ((1u << LLMMEM__WHERE_SHIFT) - 1)) == LLMMEM__W_SHARED) {
-        layers = mult < layers ? mult : layers;
-        mult = 1;
-    }
+    /* a shared block is held `count` times, not once per layer that uses it */
+    bool shared = (d->where & ((1u << LLMMEM__WHERE_SHIFT) - 1)) == LLMMEM__W_SHARED;
+    int64_t layers = d->where == LLMMEM__W_ONCE || shared ? 1 : layers_where(m, d->where);
     x->name = d->name;
     x->kind = (d->flags & LLMMEM__TF_BIAS) ? LLMMEM__T_BIAS : d->kind;
     x->rows = rows;

@@ -165,9 +165,11 @@ enum llmmem__where {
     LLMMEM__W_LAYER = 1,  /* every decoder layer */
     LLMMEM__W_MIXER = 2,  /* layers whose mixer is in `kinds` (a bit mask of 1 << enum llmmem__mixer) */
     LLMMEM__W_FFN = 3,    /* layers whose feed-forward is in `kinds` (1 << enum llmmem__ffn) */
-    LLMMEM__W_SHARED = 4  /* a block shared by the layers whose mixer is in `kinds`: held
-                             min(count, such layers) times, not once per layer (zamba's
-                             shared attention block, hrm_text's stacks run in cycles) */
+    LLMMEM__W_SHARED = 4  /* a block used by the layers whose mixer is in `kinds` but held
+                             `count` times, not once per layer (zamba's shared attention
+                             block, hrm_text's stacks run in cycles); `count` may use the
+                             layer counts L_<kind> (L_hybrid, L_moe, ...) when the entry
+                             declares them as quantities */
 };
 #define LLMMEM__WHERE_SHIFT 4
 #define LLMMEM__MX(k) (1u << LLMMEM__MX_##k)
