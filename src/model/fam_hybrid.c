@@ -361,6 +361,261 @@ static const llmmem__tdef t_zamba2[] = {
 };
 #define ZAMBA2_RULE "i > 0 && i <= 42 && i % 6 == 0 || i == 47 || i == 51"
 
+/* ---- qwen3_next, qwen3_5_text, qwen3_5_moe_text, olmo_hybrid (gated delta rule) -------------- */
+
+/* The gated DeltaNet keys (Qwen3NextConfig, Qwen3_5TextConfig) and the
+ * canonical linear-attention symbols: lk key heads of dk, lv value heads of
+ * dv, depthwise conv of lck over q, k, v. */
+#define Q_GDN(lk, lv)                                                                                   \
+    Q("lck", "linear_conv_kernel_dim", "4", NULL, DIM), Q("ldk", "linear_key_head_dim", "128", NULL, DIM), \
+        Q("ldv", "linear_value_head_dim", "128", NULL, DIM), Q("lhk", "linear_num_key_heads", lk, NULL, DIM), \
+        Q("lhv", "linear_num_value_heads", lv, NULL, DIM)
+#define Q_LIN(kind)                                                                                     \
+    QD("lin_kind", kind), QD("lin_k_heads", "lhk"), QD("lin_k_dim", "ldk"), QD("lin_v_heads", "lhv"),    \
+        QD("lin_v_dim", "ldv"), QD("lin_conv", "lck"), QD("QK", "lhk * ldk"), QD("VV", "lhv * ldv")
+/* Layer i is full attention when (i + 1) % full_attention_interval == 0. */
+#define Q_QWEN_LAYERS                                                                                   \
+    Q("fai", "full_attention_interval", "4", NULL, LAYERS),                                             \
+        QR("prf", "partial_rotary_factor|rope_parameters.partial_rotary_factor", "0.25"),               \
+        QR("pa", "attention_dropout", "0"), Q_RMS("2"), QD("gated", "1"), QD("qkn", "1"), QI
+/* Qwen3NextAttention: q_proj gives the query and its output gate (2 a d). */
+#define QWEN_GATED_ATTN                                                                             \
+    ATTN4("self_attn.", "2 * a * d", ATTN_LAYERS, "ab"), NORM("self_attn.q_norm", "d", "0", ATTN_LAYERS), \
+        NORM("self_attn.k_norm", "d", "0", ATTN_LAYERS)
+/* Qwen3NextGatedDeltaNet: in_proj_qkvz (q, k, v, z) and in_proj_ba (beta, a). */
+#define QWEN3_NEXT_GDN                                                                                 \
+    PARAM("linear_attn.dt_bias", "lhv", NULL, ATTN, ON_LINEAR, NULL),                                  \
+        PARAM("linear_attn.A_log", "lhv", NULL, ATTN, ON_LINEAR, NULL),                                 \
+        PARAM("linear_attn.conv1d.weight", "2 * QK + VV", "lck", ATTN, ON_LINEAR, NULL),                \
+        LINEAR("linear_attn.in_proj_qkvz", "2 * QK + 2 * VV", "h", ATTN, ON_LINEAR, "0"),               \
+        LINEAR("linear_attn.in_proj_ba", "2 * lhv", "h", ATTN, ON_LINEAR, "0"),                          \
+        NORM("linear_attn.norm", "ldv", "0", ON_LINEAR), LINEAR("linear_attn.out_proj", "h", "VV", ATTN, ON_LINEAR, "0")
+/* Qwen3_5GatedDeltaNet: the same with in_proj_qkv, in_proj_z, in_proj_b, in_proj_a. */
+#define QWEN3_5_GDN                                                                                    \
+    PARAM("linear_attn.dt_bias", "lhv", NULL, ATTN, ON_LINEAR, NULL),                                  \
+        PARAM("linear_attn.A_log", "lhv", NULL, ATTN, ON_LINEAR, NULL),                                 \
+        PARAM("linear_attn.conv1d.weight", "2 * QK + VV", "lck", ATTN, ON_LINEAR, NULL),                \
+        NORM("linear_attn.norm", "ldv", "0", ON_LINEAR), LINEAR("linear_attn.out_proj", "h", "VV", ATTN, ON_LINEAR, "0"), \
+        LINEAR("linear_attn.in_proj_qkv", "2 * QK + VV", "h", ATTN, ON_LINEAR, "0"),                    \
+        LINEAR("linear_attn.in_proj_z", "VV", "h", ATTN, ON_LINEAR, "0"),                                \
+        LINEAR("linear_attn.in_proj_b", "lhv", "h", ATTN, ON_LINEAR, "0"),                               \
+        LINEAR("linear_attn.in_proj_a", "lhv", "h", ATTN, ON_LINEAR, "0")
+/* Qwen2-MoE style block: gate, experts, shared_expert (width fs) and its gate. */
+#define QWEN_MOE                                                                                      \
+    WEIGHT("mlp.gate", "E", "h", ROUTER, MOE_LAYERS), EXPERTS("mlp."),                                \
+        GATED_MLP("mlp.shared_expert.", "fs", MOE_LAYERS, "0"),                                        \
+        LINEAR("mlp.shared_expert_gate", "1", "h", ROUTER, MOE_LAYERS, "0")
+#define QWEN_TAIL LINEAR_NORMS, RMS("model.norm", W_ONCE), LM_HEAD("lm_head")
+#define LINEAR_NORMS RMS("input_layernorm", W_ALL), RMS("post_attention_layernorm", W_ALL)
+
+/* Qwen3NextConfig: 3 gated-DeltaNet layers to 1 gated full-attention layer,
+ * MoE on the decoder_sparse_step stride but mlp_only_layers. */
+static const llmmem__qdef q_qwen3_next[] = {
+    Q_ATTN("151936", "2048", "5632", "48", "16", "2", "32768"), Q("d", "head_dim", "256", NULL, DIM), Q_TIE("0"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), Q_GDN("16", "32"), Q_LIN("1"),
+    Q("step", "decoder_sparse_step", "1", NULL, LAYERS), Q("fm", "moe_intermediate_size", "512", NULL, DIM),
+    Q("fs", "shared_expert_intermediate_size", "512", NULL, DIM0), QD("ns", "fs > 0"), QD("seg", "1"),
+    Q("K", "num_experts_per_tok", "10", NULL, COUNT), Q("E", "num_experts", "512", NULL, COUNT), Q_QWEN_LAYERS,
+};
+static const llmmem__tdef t_qwen3_next[] = {
+    EMBED("model.embed_tokens"), QWEN3_NEXT_GDN, QWEN_GATED_ATTN, GATED_MLP("mlp.", "f", DENSE_LAYERS, "0"),
+    QWEN_MOE, QWEN_TAIL,
+};
+
+/* Qwen3_5TextConfig (the text model of qwen3_5): dense MLP in every layer. */
+static const llmmem__qdef q_qwen3_5_text[] = {
+    Q_ATTN("248320", "4096", "12288", "32", "16", "4", "32768"), Q("d", "head_dim", "256", NULL, DIM), Q_TIE("0"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), Q_GDN("16", "32"), Q_LIN("1"), Q_QWEN_LAYERS,
+};
+static const llmmem__tdef t_qwen3_5_text[] = {
+    EMBED("model.embed_tokens"), QWEN3_5_GDN, QWEN_GATED_ATTN, GATED_MLP("mlp.", "f", W_ALL, "0"), QWEN_TAIL,
+};
+
+/* Qwen3_5MoeTextConfig: every layer MoE with the shared expert. */
+static const llmmem__qdef q_qwen3_5_moe_text[] = {
+    Q("V", "vocab_size", "248320", NULL, VOCAB), Q("h", "hidden_size", "2048", NULL, DIM),
+    Q("L", "num_hidden_layers", "40", NULL, LAYERS), Q("a", "num_attention_heads", "16", NULL, COUNT),
+    Q("k", "num_key_value_heads", "2", "a", COUNT), Q("pos", "max_position_embeddings", "32768", NULL, POS),
+    Q("d", "head_dim", "256", NULL, DIM), Q_TIE("0"), Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"),
+    Q_GDN("16", "32"), Q_LIN("1"), Q("fm", "moe_intermediate_size", "512", NULL, DIM), QD("f", "fm"),
+    Q("fs", "shared_expert_intermediate_size", "512", NULL, DIM0), QD("ns", "fs > 0"), QD("seg", "1"),
+    Q("K", "num_experts_per_tok", "8", NULL, COUNT), Q("E", "num_experts", "256", NULL, COUNT), Q_QWEN_LAYERS,
+};
+static const llmmem__tdef t_qwen3_5_moe_text[] = {
+    EMBED("model.embed_tokens"), QWEN3_5_GDN, QWEN_GATED_ATTN, QWEN_MOE, QWEN_TAIL,
+};
+#define QWEN_LINEAR_RULE                                                                               \
+    MIXER_LIST("layer_types", "linear_attention=3,full_attention=0", LLMMEM__MR_EXPR, NULL, NULL, 0, 0, \
+               "(i + 1) % fai ? " KL " : " KF)
+
+/* OlmoHybridConfig: gated DeltaNet (q/k/v/a/b/g projections, one conv over
+ * q k v, allow_neg_eigval) in 3 layers of 4, OLMo-2 attention (q/k norms over
+ * the whole projection) in the 4th; linear layers have pre-norms
+ * (input_layernorm, post_attention_layernorm), attention layers post-norms
+ * (post_attention_layernorm, post_feedforward_layernorm). Linear heads default
+ * to the attention heads, key head dim to int(0.75 h / heads), value to 2x. */
+static const llmmem__qdef q_olmo_hybrid[] = {
+    Q_ATTN("100352", "3840", "11008", "32", "30", "a", "65536"), QD("d", "h / a"), Q_TIE("0"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), Q("lck", "linear_conv_kernel_dim", "4", NULL, DIM),
+    Q("lhk", "linear_num_key_heads", "a", "a", DIM), Q("lhv", "linear_num_value_heads", "a", "a", DIM),
+    Q("ldk", "linear_key_head_dim", "3 * h / (4 * lhk)", "3 * h / (4 * lhk)", DIM),
+    Q("ldv", "linear_value_head_dim", "2 * ldk", "2 * ldk", DIM), Q_LIN("1"), QR("pa", "attention_dropout", "0"),
+    Q_RMS("2"), QD("gated", "1"), QD("qkn", "1"), QI,
+};
+static const llmmem__tdef t_olmo_hybrid[] = {
+    EMBED("model.embed_tokens"), GATED_MLP("mlp.", "f", W_ALL, "0"), RMS("input_layernorm", ON_LINEAR),
+    RMS("post_attention_layernorm", W_ALL), PARAM("linear_attn.A_log", "lhv", NULL, ATTN, ON_LINEAR, NULL),
+    PARAM("linear_attn.dt_bias", "lhv", NULL, ATTN, ON_LINEAR, NULL),
+    LINEAR("linear_attn.q_proj", "QK", "h", ATTN, ON_LINEAR, "0"), LINEAR("linear_attn.k_proj", "QK", "h", ATTN, ON_LINEAR, "0"),
+    LINEAR("linear_attn.v_proj", "VV", "h", ATTN, ON_LINEAR, "0"), LINEAR("linear_attn.a_proj", "lhv", "h", ATTN, ON_LINEAR, "0"),
+    LINEAR("linear_attn.b_proj", "lhv", "h", ATTN, ON_LINEAR, "0"), LINEAR("linear_attn.g_proj", "VV", "h", ATTN, ON_LINEAR, "0"),
+    LINEAR("linear_attn.o_proj", "h", "VV", ATTN, ON_LINEAR, "0"),
+    PARAM("linear_attn.conv1d.weight", "2 * QK + VV", "lck", ATTN, ON_LINEAR, NULL),
+    NORM("linear_attn.o_norm", "ldv", "0", ON_LINEAR), ATTN4("self_attn.", "a * d", ATTN_LAYERS, "ab"),
+    NORM("self_attn.q_norm", "a * d", "0", ATTN_LAYERS), NORM("self_attn.k_norm", "k * d", "0", ATTN_LAYERS),
+    RMS("post_feedforward_layernorm", ATTN_LAYERS), RMS("model.norm", W_ONCE), LM_HEAD("lm_head"),
+};
+
+/* ---- minimax, minimax_m2, minimax_m3_vl_text ------------------------------------------- */
+
+/* MiniMaxConfig: lightning (linear) attention and softmax attention
+ * alternate (full at even layers); lightning attention has a fused qkv_proj,
+ * an output gate and a norm over a d. */
+static const llmmem__qdef q_minimax[] = {
+    Q_ATTN("32000", "4096", "14336", "32", "32", "8", "131072"), Q("d", "head_dim", "h / a", "h / a", DIM),
+    Q_TIE("0"), Q("sw", "sliding_window", "0", "0", POS), Q("K", "num_experts_per_tok", "2", NULL, COUNT),
+    Q("E", "num_local_experts|num_experts", "8", NULL, COUNT), QD("fm", "f"), QD("lin_kind", "2"),
+    QD("lin_k_heads", "a"), QD("lin_k_dim", "d"), QD("lin_v_heads", "a"), QD("lin_v_dim", "d"), QD("lin_conv", "0"),
+    Q("bs", "block_size", "256", NULL, DIM), QR("pa", "attention_dropout", "0"), Q_RMS("2"), QD("gated", "1"), QI,
+};
+static const llmmem__tdef t_minimax[] = {
+    EMBED("model.embed_tokens"), ATTN4("self_attn.", "a * d", ATTN_LAYERS, "0"), LINEAR_NORMS,
+    WEIGHT("mlp.gate", "E", "h", ROUTER, MOE_LAYERS), EXPERTS("mlp."), NORM("self_attn.norm", "a * d", "0", ON_LINEAR),
+    LINEAR("self_attn.qkv_proj", "3 * a * d", "h", ATTN, ON_LINEAR, "0"),
+    LINEAR("self_attn.out_proj", "h", "a * d", ATTN, ON_LINEAR, "0"),
+    LINEAR("self_attn.output_gate", "a * d", "h", ATTN, ON_LINEAR, "0"), RMS("model.norm", W_ONCE), LM_HEAD("lm_head"),
+};
+
+/* MiniMaxM2Config: softmax attention with q/k norms over the whole
+ * projection, every layer MoE (no linear attention). */
+static const llmmem__qdef q_minimax_m2[] = {
+    Q_ATTN("200064", "3072", "1536", "62", "48", "8", "196608"), Q("d", "head_dim", "128", NULL, DIM), Q_TIE("0"),
+    Q("K", "num_experts_per_tok", "8", NULL, COUNT), Q("E", "num_local_experts|num_experts", "256", NULL, COUNT),
+    QD("fm", "f"), QD("qkn", "1"), QR("pa", "attention_dropout", "0"), Q_RMS("2"), QD("gated", "1"),
+};
+static const llmmem__tdef t_minimax_m2[] = {
+    EMBED("model.embed_tokens"), ATTN4("self_attn.", "a * d", W_ALL, "0"), NORM("self_attn.q_norm", "a * d", "0", W_ALL),
+    NORM("self_attn.k_norm", "k * d", "0", W_ALL), WEIGHT("mlp.gate", "E", "h", ROUTER, MOE_LAYERS), EXPERTS("mlp."),
+    LINEAR_NORMS, RMS("model.norm", W_ONCE), LM_HEAD("lm_head"),
+};
+
+/* MiniMaxM3VLTextConfig: softmax attention with per-head q/k norms;
+ * minimax_m3_sparse layers add an indexer (q_proj over index_n_heads, one
+ * key head, norms) that picks index_topk_blocks blocks; mlp_layer_types
+ * chooses MoE (routed + a shared MLP) or a dense MLP of dense_intermediate_size.
+ * The Hub's sparse_attention_config / moe_layer_freq lists are read too. */
+static const llmmem__qdef q_minimax_m3_vl_text[] = {
+    Q("V", "vocab_size", "200064", NULL, VOCAB), Q("h", "hidden_size", "6144", NULL, DIM),
+    Q("fm", "intermediate_size", "3072", NULL, DIM), Q("f", "dense_intermediate_size", "12288", NULL, DIM),
+    Q("fs", "shared_intermediate_size", "3072", NULL, DIM0), QD("ns", "fs > 0"),
+    Q("L", "num_hidden_layers", "60", NULL, LAYERS), Q("a", "num_attention_heads", "64", NULL, COUNT),
+    Q("k", "num_key_value_heads", "4", NULL, COUNT), Q("d", "head_dim", "128", NULL, DIM),
+    Q("pos", "max_position_embeddings", "524288", NULL, POS), Q_TIE("0"), Q("K", "num_experts_per_tok", "4", NULL, COUNT),
+    Q("E", "num_local_experts|num_experts", "128", NULL, COUNT),
+    Q("ih", "sparse_attention_config.sparse_num_index_heads|index_n_heads", "4", NULL, DIM),
+    Q("id", "sparse_attention_config.sparse_index_dim|index_head_dim", "128", NULL, DIM),
+    Q("rd", "rotary_dim", "64", NULL, DIM), QR("prf", NULL, "ratio(rd, d)"), QD("qkn", "1"),
+    QR("pa", "attention_dropout", "0"), Q_RMS("2"), QD("gated", "1"),
+};
+static const llmmem__tdef t_minimax_m3_vl_text[] = {
+    EMBED("model.embed_tokens"), ATTN4("self_attn.", "a * d", W_ALL, "0"), NORM("self_attn.q_norm", "d", "0", W_ALL),
+    NORM("self_attn.k_norm", "d", "0", W_ALL), LINEAR("self_attn.indexer.q_proj", "ih * id", "h", ATTN, ON_SPARSE, "0"),
+    LINEAR("self_attn.indexer.k_proj", "id", "h", ATTN, ON_SPARSE, "0"),
+    NORM("self_attn.indexer.q_norm", "id", "0", ON_SPARSE), NORM("self_attn.indexer.k_norm", "id", "0", ON_SPARSE),
+    LINEAR("mlp.gate_up_proj", "2 * f", "h", MLP, DENSE_LAYERS, "0"), LINEAR("mlp.down_proj", "h", "f", MLP, DENSE_LAYERS, "0"),
+    PARAM("mlp.gate.weight", "E", "h", ROUTER, MOE_LAYERS, NULL), EXPERTS("mlp."),
+    LINEAR("mlp.shared_experts.gate_up_proj", "2 * fs", "h", MLP, MOE_LAYERS, "0"),
+    LINEAR("mlp.shared_experts.down_proj", "h", "fs", MLP, MOE_LAYERS, "0"), LINEAR_NORMS, RMS("model.norm", W_ONCE),
+    LM_HEAD("lm_head"),
+};
+
+/* ---- kimi_linear, lfm2 ------------------------------------------------------------------ */
+
+/* KimiLinearConfig: Kimi delta attention (q/k/v, one conv over them,
+ * low-rank forget gate and output gate, beta) and MLA (DeepSeek-V2 layout)
+ * layers; layer_types, else the Hub's 1-based linear_attn_config lists, else
+ * full attention at 4, 8, ...; the first first_k_dense_replace layers dense,
+ * MoE after (routed + num_shared_experts x moe_intermediate_size shared MLP). */
+static const llmmem__qdef q_kimi_linear[] = {
+    Q_ATTN("163840", "2304", "9216", "27", "32", "a", "1048576"), Q("fm", "moe_intermediate_size", "1024", NULL, DIM),
+    Q("ns", "num_shared_experts|n_shared_experts", "1", NULL, COUNT), QD("fs", "fm * ns"),
+    Q("kvl", "kv_lora_rank", "512", NULL, DIM), Q("ql", "q_lora_rank", "0", "0", DIM0),
+    Q("dr", "qk_rope_head_dim", "64", NULL, DIM), Q("dv", "v_head_dim", "128", NULL, DIM),
+    Q("dn", "qk_nope_head_dim", "128", NULL, DIM), QD("d", "dn + dr"),
+    Q("E", "num_experts|num_local_experts", "256", NULL, COUNT),
+    Q("K", "num_experts_per_token|num_experts_per_tok", "8", NULL, COUNT), Q_TIE("0"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"),
+    Q("lhd", "linear_attn_config.head_dim|linear_head_dim", "128", NULL, DIM),
+    Q("lnh", "linear_attn_config.num_heads|linear_num_heads", "32", NULL, DIM),
+    Q("lck", "linear_attn_config.short_conv_kernel_size|linear_conv_kernel_dim", "4", NULL, DIM),
+    QD("lin_kind", "3"), QD("lin_k_heads", "lnh"), QD("lin_k_dim", "lhd"), QD("lin_v_heads", "lnh"),
+    QD("lin_v_dim", "lhd"), QD("lin_conv", "lck"), QD("QK", "lnh * lhd"),
+    Q("fkd", "first_k_dense_replace", "1", NULL, COUNT), QR("pa", "attention_dropout", "0"), Q_RMS("2"),
+    QD("gated", "1"), QI,
+};
+static const llmmem__tdef t_kimi_linear[] = {
+    EMBED("model.embed_tokens"), LINEAR("self_attn.q_proj", "QK", "h", ATTN, ON_LINEAR, "0"),
+    LINEAR("self_attn.k_proj", "QK", "h", ATTN, ON_LINEAR, "0"), LINEAR("self_attn.v_proj", "QK", "h", ATTN, ON_LINEAR, "0"),
+    PARAM("self_attn.conv1d.weight", "3 * QK", "lck", ATTN, ON_LINEAR, NULL),
+    PARAM("self_attn.forget_gate.dt_bias", "QK", NULL, ATTN, ON_LINEAR, NULL),
+    PARAM("self_attn.forget_gate.A_log", "lnh", NULL, ATTN, ON_LINEAR, NULL),
+    LINEAR("self_attn.forget_gate.f_a_proj", "lhd", "h", ATTN, ON_LINEAR, "0"),
+    LINEAR("self_attn.forget_gate.f_b_proj", "QK", "lhd", ATTN, ON_LINEAR, "0"),
+    LINEAR("self_attn.b_proj", "lnh", "h", ATTN, ON_LINEAR, "0"), LINEAR("self_attn.g_a_proj", "lhd", "h", ATTN, ON_LINEAR, "0"),
+    LINEAR("self_attn.g_b_proj", "QK", "lhd", ATTN, ON_LINEAR, "0"), NORM("self_attn.o_norm", "lhd", "0", ON_LINEAR),
+    LINEAR("self_attn.o_proj", "h", "QK", ATTN, ON_LINEAR, "0"),
+    LINEAR_IF("self_attn.q_proj", "a * (dn + dr)", "h", ATTN, ATTN_LAYERS, "0", "!ql"),
+    LINEAR_IF("self_attn.q_a_proj", "ql", "h", ATTN, ATTN_LAYERS, "ab", "ql"),
+    NORM_IF("self_attn.q_a_layernorm", "ql", "0", ATTN_LAYERS, "ql"),
+    LINEAR_IF("self_attn.q_b_proj", "a * (dn + dr)", "ql", ATTN, ATTN_LAYERS, "0", "ql"),
+    LINEAR("self_attn.kv_a_proj_with_mqa", "kvl + dr", "h", ATTN, ATTN_LAYERS, "ab"),
+    NORM("self_attn.kv_a_layernorm", "kvl", "0", ATTN_LAYERS),
+    LINEAR("self_attn.kv_b_proj", "a * (dn + dv)", "kvl", ATTN, ATTN_LAYERS, "0"),
+    LINEAR("self_attn.o_proj", "h", "a * dv", ATTN, ATTN_LAYERS, "ab"), GATED_MLP("mlp.", "f", DENSE_LAYERS, "0"),
+    PARAM("mlp.gate.weight", "E", "h", ROUTER, MOE_LAYERS, NULL), EXPERTS("mlp."),
+    GATED_MLP("mlp.shared_experts.", "fs", MOE_LAYERS, "0"), LINEAR_NORMS, RMS("model.norm", W_ONCE), LM_HEAD("lm_head"),
+};
+
+/* Lfm2Config: gated short convolutions (in_proj B C x, depthwise conv of
+ * conv_L_cache, out_proj) and attention layers (q/k layernorms per head);
+ * layer_types, else full_attn_idxs, else all attention. The SwiGLU width is
+ * int(2 f / 3), times block_ffn_dim_multiplier and rounded up to
+ * block_multiple_of when block_auto_adjust_ff_dim. The final norm is
+ * embedding_norm. */
+static const llmmem__qdef q_lfm2[] = {
+    Q("V", "vocab_size", "65536", NULL, VOCAB), Q("h", "hidden_size", "2560", NULL, DIM),
+    Q("fi", "block_ff_dim|intermediate_size", "12288", NULL, DIM), Q("L", "num_hidden_layers", "32", NULL, LAYERS),
+    Q("a", "num_attention_heads", "32", NULL, COUNT), Q("k", "num_key_value_heads", "8", NULL, COUNT),
+    Q("d", "head_dim", "h / a", NULL, DIM), Q("pos", "max_position_embeddings", "128000", NULL, POS),
+    Q("tie", "tie_embedding|tie_word_embeddings", "1", NULL, BOOL), Q("cbias", "conv_bias", "0", NULL, BOOL),
+    Q("conv_L", "conv_L_cache", "3", NULL, DIM), Q("mo", "block_multiple_of", "256", NULL, DIM),
+    QRN("ffm", "block_ffn_dim_multiplier", "1", "0"), Q("aa", "block_auto_adjust_ff_dim", "1", NULL, BOOL),
+    QD("f", "!aa ? fi : rmul(2 * fi / 3, ffm) > 0 ? cdiv(rmul(2 * fi / 3, ffm), mo) * mo : 2 * fi / 3"),
+    QD("qkn", "1"), Q_RMS("2"), QD("gated", "1"),
+};
+static const llmmem__tdef t_lfm2[] = {
+    EMBED("model.embed_tokens"), LINEAR("self_attn.q_proj", "a * d", "h", ATTN, ATTN_LAYERS, "0"),
+    LINEAR("self_attn.k_proj", "k * d", "h", ATTN, ATTN_LAYERS, "0"),
+    LINEAR("self_attn.v_proj", "k * d", "h", ATTN, ATTN_LAYERS, "0"),
+    LINEAR("self_attn.out_proj", "h", "a * d", ATTN, ATTN_LAYERS, "0"),
+    NORM("self_attn.q_layernorm", "d", "0", ATTN_LAYERS), NORM("self_attn.k_layernorm", "d", "0", ATTN_LAYERS),
+    LINEAR("conv.in_proj", "3 * h", "h", ATTN, ON_CONV, "cbias"), PARAM("conv.conv.weight", "h", "conv_L", ATTN, ON_CONV, NULL),
+    PARAM("conv.conv.bias", "h", NULL, ATTN, ON_CONV, "cbias"), LINEAR("conv.out_proj", "h", "h", ATTN, ON_CONV, "cbias"),
+    LINEAR("feed_forward.w1", "f", "h", MLP, W_ALL, "0"), LINEAR("feed_forward.w3", "f", "h", MLP, W_ALL, "0"),
+    LINEAR("feed_forward.w2", "h", "f", MLP, W_ALL, "0"), RMS("operator_norm", W_ALL), RMS("ffn_norm", W_ALL),
+    RMS("model.embedding_norm", W_ONCE), LM_HEAD("lm_head"),
+};
+
 /* ---- the entries -------------------------------------------------------------------- */
 
 #define HYBRID_FAMILY(type, fam, mixer, ffn, norm, act, about)                                       \
@@ -403,5 +658,36 @@ const llmmem__arch llmmem__fam_hybrid[] = {
                              LLMMEM__MR_EXPR, NULL, NULL, 0, 0, ZAMBA2_RULE " ? " KH " : " KM),
                   FFN_EXPR(ZAMBA2_RULE " ? " KD " : " KX), RMS, GELU_TANH_GLU,
                   "modeling_zamba2.py: Mamba-2, num_mem_blocks shared blocks with per-layer adapters"),
+    HYBRID_FAMILY(qwen3_next, LLAMA, QWEN_LINEAR_RULE, FFN_RULE(LLMMEM__FR_STEP, "step", NULL, "mlp_only_layers"),
+                  RMS, SILU_GLU, "modeling_qwen3_next.py: gated DeltaNet 3:1 gated attention, MoE + shared expert"),
+    HYBRID_FAMILY(qwen3_5_text, LLAMA, QWEN_LINEAR_RULE, FFN_DENSE, RMS, SILU_GLU,
+                  "modeling_qwen3_5.py: the text model, gated DeltaNet 3:1 gated attention"),
+    HYBRID_FAMILY(qwen3_5_moe_text, LLAMA, QWEN_LINEAR_RULE, FFN_MOE, RMS, SILU_GLU,
+                  "modeling_qwen3_5_moe.py: the text model, every layer MoE"),
+    HYBRID_FAMILY(olmo_hybrid, OLMO,
+                  MIXER_LIST("layer_types", "linear_attention=3,full_attention=0", LLMMEM__MR_EXPR, NULL, NULL, 0, 0,
+                             "i % 4 == 3 || L < 4 && i == L - 1 ? " KF " : " KL),
+                  FFN_DENSE, RMS, SILU_GLU, "modeling_olmo_hybrid.py: gated DeltaNet 3:1 OLMo-2 attention"),
+    HYBRID_FAMILY(minimax, LLAMA,
+                  MIXER_LIST("layer_types", "full_attention=0,sliding_attention=1,linear_attention=3", LLMMEM__MR_EXPR,
+                             NULL, NULL, 0, 0, "i % 2 ? " KL " : " KF),
+                  FFN_MOE, RMS, SILU_GLU, "modeling_minimax.py: lightning attention alternating with softmax attention"),
+    HYBRID_FAMILY(minimax_m2, LLAMA, MIXER_FULL, FFN_MOE, RMS, SILU_GLU,
+                  "modeling_minimax_m2.py: attention with q/k norms, every layer MoE"),
+    HYBRID_FAMILY(minimax_m3_vl_text, LLAMA,
+                  MIXER_LIST("layer_types|sparse_attention_config.sparse_attention_freq",
+                             "full_attention=0,minimax_m3_sparse=8,0=0,1=8", LLMMEM__MR_FULL, NULL, NULL, 0, 0, NULL),
+                  FFN_LIST("mlp_layer_types|moe_layer_freq", "dense=0,sparse=1,0=0,1=1", LLMMEM__FR_MOE, NULL, NULL, NULL),
+                  RMS, SWIGLU_OAI, "modeling_minimax_m3_vl.py: the text model, indexer-sparse attention layers"),
+    HYBRID_FAMILY(kimi_linear, DEEPSEEK,
+                  MIXER_IDX("layer_types", "linear_attention=3,full_attention=0", "linear_attn_config.full_attn_layers", 1,
+                            LLMMEM__MX_FULL, LLMMEM__MX_LINEAR, LLMMEM__MR_EXPR, NULL, NULL,
+                            "i > 0 && i % 4 == 0 ? " KF " : " KL),
+                  FFN_LIST("mlp_layer_types", "dense=0,sparse=1", LLMMEM__FR_FIRST_K, "fkd", NULL, NULL), RMS, SILU_GLU,
+                  "modeling_kimi_linear.py: Kimi delta attention 3:1 MLA, MoE after the first layer"),
+    HYBRID_FAMILY(lfm2, LLAMA,
+                  MIXER_IDX("layer_types", "full_attention=0,conv=5,linear_attention=5", "full_attn_idxs", 0,
+                            LLMMEM__MX_FULL, LLMMEM__MX_CONV, LLMMEM__MR_FULL, NULL, NULL, NULL),
+                  FFN_DENSE, RMS, SILU_GLU, "modeling_lfm2.py: gated short convolutions and attention"),
 };
 const int llmmem__fam_hybrid_count = (int)LLMMEM_ARRAY_LEN(llmmem__fam_hybrid);
