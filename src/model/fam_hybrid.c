@@ -616,6 +616,181 @@ static const llmmem__tdef t_lfm2[] = {
     RMS("model.embedding_norm", W_ONCE), LM_HEAD("lm_head"),
 };
 
+/* ---- recurrent_gemma, rwkv, xlstm (recurrent layers) ---------------------------------- */
+
+/* RecurrentGemmaConfig: block_types repeated over the layers (2 RG-LRU
+ * recurrent blocks, then local attention of attention_window_size); the
+ * recurrent block: linear_x / linear_y (biased) into lru_width, depthwise
+ * conv1d (biased), RG-LRU with block-diagonal input and recurrence gates per
+ * head, linear_out; the GeGLU MLP has width intermediate_size / 2 with
+ * biases; o_proj is biased. */
+static const llmmem__qdef q_recurrent_gemma[] = {
+    Q("V", "vocab_size", "256000", NULL, VOCAB), Q("h", "hidden_size", "2560", NULL, DIM),
+    Q("fi", "intermediate_size", "7680", NULL, DIM), QD("f", "fi / 2"), Q("L", "num_hidden_layers", "26", NULL, LAYERS),
+    Q("a", "num_attention_heads", "10", NULL, COUNT), Q("k", "num_key_value_heads", "a", "a", COUNT),
+    Q("d", "head_dim", "h / a", NULL, DIM), Q("lw", "lru_width", "h", "h", DIM),
+    Q("sw", "attention_window_size|sliding_window", "2048", NULL, POS), Q("ck", "conv1d_width", "4", NULL, DIM),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "1"), QD("mb", "1"), Q_TIE("1"), QD("pos", "sw"),
+    QR("prf", "partial_rotary_factor|rope_parameters.partial_rotary_factor", "0.5"), QRN("fsc", "logits_soft_cap", "30", "0"),
+    QR("pa", "attention_dropout", "0"), QD("lin_kind", "6"), QD("lin_k_heads", "a"), QD("lin_k_dim", "1"),
+    QD("lin_v_heads", "a"), QD("lin_v_dim", "lw / a"), QD("lin_conv", "ck"), Q_RMS("2"), QD("gated", "1"),
+};
+static const llmmem__tdef t_recurrent_gemma[] = {
+    EMBED("model.embed_tokens"), RMS("temporal_pre_norm", W_ALL), RMS("channel_pre_norm", W_ALL),
+    LINEAR("temporal_block.linear_y", "lw", "h", ATTN, ON_LINEAR, "1"),
+    LINEAR("temporal_block.linear_x", "lw", "h", ATTN, ON_LINEAR, "1"),
+    LINEAR("temporal_block.linear_out", "h", "lw", ATTN, ON_LINEAR, "1"),
+    PARAM("temporal_block.conv_1d.weight", "lw", "ck", ATTN, ON_LINEAR, NULL),
+    PARAM("temporal_block.conv_1d.bias", "lw", NULL, ATTN, ON_LINEAR, NULL),
+    PARAM("temporal_block.rg_lru.recurrent_param", "lw", NULL, ATTN, ON_LINEAR, NULL),
+    PARAM("temporal_block.rg_lru.input_gate_weight", "a * (lw / a)", "lw / a", ATTN, ON_LINEAR, NULL),
+    PARAM("temporal_block.rg_lru.input_gate_bias", "a * (lw / a)", NULL, ATTN, ON_LINEAR, NULL),
+    PARAM("temporal_block.rg_lru.recurrent_gate_weight", "a * (lw / a)", "lw / a", ATTN, ON_LINEAR, NULL),
+    PARAM("temporal_block.rg_lru.recurrent_gate_bias", "a * (lw / a)", NULL, ATTN, ON_LINEAR, NULL),
+    LINEAR("temporal_block.q_proj", "a * d", "h", ATTN, ATTN_LAYERS, "ab"),
+    LINEAR("temporal_block.k_proj", "k * d", "h", ATTN, ATTN_LAYERS, "ab"),
+    LINEAR("temporal_block.v_proj", "k * d", "h", ATTN, ATTN_LAYERS, "ab"),
+    LINEAR("temporal_block.o_proj", "h", "a * d", ATTN, ATTN_LAYERS, "1"), GATED_MLP("mlp_block.", "f", W_ALL, "1"),
+    RMS("model.final_norm", W_ONCE), LM_HEAD("lm_head"),
+};
+
+/* RwkvConfig: time mixing (key/value/receptance of attention_hidden_size,
+ * output; time_decay, time_first, time_mix_* per channel) and channel mixing
+ * (key to intermediate_size, receptance, value) in every block; LayerNorms
+ * with bias, block 0 has one more (pre_ln); the head is `head`. */
+static const llmmem__qdef q_rwkv[] = {
+    Q("V", "vocab_size", "50277", NULL, VOCAB), Q("h", "hidden_size", "4096", NULL, DIM),
+    Q("A", "attention_hidden_size", "h", "h", DIM), Q("f", "intermediate_size", "4 * h", "4 * h", DIM),
+    Q("L", "num_hidden_layers", "32", NULL, LAYERS), Q("pos", "context_length|max_position_embeddings", "1024", NULL, POS),
+    Q_TIE("0"), QD("lin_kind", "4"), QD("lin_k_heads", "1"), QD("lin_k_dim", "1"), QD("lin_v_heads", "1"),
+    QD("lin_v_dim", "A"), QD("lin_conv", "0"), QR("prf", NULL, "0"), QD("norm", "1"), QD("npl", "2"), QD("hb", "0"),
+    QD("gated", "0"),
+};
+#define LN(name, where) NORM(name, "h", "1", where)
+static const llmmem__tdef t_rwkv[] = {
+    EMBED("rwkv.embeddings"), LN("rwkv.blocks.0.pre_ln", W_ONCE), LN("ln1", W_ALL), LN("ln2", W_ALL),
+    PARAM("attention.time_decay", "A", NULL, ATTN, W_ALL, NULL), PARAM("attention.time_first", "A", NULL, ATTN, W_ALL, NULL),
+    PARAM("attention.time_mix_key", "h", NULL, ATTN, W_ALL, NULL),
+    PARAM("attention.time_mix_value", "h", NULL, ATTN, W_ALL, NULL),
+    PARAM("attention.time_mix_receptance", "h", NULL, ATTN, W_ALL, NULL),
+    LINEAR("attention.key", "A", "h", ATTN, W_ALL, "0"), LINEAR("attention.value", "A", "h", ATTN, W_ALL, "0"),
+    LINEAR("attention.receptance", "A", "h", ATTN, W_ALL, "0"), LINEAR("attention.output", "h", "A", ATTN, W_ALL, "0"),
+    PARAM("feed_forward.time_mix_key", "h", NULL, MLP, W_ALL, NULL),
+    PARAM("feed_forward.time_mix_receptance", "h", NULL, MLP, W_ALL, NULL),
+    LINEAR("feed_forward.key", "f", "h", MLP, W_ALL, "0"), LINEAR("feed_forward.receptance", "h", "h", MLP, W_ALL, "0"),
+    LINEAR("feed_forward.value", "h", "f", MLP, W_ALL, "0"), LN("rwkv.ln_out", W_ONCE), LM_HEAD("head"),
+};
+
+/* xLSTMConfig: mLSTM blocks (q, k of int(h qk_dim_factor), v and the output
+ * gate of int(h v_dim_factor), input/forget gates per head with bias, a
+ * multi-head norm, out_proj) and a SwiGLU of h ffn_proj_factor rounded up to
+ * ffn_round_up_to_multiple_of; use_bias adds biases to the projections and
+ * norms. Names are those of weight_mode "single" ("fused" has the same counts
+ * in qkv_opreact, ifgate_preact, proj_up_gate_z). */
+static const llmmem__qdef q_xlstm[] = {
+    Q("V", "vocab_size", "50304", NULL, VOCAB), Q("e", "embedding_dim", "0", "0", DIM0),
+    Q("h", "hidden_size", "4096", "e", DIM), QD("he", "e ? e : h"), Q("Ln", "num_hidden_layers", "32", "0", COUNT),
+    Q("nb", "num_blocks", "0", "0", COUNT), QD("L", "nb ? nb : Ln"), Q("nh", "num_heads", "8", NULL, DIM),
+    Q("ub", "use_bias", "0", NULL, BOOL), QR("qkf", "qk_dim_factor", "0.5"), QR("vf", "v_dim_factor", "1"),
+    QR("fpf", "ffn_proj_factor", "2.667"), Q("frm", "ffn_round_up_to_multiple_of", "64", NULL, DIM),
+    Q_TIE("0"), QD("QK", "rmul(h, qkf)"), QD("VV", "rmul(h, vf)"), QD("up", "cdiv(rmul(h, fpf), frm) * frm"),
+    QD("f", "up"), QD("lin_kind", "5"), QD("lin_k_heads", "nh"), QD("lin_k_dim", "QK / nh"), QD("lin_v_heads", "nh"),
+    QD("lin_v_dim", "VV / nh"), QD("lin_conv", "0"), QR("prf", NULL, "0"), QRN("fsc", "output_logit_soft_cap", "30", "0"),
+    QD("norm", "ub"), QD("npl", "2"), QD("hb", "0"), QD("gated", "1"),
+};
+static const llmmem__tdef t_xlstm[] = {
+    WEIGHT("backbone.embeddings", "V", "he", EMBED, W_ONCE), NORM("norm_mlstm", "h", "ub", W_ALL),
+    LINEAR("mlstm_layer.q", "QK", "h", ATTN, W_ALL, "ub"), LINEAR("mlstm_layer.k", "QK", "h", ATTN, W_ALL, "ub"),
+    LINEAR("mlstm_layer.v", "VV", "h", ATTN, W_ALL, "ub"), LINEAR("mlstm_layer.ogate_preact", "VV", "h", ATTN, W_ALL, "ub"),
+    LINEAR("mlstm_layer.igate_preact", "nh", "h", ATTN, W_ALL, "1"),
+    LINEAR("mlstm_layer.fgate_preact", "nh", "h", ATTN, W_ALL, "1"),
+    NORM("mlstm_layer.multihead_norm", "nh * (VV / nh)", "ub", W_ALL), LINEAR("mlstm_layer.out_proj", "h", "VV", ATTN, W_ALL, "ub"),
+    NORM("norm_ffn", "h", "ub", W_ALL), LINEAR("ffn.proj_up_gate", "up", "h", MLP, W_ALL, "ub"),
+    LINEAR("ffn.proj_up", "up", "h", MLP, W_ALL, "ub"), LINEAR("ffn.proj_down", "h", "up", MLP, W_ALL, "ub"),
+    RMS("backbone.out_norm", W_ONCE), LM_HEAD("lm_head"),
+};
+
+/* ---- hrm_text, inkling_text ------------------------------------------------------------- */
+
+/* HrmTextConfig: two stacks of num_layers_per_stack layers (L_module,
+ * H_module) run in H_cycles x (L_cycles + 1) stack passes; num_hidden_layers
+ * is the number of layer passes (each has its KV cache slot), so the stacks'
+ * weights are held once (W_SHARED) and L counts the passes. Only the last
+ * L_bp_cycles L-passes of each H cycle (padded with 1s in front) and the H
+ * passes keep activations for backward (L_grad passes). Attention has a
+ * sigmoid output gate (gate_proj); RMS norms have no weight; z_L_init is a
+ * frozen parameter. */
+static const llmmem__qdef q_hrm_text[] = {
+    Q("V", "vocab_size", "151808", NULL, VOCAB), Q("h", "hidden_size", "1536", NULL, DIM),
+    Q("f", "intermediate_size", "4096", NULL, DIM), Q("nl", "num_hidden_layers", "16", NULL, LAYERS),
+    Q("nls", "num_layers_per_stack", "0", "0", DIM0), Q("Hc", "H_cycles", "2", NULL, LAYERS),
+    Q("Lc", "L_cycles", "3", NULL, LAYERS), QD("S", "nls ? nls : nl"), QD("L", "nls ? nl : nl * Hc * (Lc + 1)"),
+    Q("bps", "L_bp_cycles", "2", "2", SUM), Q("bpn", "L_bp_cycles", "1", "1", LEN),
+    QD("L_grad", "S * (Hc + max(Hc - bpn, 0) + bps)"), Q("a", "num_attention_heads", "12", NULL, COUNT), QD("k", "a"),
+    Q("d", "head_dim", "128", NULL, DIM), Q("pos", "max_position_embeddings", "2048", NULL, POS), Q_TIE("0"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), Q("mb", "mlp_bias", "0", NULL, BOOL),
+    QR("pa", "attention_dropout", "0"), QD("norm", "3"), QD("npl", "2"), QD("hb", "0"), QD("gated", "1"),
+};
+#define BY_ALL W_SHARED_BY(LLMMEM__MX(FULL))
+#define HRM_STACK(p)                                                                                       \
+    SLINEAR(p "self_attn.q_proj", "a * d", "h", ATTN, BY_ALL, "ab", "S"),                                  \
+        SLINEAR(p "self_attn.k_proj", "a * d", "h", ATTN, BY_ALL, "ab", "S"),                              \
+        SLINEAR(p "self_attn.v_proj", "a * d", "h", ATTN, BY_ALL, "ab", "S"),                              \
+        SLINEAR(p "self_attn.o_proj", "h", "a * d", ATTN, BY_ALL, "ab", "S"),                              \
+        SLINEAR(p "self_attn.gate_proj", "a * d", "h", ATTN, BY_ALL, "ab", "S"),                           \
+        SLINEAR(p "mlp.gate_proj", "f", "h", MLP, BY_ALL, "mb", "S"), SLINEAR(p "mlp.up_proj", "f", "h", MLP, BY_ALL, "mb", "S"), \
+        SLINEAR(p "mlp.down_proj", "h", "f", MLP, BY_ALL, "mb", "S")
+static const llmmem__tdef t_hrm_text[] = {
+    WEIGHT("model.z_L_init", "h", NULL, EMBED, W_ONCE), EMBED("model.embed_tokens"), HRM_STACK(""),
+    HRM_STACK("model.H_module.layers.{j}."), LM_HEAD("lm_head"),
+};
+
+/* InklingTextConfig: every layer is attention with relative-position logits
+ * (r_proj, rel_logits_proj) and short convolutions on k, v and around
+ * attention and MLP (attn_sconv, mlp_sconv: 4 conv states per layer);
+ * "hybrid_sliding" layers use the swa_* heads and sliding_window_size,
+ * "hybrid" layers the full heads and rel_extent. The MoE router scores
+ * n_routed_experts + n_shared_experts (shared experts weighted like routed
+ * ones, kept as [n_shared, ...] parameters); dense layers (mlp_layer_types)
+ * have a SwiGLU of intermediate_size with a global scale. */
+static const llmmem__qdef q_inkling_text[] = {
+    Q("V", "vocab_size", "201024", NULL, VOCAB), Q("h", "hidden_size", "6144", NULL, DIM),
+    Q("L", "num_hidden_layers", "66", NULL, LAYERS), Q("a", "num_attention_heads", "64", NULL, COUNT),
+    Q("k", "num_key_value_heads", "8", NULL, COUNT), Q("d", "head_dim", "128", NULL, DIM),
+    Q("sa", "swa_num_attention_heads", "64", NULL, COUNT), Q("sk", "swa_num_key_value_heads", "16", NULL, COUNT),
+    Q("sd", "swa_head_dim", "128", NULL, DIM), Q("sw", "sliding_window_size|sliding_window", "512", NULL, POS),
+    Q("drel", "d_rel", "16", NULL, DIM), Q("rext", "rel_extent", "1024", NULL, DIM),
+    Q("pos", "max_position_embeddings|model_max_length", "131072", NULL, POS),
+    Q("conv_L", "conv_kernel_size|sconv_kernel_size", "4", NULL, DIM),
+    Q("f", "dense_intermediate_size|intermediate_size", "24576", NULL, DIM),
+    Q("fm", "moe_intermediate_size", "3072", NULL, DIM), Q("E", "n_routed_experts|num_local_experts", "256", NULL, COUNT),
+    Q("K", "num_experts_per_tok", "6", NULL, COUNT), Q("ns", "n_shared_experts", "2", NULL, COUNT),
+    QD("fs", "ns * fm"), Q("dmi", "dense_mlp_idx", "0", NULL, COUNT), Q_TIE("0"), QD("qkn", "1"),
+    QR("pa", "attention_dropout", "0"), Q_RMS("2"), QD("gated", "1"), QI,
+};
+#define INKLING_ATTN(a_, k_, d_, ext, where)                                                               \
+    LINEAR("self_attn.q_proj", a_ " * " d_, "h", ATTN, where, "0"),                                        \
+        LINEAR("self_attn.k_proj", k_ " * " d_, "h", ATTN, where, "0"),                                    \
+        LINEAR("self_attn.v_proj", k_ " * " d_, "h", ATTN, where, "0"),                                    \
+        LINEAR("self_attn.r_proj", a_ " * drel", "h", ATTN, where, "0"),                                    \
+        LINEAR("self_attn.o_proj", "h", a_ " * " d_, ATTN, where, "0"),                                    \
+        PARAM("self_attn.k_sconv.conv1d.weight", k_ " * " d_, "conv_L", ATTN, where, NULL),                \
+        PARAM("self_attn.v_sconv.conv1d.weight", k_ " * " d_, "conv_L", ATTN, where, NULL),                \
+        NORM("self_attn.q_norm", d_, "0", where), NORM("self_attn.k_norm", d_, "0", where),                \
+        PARAM("self_attn.rel_logits_proj.proj", "drel", ext, ATTN, where, NULL)
+static const llmmem__tdef t_inkling_text[] = {
+    EMBED("model.embed_tokens"), INKLING_ATTN("a", "k", "d", "rext", ON_FULL), INKLING_ATTN("sa", "sk", "sd", "sw", ON_SLIDING),
+    GATED_MLP("mlp.", "f", DENSE_LAYERS, "0"), PARAM("mlp.global_scale", "1", NULL, MLP, DENSE_LAYERS, NULL),
+    PARAM("mlp.gate.weight", "E + ns", "h", ROUTER, MOE_LAYERS, NULL),
+    PARAM("mlp.gate.global_scale", "1", NULL, ROUTER, MOE_LAYERS, NULL), EXPERTS("mlp."),
+    PARAM("mlp.shared_experts.gate_proj", "ns * fm", "h", MLP, MOE_LAYERS, NULL),
+    PARAM("mlp.shared_experts.up_proj", "ns * fm", "h", MLP, MOE_LAYERS, NULL),
+    PARAM("mlp.shared_experts.down_proj", "ns * h", "fm", MLP, MOE_LAYERS, NULL), LINEAR_NORMS,
+    PARAM("attn_sconv.conv1d.weight", "h", "conv_L", ATTN, W_ALL, NULL),
+    PARAM("mlp_sconv.conv1d.weight", "h", "conv_L", MLP, W_ALL, NULL), RMS("model.norm", W_ONCE),
+    RMS("model.embed_norm", W_ONCE), LM_HEAD("lm_head"),
+};
+
 /* ---- the entries -------------------------------------------------------------------- */
 
 #define HYBRID_FAMILY(type, fam, mixer, ffn, norm, act, about)                                       \
@@ -689,5 +864,20 @@ const llmmem__arch llmmem__fam_hybrid[] = {
                   MIXER_IDX("layer_types", "full_attention=0,conv=5,linear_attention=5", "full_attn_idxs", 0,
                             LLMMEM__MX_FULL, LLMMEM__MX_CONV, LLMMEM__MR_FULL, NULL, NULL, NULL),
                   FFN_DENSE, RMS, SILU_GLU, "modeling_lfm2.py: gated short convolutions and attention"),
+    HYBRID_FAMILY(recurrent_gemma, GEMMA,
+                  MIXER_CYCLE("block_types", "recurrent=3,attention=1", LLMMEM__MR_PERIODIC, "3", "1", LLMMEM__MX_SLIDING,
+                              LLMMEM__MX_LINEAR),
+                  FFN_DENSE, RMS, GELU_TANH_GLU, "modeling_recurrent_gemma.py: 2 RG-LRU blocks to 1 local attention"),
+    HYBRID_FAMILY(rwkv, LLAMA, MIXER_ALL(LLMMEM__MX_LINEAR), FFN_DENSE, LAYER, RELU,
+                  "modeling_rwkv.py: RWKV-4 time mixing and channel mixing"),
+    HYBRID_FAMILY(xlstm, LLAMA, MIXER_ALL(LLMMEM__MX_LINEAR), FFN_DENSE, RMS, SILU_GLU,
+                  "modeling_xlstm.py: mLSTM blocks with a SwiGLU"),
+    HYBRID_FAMILY(hrm_text, LLAMA, MIXER_FULL, FFN_DENSE, RMS, SILU_GLU,
+                  "modeling_hrm_text.py: two stacks recurring in H/L cycles, gated attention"),
+    HYBRID_FAMILY(inkling_text, LLAMA,
+                  MIXER_IDX("layer_types", "hybrid_sliding=1,hybrid=0", "local_layer_ids", 0, LLMMEM__MX_SLIDING,
+                            LLMMEM__MX_FULL, LLMMEM__MR_EXPR, NULL, NULL, "(i + 1) % 6 ? " KS " : " KF),
+                  FFN_LIST("mlp_layer_types", "dense=0,sparse=1", LLMMEM__FR_FIRST_K, "dmi", NULL, NULL), RMS, SILU_GLU,
+                  "modeling_inkling.py: the text model, attention with short convolutions, 5 local : 1 global"),
 };
 const int llmmem__fam_hybrid_count = (int)LLMMEM_ARRAY_LEN(llmmem__fam_hybrid);
