@@ -358,7 +358,9 @@ static int check_length(const llmmem__json *doc, const llmmem__jnode *list, cons
                                         : -1;
     if (n < 0)
         return llmmem__json_error_at(doc, list, LLMMEM_E_SCHEMA, path, "expected an array of layer kinds");
-    if (cycle ? n < 1 : n != L)
+    if (cycle && n < 1)
+        return llmmem__json_error_at(doc, list, LLMMEM_E_INCONSISTENT, path, "is empty: it repeats over the layers");
+    if (!cycle && n != L)
         return llmmem__json_error_at(doc, list, LLMMEM_E_INCONSISTENT, path,
                                      "has %lld entries but num_hidden_layers is %lld", (long long)n, (long long)L);
     return 0;

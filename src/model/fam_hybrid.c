@@ -201,7 +201,8 @@ static const llmmem__tdef t_falcon_h1[] = {
  * MLP and experts (up_proj, down_proj), optional latent projections around the
  * experts, one shared MLP of moe_shared_expert_intermediate_size (0: intermediate_size,
  * NemotronHMLP's `intermediate_size or config.intermediate_size`). The Mamba
- * width is mamba_num_heads x mamba_head_dim; mamba_* keys override the plain ones. */
+ * width is mamba_num_heads x mamba_head_dim; mamba_* keys override the plain ones.
+ * NemotronHForCausalLM ties nothing (_tied_weights_keys is empty). */
 static const llmmem__qdef q_nemotron_h[] = {
     Q("V", "vocab_size", "131072", NULL, VOCAB), Q("h", "hidden_size", "4096", NULL, DIM),
     Q("L", "layers_block_type|layer_types|hybrid_override_pattern", "4", NULL, LEN),
@@ -215,7 +216,7 @@ static const llmmem__qdef q_nemotron_h[] = {
     QD("I", "H * P"), QD("mn", "1"), Q_SSM2, Q("E", "n_routed_experts|num_local_experts", "8", NULL, COUNT),
     Q("K", "num_experts_per_tok", "2", NULL, COUNT), Q("fm", "moe_intermediate_size", "7688", NULL, DIM),
     Q("fsk", "moe_shared_expert_intermediate_size", "7688", NULL, DIM0), QD("fs", "fsk ? fsk : f"), QD("ns", "1"),
-    Q("lat", "moe_latent_size", "0", "0", DIM0), QD("ein", "lat ? lat : h"), Q_TIE("0"),
+    Q("lat", "moe_latent_size", "0", "0", DIM0), QD("ein", "lat ? lat : h"), QD("tie", "0"),
     QR("pa", "attention_dropout", "0"), QR("ph", "hidden_dropout", "0"), Q_RMS("1"), QD("gated", "0"), QI,
 };
 static const llmmem__tdef t_nemotron_h[] = {
@@ -545,7 +546,8 @@ static const llmmem__tdef t_minimax_m3_vl_text[] = {
  * low-rank forget gate and output gate, beta) and MLA (DeepSeek-V2 layout)
  * layers; layer_types, else the Hub's 1-based linear_attn_config lists, else
  * full attention at 4, 8, ...; the first first_k_dense_replace layers dense,
- * MoE after (routed + num_shared_experts x moe_intermediate_size shared MLP). */
+ * MoE after (routed + num_shared_experts x moe_intermediate_size shared MLP).
+ * The head is never tied (_tied_weights_keys is empty). */
 static const llmmem__qdef q_kimi_linear[] = {
     Q_ATTN("163840", "2304", "9216", "27", "32", "a", "1048576"), Q("fm", "moe_intermediate_size", "1024", NULL, DIM),
     Q("ns", "num_shared_experts|n_shared_experts", "1", NULL, COUNT), QD("fs", "fm * ns"),
@@ -553,7 +555,7 @@ static const llmmem__qdef q_kimi_linear[] = {
     Q("dr", "qk_rope_head_dim", "64", NULL, DIM), Q("dv", "v_head_dim", "128", NULL, DIM),
     Q("dn", "qk_nope_head_dim", "128", NULL, DIM), QD("d", "dn + dr"),
     Q("E", "num_experts|num_local_experts", "256", NULL, COUNT),
-    Q("K", "num_experts_per_token|num_experts_per_tok", "8", NULL, COUNT), Q_TIE("0"),
+    Q("K", "num_experts_per_token|num_experts_per_tok", "8", NULL, COUNT), QD("tie", "0"),
     Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"),
     Q("lhd", "linear_attn_config.head_dim|linear_head_dim", "128", NULL, DIM),
     Q("lnh", "linear_attn_config.num_heads|linear_num_heads", "32", NULL, DIM),
@@ -686,14 +688,15 @@ static const llmmem__tdef t_rwkv[] = {
  * multi-head norm, out_proj) and a SwiGLU of h ffn_proj_factor rounded up to
  * ffn_round_up_to_multiple_of; use_bias adds biases to the projections and
  * norms. Names are those of weight_mode "single" ("fused" has the same counts
- * in qkv_opreact, ifgate_preact, proj_up_gate_z). */
+ * in qkv_opreact, ifgate_preact, proj_up_gate_z). xLSTMForCausalLM declares no
+ * tied weights: lm_head is its own even with tie_word_embeddings. */
 static const llmmem__qdef q_xlstm[] = {
     Q("V", "vocab_size", "50304", NULL, VOCAB), Q("e", "embedding_dim", "0", "0", DIM0),
     Q("h", "hidden_size", "4096", "e", DIM), QD("he", "e ? e : h"), Q("Ln", "num_hidden_layers", "32", "0", COUNT),
     Q("nb", "num_blocks", "0", "0", COUNT), QD("L", "nb ? nb : Ln"), Q("nh", "num_heads", "8", NULL, DIM),
     Q("ub", "use_bias", "0", NULL, BOOL), QR("qkf", "qk_dim_factor", "0.5"), QR("vf", "v_dim_factor", "1"),
     QR("fpf", "ffn_proj_factor", "2.667"), Q("frm", "ffn_round_up_to_multiple_of", "64", NULL, DIM),
-    Q_TIE("0"), QD("QK", "rmul(h, qkf)"), QD("VV", "rmul(h, vf)"), QD("up", "cdiv(rmul(h, fpf), frm) * frm"),
+    QD("tie", "0"), QD("QK", "rmul(h, qkf)"), QD("VV", "rmul(h, vf)"), QD("up", "cdiv(rmul(h, fpf), frm) * frm"),
     QD("f", "up"), QD("lin_kind", "5"), QD("lin_k_heads", "nh"), QD("lin_k_dim", "QK / nh"), QD("lin_v_heads", "nh"),
     QD("lin_v_dim", "VV / nh"), QD("lin_conv", "0"), QR("prf", NULL, "0"), QRN("fsc", "output_logit_soft_cap", "30", "0"),
     QD("norm", "ub"), QD("npl", "2"), QD("hb", "0"), QD("gated", "1"),
@@ -752,7 +755,8 @@ static const llmmem__tdef t_hrm_text[] = {
  * "hybrid" layers the full heads and rel_extent. The MoE router scores
  * n_routed_experts + n_shared_experts (shared experts weighted like routed
  * ones, kept as [n_shared, ...] parameters); dense layers (mlp_layer_types)
- * have a SwiGLU of intermediate_size with a global scale. */
+ * have a SwiGLU of intermediate_size with a global scale. The head is never
+ * tied (_tied_weights_keys is empty). */
 static const llmmem__qdef q_inkling_text[] = {
     Q("V", "vocab_size", "201024", NULL, VOCAB), Q("h", "hidden_size", "6144", NULL, DIM),
     Q("L", "num_hidden_layers", "66", NULL, LAYERS), Q("a", "num_attention_heads", "64", NULL, COUNT),
@@ -765,7 +769,7 @@ static const llmmem__qdef q_inkling_text[] = {
     Q("f", "dense_intermediate_size|intermediate_size", "24576", NULL, DIM),
     Q("fm", "moe_intermediate_size", "3072", NULL, DIM), Q("E", "n_routed_experts|num_local_experts", "256", NULL, COUNT),
     Q("K", "num_experts_per_tok", "6", NULL, COUNT), Q("ns", "n_shared_experts", "2", NULL, COUNT),
-    QD("fs", "ns * fm"), Q("dmi", "dense_mlp_idx", "0", NULL, COUNT), Q_TIE("0"), QD("qkn", "1"),
+    QD("fs", "ns * fm"), Q("dmi", "dense_mlp_idx", "0", NULL, COUNT), QD("tie", "0"), QD("qkn", "1"),
     QR("pa", "attention_dropout", "0"), Q_RMS("2"), QD("gated", "1"), QI,
 };
 #define INKLING_ATTN(a_, k_, d_, ext, where)                                                               \
