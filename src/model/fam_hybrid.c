@@ -37,56 +37,56 @@
 #define FFN_NONE FFN_EXPR(KX)
 
 /* A Linear of a shared block, held `count` times (W_SHARED). */
-#define SLINEAR(name, out, in, kind, where, bias, count)                                        \
-    {name, out, in, T_(kind), LLMMEM__TF_LINEAR, where, NULL, count},                           \
+#define SLINEAR(name, out, in, kind, where, bias, count)               \
+    {name, out, in, T_(kind), LLMMEM__TF_LINEAR, where, NULL, count},  \
         {name, out, NULL, T_(kind), LLMMEM__TF_BIAS, where, bias, count}
 #define SNORM(name, width, where, count) {name, width, NULL, T_(NORM), 0, where, NULL, count}
 
 /* ---- shared rows ---------------------------------------------------------------- */
 
 #define EMBED(name) WEIGHT(name, "V", "h", EMBED, W_ONCE)
-#define LM_HEAD(name)                                                                 \
-    {name, "V", "h", T_(HEAD), LLMMEM__TF_LINEAR, W_ONCE, "!tie", NULL},              \
+#define LM_HEAD(name)                                                     \
+    {name, "V", "h", T_(HEAD), LLMMEM__TF_LINEAR, W_ONCE, "!tie", NULL},  \
         {name, "V", NULL, T_(HEAD), LLMMEM__TF_BIAS, W_ONCE, "0", NULL}
 #define RMS(name, where) NORM(name, "h", "0", where)
 
 /* q/k/v/o of `p` ("self_attn."): q has `q` rows (2 a d when gated), o reads a d. */
-#define ATTN4(p, q, where, bias)                                                    \
-    LINEAR(p "q_proj", q, "h", ATTN, where, bias), LINEAR(p "k_proj", "k * d", "h", ATTN, where, bias), \
-        LINEAR(p "v_proj", "k * d", "h", ATTN, where, bias),                                            \
+#define ATTN4(p, q, where, bias)                                                                         \
+    LINEAR(p "q_proj", q, "h", ATTN, where, bias), LINEAR(p "k_proj", "k * d", "h", ATTN, where, bias),  \
+        LINEAR(p "v_proj", "k * d", "h", ATTN, where, bias),                                             \
         LINEAR(p "o_proj", "h", "a * d", ATTN, where, bias)
 /* act(gate(x)) * up(x) -> down, of width `f`. */
-#define GATED_MLP(p, f, where, bias)                                                          \
-    LINEAR(p "gate_proj", f, "h", MLP, where, bias), LINEAR(p "up_proj", f, "h", MLP, where, bias), \
+#define GATED_MLP(p, f, where, bias)                                                                 \
+    LINEAR(p "gate_proj", f, "h", MLP, where, bias), LINEAR(p "up_proj", f, "h", MLP, where, bias),  \
         LINEAR(p "down_proj", "h", f, MLP, where, bias)
 /* A layer's experts in transformers 5: gate_up_proj [E, 2 fm, h], down_proj [E, h, fm]. */
-#define EXPERTS(p)                                                                           \
-    PARAM(p "experts.gate_up_proj", "E * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL),             \
+#define EXPERTS(p)                                                                 \
+    PARAM(p "experts.gate_up_proj", "E * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL),  \
         PARAM(p "experts.down_proj", "E * h", "fm", EXPERT, MOE_LAYERS, NULL)
 
 /* MambaMixer (modeling_mamba.py): in_proj (x, z) -> depthwise conv1d ->
  * x_proj (dt, B, C) -> dt_proj -> selective scan with A_log, D -> out_proj. */
-#define MAMBA1(p, where)                                                                            \
-    PARAM(p "A_log", "I", "N", ATTN, where, NULL), PARAM(p "D", "I", NULL, ATTN, where, NULL),      \
-        PARAM(p "conv1d.weight", "I", "ck", ATTN, where, NULL),                                     \
-        PARAM(p "conv1d.bias", "I", NULL, ATTN, where, "cb"),                                       \
-        LINEAR(p "in_proj", "2 * I", "h", ATTN, where, "ub"),                                       \
-        LINEAR(p "x_proj", "R + 2 * N", "I", ATTN, where, "0"),                                     \
+#define MAMBA1(p, where)                                                                        \
+    PARAM(p "A_log", "I", "N", ATTN, where, NULL), PARAM(p "D", "I", NULL, ATTN, where, NULL),  \
+        PARAM(p "conv1d.weight", "I", "ck", ATTN, where, NULL),                                 \
+        PARAM(p "conv1d.bias", "I", NULL, ATTN, where, "cb"),                                   \
+        LINEAR(p "in_proj", "2 * I", "h", ATTN, where, "ub"),                                   \
+        LINEAR(p "x_proj", "R + 2 * N", "I", ATTN, where, "0"),                                 \
         LINEAR(p "dt_proj", "I", "R", ATTN, where, "1"), LINEAR(p "out_proj", "h", "I", ATTN, where, "ub")
 /* Mamba2Mixer (modeling_mamba2.py): in_proj (z, x B C, dt) -> depthwise conv1d
  * over x B C (CD = I + 2 G N channels) -> chunked SSD scan with dt_bias, A_log,
  * D per head -> gated RMSNorm (when mn) -> out_proj (bias `ob`). */
-#define MAMBA2(p, where, ob)                                                                        \
-    PARAM(p "dt_bias", "H", NULL, ATTN, where, NULL), PARAM(p "A_log", "H", NULL, ATTN, where, NULL), \
-        PARAM(p "D", "H", NULL, ATTN, where, NULL), PARAM(p "conv1d.weight", "CD", "ck", ATTN, where, NULL), \
-        PARAM(p "conv1d.bias", "CD", NULL, ATTN, where, "cb"),                                      \
-        LINEAR(p "in_proj", "I + CD + H", "h", ATTN, where, "ub"), NORM_IF(p "norm", "I", "0", where, "mn"), \
+#define MAMBA2(p, where, ob)                                                                                  \
+    PARAM(p "dt_bias", "H", NULL, ATTN, where, NULL), PARAM(p "A_log", "H", NULL, ATTN, where, NULL),         \
+        PARAM(p "D", "H", NULL, ATTN, where, NULL), PARAM(p "conv1d.weight", "CD", "ck", ATTN, where, NULL),  \
+        PARAM(p "conv1d.bias", "CD", NULL, ATTN, where, "cb"),                                                \
+        LINEAR(p "in_proj", "I + CD + H", "h", ATTN, where, "ub"), NORM_IF(p "norm", "I", "0", where, "mn"),  \
         LINEAR(p "out_proj", "h", "I", ATTN, where, ob)
 
 /* The canonical Mamba symbols. */
-#define Q_SSM1 QD("ssm_version", "1"), QD("ssm_inner", "I"), QD("ssm_state", "N"), QD("ssm_groups", "1"), \
+#define Q_SSM1 QD("ssm_version", "1"), QD("ssm_inner", "I"), QD("ssm_state", "N"), QD("ssm_groups", "1"),  \
     QD("ssm_heads", "I"), QD("ssm_conv", "ck"), QD("ssm_dt_rank", "R")
-#define Q_SSM2 QD("ssm_version", "2"), QD("ssm_inner", "I"), QD("ssm_state", "N"), QD("ssm_groups", "G"), \
+#define Q_SSM2 QD("ssm_version", "2"), QD("ssm_inner", "I"), QD("ssm_state", "N"), QD("ssm_groups", "G"),  \
     QD("ssm_heads", "H"), QD("ssm_conv", "ck"), QD("ssm_dt_rank", "0"), QD("CD", "I + 2 * G * N")
 #define Q_TIE(def) Q("tie", "tie_word_embeddings", def, NULL, BOOL)
 #define Q_RMS(npl) QD("norm", "0"), QD("npl", npl), QD("hb", "0")
@@ -130,15 +130,15 @@ static const llmmem__tdef t_mamba2[] = {
 /* ---- bamba, granitemoehybrid, falcon_h1, nemotron_h (Mamba-2 hybrids) ------------------ */
 
 /* The Mamba-2 keys of the mamba_* hybrids; mamba_d_head "auto" = expand h / heads. */
-#define Q_MAMBA_KEYS(H, N)                                                                           \
-    Q("H", "mamba_n_heads", H, NULL, DIM), Q("G", "mamba_n_groups", "1", NULL, DIM),                 \
-        Q("N", "mamba_d_state", N, NULL, DIM), Q("ck", "mamba_d_conv", "4", NULL, DIM),              \
-        Q("ex", "mamba_expand", "2", NULL, DIM), Q("cb", "mamba_conv_bias", "1", NULL, BOOL),        \
+#define Q_MAMBA_KEYS(H, N)                                                                     \
+    Q("H", "mamba_n_heads", H, NULL, DIM), Q("G", "mamba_n_groups", "1", NULL, DIM),           \
+        Q("N", "mamba_d_state", N, NULL, DIM), Q("ck", "mamba_d_conv", "4", NULL, DIM),        \
+        Q("ex", "mamba_expand", "2", NULL, DIM), Q("cb", "mamba_conv_bias", "1", NULL, BOOL),  \
         Q("ub", "mamba_proj_bias", "0", NULL, BOOL)
-#define Q_ATTN(V, h, f, L, a, k, pos)                                                               \
-    Q("V", "vocab_size", V, NULL, VOCAB), Q("h", "hidden_size", h, NULL, DIM),                       \
-        Q("f", "intermediate_size", f, NULL, DIM), Q("L", "num_hidden_layers", L, NULL, LAYERS),     \
-        Q("a", "num_attention_heads", a, NULL, COUNT), Q("k", "num_key_value_heads", k, "a", COUNT), \
+#define Q_ATTN(V, h, f, L, a, k, pos)                                                                 \
+    Q("V", "vocab_size", V, NULL, VOCAB), Q("h", "hidden_size", h, NULL, DIM),                        \
+        Q("f", "intermediate_size", f, NULL, DIM), Q("L", "num_hidden_layers", L, NULL, LAYERS),      \
+        Q("a", "num_attention_heads", a, NULL, COUNT), Q("k", "num_key_value_heads", k, "a", COUNT),  \
         Q("pos", "max_position_embeddings", pos, NULL, POS)
 
 /* BambaConfig: attention at attn_layer_indices, Mamba-2 elsewhere; every
@@ -231,7 +231,7 @@ static const llmmem__tdef t_nemotron_h[] = {
     ATTN4("mixer.", "a * d", ATTN_LAYERS, "0"), LINEAR("mixer.up_proj", "f", "h", MLP, DENSE_LAYERS, "mb"),
     LINEAR("mixer.down_proj", "h", "f", MLP, DENSE_LAYERS, "mb"), RMS("model.norm_f", W_ONCE), LM_HEAD("lm_head"),
 };
-#define NEMOTRON_H_KINDS                                                                              \
+#define NEMOTRON_H_KINDS  \
     "linear_attention=4/2,mamba=4/2,M=4/2,moe=6/1,E=6/1,full_attention=0/2,attention=0/2,*=0/2,mlp=6/0,-=6/0"
 
 /* ---- jamba, zamba, zamba2 (Mamba hybrids with their own layouts) ------------------------ */
@@ -243,7 +243,8 @@ static const llmmem__tdef t_nemotron_h[] = {
 static const llmmem__qdef q_jamba[] = {
     Q_ATTN("65536", "4096", "14336", "32", "32", "8", "262144"), QD("d", "h / a"), Q_TIE("0"),
     Q("Ej", "num_experts|num_local_experts", "16", NULL, COUNT), QD("E", "Ej > 1 ? Ej : 0"),
-    Q("K", "num_experts_per_tok", "2", NULL, COUNT), QD("fm", "f"), Q("ep", "expert_layer_period", "2", NULL, LAYERS), Q("eo", "expert_layer_offset", "1", NULL, COUNT),
+    Q("K", "num_experts_per_tok", "2", NULL, COUNT), QD("fm", "f"),
+    Q("ep", "expert_layer_period", "2", NULL, LAYERS), Q("eo", "expert_layer_offset", "1", NULL, COUNT),
     Q("ap", "attn_layer_period", "8", NULL, LAYERS), Q("ao", "attn_layer_offset", "4", NULL, COUNT),
     Q("N", "mamba_d_state", "16", NULL, DIM), Q("ck", "mamba_d_conv", "4", NULL, DIM),
     Q("ex", "mamba_expand", "2", NULL, DIM), Q("R", "mamba_dt_rank", "cdiv(h, 16)", NULL, AUTO),
@@ -253,7 +254,8 @@ static const llmmem__qdef q_jamba[] = {
 static const llmmem__tdef t_jamba[] = {
     EMBED("model.embed_tokens"), MAMBA1("mamba.", ON_MAMBA), NORM("mamba.dt_layernorm", "R", "0", ON_MAMBA),
     NORM("mamba.b_layernorm", "N", "0", ON_MAMBA), NORM("mamba.c_layernorm", "N", "0", ON_MAMBA),
-    GATED_MLP("feed_forward.", "f", DENSE_LAYERS, "0"), LINEAR("feed_forward.router", "E", "h", ROUTER, MOE_LAYERS, "0"),
+    GATED_MLP("feed_forward.", "f", DENSE_LAYERS, "0"),
+    LINEAR("feed_forward.router", "E", "h", ROUTER, MOE_LAYERS, "0"),
     EXPERTS("feed_forward."), RMS("input_layernorm", W_ALL), RMS("pre_ff_layernorm", W_ALL),
     ATTN4("self_attn.", "a * d", ATTN_LAYERS, "0"), RMS("model.final_layernorm", W_ONCE), LM_HEAD("lm_head"),
 };
@@ -275,17 +277,18 @@ static const llmmem__qdef q_zamba[] = {
     Q("ao", "attn_layer_offset", "4", NULL, COUNT), Q("N", "mamba_d_state", "16", NULL, DIM),
     Q("ck", "mamba_d_conv", "4", NULL, DIM), Q("ex", "mamba_expand", "2", NULL, DIM),
     Q("R", "mamba_dt_rank", "cdiv(h, 16)", NULL, AUTO), Q("cb", "mamba_conv_bias", "1", NULL, BOOL),
-    Q("ub", "mamba_proj_bias", "0", NULL, BOOL), Q_TIE("1"), QD("I", "ex * h"), QD("mhd", "I / Hm"), QD("L_hybrid", "0"),
+    Q("ub", "mamba_proj_bias", "0", NULL, BOOL), Q_TIE("1"), QD("I", "ex * h"), QD("mhd", "I / Hm"),
+    QD("L_hybrid", "0"),
     QD("ssm_version", "1"), QD("ssm_inner", "I"), QD("ssm_state", "N"), QD("ssm_groups", "1"),
     QD("ssm_heads", "Hm"), QD("ssm_conv", "ck"), QD("ssm_dt_rank", "R"), QR("pa", "attention_dropout", "0"),
     Q_RMS("2"), QD("gated", "1"), QI,
 };
-#define ZAMBA_MAMBA(p, where)                                                                               \
-    PARAM(p "x_proj_weight", "Hm * (R + 2 * N)", "mhd", ATTN, where, NULL),                                \
-        PARAM(p "dt_proj_weight", "Hm * mhd", "R", ATTN, where, NULL),                                     \
-        PARAM(p "dt_proj_bias", "Hm * mhd", NULL, ATTN, where, NULL),                                      \
-        PARAM(p "A_log", "Hm * mhd", "N", ATTN, where, NULL), PARAM(p "D", "Hm * mhd", NULL, ATTN, where, NULL), \
-        PARAM(p "conv1d.weight", "I", "ck", ATTN, where, NULL), PARAM(p "conv1d.bias", "I", NULL, ATTN, where, "cb"), \
+#define ZAMBA_MAMBA(p, where)                                                                                          \
+    PARAM(p "x_proj_weight", "Hm * (R + 2 * N)", "mhd", ATTN, where, NULL),                                            \
+        PARAM(p "dt_proj_weight", "Hm * mhd", "R", ATTN, where, NULL),                                                 \
+        PARAM(p "dt_proj_bias", "Hm * mhd", NULL, ATTN, where, NULL),                                                  \
+        PARAM(p "A_log", "Hm * mhd", "N", ATTN, where, NULL), PARAM(p "D", "Hm * mhd", NULL, ATTN, where, NULL),       \
+        PARAM(p "conv1d.weight", "I", "ck", ATTN, where, NULL), PARAM(p "conv1d.bias", "I", NULL, ATTN, where, "cb"),  \
         LINEAR(p "in_proj", "2 * I", "h", ATTN, where, "ub"), LINEAR(p "out_proj", "h", "I", ATTN, where, "ub")
 #define BY_HYBRID W_SHARED_BY(LLMMEM__MX(HYBRID))
 /* The hybrid layers' blocks are tied (one copy) only when tie_word_embeddings
@@ -336,11 +339,11 @@ static const llmmem__qdef q_zamba2[] = {
  * each hybrid layer's copy holds the adapters of all layers of its residue:
  * sum over residues of count^2. */
 #define Z2_COPIES "tie ? min(nmem, L_hybrid) : L_hybrid"
-#define Z2_ADAPTERS                                                                                          \
-    "tie ? L_hybrid : L_hybrid % nmem * (L_hybrid / nmem + 1) * (L_hybrid / nmem + 1) + "                   \
+#define Z2_ADAPTERS                                                                        \
+    "tie ? L_hybrid : L_hybrid % nmem * (L_hybrid / nmem + 1) * (L_hybrid / nmem + 1) + "  \
     "(nmem - L_hybrid % nmem) * (L_hybrid / nmem) * (L_hybrid / nmem)"
-#define Z2_ADAPTER(p, out, in, when)                                                                        \
-    {p ".{j}.{j}", "r", in, T_(ATTN), LLMMEM__TF_LINEAR, BY_HYBRID, when, Z2_ADAPTERS},                      \
+#define Z2_ADAPTER(p, out, in, when)                                                     \
+    {p ".{j}.{j}", "r", in, T_(ATTN), LLMMEM__TF_LINEAR, BY_HYBRID, when, Z2_ADAPTERS},  \
         {p ".{j}.{j}", out, "r", T_(ATTN), LLMMEM__TF_LINEAR, BY_HYBRID, when, Z2_ADAPTERS}
 static const llmmem__tdef t_zamba2[] = {
     EMBED("model.embed_tokens"), MAMBA2("mamba.", ON_MAMBA, "ub"), RMS("input_layernorm", ON_MAMBA),
@@ -367,44 +370,45 @@ static const llmmem__tdef t_zamba2[] = {
 /* The gated DeltaNet keys (Qwen3NextConfig, Qwen3_5TextConfig) and the
  * canonical linear-attention symbols: lk key heads of dk, lv value heads of
  * dv, depthwise conv of lck over q, k, v. */
-#define Q_GDN(lk, lv)                                                                                   \
-    Q("lck", "linear_conv_kernel_dim", "4", NULL, DIM), Q("ldk", "linear_key_head_dim", "128", NULL, DIM), \
-        Q("ldv", "linear_value_head_dim", "128", NULL, DIM), Q("lhk", "linear_num_key_heads", lk, NULL, DIM), \
+#define Q_GDN(lk, lv)                                                                                          \
+    Q("lck", "linear_conv_kernel_dim", "4", NULL, DIM), Q("ldk", "linear_key_head_dim", "128", NULL, DIM),     \
+        Q("ldv", "linear_value_head_dim", "128", NULL, DIM), Q("lhk", "linear_num_key_heads", lk, NULL, DIM),  \
         Q("lhv", "linear_num_value_heads", lv, NULL, DIM)
-#define Q_LIN(kind)                                                                                     \
-    QD("lin_kind", kind), QD("lin_k_heads", "lhk"), QD("lin_k_dim", "ldk"), QD("lin_v_heads", "lhv"),    \
+#define Q_LIN(kind)                                                                                    \
+    QD("lin_kind", kind), QD("lin_k_heads", "lhk"), QD("lin_k_dim", "ldk"), QD("lin_v_heads", "lhv"),  \
         QD("lin_v_dim", "ldv"), QD("lin_conv", "lck"), QD("QK", "lhk * ldk"), QD("VV", "lhv * ldv")
 /* Layer i is full attention when (i + 1) % full_attention_interval == 0. */
-#define Q_QWEN_LAYERS                                                                                   \
-    Q("fai", "full_attention_interval", "4", NULL, LAYERS),                                             \
-        QR("prf", "partial_rotary_factor|rope_parameters.partial_rotary_factor", "0.25"),               \
+#define Q_QWEN_LAYERS                                                                      \
+    Q("fai", "full_attention_interval", "4", NULL, LAYERS),                                \
+        QR("prf", "partial_rotary_factor|rope_parameters.partial_rotary_factor", "0.25"),  \
         QR("pa", "attention_dropout", "0"), Q_RMS("2"), QD("gated", "1"), QD("qkn", "1"), QI
 /* Qwen3NextAttention: q_proj gives the query and its output gate (2 a d). */
-#define QWEN_GATED_ATTN                                                                             \
-    ATTN4("self_attn.", "2 * a * d", ATTN_LAYERS, "ab"), NORM("self_attn.q_norm", "d", "0", ATTN_LAYERS), \
+#define QWEN_GATED_ATTN                                                                                    \
+    ATTN4("self_attn.", "2 * a * d", ATTN_LAYERS, "ab"), NORM("self_attn.q_norm", "d", "0", ATTN_LAYERS),  \
         NORM("self_attn.k_norm", "d", "0", ATTN_LAYERS)
 /* Qwen3NextGatedDeltaNet: in_proj_qkvz (q, k, v, z) and in_proj_ba (beta, a). */
-#define QWEN3_NEXT_GDN                                                                                 \
-    PARAM("linear_attn.dt_bias", "lhv", NULL, ATTN, ON_LINEAR, NULL),                                  \
-        PARAM("linear_attn.A_log", "lhv", NULL, ATTN, ON_LINEAR, NULL),                                 \
-        PARAM("linear_attn.conv1d.weight", "2 * QK + VV", "lck", ATTN, ON_LINEAR, NULL),                \
-        LINEAR("linear_attn.in_proj_qkvz", "2 * QK + 2 * VV", "h", ATTN, ON_LINEAR, "0"),               \
-        LINEAR("linear_attn.in_proj_ba", "2 * lhv", "h", ATTN, ON_LINEAR, "0"),                          \
+#define QWEN3_NEXT_GDN                                                                     \
+    PARAM("linear_attn.dt_bias", "lhv", NULL, ATTN, ON_LINEAR, NULL),                      \
+        PARAM("linear_attn.A_log", "lhv", NULL, ATTN, ON_LINEAR, NULL),                    \
+        PARAM("linear_attn.conv1d.weight", "2 * QK + VV", "lck", ATTN, ON_LINEAR, NULL),   \
+        LINEAR("linear_attn.in_proj_qkvz", "2 * QK + 2 * VV", "h", ATTN, ON_LINEAR, "0"),  \
+        LINEAR("linear_attn.in_proj_ba", "2 * lhv", "h", ATTN, ON_LINEAR, "0"),            \
         NORM("linear_attn.norm", "ldv", "0", ON_LINEAR), LINEAR("linear_attn.out_proj", "h", "VV", ATTN, ON_LINEAR, "0")
 /* Qwen3_5GatedDeltaNet: the same with in_proj_qkv, in_proj_z, in_proj_b, in_proj_a. */
-#define QWEN3_5_GDN                                                                                    \
-    PARAM("linear_attn.dt_bias", "lhv", NULL, ATTN, ON_LINEAR, NULL),                                  \
-        PARAM("linear_attn.A_log", "lhv", NULL, ATTN, ON_LINEAR, NULL),                                 \
-        PARAM("linear_attn.conv1d.weight", "2 * QK + VV", "lck", ATTN, ON_LINEAR, NULL),                \
-        NORM("linear_attn.norm", "ldv", "0", ON_LINEAR), LINEAR("linear_attn.out_proj", "h", "VV", ATTN, ON_LINEAR, "0"), \
-        LINEAR("linear_attn.in_proj_qkv", "2 * QK + VV", "h", ATTN, ON_LINEAR, "0"),                    \
-        LINEAR("linear_attn.in_proj_z", "VV", "h", ATTN, ON_LINEAR, "0"),                                \
-        LINEAR("linear_attn.in_proj_b", "lhv", "h", ATTN, ON_LINEAR, "0"),                               \
+#define QWEN3_5_GDN                                                                       \
+    PARAM("linear_attn.dt_bias", "lhv", NULL, ATTN, ON_LINEAR, NULL),                     \
+        PARAM("linear_attn.A_log", "lhv", NULL, ATTN, ON_LINEAR, NULL),                   \
+        PARAM("linear_attn.conv1d.weight", "2 * QK + VV", "lck", ATTN, ON_LINEAR, NULL),  \
+        NORM("linear_attn.norm", "ldv", "0", ON_LINEAR),                                  \
+        LINEAR("linear_attn.out_proj", "h", "VV", ATTN, ON_LINEAR, "0"),                  \
+        LINEAR("linear_attn.in_proj_qkv", "2 * QK + VV", "h", ATTN, ON_LINEAR, "0"),      \
+        LINEAR("linear_attn.in_proj_z", "VV", "h", ATTN, ON_LINEAR, "0"),                 \
+        LINEAR("linear_attn.in_proj_b", "lhv", "h", ATTN, ON_LINEAR, "0"),                \
         LINEAR("linear_attn.in_proj_a", "lhv", "h", ATTN, ON_LINEAR, "0")
 /* Qwen2-MoE style block: gate, experts, shared_expert (width fs) and its gate. */
-#define QWEN_MOE                                                                                      \
-    WEIGHT("mlp.gate", "E", "h", ROUTER, MOE_LAYERS), EXPERTS("mlp."),                                \
-        GATED_MLP("mlp.shared_expert.", "fs", MOE_LAYERS, "0"),                                        \
+#define QWEN_MOE                                                        \
+    WEIGHT("mlp.gate", "E", "h", ROUTER, MOE_LAYERS), EXPERTS("mlp."),  \
+        GATED_MLP("mlp.shared_expert.", "fs", MOE_LAYERS, "0"),         \
         LINEAR("mlp.shared_expert_gate", "1", "h", ROUTER, MOE_LAYERS, "0")
 #define QWEN_TAIL LINEAR_NORMS, RMS("model.norm", W_ONCE), LM_HEAD("lm_head")
 #define LINEAR_NORMS RMS("input_layernorm", W_ALL), RMS("post_attention_layernorm", W_ALL)
@@ -445,8 +449,8 @@ static const llmmem__qdef q_qwen3_5_moe_text[] = {
 static const llmmem__tdef t_qwen3_5_moe_text[] = {
     EMBED("model.embed_tokens"), QWEN3_5_GDN, QWEN_GATED_ATTN, QWEN_MOE, QWEN_TAIL,
 };
-#define QWEN_LINEAR_RULE                                                                               \
-    MIXER_LIST("layer_types", "linear_attention=3,full_attention=0", LLMMEM__MR_EXPR, NULL, NULL, 0, 0, \
+#define QWEN_LINEAR_RULE                                                                                 \
+    MIXER_LIST("layer_types", "linear_attention=3,full_attention=0", LLMMEM__MR_EXPR, NULL, NULL, 0, 0,  \
                "(i + 1) % fai ? " KL " : " KF)
 
 /* OlmoHybridConfig: gated DeltaNet (q/k/v/a/b/g projections, one conv over
@@ -467,9 +471,12 @@ static const llmmem__tdef t_olmo_hybrid[] = {
     EMBED("model.embed_tokens"), GATED_MLP("mlp.", "f", W_ALL, "0"), RMS("input_layernorm", ON_LINEAR),
     RMS("post_attention_layernorm", W_ALL), PARAM("linear_attn.A_log", "lhv", NULL, ATTN, ON_LINEAR, NULL),
     PARAM("linear_attn.dt_bias", "lhv", NULL, ATTN, ON_LINEAR, NULL),
-    LINEAR("linear_attn.q_proj", "QK", "h", ATTN, ON_LINEAR, "0"), LINEAR("linear_attn.k_proj", "QK", "h", ATTN, ON_LINEAR, "0"),
-    LINEAR("linear_attn.v_proj", "VV", "h", ATTN, ON_LINEAR, "0"), LINEAR("linear_attn.a_proj", "lhv", "h", ATTN, ON_LINEAR, "0"),
-    LINEAR("linear_attn.b_proj", "lhv", "h", ATTN, ON_LINEAR, "0"), LINEAR("linear_attn.g_proj", "VV", "h", ATTN, ON_LINEAR, "0"),
+    LINEAR("linear_attn.q_proj", "QK", "h", ATTN, ON_LINEAR, "0"),
+    LINEAR("linear_attn.k_proj", "QK", "h", ATTN, ON_LINEAR, "0"),
+    LINEAR("linear_attn.v_proj", "VV", "h", ATTN, ON_LINEAR, "0"),
+    LINEAR("linear_attn.a_proj", "lhv", "h", ATTN, ON_LINEAR, "0"),
+    LINEAR("linear_attn.b_proj", "lhv", "h", ATTN, ON_LINEAR, "0"),
+    LINEAR("linear_attn.g_proj", "VV", "h", ATTN, ON_LINEAR, "0"),
     LINEAR("linear_attn.o_proj", "h", "VV", ATTN, ON_LINEAR, "0"),
     PARAM("linear_attn.conv1d.weight", "2 * QK + VV", "lck", ATTN, ON_LINEAR, NULL),
     NORM("linear_attn.o_norm", "ldv", "0", ON_LINEAR), ATTN4("self_attn.", "a * d", ATTN_LAYERS, "ab"),
@@ -505,7 +512,8 @@ static const llmmem__qdef q_minimax_m2[] = {
     QD("fm", "f"), QD("qkn", "1"), QR("pa", "attention_dropout", "0"), Q_RMS("2"), QD("gated", "1"),
 };
 static const llmmem__tdef t_minimax_m2[] = {
-    EMBED("model.embed_tokens"), ATTN4("self_attn.", "a * d", W_ALL, "0"), NORM("self_attn.q_norm", "a * d", "0", W_ALL),
+    EMBED("model.embed_tokens"), ATTN4("self_attn.", "a * d", W_ALL, "0"),
+    NORM("self_attn.q_norm", "a * d", "0", W_ALL),
     NORM("self_attn.k_norm", "k * d", "0", W_ALL), WEIGHT("mlp.gate", "E", "h", ROUTER, MOE_LAYERS), EXPERTS("mlp."),
     LINEAR_NORMS, RMS("model.norm", W_ONCE), LM_HEAD("lm_head"),
 };
@@ -521,7 +529,8 @@ static const llmmem__qdef q_minimax_m3_vl_text[] = {
     Q("fs", "shared_intermediate_size", "3072", NULL, DIM0), QD("ns", "fs > 0"),
     Q("L", "num_hidden_layers", "60", NULL, LAYERS), Q("a", "num_attention_heads", "64", NULL, COUNT),
     Q("k", "num_key_value_heads", "4", NULL, COUNT), Q("d", "head_dim", "128", NULL, DIM),
-    Q("pos", "max_position_embeddings", "524288", NULL, POS), Q_TIE("0"), Q("K", "num_experts_per_tok", "4", NULL, COUNT),
+    Q("pos", "max_position_embeddings", "524288", NULL, POS), Q_TIE("0"),
+    Q("K", "num_experts_per_tok", "4", NULL, COUNT),
     Q("E", "num_local_experts|num_experts", "128", NULL, COUNT),
     Q("ih", "sparse_attention_config.sparse_num_index_heads|index_n_heads", "4", NULL, DIM),
     Q("id", "sparse_attention_config.sparse_index_dim|index_head_dim", "128", NULL, DIM),
@@ -533,7 +542,8 @@ static const llmmem__tdef t_minimax_m3_vl_text[] = {
     NORM("self_attn.k_norm", "d", "0", W_ALL), LINEAR("self_attn.indexer.q_proj", "ih * id", "h", ATTN, ON_SPARSE, "0"),
     LINEAR("self_attn.indexer.k_proj", "id", "h", ATTN, ON_SPARSE, "0"),
     NORM("self_attn.indexer.q_norm", "id", "0", ON_SPARSE), NORM("self_attn.indexer.k_norm", "id", "0", ON_SPARSE),
-    LINEAR("mlp.gate_up_proj", "2 * f", "h", MLP, DENSE_LAYERS, "0"), LINEAR("mlp.down_proj", "h", "f", MLP, DENSE_LAYERS, "0"),
+    LINEAR("mlp.gate_up_proj", "2 * f", "h", MLP, DENSE_LAYERS, "0"),
+    LINEAR("mlp.down_proj", "h", "f", MLP, DENSE_LAYERS, "0"),
     PARAM("mlp.gate.weight", "E", "h", ROUTER, MOE_LAYERS, NULL), EXPERTS("mlp."),
     LINEAR("mlp.shared_experts.gate_up_proj", "2 * fs", "h", MLP, MOE_LAYERS, "0"),
     LINEAR("mlp.shared_experts.down_proj", "h", "fs", MLP, MOE_LAYERS, "0"), LINEAR_NORMS, RMS("model.norm", W_ONCE),
@@ -567,13 +577,15 @@ static const llmmem__qdef q_kimi_linear[] = {
 };
 static const llmmem__tdef t_kimi_linear[] = {
     EMBED("model.embed_tokens"), LINEAR("self_attn.q_proj", "QK", "h", ATTN, ON_LINEAR, "0"),
-    LINEAR("self_attn.k_proj", "QK", "h", ATTN, ON_LINEAR, "0"), LINEAR("self_attn.v_proj", "QK", "h", ATTN, ON_LINEAR, "0"),
+    LINEAR("self_attn.k_proj", "QK", "h", ATTN, ON_LINEAR, "0"),
+    LINEAR("self_attn.v_proj", "QK", "h", ATTN, ON_LINEAR, "0"),
     PARAM("self_attn.conv1d.weight", "3 * QK", "lck", ATTN, ON_LINEAR, NULL),
     PARAM("self_attn.forget_gate.dt_bias", "QK", NULL, ATTN, ON_LINEAR, NULL),
     PARAM("self_attn.forget_gate.A_log", "lnh", NULL, ATTN, ON_LINEAR, NULL),
     LINEAR("self_attn.forget_gate.f_a_proj", "lhd", "h", ATTN, ON_LINEAR, "0"),
     LINEAR("self_attn.forget_gate.f_b_proj", "QK", "lhd", ATTN, ON_LINEAR, "0"),
-    LINEAR("self_attn.b_proj", "lnh", "h", ATTN, ON_LINEAR, "0"), LINEAR("self_attn.g_a_proj", "lhd", "h", ATTN, ON_LINEAR, "0"),
+    LINEAR("self_attn.b_proj", "lnh", "h", ATTN, ON_LINEAR, "0"),
+    LINEAR("self_attn.g_a_proj", "lhd", "h", ATTN, ON_LINEAR, "0"),
     LINEAR("self_attn.g_b_proj", "QK", "lhd", ATTN, ON_LINEAR, "0"), NORM("self_attn.o_norm", "lhd", "0", ON_LINEAR),
     LINEAR("self_attn.o_proj", "h", "QK", ATTN, ON_LINEAR, "0"),
     LINEAR_IF("self_attn.q_proj", "a * (dn + dr)", "h", ATTN, ATTN_LAYERS, "0", "!ql"),
@@ -585,7 +597,8 @@ static const llmmem__tdef t_kimi_linear[] = {
     LINEAR("self_attn.kv_b_proj", "a * (dn + dv)", "kvl", ATTN, ATTN_LAYERS, "0"),
     LINEAR("self_attn.o_proj", "h", "a * dv", ATTN, ATTN_LAYERS, "ab"), GATED_MLP("mlp.", "f", DENSE_LAYERS, "0"),
     PARAM("mlp.gate.weight", "E", "h", ROUTER, MOE_LAYERS, NULL), EXPERTS("mlp."),
-    GATED_MLP("mlp.shared_experts.", "fs", MOE_LAYERS, "0"), LINEAR_NORMS, RMS("model.norm", W_ONCE), LM_HEAD("lm_head"),
+    GATED_MLP("mlp.shared_experts.", "fs", MOE_LAYERS, "0"), LINEAR_NORMS, RMS("model.norm", W_ONCE),
+    LM_HEAD("lm_head"),
 };
 
 /* Lfm2Config: gated short convolutions (in_proj B C x, depthwise conv of
@@ -611,8 +624,10 @@ static const llmmem__tdef t_lfm2[] = {
     LINEAR("self_attn.v_proj", "k * d", "h", ATTN, ATTN_LAYERS, "0"),
     LINEAR("self_attn.out_proj", "h", "a * d", ATTN, ATTN_LAYERS, "0"),
     NORM("self_attn.q_layernorm", "d", "0", ATTN_LAYERS), NORM("self_attn.k_layernorm", "d", "0", ATTN_LAYERS),
-    LINEAR("conv.in_proj", "3 * h", "h", ATTN, ON_CONV, "cbias"), PARAM("conv.conv.weight", "h", "conv_L", ATTN, ON_CONV, NULL),
-    PARAM("conv.conv.bias", "h", NULL, ATTN, ON_CONV, "cbias"), LINEAR("conv.out_proj", "h", "h", ATTN, ON_CONV, "cbias"),
+    LINEAR("conv.in_proj", "3 * h", "h", ATTN, ON_CONV, "cbias"),
+    PARAM("conv.conv.weight", "h", "conv_L", ATTN, ON_CONV, NULL),
+    PARAM("conv.conv.bias", "h", NULL, ATTN, ON_CONV, "cbias"),
+    LINEAR("conv.out_proj", "h", "h", ATTN, ON_CONV, "cbias"),
     LINEAR("feed_forward.w1", "f", "h", MLP, W_ALL, "0"), LINEAR("feed_forward.w3", "f", "h", MLP, W_ALL, "0"),
     LINEAR("feed_forward.w2", "h", "f", MLP, W_ALL, "0"), RMS("operator_norm", W_ALL), RMS("ffn_norm", W_ALL),
     RMS("model.embedding_norm", W_ONCE), LM_HEAD("lm_head"),
@@ -633,7 +648,8 @@ static const llmmem__qdef q_recurrent_gemma[] = {
     Q("d", "head_dim", "h / a", NULL, DIM), Q("lw", "lru_width", "h", "h", DIM),
     Q("sw", "attention_window_size|sliding_window", "2048", NULL, POS), Q("ck", "conv1d_width", "4", NULL, DIM),
     Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "1"), QD("mb", "1"), Q_TIE("1"), QD("pos", "sw"),
-    QR("prf", "partial_rotary_factor|rope_parameters.partial_rotary_factor", "0.5"), QRN("fsc", "logits_soft_cap", "30", "0"),
+    QR("prf", "partial_rotary_factor|rope_parameters.partial_rotary_factor", "0.5"),
+    QRN("fsc", "logits_soft_cap", "30", "0"),
     QR("pa", "attention_dropout", "0"), QD("lin_kind", "6"), QD("lin_k_heads", "a"), QD("lin_k_dim", "1"),
     QD("lin_v_heads", "a"), QD("lin_v_dim", "lw / a"), QD("lin_conv", "ck"), Q_RMS("2"), QD("gated", "1"),
 };
@@ -663,7 +679,8 @@ static const llmmem__tdef t_recurrent_gemma[] = {
 static const llmmem__qdef q_rwkv[] = {
     Q("V", "vocab_size", "50277", NULL, VOCAB), Q("h", "hidden_size", "4096", NULL, DIM),
     Q("A", "attention_hidden_size", "h", "h", DIM), Q("f", "intermediate_size", "4 * h", "4 * h", DIM),
-    Q("L", "num_hidden_layers", "32", NULL, LAYERS), Q("pos", "context_length|max_position_embeddings", "1024", NULL, POS),
+    Q("L", "num_hidden_layers", "32", NULL, LAYERS),
+    Q("pos", "context_length|max_position_embeddings", "1024", NULL, POS),
     Q_TIE("0"), QD("lin_kind", "4"), QD("lin_k_heads", "1"), QD("lin_k_dim", "1"), QD("lin_v_heads", "1"),
     QD("lin_v_dim", "A"), QD("lin_conv", "0"), QR("prf", NULL, "0"), QD("norm", "1"), QD("npl", "2"), QD("hb", "0"),
     QD("gated", "0"),
@@ -671,7 +688,8 @@ static const llmmem__qdef q_rwkv[] = {
 #define LN(name, where) NORM(name, "h", "1", where)
 static const llmmem__tdef t_rwkv[] = {
     EMBED("rwkv.embeddings"), LN("rwkv.blocks.0.pre_ln", W_ONCE), LN("ln1", W_ALL), LN("ln2", W_ALL),
-    PARAM("attention.time_decay", "A", NULL, ATTN, W_ALL, NULL), PARAM("attention.time_first", "A", NULL, ATTN, W_ALL, NULL),
+    PARAM("attention.time_decay", "A", NULL, ATTN, W_ALL, NULL),
+    PARAM("attention.time_first", "A", NULL, ATTN, W_ALL, NULL),
     PARAM("attention.time_mix_key", "h", NULL, ATTN, W_ALL, NULL),
     PARAM("attention.time_mix_value", "h", NULL, ATTN, W_ALL, NULL),
     PARAM("attention.time_mix_receptance", "h", NULL, ATTN, W_ALL, NULL),
@@ -698,16 +716,19 @@ static const llmmem__qdef q_xlstm[] = {
     QR("fpf", "ffn_proj_factor", "2.667"), Q("frm", "ffn_round_up_to_multiple_of", "64", NULL, DIM),
     QD("tie", "0"), QD("QK", "rmul(h, qkf)"), QD("VV", "rmul(h, vf)"), QD("up", "cdiv(rmul(h, fpf), frm) * frm"),
     QD("f", "up"), QD("lin_kind", "5"), QD("lin_k_heads", "nh"), QD("lin_k_dim", "QK / nh"), QD("lin_v_heads", "nh"),
-    QD("lin_v_dim", "VV / nh"), QD("lin_conv", "0"), QR("prf", NULL, "0"), QRN("fsc", "output_logit_soft_cap", "30", "0"),
+    QD("lin_v_dim", "VV / nh"), QD("lin_conv", "0"), QR("prf", NULL, "0"),
+    QRN("fsc", "output_logit_soft_cap", "30", "0"),
     QD("norm", "ub"), QD("npl", "2"), QD("hb", "0"), QD("gated", "1"),
 };
 static const llmmem__tdef t_xlstm[] = {
     WEIGHT("backbone.embeddings", "V", "he", EMBED, W_ONCE), NORM("norm_mlstm", "h", "ub", W_ALL),
     LINEAR("mlstm_layer.q", "QK", "h", ATTN, W_ALL, "ub"), LINEAR("mlstm_layer.k", "QK", "h", ATTN, W_ALL, "ub"),
-    LINEAR("mlstm_layer.v", "VV", "h", ATTN, W_ALL, "ub"), LINEAR("mlstm_layer.ogate_preact", "VV", "h", ATTN, W_ALL, "ub"),
+    LINEAR("mlstm_layer.v", "VV", "h", ATTN, W_ALL, "ub"),
+    LINEAR("mlstm_layer.ogate_preact", "VV", "h", ATTN, W_ALL, "ub"),
     LINEAR("mlstm_layer.igate_preact", "nh", "h", ATTN, W_ALL, "1"),
     LINEAR("mlstm_layer.fgate_preact", "nh", "h", ATTN, W_ALL, "1"),
-    NORM("mlstm_layer.multihead_norm", "nh * (VV / nh)", "ub", W_ALL), LINEAR("mlstm_layer.out_proj", "h", "VV", ATTN, W_ALL, "ub"),
+    NORM("mlstm_layer.multihead_norm", "nh * (VV / nh)", "ub", W_ALL),
+    LINEAR("mlstm_layer.out_proj", "h", "VV", ATTN, W_ALL, "ub"),
     NORM("norm_ffn", "h", "ub", W_ALL), LINEAR("ffn.proj_up_gate", "up", "h", MLP, W_ALL, "ub"),
     LINEAR("ffn.proj_up", "up", "h", MLP, W_ALL, "ub"), LINEAR("ffn.proj_down", "h", "up", MLP, W_ALL, "ub"),
     RMS("backbone.out_norm", W_ONCE), LM_HEAD("lm_head"),
@@ -735,13 +756,14 @@ static const llmmem__qdef q_hrm_text[] = {
     QR("pa", "attention_dropout", "0"), QD("norm", "3"), QD("npl", "2"), QD("hb", "0"), QD("gated", "1"),
 };
 #define BY_ALL W_SHARED_BY(LLMMEM__MX(FULL))
-#define HRM_STACK(p)                                                                                       \
-    SLINEAR(p "self_attn.q_proj", "a * d", "h", ATTN, BY_ALL, "ab", "S"),                                  \
-        SLINEAR(p "self_attn.k_proj", "a * d", "h", ATTN, BY_ALL, "ab", "S"),                              \
-        SLINEAR(p "self_attn.v_proj", "a * d", "h", ATTN, BY_ALL, "ab", "S"),                              \
-        SLINEAR(p "self_attn.o_proj", "h", "a * d", ATTN, BY_ALL, "ab", "S"),                              \
-        SLINEAR(p "self_attn.gate_proj", "a * d", "h", ATTN, BY_ALL, "ab", "S"),                           \
-        SLINEAR(p "mlp.gate_proj", "f", "h", MLP, BY_ALL, "mb", "S"), SLINEAR(p "mlp.up_proj", "f", "h", MLP, BY_ALL, "mb", "S"), \
+#define HRM_STACK(p)                                                              \
+    SLINEAR(p "self_attn.q_proj", "a * d", "h", ATTN, BY_ALL, "ab", "S"),         \
+        SLINEAR(p "self_attn.k_proj", "a * d", "h", ATTN, BY_ALL, "ab", "S"),     \
+        SLINEAR(p "self_attn.v_proj", "a * d", "h", ATTN, BY_ALL, "ab", "S"),     \
+        SLINEAR(p "self_attn.o_proj", "h", "a * d", ATTN, BY_ALL, "ab", "S"),     \
+        SLINEAR(p "self_attn.gate_proj", "a * d", "h", ATTN, BY_ALL, "ab", "S"),  \
+        SLINEAR(p "mlp.gate_proj", "f", "h", MLP, BY_ALL, "mb", "S"),             \
+        SLINEAR(p "mlp.up_proj", "f", "h", MLP, BY_ALL, "mb", "S"),               \
         SLINEAR(p "mlp.down_proj", "h", "f", MLP, BY_ALL, "mb", "S")
 static const llmmem__tdef t_hrm_text[] = {
     WEIGHT("model.z_L_init", "h", NULL, EMBED, W_ONCE), EMBED("model.embed_tokens"), HRM_STACK(""),
@@ -767,23 +789,25 @@ static const llmmem__qdef q_inkling_text[] = {
     Q("pos", "max_position_embeddings|model_max_length", "131072", NULL, POS),
     Q("conv_L", "conv_kernel_size|sconv_kernel_size", "4", NULL, DIM),
     Q("f", "dense_intermediate_size|intermediate_size", "24576", NULL, DIM),
-    Q("fm", "moe_intermediate_size", "3072", NULL, DIM), Q("E", "n_routed_experts|num_local_experts", "256", NULL, COUNT),
+    Q("fm", "moe_intermediate_size", "3072", NULL, DIM),
+    Q("E", "n_routed_experts|num_local_experts", "256", NULL, COUNT),
     Q("K", "num_experts_per_tok", "6", NULL, COUNT), Q("ns", "n_shared_experts", "2", NULL, COUNT),
     QD("fs", "ns * fm"), Q("dmi", "dense_mlp_idx", "0", NULL, COUNT), QD("tie", "0"), QD("qkn", "1"),
     QR("pa", "attention_dropout", "0"), Q_RMS("2"), QD("gated", "1"), QI,
 };
-#define INKLING_ATTN(a_, k_, d_, ext, where)                                                               \
-    LINEAR("self_attn.q_proj", a_ " * " d_, "h", ATTN, where, "0"),                                        \
-        LINEAR("self_attn.k_proj", k_ " * " d_, "h", ATTN, where, "0"),                                    \
-        LINEAR("self_attn.v_proj", k_ " * " d_, "h", ATTN, where, "0"),                                    \
-        LINEAR("self_attn.r_proj", a_ " * drel", "h", ATTN, where, "0"),                                    \
-        LINEAR("self_attn.o_proj", "h", a_ " * " d_, ATTN, where, "0"),                                    \
-        PARAM("self_attn.k_sconv.conv1d.weight", k_ " * " d_, "conv_L", ATTN, where, NULL),                \
-        PARAM("self_attn.v_sconv.conv1d.weight", k_ " * " d_, "conv_L", ATTN, where, NULL),                \
-        NORM("self_attn.q_norm", d_, "0", where), NORM("self_attn.k_norm", d_, "0", where),                \
+#define INKLING_ATTN(a_, k_, d_, ext, where)                                                 \
+    LINEAR("self_attn.q_proj", a_ " * " d_, "h", ATTN, where, "0"),                          \
+        LINEAR("self_attn.k_proj", k_ " * " d_, "h", ATTN, where, "0"),                      \
+        LINEAR("self_attn.v_proj", k_ " * " d_, "h", ATTN, where, "0"),                      \
+        LINEAR("self_attn.r_proj", a_ " * drel", "h", ATTN, where, "0"),                     \
+        LINEAR("self_attn.o_proj", "h", a_ " * " d_, ATTN, where, "0"),                      \
+        PARAM("self_attn.k_sconv.conv1d.weight", k_ " * " d_, "conv_L", ATTN, where, NULL),  \
+        PARAM("self_attn.v_sconv.conv1d.weight", k_ " * " d_, "conv_L", ATTN, where, NULL),  \
+        NORM("self_attn.q_norm", d_, "0", where), NORM("self_attn.k_norm", d_, "0", where),  \
         PARAM("self_attn.rel_logits_proj.proj", "drel", ext, ATTN, where, NULL)
 static const llmmem__tdef t_inkling_text[] = {
-    EMBED("model.embed_tokens"), INKLING_ATTN("a", "k", "d", "rext", ON_FULL), INKLING_ATTN("sa", "sk", "sd", "sw", ON_SLIDING),
+    EMBED("model.embed_tokens"), INKLING_ATTN("a", "k", "d", "rext", ON_FULL),
+    INKLING_ATTN("sa", "sk", "sd", "sw", ON_SLIDING),
     GATED_MLP("mlp.", "f", DENSE_LAYERS, "0"), PARAM("mlp.global_scale", "1", NULL, MLP, DENSE_LAYERS, NULL),
     PARAM("mlp.gate.weight", "E + ns", "h", ROUTER, MOE_LAYERS, NULL),
     PARAM("mlp.gate.global_scale", "1", NULL, ROUTER, MOE_LAYERS, NULL), EXPERTS("mlp."),
@@ -797,8 +821,8 @@ static const llmmem__tdef t_inkling_text[] = {
 
 /* ---- the entries -------------------------------------------------------------------- */
 
-#define HYBRID_FAMILY(type, fam, mixer, ffn, norm, act, about)                                       \
-    {#type, LLMMEM__FAM_##fam, ROWS(q_##type), ROWS(t_##type), mixer, ffn, LLMMEM__NORM_##norm,      \
+#define HYBRID_FAMILY(type, fam, mixer, ffn, norm, act, about)                                   \
+    {#type, LLMMEM__FAM_##fam, ROWS(q_##type), ROWS(t_##type), mixer, ffn, LLMMEM__NORM_##norm,  \
      LLMMEM__ACT_##act, about}
 
 const llmmem__arch llmmem__fam_hybrid[] = {
@@ -850,16 +874,19 @@ const llmmem__arch llmmem__fam_hybrid[] = {
     HYBRID_FAMILY(minimax, LLAMA,
                   MIXER_LIST("layer_types", "full_attention=0,sliding_attention=1,linear_attention=3", LLMMEM__MR_EXPR,
                              NULL, NULL, 0, 0, "i % 2 ? " KL " : " KF),
-                  FFN_MOE, RMS, SILU_GLU, "modeling_minimax.py: lightning attention alternating with softmax attention"),
+                  FFN_MOE, RMS, SILU_GLU,
+                  "modeling_minimax.py: lightning attention alternating with softmax attention"),
     HYBRID_FAMILY(minimax_m2, LLAMA, MIXER_FULL, FFN_MOE, RMS, SILU_GLU,
                   "modeling_minimax_m2.py: attention with q/k norms, every layer MoE"),
     HYBRID_FAMILY(minimax_m3_vl_text, LLAMA,
                   MIXER_LIST("layer_types|sparse_attention_config.sparse_attention_freq",
                              "full_attention=0,minimax_m3_sparse=8,0=0,1=8", LLMMEM__MR_FULL, NULL, NULL, 0, 0, NULL),
-                  FFN_LIST("mlp_layer_types|moe_layer_freq", "dense=0,sparse=1,0=0,1=1", LLMMEM__FR_MOE, NULL, NULL, NULL),
+                  FFN_LIST("mlp_layer_types|moe_layer_freq", "dense=0,sparse=1,0=0,1=1", LLMMEM__FR_MOE, NULL, NULL,
+                           NULL),
                   RMS, SWIGLU_OAI, "modeling_minimax_m3_vl.py: the text model, indexer-sparse attention layers"),
     HYBRID_FAMILY(kimi_linear, DEEPSEEK,
-                  MIXER_IDX("layer_types", "linear_attention=3,full_attention=0", "linear_attn_config.full_attn_layers", 1,
+                  MIXER_IDX("layer_types", "linear_attention=3,full_attention=0",
+                            "linear_attn_config.full_attn_layers", 1,
                             LLMMEM__MX_FULL, LLMMEM__MX_LINEAR, LLMMEM__MR_EXPR, NULL, NULL,
                             "i > 0 && i % 4 == 0 ? " KF " : " KL),
                   FFN_LIST("mlp_layer_types", "dense=0,sparse=1", LLMMEM__FR_FIRST_K, "fkd", NULL, NULL), RMS, SILU_GLU,
@@ -869,7 +896,8 @@ const llmmem__arch llmmem__fam_hybrid[] = {
                             LLMMEM__MX_FULL, LLMMEM__MX_CONV, LLMMEM__MR_FULL, NULL, NULL, NULL),
                   FFN_DENSE, RMS, SILU_GLU, "modeling_lfm2.py: gated short convolutions and attention"),
     HYBRID_FAMILY(recurrent_gemma, GEMMA,
-                  MIXER_CYCLE("block_types", "recurrent=3,attention=1", LLMMEM__MR_PERIODIC, "3", "1", LLMMEM__MX_SLIDING,
+                  MIXER_CYCLE("block_types", "recurrent=3,attention=1", LLMMEM__MR_PERIODIC, "3", "1",
+                              LLMMEM__MX_SLIDING,
                               LLMMEM__MX_LINEAR),
                   FFN_DENSE, RMS, GELU_TANH_GLU, "modeling_recurrent_gemma.py: 2 RG-LRU blocks to 1 local attention"),
     HYBRID_FAMILY(rwkv, LLAMA, MIXER_ALL(LLMMEM__MX_LINEAR), FFN_DENSE, LAYER, RELU,
