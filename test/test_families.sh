@@ -2,7 +2,7 @@
 # Parameter counts of every family against transformers 5.17 (test/families.py):
 # the shared reference (a copy, byte-identical to ../shared when it is there), and the
 # extra families and variant configs of test/data/families/ (README.md there says how they
-# were made). Families not in the registry yet are listed in pending.txt and must be
+# were made; hybrid_variants.py writes hybrid-variants-5.17.jsonl). Families not in the registry yet are listed in pending.txt and must be
 # refused or flagged approximate.
 set -eu
 cd "$(dirname "$0")/.."
@@ -12,7 +12,8 @@ if [ -f ../shared/groundtruth/transformers-5.17-families.jsonl ]; then
 fi
 files=("$REF")
 for f in test/data/families/families-5.17.jsonl test/data/families/variants-*.jsonl \
-         test/data/families/hub-flagships.jsonl test/data/families/multimodal-5.17.jsonl; do
+         test/data/families/hub-flagships.jsonl test/data/families/multimodal-5.17.jsonl \
+         test/data/families/hybrid-variants-5.17.jsonl; do
     [ -f "$f" ] && files+=("$f")
 done
 python3 test/families.py --cli examples/llmmem --pending test/data/families/pending.txt "${files[@]}"

@@ -371,8 +371,21 @@ static void test_bad_inputs(void **state)
              "\"tie_word_embeddings\": expected true or false", "1:48");
     bad_text("{\"model_type\": \"llama\", \"num_attention_heads\": 32, \"num_key_value_heads\": 5}",
              LLMMEM_E_INCONSISTENT, "\"num_key_value_heads\": 5 does not divide num_attention_heads 32", "1:75");
-    bad_text("{\"model_type\": \"mamba\", \"d_state\": 16}", LLMMEM_E_UNSUPPORTED,
-             "\"mamba\" is not a supported architecture", "config.json:1:16");
+    bad_text("{\"model_type\": \"hyena\", \"d_state\": 16}", LLMMEM_E_UNSUPPORTED,
+             "\"hyena\" is not a supported architecture", "config.json:1:16");
+    /* the hybrid families' lists and "auto" values */
+    bad_text("{\"model_type\": \"nemotron_h\", \"hybrid_override_pattern\": \"M*X\"}", LLMMEM_E_UNSUPPORTED,
+             "layer 2 is \"X\": not a layer kind of nemotron_h", "1:57");
+    bad_text("{\"model_type\": \"nemotron_h\", \"hybrid_override_pattern\": 7}", LLMMEM_E_SCHEMA,
+             "\"hybrid_override_pattern\": expected an array or a string", "1:57");
+    bad_text("{\"model_type\": \"mamba\", \"time_step_rank\": \"fast\"}", LLMMEM_E_SCHEMA,
+             "\"time_step_rank\": expected an integer", "1:43");
+    bad_text("{\"model_type\": \"hrm_text\", \"L_bp_cycles\": [1, \"2\"]}", LLMMEM_E_SCHEMA,
+             "\"L_bp_cycles\": expected an integer", "1:47");
+    bad_text("{\"model_type\": \"bamba\", \"attn_layer_indices\": \"0\"}", LLMMEM_E_SCHEMA,
+             "expected an array of layer indices", "1:47");
+    bad_text("{\"model_type\": \"recurrent_gemma\", \"block_types\": []}", LLMMEM_E_INCONSISTENT,
+             "\"block_types\": is empty", "1:50");
     bad_text("{\"model_type\": \"newthing\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
              "\"num_attention_heads\": 2}",
              LLMMEM_E_UNSUPPORTED, "lacks \"vocab_size\"", NULL);

@@ -19,6 +19,8 @@ static const bounds qbounds[LLMMEM__QT_COUNT_] = {
     [LLMMEM__QT_VOCAB] = {1, INT64_C(1) << 26},  [LLMMEM__QT_POS] = {0, INT64_C(1) << 40},
     [LLMMEM__QT_BOOL] = {0, 1},                  [LLMMEM__QT_REAL] = {0, 0},
     [LLMMEM__QT_INT] = {-(INT64_C(1) << 40), INT64_C(1) << 40},
+    [LLMMEM__QT_AUTO] = {1, INT64_C(1) << 22},   [LLMMEM__QT_LEN] = {1, 100000},
+    [LLMMEM__QT_SUM] = {0, INT64_C(1) << 22},
 };
 
 /* The 1-based position of v among "a|b|c", 0 when it is none of them. */
@@ -68,6 +70,36 @@ static int read_strings(int64_t *out, const llmmem__qdef *d, const llmmem__json 
             return llmmem__json_error_at(doc, it, LLMMEM_E_SCHEMA, path, "expected a string or integer entry");
         *out += choice_of(d->choices, v, strlen(v)) > 0;
     }
+    return 0;
+}
+
+/* QT_LEN: the length of an array or a string; QT_SUM: the sum of an integer
+ * array. Out of the type's bounds is an error at the key. */
+static int read_aggregate(int64_t *out, const llmmem__qdef *d, const llmmem__json *doc, const llmmem__jnode *n,
+                          const char *path)
+{
+    int t = llmmem__json_type(n), type = LLMMEM__QT_BASE(d->type);
+    if (type == LLMMEM__QT_LEN && t == LLMMEM__J_STRING)
+        *out = (int64_t)strlen(llmmem__json_string(n));
+    else if (t != LLMMEM__J_ARRAY)
+        return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "expected an array%s",
+                                     type == LLMMEM__QT_LEN ? " or a string" : " of integers");
+    else if (type == LLMMEM__QT_LEN)
+        *out = llmmem__json_array_size(n);
+    else {
+        *out = 0;
+        for (const llmmem__jnode *it = llmmem__json_first(n); it; it = llmmem__json_next(it)) {
+            int64_t v = 0;
+            int rc = llmmem__json_read_i64(&v, doc, it, NULL, path, 0, qbounds[type].hi, true);
+            if (rc)
+                return rc;
+            *out += v;
+        }
+    }
+    if (*out < qbounds[type].lo || *out > qbounds[type].hi)
+        return llmmem__json_error_at(doc, n, LLMMEM_E_OUT_OF_RANGE, path, "%s %lld is out of [%lld, %lld]",
+                                     type == LLMMEM__QT_LEN ? "length" : "sum", (long long)*out,
+                                     (long long)qbounds[type].lo, (long long)qbounds[type].hi);
     return 0;
 }
 
@@ -193,7 +225,14 @@ static int read_one(llmmem__qvals *q, const char *what, const llmmem__qdef *d, i
         q->src[i] = LLMMEM__QS_LIST;
         return 0;
     }
-    if (LLMMEM__QT_BASE(d->type) == LLMMEM__QT_REAL) {
+    int type = LLMMEM__QT_BASE(d->type);
+    if (type == LLMMEM__QT_AUTO && t == LLMMEM__J_STRING && !strcmp(llmmem__json_string(n), "auto"))
+        return 0; /* the class computes it: the entry's default */
+    if (type == LLMMEM__QT_LEN || type == LLMMEM__QT_SUM) {
+        int rc = read_aggregate(&q->v[i], d, doc, n, path);
+        if (rc)
+            return rc;
+    } else if (type == LLMMEM__QT_REAL) {
         int rc = llmmem__json_read_f64(&q->r[i], doc, n, NULL, path, -1e18, 1e18, true);
         if (rc)
             return rc;
@@ -288,9 +327,10 @@ static bool map_value(const char *map, const char *v, size_t vn, int *mixer, int
     return false;
 }
 
-/* What the values of a map are: numbers ("1=2,0=0": a list of integers, or
- * of booleans as 1/0), single characters ("M=4,*=0": a pattern string may
- * give one per layer), or names (a list of strings only). */
+/* What a map's values say about its list: numbers ("1=2,0=0": an integer
+ * entry, or a boolean as 1/0, is matched by its decimal text; otherwise only
+ * strings are entries) and single characters ("M=4,*=0": a string may give
+ * one character a layer). */
 static bool map_has(const char *map, bool numbers)
 {
     for (const char *p = map; p && *p;) {
@@ -301,17 +341,18 @@ static bool map_has(const char *map, bool numbers)
         bool digits = kn > 0;
         for (size_t j = 0; j < kn; j++)
             digits &= p[j] >= '0' && p[j] <= '9';
-        if (numbers ? digits : kn != 1)
-            return numbers;
+        if (numbers ? digits : kn == 1)
+            return true;
         if (!comma)
             break;
         p = comma + 1;
     }
-    return !numbers;
+    return false;
 }
 
-/* Layer indices of an integer list (mlp_only_layers) as a bitmap over [0, L). */
-static int index_list(uint8_t *bits, int64_t L, const llmmem__json *doc, const llmmem__jnode *n,
+/* Layer indices of an integer list (mlp_only_layers, attn_layer_indices) as a
+ * bitmap over [0, L); indices count from `base` (1 for kimi's lists). */
+static int index_list(uint8_t *bits, int64_t L, int base, const llmmem__json *doc, const llmmem__jnode *n,
                       const char *path)
 {
     if (llmmem__json_type(n) != LLMMEM__J_ARRAY)
@@ -321,18 +362,21 @@ static int index_list(uint8_t *bits, int64_t L, const llmmem__json *doc, const l
         int rc = llmmem__json_read_i64(&v, doc, it, NULL, path, 0, INT64_C(1) << 22, true);
         if (rc)
             return rc;
-        if (v < L)
+        v -= base;
+        if (v >= 0 && v < L)
             bits[v / 8] |= (uint8_t)(1u << (v % 8));
     }
     return 0;
 }
 
-/* A per-layer list of kinds: a pattern string (one character a layer, when
- * every value of the map is one character) or an array, plain or run-length
- * ([[["global", "local"], 12], ...] expanded). */
+/* A per-layer list of kinds: a pattern string (one character a layer, where
+ * the map has one-character values) or an array, plain or run-length
+ * ([[["global", "local"], 12], ...] expanded); a cyclic one repeats over the
+ * layers (recurrent_gemma's block_types: (block_types * 100)[:L]). */
 typedef struct slist {
     const llmmem__jnode *node;  /* NULL when absent */
     const char *map;            /* its values -> kinds */
+    bool cycle;
     const char *what;           /* "layer", "feed-forward": for messages */
     char path[96];
     const llmmem__jnode **item; /* the entries of an array, NULL for a pattern string */
@@ -358,11 +402,11 @@ static int run_length(slist *l, int64_t cap, const llmmem__json *doc)
     return 0;
 }
 
-/* Reads a list; it must have num_hidden_layers entries. */
+/* Reads a list; it must have num_hidden_layers entries (a cyclic one at least one). */
 static int read_slist(slist *l, int64_t L, const llmmem__json *doc)
 {
     int t = llmmem__json_type(l->node);
-    if (t == LLMMEM__J_STRING && map_has(l->map, false)) {
+    if (t == LLMMEM__J_STRING && map_has(l->map, false)) { /* one character a layer */
         l->n = (int64_t)strlen(llmmem__json_string(l->node));
     } else if (t != LLMMEM__J_ARRAY) {
         return llmmem__json_error_at(doc, l->node, LLMMEM_E_SCHEMA, l->path, "expected an array of layer kinds");
@@ -382,7 +426,10 @@ static int read_slist(slist *l, int64_t L, const llmmem__json *doc)
                 l->item[l->n++] = it;
         }
     }
-    if (l->n != L)
+    if (l->cycle && l->n < 1)
+        return llmmem__json_error_at(doc, l->node, LLMMEM_E_INCONSISTENT, l->path,
+                                     "is empty: it repeats over the layers");
+    if (!l->cycle && l->n != L)
         return llmmem__json_error_at(doc, l->node, LLMMEM_E_INCONSISTENT, l->path,
                                      "has %lld entries but num_hidden_layers is %lld", (long long)l->n,
                                      (long long)L);
@@ -398,10 +445,10 @@ static int kind_at(int *mx, int *ff, const slist *l, const llmmem__arch *f, cons
     size_t vn;
     char num[32];
     if (!l->item) {
-        v = llmmem__json_string(l->node) + i;
+        v = llmmem__json_string(l->node) + i % l->n;
         vn = 1;
     } else {
-        const llmmem__jnode *it = l->item[i];
+        const llmmem__jnode *it = l->item[i % l->n];
         int t = llmmem__json_type(it);
         double x = t == LLMMEM__J_NUMBER ? llmmem__json_number(it) : 0;
         v = llmmem__json_string(it);
@@ -428,9 +475,10 @@ static int kind_at(int *mx, int *ff, const slist *l, const llmmem__arch *f, cons
 typedef struct lists {
     slist mixer, ffn;           /* per-layer kinds */
     const llmmem__jnode *dense; /* FR_STEP: indices that stay dense; FR_MOE_LIST: indices that are MoE */
+    const llmmem__jnode *idx;   /* mixer.idx: the layers that are mixer.on (when no mixer list) */
     const llmmem__jnode *plc;   /* per_layer_config: {"<layer>": {key: value}} */
     const llmmem__jnode *item[LLMMEM__MAX_VSYMS]; /* the current item of each LAYERWISE list */
-    char dense_path[96], plc_path[96];
+    char dense_path[96], idx_path[96], plc_path[96];
 } lists;
 
 static bool has_key(const char *keys, const char *k)
@@ -531,7 +579,8 @@ static int layer_given(llmmem__layer_given *g, struct llmmem_model *m, const llm
     return 0;
 }
 
-static int walk_layers(struct llmmem_model *m, const llmmem__json *doc, lists *ls, const uint8_t *dense)
+static int walk_layers(struct llmmem_model *m, const llmmem__json *doc, lists *ls, const uint8_t *dense,
+                       const uint8_t *on)
 {
     const llmmem__arch *f = m->fam;
     bool moe_list = f->ffn.rule == LLMMEM__FR_MOE_LIST && ls->dense;
@@ -540,8 +589,14 @@ static int walk_layers(struct llmmem_model *m, const llmmem__json *doc, lists *l
         int mx, ff, unused;
         llmmem__layer_given g;
         int rc = llmmem__registry_ffn_of(&ff, m, i);
-        if (!rc)
-            rc = ls->mixer.node ? kind_at(&mx, &ff, &ls->mixer, f, doc, i) : llmmem__registry_mixer_of(&mx, m, i);
+        if (rc)
+            return rc;
+        if (ls->mixer.node)
+            rc = kind_at(&mx, &ff, &ls->mixer, f, doc, i);
+        else if (on)
+            mx = (on[i / 8] >> (i % 8) & 1) ? f->mixer.on : f->mixer.off;
+        else
+            rc = llmmem__registry_mixer_of(&mx, m, i);
         /* a feed-forward list decides over the mixer list's "/ffn" */
         if (!rc && ls->ffn.node)
             rc = kind_at(&ff, &unused, &ls->ffn, f, doc, i);
@@ -559,17 +614,18 @@ static int walk_layers(struct llmmem_model *m, const llmmem__json *doc, lists *l
     return 0;
 }
 
-/* The node of a list key ("a|b": the first present, non-null, non-empty one;
- * "x.y" reads a sub-object). */
-static const llmmem__jnode *list_node(const llmmem__jnode *obj, const char *keys, char *path, size_t cap,
-                                      const char *prefix)
+/* The node of a list key ("a|b": the first present, non-null, non-empty one,
+ * or with `empty_ok` the first present, non-null one; "x.y" reads a sub-object). */
+static const llmmem__jnode *list_node(const llmmem__jnode *obj, const char *keys, bool empty_ok, char *path,
+                                      size_t cap, const char *prefix)
 {
     for (const char *p = keys; p && *p;) {
         const char *bar = strchr(p, '|');
         size_t n = bar ? (size_t)(bar - p) : strlen(p);
         const llmmem__jnode *node = lookup(obj, p, n);
         int t = llmmem__json_type(node);
-        if (node && t != LLMMEM__J_NULL && !(t == LLMMEM__J_ARRAY && llmmem__json_array_size(node) == 0)) {
+        if (node && t != LLMMEM__J_NULL &&
+            (empty_ok || !(t == LLMMEM__J_ARRAY && llmmem__json_array_size(node) == 0))) {
             snprintf(path, cap, "%s%.*s", prefix, (int)n, p);
             return node;
         }
@@ -591,7 +647,7 @@ static int layerwise_lists(lists *ls, struct llmmem_model *m, const llmmem__json
         if (m->q.src[q] != LLMMEM__QS_LIST)
             continue;
         char path[96];
-        const llmmem__jnode *n = list_node(obj, m->fam->q[q].keys, path, sizeof path, prefix);
+        const llmmem__jnode *n = list_node(obj, m->fam->q[q].keys, false, path, sizeof path, prefix);
         if (!n)
             continue;
         if (llmmem__json_array_size(n) != m->num_layers)
@@ -609,23 +665,32 @@ static int slist_at(slist *l, const llmmem__pattern *p, const char *what, const 
 {
     l->map = p->map;
     l->what = what;
-    l->node = p->map ? list_node(obj, p->list, l->path, sizeof l->path, prefix) : NULL;
+    l->cycle = p->cycle != 0;
+    /* an empty list is absent, but a cyclic one cannot repeat: an error */
+    l->node = p->map ? list_node(obj, p->list, l->cycle, l->path, sizeof l->path, prefix) : NULL;
     return l->node != NULL;
 }
 
-static int read_lists(lists *ls, uint8_t **dense, struct llmmem_model *m, const llmmem__json *doc)
+static int bitmap(uint8_t **out, int64_t L, int base, const llmmem__json *doc, const llmmem__jnode *n,
+                  const char *path)
+{
+    if (!n)
+        return 0;
+    *out = calloc((size_t)(L / 8 + 1), 1);
+    if (!*out)
+        return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", path);
+    return index_list(*out, L, base, doc, n, path);
+}
+
+static int read_lists(lists *ls, uint8_t **dense, uint8_t **on, struct llmmem_model *m, const llmmem__json *doc)
 {
     int64_t L = m->num_layers;
     int rc;
     if ((ls->mixer.node && (rc = read_slist(&ls->mixer, L, doc))) ||
-        (ls->ffn.node && (rc = read_slist(&ls->ffn, L, doc))))
+        (ls->ffn.node && (rc = read_slist(&ls->ffn, L, doc))) ||
+        (rc = bitmap(dense, L, 0, doc, ls->dense, ls->dense_path)))
         return rc;
-    if (!ls->dense)
-        return 0;
-    *dense = calloc((size_t)(L / 8 + 1), 1);
-    if (!*dense)
-        return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", ls->dense_path);
-    return index_list(*dense, L, doc, ls->dense, ls->dense_path);
+    return bitmap(on, L, m->fam->mixer.base, doc, ls->idx, ls->idx_path);
 }
 
 int llmmem__read_layer_lists(struct llmmem_model *m, const llmmem__json *doc, const llmmem__jnode *obj,
@@ -639,23 +704,26 @@ int llmmem__read_layer_lists(struct llmmem_model *m, const llmmem__json *doc, co
     per_layer |= slist_at(&ls.mixer, &f->mixer, "layer", obj, prefix);
     per_layer |= slist_at(&ls.ffn, &f->ffn, "layer", obj, prefix);
     if (!f->ffn.map && (f->ffn.rule == LLMMEM__FR_STEP || f->ffn.rule == LLMMEM__FR_MOE_LIST))
-        ls.dense = list_node(obj, f->ffn.list, ls.dense_path, sizeof ls.dense_path, prefix);
-    per_layer |= ls.dense != NULL;
+        ls.dense = list_node(obj, f->ffn.list, false, ls.dense_path, sizeof ls.dense_path, prefix);
+    if (!ls.mixer.node)
+        ls.idx = list_node(obj, f->mixer.idx, true, ls.idx_path, sizeof ls.idx_path, prefix); /* [] = none */
+    per_layer |= ls.dense != NULL || ls.idx != NULL;
     if (m->variants.nsym > 0) {
         if ((rc = layerwise_lists(&ls, m, doc, obj, prefix, &per_layer)))
             return rc;
-        ls.plc = list_node(obj, "per_layer_config", ls.plc_path, sizeof ls.plc_path, prefix);
+        ls.plc = list_node(obj, "per_layer_config", false, ls.plc_path, sizeof ls.plc_path, prefix);
         if (ls.plc && llmmem__json_type(ls.plc) != LLMMEM__J_OBJECT)
             return llmmem__json_error_at(doc, ls.plc, LLMMEM_E_SCHEMA, ls.plc_path, "expected an object");
         per_layer |= ls.plc != NULL;
     }
     if (!per_layer)
         return 0;
-    uint8_t *dense = NULL;
-    rc = read_lists(&ls, &dense, m, doc);
+    uint8_t *dense = NULL, *on = NULL;
+    rc = read_lists(&ls, &dense, &on, m, doc);
     if (!rc)
-        rc = walk_layers(m, doc, &ls, dense);
+        rc = walk_layers(m, doc, &ls, dense, on);
     free(dense);
+    free(on);
     free(ls.mixer.item);
     free(ls.ffn.item);
     return rc;

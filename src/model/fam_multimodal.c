@@ -151,7 +151,7 @@ static const llmmem__tdef t_gemma4_text[] = {
     LM_HEAD,
 };
 /* Gemma4DecoderLayer: every layer MoE with enable_moe_block. */
-#define GEMMA4_FFN {LLMMEM__FR_EXPR, NULL, NULL, 0, 0, "moe && E > 0 ? 1 : 0", NULL, NULL}
+#define GEMMA4_FFN FFN_EXPR("moe && E > 0 ? 1 : 0")
 #define GEMMA4_MIXER                                                                                        \
     MIXER_LIST("layer_types", "sliding_attention=1,full_attention=0", LLMMEM__MR_PERIODIC, "6", "1", 0, 1, \
                NULL)

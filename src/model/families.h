@@ -72,13 +72,22 @@
         {name, width, NULL, T_(NORM), 0, W_N, "(" normkind ") == 1", n}
 
 /* Rules of the layer pattern. */
-#define MIXER_FULL {LLMMEM__MR_FULL, NULL, NULL, 0, 0, NULL, NULL, NULL}
-#define MIXER_LIST(list, map, rule, arg, arg2, on, off, expr) {rule, arg, arg2, on, off, expr, list, map}
-#define FFN_DENSE {LLMMEM__FR_DENSE, NULL, NULL, 0, 0, NULL, NULL, NULL}
-#define FFN_MOE {LLMMEM__FR_MOE, NULL, NULL, 0, 0, NULL, NULL, NULL}
-#define FFN_RULE(rule, arg, arg2, list) {rule, arg, arg2, 0, 0, NULL, list, NULL}
-/* A per-layer feed-forward list (mlp_layer_types, map "sparse=1,dense=0"), the rule otherwise. */
-#define FFN_LIST(list, map, rule, arg, arg2, expr) {rule, arg, arg2, 0, 0, expr, list, map}
+#define MIXER_FULL {LLMMEM__MR_FULL, NULL, NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0}
+#define MIXER_LIST(list, map, rule, arg, arg2, on, off, expr) {rule, arg, arg2, on, off, expr, list, map, 0, NULL, 0}
+/* The per-layer list, else the layers of the index list `idx` (counted from
+ * `base`) are `on` and the others `off`, else the rule. */
+#define MIXER_IDX(list, map, idx, base, on, off, rule, arg, arg2, expr) \
+    {rule, arg, arg2, on, off, expr, list, map, 0, idx, base}
+/* A list that repeats over the layers (recurrent_gemma's block_types). */
+#define MIXER_CYCLE(list, map, rule, arg, arg2, on, off) {rule, arg, arg2, on, off, NULL, list, map, 1, NULL, 0}
+#define FFN_DENSE {LLMMEM__FR_DENSE, NULL, NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0}
+#define FFN_MOE {LLMMEM__FR_MOE, NULL, NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0}
+#define FFN_RULE(rule, arg, arg2, list) {rule, arg, arg2, 0, 0, NULL, list, NULL, 0, NULL, 0}
+/* A per-layer list of feed-forward kinds (mlp_layer_types), else the rule. */
+#define FFN_LIST(list, map, rule, arg, arg2, expr) {rule, arg, arg2, 0, 0, expr, list, map, 0, NULL, 0}
+/* The rule's expression of i (MR_EXPR / FR_EXPR). */
+#define MIXER_EXPR(expr) {LLMMEM__MR_EXPR, NULL, NULL, 0, 0, expr, NULL, NULL, 0, NULL, 0}
+#define FFN_EXPR(expr) {LLMMEM__FR_EXPR, NULL, NULL, 0, 0, expr, NULL, NULL, 0, NULL, 0}
 
 #define ROWS(x) (x), (int)LLMMEM_ARRAY_LEN(x)
 

@@ -612,7 +612,8 @@ static void json_vision(llmmem__buf *b, const struct llmmem_model *m)
 static void json_layers(llmmem__buf *b, const struct llmmem_model *m)
 {
     static const char *const mixers[LLMMEM__MX_COUNT] = {"full_attention", "sliding_attention", "chunked_attention",
-                                                         "linear_attention", "mamba", "conv", "none", "hybrid"};
+                                                         "linear_attention", "mamba", "conv", "none", "hybrid",
+                                                         "sparse_attention"};
     static const char *const ffns[LLMMEM__FF_COUNT] = {"dense", "moe", "none"};
     llmmem__buf_printf(b, ", \"layers\": [");
     bool first = true;

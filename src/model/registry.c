@@ -143,6 +143,7 @@ static const struct {
     {llmmem__fam_classic, &llmmem__fam_classic_count},
     {llmmem__fam_multimodal, &llmmem__fam_multimodal_count},
     {llmmem__fam_dense1, &llmmem__fam_dense1_count},
+    {llmmem__fam_hybrid, &llmmem__fam_hybrid_count},
 };
 
 int llmmem__arch_count(void)
@@ -467,10 +468,22 @@ static int64_t layers_where(const struct llmmem_model *m, unsigned where_kinds)
     return layers_in(m->layers_of, where_kinds);
 }
 
+/* The layers of each kind, as the symbols L_<kind> of the entries that
+ * declare them (for the counts of shared blocks: zamba2's adapters). */
 static void pattern_counts(struct llmmem_model *m)
 {
+    static const char *const mx[LLMMEM__MX_COUNT] = {"L_full", "L_sliding", "L_chunked", "L_linear", "L_mamba",
+                                                     "L_conv", "L_none", "L_hybrid", "L_sparse"};
+    static const char *const ff[LLMMEM__FF_COUNT] = {"L_dense", "L_moe", "L_noffn"};
     m->num_sliding_layers = layers_where(m, LLMMEM__W_MIXER | LLMMEM__MX(SLIDING) << LLMMEM__WHERE_SHIFT);
     m->num_moe_layers = layers_where(m, LLMMEM__W_FFN | LLMMEM__FF(MOE) << LLMMEM__WHERE_SHIFT);
+    int slot;
+    for (int x = 0; x < LLMMEM__MX_COUNT; x++)
+        if (llmmem__qvals_find(&m->q, mx[x], strlen(mx[x]), &slot))
+            m->q.v[slot] = layers_where(m, LLMMEM__W_MIXER | (1u << x) << LLMMEM__WHERE_SHIFT);
+    for (int y = 0; y < LLMMEM__FF_COUNT; y++)
+        if (llmmem__qvals_find(&m->q, ff[y], strlen(ff[y]), &slot))
+            m->q.v[slot] = layers_where(m, LLMMEM__W_FFN | (1u << y) << LLMMEM__WHERE_SHIFT);
 }
 
 /* ---- tensors and counts --------------------------------------------------------- */

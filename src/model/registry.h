@@ -42,6 +42,11 @@ enum llmmem__qtype {
     LLMMEM__QT_NLIST,   /* a per-layer list of strings (or integers, matched by their decimal
                            text), read as how many of its entries are among `choices`
                            (indexer_types: the "full" layers) */
+    LLMMEM__QT_AUTO,    /* a width (1 .. 2^22) that may be the string "auto": the class
+                           computes it then, which is the entry's default (mamba time_step_rank) */
+    LLMMEM__QT_LEN,     /* the length (1 .. 100000) of the array or string at the key
+                           (nemotron_h: the layers are the entries of layers_block_type) */
+    LLMMEM__QT_SUM,     /* the sum (0 .. 2^22) of the integer array at the key (hrm_text L_bp_cycles) */
     LLMMEM__QT_COUNT_
 };
 /* A flag on the type: the value may differ from layer to layer. Layer i takes
@@ -108,7 +113,8 @@ enum llmmem__mixer {
     LLMMEM__MX_MAMBA,    /* selective state space (Mamba 1/2) */
     LLMMEM__MX_CONV,     /* gated short convolution (lfm2) */
     LLMMEM__MX_NONE,     /* no mixer (an MLP-only layer of a hybrid pattern) */
-    LLMMEM__MX_HYBRID,   /* Mamba plus a shared attention block (zamba) */
+    LLMMEM__MX_HYBRID,   /* Mamba and attention in one layer (zamba's shared block, falcon_h1's parallel heads) */
+    LLMMEM__MX_SPARSE,   /* softmax attention over blocks an indexer selects (minimax_m3_sparse) */
     LLMMEM__MX_COUNT
 };
 /* What follows the mixer. */
@@ -119,7 +125,8 @@ enum llmmem__ffn {
     LLMMEM__FF_COUNT
 };
 
-/* How the mixer of layer i is decided when the config has no per-layer list. */
+/* How the mixer of layer i is decided when the config has no per-layer list
+ * (nor index list, below). */
 enum llmmem__mixer_rule {
     LLMMEM__MR_FULL = 0,  /* every layer: full attention */
     LLMMEM__MR_SLIDING,   /* every layer: sliding (full when sw == 0) */
@@ -137,6 +144,18 @@ enum llmmem__ffn_rule {
     LLMMEM__FR_MOE_LIST   /* MoE when i is in the `list` key (llama4 moe_layers); without
                              the key, when (i + 1) % arg == 0 */
 };
+/* Symbolic kinds for MR_EXPR / FR_EXPR expressions and maps (the enum values as text). */
+#define LLMMEM__K_FULL "0"
+#define LLMMEM__K_SLIDING "1"
+#define LLMMEM__K_LINEAR "3"
+#define LLMMEM__K_MAMBA "4"
+#define LLMMEM__K_CONV "5"
+#define LLMMEM__K_NONE "6"
+#define LLMMEM__K_HYBRID "7"
+#define LLMMEM__K_SPARSE "8"
+#define LLMMEM__K_DENSE "0"
+#define LLMMEM__K_MOE "1"
+#define LLMMEM__K_NOFFN "2"
 
 typedef struct llmmem__pattern {
     int rule;         /* enum llmmem__mixer_rule / llmmem__ffn_rule */
@@ -144,17 +163,30 @@ typedef struct llmmem__pattern {
     const char *arg2;
     int on, off;      /* MR_PERIODIC kinds */
     const char *expr; /* MR_EXPR / FR_EXPR: expression of i */
-    /* The per-layer list in the config, when there is one: its key and how its
+    /* The per-layer list in the config, when there is one: its key ("a|b":
+     * the first present, non-empty one; "x.y" reads a sub-object) and how its
      * values map to kinds ("sliding_attention=1,full_attention=0"; a string
-     * value is matched whole, a number as its decimal digits; for a pattern
-     * string, each character: "M=4,*=0,-=6"; a run-length list
-     * [[["global", "local"], 12]] (gpt_neo's attention_types) is expanded
-     * first). "a|b": the first present, non-empty one. For the feed-forward, a
-     * list with a map gives each layer's feed-forward ("sparse=1,dense=0":
-     * mlp_layer_types); without a map, for FR_STEP: the key of the indices
-     * that stay dense; for FR_MOE_LIST: of the indices that are MoE. */
+     * value is matched whole, a number (a boolean as 1/0) as its decimal
+     * digits where the map has numbers; a pattern string, where every value
+     * of the map is one character, gives one character a layer: "M=4,*=0,-=6";
+     * a run-length list [[["global", "local"], 12]] (gpt_neo's
+     * attention_types) is expanded first; a mixer map may give the
+     * feed-forward too: "moe=6/1"). For the feed-forward pattern, `list` with
+     * a `map` is a per-layer list of feed-forward kinds (mlp_layer_types:
+     * "dense=0,sparse=1"), which decides over the mixer map's; without a map,
+     * for FR_STEP: the key of the indices that stay dense; for FR_MOE_LIST: of
+     * the indices that are MoE. */
     const char *list;
     const char *map;
+    /* The list repeats over the layers when shorter (recurrent_gemma's
+     * block_types: (block_types * 100)[:L]). */
+    int cycle;
+    /* Mixer only: a key of layer indices (counted from `base`) whose layers
+     * are `on`, the others `off`, used when `list` is absent (bamba's
+     * attn_layer_indices, lfm2's full_attn_idxs, kimi's 1-based
+     * linear_attn_config.full_attn_layers). */
+    const char *idx;
+    int base;
 } llmmem__pattern;
 
 /* Layers whose LAYERWISE quantities (above) take the same values form a
@@ -185,13 +217,18 @@ enum llmmem__where {
     LLMMEM__W_LAYER = 1,  /* every decoder layer */
     LLMMEM__W_MIXER = 2,  /* layers whose mixer is in `kinds` (a bit mask of 1 << enum llmmem__mixer) */
     LLMMEM__W_FFN = 3,    /* layers whose feed-forward is in `kinds` (1 << enum llmmem__ffn) */
-    LLMMEM__W_COUNT = 4   /* `count` decoder layers, chosen by a per-layer list the pattern does
-                             not describe (glm_moe_dsa's indexer_types, the last layer only) */
+    LLMMEM__W_COUNT = 4   /* `count` decoder layers in all, not placed by the layer pattern: a
+                             tensor only some layers hold, chosen by a list the pattern does not
+                             describe (glm_moe_dsa's indexer_types, the last layer only), or a
+                             block the layers share, held `count` times (zamba's shared
+                             attention block, hrm_text's stacks run in cycles); `count` may use
+                             the layer counts L_<kind> (L_hybrid, L_moe, ...) when the entry
+                             declares them as quantities */
 };
 #define LLMMEM__WHERE_SHIFT 4
 #define LLMMEM__MX(k) (1u << LLMMEM__MX_##k)
 #define LLMMEM__FF(k) (1u << LLMMEM__FF_##k)
-#define LLMMEM__ATTN_MIXERS (LLMMEM__MX(FULL) | LLMMEM__MX(SLIDING) | LLMMEM__MX(CHUNKED))
+#define LLMMEM__ATTN_MIXERS (LLMMEM__MX(FULL) | LLMMEM__MX(SLIDING) | LLMMEM__MX(CHUNKED) | LLMMEM__MX(SPARSE))
 
 enum llmmem__tflag {
     LLMMEM__TF_LINEAR = 1, /* an nn.Linear (or GPT-2 Conv1D) weight: LoRA target, autocast-cast */
@@ -275,6 +312,10 @@ extern const int llmmem__composites_multimodal_count;
 /* Dense and MoE decoders, model_types a-g (src/model/fam_dense1.c). */
 extern const llmmem__arch llmmem__fam_dense1[];
 extern const int llmmem__fam_dense1_count;
+/* Hybrid and recurrent decoders: Mamba, linear attention, short convolutions,
+ * shared blocks (src/model/fam_hybrid.c). */
+extern const llmmem__arch llmmem__fam_hybrid[];
+extern const int llmmem__fam_hybrid_count;
 
 /* All families, and lookup by model_type (NULL if unknown). */
 const llmmem__arch *llmmem__arch_find(const char *type);
