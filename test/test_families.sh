@@ -12,7 +12,7 @@ if [ -f ../shared/groundtruth/transformers-5.17-families.jsonl ]; then
 fi
 files=("$REF")
 for f in test/data/families/families-5.17.jsonl test/data/families/variants-5.17.jsonl \
-         test/data/families/hub-flagships.jsonl; do
+         test/data/families/hub-flagships.jsonl test/data/families/variants-dense2.jsonl; do
     [ -f "$f" ] && files+=("$f")
 done
 python3 test/families.py --cli examples/llmmem --pending test/data/families/pending.txt "${files[@]}"

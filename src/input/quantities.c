@@ -18,6 +18,7 @@ static const bounds qbounds[LLMMEM__QT_COUNT_] = {
     [LLMMEM__QT_LAYERS] = {1, 100000},           [LLMMEM__QT_COUNT] = {0, INT64_C(1) << 22},
     [LLMMEM__QT_VOCAB] = {1, INT64_C(1) << 26},  [LLMMEM__QT_POS] = {0, INT64_C(1) << 40},
     [LLMMEM__QT_BOOL] = {0, 1},                  [LLMMEM__QT_REAL] = {0, 0},
+    [LLMMEM__QT_LIST] = {0, INT64_C(1) << 44},
 };
 
 /* The node of a key ("a.b" reads member b of object a; an absent or null
@@ -44,15 +45,22 @@ static const llmmem__jnode *lookup(const llmmem__jnode *obj, const char *key, si
     return lookup(parent, dot + 1, n - pn - 1);
 }
 
-/* The first present key of "k1|k2|...": its node and its name (into buf). */
-static const llmmem__jnode *first_key(const llmmem__jnode *obj, const char *keys, char *name, size_t cap)
+/* The first present key of "k1|k2|...": its node and its name (into buf).
+ * A key "name=value" looks up `name`; `match` (when not NULL) receives the
+ * value to compare string entries with ("" when the key has none). */
+static const llmmem__jnode *first_key(const llmmem__jnode *obj, const char *keys, char *name, size_t cap,
+                                      char *match, size_t mcap)
 {
     for (const char *p = keys; *p;) {
         const char *bar = strchr(p, '|');
         size_t n = bar ? (size_t)(bar - p) : strlen(p);
-        const llmmem__jnode *node = lookup(obj, p, n);
+        const char *eq = memchr(p, '=', n);
+        size_t kn = eq ? (size_t)(eq - p) : n;
+        const llmmem__jnode *node = lookup(obj, p, kn);
         if (node) {
-            snprintf(name, cap, "%.*s", (int)n, p);
+            snprintf(name, cap, "%.*s", (int)kn, p);
+            if (match)
+                snprintf(match, mcap, "%.*s", eq ? (int)(n - kn - 1) : 0, eq ? eq + 1 : "");
             return node;
         }
         if (!bar)
@@ -62,11 +70,37 @@ static const llmmem__jnode *first_key(const llmmem__jnode *obj, const char *keys
     return NULL;
 }
 
+/* A per-layer list read as one integer (LLMMEM__QT_LIST): the sum of its
+ * integer entries, or with a `match` the number of string entries equal to it. */
+static int read_list(int64_t *out, const llmmem__json *doc, const llmmem__jnode *n, const char *path,
+                     const char *match)
+{
+    if (llmmem__json_type(n) != LLMMEM__J_ARRAY)
+        return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "expected an array (one entry per layer)");
+    int64_t sum = 0;
+    for (const llmmem__jnode *it = llmmem__json_first(n); it; it = llmmem__json_next(it)) {
+        int64_t v = 0;
+        if (*match) {
+            const char *s = llmmem__json_string(it);
+            if (!s)
+                return llmmem__json_error_at(doc, it, LLMMEM_E_SCHEMA, path, "expected a string entry");
+            v = strcmp(s, match) == 0;
+        } else {
+            int rc = llmmem__json_read_i64(&v, doc, it, NULL, path, 0, INT64_C(1) << 22, true);
+            if (rc)
+                return rc;
+        }
+        sum += v; /* entries of at most 2^22 in a file of at most 64 MiB: no overflow */
+    }
+    *out = sum;
+    return 0;
+}
+
 static int read_one(struct llmmem_model *m, const llmmem__qdef *d, int i, const llmmem__json *doc,
                     const llmmem__jnode *obj, const char *prefix)
 {
-    char key[96], path[160];
-    const llmmem__jnode *n = first_key(obj, d->keys, key, sizeof key);
+    char key[96], path[160], match[64];
+    const llmmem__jnode *n = first_key(obj, d->keys, key, sizeof key, match, sizeof match);
     if (!n)
         return 0;
     snprintf(path, sizeof path, "%s%s", prefix, key);
@@ -78,7 +112,13 @@ static int read_one(struct llmmem_model *m, const llmmem__qdef *d, int i, const 
         m->q.src[i] = LLMMEM__QS_NULL;
         return 0;
     }
-    if (d->type == LLMMEM__QT_BOOL) {
+    if (d->type == LLMMEM__QT_LIST) {
+        int rc = read_list(&m->q.v[i], doc, n, path, match);
+        if (rc)
+            return rc;
+    } else if (d->type == LLMMEM__QT_BOOL && *match && t == LLMMEM__J_STRING) {
+        m->q.v[i] = strcmp(llmmem__json_string(n), match) == 0; /* "name=value": a string or a boolean */
+    } else if (d->type == LLMMEM__QT_BOOL) {
         bool b = false;
         int rc = llmmem__json_read_bool(&b, doc, n, NULL, path, true);
         if (rc)
@@ -120,7 +160,7 @@ const llmmem__jnode *llmmem__quantity_node(const struct llmmem_model *m, const c
     if (!llmmem__qvals_find(&m->q, sym, strlen(sym), &i) || !m->fam->q[i].keys)
         return NULL;
     char key[96];
-    const llmmem__jnode *n = first_key(obj, m->fam->q[i].keys, key, sizeof key);
+    const llmmem__jnode *n = first_key(obj, m->fam->q[i].keys, key, sizeof key, NULL, 0);
     if (n)
         snprintf(path, cap, "%s%s", prefix, key);
     return n;
@@ -191,7 +231,8 @@ static int index_list(uint8_t *bits, int64_t L, const llmmem__json *doc, const l
 typedef struct lists {
     const llmmem__jnode *mixer; /* array or string, NULL when absent */
     const llmmem__jnode *dense; /* FR_STEP: indices that stay dense */
-    char mixer_path[96], dense_path[96];
+    const llmmem__jnode *ffn;   /* the feed-forward of each layer (mlp_layer_types), NULL when absent */
+    char mixer_path[96], dense_path[96], ffn_path[96];
 } lists;
 
 static int mixer_at(int *mx, int *ff, struct llmmem_model *m, const llmmem__json *doc, const lists *ls,
@@ -222,16 +263,33 @@ static int mixer_at(int *mx, int *ff, struct llmmem_model *m, const llmmem__json
     return 0;
 }
 
+/* The feed-forward of layer i from the per-layer list ("dense=0,sparse=1"). */
+static int ffn_at(int *ff, const llmmem__arch *f, const llmmem__json *doc, const lists *ls,
+                  const llmmem__jnode **it, int64_t i)
+{
+    const char *v = llmmem__json_string(*it);
+    if (!v)
+        return llmmem__json_error_at(doc, *it, LLMMEM_E_SCHEMA, ls->ffn_path, "expected a string entry");
+    int unused = 0;
+    if (!map_value(f->ffn.map, v, strlen(v), ff, &unused))
+        return llmmem__json_error_at(doc, ls->ffn, LLMMEM_E_UNSUPPORTED, ls->ffn_path,
+                                     "layer %lld is \"%s\": not a feed-forward kind of %s (%s)", (long long)i, v,
+                                     f->type, f->ffn.map);
+    *it = llmmem__json_next(*it);
+    return 0;
+}
+
 static int walk_layers(struct llmmem_model *m, const llmmem__json *doc, const lists *ls, const uint8_t *dense)
 {
     const llmmem__jnode *it = ls->mixer && llmmem__json_type(ls->mixer) == LLMMEM__J_ARRAY
                                   ? llmmem__json_first(ls->mixer)
                                   : NULL;
+    const llmmem__jnode *fit = ls->ffn ? llmmem__json_first(ls->ffn) : NULL;
     memset(m->layers_of, 0, sizeof m->layers_of);
     for (int64_t i = 0; i < m->num_layers; i++) {
         int mx, ff;
         int rc = mixer_at(&mx, &ff, m, doc, ls, &it, i);
-        if (rc)
+        if (rc || (ls->ffn && (rc = ffn_at(&ff, m->fam, doc, ls, &fit, i))))
             return rc;
         if (dense && ff == LLMMEM__FF_MOE && (dense[i / 8] >> (i % 8) & 1))
             ff = LLMMEM__FF_DENSE;
@@ -261,12 +319,19 @@ int llmmem__read_layer_lists(struct llmmem_model *m, const llmmem__json *doc, co
     lists ls;
     memset(&ls, 0, sizeof ls);
     ls.mixer = list_node(obj, f->mixer.list, ls.mixer_path, sizeof ls.mixer_path, prefix);
-    ls.dense = f->ffn.rule == LLMMEM__FR_STEP
+    ls.dense = f->ffn.rule == LLMMEM__FR_STEP && !f->ffn.map
                    ? list_node(obj, f->ffn.list, ls.dense_path, sizeof ls.dense_path, prefix)
                    : NULL;
-    if (!ls.mixer && !ls.dense)
+    ls.ffn = f->ffn.map ? list_node(obj, f->ffn.list, ls.ffn_path, sizeof ls.ffn_path, prefix) : NULL;
+    if (!ls.mixer && !ls.dense && !ls.ffn)
         return 0;
     int64_t L = m->num_layers;
+    if (ls.ffn && llmmem__json_type(ls.ffn) != LLMMEM__J_ARRAY)
+        return llmmem__json_error_at(doc, ls.ffn, LLMMEM_E_SCHEMA, ls.ffn_path, "expected an array of layer kinds");
+    if (ls.ffn && llmmem__json_array_size(ls.ffn) != L)
+        return llmmem__json_error_at(doc, ls.ffn, LLMMEM_E_INCONSISTENT, ls.ffn_path,
+                                     "has %d entries but num_hidden_layers is %lld", llmmem__json_array_size(ls.ffn),
+                                     (long long)L);
     if (ls.mixer) {
         int t = llmmem__json_type(ls.mixer);
         int64_t n = t == LLMMEM__J_ARRAY    ? llmmem__json_array_size(ls.mixer)

@@ -56,6 +56,9 @@
 #define FFN_DENSE {LLMMEM__FR_DENSE, NULL, NULL, 0, 0, NULL, NULL, NULL}
 #define FFN_MOE {LLMMEM__FR_MOE, NULL, NULL, 0, 0, NULL, NULL, NULL}
 #define FFN_RULE(rule, arg, arg2, list) {rule, arg, arg2, 0, 0, NULL, list, NULL}
+/* The feed-forward of each layer from a per-layer list ("dense=0,sparse=1"),
+ * else by the rule. */
+#define FFN_LIST(list, map, rule, arg, arg2, expr) {rule, arg, arg2, 0, 0, expr, list, map}
 
 #define ROWS(x) (x), (int)LLMMEM_ARRAY_LEN(x)
 

@@ -115,6 +115,7 @@ static const struct {
 } tables[] = {
     {llmmem__fam_llama, &llmmem__fam_llama_count},
     {llmmem__fam_classic, &llmmem__fam_classic_count},
+    {llmmem__fam_dense2, &llmmem__fam_dense2_count},
 };
 
 int llmmem__arch_count(void)
@@ -343,6 +344,8 @@ static int eval_row(llmmem__tensor *x, const llmmem__tdef *d, const struct llmme
         (d->count && (rc = llmmem__expr_eval(&mult, d->count, &m->q))))
         return rc;
     int64_t layers = d->where == LLMMEM__W_ONCE ? 1 : layers_where(m, d->where);
+    if ((d->flags & LLMMEM__TF_SUMMED) && layers > 0)
+        layers = 1; /* the row's shape and count already total its layers */
     x->name = d->name;
     x->kind = (d->flags & LLMMEM__TF_BIAS) ? LLMMEM__T_BIAS : d->kind;
     x->rows = rows;

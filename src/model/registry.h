@@ -36,12 +36,17 @@ enum llmmem__qtype {
     LLMMEM__QT_POS,     /* positions, windows: 0 .. 2^40 */
     LLMMEM__QT_BOOL,    /* true/false (JSON booleans only) */
     LLMMEM__QT_REAL,    /* a real (dropout, rotary fraction, soft-cap): default parsed as a number */
+    LLMMEM__QT_LIST,    /* a per-layer JSON array read as one integer: the sum of its integer
+                           entries (num_attention_heads_per_layer), or, for a key "name=value",
+                           the number of string entries equal to value ("indexer_types=full") */
     LLMMEM__QT_COUNT_
 };
 
 typedef struct llmmem__qdef {
     const char *sym;  /* symbol for expressions: "h" */
-    const char *keys; /* "hidden_size|n_embd"; NULL: derived from `def` only */
+    const char *keys; /* "hidden_size|n_embd"; NULL: derived from `def` only. A BOOL key
+                         "name=value" also reads a string: 1 when it equals value
+                         (laguna's gating: true or "per-head") */
     const char *def;  /* value when every key is absent (an expression; REAL: a number);
                          NULL: a key is required */
     const char *nul;  /* value when the key is JSON null; NULL: null is an error */
@@ -110,6 +115,9 @@ enum llmmem__ffn_rule {
     LLMMEM__FR_STEP,      /* MoE when (i + 1) % arg == 0 and i not in the `list` key (qwen2_moe) */
     LLMMEM__FR_EXPR       /* `expr` gives the feed-forward of layer i */
 };
+/* A feed-forward pattern with a `map` reads its `list` key as the per-layer
+ * feed-forward kinds ("mlp_layer_types": "dense=0,sparse=1"); the rule decides
+ * when the config has no such list. */
 
 typedef struct llmmem__pattern {
     int rule;         /* enum llmmem__mixer_rule / llmmem__ffn_rule */
@@ -142,8 +150,12 @@ enum llmmem__where {
 enum llmmem__tflag {
     LLMMEM__TF_LINEAR = 1, /* an nn.Linear (or GPT-2 Conv1D) weight: LoRA target, autocast-cast */
     LLMMEM__TF_BIAS = 2,   /* the bias of the Linear named the same */
-    LLMMEM__TF_PARAM = 4   /* a parameter of a fused module: `name` is "module.param"
+    LLMMEM__TF_PARAM = 4,  /* a parameter of a fused module: `name` is "module.param"
                               (experts.gate_up_proj, self_attn.sinks) */
+    LLMMEM__TF_SUMMED = 8  /* a decoder-layer tensor whose shape x count already totals its
+                              layers: the count is not multiplied by the layers of `where`
+                              (per-layer head counts summed from a list, a tensor that only
+                              some layers of a kind hold) */
 };
 
 typedef struct llmmem__tdef {
@@ -176,6 +188,8 @@ typedef struct llmmem__arch {
 /* The family tables (src/model/fam_*.c). */
 extern const llmmem__arch llmmem__fam_llama[], llmmem__fam_classic[];
 extern const int llmmem__fam_llama_count, llmmem__fam_classic_count;
+extern const llmmem__arch llmmem__fam_dense2[]; /* dense and MoE decoders h-z (fam_dense2.c) */
+extern const int llmmem__fam_dense2_count;
 
 /* All families, and lookup by model_type (NULL if unknown). */
 const llmmem__arch *llmmem__arch_find(const char *type);

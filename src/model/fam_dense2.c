@@ -1,0 +1,465 @@
+/* Dense and MoE decoder families, model_types h-z (and granite*): each entry
+ * describes the modules of huggingface/transformers (v5.17)
+ * src/transformers/models/<type>/modeling_<type>.py, with the defaults of
+ * configuration_<type>.py (attribute_map aliases listed as extra keys). The
+ * quirks of a modeling file (a projection sized by hidden_size instead of
+ * heads x head_dim, a parameter only some layers hold) are kept as the code
+ * has them: the count is what model.parameters() holds on the meta device. */
+#include "model/families.h"
+
+/* ---- shared rows ---------------------------------------------------------------- */
+
+#define EMBED_TOKENS WEIGHT("model.embed_tokens", "V", "h", EMBED, W_ONCE)
+#define LM_HEAD                                                                 \
+    {"lm_head", "V", "h", T_(HEAD), LLMMEM__TF_LINEAR, W_ONCE, "!tie", NULL}, \
+        {"lm_head", "V", NULL, T_(HEAD), LLMMEM__TF_BIAS, W_ONCE, "hb", NULL}
+#define FINAL_NORM NORM("model.norm", "h", "norm", W_ONCE)
+
+/* q/k/v with bias `ab`, o with bias `ob` (LlamaAttention). */
+#define ATTN_QKVO(where)                                             \
+    LINEAR("self_attn.q_proj", "a * d", "h", ATTN, where, "ab"),     \
+        LINEAR("self_attn.k_proj", "k * d", "h", ATTN, where, "ab"), \
+        LINEAR("self_attn.v_proj", "k * d", "h", ATTN, where, "ab"), \
+        LINEAR("self_attn.o_proj", "h", "a * d", ATTN, where, "ob")
+#define QK_NORM(qwidth, kwidth, where)                          \
+    NORM_IF("self_attn.q_norm", qwidth, "norm", where, "qkn"), \
+        NORM_IF("self_attn.k_norm", kwidth, "norm", where, "qkn")
+/* act(gate(x)) * up(x) -> down (LlamaMLP). */
+#define MLP_GATED(prefix, width, where, bias)                    \
+    LINEAR(prefix ".gate_proj", width, "h", MLP, where, bias),   \
+        LINEAR(prefix ".up_proj", width, "h", MLP, where, bias), \
+        LINEAR(prefix ".down_proj", "h", width, MLP, where, bias)
+/* A router kept as a parameter [E, h] and the fused experts of transformers 5
+ * (gate_up_proj [E, 2 fm, h], down_proj [E, h, fm]) under `prefix`. */
+#define MOE_EXPERTS(prefix, router)                                                                \
+    WEIGHT(prefix "." router, "E", "h", ROUTER, MOE_LAYERS),                                       \
+        PARAM(prefix ".experts.gate_up_proj", "E * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL), \
+        PARAM(prefix ".experts.down_proj", "E * h", "fm", EXPERT, MOE_LAYERS, NULL)
+#define LAYER_NORMS NORM("input_layernorm", "h", "norm", W_ALL), NORM("post_attention_layernorm", "h", "norm", W_ALL)
+
+/* A Linear whose rows x count already total its layers (LLMMEM__TF_SUMMED):
+ * per-layer sizes summed from a list. */
+#define LINEAR_SUMMED(name, out, in, kind, where, bias)                                       \
+    {name, out, in, T_(kind), LLMMEM__TF_LINEAR | LLMMEM__TF_SUMMED, where, NULL, NULL},       \
+        {name, out, NULL, T_(kind), LLMMEM__TF_BIAS | LLMMEM__TF_SUMMED, where, bias, NULL}
+/* A Linear (or norm) repeated `n` times in each layer (a ModuleList of sub-blocks). */
+#define LINEAR_N(name, out, in, kind, where, bias, when, n)                                         \
+    {name, out, in, T_(kind), LLMMEM__TF_LINEAR, where, when, n},                                   \
+        {name, out, NULL, T_(kind), LLMMEM__TF_BIAS, where, "(" when ") && (" bias ")", n}
+#define NORM_N(name, width, where, when, n) {name, width, NULL, T_(NORM), 0, where, when, n}
+
+/* The dimensions of a llama-like config with the class's defaults. */
+#define Q_BASE(V, h, f, L, a, k, pos)                                              \
+    Q("V", "vocab_size", V, NULL, VOCAB), Q("h", "hidden_size", h, NULL, DIM),     \
+        Q("f", "intermediate_size", f, NULL, DIM),                                 \
+        Q("L", "num_hidden_layers", L, NULL, LAYERS),                              \
+        Q("a", "num_attention_heads", a, NULL, COUNT),                             \
+        Q("k", "num_key_value_heads", k, "a", COUNT),                              \
+        Q("pos", "max_position_embeddings", pos, NULL, POS)
+/* head_dim: getattr(config, "head_dim", h // a) in most attention classes. */
+#define Q_HEAD_DIM(def) Q("d", "head_dim", def, "h / a", DIM)
+#define Q_TIE(def) Q("tie", "tie_word_embeddings", def, NULL, BOOL)
+#define Q_DROPOUT QR("pa", "attention_dropout", "0")
+#define Q_ROTARY(def) QR("prf", "rope_parameters.partial_rotary_factor|partial_rotary_factor", def)
+#define Q_RMS QD("norm", "0"), QD("npl", "2"), QD("hb", "0"), QD("gated", "1")
+#define Q_LN QD("norm", "1"), QD("npl", "2"), QD("hb", "0")
+
+#define LAYER_TYPES "sliding_attention=1,full_attention=0"
+#define MLP_TYPES "dense=0,sparse=1"
+
+/* ---- granite, granite_swa -------------------------------------------------------- */
+
+/* GraniteConfig: llama's layout with embedding/residual/attention/logit
+ * multipliers (scalars, no parameters). */
+static const llmmem__qdef q_granite[] = {
+    Q_BASE("32000", "4096", "11008", "32", "32", "a", "2048"), Q_HEAD_DIM("h / a"), Q_TIE("0"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), Q("mb", "mlp_bias", "0", NULL, BOOL),
+    Q_DROPOUT, Q_RMS,
+};
+static const llmmem__tdef t_granite[] = {
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), MLP_GATED("mlp", "f", W_ALL, "mb"), LAYER_NORMS, FINAL_NORM, LM_HEAD,
+};
+
+/* GraniteSWAConfig: one learned sink per head in every layer; full attention
+ * on every 4th layer from 0, sliding elsewhere; per-layer rope thetas (0 =
+ * NoPE) change no parameter. */
+static const llmmem__qdef q_granite_swa[] = {
+    Q_BASE("100352", "2560", "8192", "24", "20", "4", "8192"), Q_HEAD_DIM("h / a"), Q_TIE("1"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), Q("mb", "mlp_bias", "0", NULL, BOOL),
+    Q("sw", "sliding_window", "128", "0", POS), Q_DROPOUT, Q_RMS,
+};
+static const llmmem__tdef t_granite_swa[] = {
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), PARAM("self_attn.sinks", "a", NULL, ATTN, W_ALL, NULL),
+    MLP_GATED("mlp", "f", W_ALL, "mb"), LAYER_NORMS, FINAL_NORM, LM_HEAD,
+};
+#define EVERY_4TH_FULL(arg2) \
+    MIXER_LIST("layer_types", LAYER_TYPES, LLMMEM__MR_PERIODIC, "4", arg2, LLMMEM__MX_FULL, LLMMEM__MX_SLIDING, NULL)
+
+/* ---- granitemoe, granitemoe_swa, granitemoeshared ------------------------------------ */
+
+/* GraniteMoeMoE: router.weight [E, h] (a parameter) and the fused experts of
+ * width intermediate_size in every layer; granitemoeshared and granitemoe_swa
+ * add shared_mlp (input_linear [2 fs, h], output_linear [h, fs]) when
+ * shared_intermediate_size > 0. */
+#define Q_GRANITEMOE                                                                                  \
+    Q_BASE("32000", "4096", "11008", "32", "32", "a", "2048"), Q_HEAD_DIM("h / a"), Q_TIE("0"),        \
+        Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), QD("mb", "0"),                     \
+        Q("E", "num_local_experts", "8", NULL, COUNT), Q("K", "num_experts_per_tok", "2", NULL, COUNT), \
+        QD("fm", "f"), Q_DROPOUT, Q_RMS
+#define GRANITE_MOE                                                                              \
+    WEIGHT("block_sparse_moe.router", "E", "h", ROUTER, MOE_LAYERS),                             \
+        PARAM("block_sparse_moe.experts.gate_up_proj", "E * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL), \
+        PARAM("block_sparse_moe.experts.down_proj", "E * h", "fm", EXPERT, MOE_LAYERS, NULL)
+#define GRANITE_SHARED_MLP                                                     \
+    LINEAR("shared_mlp.input_linear", "2 * fs", "h", MLP, W_ALL, "0"),         \
+        LINEAR("shared_mlp.output_linear", "h", "fs", MLP, W_ALL, "0")
+
+static const llmmem__qdef q_granitemoe[] = {Q_GRANITEMOE};
+static const llmmem__tdef t_granitemoe[] = {
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), GRANITE_MOE, LAYER_NORMS, FINAL_NORM, LM_HEAD,
+};
+
+static const llmmem__qdef q_granitemoeshared[] = {
+    Q_GRANITEMOE, Q("fs", "shared_intermediate_size", "0", NULL, DIM0), QD("ns", "fs > 0"),
+};
+static const llmmem__tdef t_granitemoeshared[] = {
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), GRANITE_MOE, GRANITE_SHARED_MLP, LAYER_NORMS, FINAL_NORM, LM_HEAD,
+};
+
+static const llmmem__qdef q_granitemoe_swa[] = {
+    Q_GRANITEMOE, Q("fs", "shared_intermediate_size", "0", NULL, DIM0), QD("ns", "fs > 0"),
+    Q("sw", "sliding_window", "128", "0", POS),
+};
+static const llmmem__tdef t_granitemoe_swa[] = {
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), PARAM("self_attn.sinks", "a", NULL, ATTN, W_ALL, NULL), GRANITE_MOE,
+    GRANITE_SHARED_MLP, LAYER_NORMS, FINAL_NORM, LM_HEAD,
+};
+
+/* ---- helium, hyperclovax ---------------------------------------------------------------- */
+
+/* HeliumAttention: o_proj is Linear(hidden_size, hidden_size), not a x d. */
+static const llmmem__qdef q_helium[] = {
+    Q_BASE("48000", "2560", "7040", "24", "20", "20", "4096"), Q_HEAD_DIM("128"), Q_TIE("0"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "0"), Q("mb", "mlp_bias", "0", NULL, BOOL),
+    Q_DROPOUT, Q_RMS,
+};
+static const llmmem__tdef t_helium[] = {
+    EMBED_TOKENS,
+    LINEAR("self_attn.q_proj", "a * d", "h", ATTN, W_ALL, "ab"),
+    LINEAR("self_attn.k_proj", "k * d", "h", ATTN, W_ALL, "ab"),
+    LINEAR("self_attn.v_proj", "k * d", "h", ATTN, W_ALL, "ab"),
+    LINEAR("self_attn.o_proj", "h", "h", ATTN, W_ALL, "0"),
+    MLP_GATED("mlp", "f", W_ALL, "mb"), LAYER_NORMS, FINAL_NORM, LM_HEAD,
+};
+
+/* HyperCLOVAXDecoderLayer: granite's layout plus post_norm1/post_norm2 after
+ * each sub-block (use_post_norm, "peri-layer normalisation"). */
+static const llmmem__qdef q_hyperclovax[] = {
+    Q_BASE("32000", "4096", "11008", "32", "32", "a", "2048"), Q_HEAD_DIM("h / a"), Q_TIE("0"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), Q("mb", "mlp_bias", "0", NULL, BOOL),
+    Q("pn", "use_post_norm", "1", NULL, BOOL), Q_DROPOUT, QD("norm", "0"), QD("npl", "pn ? 4 : 2"), QD("hb", "0"),
+    QD("gated", "1"),
+};
+static const llmmem__tdef t_hyperclovax[] = {
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), MLP_GATED("mlp", "f", W_ALL, "mb"), LAYER_NORMS,
+    NORM_IF("post_norm1", "h", "norm", W_ALL, "pn"), NORM_IF("post_norm2", "h", "norm", W_ALL, "pn"),
+    FINAL_NORM, LM_HEAD,
+};
+
+/* ---- mellum, ministral3, smollm3, seed_oss ------------------------------------------- */
+
+/* MellumAttention: q_norm/k_norm over head_dim; MellumDecoderLayer: a sparse
+ * MoE block (gate [E, h] + fused experts) or a dense MLP by mlp_layer_types. */
+static const llmmem__qdef q_mellum[] = {
+    Q_BASE("98304", "2304", "7168", "28", "32", "4", "131072"), Q_HEAD_DIM("128"), Q_TIE("0"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), QD("mb", "0"), QD("qkn", "1"),
+    Q("sw", "sliding_window", "1024", "0", POS), Q("E", "num_experts|num_local_experts", "64", NULL, COUNT),
+    Q("K", "num_experts_per_tok", "8", NULL, COUNT), Q("fm", "moe_intermediate_size", "896", NULL, DIM),
+    Q_DROPOUT, Q_RMS,
+};
+static const llmmem__tdef t_mellum[] = {
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), QK_NORM("d", "d", W_ALL), MLP_GATED("mlp", "f", DENSE_LAYERS, "0"),
+    MOE_EXPERTS("mlp", "gate"), LAYER_NORMS, FINAL_NORM, LM_HEAD,
+};
+
+/* Ministral3: mistral's layout; sliding_window (None by default) applies to
+ * every layer. */
+static const llmmem__qdef q_ministral3[] = {
+    Q_BASE("131072", "4096", "14336", "34", "32", "8", "262144"), Q_HEAD_DIM("128"), Q_TIE("0"),
+    Q("sw", "sliding_window", "0", "0", POS), QD("ab", "0"), QD("ob", "0"), QD("mb", "0"), Q_DROPOUT, Q_RMS,
+};
+#define t_ministral3 t_granite
+
+/* SmolLM3: every no_rope_layer_interval-th layer has no rope; those layers
+ * slide when use_sliding_window and sliding_window are set. */
+static const llmmem__qdef q_smollm3[] = {
+    Q_BASE("128256", "2048", "11008", "36", "16", "4", "32768"), Q_HEAD_DIM("h / a"), Q_TIE("1"),
+    Q("usw", "use_sliding_window", "0", NULL, BOOL), Q("swk", "sliding_window", "0", "0", POS),
+    QD("sw", "usw ? swk : 0"), Q("nri", "no_rope_layer_interval", "4", NULL, LAYERS),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), Q("mb", "mlp_bias", "0", NULL, BOOL),
+    Q_DROPOUT, Q_RMS, QI,
+};
+#define t_smollm3 t_granite
+
+/* SeedOssAttention: q/k/v bias attention_bias, o bias attention_out_bias. */
+static const llmmem__qdef q_seed_oss[] = {
+    Q_BASE("155136", "4096", "27648", "64", "80", "8", "524288"), Q_HEAD_DIM("128"), Q_TIE("0"),
+    Q("ab", "attention_bias", "1", NULL, BOOL), Q("ob", "attention_out_bias", "0", NULL, BOOL),
+    Q("mb", "mlp_bias", "0", NULL, BOOL), QR("pa", "attention_dropout", "0.1"), QR("ph", "residual_dropout", "0.1"),
+    Q_RMS,
+};
+#define t_seed_oss t_granite
+
+/* ---- solar_open, vaultgemma, olmo3, stablelm ------------------------------------------ */
+
+/* SolarOpenMoE in every layer: gate [E, h] (its e_score_correction_bias is a
+ * buffer), fused experts and shared_experts of width n_shared_experts x
+ * moe_intermediate_size; o_proj without bias. No dense MLP. */
+static const llmmem__qdef q_solar_open[] = {
+    Q("V", "vocab_size", "196608", NULL, VOCAB), Q("h", "hidden_size", "4096", NULL, DIM),
+    Q("L", "num_hidden_layers", "48", NULL, LAYERS), Q("a", "num_attention_heads", "64", NULL, COUNT),
+    Q("k", "num_key_value_heads", "8", "a", COUNT), Q("pos", "max_position_embeddings", "131072", NULL, POS),
+    Q_HEAD_DIM("128"), Q_TIE("0"), Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "0"), QD("mb", "0"),
+    Q("E", "n_routed_experts|num_local_experts", "128", NULL, COUNT), Q("K", "num_experts_per_tok", "8", NULL, COUNT),
+    Q("fm", "moe_intermediate_size", "1280", NULL, DIM), Q("ns", "n_shared_experts", "1", NULL, COUNT),
+    QD("fs", "ns * fm"), QD("f", "fm"), Q_ROTARY("1"), Q_DROPOUT, Q_RMS,
+};
+static const llmmem__tdef t_solar_open[] = {
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), MOE_EXPERTS("mlp", "gate"), MLP_GATED("mlp.shared_experts", "fs", MOE_LAYERS, "0"),
+    LAYER_NORMS, FINAL_NORM, LM_HEAD,
+};
+
+/* VaultGemma: gemma's scaled embedding and (1 + w) RMSNorm, input_layernorm
+ * and pre_feedforward_layernorm only; sliding on even layers; soft-capping. */
+static const llmmem__qdef q_vaultgemma[] = {
+    Q_BASE("256000", "2304", "9216", "26", "8", "4", "8192"), Q_HEAD_DIM("256"), Q_TIE("1"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), QD("mb", "0"),
+    Q("sw", "sliding_window", "4096", "0", POS), QRN("fsc", "final_logit_softcapping", "30", "0"),
+    QRN("asc", "attn_logit_softcapping", "50", "0"), QRN("pa", "attention_dropout", "0", "0"), Q_RMS,
+};
+static const llmmem__tdef t_vaultgemma[] = {
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), MLP_GATED("mlp", "f", W_ALL, "mb"), NORM("input_layernorm", "h", "norm", W_ALL),
+    NORM("pre_feedforward_layernorm", "h", "norm", W_ALL), FINAL_NORM, LM_HEAD,
+};
+
+/* Olmo3: OLMo-2's post-norms and q/k norms over the whole projection;
+ * sliding on all but every 4th layer. */
+static const llmmem__qdef q_olmo3[] = {
+    Q_BASE("50304", "4096", "11008", "32", "32", "a", "2048"), Q_HEAD_DIM("h / a"), Q_TIE("0"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), QD("mb", "0"), QD("qkn", "1"),
+    Q("sw", "sliding_window", "4096", "0", POS), Q_DROPOUT, Q_RMS,
+};
+static const llmmem__tdef t_olmo3[] = {
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), QK_NORM("a * d", "k * d", W_ALL), MLP_GATED("mlp", "f", W_ALL, "mb"),
+    NORM("post_attention_layernorm", "h", "norm", W_ALL), NORM("post_feedforward_layernorm", "h", "norm", W_ALL),
+    FINAL_NORM, LM_HEAD,
+};
+
+/* StableLmAttention: head_dim = h / a, o_proj Linear(h, h), per-head q/k
+ * LayerNorms without bias (qk_layernorm); LayerNorm with bias elsewhere; no
+ * post_attention_layernorm with use_parallel_residual. */
+static const llmmem__qdef q_stablelm[] = {
+    Q_BASE("50304", "2560", "6912", "32", "32", "32", "4096"), QD("d", "h / a"), Q_TIE("0"),
+    Q("ab", "use_qkv_bias", "0", NULL, BOOL), QD("ob", "0"), QD("mb", "0"),
+    Q("qkn", "qk_layernorm", "0", NULL, BOOL), Q("par", "use_parallel_residual", "0", NULL, BOOL),
+    Q_ROTARY("0.25"), Q_DROPOUT, QR("ph", "hidden_dropout", "0"), QD("norm", "1"), QD("npl", "par ? 1 : 2"),
+    QD("hb", "0"), QD("gated", "1"),
+};
+static const llmmem__tdef t_stablelm[] = {
+    EMBED_TOKENS,
+    LINEAR("self_attn.q_proj", "a * d", "h", ATTN, W_ALL, "ab"),
+    LINEAR("self_attn.k_proj", "k * d", "h", ATTN, W_ALL, "ab"),
+    LINEAR("self_attn.v_proj", "k * d", "h", ATTN, W_ALL, "ab"),
+    LINEAR("self_attn.o_proj", "h", "h", ATTN, W_ALL, "0"),
+    NORM_IF("self_attn.q_layernorm", "a * d", "2", W_ALL, "qkn"),
+    NORM_IF("self_attn.k_layernorm", "k * d", "2", W_ALL, "qkn"),
+    MLP_GATED("mlp", "f", W_ALL, "0"), NORM("input_layernorm", "h", "1", W_ALL),
+    NORM_IF("post_attention_layernorm", "h", "1", W_ALL, "!par"), NORM("model.norm", "h", "1", W_ONCE), LM_HEAD,
+};
+
+/* ---- phimoe, persimmon, nanochat, jais2 ------------------------------------------------- */
+
+/* Phimoe: LayerNorm with bias, router an nn.Linear(h, E), fused experts of
+ * width intermediate_size, lm_head bias lm_head_bias; sliding_window (None by
+ * default) on every layer. */
+static const llmmem__qdef q_phimoe[] = {
+    Q_BASE("32064", "4096", "6400", "32", "32", "8", "131072"), Q_HEAD_DIM("h / a"), Q_TIE("0"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), QD("mb", "0"), Q("hb", "lm_head_bias", "0", NULL, BOOL),
+    Q("sw", "sliding_window", "0", "0", POS), Q("E", "num_local_experts", "16", NULL, COUNT),
+    Q("K", "num_experts_per_tok", "2", NULL, COUNT), QD("fm", "f"), Q_DROPOUT, QD("norm", "1"), QD("npl", "2"),
+    QD("gated", "1"),
+};
+static const llmmem__tdef t_phimoe[] = {
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), LINEAR("mlp.router", "E", "h", ROUTER, MOE_LAYERS, "0"),
+    PARAM("mlp.experts.gate_up_proj", "E * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL),
+    PARAM("mlp.experts.down_proj", "E * h", "fm", EXPERT, MOE_LAYERS, NULL), LAYER_NORMS, FINAL_NORM, LM_HEAD,
+};
+
+/* PersimmonAttention: fused query_key_value (3h) and dense with biases,
+ * per-head q/k LayerNorms (qk_layernorm), partial rotary; a relu2 MLP
+ * dense_h_to_4h/dense_4h_to_h with biases. */
+static const llmmem__qdef q_persimmon[] = {
+    Q("V", "vocab_size", "262144", NULL, VOCAB), Q("h", "hidden_size", "4096", NULL, DIM),
+    Q("f", "intermediate_size", "16384", NULL, DIM), Q("L", "num_hidden_layers", "36", NULL, LAYERS),
+    Q("a", "num_attention_heads", "64", NULL, COUNT), Q("pos", "max_position_embeddings", "16384", NULL, POS),
+    QD("k", "a"), QD("d", "h / a"), Q_TIE("0"), Q("qkn", "qk_layernorm", "1", NULL, BOOL), Q_ROTARY("0.5"),
+    QD("ab", "1"), QD("ob", "1"), QD("mb", "1"), Q_DROPOUT, QR("ph", "hidden_dropout", "0"), Q_LN, QD("gated", "0"),
+};
+static const llmmem__tdef t_persimmon[] = {
+    EMBED_TOKENS,
+    LINEAR("self_attn.query_key_value", "3 * h", "h", ATTN, W_ALL, "1"),
+    LINEAR("self_attn.dense", "h", "a * d", ATTN, W_ALL, "1"),
+    NORM_IF("self_attn.q_layernorm", "d", "1", W_ALL, "qkn"), NORM_IF("self_attn.k_layernorm", "d", "1", W_ALL, "qkn"),
+    LINEAR("mlp.dense_h_to_4h", "f", "h", MLP, W_ALL, "1"), LINEAR("mlp.dense_4h_to_h", "h", "f", MLP, W_ALL, "1"),
+    NORM("input_layernorm", "h", "1", W_ALL), NORM("post_attention_layernorm", "h", "1", W_ALL),
+    NORM("model.final_layernorm", "h", "1", W_ONCE), LM_HEAD,
+};
+
+/* NanoChat: parameter-free RMSNorms everywhere (q/k norms included), a relu2
+ * MLP fc1/fc2 without bias, final logit soft-capping. */
+static const llmmem__qdef q_nanochat[] = {
+    Q_BASE("50304", "768", "8192", "12", "6", "a", "2048"), Q_HEAD_DIM("h / a"), Q_TIE("0"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), QD("mb", "0"), QD("qkn", "1"),
+    QRN("fsc", "final_logit_softcapping", "15", "0"), Q_DROPOUT, QD("norm", "3"), QD("npl", "2"), QD("hb", "0"),
+    QD("gated", "0"),
+};
+static const llmmem__tdef t_nanochat[] = {
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), LINEAR("mlp.fc1", "f", "h", MLP, W_ALL, "0"),
+    LINEAR("mlp.fc2", "h", "f", MLP, W_ALL, "0"), LM_HEAD,
+};
+
+/* Jais2: LayerNorm with bias, biased q/k/v/o (attention_bias), a relu2 MLP
+ * up_proj/down_proj (mlp_bias). */
+static const llmmem__qdef q_jais2[] = {
+    Q_BASE("150272", "3328", "26624", "32", "26", "a", "8192"), Q_HEAD_DIM("h / a"), Q_TIE("0"),
+    Q("ab", "attention_bias", "1", NULL, BOOL), QD("ob", "ab"), Q("mb", "mlp_bias", "1", NULL, BOOL),
+    QRN("pa", "attention_dropout", "0", "0"), Q_LN, QD("gated", "0"),
+};
+static const llmmem__tdef t_jais2[] = {
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), LINEAR("mlp.up_proj", "f", "h", MLP, W_ALL, "mb"),
+    LINEAR("mlp.down_proj", "h", "f", MLP, W_ALL, "mb"), LAYER_NORMS, FINAL_NORM, LM_HEAD,
+};
+
+/* ---- mpt, xglm ----------------------------------------------------------------------- */
+
+/* MptModel (transformer.*): fused Wqkv and out_proj without bias, ALiBi (no
+ * position parameters), LayerNorms whose bias the modeling code removes, an
+ * MLP of 4 x d_model whatever expansion_ratio says (MptMLP). */
+static const llmmem__qdef q_mpt[] = {
+    Q("V", "vocab_size", "50368", NULL, VOCAB), Q("h", "d_model|hidden_size", "2048", NULL, DIM),
+    Q("L", "n_layers|num_hidden_layers", "24", NULL, LAYERS), Q("a", "n_heads|num_attention_heads", "16", NULL, COUNT),
+    Q("pos", "max_seq_len", "2048", NULL, POS), QD("k", "a"), QD("d", "h / a"), QD("f", "4 * h"), Q_TIE("1"),
+    QD("ab", "0"), QD("ob", "0"), QD("mb", "0"), QR("prf", NULL, "0"), QR("pa", "attn_config.attn_pdrop", "0"),
+    QR("ph", "resid_pdrop", "0"), QR("pe", "emb_pdrop", "0"), QD("norm", "2"), QD("npl", "2"), QD("hb", "0"),
+    QD("gated", "0"),
+};
+static const llmmem__tdef t_mpt[] = {
+    WEIGHT("transformer.wte", "V", "h", EMBED, W_ONCE), NORM("norm_1", "h", "2", W_ALL),
+    LINEAR("attn.Wqkv", "3 * h", "h", ATTN, W_ALL, "0"), LINEAR("attn.out_proj", "h", "h", ATTN, W_ALL, "0"),
+    NORM("norm_2", "h", "2", W_ALL), LINEAR("ffn.up_proj", "f", "h", MLP, W_ALL, "0"),
+    LINEAR("ffn.down_proj", "h", "f", MLP, W_ALL, "0"), NORM("transformer.norm_f", "h", "2", W_ONCE), LM_HEAD,
+};
+
+/* XGLM: OPT-like pre-LN decoder with biases everywhere, sinusoidal positions
+ * (a buffer, no parameters), scaled embedding; add_cross_attention adds an
+ * encoder_attn block and its LayerNorm to every layer. */
+static const llmmem__qdef q_xglm[] = {
+    Q("V", "vocab_size", "256008", NULL, VOCAB), Q("h", "d_model|hidden_size", "1024", NULL, DIM),
+    Q("f", "ffn_dim", "4096", NULL, DIM), Q("L", "num_layers|num_hidden_layers", "24", NULL, LAYERS),
+    Q("a", "attention_heads|num_attention_heads", "16", NULL, COUNT),
+    Q("pos", "max_position_embeddings", "2048", NULL, POS), QD("k", "a"), QD("d", "h / a"), Q_TIE("1"),
+    Q("ca", "add_cross_attention", "0", NULL, BOOL), QD("ab", "1"), QD("ob", "1"), QD("mb", "1"), QR("prf", NULL, "0"),
+    QR("pa", "attention_dropout", "0.1"), QR("ph", "dropout", "0.1"), Q_LN, QD("gated", "0"),
+};
+static const llmmem__tdef t_xglm[] = {
+    EMBED_TOKENS,
+    LINEAR("self_attn.k_proj", "h", "h", ATTN, W_ALL, "1"), LINEAR("self_attn.v_proj", "h", "h", ATTN, W_ALL, "1"),
+    LINEAR("self_attn.q_proj", "h", "h", ATTN, W_ALL, "1"), LINEAR("self_attn.out_proj", "h", "h", ATTN, W_ALL, "1"),
+    NORM("self_attn_layer_norm", "h", "1", W_ALL),
+    LINEAR_IF("encoder_attn.k_proj", "h", "h", ATTN, W_ALL, "1", "ca"),
+    LINEAR_IF("encoder_attn.v_proj", "h", "h", ATTN, W_ALL, "1", "ca"),
+    LINEAR_IF("encoder_attn.q_proj", "h", "h", ATTN, W_ALL, "1", "ca"),
+    LINEAR_IF("encoder_attn.out_proj", "h", "h", ATTN, W_ALL, "1", "ca"),
+    NORM_IF("encoder_attn_layer_norm", "h", "1", W_ALL, "ca"),
+    LINEAR("fc1", "f", "h", MLP, W_ALL, "1"), LINEAR("fc2", "h", "f", MLP, W_ALL, "1"),
+    NORM("final_layer_norm", "h", "1", W_ALL), NORM("model.layer_norm", "h", "1", W_ONCE), LM_HEAD,
+};
+
+/* ---- youtu, minicpm3: multi-head latent attention, dense MLP ------------------------- */
+
+/* DeepSeek-V2's MLA (q through q_a/q_b with q_lora_rank, else one q_proj;
+ * kv_a_proj_with_mqa then kv_b_proj), q_a/kv_a/o biases by attention_bias. */
+#define Q_MLA(ql, kvl, dn, dr)                                                                   \
+    Q("ql", "q_lora_rank", ql, "0", DIM0), Q("kvl", "kv_lora_rank", kvl, NULL, DIM),              \
+        Q("dn", "qk_nope_head_dim", dn, NULL, DIM0), Q("dr", "qk_rope_head_dim", dr, NULL, DIM0), \
+        QD("d", "dn + dr"), QR("prf", NULL, "ratio(dr, d)")
+#define MLA_ATTN                                                                                \
+    LINEAR_IF("self_attn.q_a_proj", "ql", "h", ATTN, W_ALL, "ab", "ql > 0"),                    \
+        NORM_IF("self_attn.q_a_layernorm", "ql", "0", W_ALL, "ql > 0"),                         \
+        LINEAR_IF("self_attn.q_b_proj", "a * (dn + dr)", "ql", ATTN, W_ALL, "0", "ql > 0"),     \
+        LINEAR_IF("self_attn.q_proj", "a * (dn + dr)", "h", ATTN, W_ALL, "0", "ql == 0"),       \
+        LINEAR("self_attn.kv_a_proj_with_mqa", "kvl + dr", "h", ATTN, W_ALL, "ab"),             \
+        NORM("self_attn.kv_a_layernorm", "kvl", "0", W_ALL),                                    \
+        LINEAR("self_attn.kv_b_proj", "a * (dn + dv)", "kvl", ATTN, W_ALL, "0"),                \
+        LINEAR("self_attn.o_proj", "h", "a * dv", ATTN, W_ALL, "ab")
+
+static const llmmem__qdef q_youtu[] = {
+    Q_BASE("128256", "2048", "6144", "32", "16", "16", "131072"), Q_TIE("1"), Q_MLA("1536", "512", "128", "64"),
+    Q("dv", "v_head_dim", "128", NULL, DIM), Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), QD("mb", "0"),
+    QRN("pa", "attention_dropout", "0", "0"), Q_RMS,
+};
+static const llmmem__tdef t_youtu[] = {
+    EMBED_TOKENS, MLA_ATTN, MLP_GATED("mlp", "f", W_ALL, "0"), LAYER_NORMS, FINAL_NORM, LM_HEAD,
+};
+
+/* MiniCPM3: MLA with v_head_dim = h / a by default, scaled embedding, mlp_bias. */
+static const llmmem__qdef q_minicpm3[] = {
+    Q_BASE("73448", "2560", "6400", "62", "40", "40", "32768"), Q_TIE("1"), Q_MLA("768", "256", "64", "32"),
+    Q("dv", "v_head_dim", "h / a", "h / a", DIM), Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"),
+    Q("mb", "mlp_bias", "0", NULL, BOOL), QRN("pa", "attention_dropout", "0", "0"), Q_RMS,
+};
+static const llmmem__tdef t_minicpm3[] = {
+    EMBED_TOKENS, MLA_ATTN, MLP_GATED("mlp", "f", W_ALL, "mb"), LAYER_NORMS, FINAL_NORM, LM_HEAD,
+};
+
+/* ---- the entries -------------------------------------------------------------------- */
+
+#define ENTRY(type, fam, mixer, ffn, norm, act, about) \
+    {#type, LLMMEM__FAM_##fam, ROWS(q_##type), ROWS(t_##type), mixer, ffn, LLMMEM__NORM_##norm, LLMMEM__ACT_##act, about}
+#define SLIDING_ALL MIXER_LIST(NULL, NULL, LLMMEM__MR_SLIDING, NULL, NULL, 0, 0, NULL)
+
+const llmmem__arch llmmem__fam_dense2[] = {
+    ENTRY(granite, LLAMA, MIXER_FULL, FFN_DENSE, RMS, SILU_GLU, "modeling_granite.py: llama with scalar multipliers"),
+    ENTRY(granite_swa, LLAMA, EVERY_4TH_FULL("0"), FFN_DENSE, RMS, SILU_GLU,
+          "modeling_granite_swa.py: attention sinks, 3 sliding : 1 full"),
+    ENTRY(granitemoe, LLAMA, MIXER_FULL, FFN_MOE, RMS, SILU_GLU, "modeling_granitemoe.py: every layer MoE"),
+    ENTRY(granitemoeshared, LLAMA, MIXER_FULL, FFN_MOE, RMS, SILU_GLU,
+          "modeling_granitemoeshared.py: MoE + shared_mlp"),
+    ENTRY(granitemoe_swa, LLAMA, EVERY_4TH_FULL("0"), FFN_MOE, RMS, SILU_GLU,
+          "modeling_granitemoe_swa.py: sinks, 3 sliding : 1 full, MoE + shared_mlp"),
+    ENTRY(helium, LLAMA, MIXER_FULL, FFN_DENSE, RMS, SILU_GLU, "modeling_helium.py: o_proj h x h"),
+    ENTRY(hyperclovax, LLAMA, MIXER_FULL, FFN_DENSE, RMS, SILU_GLU, "modeling_hyperclovax.py: peri-layer post norms"),
+    ENTRY(mellum, LLAMA, MIXER_LIST("layer_types", LAYER_TYPES, LLMMEM__MR_FULL, NULL, NULL, 0, 0, NULL),
+          FFN_LIST("mlp_layer_types", MLP_TYPES, LLMMEM__FR_MOE, NULL, NULL, NULL), RMS, SILU_GLU,
+          "modeling_mellum.py: q/k norms, MoE or dense by mlp_layer_types"),
+    ENTRY(ministral3, LLAMA, SLIDING_ALL, FFN_DENSE, RMS, SILU_GLU, "modeling_ministral3.py: mistral's layout"),
+    ENTRY(smollm3, LLAMA, MIXER_LIST("layer_types", LAYER_TYPES, LLMMEM__MR_EXPR, NULL, NULL, 0, 0, "(i + 1) % nri == 0"),
+          FFN_DENSE, RMS, SILU_GLU, "modeling_smollm3.py: NoPE (and sliding) every 4th layer"),
+    ENTRY(seed_oss, LLAMA, MIXER_FULL, FFN_DENSE, RMS, SILU_GLU, "modeling_seed_oss.py: q/k/v biases"),
+    ENTRY(solar_open, LLAMA, MIXER_FULL, FFN_MOE, RMS, SILU_GLU, "modeling_solar_open.py: MoE + shared experts"),
+    ENTRY(vaultgemma, GEMMA,
+          MIXER_LIST("layer_types", LAYER_TYPES, LLMMEM__MR_PERIODIC, "2", "1", LLMMEM__MX_FULL, LLMMEM__MX_SLIDING,
+                     NULL),
+          FFN_DENSE, RMS, GELU_TANH_GLU, "modeling_vaultgemma.py: gemma-2 without post-norms"),
+    ENTRY(olmo3, OLMO, EVERY_4TH_FULL("1"), FFN_DENSE, RMS, SILU_GLU, "modeling_olmo3.py: olmo2 + 3 sliding : 1 full"),
+    ENTRY(stablelm, LLAMA, MIXER_FULL, FFN_DENSE, LAYER, SILU_GLU, "modeling_stablelm.py: LayerNorm, partial rotary"),
+    ENTRY(phimoe, LLAMA, SLIDING_ALL, FFN_MOE, LAYER, SILU_GLU, "modeling_phimoe.py: LayerNorm, Linear router"),
+    ENTRY(persimmon, GPT_NEOX, MIXER_FULL, FFN_DENSE, LAYER, RELU, "modeling_persimmon.py: fused qkv, relu2"),
+    ENTRY(nanochat, LLAMA, MIXER_FULL, FFN_DENSE, NONPARAM, RELU, "modeling_nanochat.py: parameter-free norms, relu2"),
+    ENTRY(jais2, STARCODER2, MIXER_FULL, FFN_DENSE, LAYER, RELU, "modeling_jais2.py: LayerNorm, relu2 up/down"),
+    ENTRY(mpt, GPT_NEOX, MIXER_FULL, FFN_DENSE, LAYER_NOBIAS, GELU, "modeling_mpt.py: fused Wqkv, ALiBi"),
+    ENTRY(xglm, OPT, MIXER_FULL, FFN_DENSE, LAYER, GELU, "modeling_xglm.py: sinusoidal positions (a buffer)"),
+    ENTRY(youtu, DEEPSEEK, MIXER_FULL, FFN_DENSE, RMS, SILU_GLU, "modeling_youtu.py: MLA, dense MLP"),
+    ENTRY(minicpm3, DEEPSEEK, MIXER_FULL, FFN_DENSE, RMS, SILU_GLU, "modeling_minicpm3.py: MLA, dense MLP"),
+};
+const int llmmem__fam_dense2_count = (int)LLMMEM_ARRAY_LEN(llmmem__fam_dense2);
