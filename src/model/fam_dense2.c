@@ -422,6 +422,237 @@ static const llmmem__tdef t_minicpm3[] = {
     EMBED_TOKENS, MLA_ATTN, MLP_GATED("mlp", "f", W_ALL, "mb"), LAYER_NORMS, FINAL_NORM, LM_HEAD,
 };
 
+/* ---- hy_v3, hy_v4 -------------------------------------------------------------------- */
+
+/* HYV3DecoderLayer: a dense MLP or HYV3MoE by mlp_layer_types (first layer
+ * dense): gate [E, h] (e_score_correction_bias is a buffer), fused experts,
+ * shared_experts of width moe_intermediate_size x num_shared_experts, which
+ * HYV3MLP turns into intermediate_size when it is 0 (`intermediate_size or
+ * config.intermediate_size`); mlp_bias on the dense and the shared MLPs. */
+static const llmmem__qdef q_hy_v3[] = {
+    Q_BASE("120832", "4096", "13312", "80", "64", "8", "131072"), Q_HEAD_DIM("128"), Q_TIE("0"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), Q("mb", "mlp_bias", "0", NULL, BOOL), QD("qkn", "1"),
+    Q("E", "num_experts|num_local_experts", "192", NULL, COUNT), Q("K", "num_experts_per_tok", "8", NULL, COUNT),
+    Q("ns", "num_shared_experts", "1", NULL, COUNT), Q("fm", "moe_intermediate_size", "1536", NULL, DIM),
+    QD("fs", "ns > 0 ? ns * fm : f"), Q_DROPOUT, Q_RMS,
+};
+static const llmmem__tdef t_hy_v3[] = {
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), QK_NORM("d", "d", W_ALL), MLP_GATED("mlp", "f", DENSE_LAYERS, "mb"),
+    MOE_EXPERTS("mlp", "gate"), MLP_GATED("mlp.shared_experts", "fs", MOE_LAYERS, "mb"), LAYER_NORMS, FINAL_NORM,
+    LM_HEAD,
+};
+#define FIRST_DENSE FFN_LIST("mlp_layer_types", MLP_TYPES, LLMMEM__FR_FIRST_K, "1", NULL, NULL)
+
+/* HYV4: DeepSeek-V3.2-style MLA (num_key_value_heads forced to heads) with a
+ * per-head output gate_proj and sinks; a DSA indexer (wq_b, wk, LayerNorm
+ * k_norm, weights_proj) only in the layers whose indexer_types entry is
+ * "full" (layer 0 and every 4th from 1 by default; the others reuse it);
+ * hyper-connections around both sub-blocks (attn_hc, ffn_hc: fn [2m, m h],
+ * base [2m], scale [2] with m = hc_mult residual streams) and a final
+ * hc_head (hc_fn [m, m h], hc_base [m], hc_scale [1]). */
+static const llmmem__qdef q_hy_v4[] = {
+    Q("V", "vocab_size", "120832", NULL, VOCAB), Q("h", "hidden_size", "2816", NULL, DIM),
+    Q("f", "intermediate_size", "6912", NULL, DIM), Q("L", "num_hidden_layers", "34", NULL, LAYERS),
+    Q("a", "num_attention_heads", "32", NULL, COUNT), QD("k", "a"),
+    Q("pos", "max_position_embeddings", "262144", NULL, POS), Q_TIE("0"), Q_MLA("1536", "512", "192", "64"),
+    Q("dv", "v_head_dim", "256", NULL, DIM), Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), QD("mb", "0"),
+    Q("E", "n_routed_experts|num_local_experts", "256", NULL, COUNT), Q("K", "num_experts_per_tok", "8", NULL, COUNT),
+    Q("fm", "moe_intermediate_size", "768", NULL, DIM), Q("ns", "n_shared_experts", "1", NULL, COUNT),
+    QD("fs", "ns * fm"), Q("ihd", "index_head_dim", "128", NULL, DIM), Q("inh", "index_n_heads", "16", NULL, COUNT),
+    Q("nidx", "indexer_types=full", "L >= 2 ? 2 + (L - 2) / 4 : 1", NULL, LIST), Q("hc", "hc_mult", "4", NULL, COUNT),
+    Q_DROPOUT, Q_RMS,
+};
+#define HC(name, where) \
+    PARAM(name ".fn", "2 * hc", "hc * h", NORM, where, NULL), PARAM(name ".base", "2 * hc", NULL, NORM, where, NULL), \
+        PARAM(name ".scale", "2", NULL, NORM, where, NULL)
+static const llmmem__tdef t_hy_v4[] = {
+    EMBED_TOKENS, PARAM("self_attn.sinks", "a", NULL, ATTN, W_ALL, NULL), MLA_ATTN,
+    LINEAR("self_attn.gate_proj", "a * dv", "h", ATTN, W_ALL, "0"),
+    {"self_attn.indexer.wq_b", "inh * ihd", "ql", T_(ATTN), LLMMEM__TF_LINEAR | LLMMEM__TF_SUMMED, W_ALL, NULL, "nidx"},
+    {"self_attn.indexer.wk", "ihd", "h", T_(ATTN), LLMMEM__TF_LINEAR | LLMMEM__TF_SUMMED, W_ALL, NULL, "nidx"},
+    {"self_attn.indexer.k_norm", "2 * ihd", NULL, T_(NORM), LLMMEM__TF_SUMMED, W_ALL, NULL, "nidx"},
+    {"self_attn.indexer.weights_proj", "inh", "h", T_(ATTN), LLMMEM__TF_LINEAR | LLMMEM__TF_SUMMED, W_ALL, NULL, "nidx"},
+    MLP_GATED("mlp", "f", DENSE_LAYERS, "0"), MOE_EXPERTS("mlp", "gate"),
+    MLP_GATED("mlp.shared_experts", "fs", MOE_LAYERS, "0"), LAYER_NORMS, HC("attn_hc", W_ALL), HC("ffn_hc", W_ALL),
+    FINAL_NORM, PARAM("model.hc_head.hc_fn", "hc", "hc * h", NORM, W_ONCE, NULL),
+    PARAM("model.hc_head.hc_base", "hc", NULL, NORM, W_ONCE, NULL),
+    PARAM("model.hc_head.hc_scale", "1", NULL, NORM, W_ONCE, NULL), LM_HEAD,
+};
+
+/* ---- jetmoe, laguna ------------------------------------------------------------------ */
+
+/* JetMoE: mixture of attention heads (MoA: per expert a query projection
+ * input_linear [E, k kv_channels, h] and an output projection output_linear
+ * [E, h, k kv_channels], a router Linear(h, E) and an output bias [h]; keys
+ * and values through one shared kv_proj) and a MoE MLP (input_linear
+ * [E, 2 f, h], output_linear [E, h, f], router, bias). Heads = kv heads x
+ * top-k. The attention experts are counted as experts too, so that active
+ * parameters leave out the (E - K) idle attention experts as well. */
+static const llmmem__qdef q_jetmoe[] = {
+    Q("V", "vocab_size", "32000", NULL, VOCAB), Q("h", "hidden_size", "2048", NULL, DIM),
+    Q("L", "num_hidden_layers", "12", NULL, LAYERS), Q("k", "num_key_value_heads", "16", NULL, COUNT),
+    Q("d", "kv_channels|head_dim", "128", NULL, DIM), Q("f", "intermediate_size", "5632", NULL, DIM),
+    Q("pos", "max_position_embeddings", "4096", NULL, POS), Q("E", "num_local_experts", "8", NULL, COUNT),
+    Q("K", "num_experts_per_tok", "2", NULL, COUNT), QD("a", "k * K"), QD("fm", "f"), Q_TIE("1"), QD("ab", "0"),
+    QD("ob", "1"), QD("mb", "1"), Q_DROPOUT, Q_RMS,
+};
+static const llmmem__tdef t_jetmoe[] = {
+    EMBED_TOKENS,
+    PARAM("self_attention.experts.input_linear.weight", "E * k * d", "h", EXPERT, MOE_LAYERS, NULL),
+    PARAM("self_attention.experts.output_linear.weight", "E * h", "k * d", EXPERT, MOE_LAYERS, NULL),
+    PARAM("self_attention.experts.bias", "h", NULL, ATTN, W_ALL, NULL),
+    LINEAR("self_attention.experts.router.layer", "E", "h", ROUTER, W_ALL, "0"),
+    LINEAR("self_attention.kv_proj", "2 * k * d", "h", ATTN, W_ALL, "0"),
+    PARAM("mlp.input_linear.weight", "E * 2 * f", "h", EXPERT, MOE_LAYERS, NULL),
+    PARAM("mlp.output_linear.weight", "E * h", "f", EXPERT, MOE_LAYERS, NULL),
+    PARAM("mlp.bias", "h", NULL, MLP, W_ALL, NULL), LINEAR("mlp.router.layer", "E", "h", ROUTER, W_ALL, "0"),
+    LAYER_NORMS, FINAL_NORM, LM_HEAD,
+};
+
+/* LagunaAttention: heads per layer from num_attention_heads_per_layer (q_proj,
+ * o_proj and g_proj are sized by them: their rows are summed over the layers),
+ * q/k norms over head_dim, an output gate g_proj of one value per head
+ * (gating true or "per-head") or per channel; the sparse block's gate holds
+ * e_score_correction_bias as a parameter; shared_experts of
+ * shared_expert_intermediate_size; dense or sparse by mlp_layer_types. */
+static const llmmem__qdef q_laguna[] = {
+    Q_BASE("100352", "2048", "8192", "40", "48", "8", "131072"), Q_HEAD_DIM("128"), Q_TIE("0"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), QD("mb", "0"), QD("qkn", "1"),
+    Q("asum", "num_attention_heads_per_layer", "a * L", "a * L", LIST), Q("gph", "gating=per-head", "1", NULL, BOOL),
+    Q("sw", "sliding_window", "512", NULL, POS), Q("E", "num_experts", "256", NULL, COUNT),
+    Q("K", "num_experts_per_tok", "8", NULL, COUNT), Q("fm", "moe_intermediate_size", "512", NULL, DIM),
+    Q("fs", "shared_expert_intermediate_size", "512", NULL, DIM0), QD("ns", "1"),
+    QR("prf", "rope_parameters.full_attention.partial_rotary_factor|rope_parameters.partial_rotary_factor", "0.5"),
+    Q_DROPOUT, Q_RMS,
+};
+static const llmmem__tdef t_laguna[] = {
+    EMBED_TOKENS, LINEAR_SUMMED("self_attn.q_proj", "asum * d", "h", ATTN, W_ALL, "ab"),
+    LINEAR("self_attn.k_proj", "k * d", "h", ATTN, W_ALL, "ab"), LINEAR("self_attn.v_proj", "k * d", "h", ATTN, W_ALL, "ab"),
+    {"self_attn.o_proj", "h", "asum * d", T_(ATTN), LLMMEM__TF_LINEAR | LLMMEM__TF_SUMMED, W_ALL, NULL, NULL},
+    {"self_attn.o_proj", "h", NULL, T_(ATTN), LLMMEM__TF_BIAS, W_ALL, "ob", NULL},
+    QK_NORM("d", "d", W_ALL), LINEAR_SUMMED("self_attn.g_proj", "gph ? asum : asum * d", "h", ATTN, W_ALL, "0"),
+    MLP_GATED("mlp", "f", DENSE_LAYERS, "0"), PARAM("mlp.gate.weight", "E", "h", ROUTER, MOE_LAYERS, NULL),
+    PARAM("mlp.gate.e_score_correction_bias", "E", NULL, ROUTER, MOE_LAYERS, NULL),
+    PARAM("mlp.experts.gate_up_proj", "E * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL),
+    PARAM("mlp.experts.down_proj", "E * h", "fm", EXPERT, MOE_LAYERS, NULL),
+    MLP_GATED("mlp.shared_experts", "fs", MOE_LAYERS, "0"), LAYER_NORMS, FINAL_NORM, LM_HEAD,
+};
+
+/* ---- longcat_flash, mimo_v2_flash, zaya ----------------------------------------------- */
+
+/* LongcatFlashDecoderLayer (num_layers of them; num_hidden_layers counts the
+ * attention sub-layers, two per layer): two MLA blocks self_attn.{0,1}, two
+ * dense MLPs mlps.{0,1}, two input/post-attention norm pairs, and one MoE
+ * whose router classifier Linear(h, E + Z) also scores Z zero-computation
+ * (identity) experts. transformers allocates gate_up_proj for all E + Z
+ * experts (the Z extra rows are never read) and down_proj for E: the extra
+ * rows are a separate row of kind MLP, so that one routed expert is counted
+ * right for the active parameters. */
+static const llmmem__qdef q_longcat_flash[] = {
+    Q("V", "vocab_size", "131072", NULL, VOCAB), Q("h", "hidden_size", "6144", NULL, DIM),
+    Q("L", "num_layers", "28", NULL, LAYERS), Q("a", "num_attention_heads", "64", NULL, COUNT),
+    Q("k", "num_key_value_heads", "a", "a", COUNT), Q("pos", "max_position_embeddings", "131072", NULL, POS),
+    Q("f", "ffn_hidden_size|intermediate_size", "12288", NULL, DIM), Q_TIE("0"), Q_MLA("1536", "512", "128", "64"),
+    Q("dv", "v_head_dim", "128", NULL, DIM), Q("dq", "qk_head_dim", "dn + dr", "dn + dr", DIM),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), QD("mb", "0"),
+    Q("E", "n_routed_experts|num_local_experts", "512", NULL, COUNT), Q("Z", "zero_expert_num", "256", "0", COUNT),
+    Q("K", "moe_topk|num_experts_per_tok", "12", NULL, COUNT), Q("fm", "expert_ffn_hidden_size", "2048", NULL, DIM),
+    Q("rb", "router_bias", "0", NULL, BOOL), QD("spl", "2"), Q_DROPOUT, Q_RMS,
+};
+static const llmmem__tdef t_longcat_flash[] = {
+    EMBED_TOKENS,
+    LINEAR_N("self_attn.{j}.q_a_proj", "ql", "h", ATTN, W_ALL, "ab", "ql > 0", "spl"),
+    NORM_N("self_attn.{j}.q_a_layernorm", "ql", W_ALL, "ql > 0", "spl"),
+    LINEAR_N("self_attn.{j}.q_b_proj", "a * dq", "ql", ATTN, W_ALL, "0", "ql > 0", "spl"),
+    LINEAR_N("self_attn.{j}.q_proj", "a * dq", "h", ATTN, W_ALL, "0", "ql == 0", "spl"),
+    LINEAR_N("self_attn.{j}.kv_a_proj_with_mqa", "kvl + dr", "h", ATTN, W_ALL, "ab", "1", "spl"),
+    NORM_N("self_attn.{j}.kv_a_layernorm", "kvl", W_ALL, NULL, "spl"),
+    LINEAR_N("self_attn.{j}.kv_b_proj", "a * (dn + dv)", "kvl", ATTN, W_ALL, "0", "1", "spl"),
+    LINEAR_N("self_attn.{j}.o_proj", "h", "a * dv", ATTN, W_ALL, "ab", "1", "spl"),
+    LINEAR_N("mlps.{j}.gate_proj", "f", "h", MLP, W_ALL, "0", "1", "spl"),
+    LINEAR_N("mlps.{j}.up_proj", "f", "h", MLP, W_ALL, "0", "1", "spl"),
+    LINEAR_N("mlps.{j}.down_proj", "h", "f", MLP, W_ALL, "0", "1", "spl"),
+    NORM_N("input_layernorm.{j}", "h", W_ALL, NULL, "spl"), NORM_N("post_attention_layernorm.{j}", "h", W_ALL, NULL, "spl"),
+    LINEAR("mlp.router.classifier", "E + Z", "h", ROUTER, W_ALL, "rb"),
+    PARAM("mlp.experts.gate_up_proj", "E * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL),
+    PARAM("mlp.experts.gate_up_proj", "Z * 2 * fm", "h", MLP, MOE_LAYERS, "E > 0"),
+    PARAM("mlp.experts.down_proj", "E * h", "fm", EXPERT, MOE_LAYERS, NULL), FINAL_NORM, LM_HEAD,
+};
+
+/* MiMoV2FlashAttention: sliding layers have twice the kv heads and a learned
+ * sink per head; v and o use v_head_dim; o_proj never has a bias. Full
+ * attention on layer 0 and every 6th layer by default, the first layer dense
+ * (mlp_layer_types); gate [E, h] (its e_score_correction_bias is a buffer). */
+static const llmmem__qdef q_mimo_v2_flash[] = {
+    Q_BASE("152576", "4096", "16384", "48", "64", "4", "131072"), Q_HEAD_DIM("192"),
+    Q("dv", "v_head_dim", "128", NULL, DIM), Q_TIE("0"), Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "0"),
+    QD("mb", "0"), Q("sw", "sliding_window", "128", NULL, POS),
+    Q("E", "n_routed_experts|num_local_experts", "256", NULL, COUNT), Q("K", "num_experts_per_tok", "8", NULL, COUNT),
+    Q("fm", "moe_intermediate_size", "2048", NULL, DIM),
+    QR("prf", "rope_parameters.full_attention.partial_rotary_factor|rope_parameters.partial_rotary_factor", "0.334"),
+    Q_DROPOUT, Q_RMS, QI,
+};
+#define SWA_LAYERS W_MX(LLMMEM__MX(SLIDING))
+#define FULL_LAYERS W_MX(LLMMEM__MX(FULL))
+static const llmmem__tdef t_mimo_v2_flash[] = {
+    EMBED_TOKENS, LINEAR("self_attn.q_proj", "a * d", "h", ATTN, W_ALL, "ab"),
+    LINEAR("self_attn.k_proj", "k * d", "h", ATTN, FULL_LAYERS, "ab"),
+    LINEAR("self_attn.v_proj", "k * dv", "h", ATTN, FULL_LAYERS, "ab"),
+    LINEAR("self_attn.k_proj", "2 * k * d", "h", ATTN, SWA_LAYERS, "ab"),
+    LINEAR("self_attn.v_proj", "2 * k * dv", "h", ATTN, SWA_LAYERS, "ab"),
+    PARAM("self_attn.sinks", "a", NULL, ATTN, SWA_LAYERS, NULL), LINEAR("self_attn.o_proj", "h", "a * dv", ATTN, W_ALL, "0"),
+    MLP_GATED("mlp", "f", DENSE_LAYERS, "0"), MOE_EXPERTS("mlp", "gate"), LAYER_NORMS, FINAL_NORM, LM_HEAD,
+};
+
+/* ZayaAttention: compressed convolutional attention (CCA): q/k/v projections
+ * (v split into v_proj_current and v_proj_delayed, k*d/2 each), a depthwise
+ * and a grouped causal Conv1d over the q/k channels ((a + k) d, kernels
+ * cca_time0 and cca_time1, with bias), a per-kv-head temperature; o_proj.
+ * Every layer is MoE: a router MLP (down_proj Linear(h, r) with bias,
+ * router_mlp: RMSNorm(r), fc1/fc2 Linear(r, r) with bias, out_proj
+ * Linear(r, E + 1) for the E experts and a skip class) and, from layer 1 on,
+ * router_states_scale [r]; fused experts of moe_intermediate_size, top-1.
+ * Learned residual scalings after both sub-blocks (four [h] vectors each) and
+ * an input scale and bias [h] on the embeddings. */
+static const llmmem__qdef q_zaya[] = {
+    Q("V", "vocab_size", "262272", NULL, VOCAB), Q("h", "hidden_size", "2048", NULL, DIM),
+    Q("L", "num_hidden_layers", "40", NULL, LAYERS), Q("a", "num_attention_heads", "8", NULL, COUNT),
+    Q("k", "num_key_value_heads", "2", NULL, COUNT), Q("d", "head_dim", "128", NULL, DIM),
+    Q("pos", "max_position_embeddings", "131072", NULL, POS), Q_TIE("1"), Q("ab", "attention_bias", "0", NULL, BOOL),
+    QD("ob", "ab"), QD("mb", "0"), Q("sw", "sliding_window", "0", "0", POS), Q("E", "num_experts", "16", NULL, COUNT),
+    Q("K", "num_experts_per_tok", "1", NULL, COUNT), Q("fm", "moe_intermediate_size", "2048", NULL, DIM), QD("f", "fm"),
+    Q("r", "router_hidden_size", "256", NULL, DIM), Q("t0", "cca_time0", "2", NULL, DIM), Q("t1", "cca_time1", "2", NULL, DIM),
+    QR("prf", "rope_parameters.hybrid.partial_rotary_factor|rope_parameters.partial_rotary_factor", "0.5"), Q_DROPOUT, QD("norm", "0"), QD("npl", "2"), Q("hb", "lm_head_bias", "0", NULL, BOOL),
+    QD("gated", "1"),
+};
+#define RESIDUAL_SCALE(name)                                                                   \
+    PARAM(name ".hidden_states_scale", "h", NULL, NORM, W_ALL, NULL),                          \
+        PARAM(name ".hidden_states_bias", "h", NULL, NORM, W_ALL, NULL),                       \
+        PARAM(name ".residual_scale", "h", NULL, NORM, W_ALL, NULL), PARAM(name ".residual_bias", "h", NULL, NORM, W_ALL, NULL)
+static const llmmem__tdef t_zaya[] = {
+    PARAM("model.input_hidden_states_scale", "h", NULL, NORM, W_ONCE, NULL),
+    PARAM("model.input_hidden_states_bias", "h", NULL, NORM, W_ONCE, NULL), EMBED_TOKENS,
+    LINEAR("self_attn.o_proj", "h", "a * d", ATTN, W_ALL, "ab"),
+    LINEAR("self_attn.qkv_proj.q_proj", "a * d", "h", ATTN, W_ALL, "ab"),
+    LINEAR("self_attn.qkv_proj.k_proj", "k * d", "h", ATTN, W_ALL, "ab"),
+    LINEAR("self_attn.qkv_proj.v_proj_current", "k * d / 2", "h", ATTN, W_ALL, "ab"),
+    LINEAR("self_attn.qkv_proj.v_proj_delayed", "k * d / 2", "h", ATTN, W_ALL, "ab"),
+    PARAM("self_attn.qkv_proj.conv_qk_depthwise.weight", "(a + k) * d", "t0", ATTN, W_ALL, NULL),
+    PARAM("self_attn.qkv_proj.conv_qk_depthwise.bias", "(a + k) * d", NULL, ATTN, W_ALL, NULL),
+    PARAM("self_attn.qkv_proj.conv_qk_grouped.weight", "(a + k) * d", "d * t1", ATTN, W_ALL, NULL),
+    PARAM("self_attn.qkv_proj.conv_qk_grouped.bias", "(a + k) * d", NULL, ATTN, W_ALL, NULL),
+    PARAM("self_attn.qk_norm.temp", "k", NULL, NORM, W_ALL, NULL),
+    LINEAR("mlp.gate.down_proj", "r", "h", ROUTER, MOE_LAYERS, "1"),
+    NORM("mlp.gate.router_mlp.norm", "r", "0", MOE_LAYERS),
+    LINEAR("mlp.gate.router_mlp.fc1", "r", "r", ROUTER, MOE_LAYERS, "1"),
+    LINEAR("mlp.gate.router_mlp.fc2", "r", "r", ROUTER, MOE_LAYERS, "1"),
+    LINEAR("mlp.gate.router_mlp.out_proj", "E + 1", "r", ROUTER, MOE_LAYERS, "0"),
+    {"mlp.gate.router_states_scale", "r", NULL, T_(ROUTER), LLMMEM__TF_PARAM | LLMMEM__TF_SUMMED, MOE_LAYERS, NULL, "L - 1"},
+    PARAM("mlp.experts.gate_up_proj", "E * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL),
+    PARAM("mlp.experts.down_proj", "E * h", "fm", EXPERT, MOE_LAYERS, NULL), LAYER_NORMS,
+    RESIDUAL_SCALE("post_attention_residual_scale"), RESIDUAL_SCALE("post_mlp_residual_scale"), FINAL_NORM, LM_HEAD,
+};
+
 /* ---- the entries -------------------------------------------------------------------- */
 
 #define ENTRY(type, fam, mixer, ffn, norm, act, about) \
@@ -461,5 +692,19 @@ const llmmem__arch llmmem__fam_dense2[] = {
     ENTRY(xglm, OPT, MIXER_FULL, FFN_DENSE, LAYER, GELU, "modeling_xglm.py: sinusoidal positions (a buffer)"),
     ENTRY(youtu, DEEPSEEK, MIXER_FULL, FFN_DENSE, RMS, SILU_GLU, "modeling_youtu.py: MLA, dense MLP"),
     ENTRY(minicpm3, DEEPSEEK, MIXER_FULL, FFN_DENSE, RMS, SILU_GLU, "modeling_minicpm3.py: MLA, dense MLP"),
+    ENTRY(hy_v3, LLAMA, MIXER_FULL, FIRST_DENSE, RMS, SILU_GLU,
+          "modeling_hy_v3.py: q/k norms, first layer dense, MoE + shared experts"),
+    ENTRY(hy_v4, DEEPSEEK, MIXER_LIST("layer_types", "deepseek_sparse_attention=0", LLMMEM__MR_FULL, NULL, NULL, 0, 0, NULL),
+          FIRST_DENSE, RMS, SILU_GLU, "modeling_hy_v4.py: MLA + sparse-attention indexer, hyper-connections"),
+    ENTRY(jetmoe, LLAMA, MIXER_FULL, FFN_MOE, RMS, SILU_GLU, "modeling_jetmoe.py: mixture of attention heads + MoE"),
+    ENTRY(laguna, LLAMA, MIXER_LIST("layer_types", LAYER_TYPES, LLMMEM__MR_FULL, NULL, NULL, 0, 0, NULL), FIRST_DENSE, RMS,
+          SILU_GLU, "modeling_laguna.py: heads per layer, gated attention output"),
+    ENTRY(longcat_flash, DEEPSEEK, MIXER_FULL, FFN_MOE, RMS, SILU_GLU,
+          "modeling_longcat_flash.py: two MLA + MLP sub-blocks per layer, zero-computation experts"),
+    ENTRY(mimo_v2_flash, LLAMA,
+          MIXER_LIST("layer_types", LAYER_TYPES, LLMMEM__MR_EXPR, NULL, NULL, 0, 0, "i == 0 || (i + 1) % 6 == 0 ? 0 : 1"),
+          FIRST_DENSE, RMS, SILU_GLU, "modeling_mimo_v2_flash.py: sliding layers with 2x kv heads and sinks"),
+    ENTRY(zaya, LLAMA, MIXER_LIST("layer_types", "hybrid=0,hybrid_sliding=1", LLMMEM__MR_FULL, NULL, NULL, 0, 0, NULL),
+          FFN_MOE, RMS, SILU_GLU, "modeling_zaya.py: convolutional attention (CCA), router MLP"),
 };
 const int llmmem__fam_dense2_count = (int)LLMMEM_ARRAY_LEN(llmmem__fam_dense2);

@@ -178,5 +178,61 @@ var("minicpm3", "no_q_lora", q_lora_rank=None, attention_bias=True, mlp_bias=Tru
 var("minicpm3", "untied", tie_word_embeddings=False, q_lora_rank=96, kv_lora_rank=48, qk_rope_head_dim=8,
     qk_nope_head_dim=24, v_head_dim=None, **SMALL)
 
+var("hy_v3", "small", num_experts=6, num_experts_per_tok=2, num_shared_experts=2, moe_intermediate_size=96,
+    head_dim=40, attention_bias=True, mlp_bias=True, **SMALL)
+var("hy_v3", "no_shared_list", num_experts=4, num_experts_per_tok=2, num_shared_experts=0, moe_intermediate_size=64,
+    mlp_layer_types=["sparse", "dense", "sparse", "sparse", "dense"], **SMALL)
+var("hy_v3", "no_lists", drop=("mlp_layer_types",), num_experts=4, num_experts_per_tok=1, moe_intermediate_size=64,
+    **SMALL)
+var("hy_v4", "small", pad_token_id=0, n_routed_experts=6, num_experts_per_tok=2, n_shared_experts=2, moe_intermediate_size=96,
+    q_lora_rank=64, kv_lora_rank=48, qk_nope_head_dim=24, qk_rope_head_dim=8, v_head_dim=32, index_head_dim=16,
+    index_n_heads=4, hc_mult=3, attention_bias=True, **SMALL)
+var("hy_v4", "lists", pad_token_id=0, n_routed_experts=4, num_experts_per_tok=1, n_shared_experts=1, moe_intermediate_size=64,
+    q_lora_rank=32, kv_lora_rank=32, qk_nope_head_dim=16, qk_rope_head_dim=8, v_head_dim=16, index_head_dim=8,
+    index_n_heads=2, indexer_types=["full", "shared", "full", "full", "shared", "shared", "full"],
+    mlp_layer_types=["dense", "dense", "sparse", "sparse", "dense", "sparse", "sparse"], vocab_size=1000,
+    hidden_size=128, intermediate_size=256, num_hidden_layers=7, num_attention_heads=4)
+var("hy_v4", "no_lists", drop=("indexer_types", "mlp_layer_types", "layer_types"), pad_token_id=0,
+    n_routed_experts=4,
+    num_experts_per_tok=2, moe_intermediate_size=64, q_lora_rank=32, kv_lora_rank=32, qk_nope_head_dim=16,
+    qk_rope_head_dim=8, v_head_dim=16, index_head_dim=8, index_n_heads=2, vocab_size=1000, hidden_size=128,
+    intermediate_size=256, num_hidden_layers=10, num_attention_heads=4)
+var("jetmoe", "small", num_local_experts=4, num_experts_per_tok=2, num_key_value_heads=4, kv_channels=32,
+    vocab_size=1000, hidden_size=256, intermediate_size=384, num_hidden_layers=3, tie_word_embeddings=False)
+var("jetmoe", "top1", num_local_experts=6, num_experts_per_tok=1, num_key_value_heads=2, kv_channels=48,
+    vocab_size=800, hidden_size=192, intermediate_size=128, num_hidden_layers=2)
+var("laguna", "per_layer_heads", num_attention_heads_per_layer=[8, 4, 16, 8, 4], gating=False,
+    layer_types=["full_attention", "sliding_attention", "sliding_attention", "full_attention", "sliding_attention"],
+    mlp_layer_types=["dense", "sparse", "dense", "sparse", "sparse"], num_experts=6, num_experts_per_tok=2,
+    moe_intermediate_size=96, shared_expert_intermediate_size=80, head_dim=40, attention_bias=True,
+    sliding_window=64, **SMALL)
+var("laguna", "per_head_gate", num_attention_heads_per_layer=[4, 8, 8, 4, 12], gating="per-head", num_experts=4,
+    num_experts_per_tok=1, moe_intermediate_size=64, shared_expert_intermediate_size=128, **SMALL)
+var("laguna", "no_lists", drop=("num_attention_heads_per_layer", "mlp_layer_types", "layer_types"), num_experts=4,
+    num_experts_per_tok=2, moe_intermediate_size=64, shared_expert_intermediate_size=32, **SMALL)
+var("longcat_flash", "small", vocab_size=1000, hidden_size=256, ffn_hidden_size=384, num_layers=3,
+    num_hidden_layers=6, num_attention_heads=8, n_routed_experts=6, zero_expert_num=2, moe_topk=2,
+    expert_ffn_hidden_size=64, q_lora_rank=64, kv_lora_rank=32, qk_nope_head_dim=16, qk_rope_head_dim=8,
+    v_head_dim=24, attention_bias=True)
+var("longcat_flash", "router_bias", vocab_size=1000, hidden_size=128, ffn_hidden_size=256, num_layers=2,
+    num_hidden_layers=4, num_attention_heads=4, n_routed_experts=4, zero_expert_num=0, moe_topk=1,
+    expert_ffn_hidden_size=32, q_lora_rank=32, kv_lora_rank=32, qk_nope_head_dim=16, qk_rope_head_dim=8,
+    v_head_dim=16, qk_head_dim=20, tie_word_embeddings=True, router_bias=True)
+var("mimo_v2_flash", "small", n_routed_experts=6, num_experts_per_tok=2, moe_intermediate_size=96, head_dim=40,
+    v_head_dim=24, attention_bias=True, sliding_window=32, vocab_size=1000, hidden_size=256, intermediate_size=512,
+    num_hidden_layers=8, num_attention_heads=8, num_key_value_heads=2)
+var("mimo_v2_flash", "lists", n_routed_experts=4, num_experts_per_tok=1, moe_intermediate_size=64,
+    layer_types=["sliding_attention", "full_attention", "full_attention", "sliding_attention", "sliding_attention"],
+    mlp_layer_types=["sparse", "dense", "sparse", "dense", "sparse"], tie_word_embeddings=True, **SMALL)
+var("mimo_v2_flash", "no_lists", drop=("layer_types", "mlp_layer_types"), n_routed_experts=4, num_experts_per_tok=2,
+    moe_intermediate_size=64, vocab_size=1000, hidden_size=128, intermediate_size=256, num_hidden_layers=13,
+    num_attention_heads=4, num_key_value_heads=2)
+var("zaya", "small", num_experts=6, moe_intermediate_size=96, router_hidden_size=48, head_dim=32, cca_time0=3,
+    cca_time1=2, attention_bias=True, lm_head_bias=True, tie_word_embeddings=False, vocab_size=1000,
+    hidden_size=256, num_hidden_layers=3, num_attention_heads=8, num_key_value_heads=2)
+var("zaya", "sliding", layer_types=["hybrid", "hybrid_sliding", "hybrid_sliding", "hybrid"], sliding_window=64,
+    num_experts=4, moe_intermediate_size=64, router_hidden_size=32, head_dim=16, vocab_size=1000, hidden_size=128,
+    num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=4)
+
 if __name__ == "__main__":
     main()
