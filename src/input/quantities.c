@@ -112,6 +112,15 @@ static int read_one(struct llmmem_model *m, const llmmem__qdef *d, int i, const 
         m->q.src[i] = LLMMEM__QS_NULL;
         return 0;
     }
+    if (d->type == LLMMEM__QT_LIST && t != LLMMEM__J_ARRAY && !*match) {
+        int64_t v = 0; /* one number for every layer: r x L at each count */
+        int rc = llmmem__json_read_i64(&v, doc, n, NULL, path, 0, INT64_C(1) << 22, true);
+        if (rc)
+            return rc;
+        m->q.r[i] = (double)v;
+        m->q.src[i] = LLMMEM__QS_PER_LAYER;
+        return 0;
+    }
     if (d->type == LLMMEM__QT_LIST) {
         int rc = read_list(&m->q.v[i], doc, n, path, match);
         if (rc)

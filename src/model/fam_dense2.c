@@ -653,11 +653,154 @@ static const llmmem__tdef t_zaya[] = {
     RESIDUAL_SCALE("post_attention_residual_scale"), RESIDUAL_SCALE("post_mlp_residual_scale"), FINAL_NORM, LM_HEAD,
 };
 
+/* ---- dbrx, dots1, hunyuan_v1_dense, hunyuan_v1_moe -------------------------------------- */
+
+/* DbrxModel (transformer.blocks): norm_attn_norm holds norm_1, attn (fused
+ * Wqkv: h + 2 kv_n_heads x head_dim, out_proj, no biases) and norm_2
+ * (LayerNorms without bias); ffn: router.layer Linear(h, E) and the experts
+ * as three [E x ffn_hidden_size, h] parameters w1 (gate), v1 (up), w2 (down).
+ * attn_config and ffn_config are sub-objects; ffn_config.hidden_size is
+ * overwritten with d_model. */
+static const llmmem__qdef q_dbrx[] = {
+    Q("V", "vocab_size", "32000", NULL, VOCAB), Q("h", "d_model|hidden_size", "2048", NULL, DIM),
+    Q("L", "n_layers|num_hidden_layers", "24", NULL, LAYERS), Q("a", "n_heads|num_attention_heads", "16", NULL, COUNT),
+    Q("k", "attn_config.kv_n_heads", "1", NULL, COUNT), Q("pos", "max_seq_len|max_position_embeddings", "2048", NULL, POS),
+    QD("d", "h / a"), Q_TIE("0"), Q("E", "ffn_config.moe_num_experts", "4", NULL, COUNT),
+    Q("K", "ffn_config.moe_top_k", "1", NULL, COUNT), Q("fm", "ffn_config.ffn_hidden_size", "3584", NULL, DIM),
+    QD("f", "fm"), QD("ab", "0"), QD("ob", "0"), QD("mb", "0"), QR("pa", "attn_config.attn_pdrop", "0"),
+    QR("ph", "resid_pdrop", "0"), QR("pe", "emb_pdrop", "0"), QD("norm", "2"), QD("npl", "2"), QD("hb", "0"),
+    QD("gated", "1"),
+};
+static const llmmem__tdef t_dbrx[] = {
+    WEIGHT("transformer.wte", "V", "h", EMBED, W_ONCE), NORM("norm_attn_norm.norm_1", "h", "2", W_ALL),
+    LINEAR("norm_attn_norm.attn.Wqkv", "h + 2 * k * d", "h", ATTN, W_ALL, "0"),
+    LINEAR("norm_attn_norm.attn.out_proj", "h", "h", ATTN, W_ALL, "0"), NORM("norm_attn_norm.norm_2", "h", "2", W_ALL),
+    LINEAR("ffn.router.layer", "E", "h", ROUTER, MOE_LAYERS, "0"),
+    PARAM("ffn.experts.mlp.w1", "E * fm", "h", EXPERT, MOE_LAYERS, NULL),
+    PARAM("ffn.experts.mlp.v1", "E * fm", "h", EXPERT, MOE_LAYERS, NULL),
+    PARAM("ffn.experts.mlp.w2", "E * fm", "h", EXPERT, MOE_LAYERS, NULL), NORM("transformer.norm_f", "h", "2", W_ONCE),
+    LM_HEAD,
+};
+
+/* Dots1: q/k norms over head_dim; MoE (gate [E, h], fused experts, shared
+ * experts of n_shared_experts x moe_intermediate_size) from
+ * first_k_dense_replace on; sliding from max_window_layers on when
+ * sliding_window is set. n_routed_experts, num_experts_per_tok and
+ * n_shared_experts have no usable default (None). */
+static const llmmem__qdef q_dots1[] = {
+    Q_BASE("152064", "4608", "10944", "62", "32", "32", "2048"), Q_HEAD_DIM("h / a"), Q_TIE("0"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), QD("mb", "0"), QD("qkn", "1"),
+    Q("sw", "sliding_window", "4096", "0", POS), Q("mwl", "max_window_layers", "62", "0", COUNT),
+    Q("E", "n_routed_experts|num_local_experts", NULL, NULL, COUNT), Q("K", "num_experts_per_tok", NULL, NULL, COUNT),
+    Q("ns", "n_shared_experts", NULL, NULL, COUNT), Q("fm", "moe_intermediate_size", "1408", NULL, DIM),
+    QD("fs", "ns * fm"), Q("kd", "first_k_dense_replace", "0", "0", COUNT), QRN("pa", "attention_dropout", "0", "0"),
+    Q_RMS,
+};
+static const llmmem__tdef t_dots1[] = {
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), QK_NORM("d", "d", W_ALL), MLP_GATED("mlp", "f", DENSE_LAYERS, "0"),
+    MOE_EXPERTS("mlp", "gate"), MLP_GATED("mlp.shared_experts", "fs", MOE_LAYERS, "0"), LAYER_NORMS, FINAL_NORM,
+    LM_HEAD,
+};
+
+/* HunYuanDenseV1Attention: query_layernorm/key_layernorm over head_dim; the
+ * class leaves head_dim None (the attention then fails): h / a here. */
+static const llmmem__qdef q_hunyuan_v1_dense[] = {
+    Q_BASE("290943", "4096", "11008", "32", "32", "a", "2048"), Q_HEAD_DIM("h / a"), Q_TIE("0"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), QD("mb", "0"), QD("qkn", "1"), Q_DROPOUT, Q_RMS,
+};
+#define HUNYUAN_QK_NORM \
+    NORM("self_attn.query_layernorm", "d", "0", W_ALL), NORM("self_attn.key_layernorm", "d", "0", W_ALL)
+static const llmmem__tdef t_hunyuan_v1_dense[] = {
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), HUNYUAN_QK_NORM, MLP_GATED("mlp", "f", W_ALL, "0"), LAYER_NORMS, FINAL_NORM,
+    LM_HEAD,
+};
+
+/* HunYuanMoEV1Moe in every layer: gate.wg Linear(h, E) (kept in fp32), fused
+ * experts and shared_mlp, all of width intermediate_size; moe_topk may be a
+ * per-layer list (its mean is the top-k). */
+static const llmmem__qdef q_hunyuan_v1_moe[] = {
+    Q_BASE("290943", "4096", "11008", "32", "32", "a", "2048"), Q_HEAD_DIM("h / a"), Q_TIE("0"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), QD("mb", "0"), QD("qkn", "1"),
+    Q("E", "num_experts|num_local_experts", "1", NULL, COUNT), Q("ktot", "moe_topk|num_experts_per_tok", "L", NULL, LIST),
+    QD("K", "ktot / L"), QD("fm", "f"), QD("fs", "f"), QD("ns", "1"), Q_DROPOUT, Q_RMS,
+};
+static const llmmem__tdef t_hunyuan_v1_moe[] = {
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), HUNYUAN_QK_NORM, LINEAR("mlp.gate.wg", "E", "h", ROUTER, MOE_LAYERS, "0"),
+    PARAM("mlp.experts.gate_up_proj", "E * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL),
+    PARAM("mlp.experts.down_proj", "E * h", "fm", EXPERT, MOE_LAYERS, NULL),
+    MLP_GATED("mlp.shared_mlp", "fs", MOE_LAYERS, "0"), LAYER_NORMS, FINAL_NORM, LM_HEAD,
+};
+
+/* ---- lfm2_moe, nemotron, ministral, cohere_compass_text ------------------------------ */
+
+/* Lfm2Moe: each layer is attention (q/k/v/out_proj, q_layernorm/k_layernorm
+ * over head_dim) or a gated short convolution (conv: in_proj Linear(h, 3h),
+ * depthwise Conv1d(h, kernel conv_L_cache), out_proj; biases by conv_bias) by
+ * layer_types; then a dense MLP w1/w3/w2 for the first num_dense_layers, else
+ * a MoE (gate [E, h]; expert_bias is a buffer). operator_norm and ffn_norm;
+ * the final norm is embedding_norm. */
+static const llmmem__qdef q_lfm2_moe[] = {
+    Q_BASE("65536", "2048", "7168", "32", "32", "8", "128000"), QD("d", "h / a"),
+    Q("tie", "tie_word_embeddings|tie_embedding", "1", NULL, BOOL), Q("cb", "conv_bias", "0", NULL, BOOL),
+    Q("conv_L", "conv_L_cache", "3", NULL, DIM), Q("E", "num_experts", "32", NULL, COUNT),
+    Q("K", "num_experts_per_tok", "4", NULL, COUNT), Q("fm", "moe_intermediate_size", "1792", NULL, DIM),
+    Q("kd", "num_dense_layers", "2", NULL, COUNT), QD("ab", "0"), QD("ob", "0"), QD("mb", "0"), QD("qkn", "1"), Q_RMS,
+};
+#define CONV_LAYERS W_MX(LLMMEM__MX(CONV))
+static const llmmem__tdef t_lfm2_moe[] = {
+    EMBED_TOKENS, LINEAR("self_attn.q_proj", "a * d", "h", ATTN, ATTN_LAYERS, "0"),
+    LINEAR("self_attn.k_proj", "k * d", "h", ATTN, ATTN_LAYERS, "0"),
+    LINEAR("self_attn.v_proj", "k * d", "h", ATTN, ATTN_LAYERS, "0"),
+    LINEAR("self_attn.out_proj", "h", "a * d", ATTN, ATTN_LAYERS, "0"),
+    NORM("self_attn.q_layernorm", "d", "0", ATTN_LAYERS), NORM("self_attn.k_layernorm", "d", "0", ATTN_LAYERS),
+    PARAM("conv.conv.weight", "h", "conv_L", ATTN, CONV_LAYERS, NULL),
+    PARAM("conv.conv.bias", "h", NULL, ATTN, CONV_LAYERS, "cb"), LINEAR("conv.in_proj", "3 * h", "h", ATTN, CONV_LAYERS, "cb"),
+    LINEAR("conv.out_proj", "h", "h", ATTN, CONV_LAYERS, "cb"), LINEAR("feed_forward.w1", "f", "h", MLP, DENSE_LAYERS, "0"),
+    LINEAR("feed_forward.w3", "f", "h", MLP, DENSE_LAYERS, "0"), LINEAR("feed_forward.w2", "h", "f", MLP, DENSE_LAYERS, "0"),
+    MOE_EXPERTS("feed_forward", "gate"), NORM("operator_norm", "h", "0", W_ALL), NORM("ffn_norm", "h", "0", W_ALL),
+    NORM("model.embedding_norm", "h", "0", W_ONCE), LM_HEAD,
+};
+
+/* Nemotron: LayerNorm1P (weight + bias, scaled by 1 + weight), a relu2 MLP
+ * up_proj/down_proj (mlp_bias), partial rotary; num_key_value_heads has no
+ * default (None) there: num_attention_heads here. */
+static const llmmem__qdef q_nemotron[] = {
+    Q_BASE("256000", "6144", "24576", "32", "48", "a", "4096"), Q_HEAD_DIM("h / a"), Q_TIE("0"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), Q("mb", "mlp_bias", "0", NULL, BOOL), Q_ROTARY("0.5"),
+    Q_DROPOUT, Q_LN, QD("gated", "0"),
+};
+static const llmmem__tdef t_nemotron[] = {
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), LINEAR("mlp.up_proj", "f", "h", MLP, W_ALL, "mb"),
+    LINEAR("mlp.down_proj", "h", "f", MLP, W_ALL, "mb"), LAYER_NORMS, FINAL_NORM, LM_HEAD,
+};
+
+/* Ministral: mistral's layout, every layer sliding when sliding_window is set
+ * (layer_types); head_dim None there: h / a here. */
+static const llmmem__qdef q_ministral[] = {
+    Q_BASE("32000", "4096", "14336", "32", "32", "8", "131072"), Q_HEAD_DIM("h / a"), Q_TIE("0"),
+    Q("sw", "sliding_window", "4096", "0", POS), QD("ab", "0"), QD("ob", "0"), QD("mb", "0"), Q_DROPOUT, Q_RMS,
+};
+#define t_ministral t_granite
+
+/* CohereCompassTextModel: cohere's parallel block (one input_layernorm, a
+ * LayerNorm without bias, feeding attention and MLP), head_dim = h / a,
+ * tied; sliding layers by layer_types (all full by default). */
+static const llmmem__qdef q_cohere_compass_text[] = {
+    Q_BASE("256000", "8192", "22528", "40", "64", "a", "8192"), QD("d", "h / a"), Q_TIE("1"),
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), QD("mb", "0"), Q("sw", "sliding_window", "4096", "0", POS),
+    QD("par", "1"), Q_DROPOUT, QD("norm", "2"), QD("npl", "1"), QD("hb", "0"), QD("gated", "1"),
+};
+static const llmmem__tdef t_cohere_compass_text[] = {
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), MLP_GATED("mlp", "f", W_ALL, "0"), NORM("input_layernorm", "h", "2", W_ALL),
+    NORM("model.norm", "h", "2", W_ONCE), LM_HEAD,
+};
+
 /* ---- the entries -------------------------------------------------------------------- */
 
 #define ENTRY(type, fam, mixer, ffn, norm, act, about) \
     {#type, LLMMEM__FAM_##fam, ROWS(q_##type), ROWS(t_##type), mixer, ffn, LLMMEM__NORM_##norm, LLMMEM__ACT_##act, about}
 #define SLIDING_ALL MIXER_LIST(NULL, NULL, LLMMEM__MR_SLIDING, NULL, NULL, 0, 0, NULL)
+#define LAYER_TYPES_SLIDING MIXER_LIST("layer_types", LAYER_TYPES, LLMMEM__MR_SLIDING, NULL, NULL, 0, 0, NULL)
 
 const llmmem__arch llmmem__fam_dense2[] = {
     ENTRY(granite, LLAMA, MIXER_FULL, FFN_DENSE, RMS, SILU_GLU, "modeling_granite.py: llama with scalar multipliers"),
@@ -706,5 +849,18 @@ const llmmem__arch llmmem__fam_dense2[] = {
           FIRST_DENSE, RMS, SILU_GLU, "modeling_mimo_v2_flash.py: sliding layers with 2x kv heads and sinks"),
     ENTRY(zaya, LLAMA, MIXER_LIST("layer_types", "hybrid=0,hybrid_sliding=1", LLMMEM__MR_FULL, NULL, NULL, 0, 0, NULL),
           FFN_MOE, RMS, SILU_GLU, "modeling_zaya.py: convolutional attention (CCA), router MLP"),
+    ENTRY(dbrx, LLAMA, MIXER_FULL, FFN_MOE, LAYER_NOBIAS, SILU_GLU, "modeling_dbrx.py: fused Wqkv, w1/v1/w2 experts"),
+    ENTRY(dots1, LLAMA, MIXER_LIST("layer_types", LAYER_TYPES, LLMMEM__MR_FROM, "mwl", NULL, 0, 0, NULL),
+          FFN_RULE(LLMMEM__FR_FIRST_K, "kd", NULL, NULL), RMS, SILU_GLU, "modeling_dots1.py: q/k norms, MoE + shared"),
+    ENTRY(hunyuan_v1_dense, LLAMA, MIXER_FULL, FFN_DENSE, RMS, SILU_GLU, "modeling_hunyuan_v1_dense.py: q/k norms"),
+    ENTRY(hunyuan_v1_moe, LLAMA, MIXER_FULL, FFN_MOE, RMS, SILU_GLU,
+          "modeling_hunyuan_v1_moe.py: q/k norms, MoE + shared_mlp"),
+    ENTRY(lfm2_moe, LLAMA, MIXER_LIST("layer_types", "full_attention=0,conv=5", LLMMEM__MR_FULL, NULL, NULL, 0, 0, NULL),
+          FFN_RULE(LLMMEM__FR_FIRST_K, "kd", NULL, NULL), RMS, SILU_GLU,
+          "modeling_lfm2_moe.py: short convolutions and attention, MoE after the dense layers"),
+    ENTRY(nemotron, STARCODER2, MIXER_FULL, FFN_DENSE, LAYER, RELU, "modeling_nemotron.py: LayerNorm1P, relu2"),
+    ENTRY(ministral, LLAMA, LAYER_TYPES_SLIDING, FFN_DENSE, RMS, SILU_GLU, "modeling_ministral.py: sliding layers"),
+    ENTRY(cohere_compass_text, LLAMA, MIXER_LIST("layer_types", LAYER_TYPES, LLMMEM__MR_FULL, NULL, NULL, 0, 0, NULL),
+          FFN_DENSE, LAYER_NOBIAS, SILU_GLU, "modeling_cohere_compass.py: the text model, parallel block"),
 };
 const int llmmem__fam_dense2_count = (int)LLMMEM_ARRAY_LEN(llmmem__fam_dense2);

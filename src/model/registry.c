@@ -95,6 +95,10 @@ static int defaults(struct llmmem_model *m)
         if (m->q.src[i] == LLMMEM__QS_GIVEN)
             continue;
         const llmmem__qdef *d = &f->q[i];
+        if (m->q.src[i] == LLMMEM__QS_PER_LAYER) { /* one number for every layer of a per-layer list */
+            m->q.v[i] = (int64_t)m->q.r[i] * llmmem__qvals_get(&m->q, "L", 1);
+            continue;
+        }
         const char *e = m->q.src[i] == LLMMEM__QS_NULL ? d->nul : d->def;
         if (!e)
             return llmmem__error(LLMMEM_E_SCHEMA, "model \"%s\": \"%s\" is required",

@@ -38,7 +38,8 @@ enum llmmem__qtype {
     LLMMEM__QT_REAL,    /* a real (dropout, rotary fraction, soft-cap): default parsed as a number */
     LLMMEM__QT_LIST,    /* a per-layer JSON array read as one integer: the sum of its integer
                            entries (num_attention_heads_per_layer), or, for a key "name=value",
-                           the number of string entries equal to value ("indexer_types=full") */
+                           the number of string entries equal to value ("indexer_types=full");
+                           a single number stands for every layer: the total is number x L */
     LLMMEM__QT_COUNT_
 };
 
@@ -57,7 +58,9 @@ typedef struct llmmem__qdef {
 enum llmmem__qsrc {
     LLMMEM__QS_DEFAULT = 0, /* absent: the entry's default, evaluated at each count */
     LLMMEM__QS_GIVEN = 1,   /* read from the config or set through the API */
-    LLMMEM__QS_NULL = 2     /* JSON null: the entry's `nul`, evaluated at each count */
+    LLMMEM__QS_NULL = 2,    /* JSON null: the entry's `nul`, evaluated at each count */
+    LLMMEM__QS_PER_LAYER = 3 /* QT_LIST given one number for every layer (kept in r): the
+                                value is r x L, evaluated at each count */
 };
 
 /* The values of a model's quantities. Integers (BOOL as 0/1) in v, reals in r. */

@@ -234,5 +234,41 @@ var("zaya", "sliding", layer_types=["hybrid", "hybrid_sliding", "hybrid_sliding"
     num_experts=4, moe_intermediate_size=64, router_hidden_size=32, head_dim=16, vocab_size=1000, hidden_size=128,
     num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=4)
 
+# families of transformers 5.17 whose default config does not build there (a None head_dim,
+# no experts, no layer_types, rope parameters keyed wrong): only variants.
+ROPE = {"rope_theta": 10000.0, "rope_type": "default"}
+var("dbrx", "small", d_model=256, n_heads=8, n_layers=3, vocab_size=1000, rope_parameters=ROPE,
+    attn_config={"kv_n_heads": 2, "rope_theta": 10000.0}, ffn_config={"ffn_hidden_size": 384, "moe_num_experts": 4, "moe_top_k": 2})
+var("dbrx", "mha", d_model=128, n_heads=4, n_layers=2, vocab_size=800, rope_parameters=ROPE,
+    attn_config={"kv_n_heads": 4, "rope_theta": 10000.0}, ffn_config={"ffn_hidden_size": 96, "moe_num_experts": 3, "moe_top_k": 1})
+var("dots1", "small", n_routed_experts=6, num_experts_per_tok=2, n_shared_experts=2, moe_intermediate_size=96,
+    first_k_dense_replace=2, max_window_layers=3, attention_bias=True, **SMALL)
+var("dots1", "no_lists", drop=("layer_types",), n_routed_experts=4, num_experts_per_tok=1, n_shared_experts=1,
+    moe_intermediate_size=64, max_window_layers=2, sliding_window=32, tie_word_embeddings=True, **SMALL)
+var("hunyuan_v1_dense", "small", head_dim=40, attention_bias=True, **SMALL)
+var("hunyuan_v1_dense", "tied", head_dim=32, tie_word_embeddings=True, **SMALL)
+HY_ROPE = {"rope_theta": 10000.0, "rope_type": "dynamic", "type": "dynamic", "factor": 2.0}
+var("hunyuan_v1_moe", "small", head_dim=32, num_experts=4, moe_topk=2, rope_parameters=HY_ROPE, **SMALL)
+var("hunyuan_v1_moe", "topk_list", head_dim=40, num_experts=6, moe_topk=[2, 1, 2, 3, 2], attention_bias=True,
+    rope_parameters=HY_ROPE, **SMALL)
+var("lfm2_moe", "small", layer_types=["conv", "conv", "full_attention", "conv", "full_attention"], num_experts=6,
+    num_experts_per_tok=2, moe_intermediate_size=96, num_dense_layers=2, **SMALL)
+var("lfm2_moe", "conv_bias", layer_types=["full_attention", "conv", "conv", "conv", "full_attention"],
+    conv_bias=True, conv_L_cache=4, num_experts=4, num_experts_per_tok=1, moe_intermediate_size=64,
+    num_dense_layers=1, tie_word_embeddings=False, **SMALL)
+var("nemotron", "small", attention_bias=True, mlp_bias=True, head_dim=40, **SMALL)
+var("nemotron", "tied", tie_word_embeddings=True, **SMALL)
+var("ministral", "small", head_dim=40, sliding_window=64, **SMALL)
+var("ministral", "no_window", head_dim=32, sliding_window=None, tie_word_embeddings=True, **SMALL)
+CC_ROPE = {"full_attention": {"rope_theta": 10000.0, "rope_type": "default"},
+           "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"}}
+var("cohere_compass_text", "small", rope_parameters=CC_ROPE, attention_bias=True,
+    layer_types=["sliding_attention", "sliding_attention", "full_attention", "sliding_attention", "full_attention"],
+    vocab_size=1000, hidden_size=1024, intermediate_size=512, num_hidden_layers=5, num_attention_heads=8,
+    num_key_value_heads=2)
+var("cohere_compass_text", "untied", rope_parameters=CC_ROPE, tie_word_embeddings=False, sliding_window=None,
+    vocab_size=1000, hidden_size=512, intermediate_size=384, num_hidden_layers=3, num_attention_heads=4,
+    num_key_value_heads=4)
+
 if __name__ == "__main__":
     main()
