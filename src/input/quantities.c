@@ -76,7 +76,9 @@ static int read_list(int64_t *out, const llmmem__json *doc, const llmmem__jnode 
                      const char *match)
 {
     if (llmmem__json_type(n) != LLMMEM__J_ARRAY)
-        return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "expected an array (one entry per layer)");
+        return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path,
+                                     *match ? "expected an array (one entry per layer)"
+                                            : "expected an array (one entry per layer) or one number");
     int64_t sum = 0;
     for (const llmmem__jnode *it = llmmem__json_first(n); it; it = llmmem__json_next(it)) {
         int64_t v = 0;
@@ -112,7 +114,7 @@ static int read_one(struct llmmem_model *m, const llmmem__qdef *d, int i, const 
         m->q.src[i] = LLMMEM__QS_NULL;
         return 0;
     }
-    if (d->type == LLMMEM__QT_LIST && t != LLMMEM__J_ARRAY && !*match) {
+    if (d->type == LLMMEM__QT_LIST && t == LLMMEM__J_NUMBER && !*match) {
         int64_t v = 0; /* one number for every layer: r x L at each count */
         int rc = llmmem__json_read_i64(&v, doc, n, NULL, path, 0, INT64_C(1) << 22, true);
         if (rc)
