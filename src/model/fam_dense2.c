@@ -38,10 +38,10 @@
 #define LAYER_NORMS NORM("input_layernorm", "h", "norm", W_ALL), NORM("post_attention_layernorm", "h", "norm", W_ALL)
 
 /* A Linear whose rows x count already total its layers (LLMMEM__TF_SUMMED):
- * per-layer sizes summed from a list. */
-#define LINEAR_SUMMED(name, out, in, kind, where, bias)                                       \
-    {name, out, in, T_(kind), LLMMEM__TF_LINEAR | LLMMEM__TF_SUMMED, where, NULL, NULL},       \
-        {name, out, NULL, T_(kind), LLMMEM__TF_BIAS | LLMMEM__TF_SUMMED, where, bias, NULL}
+ * per-layer sizes summed from a list, present when `when` is non-zero. */
+#define LINEAR_SUMMED_IF(name, out, in, kind, where, bias, when)                                   \
+    {name, out, in, T_(kind), LLMMEM__TF_LINEAR | LLMMEM__TF_SUMMED, where, when, NULL},            \
+        {name, out, NULL, T_(kind), LLMMEM__TF_BIAS | LLMMEM__TF_SUMMED, where, "(" when ") && (" bias ")", NULL}
 /* A Linear (or norm) repeated `n` times in each layer (a ModuleList of sub-blocks). */
 #define LINEAR_N(name, out, in, kind, where, bias, when, n)                                         \
     {name, out, in, T_(kind), LLMMEM__TF_LINEAR, where, when, n},                                   \
@@ -518,19 +518,26 @@ static const llmmem__tdef t_jetmoe[] = {
 static const llmmem__qdef q_laguna[] = {
     Q_BASE("100352", "2048", "8192", "40", "48", "8", "131072"), Q_HEAD_DIM("128"), Q_TIE("0"),
     Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), QD("mb", "0"), QD("qkn", "1"),
-    Q("asum", "num_attention_heads_per_layer", "a * L", "a * L", LIST), Q("gph", "gating=per-head", "1", NULL, BOOL),
+    Q("asum", "num_attention_heads_per_layer", "a * L", "a * L", LIST), QD("uni", "asum == a * L"),
+    Q("gph", "gating=per-head", "1", NULL, BOOL),
     Q("sw", "sliding_window", "512", NULL, POS), Q("E", "num_experts", "256", NULL, COUNT),
     Q("K", "num_experts_per_tok", "8", NULL, COUNT), Q("fm", "moe_intermediate_size", "512", NULL, DIM),
     Q("fs", "shared_expert_intermediate_size", "512", NULL, DIM0), QD("ns", "1"),
     QR("prf", "rope_parameters.full_attention.partial_rotary_factor|rope_parameters.partial_rotary_factor", "0.5"),
     Q_DROPOUT, Q_RMS,
 };
+/* Heads the same in every layer (uniform): per-layer rows; else rows summed
+ * over the layers (exact counts; a LoRA adapter on them is then counted with
+ * one input width for all layers). */
 static const llmmem__tdef t_laguna[] = {
-    EMBED_TOKENS, LINEAR_SUMMED("self_attn.q_proj", "asum * d", "h", ATTN, W_ALL, "ab"),
+    EMBED_TOKENS, LINEAR_IF("self_attn.q_proj", "a * d", "h", ATTN, W_ALL, "ab", "uni"),
+    LINEAR_SUMMED_IF("self_attn.q_proj", "asum * d", "h", ATTN, W_ALL, "ab", "!uni"),
     LINEAR("self_attn.k_proj", "k * d", "h", ATTN, W_ALL, "ab"), LINEAR("self_attn.v_proj", "k * d", "h", ATTN, W_ALL, "ab"),
-    {"self_attn.o_proj", "h", "asum * d", T_(ATTN), LLMMEM__TF_LINEAR | LLMMEM__TF_SUMMED, W_ALL, NULL, NULL},
-    {"self_attn.o_proj", "h", NULL, T_(ATTN), LLMMEM__TF_BIAS, W_ALL, "ob", NULL},
-    QK_NORM("d", "d", W_ALL), LINEAR_SUMMED("self_attn.g_proj", "gph ? asum : asum * d", "h", ATTN, W_ALL, "0"),
+    LINEAR_IF("self_attn.o_proj", "h", "a * d", ATTN, W_ALL, "ob", "uni"),
+    {"self_attn.o_proj", "h", "asum * d", T_(ATTN), LLMMEM__TF_LINEAR | LLMMEM__TF_SUMMED, W_ALL, "!uni", NULL},
+    {"self_attn.o_proj", "h", NULL, T_(ATTN), LLMMEM__TF_BIAS, W_ALL, "!uni && ob", NULL}, QK_NORM("d", "d", W_ALL),
+    LINEAR_IF("self_attn.g_proj", "gph ? a : a * d", "h", ATTN, W_ALL, "0", "uni"),
+    LINEAR_SUMMED_IF("self_attn.g_proj", "gph ? asum : asum * d", "h", ATTN, W_ALL, "0", "!uni"),
     MLP_GATED("mlp", "f", DENSE_LAYERS, "0"), PARAM("mlp.gate.weight", "E", "h", ROUTER, MOE_LAYERS, NULL),
     PARAM("mlp.gate.e_score_correction_bias", "E", NULL, ROUTER, MOE_LAYERS, NULL),
     PARAM("mlp.experts.gate_up_proj", "E * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL),
@@ -545,9 +552,9 @@ static const llmmem__tdef t_laguna[] = {
  * dense MLPs mlps.{0,1}, two input/post-attention norm pairs, and one MoE
  * whose router classifier Linear(h, E + Z) also scores Z zero-computation
  * (identity) experts. transformers allocates gate_up_proj for all E + Z
- * experts (the Z extra rows are never read) and down_proj for E: the extra
- * rows are a separate row of kind MLP, so that one routed expert is counted
- * right for the active parameters. */
+ * experts (the Z extra rows are never read) and down_proj for E; the unread
+ * rows are expert weights too, so that active parameters (E - K idle experts
+ * of the average size) leave most of them out. */
 static const llmmem__qdef q_longcat_flash[] = {
     Q("V", "vocab_size", "131072", NULL, VOCAB), Q("h", "hidden_size", "6144", NULL, DIM),
     Q("L", "num_layers", "28", NULL, LAYERS), Q("a", "num_attention_heads", "64", NULL, COUNT),
@@ -574,8 +581,7 @@ static const llmmem__tdef t_longcat_flash[] = {
     LINEAR_N("mlps.{j}.down_proj", "h", "f", MLP, W_ALL, "0", "1", "spl"),
     NORM_N("input_layernorm.{j}", "h", W_ALL, NULL, "spl"), NORM_N("post_attention_layernorm.{j}", "h", W_ALL, NULL, "spl"),
     LINEAR("mlp.router.classifier", "E + Z", "h", ROUTER, W_ALL, "rb"),
-    PARAM("mlp.experts.gate_up_proj", "E * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL),
-    PARAM("mlp.experts.gate_up_proj", "Z * 2 * fm", "h", MLP, MOE_LAYERS, "E > 0"),
+    PARAM("mlp.experts.gate_up_proj", "(E + Z) * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL),
     PARAM("mlp.experts.down_proj", "E * h", "fm", EXPERT, MOE_LAYERS, NULL), FINAL_NORM, LM_HEAD,
 };
 
