@@ -2,8 +2,8 @@
 # Parameter counts of every family against transformers 5.17 (test/families.py):
 # the shared reference (a copy, byte-identical to ../shared when it is there), and the
 # extra families and variant configs of test/data/families/ (README.md there says how they
-# were made). Families not in the registry yet are listed in pending.txt and must be
-# refused or flagged approximate.
+# were made; variants-dense2.jsonl: make_dense2.py there). Families not in the registry yet
+# are listed in pending.txt and must be refused or flagged approximate.
 set -eu
 cd "$(dirname "$0")/.."
 REF=test/data/families/transformers-5.17-families.jsonl
