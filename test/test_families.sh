@@ -2,8 +2,9 @@
 # Parameter counts of every family against transformers 5.17 (test/families.py):
 # the shared reference (a copy, byte-identical to ../shared when it is there), and the
 # extra families and variant configs of test/data/families/ (README.md there says how they
-# were made; hybrid_variants.py writes hybrid-variants-5.17.jsonl). Families not in the registry yet are listed in pending.txt and must be
-# refused or flagged approximate.
+# were made; make_variants_dense1.py writes variants-dense1.jsonl, make_dense2.py
+# variants-dense2.jsonl, hybrid_variants.py hybrid-variants-5.17.jsonl). Families not in the
+# registry yet are listed in pending.txt and must be refused or flagged approximate.
 set -eu
 cd "$(dirname "$0")/.."
 REF=test/data/families/transformers-5.17-families.jsonl

@@ -20,7 +20,7 @@ static const bounds qbounds[LLMMEM__QT_COUNT_] = {
     [LLMMEM__QT_BOOL] = {0, 1},                  [LLMMEM__QT_REAL] = {0, 0},
     [LLMMEM__QT_INT] = {-(INT64_C(1) << 40), INT64_C(1) << 40},
     [LLMMEM__QT_AUTO] = {1, INT64_C(1) << 22},   [LLMMEM__QT_LEN] = {1, 100000},
-    [LLMMEM__QT_SUM] = {0, INT64_C(1) << 22},
+    [LLMMEM__QT_SUM] = {0, INT64_C(1) << 22},    [LLMMEM__QT_LIST] = {0, INT64_C(1) << 44},
 };
 
 /* The 1-based position of v among "a|b|c", 0 when it is none of them. */
@@ -150,19 +150,26 @@ static const llmmem__jnode *lookup(const llmmem__jnode *obj, const char *key, si
 /* The first present key of "k1|k2|...": its node and its name (into buf);
  * *count is set when the key is "k#" (its items are counted). Imports
  * ("@part.sym") and per_layer_config attributes ("~attr") are not keys of the
- * object. */
+ * object. A key "name=value" looks up `name`; `match` (when not NULL)
+ * receives the value to compare string entries with ("" when the key has none). */
 static const llmmem__jnode *first_key(const llmmem__jnode *obj, const char *keys, char *name, size_t cap,
-                                      bool *count)
+                                      bool *count, char *match, size_t mcap)
 {
     for (const char *p = keys; *p;) {
         const char *bar = strchr(p, '|');
         size_t n = bar ? (size_t)(bar - p) : strlen(p);
-        bool hash = n > 0 && p[n - 1] == '#';
-        const llmmem__jnode *node = p[0] == '@' || p[0] == '~' ? NULL : lookup(obj, p, hash ? n - 1 : n);
+        const char *eq = memchr(p, '=', n);
+        size_t kn = eq ? (size_t)(eq - p) : n;
+        bool hash = !eq && n > 0 && p[n - 1] == '#';
+        if (hash)
+            kn--;
+        const llmmem__jnode *node = p[0] == '@' || p[0] == '~' ? NULL : lookup(obj, p, kn);
         if (node) {
-            snprintf(name, cap, "%.*s", (int)(hash ? n - 1 : n), p);
+            snprintf(name, cap, "%.*s", (int)kn, p);
             if (count)
                 *count = hash;
+            if (match)
+                snprintf(match, mcap, "%.*s", eq ? (int)(n - kn - 1) : 0, eq ? eq + 1 : "");
             return node;
         }
         if (!bar)
@@ -170,6 +177,34 @@ static const llmmem__jnode *first_key(const llmmem__jnode *obj, const char *keys
         p = bar + 1;
     }
     return NULL;
+}
+
+/* A per-layer list read as one integer (LLMMEM__QT_LIST): the sum of its
+ * integer entries, or with a `match` the number of string entries equal to it. */
+static int read_list(int64_t *out, const llmmem__json *doc, const llmmem__jnode *n, const char *path,
+                     const char *match)
+{
+    if (llmmem__json_type(n) != LLMMEM__J_ARRAY)
+        return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path,
+                                     *match ? "expected an array (one entry per layer)"
+                                            : "expected an array (one entry per layer) or one number");
+    int64_t sum = 0;
+    for (const llmmem__jnode *it = llmmem__json_first(n); it; it = llmmem__json_next(it)) {
+        int64_t v = 0;
+        if (*match) {
+            const char *s = llmmem__json_string(it);
+            if (!s)
+                return llmmem__json_error_at(doc, it, LLMMEM_E_SCHEMA, path, "expected a string entry");
+            v = strcmp(s, match) == 0;
+        } else {
+            int rc = llmmem__json_read_i64(&v, doc, it, NULL, path, 0, INT64_C(1) << 22, true);
+            if (rc)
+                return rc;
+        }
+        sum += v; /* entries of at most 2^22 in a file of at most 64 MiB: no overflow */
+    }
+    *out = sum;
+    return 0;
 }
 
 /* One integer of a quantity (a list item included) within its type's bounds. */
@@ -189,9 +224,9 @@ static int read_int(int64_t *out, const llmmem__qdef *d, const llmmem__json *doc
 static int read_one(llmmem__qvals *q, const char *what, const llmmem__qdef *d, int i, const llmmem__json *doc,
                     const llmmem__jnode *obj, const char *prefix)
 {
-    char key[96], path[160];
+    char key[96], path[160], match[64];
     bool count = false;
-    const llmmem__jnode *n = first_key(obj, d->keys, key, sizeof key, &count);
+    const llmmem__jnode *n = first_key(obj, d->keys, key, sizeof key, &count, match, sizeof match);
     if (!n)
         return 0;
     snprintf(path, sizeof path, "%s%s", prefix, key);
@@ -228,7 +263,22 @@ static int read_one(llmmem__qvals *q, const char *what, const llmmem__qdef *d, i
     int type = LLMMEM__QT_BASE(d->type);
     if (type == LLMMEM__QT_AUTO && t == LLMMEM__J_STRING && !strcmp(llmmem__json_string(n), "auto"))
         return 0; /* the class computes it: the entry's default */
-    if (type == LLMMEM__QT_LEN || type == LLMMEM__QT_SUM) {
+    if (type == LLMMEM__QT_LIST && t == LLMMEM__J_NUMBER && !*match) {
+        int64_t v = 0; /* one number for every layer: r x L at each count */
+        int rc = llmmem__json_read_i64(&v, doc, n, NULL, path, 0, INT64_C(1) << 22, true);
+        if (rc)
+            return rc;
+        q->r[i] = (double)v;
+        q->src[i] = LLMMEM__QS_PER_LAYER;
+        return 0;
+    }
+    if (type == LLMMEM__QT_LIST) {
+        int rc = read_list(&q->v[i], doc, n, path, match);
+        if (rc)
+            return rc;
+    } else if (type == LLMMEM__QT_BOOL && *match && t == LLMMEM__J_STRING) {
+        q->v[i] = strcmp(llmmem__json_string(n), match) == 0; /* "name=value": a string or a boolean */
+    } else if (type == LLMMEM__QT_LEN || type == LLMMEM__QT_SUM) {
         int rc = read_aggregate(&q->v[i], d, doc, n, path);
         if (rc)
             return rc;
@@ -276,7 +326,7 @@ const llmmem__jnode *llmmem__quantity_node(const struct llmmem_model *m, const c
     if (!llmmem__qvals_find(&m->q, sym, strlen(sym), &i) || !m->fam->q[i].keys)
         return NULL;
     char key[96];
-    const llmmem__jnode *n = first_key(obj, m->fam->q[i].keys, key, sizeof key, NULL);
+    const llmmem__jnode *n = first_key(obj, m->fam->q[i].keys, key, sizeof key, NULL, NULL, 0);
     if (n)
         snprintf(path, cap, "%s%s", prefix, key);
     return n;
@@ -295,7 +345,7 @@ int llmmem__check_quantities(const struct llmmem_model *m, const llmmem__json *d
                                      "%lld experts per token but only %lld experts", (long long)m->experts_per_token,
                                      (long long)m->num_experts);
     }
-    if (m->family != LLMMEM__FAM_DEEPSEEK && m->num_kv_heads > 0 && m->num_heads % m->num_kv_heads != 0) {
+    if (llmmem__kv_heads_divide(m) && m->num_kv_heads > 0 && m->num_heads % m->num_kv_heads != 0) {
         n = llmmem__quantity_node(m, "k", obj, path, sizeof path, prefix);
         return llmmem__json_error_at(doc, n ? n : obj, LLMMEM_E_INCONSISTENT, n ? path : "num_key_value_heads",
                                      "%lld does not divide num_attention_heads %lld",
@@ -702,7 +752,7 @@ int llmmem__read_layer_lists(struct llmmem_model *m, const llmmem__json *doc, co
     bool per_layer = false;
     int rc;
     per_layer |= slist_at(&ls.mixer, &f->mixer, "layer", obj, prefix);
-    per_layer |= slist_at(&ls.ffn, &f->ffn, "layer", obj, prefix);
+    per_layer |= slist_at(&ls.ffn, &f->ffn, "feed-forward", obj, prefix);
     if (!f->ffn.map && (f->ffn.rule == LLMMEM__FR_STEP || f->ffn.rule == LLMMEM__FR_MOE_LIST))
         ls.dense = list_node(obj, f->ffn.list, false, ls.dense_path, sizeof ls.dense_path, prefix);
     if (!ls.mixer.node)

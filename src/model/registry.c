@@ -116,6 +116,10 @@ static int defaults_of(llmmem__qvals *q, const llmmem__qdef *defs, int n, const 
         if (q->src[i] == LLMMEM__QS_GIVEN || q->src[i] == LLMMEM__QS_LIST)
             continue;
         const llmmem__qdef *d = &defs[i];
+        if (q->src[i] == LLMMEM__QS_PER_LAYER) { /* one number for every layer of a per-layer list */
+            q->v[i] = (int64_t)q->r[i] * llmmem__qvals_get(q, "L", 1);
+            continue;
+        }
         const char *e = q->src[i] == LLMMEM__QS_NULL ? d->nul : d->def;
         if (!e)
             return llmmem__error(LLMMEM_E_SCHEMA, "model \"%s\": \"%s\" is required", what,
@@ -144,6 +148,7 @@ static const struct {
     {llmmem__fam_multimodal, &llmmem__fam_multimodal_count},
     {llmmem__fam_dense1, &llmmem__fam_dense1_count},
     {llmmem__fam_hybrid, &llmmem__fam_hybrid_count},
+    {llmmem__fam_dense2, &llmmem__fam_dense2_count},
 };
 
 int llmmem__arch_count(void)
@@ -661,7 +666,8 @@ static int tensors(struct llmmem_model *m)
         const llmmem__tdef *d = &f->t[i];
         int rc;
         /* W_COUNT: `count` says in how many layers */
-        bool once = d->where == LLMMEM__W_ONCE || d->where == LLMMEM__W_COUNT;
+        bool once = d->where == LLMMEM__W_ONCE || d->where == LLMMEM__W_COUNT ||
+                    ((d->flags & LLMMEM__TF_SUMMED) && layers_where(m, d->where) > 0);
         if (!once && m->variants.n > 0) {
             if ((rc = variant_rows(m, rows, i, &k)))
                 return rc;

@@ -47,6 +47,10 @@ enum llmmem__qtype {
     LLMMEM__QT_LEN,     /* the length (1 .. 100000) of the array or string at the key
                            (nemotron_h: the layers are the entries of layers_block_type) */
     LLMMEM__QT_SUM,     /* the sum (0 .. 2^22) of the integer array at the key (hrm_text L_bp_cycles) */
+    LLMMEM__QT_LIST,    /* a per-layer JSON array read as one integer: the sum of its integer
+                           entries (num_attention_heads_per_layer), or, for a key "name=value",
+                           the number of string entries equal to value ("indexer_types=full");
+                           a single number stands for every layer: the total is number x L */
     LLMMEM__QT_COUNT_
 };
 /* A flag on the type: the value may differ from layer to layer. Layer i takes
@@ -67,7 +71,9 @@ typedef struct llmmem__qdef {
                          reads member b of object a (item b of array a); "k#" is
                          the number of items of k (1 for a scalar); "@part.sym"
                          imports symbol sym of a composite's part (below);
-                         "~attr" is only per_layer_config's attribute attr */
+                         "~attr" is only per_layer_config's attribute attr. A BOOL key
+                         "name=value" also reads a string: 1 when it equals value
+                         (laguna's gating: true or "per-head") */
     const char *def;  /* value when every key is absent (an expression; REAL: a number);
                          NULL: a key is required */
     const char *nul;  /* value when the key is JSON null; NULL: null is an error */
@@ -80,7 +86,9 @@ enum llmmem__qsrc {
     LLMMEM__QS_DEFAULT = 0, /* absent: the entry's default, evaluated at each count */
     LLMMEM__QS_GIVEN = 1,   /* read from the config or set through the API */
     LLMMEM__QS_NULL = 2,    /* JSON null: the entry's `nul`, evaluated at each count */
-    LLMMEM__QS_LIST = 3     /* a LAYERWISE quantity given as a per-layer list (v: its largest item) */
+    LLMMEM__QS_LIST = 3,    /* a LAYERWISE quantity given as a per-layer list (v: its largest item) */
+    LLMMEM__QS_PER_LAYER = 4 /* QT_LIST given one number for every layer (kept in r): the
+                                value is r x L, evaluated at each count */
 };
 
 /* The values of a model's quantities. Integers (BOOL as 0/1) in v, reals in r. */
@@ -233,8 +241,12 @@ enum llmmem__where {
 enum llmmem__tflag {
     LLMMEM__TF_LINEAR = 1, /* an nn.Linear (or GPT-2 Conv1D) weight: LoRA target, autocast-cast */
     LLMMEM__TF_BIAS = 2,   /* the bias of the Linear named the same */
-    LLMMEM__TF_PARAM = 4   /* a parameter of a fused module: `name` is "module.param"
+    LLMMEM__TF_PARAM = 4,  /* a parameter of a fused module: `name` is "module.param"
                               (experts.gate_up_proj, self_attn.sinks) */
+    LLMMEM__TF_SUMMED = 8  /* a decoder-layer tensor whose shape x count already totals its
+                              layers: the count is not multiplied by the layers of `where`
+                              (per-layer head counts summed from a list, a tensor that only
+                              some layers of a kind hold) */
 };
 
 typedef struct llmmem__tdef {
@@ -316,6 +328,9 @@ extern const int llmmem__fam_dense1_count;
  * shared blocks (src/model/fam_hybrid.c). */
 extern const llmmem__arch llmmem__fam_hybrid[];
 extern const int llmmem__fam_hybrid_count;
+/* Dense and MoE decoders, model_types h-z (src/model/fam_dense2.c). */
+extern const llmmem__arch llmmem__fam_dense2[];
+extern const int llmmem__fam_dense2_count;
 
 /* All families, and lookup by model_type (NULL if unknown). */
 const llmmem__arch *llmmem__arch_find(const char *type);
