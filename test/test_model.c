@@ -507,8 +507,18 @@ static void test_registry_rules(void **state)
              "expected a string");
     bad_text("{\"model_type\": \"glm_moe_dsa\", \"indexer_types\": \"full\"}", LLMMEM_E_SCHEMA, "\"indexer_types\"",
              "expected an array of strings");
+    /* entries are strings, integers too where a choice is a number (compress_ratios 4 and 128) */
     bad_text("{\"model_type\": \"glm_moe_dsa\", \"indexer_types\": [\"full\", [1]]}", LLMMEM_E_SCHEMA,
-             "\"indexer_types\"", "expected a string or integer entry");
+             "\"indexer_types\"", "expected a string entry");
+    bad_text("{\"model_type\": \"deepseek_v4\", \"num_hidden_layers\": 2, \"compress_ratios\": [4, [1]]}",
+             LLMMEM_E_SCHEMA, "\"compress_ratios\"", "expected a string or integer entry");
+    m = from_text("{\"model_type\": \"deepseek_v4\", \"num_hidden_layers\": 4, \"compress_ratios\": [4, 128, 4, 0]}");
+    llmmem_model *named = from_text("{\"model_type\": \"deepseek_v4\", \"num_hidden_layers\": 4, "
+                  "\"layer_types\": [\"compressed_sparse_attention\", \"heavily_compressed_attention\", "
+                  "\"compressed_sparse_attention\", \"sliding_attention\"]}");
+    assert_int_equal(m->params, named->params); /* the same layers named by ratio or by kind */
+    llmmem_model_free(named);
+    llmmem_model_free(m);
     /* XIELUActivation's two parameters per layer go with hidden_act "xielu" */
     llmmem_model *x = from_text("{\"model_type\": \"apertus\", \"num_hidden_layers\": 3}");
     m = from_text("{\"model_type\": \"apertus\", \"num_hidden_layers\": 3, \"hidden_act\": \"relu2\"}");

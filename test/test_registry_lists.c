@@ -1,8 +1,8 @@
 /* Tests of the registry's per-layer inputs (src/model/registry.h): a feed-forward
- * list (mlp_layer_types), per-layer integer lists summed (QT_LIST), string
- * lists counted ("indexer_types=full"), one number standing for every layer,
- * a boolean key that also reads a string ("gating=per-head"), and their bad
- * inputs. Expected counts are worked out by hand in the comments (and agree
+ * list (mlp_layer_types), per-layer integer lists summed (QT_LIST), string lists
+ * counted (QT_LIST with choices: indexer_types "full"), one number standing for
+ * every layer, a boolean key that also reads a string (gating: true or
+ * "per-head"), and their bad inputs. Expected counts are worked out by hand in the comments (and agree
  * with transformers 5.17 on the meta device). Runs from the repository root. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -131,7 +131,7 @@ static void test_per_layer_number(void **state)
     llmmem_model_free(m);
 }
 
-/* Entries of a string list equal to a value ("indexer_types=full"). */
+/* Entries of a string list among the entry's choices (indexer_types "full"). */
 static void test_list_count(void **state)
 {
     (void)state;

@@ -17,11 +17,34 @@ static const bounds qbounds[LLMMEM__QT_COUNT_] = {
     [LLMMEM__QT_DIM] = {1, INT64_C(1) << 22},    [LLMMEM__QT_DIM0] = {0, INT64_C(1) << 22},
     [LLMMEM__QT_LAYERS] = {1, 100000},           [LLMMEM__QT_COUNT] = {0, INT64_C(1) << 22},
     [LLMMEM__QT_VOCAB] = {1, INT64_C(1) << 26},  [LLMMEM__QT_POS] = {0, INT64_C(1) << 40},
-    [LLMMEM__QT_BOOL] = {0, 1},                  [LLMMEM__QT_REAL] = {0, 0},
     [LLMMEM__QT_INT] = {-(INT64_C(1) << 40), INT64_C(1) << 40},
-    [LLMMEM__QT_AUTO] = {1, INT64_C(1) << 22},   [LLMMEM__QT_LEN] = {1, 100000},
-    [LLMMEM__QT_SUM] = {0, INT64_C(1) << 22},    [LLMMEM__QT_LIST] = {0, INT64_C(1) << 44},
+    [LLMMEM__QT_AUTO] = {1, INT64_C(1) << 22},   [LLMMEM__QT_BOOL] = {0, 1},
+    [LLMMEM__QT_REAL] = {0, 0},                  [LLMMEM__QT_STR] = {0, 0},
+    [LLMMEM__QT_LIST] = {0, INT64_C(1) << 22}, /* each entry (and one number for every layer) */
+    [LLMMEM__QT_LEN] = {1, 100000},
 };
+
+/* Whether an item of a list of names is a number ("compressed|4": sep '|'),
+ * or of a map ("M=4,*=0": sep ',', the part before '=') is a number, or, with
+ * `number` false, one character long. */
+static bool any_item(const char *list, char sep, bool number)
+{
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, sep);
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', n);
+        size_t kn = eq ? (size_t)(eq - p) : n;
+        bool digits = kn > 0;
+        for (size_t j = 0; j < kn; j++)
+            digits &= p[j] >= '0' && p[j] <= '9';
+        if (number ? digits : kn == 1)
+            return true;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return false;
+}
 
 /* The 1-based position of v among "a|b|c", 0 when it is none of them. */
 static int64_t choice_of(const char *choices, const char *v, size_t vn)
@@ -39,67 +62,54 @@ static int64_t choice_of(const char *choices, const char *v, size_t vn)
     return 0;
 }
 
-/* QT_STR: the string's position among the choices; QT_NLIST: how many
- * entries of the per-layer list are among them. */
-static int read_strings(int64_t *out, const llmmem__qdef *d, const llmmem__json *doc, const llmmem__jnode *n,
-                        const char *path)
+/* QT_LIST (registry.h): with choices, how many entries are among them (an
+ * integer entry by its decimal text, where a choice is a number); without,
+ * the sum of its integer entries. */
+static int read_list(int64_t *out, const llmmem__qdef *d, const llmmem__json *doc, const llmmem__jnode *n,
+                     const char *path)
 {
-    if (LLMMEM__QT_BASE(d->type) == LLMMEM__QT_STR) {
-        const char *v = llmmem__json_string(n);
-        if (!v)
-            return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "expected a string");
-        *out = choice_of(d->choices, v, strlen(v));
-        return 0;
-    }
+    bool numbers = any_item(d->choices, '|', true);
     if (llmmem__json_type(n) != LLMMEM__J_ARRAY)
-        return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "expected an array of strings");
-    *out = 0;
+        return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "expected an array of %s",
+                                     !d->choices ? "integers (one per layer) or one number"
+                                     : numbers   ? "strings or integers (one per layer)"
+                                                 : "strings (one per layer)");
+    int64_t sum = 0;
     for (const llmmem__jnode *it = llmmem__json_first(n); it; it = llmmem__json_next(it)) {
-        /* an integer entry is matched by its decimal text (DeepSeek-V4's compress_ratios) */
+        int64_t v = 0;
+        const char *s = llmmem__json_string(it);
         char num[24];
-        const char *v = llmmem__json_string(it);
-        if (!v && llmmem__json_type(it) == LLMMEM__J_NUMBER) {
-            int64_t x = 0;
-            int rc = llmmem__json_read_i64(&x, doc, it, NULL, path, INT64_MIN / 2, INT64_MAX / 2, true);
+        if (d->choices && !s && numbers && llmmem__json_type(it) == LLMMEM__J_NUMBER) {
+            int rc = llmmem__json_read_i64(&v, doc, it, NULL, path, -(INT64_C(1) << 40), INT64_C(1) << 40, true);
             if (rc)
                 return rc;
-            snprintf(num, sizeof num, "%lld", (long long)x);
-            v = num;
+            snprintf(num, sizeof num, "%lld", (long long)v);
+            s = num;
         }
-        if (!v)
-            return llmmem__json_error_at(doc, it, LLMMEM_E_SCHEMA, path, "expected a string or integer entry");
-        *out += choice_of(d->choices, v, strlen(v)) > 0;
+        if (d->choices && !s)
+            return llmmem__json_error_at(doc, it, LLMMEM_E_SCHEMA, path, "expected a string%s entry",
+                                         numbers ? " or integer" : "");
+        int rc = d->choices ? 0
+                            : llmmem__json_read_i64(&v, doc, it, NULL, path, 0, qbounds[LLMMEM__QT_LIST].hi, true);
+        if (rc)
+            return rc;
+        sum += d->choices ? choice_of(d->choices, s, strlen(s)) > 0 : v; /* at most 2^22 x 2^25 entries */
     }
+    *out = sum;
     return 0;
 }
 
-/* QT_LEN: the length of an array or a string; QT_SUM: the sum of an integer
- * array. Out of the type's bounds is an error at the key. */
-static int read_aggregate(int64_t *out, const llmmem__qdef *d, const llmmem__json *doc, const llmmem__jnode *n,
-                          const char *path)
+/* QT_LEN: the length of an array or a string, within the type's bounds. */
+static int read_len(int64_t *out, const llmmem__json *doc, const llmmem__jnode *n, const char *path)
 {
-    int t = llmmem__json_type(n), type = LLMMEM__QT_BASE(d->type);
-    if (type == LLMMEM__QT_LEN && t == LLMMEM__J_STRING)
-        *out = (int64_t)strlen(llmmem__json_string(n));
-    else if (t != LLMMEM__J_ARRAY)
-        return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "expected an array%s",
-                                     type == LLMMEM__QT_LEN ? " or a string" : " of integers");
-    else if (type == LLMMEM__QT_LEN)
-        *out = llmmem__json_array_size(n);
-    else {
-        *out = 0;
-        for (const llmmem__jnode *it = llmmem__json_first(n); it; it = llmmem__json_next(it)) {
-            int64_t v = 0;
-            int rc = llmmem__json_read_i64(&v, doc, it, NULL, path, 0, qbounds[type].hi, true);
-            if (rc)
-                return rc;
-            *out += v;
-        }
-    }
-    if (*out < qbounds[type].lo || *out > qbounds[type].hi)
-        return llmmem__json_error_at(doc, n, LLMMEM_E_OUT_OF_RANGE, path, "%s %lld is out of [%lld, %lld]",
-                                     type == LLMMEM__QT_LEN ? "length" : "sum", (long long)*out,
-                                     (long long)qbounds[type].lo, (long long)qbounds[type].hi);
+    int t = llmmem__json_type(n);
+    if (t != LLMMEM__J_ARRAY && t != LLMMEM__J_STRING)
+        return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "expected an array or a string");
+    *out = t == LLMMEM__J_STRING ? (int64_t)strlen(llmmem__json_string(n)) : llmmem__json_array_size(n);
+    const bounds *b = &qbounds[LLMMEM__QT_LEN];
+    if (*out < b->lo || *out > b->hi)
+        return llmmem__json_error_at(doc, n, LLMMEM_E_OUT_OF_RANGE, path, "length %lld is out of [%lld, %lld]",
+                                     (long long)*out, (long long)b->lo, (long long)b->hi);
     return 0;
 }
 
@@ -150,26 +160,19 @@ static const llmmem__jnode *lookup(const llmmem__jnode *obj, const char *key, si
 /* The first present key of "k1|k2|...": its node and its name (into buf);
  * *count is set when the key is "k#" (its items are counted). Imports
  * ("@part.sym") and per_layer_config attributes ("~attr") are not keys of the
- * object. A key "name=value" looks up `name`; `match` (when not NULL)
- * receives the value to compare string entries with ("" when the key has none). */
+ * object. */
 static const llmmem__jnode *first_key(const llmmem__jnode *obj, const char *keys, char *name, size_t cap,
-                                      bool *count, char *match, size_t mcap)
+                                      bool *count)
 {
     for (const char *p = keys; *p;) {
         const char *bar = strchr(p, '|');
         size_t n = bar ? (size_t)(bar - p) : strlen(p);
-        const char *eq = memchr(p, '=', n);
-        size_t kn = eq ? (size_t)(eq - p) : n;
-        bool hash = !eq && n > 0 && p[n - 1] == '#';
-        if (hash)
-            kn--;
-        const llmmem__jnode *node = p[0] == '@' || p[0] == '~' ? NULL : lookup(obj, p, kn);
+        bool hash = n > 0 && p[n - 1] == '#';
+        const llmmem__jnode *node = p[0] == '@' || p[0] == '~' ? NULL : lookup(obj, p, hash ? n - 1 : n);
         if (node) {
-            snprintf(name, cap, "%.*s", (int)kn, p);
+            snprintf(name, cap, "%.*s", (int)(hash ? n - 1 : n), p);
             if (count)
                 *count = hash;
-            if (match)
-                snprintf(match, mcap, "%.*s", eq ? (int)(n - kn - 1) : 0, eq ? eq + 1 : "");
             return node;
         }
         if (!bar)
@@ -177,34 +180,6 @@ static const llmmem__jnode *first_key(const llmmem__jnode *obj, const char *keys
         p = bar + 1;
     }
     return NULL;
-}
-
-/* A per-layer list read as one integer (LLMMEM__QT_LIST): the sum of its
- * integer entries, or with a `match` the number of string entries equal to it. */
-static int read_list(int64_t *out, const llmmem__json *doc, const llmmem__jnode *n, const char *path,
-                     const char *match)
-{
-    if (llmmem__json_type(n) != LLMMEM__J_ARRAY)
-        return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path,
-                                     *match ? "expected an array (one entry per layer)"
-                                            : "expected an array (one entry per layer) or one number");
-    int64_t sum = 0;
-    for (const llmmem__jnode *it = llmmem__json_first(n); it; it = llmmem__json_next(it)) {
-        int64_t v = 0;
-        if (*match) {
-            const char *s = llmmem__json_string(it);
-            if (!s)
-                return llmmem__json_error_at(doc, it, LLMMEM_E_SCHEMA, path, "expected a string entry");
-            v = strcmp(s, match) == 0;
-        } else {
-            int rc = llmmem__json_read_i64(&v, doc, it, NULL, path, 0, INT64_C(1) << 22, true);
-            if (rc)
-                return rc;
-        }
-        sum += v; /* entries of at most 2^22 in a file of at most 64 MiB: no overflow */
-    }
-    *out = sum;
-    return 0;
 }
 
 /* One integer of a quantity (a list item included) within its type's bounds. */
@@ -224,9 +199,9 @@ static int read_int(int64_t *out, const llmmem__qdef *d, const llmmem__json *doc
 static int read_one(llmmem__qvals *q, const char *what, const llmmem__qdef *d, int i, const llmmem__json *doc,
                     const llmmem__jnode *obj, const char *prefix)
 {
-    char key[96], path[160], match[64];
+    char key[96], path[160];
     bool count = false;
-    const llmmem__jnode *n = first_key(obj, d->keys, key, sizeof key, &count, match, sizeof match);
+    const llmmem__jnode *n = first_key(obj, d->keys, key, sizeof key, &count);
     if (!n)
         return 0;
     snprintf(path, sizeof path, "%s%s", prefix, key);
@@ -260,41 +235,34 @@ static int read_one(llmmem__qvals *q, const char *what, const llmmem__qdef *d, i
         q->src[i] = LLMMEM__QS_LIST;
         return 0;
     }
-    int type = LLMMEM__QT_BASE(d->type);
-    if (type == LLMMEM__QT_AUTO && t == LLMMEM__J_STRING && !strcmp(llmmem__json_string(n), "auto"))
+    int type = LLMMEM__QT_BASE(d->type), rc = 0;
+    const char *s = llmmem__json_string(n);
+    if (type == LLMMEM__QT_AUTO && s && !strcmp(s, "auto"))
         return 0; /* the class computes it: the entry's default */
-    if (type == LLMMEM__QT_LIST && t == LLMMEM__J_NUMBER && !*match) {
+    if (type == LLMMEM__QT_LIST && t == LLMMEM__J_NUMBER && !d->choices) {
         int64_t v = 0; /* one number for every layer: r x L at each count */
-        int rc = llmmem__json_read_i64(&v, doc, n, NULL, path, 0, INT64_C(1) << 22, true);
-        if (rc)
+        if ((rc = read_int(&v, d, doc, n, path)))
             return rc;
         q->r[i] = (double)v;
         q->src[i] = LLMMEM__QS_PER_LAYER;
         return 0;
     }
     if (type == LLMMEM__QT_LIST) {
-        int rc = read_list(&q->v[i], doc, n, path, match);
-        if (rc)
-            return rc;
-    } else if (type == LLMMEM__QT_BOOL && *match && t == LLMMEM__J_STRING) {
-        q->v[i] = strcmp(llmmem__json_string(n), match) == 0; /* "name=value": a string or a boolean */
-    } else if (type == LLMMEM__QT_LEN || type == LLMMEM__QT_SUM) {
-        int rc = read_aggregate(&q->v[i], d, doc, n, path);
-        if (rc)
-            return rc;
+        rc = read_list(&q->v[i], d, doc, n, path);
+    } else if (type == LLMMEM__QT_LEN) {
+        rc = read_len(&q->v[i], doc, n, path);
     } else if (type == LLMMEM__QT_REAL) {
-        int rc = llmmem__json_read_f64(&q->r[i], doc, n, NULL, path, -1e18, 1e18, true);
-        if (rc)
-            return rc;
-    } else if (LLMMEM__QT_BASE(d->type) == LLMMEM__QT_STR || LLMMEM__QT_BASE(d->type) == LLMMEM__QT_NLIST) {
-        int rc = read_strings(&q->v[i], d, doc, n, path);
-        if (rc)
-            return rc;
+        rc = llmmem__json_read_f64(&q->r[i], doc, n, NULL, path, -1e18, 1e18, true);
+    } else if (type == LLMMEM__QT_STR && !s) {
+        rc = llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "expected a string");
+    } else if ((type == LLMMEM__QT_STR || type == LLMMEM__QT_BOOL) && s && d->choices) {
+        int64_t k = choice_of(d->choices, s, strlen(s)); /* BOOL: true when among the choices */
+        q->v[i] = type == LLMMEM__QT_STR ? k : k > 0;
     } else {
-        int rc = read_int(&q->v[i], d, doc, n, path);
-        if (rc)
-            return rc;
+        rc = read_int(&q->v[i], d, doc, n, path);
     }
+    if (rc)
+        return rc;
     q->src[i] = LLMMEM__QS_GIVEN;
     return 0;
 }
@@ -326,7 +294,7 @@ const llmmem__jnode *llmmem__quantity_node(const struct llmmem_model *m, const c
     if (!llmmem__qvals_find(&m->q, sym, strlen(sym), &i) || !m->fam->q[i].keys)
         return NULL;
     char key[96];
-    const llmmem__jnode *n = first_key(obj, m->fam->q[i].keys, key, sizeof key, NULL, NULL, 0);
+    const llmmem__jnode *n = first_key(obj, m->fam->q[i].keys, key, sizeof key, NULL);
     if (n)
         snprintf(path, cap, "%s%s", prefix, key);
     return n;
@@ -370,29 +338,6 @@ static bool map_value(const char *map, const char *v, size_t vn, int *mixer, int
                 *ffn = eq[3] - '0';
             return true;
         }
-        if (!comma)
-            break;
-        p = comma + 1;
-    }
-    return false;
-}
-
-/* What a map's values say about its list: numbers ("1=2,0=0": an integer
- * entry, or a boolean as 1/0, is matched by its decimal text; otherwise only
- * strings are entries) and single characters ("M=4,*=0": a string may give
- * one character a layer). */
-static bool map_has(const char *map, bool numbers)
-{
-    for (const char *p = map; p && *p;) {
-        const char *comma = strchr(p, ',');
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
-        const char *eq = memchr(p, '=', n);
-        size_t kn = eq ? (size_t)(eq - p) : n;
-        bool digits = kn > 0;
-        for (size_t j = 0; j < kn; j++)
-            digits &= p[j] >= '0' && p[j] <= '9';
-        if (numbers ? digits : kn == 1)
-            return true;
         if (!comma)
             break;
         p = comma + 1;
@@ -456,7 +401,7 @@ static int run_length(slist *l, int64_t cap, const llmmem__json *doc)
 static int read_slist(slist *l, int64_t L, const llmmem__json *doc)
 {
     int t = llmmem__json_type(l->node);
-    if (t == LLMMEM__J_STRING && map_has(l->map, false)) { /* one character a layer */
+    if (t == LLMMEM__J_STRING && any_item(l->map, ',', false)) { /* one character a layer */
         l->n = (int64_t)strlen(llmmem__json_string(l->node));
     } else if (t != LLMMEM__J_ARRAY) {
         return llmmem__json_error_at(doc, l->node, LLMMEM_E_SCHEMA, l->path, "expected an array of layer kinds");
@@ -502,10 +447,10 @@ static int kind_at(int *mx, int *ff, const slist *l, const llmmem__arch *f, cons
         int t = llmmem__json_type(it);
         double x = t == LLMMEM__J_NUMBER ? llmmem__json_number(it) : 0;
         v = llmmem__json_string(it);
-        if (t == LLMMEM__J_BOOL && map_has(l->map, true)) {
+        if (t == LLMMEM__J_BOOL && any_item(l->map, ',', true)) {
             v = llmmem__json_true(it) ? "1" : "0";
-        } else if (t == LLMMEM__J_NUMBER && map_has(l->map, true)) {
-            if (x == (double)(int64_t)x)
+        } else if (t == LLMMEM__J_NUMBER && any_item(l->map, ',', true)) {
+            if (x > -9e15 && x < 9e15 && x == (double)(int64_t)x)
                 snprintf(num, sizeof num, "%lld", (long long)x);
             else
                 snprintf(num, sizeof num, "%g", x);
@@ -531,20 +476,8 @@ typedef struct lists {
     char dense_path[96], idx_path[96], plc_path[96];
 } lists;
 
-static bool has_key(const char *keys, const char *k)
-{
-    size_t kn = strlen(k);
-    for (const char *p = keys; p && *p;) {
-        const char *bar = strchr(p, '|');
-        size_t n = bar ? (size_t)(bar - p) : strlen(p);
-        if (n == kn && !memcmp(p, k, n))
-            return true;
-        if (!bar)
-            break;
-        p = bar + 1;
-    }
-    return false;
-}
+/* Whether "k1|k2|..." names k. */
+static bool has_key(const char *keys, const char *k) { return choice_of(keys, k, strlen(k)) > 0; }
 
 /* The quantity a per_layer_config attribute overrides: a LAYERWISE one keyed
  * by the attribute (or by "~attribute": per_layer_config only); -2 when only

@@ -6,29 +6,7 @@
  * experts.down_proj [E, h, fm]) unless said otherwise. */
 #include "model/families.h"
 
-/* ---- shared rows ------------------------------------------------------------------ */
 
-#define EMBED_TOKENS WEIGHT("model.embed_tokens", "V", "h", EMBED, W_ONCE)
-#define HEAD_ROWS(name)                                                  \
-    {name, "V", "h", T_(HEAD), LLMMEM__TF_LINEAR, W_ONCE, "!tie", NULL}, \
-        {name, "V", NULL, T_(HEAD), LLMMEM__TF_BIAS, W_ONCE, "hb", NULL}
-#define LM_HEAD HEAD_ROWS("lm_head")
-#define FINAL_NORM NORM("model.norm", "h", "norm", W_ONCE)
-
-/* q/k/v with bias `ab`, o with bias `ob` (LlamaAttention). */
-#define ATTN_QKVO(where)                                             \
-    LINEAR("self_attn.q_proj", "a * d", "h", ATTN, where, "ab"),     \
-        LINEAR("self_attn.k_proj", "k * d", "h", ATTN, where, "ab"), \
-        LINEAR("self_attn.v_proj", "k * d", "h", ATTN, where, "ab"), \
-        LINEAR("self_attn.o_proj", "h", "a * d", ATTN, where, "ob")
-#define QK_NORM(qwidth, kwidth)                                \
-    NORM_IF("self_attn.q_norm", qwidth, "norm", W_ALL, "qkn"), \
-        NORM_IF("self_attn.k_norm", kwidth, "norm", W_ALL, "qkn")
-/* act(gate(x)) * up(x) -> down */
-#define MLP_GATED(prefix, width, where, bias)                    \
-    LINEAR(prefix ".gate_proj", width, "h", MLP, where, bias),   \
-        LINEAR(prefix ".up_proj", width, "h", MLP, where, bias), \
-        LINEAR(prefix ".down_proj", "h", width, MLP, where, bias)
 /* the same, present only when `when` is non-zero */
 #define MLP_GATED_IF(prefix, width, where, bias, when)                    \
     LINEAR_IF(prefix ".gate_proj", width, "h", MLP, where, bias, when),   \
@@ -43,27 +21,15 @@
         PARAM("mlp.experts.down_proj", "E * h", "fm", EXPERT, MOE_LAYERS, NULL)
 /* a router kept as a parameter [E, h] (TopKRouter.weight) */
 #define ROUTER_PARAM(name) WEIGHT(name, "E", "h", ROUTER, MOE_LAYERS)
-#define LAYER_NORMS NORM("input_layernorm", "h", "norm", W_ALL), NORM("post_attention_layernorm", "h", "norm", W_ALL)
 /* post-norms only (olmo2 style) */
 #define POST_NORMS \
     NORM("post_attention_layernorm", "h", "norm", W_ALL), NORM("post_feedforward_layernorm", "h", "norm", W_ALL)
 
-/* The dimensions every llama-like config has, with the class's defaults
- * (num_key_value_heads None = num_attention_heads). */
-#define Q_BASE(V, h, f, L, a, k, pos)                                          \
-    Q("V", "vocab_size", V, NULL, VOCAB), Q("h", "hidden_size", h, NULL, DIM), \
-        Q("f", "intermediate_size", f, NULL, DIM),                             \
-        Q("L", "num_hidden_layers", L, NULL, LAYERS),                          \
-        Q("a", "num_attention_heads", a, NULL, COUNT),                         \
-        Q("k", "num_key_value_heads", k, "a", COUNT),                          \
-        Q("pos", "max_position_embeddings", pos, NULL, POS)
 /* head_dim read as getattr(config, "head_dim", h // a): a class without the
  * field still takes it from config.json. */
 #define Q_HEAD_DIM Q("d", "head_dim", "h / a", NULL, DIM)
 /* head_dim = h // a when None (the class's __post_init__) */
 #define Q_HEAD_DIM_OR(def) Q("d", "head_dim", def, "h / a", DIM)
-#define Q_TIE(def) Q("tie", "tie_word_embeddings", def, NULL, BOOL)
-#define Q_DROPOUT QR("pa", "attention_dropout", "0")
 #define Q_RMS(npl) QD("norm", "0"), QD("npl", npl), QD("hb", "0"), QD("gated", "1")
 #define Q_ATTN_BIAS(def) Q("ab", "attention_bias", def, NULL, BOOL), QD("ob", "ab")
 #define Q_ROTARY(key, def) \
@@ -92,7 +58,8 @@ static const llmmem__qdef q_afmoe[] = {
     Q_DROPOUT, Q_RMS("4"),
 };
 static const llmmem__tdef t_afmoe[] = {
-    EMBED_TOKENS, ATTN_QKVO(W_ALL), QK_NORM("d", "d"), LINEAR("self_attn.gate_proj", "a * d", "h", ATTN, W_ALL, "0"),
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), QK_NORM("d", "d", W_ALL),
+    LINEAR("self_attn.gate_proj", "a * d", "h", ATTN, W_ALL, "0"),
     LAYER_NORMS, NORM("pre_mlp_layernorm", "h", "norm", W_ALL), NORM("post_mlp_layernorm", "h", "norm", W_ALL),
     MLP_GATED("mlp", "f", DENSE_LAYERS, "0"), LINEAR("mlp.router.gate", "E", "h", ROUTER, MOE_LAYERS, "0"),
     PARAM("mlp.expert_bias", "E", NULL, ROUTER, MOE_LAYERS, NULL),
@@ -111,7 +78,7 @@ static const llmmem__qdef q_apertus[] = {
     QD("npl", "2"), QD("hb", "0"), QD("gated", "0"),
 };
 static const llmmem__tdef t_apertus[] = {
-    EMBED_TOKENS, ATTN_QKVO(W_ALL), QK_NORM("d", "d"), MLP_UP_DOWN("0"),
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), QK_NORM("d", "d", W_ALL), MLP_UP_DOWN("0"),
     PARAM("mlp.act_fn.alpha_p", "1", NULL, MLP, W_ALL, "xielu"),
     PARAM("mlp.act_fn.alpha_n", "1", NULL, MLP, W_ALL, "xielu"),
     NORM("attention_layernorm", "h", "norm", W_ALL), NORM("feedforward_layernorm", "h", "norm", W_ALL), FINAL_NORM,
@@ -165,18 +132,6 @@ static const llmmem__tdef t_aria_text[] = {
         Q("dn", "qk_nope_head_dim", dn, NULL, DIM0), Q("dr", "qk_rope_head_dim", dr, NULL, DIM0),               \
         Q("dv", "v_head_dim", dv, NULL, DIM), QD("d", "dn + dr"), QR("prf", NULL, "ratio(dr, d)"),              \
         Q_DROPOUT, QD("norm", "0"), QD("npl", "2"), QD("gated", "1")
-/* DeepseekV3Attention: q through q_a_proj / q_a_layernorm / q_b_proj (or one
- * q_proj when q_lora_rank is None), kv_a_proj_with_mqa (latent + shared rope
- * key), kv_a_layernorm, kv_b_proj, o_proj. */
-#define MLA_ROWS                                                                    \
-    LINEAR_IF("self_attn.q_a_proj", "ql", "h", ATTN, W_ALL, "ab", "ql > 0"),        \
-        NORM_IF("self_attn.q_a_layernorm", "ql", "0", W_ALL, "ql > 0"),             \
-        LINEAR_IF("self_attn.q_b_proj", "a * d", "ql", ATTN, W_ALL, "0", "ql > 0"), \
-        LINEAR_IF("self_attn.q_proj", "a * d", "h", ATTN, W_ALL, "0", "ql == 0"),   \
-        LINEAR("self_attn.kv_a_proj_with_mqa", "kvl + dr", "h", ATTN, W_ALL, "ab"), \
-        NORM("self_attn.kv_a_layernorm", "kvl", "0", W_ALL),                        \
-        LINEAR("self_attn.kv_b_proj", "a * (dn + dv)", "kvl", ATTN, W_ALL, "0"),    \
-        LINEAR("self_attn.o_proj", "h", "a * dv", ATTN, W_ALL, "ab")
 /* DeepseekV3MoE: gate (TopkRouter.weight; e_score_correction_bias is a
  * buffer), experts, shared_experts of width n_shared_experts * fm. */
 #define MLA_MOE_ROWS                                                             \
@@ -208,7 +163,7 @@ static const llmmem__qdef q_axk1[] = {
     Q("kd", "first_k_dense_replace", "1", NULL, COUNT),
 };
 static const llmmem__tdef t_axk1[] = {
-    EMBED_TOKENS, MLA_ROWS, MLA_MOE_ROWS, NORM("mlp.post_mlp_layernorm", "h", "0", MOE_LAYERS), LAYER_NORMS,
+    EMBED_TOKENS, MLA_ATTN(W_ALL), MLA_MOE_ROWS, NORM("mlp.post_mlp_layernorm", "h", "0", MOE_LAYERS), LAYER_NORMS,
     FINAL_NORM, LM_HEAD,
 };
 
@@ -303,7 +258,7 @@ static const llmmem__qdef q_cohere[] = {
     QD("par", "1"), QD("hb", "0"), QD("gated", "1"),
 };
 static const llmmem__tdef t_cohere[] = {
-    EMBED_TOKENS, ATTN_QKVO(W_ALL), QK_NORM("a * d", "k * d"), MLP_GATED("mlp", "f", W_ALL, "0"),
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), QK_NORM("a * d", "k * d", W_ALL), MLP_GATED("mlp", "f", W_ALL, "0"),
     NORM("input_layernorm", "h", "norm", W_ALL), FINAL_NORM, LM_HEAD,
 };
 
@@ -367,7 +322,7 @@ static const llmmem__qdef q_deepseek_v32[] = {
     Q("kd", "first_k_dense_replace", "3", NULL, COUNT), Q_INDEXER("64", "128", "2048"), QD("idx_layers", "L"),
 };
 static const llmmem__tdef t_deepseek_v32[] = {
-    EMBED_TOKENS, MLA_ROWS, INDEXER_ROWS("idx_layers"), MLA_MOE_ROWS, LAYER_NORMS, FINAL_NORM, LM_HEAD,
+    EMBED_TOKENS, MLA_ATTN(W_ALL), INDEXER_ROWS("idx_layers"), MLA_MOE_ROWS, LAYER_NORMS, FINAL_NORM, LM_HEAD,
 };
 
 /* GLM-5 (glm_moe_dsa): DeepSeek-V3.2's layout; a layer whose indexer_types
@@ -481,7 +436,7 @@ static const llmmem__qdef q_doge[] = {
 };
 static const llmmem__tdef t_doge[] = {
     EMBED_TOKENS, ATTN_QKVO(W_ALL), PARAM("self_attn.A", "k", NULL, ATTN, W_ALL, NULL),
-    LINEAR("self_attn.dt_proj", "k", "k * d", ATTN, W_ALL, "ab"), QK_NORM("d", "d"),
+    LINEAR("self_attn.dt_proj", "k", "k * d", ATTN, W_ALL, "ab"), QK_NORM("d", "d", W_ALL),
     NORM("input_layernorm", "h", "norm", W_ALL), PARAM("input_residual", "h", NULL, NORM, W_ALL, NULL),
     NORM("post_attention_layernorm", "h", "norm", W_ALL),
     PARAM("post_attention_residual", "h", NULL, NORM, W_ALL, NULL),
@@ -532,7 +487,7 @@ static const llmmem__qdef q_exaone4[] = {
     QD("mb", "0"), QD("qkn", "1"), Q("sw", "sliding_window", "4096", "0", POS), Q_DROPOUT, Q_RMS("2"),
 };
 static const llmmem__tdef t_exaone4[] = {
-    EMBED_TOKENS, ATTN_QKVO(W_ALL), QK_NORM("d", "d"), MLP_GATED("mlp", "f", W_ALL, "0"), POST_NORMS, FINAL_NORM,
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), QK_NORM("d", "d", W_ALL), MLP_GATED("mlp", "f", W_ALL, "0"), POST_NORMS, FINAL_NORM,
     LM_HEAD,
 };
 
@@ -547,7 +502,7 @@ static const llmmem__qdef q_exaone_moe[] = {
     Q("ns", "num_shared_experts", "1", NULL, COUNT), QD("fs", "ns * fm"), Q_DROPOUT, Q_RMS("2"),
 };
 static const llmmem__tdef t_exaone_moe[] = {
-    EMBED_TOKENS, ATTN_QKVO(W_ALL), QK_NORM("d", "d"), MLP_GATED("mlp", "f", DENSE_LAYERS, "0"),
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), QK_NORM("d", "d", W_ALL), MLP_GATED("mlp", "f", DENSE_LAYERS, "0"),
     ROUTER_PARAM("mlp.gate"), EXPERTS, MLP_GATED("mlp.shared_experts", "fs", MOE_LAYERS, "0"), LAYER_NORMS,
     FINAL_NORM, LM_HEAD,
 };
@@ -562,7 +517,7 @@ static const llmmem__qdef q_flex_olmo[] = {
     Q("K", "num_experts_per_tok", "5", NULL, COUNT), QD("fm", "f"), Q_DROPOUT, Q_RMS("2"),
 };
 static const llmmem__tdef t_flex_olmo[] = {
-    EMBED_TOKENS, ATTN_QKVO(W_ALL), QK_NORM("a * d", "k * d"), ROUTER_PARAM("mlp.gate"), EXPERTS, POST_NORMS,
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), QK_NORM("a * d", "k * d", W_ALL), ROUTER_PARAM("mlp.gate"), EXPERTS, POST_NORMS,
     FINAL_NORM, LM_HEAD,
 };
 
@@ -607,7 +562,7 @@ static const llmmem__qdef q_glm4_moe[] = {
     Q_ROTARY("partial_rotary_factor", "0.5"), Q_DROPOUT, Q_RMS("2"),
 };
 static const llmmem__tdef t_glm4_moe[] = {
-    EMBED_TOKENS, ATTN_QKVO(W_ALL), QK_NORM("d", "d"), MLA_MOE_ROWS, LAYER_NORMS, FINAL_NORM, LM_HEAD,
+    EMBED_TOKENS, ATTN_QKVO(W_ALL), QK_NORM("d", "d", W_ALL), MLA_MOE_ROWS, LAYER_NORMS, FINAL_NORM, LM_HEAD,
 };
 
 /* GLM-4.7-Flash (glm4_moe_lite): DeepSeek-V3's MLA and MoE; the MoE layers
@@ -617,7 +572,7 @@ static const llmmem__qdef q_glm4_moe_lite[] = {
           "4", "768", "512", "192", "64", "256", "0"),
 };
 static const llmmem__tdef t_glm4_moe_lite[] = {
-    EMBED_TOKENS, MLA_ROWS, MLA_MOE_ROWS, LAYER_NORMS, FINAL_NORM, LM_HEAD,
+    EMBED_TOKENS, MLA_ATTN(W_ALL), MLA_MOE_ROWS, LAYER_NORMS, FINAL_NORM, LM_HEAD,
 };
 
 /* ---- gpt_bigcode, gpt_neo, gpt_neox_japanese --------------------------------------------- */

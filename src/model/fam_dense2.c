@@ -7,41 +7,19 @@
  * has them: the count is what model.parameters() holds on the meta device. */
 #include "model/families.h"
 
-/* ---- shared rows ---------------------------------------------------------------- */
 
-#define EMBED_TOKENS WEIGHT("model.embed_tokens", "V", "h", EMBED, W_ONCE)
-#define LM_HEAD                                                                 \
-    {"lm_head", "V", "h", T_(HEAD), LLMMEM__TF_LINEAR, W_ONCE, "!tie", NULL}, \
-        {"lm_head", "V", NULL, T_(HEAD), LLMMEM__TF_BIAS, W_ONCE, "hb", NULL}
-#define FINAL_NORM NORM("model.norm", "h", "norm", W_ONCE)
-
-/* q/k/v with bias `ab`, o with bias `ob` (LlamaAttention). */
-#define ATTN_QKVO(where)                                             \
-    LINEAR("self_attn.q_proj", "a * d", "h", ATTN, where, "ab"),     \
-        LINEAR("self_attn.k_proj", "k * d", "h", ATTN, where, "ab"), \
-        LINEAR("self_attn.v_proj", "k * d", "h", ATTN, where, "ab"), \
-        LINEAR("self_attn.o_proj", "h", "a * d", ATTN, where, "ob")
-#define QK_NORM(qwidth, kwidth, where)                          \
-    NORM_IF("self_attn.q_norm", qwidth, "norm", where, "qkn"), \
-        NORM_IF("self_attn.k_norm", kwidth, "norm", where, "qkn")
-/* act(gate(x)) * up(x) -> down (LlamaMLP). */
-#define MLP_GATED(prefix, width, where, bias)                    \
-    LINEAR(prefix ".gate_proj", width, "h", MLP, where, bias),   \
-        LINEAR(prefix ".up_proj", width, "h", MLP, where, bias), \
-        LINEAR(prefix ".down_proj", "h", width, MLP, where, bias)
 /* A router kept as a parameter [E, h] and the fused experts of transformers 5
  * (gate_up_proj [E, 2 fm, h], down_proj [E, h, fm]) under `prefix`. */
 #define MOE_EXPERTS(prefix, router)                                                                \
     WEIGHT(prefix "." router, "E", "h", ROUTER, MOE_LAYERS),                                       \
         PARAM(prefix ".experts.gate_up_proj", "E * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL), \
         PARAM(prefix ".experts.down_proj", "E * h", "fm", EXPERT, MOE_LAYERS, NULL)
-#define LAYER_NORMS NORM("input_layernorm", "h", "norm", W_ALL), NORM("post_attention_layernorm", "h", "norm", W_ALL)
 
-/* A Linear whose rows x count already total its layers (LLMMEM__TF_SUMMED):
- * per-layer sizes summed from a list, present when `when` is non-zero. */
-#define LINEAR_SUMMED_IF(name, out, in, kind, where, bias, when)                                   \
-    {name, out, in, T_(kind), LLMMEM__TF_LINEAR | LLMMEM__TF_SUMMED, where, when, NULL},            \
-        {name, out, NULL, T_(kind), LLMMEM__TF_BIAS | LLMMEM__TF_SUMMED, where, "(" when ") && (" bias ")", NULL}
+/* A Linear whose rows already total its layers (per-layer sizes summed from a list: a
+ * W_N row counted once), present when `when` is non-zero. */
+#define LINEAR_SUMMED_IF(name, out, in, kind, bias, when)                      \
+    {name, out, in, T_(kind), LLMMEM__TF_LINEAR, W_N, when, "1"},                \
+        {name, out, NULL, T_(kind), LLMMEM__TF_BIAS, W_N, "(" when ") && (" bias ")", "1"}
 /* A Linear (or norm) repeated `n` times in each layer (a ModuleList of sub-blocks), unlike
  * families.h's LINEAR_N (`n` layers in all). */
 #define LINEAR_SUBS(name, out, in, kind, where, bias, when, n)    \
@@ -49,18 +27,8 @@
         {name, out, NULL, T_(kind), LLMMEM__TF_BIAS, where, "(" when ") && (" bias ")", n}
 #define NORM_SUBS(name, width, where, when, n) {name, width, NULL, T_(NORM), 0, where, when, n}
 
-/* The dimensions of a llama-like config with the class's defaults. */
-#define Q_BASE(V, h, f, L, a, k, pos)                                              \
-    Q("V", "vocab_size", V, NULL, VOCAB), Q("h", "hidden_size", h, NULL, DIM),     \
-        Q("f", "intermediate_size", f, NULL, DIM),                                 \
-        Q("L", "num_hidden_layers", L, NULL, LAYERS),                              \
-        Q("a", "num_attention_heads", a, NULL, COUNT),                             \
-        Q("k", "num_key_value_heads", k, "a", COUNT),                              \
-        Q("pos", "max_position_embeddings", pos, NULL, POS)
 /* head_dim: getattr(config, "head_dim", h // a) in most attention classes. */
 #define Q_HEAD_DIM(def) Q("d", "head_dim", def, "h / a", DIM)
-#define Q_TIE(def) Q("tie", "tie_word_embeddings", def, NULL, BOOL)
-#define Q_DROPOUT QR("pa", "attention_dropout", "0")
 #define Q_ROTARY(def) QR("prf", "rope_parameters.partial_rotary_factor|partial_rotary_factor", def)
 #define Q_RMS QD("norm", "0"), QD("npl", "2"), QD("hb", "0"), QD("gated", "1")
 #define Q_LN QD("norm", "1"), QD("npl", "2"), QD("hb", "0")
@@ -395,15 +363,6 @@ static const llmmem__tdef t_xglm[] = {
     Q("ql", "q_lora_rank", ql, "0", DIM0), Q("kvl", "kv_lora_rank", kvl, NULL, DIM),              \
         Q("dn", "qk_nope_head_dim", dn, NULL, DIM0), Q("dr", "qk_rope_head_dim", dr, NULL, DIM0), \
         QD("d", "dn + dr"), QR("prf", NULL, "ratio(dr, d)")
-#define MLA_ATTN                                                                                \
-    LINEAR_IF("self_attn.q_a_proj", "ql", "h", ATTN, W_ALL, "ab", "ql > 0"),                    \
-        NORM_IF("self_attn.q_a_layernorm", "ql", "0", W_ALL, "ql > 0"),                         \
-        LINEAR_IF("self_attn.q_b_proj", "a * (dn + dr)", "ql", ATTN, W_ALL, "0", "ql > 0"),     \
-        LINEAR_IF("self_attn.q_proj", "a * (dn + dr)", "h", ATTN, W_ALL, "0", "ql == 0"),       \
-        LINEAR("self_attn.kv_a_proj_with_mqa", "kvl + dr", "h", ATTN, W_ALL, "ab"),             \
-        NORM("self_attn.kv_a_layernorm", "kvl", "0", W_ALL),                                    \
-        LINEAR("self_attn.kv_b_proj", "a * (dn + dv)", "kvl", ATTN, W_ALL, "0"),                \
-        LINEAR("self_attn.o_proj", "h", "a * dv", ATTN, W_ALL, "ab")
 
 static const llmmem__qdef q_youtu[] = {
     Q_BASE("128256", "2048", "6144", "32", "16", "16", "131072"), Q_TIE("1"), Q_MLA("1536", "512", "128", "64"),
@@ -411,7 +370,7 @@ static const llmmem__qdef q_youtu[] = {
     QRN("pa", "attention_dropout", "0", "0"), Q_RMS,
 };
 static const llmmem__tdef t_youtu[] = {
-    EMBED_TOKENS, MLA_ATTN, MLP_GATED("mlp", "f", W_ALL, "0"), LAYER_NORMS, FINAL_NORM, LM_HEAD,
+    EMBED_TOKENS, MLA_ATTN(W_ALL), MLP_GATED("mlp", "f", W_ALL, "0"), LAYER_NORMS, FINAL_NORM, LM_HEAD,
 };
 
 /* MiniCPM3: MLA with v_head_dim = h / a by default, scaled embedding, mlp_bias. */
@@ -421,7 +380,7 @@ static const llmmem__qdef q_minicpm3[] = {
     Q("mb", "mlp_bias", "0", NULL, BOOL), QRN("pa", "attention_dropout", "0", "0"), Q_RMS,
 };
 static const llmmem__tdef t_minicpm3[] = {
-    EMBED_TOKENS, MLA_ATTN, MLP_GATED("mlp", "f", W_ALL, "mb"), LAYER_NORMS, FINAL_NORM, LM_HEAD,
+    EMBED_TOKENS, MLA_ATTN(W_ALL), MLP_GATED("mlp", "f", W_ALL, "mb"), LAYER_NORMS, FINAL_NORM, LM_HEAD,
 };
 
 /* ---- hy_v3, hy_v4 -------------------------------------------------------------------- */
@@ -461,19 +420,19 @@ static const llmmem__qdef q_hy_v4[] = {
     Q("E", "n_routed_experts|num_local_experts", "256", NULL, COUNT), Q("K", "num_experts_per_tok", "8", NULL, COUNT),
     Q("fm", "moe_intermediate_size", "768", NULL, DIM), Q("ns", "n_shared_experts", "1", NULL, COUNT),
     QD("fs", "ns * fm"), Q("ihd", "index_head_dim", "128", NULL, DIM), Q("inh", "index_n_heads", "16", NULL, COUNT),
-    Q("nidx", "indexer_types=full", "L >= 2 ? 2 + (L - 2) / 4 : 1", NULL, LIST), Q("hc", "hc_mult", "4", NULL, COUNT),
+    QN("nidx", "indexer_types", "L >= 2 ? 2 + (L - 2) / 4 : 1", "full"), Q("hc", "hc_mult", "4", NULL, COUNT),
     Q_DROPOUT, Q_RMS,
 };
 #define HC(name, where) \
     PARAM(name ".fn", "2 * hc", "hc * h", NORM, where, NULL), PARAM(name ".base", "2 * hc", NULL, NORM, where, NULL), \
         PARAM(name ".scale", "2", NULL, NORM, where, NULL)
 static const llmmem__tdef t_hy_v4[] = {
-    EMBED_TOKENS, PARAM("self_attn.sinks", "a", NULL, ATTN, W_ALL, NULL), MLA_ATTN,
+    EMBED_TOKENS, PARAM("self_attn.sinks", "a", NULL, ATTN, W_ALL, NULL), MLA_ATTN(W_ALL),
     LINEAR("self_attn.gate_proj", "a * dv", "h", ATTN, W_ALL, "0"),
-    {"self_attn.indexer.wq_b", "inh * ihd", "ql", T_(ATTN), LLMMEM__TF_LINEAR | LLMMEM__TF_SUMMED, W_ALL, NULL, "nidx"},
-    {"self_attn.indexer.wk", "ihd", "h", T_(ATTN), LLMMEM__TF_LINEAR | LLMMEM__TF_SUMMED, W_ALL, NULL, "nidx"},
-    {"self_attn.indexer.k_norm", "2 * ihd", NULL, T_(NORM), LLMMEM__TF_SUMMED, W_ALL, NULL, "nidx"},
-    {"self_attn.indexer.weights_proj", "inh", "h", T_(ATTN), LLMMEM__TF_LINEAR | LLMMEM__TF_SUMMED, W_ALL, NULL, "nidx"},
+    LINEAR_N("self_attn.indexer.wq_b", "inh * ihd", "ql", ATTN, "nidx", "0"),
+    LINEAR_N("self_attn.indexer.wk", "ihd", "h", ATTN, "nidx", "0"),
+    NORM_N("self_attn.indexer.k_norm", "ihd", "1", "nidx"),
+    LINEAR_N("self_attn.indexer.weights_proj", "inh", "h", ATTN, "nidx", "0"),
     MLP_GATED("mlp", "f", DENSE_LAYERS, "0"), MOE_EXPERTS("mlp", "gate"),
     MLP_GATED("mlp.shared_experts", "fs", MOE_LAYERS, "0"), LAYER_NORMS, HC("attn_hc", W_ALL), HC("ffn_hc", W_ALL),
     FINAL_NORM, PARAM("model.hc_head.hc_fn", "hc", "hc * h", NORM, W_ONCE, NULL),
@@ -521,7 +480,7 @@ static const llmmem__qdef q_laguna[] = {
     Q_BASE("100352", "2048", "8192", "40", "48", "8", "131072"), Q_HEAD_DIM("128"), Q_TIE("0"),
     Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), QD("mb", "0"), QD("qkn", "1"),
     Q("asum", "num_attention_heads_per_layer", "a * L", "a * L", LIST), QD("uni", "asum == a * L"),
-    Q("gph", "gating=per-head", "1", NULL, BOOL),
+    QC("gph", "gating", "1", NULL, BOOL, "per-head"),
     Q("sw", "sliding_window", "512", NULL, POS), Q("E", "num_experts", "256", NULL, COUNT),
     Q("K", "num_experts_per_tok", "8", NULL, COUNT), Q("fm", "moe_intermediate_size", "512", NULL, DIM),
     Q("fs", "shared_expert_intermediate_size", "512", NULL, DIM0), QD("ns", "1"),
@@ -533,13 +492,13 @@ static const llmmem__qdef q_laguna[] = {
  * one input width for all layers). */
 static const llmmem__tdef t_laguna[] = {
     EMBED_TOKENS, LINEAR_IF("self_attn.q_proj", "a * d", "h", ATTN, W_ALL, "ab", "uni"),
-    LINEAR_SUMMED_IF("self_attn.q_proj", "asum * d", "h", ATTN, W_ALL, "ab", "!uni"),
+    LINEAR_SUMMED_IF("self_attn.q_proj", "asum * d", "h", ATTN, "ab", "!uni"),
     LINEAR("self_attn.k_proj", "k * d", "h", ATTN, W_ALL, "ab"), LINEAR("self_attn.v_proj", "k * d", "h", ATTN, W_ALL, "ab"),
     LINEAR_IF("self_attn.o_proj", "h", "a * d", ATTN, W_ALL, "ob", "uni"),
-    {"self_attn.o_proj", "h", "asum * d", T_(ATTN), LLMMEM__TF_LINEAR | LLMMEM__TF_SUMMED, W_ALL, "!uni", NULL},
+    {"self_attn.o_proj", "h", "asum * d", T_(ATTN), LLMMEM__TF_LINEAR, W_N, "!uni", "1"},
     {"self_attn.o_proj", "h", NULL, T_(ATTN), LLMMEM__TF_BIAS, W_ALL, "!uni && ob", NULL}, QK_NORM("d", "d", W_ALL),
     LINEAR_IF("self_attn.g_proj", "gph ? a : a * d", "h", ATTN, W_ALL, "0", "uni"),
-    LINEAR_SUMMED_IF("self_attn.g_proj", "gph ? asum : asum * d", "h", ATTN, W_ALL, "0", "!uni"),
+    LINEAR_SUMMED_IF("self_attn.g_proj", "gph ? asum : asum * d", "h", ATTN, "0", "!uni"),
     MLP_GATED("mlp", "f", DENSE_LAYERS, "0"), PARAM("mlp.gate.weight", "E", "h", ROUTER, MOE_LAYERS, NULL),
     PARAM("mlp.gate.e_score_correction_bias", "E", NULL, ROUTER, MOE_LAYERS, NULL),
     PARAM("mlp.experts.gate_up_proj", "E * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL),
@@ -581,7 +540,8 @@ static const llmmem__tdef t_longcat_flash[] = {
     LINEAR_SUBS("mlps.{j}.gate_proj", "f", "h", MLP, W_ALL, "0", "1", "spl"),
     LINEAR_SUBS("mlps.{j}.up_proj", "f", "h", MLP, W_ALL, "0", "1", "spl"),
     LINEAR_SUBS("mlps.{j}.down_proj", "h", "f", MLP, W_ALL, "0", "1", "spl"),
-    NORM_SUBS("input_layernorm.{j}", "h", W_ALL, NULL, "spl"), NORM_SUBS("post_attention_layernorm.{j}", "h", W_ALL, NULL, "spl"),
+    NORM_SUBS("input_layernorm.{j}", "h", W_ALL, NULL, "spl"),
+    NORM_SUBS("post_attention_layernorm.{j}", "h", W_ALL, NULL, "spl"),
     LINEAR("mlp.router.classifier", "E + Z", "h", ROUTER, W_ALL, "rb"),
     PARAM("mlp.experts.gate_up_proj", "(E + Z) * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL),
     PARAM("mlp.experts.down_proj", "E * h", "fm", EXPERT, MOE_LAYERS, NULL), FINAL_NORM, LM_HEAD,
@@ -655,7 +615,7 @@ static const llmmem__tdef t_zaya[] = {
     LINEAR("mlp.gate.router_mlp.fc1", "r", "r", ROUTER, MOE_LAYERS, "1"),
     LINEAR("mlp.gate.router_mlp.fc2", "r", "r", ROUTER, MOE_LAYERS, "1"),
     LINEAR("mlp.gate.router_mlp.out_proj", "E + 1", "r", ROUTER, MOE_LAYERS, "0"),
-    {"mlp.gate.router_states_scale", "r", NULL, T_(ROUTER), LLMMEM__TF_PARAM | LLMMEM__TF_SUMMED, MOE_LAYERS, NULL, "L - 1"},
+    PARAM_N("mlp.gate.router_states_scale", "r", NULL, ROUTER, "E > 0 ? L - 1 : 0"), /* MoE layers 1 .. L-1 */
     PARAM("mlp.experts.gate_up_proj", "E * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL),
     PARAM("mlp.experts.down_proj", "E * h", "fm", EXPERT, MOE_LAYERS, NULL), LAYER_NORMS,
     RESIDUAL_SCALE("post_attention_residual_scale"), RESIDUAL_SCALE("post_mlp_residual_scale"), FINAL_NORM, LM_HEAD,

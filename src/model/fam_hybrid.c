@@ -40,9 +40,6 @@
 /* ---- shared rows ---------------------------------------------------------------- */
 
 #define EMBED(name) WEIGHT(name, "V", "h", EMBED, W_ONCE)
-#define LM_HEAD(name)                                                     \
-    {name, "V", "h", T_(HEAD), LLMMEM__TF_LINEAR, W_ONCE, "!tie", NULL},  \
-        {name, "V", NULL, T_(HEAD), LLMMEM__TF_BIAS, W_ONCE, "0", NULL}
 #define RMS(name, where) NORM(name, "h", "0", where)
 
 /* q/k/v/o of `p` ("self_attn."): q has `q` rows (2 a d when gated), o reads a d. */
@@ -83,7 +80,6 @@
     QD("ssm_heads", "I"), QD("ssm_conv", "ck"), QD("ssm_dt_rank", "R")
 #define Q_SSM2 QD("ssm_version", "2"), QD("ssm_inner", "I"), QD("ssm_state", "N"), QD("ssm_groups", "G"),  \
     QD("ssm_heads", "H"), QD("ssm_conv", "ck"), QD("ssm_dt_rank", "0"), QD("CD", "I + 2 * G * N")
-#define Q_TIE(def) Q("tie", "tie_word_embeddings", def, NULL, BOOL)
 #define Q_RMS(npl) QD("norm", "0"), QD("npl", npl), QD("hb", "0")
 
 /* ---- mamba, falcon_mamba, mamba2 ------------------------------------------------- */
@@ -103,7 +99,7 @@ static const llmmem__qdef q_mamba[] = {
 };
 static const llmmem__tdef t_mamba[] = {
     EMBED("backbone.embeddings"), RMS("norm", W_ALL), MAMBA1("mixer.", W_ALL), RMS("backbone.norm_f", W_ONCE),
-    LM_HEAD("lm_head"),
+    HEAD_NOBIAS("lm_head"),
 };
 #define q_falcon_mamba q_mamba
 #define t_falcon_mamba t_mamba
@@ -119,7 +115,7 @@ static const llmmem__qdef q_mamba2[] = {
 };
 static const llmmem__tdef t_mamba2[] = {
     EMBED("backbone.embeddings"), RMS("norm", W_ALL), MAMBA2("mixer.", W_ALL, "ub"),
-    RMS("backbone.norm_f", W_ONCE), LM_HEAD("lm_head"),
+    RMS("backbone.norm_f", W_ONCE), HEAD_NOBIAS("lm_head"),
 };
 
 /* ---- bamba, granitemoehybrid, falcon_h1, nemotron_h (Mamba-2 hybrids) ------------------ */
@@ -147,7 +143,7 @@ static const llmmem__qdef q_bamba[] = {
 static const llmmem__tdef t_bamba[] = {
     EMBED("model.embed_tokens"), GATED_MLP("feed_forward.", "f", W_ALL, "mb"), RMS("input_layernorm", W_ALL),
     RMS("pre_ff_layernorm", W_ALL), MAMBA2("mamba.", ON_MAMBA, "ub"), ATTN4("self_attn.", "a * d", ATTN_LAYERS, "ab"),
-    RMS("model.final_layernorm", W_ONCE), LM_HEAD("lm_head"),
+    RMS("model.final_layernorm", W_ONCE), HEAD_NOBIAS("lm_head"),
 };
 
 /* GraniteMoeHybridConfig: layer_types (legacy "mamba"/"attention"), every
@@ -169,7 +165,7 @@ static const llmmem__tdef t_granitemoehybrid[] = {
     PARAM("block_sparse_moe.router.weight", "E", "h", ROUTER, MOE_LAYERS, NULL), EXPERTS("block_sparse_moe."),
     LINEAR("shared_mlp.input_linear", "2 * fs", "h", MLP, W_ALL, "0"),
     LINEAR("shared_mlp.output_linear", "h", "fs", MLP, W_ALL, "0"), MAMBA2("mamba.", ON_MAMBA, "ub"),
-    ATTN4("self_attn.", "a * d", ATTN_LAYERS, "ab"), RMS("model.norm", W_ONCE), LM_HEAD("lm_head"),
+    ATTN4("self_attn.", "a * d", ATTN_LAYERS, "ab"), RMS("model.norm", W_ONCE), HEAD_NOBIAS("lm_head"),
 };
 
 /* FalconH1Config: every layer runs Mamba-2 and attention side by side on the
@@ -187,7 +183,7 @@ static const llmmem__qdef q_falcon_h1[] = {
 static const llmmem__tdef t_falcon_h1[] = {
     EMBED("model.embed_tokens"), GATED_MLP("feed_forward.", "f", W_ALL, "mb"), MAMBA2("mamba.", W_ALL, "pb"),
     ATTN4("self_attn.", "a * d", W_ALL, "ab"), RMS("input_layernorm", W_ALL), RMS("pre_ff_layernorm", W_ALL),
-    RMS("model.final_layernorm", W_ONCE), LM_HEAD("lm_head"),
+    RMS("model.final_layernorm", W_ONCE), HEAD_NOBIAS("lm_head"),
 };
 
 /* NemotronHConfig: each block is one of Mamba-2 ("M"), MoE ("E"), attention
@@ -224,7 +220,7 @@ static const llmmem__tdef t_nemotron_h[] = {
     LINEAR_IF("mixer.fc1_latent_proj", "lat", "h", MLP, MOE_LAYERS, "mb", "lat"),
     LINEAR_IF("mixer.fc2_latent_proj", "h", "lat", MLP, MOE_LAYERS, "mb", "lat"),
     ATTN4("mixer.", "a * d", ATTN_LAYERS, "0"), LINEAR("mixer.up_proj", "f", "h", MLP, DENSE_LAYERS, "mb"),
-    LINEAR("mixer.down_proj", "h", "f", MLP, DENSE_LAYERS, "mb"), RMS("model.norm_f", W_ONCE), LM_HEAD("lm_head"),
+    LINEAR("mixer.down_proj", "h", "f", MLP, DENSE_LAYERS, "mb"), RMS("model.norm_f", W_ONCE), HEAD_NOBIAS("lm_head"),
 };
 #define NEMOTRON_H_KINDS  \
     "linear_attention=4/2,mamba=4/2,M=4/2,moe=6/1,E=6/1,full_attention=0/2,attention=0/2,*=0/2,mlp=6/0,-=6/0"
@@ -252,7 +248,7 @@ static const llmmem__tdef t_jamba[] = {
     GATED_MLP("feed_forward.", "f", DENSE_LAYERS, "0"),
     LINEAR("feed_forward.router", "E", "h", ROUTER, MOE_LAYERS, "0"),
     EXPERTS("feed_forward."), RMS("input_layernorm", W_ALL), RMS("pre_ff_layernorm", W_ALL),
-    ATTN4("self_attn.", "a * d", ATTN_LAYERS, "0"), RMS("model.final_layernorm", W_ONCE), LM_HEAD("lm_head"),
+    ATTN4("self_attn.", "a * d", ATTN_LAYERS, "0"), RMS("model.final_layernorm", W_ONCE), HEAD_NOBIAS("lm_head"),
 };
 
 /* ZambaConfig: Mamba-1 layers, and every attn_layer_period-th layer (from
@@ -301,7 +297,7 @@ static const llmmem__tdef t_zamba[] = {
     LINEAR_N("shared_transf.feed_forward.down_proj", "h", "f", MLP, ZAMBA_COPIES, "0"),
     NORM_N("shared_transf.input_layernorm", "ah", "0", ZAMBA_COPIES),
     NORM_N("shared_transf.pre_ff_layernorm", "h", "0", ZAMBA_COPIES), RMS("model.final_layernorm", W_ONCE),
-    LM_HEAD("lm_head"),
+    HEAD_NOBIAS("lm_head"),
 };
 #define ZAMBA_RULE "i == 2 || i > 2 && (i - 3) % ap == ao"
 
@@ -355,7 +351,7 @@ static const llmmem__tdef t_zamba2[] = {
     Z2_ADAPTER("shared_transformer.self_attn.linear_q_adapter_list", "ah", "ah", "asa"),
     Z2_ADAPTER("shared_transformer.self_attn.linear_k_adapter_list", "ah", "ah", "asa"),
     Z2_ADAPTER("shared_transformer.self_attn.linear_v_adapter_list", "ah", "ah", "asa"),
-    RMS("model.final_layernorm", W_ONCE), LM_HEAD("lm_head"),
+    RMS("model.final_layernorm", W_ONCE), HEAD_NOBIAS("lm_head"),
 };
 #define ZAMBA2_RULE "i > 0 && i <= 42 && i % 6 == 0 || i == 47 || i == 51"
 
@@ -404,7 +400,7 @@ static const llmmem__tdef t_zamba2[] = {
     WEIGHT("mlp.gate", "E", "h", ROUTER, MOE_LAYERS), EXPERTS("mlp."),  \
         GATED_MLP("mlp.shared_expert.", "fs", MOE_LAYERS, "0"),         \
         LINEAR("mlp.shared_expert_gate", "1", "h", ROUTER, MOE_LAYERS, "0")
-#define QWEN_TAIL LINEAR_NORMS, RMS("model.norm", W_ONCE), LM_HEAD("lm_head")
+#define QWEN_TAIL LINEAR_NORMS, RMS("model.norm", W_ONCE), HEAD_NOBIAS("lm_head")
 #define LINEAR_NORMS RMS("input_layernorm", W_ALL), RMS("post_attention_layernorm", W_ALL)
 
 /* Qwen3NextConfig: 3 gated-DeltaNet layers to 1 gated full-attention layer,
@@ -475,7 +471,7 @@ static const llmmem__tdef t_olmo_hybrid[] = {
     PARAM("linear_attn.conv1d.weight", "2 * QK + VV", "lck", ATTN, ON_LINEAR, NULL),
     NORM("linear_attn.o_norm", "ldv", "0", ON_LINEAR), ATTN4("self_attn.", "a * d", ATTN_LAYERS, "ab"),
     NORM("self_attn.q_norm", "a * d", "0", ATTN_LAYERS), NORM("self_attn.k_norm", "k * d", "0", ATTN_LAYERS),
-    RMS("post_feedforward_layernorm", ATTN_LAYERS), RMS("model.norm", W_ONCE), LM_HEAD("lm_head"),
+    RMS("post_feedforward_layernorm", ATTN_LAYERS), RMS("model.norm", W_ONCE), HEAD_NOBIAS("lm_head"),
 };
 
 /* ---- minimax, minimax_m2, minimax_m3_vl_text ------------------------------------------- */
@@ -495,7 +491,8 @@ static const llmmem__tdef t_minimax[] = {
     WEIGHT("mlp.gate", "E", "h", ROUTER, MOE_LAYERS), EXPERTS("mlp."), NORM("self_attn.norm", "a * d", "0", ON_LINEAR),
     LINEAR("self_attn.qkv_proj", "3 * a * d", "h", ATTN, ON_LINEAR, "0"),
     LINEAR("self_attn.out_proj", "h", "a * d", ATTN, ON_LINEAR, "0"),
-    LINEAR("self_attn.output_gate", "a * d", "h", ATTN, ON_LINEAR, "0"), RMS("model.norm", W_ONCE), LM_HEAD("lm_head"),
+    LINEAR("self_attn.output_gate", "a * d", "h", ATTN, ON_LINEAR, "0"), RMS("model.norm", W_ONCE),
+    HEAD_NOBIAS("lm_head"),
 };
 
 /* MiniMaxM2Config: softmax attention with q/k norms over the whole
@@ -509,7 +506,7 @@ static const llmmem__tdef t_minimax_m2[] = {
     EMBED("model.embed_tokens"), ATTN4("self_attn.", "a * d", W_ALL, "0"),
     NORM("self_attn.q_norm", "a * d", "0", W_ALL),
     NORM("self_attn.k_norm", "k * d", "0", W_ALL), WEIGHT("mlp.gate", "E", "h", ROUTER, MOE_LAYERS), EXPERTS("mlp."),
-    LINEAR_NORMS, RMS("model.norm", W_ONCE), LM_HEAD("lm_head"),
+    LINEAR_NORMS, RMS("model.norm", W_ONCE), HEAD_NOBIAS("lm_head"),
 };
 
 /* MiniMaxM3VLTextConfig: softmax attention with per-head q/k norms;
@@ -541,7 +538,7 @@ static const llmmem__tdef t_minimax_m3_vl_text[] = {
     PARAM("mlp.gate.weight", "E", "h", ROUTER, MOE_LAYERS, NULL), EXPERTS("mlp."),
     LINEAR("mlp.shared_experts.gate_up_proj", "2 * fs", "h", MLP, MOE_LAYERS, "0"),
     LINEAR("mlp.shared_experts.down_proj", "h", "fs", MLP, MOE_LAYERS, "0"), LINEAR_NORMS, RMS("model.norm", W_ONCE),
-    LM_HEAD("lm_head"),
+    HEAD_NOBIAS("lm_head"),
 };
 
 /* ---- kimi_linear, lfm2 ------------------------------------------------------------------ */
@@ -592,7 +589,7 @@ static const llmmem__tdef t_kimi_linear[] = {
     LINEAR("self_attn.o_proj", "h", "a * dv", ATTN, ATTN_LAYERS, "ab"), GATED_MLP("mlp.", "f", DENSE_LAYERS, "0"),
     PARAM("mlp.gate.weight", "E", "h", ROUTER, MOE_LAYERS, NULL), EXPERTS("mlp."),
     GATED_MLP("mlp.shared_experts.", "fs", MOE_LAYERS, "0"), LINEAR_NORMS, RMS("model.norm", W_ONCE),
-    LM_HEAD("lm_head"),
+    HEAD_NOBIAS("lm_head"),
 };
 
 /* Lfm2Config: gated short convolutions (in_proj B C x, depthwise conv of
@@ -624,7 +621,7 @@ static const llmmem__tdef t_lfm2[] = {
     LINEAR("conv.out_proj", "h", "h", ATTN, ON_CONV, "cbias"),
     LINEAR("feed_forward.w1", "f", "h", MLP, W_ALL, "0"), LINEAR("feed_forward.w3", "f", "h", MLP, W_ALL, "0"),
     LINEAR("feed_forward.w2", "h", "f", MLP, W_ALL, "0"), RMS("operator_norm", W_ALL), RMS("ffn_norm", W_ALL),
-    RMS("model.embedding_norm", W_ONCE), LM_HEAD("lm_head"),
+    RMS("model.embedding_norm", W_ONCE), HEAD_NOBIAS("lm_head"),
 };
 
 /* ---- recurrent_gemma, rwkv, xlstm (recurrent layers) ---------------------------------- */
@@ -663,7 +660,7 @@ static const llmmem__tdef t_recurrent_gemma[] = {
     LINEAR("temporal_block.k_proj", "k * d", "h", ATTN, ATTN_LAYERS, "ab"),
     LINEAR("temporal_block.v_proj", "k * d", "h", ATTN, ATTN_LAYERS, "ab"),
     LINEAR("temporal_block.o_proj", "h", "a * d", ATTN, ATTN_LAYERS, "1"), GATED_MLP("mlp_block.", "f", W_ALL, "1"),
-    RMS("model.final_norm", W_ONCE), LM_HEAD("lm_head"),
+    RMS("model.final_norm", W_ONCE), HEAD_NOBIAS("lm_head"),
 };
 
 /* RwkvConfig: time mixing (key/value/receptance of attention_hidden_size,
@@ -692,7 +689,7 @@ static const llmmem__tdef t_rwkv[] = {
     PARAM("feed_forward.time_mix_key", "h", NULL, MLP, W_ALL, NULL),
     PARAM("feed_forward.time_mix_receptance", "h", NULL, MLP, W_ALL, NULL),
     LINEAR("feed_forward.key", "f", "h", MLP, W_ALL, "0"), LINEAR("feed_forward.receptance", "h", "h", MLP, W_ALL, "0"),
-    LINEAR("feed_forward.value", "h", "f", MLP, W_ALL, "0"), LN("rwkv.ln_out", W_ONCE), LM_HEAD("head"),
+    LINEAR("feed_forward.value", "h", "f", MLP, W_ALL, "0"), LN("rwkv.ln_out", W_ONCE), HEAD_NOBIAS("head"),
 };
 
 /* xLSTMConfig: mLSTM blocks (q, k of int(h qk_dim_factor), v and the output
@@ -725,7 +722,7 @@ static const llmmem__tdef t_xlstm[] = {
     LINEAR("mlstm_layer.out_proj", "h", "VV", ATTN, W_ALL, "ub"),
     NORM("norm_ffn", "h", "ub", W_ALL), LINEAR("ffn.proj_up_gate", "up", "h", MLP, W_ALL, "ub"),
     LINEAR("ffn.proj_up", "up", "h", MLP, W_ALL, "ub"), LINEAR("ffn.proj_down", "h", "up", MLP, W_ALL, "ub"),
-    RMS("backbone.out_norm", W_ONCE), LM_HEAD("lm_head"),
+    RMS("backbone.out_norm", W_ONCE), HEAD_NOBIAS("lm_head"),
 };
 
 /* ---- hrm_text, inkling_text ------------------------------------------------------------- */
@@ -743,7 +740,7 @@ static const llmmem__qdef q_hrm_text[] = {
     Q("f", "intermediate_size", "4096", NULL, DIM), Q("nl", "num_hidden_layers", "16", NULL, LAYERS),
     Q("nls", "num_layers_per_stack", "0", "0", DIM0), Q("Hc", "H_cycles", "2", NULL, LAYERS),
     Q("Lc", "L_cycles", "3", NULL, LAYERS), QD("S", "nls ? nls : nl"), QD("L", "nls ? nl : nl * Hc * (Lc + 1)"),
-    Q("bps", "L_bp_cycles", "2", "2", SUM), Q("bpn", "L_bp_cycles", "1", "1", LEN),
+    Q("bps", "L_bp_cycles", "2", "2", LIST), Q("bpn", "L_bp_cycles", "1", "1", LEN),
     QD("L_grad", "S * (Hc + max(Hc - bpn, 0) + bps)"), Q("a", "num_attention_heads", "12", NULL, COUNT), QD("k", "a"),
     Q("d", "head_dim", "128", NULL, DIM), Q("pos", "max_position_embeddings", "2048", NULL, POS), Q_TIE("0"),
     Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), Q("mb", "mlp_bias", "0", NULL, BOOL),
@@ -760,7 +757,7 @@ static const llmmem__qdef q_hrm_text[] = {
         LINEAR_N(p "mlp.down_proj", "h", "f", MLP, "S", "mb")
 static const llmmem__tdef t_hrm_text[] = {
     WEIGHT("model.z_L_init", "h", NULL, EMBED, W_ONCE), EMBED("model.embed_tokens"), HRM_STACK(""),
-    HRM_STACK("model.H_module.layers.{j}."), LM_HEAD("lm_head"),
+    HRM_STACK("model.H_module.layers.{j}."), HEAD_NOBIAS("lm_head"),
 };
 
 /* InklingTextConfig: every layer is attention with relative-position logits
@@ -809,7 +806,7 @@ static const llmmem__tdef t_inkling_text[] = {
     PARAM("mlp.shared_experts.down_proj", "ns * h", "fm", MLP, MOE_LAYERS, NULL), LINEAR_NORMS,
     PARAM("attn_sconv.conv1d.weight", "h", "conv_L", ATTN, W_ALL, NULL),
     PARAM("mlp_sconv.conv1d.weight", "h", "conv_L", MLP, W_ALL, NULL), RMS("model.norm", W_ONCE),
-    RMS("model.embed_norm", W_ONCE), LM_HEAD("lm_head"),
+    RMS("model.embed_norm", W_ONCE), HEAD_NOBIAS("lm_head"),
 };
 
 /* ---- the entries -------------------------------------------------------------------- */

@@ -5,10 +5,6 @@
  * (5.17); defaults are those of configuration_<type>.py. */
 #include "model/families.h"
 
-/* ---- shared rows ---------------------------------------------------------------- */
-
-#define EMBED_TOKENS WEIGHT("model.embed_tokens", "V", "h", EMBED, W_ONCE)
-#define LM_HEAD {"lm_head", "V", "h", T_(HEAD), LLMMEM__TF_LINEAR, W_ONCE, "!tie", NULL}
 #define GEMMA_NORMS                                                                               \
     NORM("input_layernorm", "h", "0", W_ALL), NORM("post_attention_layernorm", "h", "0", W_ALL),   \
         NORM("pre_feedforward_layernorm", "h", "0", W_ALL),                                       \
@@ -22,7 +18,6 @@
 /* LayerNorm (weight + bias when `bias`) or RMSNorm (bias "0") of width w, n times */
 #define NORM_ONCE_N(name, w, bias, n) ONCE_N(name, w, NULL, NORM, 0, n), ONCE_N_IF(name, w, NULL, NORM, 0, n, bias)
 
-#define Q_DROPOUT QR("pa", "attention_dropout", "0")
 
 /* ---- gemma3n_text ------------------------------------------------------------------- */
 
@@ -78,7 +73,7 @@ static const llmmem__tdef t_gemma3n_text[] = {
     NORM("model.per_layer_projection_norm", "hp", "0", W_ONCE),
     ONCE_N("model.altup_projections.{j}", "h", "h", ATTN, LLMMEM__TF_LINEAR, "an - 1"),
     ONCE_N("model.altup_unembed_projections.{j}", "h", "h", ATTN, LLMMEM__TF_LINEAR, "an - 1"),
-    LM_HEAD,
+    HEAD_NOBIAS("lm_head"),
 };
 
 /* ---- gemma4_text, gemma4_unified_text ------------------------------------------------- */
@@ -148,7 +143,7 @@ static const llmmem__tdef t_gemma4_text[] = {
     WEIGHT_IF("model.embed_tokens_per_layer", "Vp", "L * hp", EMBED, W_ONCE, "hp > 0"),
     LINEAR_IF("model.per_layer_model_projection", "L * hp", "h", ATTN, W_ONCE, "0", "hp > 0"),
     NORM_IF("model.per_layer_projection_norm", "hp", "0", W_ONCE, "hp > 0"),
-    LM_HEAD,
+    HEAD_NOBIAS("lm_head"),
 };
 /* Gemma4DecoderLayer: every layer MoE with enable_moe_block. */
 #define GEMMA4_FFN FFN_EXPR("moe && E > 0 ? 1 : 0")
@@ -162,7 +157,7 @@ static const llmmem__qdef q_gemma4_unified_text[] = {
     Q_GEMMA4("262144", "2304", "9216", "30", "8", "4", "262144", "1024"),
 };
 static const llmmem__tdef t_gemma4_unified_text[] = {
-    EMBED_TOKENS, GEMMA4_ATTN, NORM("model.norm", "h", "0", W_ONCE), LM_HEAD,
+    EMBED_TOKENS, GEMMA4_ATTN, NORM("model.norm", "h", "0", W_ONCE), HEAD_NOBIAS("lm_head"),
 };
 
 /* ---- llama4_text -------------------------------------------------------------------- */
@@ -203,7 +198,7 @@ static const llmmem__tdef t_llama4_text[] = {
     LINEAR("feed_forward.shared_expert.up_proj", "fs", "h", MLP, MOE_LAYERS, "0"),
     LINEAR("feed_forward.shared_expert.down_proj", "h", "fs", MLP, MOE_LAYERS, "0"),
     NORM("input_layernorm", "h", "0", W_ALL), NORM("post_attention_layernorm", "h", "0", W_ALL),
-    NORM("model.norm", "h", "0", W_ONCE), LM_HEAD,
+    NORM("model.norm", "h", "0", W_ONCE), HEAD_NOBIAS("lm_head"),
 };
 #define LLAMA4_MIXER                                                                                   \
     MIXER_LIST("layer_types|no_rope_layers", "chunked_attention=2,full_attention=0,1=2,0=0", LLMMEM__MR_EXPR, \

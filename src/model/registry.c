@@ -665,9 +665,8 @@ static int tensors(struct llmmem_model *m)
     for (int i = 0; i < f->nt; i++) {
         const llmmem__tdef *d = &f->t[i];
         int rc;
-        /* W_COUNT: `count` says in how many layers */
-        bool once = d->where == LLMMEM__W_ONCE || d->where == LLMMEM__W_COUNT ||
-                    ((d->flags & LLMMEM__TF_SUMMED) && layers_where(m, d->where) > 0);
+        /* W_COUNT: `count` is the row's total over the layers, whatever their variants */
+        bool once = d->where == LLMMEM__W_ONCE || d->where == LLMMEM__W_COUNT;
         if (!once && m->variants.n > 0) {
             if ((rc = variant_rows(m, rows, i, &k)))
                 return rc;

@@ -26,7 +26,9 @@
 #define LLMMEM__MAX_Q 64
 
 /* Value kinds and their bounds (a config value outside them is
- * LLMMEM_E_OUT_OF_RANGE naming the key). */
+ * LLMMEM_E_OUT_OF_RANGE naming the key). DIM .. AUTO read an integer, BOOL a
+ * boolean, REAL a number; STR, LIST and LEN read strings and lists, matched
+ * against the entry's `choices` where it has them. */
 enum llmmem__qtype {
     LLMMEM__QT_DIM = 0, /* a width: 1 .. 2^22 */
     LLMMEM__QT_DIM0,    /* a width that may be 0 (absent part): 0 .. 2^22 */
@@ -34,23 +36,23 @@ enum llmmem__qtype {
     LLMMEM__QT_COUNT,   /* heads, experts, groups, indices: 0 .. 2^22 */
     LLMMEM__QT_VOCAB,   /* 1 .. 2^26 */
     LLMMEM__QT_POS,     /* positions, windows: 0 .. 2^40 */
-    LLMMEM__QT_BOOL,    /* true/false (JSON booleans only) */
-    LLMMEM__QT_REAL,    /* a real (dropout, rotary fraction, soft-cap): default parsed as a number */
     LLMMEM__QT_INT,     /* a signed index (-1 = "the last layer"): -2^40 .. 2^40 */
-    LLMMEM__QT_STR,     /* a string, read as its 1-based position among `choices` ("a|b"), 0 when
-                           it is none of them (hidden_act "xielu" has parameters) */
-    LLMMEM__QT_NLIST,   /* a per-layer list of strings (or integers, matched by their decimal
-                           text), read as how many of its entries are among `choices`
-                           (indexer_types: the "full" layers) */
-    LLMMEM__QT_AUTO,    /* a width (1 .. 2^22) that may be the string "auto": the class
-                           computes it then, which is the entry's default (mamba time_step_rank) */
+    LLMMEM__QT_AUTO,    /* a width (1 .. 2^22) that may be the string "auto": the class computes
+                           it then, which is the entry's default (mamba's time_step_rank) */
+    LLMMEM__QT_BOOL,    /* true/false; with `choices`, a string also: true when it is one of
+                           them (laguna's gating: true or "per-head") */
+    LLMMEM__QT_REAL,    /* a real (dropout, rotary fraction, soft-cap): default parsed as a number */
+    LLMMEM__QT_STR,     /* a string, read as its 1-based position among `choices`, 0 when it is
+                           none of them (apertus: hidden_act "xielu" has parameters) */
+    LLMMEM__QT_LIST,    /* a per-layer list read as one integer: without `choices` the sum of its
+                           integer entries (0 .. 2^22 each: laguna's num_attention_heads_per_layer,
+                           hrm_text's L_bp_cycles), one number standing for every layer (the sum
+                           is number x L: hunyuan's moe_topk); with `choices` how many entries are
+                           among them (glm_moe_dsa's indexer_types "full"; integer entries are
+                           matched by their decimal text where a choice is a number:
+                           deepseek_v4's compress_ratios 4) */
     LLMMEM__QT_LEN,     /* the length (1 .. 100000) of the array or string at the key
                            (nemotron_h: the layers are the entries of layers_block_type) */
-    LLMMEM__QT_SUM,     /* the sum (0 .. 2^22) of the integer array at the key (hrm_text L_bp_cycles) */
-    LLMMEM__QT_LIST,    /* a per-layer JSON array read as one integer: the sum of its integer
-                           entries (num_attention_heads_per_layer), or, for a key "name=value",
-                           the number of string entries equal to value ("indexer_types=full");
-                           a single number stands for every layer: the total is number x L */
     LLMMEM__QT_COUNT_
 };
 /* A flag on the type: the value may differ from layer to layer. Layer i takes
@@ -71,14 +73,12 @@ typedef struct llmmem__qdef {
                          reads member b of object a (item b of array a); "k#" is
                          the number of items of k (1 for a scalar); "@part.sym"
                          imports symbol sym of a composite's part (below);
-                         "~attr" is only per_layer_config's attribute attr. A BOOL key
-                         "name=value" also reads a string: 1 when it equals value
-                         (laguna's gating: true or "per-head") */
+                         "~attr" is only per_layer_config's attribute attr */
     const char *def;  /* value when every key is absent (an expression; REAL: a number);
                          NULL: a key is required */
     const char *nul;  /* value when the key is JSON null; NULL: null is an error */
     int type;         /* enum llmmem__qtype */
-    const char *choices; /* QT_STR, QT_NLIST: the strings that count ("full|dense") */
+    const char *choices; /* STR, LIST, BOOL: the strings that count ("a|b"); NULL: none */
 } llmmem__qdef;
 
 /* Where a quantity's value comes from. */
@@ -87,8 +87,8 @@ enum llmmem__qsrc {
     LLMMEM__QS_GIVEN = 1,   /* read from the config or set through the API */
     LLMMEM__QS_NULL = 2,    /* JSON null: the entry's `nul`, evaluated at each count */
     LLMMEM__QS_LIST = 3,    /* a LAYERWISE quantity given as a per-layer list (v: its largest item) */
-    LLMMEM__QS_PER_LAYER = 4 /* QT_LIST given one number for every layer (kept in r): the
-                                value is r x L, evaluated at each count */
+    LLMMEM__QS_PER_LAYER = 4 /* a QT_LIST given as one number for every layer (kept in r):
+                                the value is r x L, evaluated at each count */
 };
 
 /* The values of a model's quantities. Integers (BOOL as 0/1) in v, reals in r. */
@@ -155,6 +155,7 @@ enum llmmem__ffn_rule {
 /* Symbolic kinds for MR_EXPR / FR_EXPR expressions and maps (the enum values as text). */
 #define LLMMEM__K_FULL "0"
 #define LLMMEM__K_SLIDING "1"
+#define LLMMEM__K_CHUNKED "2"
 #define LLMMEM__K_LINEAR "3"
 #define LLMMEM__K_MAMBA "4"
 #define LLMMEM__K_CONV "5"
@@ -175,9 +176,9 @@ typedef struct llmmem__pattern {
      * the first present, non-empty one; "x.y" reads a sub-object) and how its
      * values map to kinds ("sliding_attention=1,full_attention=0"; a string
      * value is matched whole, a number (a boolean as 1/0) as its decimal
-     * digits where the map has numbers; a pattern string, where every value
-     * of the map is one character, gives one character a layer: "M=4,*=0,-=6";
-     * a run-length list [[["global", "local"], 12]] (gpt_neo's
+     * digits where the map has numbers, else it is an error; a string, where
+     * the map has one-character values, gives one character a layer:
+     * "M=4,*=0,-=6"; a run-length list [[["global", "local"], 12]] (gpt_neo's
      * attention_types) is expanded first; a mixer map may give the
      * feed-forward too: "moe=6/1"). For the feed-forward pattern, `list` with
      * a `map` is a per-layer list of feed-forward kinds (mlp_layer_types:
@@ -187,7 +188,8 @@ typedef struct llmmem__pattern {
     const char *list;
     const char *map;
     /* The list repeats over the layers when shorter (recurrent_gemma's
-     * block_types: (block_types * 100)[:L]). */
+     * block_types: (block_types * 100)[:L]); empty, it is an error (an empty
+     * list that does not repeat counts as absent). */
     int cycle;
     /* Mixer only: a key of layer indices (counted from `base`) whose layers
      * are `on`, the others `off`, used when `list` is absent (bamba's
@@ -199,7 +201,8 @@ typedef struct llmmem__pattern {
 
 /* Layers whose LAYERWISE quantities (above) take the same values form a
  * variant; a layer tensor is counted once per variant, with the variant's
- * values, over the variant's layers of the tensor's kinds. */
+ * values, over the variant's layers of the tensor's kinds (a W_COUNT row,
+ * whose count is explicit, once with the model's values). */
 #define LLMMEM__MAX_VARIANTS 8
 #define LLMMEM__MAX_VSYMS 8
 typedef struct llmmem__variants {
@@ -225,13 +228,16 @@ enum llmmem__where {
     LLMMEM__W_LAYER = 1,  /* every decoder layer */
     LLMMEM__W_MIXER = 2,  /* layers whose mixer is in `kinds` (a bit mask of 1 << enum llmmem__mixer) */
     LLMMEM__W_FFN = 3,    /* layers whose feed-forward is in `kinds` (1 << enum llmmem__ffn) */
-    LLMMEM__W_COUNT = 4   /* `count` decoder layers in all, not placed by the layer pattern: a
-                             tensor only some layers hold, chosen by a list the pattern does not
-                             describe (glm_moe_dsa's indexer_types, the last layer only), or a
-                             block the layers share, held `count` times (zamba's shared
-                             attention block, hrm_text's stacks run in cycles); `count` may use
-                             the layer counts L_<kind> (L_hybrid, L_moe, ...) when the entry
-                             declares them as quantities */
+    LLMMEM__W_COUNT = 4   /* decoder-layer rows whose `count` is explicit: rows x cols x count in
+                             all, not multiplied by the layers of a kind. For a tensor only some
+                             layers hold, chosen by a list the pattern does not describe
+                             (glm_moe_dsa's indexer_types, the last layer only); for a shape that
+                             already totals the layers (laguna's q_proj over heads summed from
+                             num_attention_heads_per_layer: count 1); for a block the layers
+                             share, held `count` times (zamba's shared attention block,
+                             hrm_text's stacks run in cycles). `count` may use the layer counts
+                             L_<kind> (L_hybrid, L_moe, ...: one symbol per mixer and
+                             feed-forward kind, L_noffn for "none") when the entry declares them */
 };
 #define LLMMEM__WHERE_SHIFT 4
 #define LLMMEM__MX(k) (1u << LLMMEM__MX_##k)
@@ -241,12 +247,8 @@ enum llmmem__where {
 enum llmmem__tflag {
     LLMMEM__TF_LINEAR = 1, /* an nn.Linear (or GPT-2 Conv1D) weight: LoRA target, autocast-cast */
     LLMMEM__TF_BIAS = 2,   /* the bias of the Linear named the same */
-    LLMMEM__TF_PARAM = 4,  /* a parameter of a fused module: `name` is "module.param"
+    LLMMEM__TF_PARAM = 4   /* a parameter of a fused module: `name` is "module.param"
                               (experts.gate_up_proj, self_attn.sinks) */
-    LLMMEM__TF_SUMMED = 8  /* a decoder-layer tensor whose shape x count already totals its
-                              layers: the count is not multiplied by the layers of `where`
-                              (per-layer head counts summed from a list, a tensor that only
-                              some layers of a kind hold) */
 };
 
 typedef struct llmmem__tdef {
