@@ -114,6 +114,11 @@ void llmmem__tensors_of(llmmem__tensors *t, const struct llmmem_model *m)
     t->exact = params == 0 || params == tmp.params;
 }
 
+bool llmmem__kv_heads_divide(const struct llmmem_model *m)
+{
+    return m->family != LLMMEM__FAM_DEEPSEEK && !llmmem__qvals_get(&m->q, "kv_nodiv", 0);
+}
+
 int llmmem__model_validate(const struct llmmem_model *m)
 {
     if (!m)
@@ -135,7 +140,7 @@ int llmmem__model_validate(const struct llmmem_model *m)
         if (pos[i].v <= 0)
             return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model \"%s\": %s must be positive, got %lld",
                                  m->model_type, pos[i].name, (long long)pos[i].v);
-    if (m->family != LLMMEM__FAM_DEEPSEEK && m->num_heads % m->num_kv_heads != 0)
+    if (llmmem__kv_heads_divide(m) && m->num_heads % m->num_kv_heads != 0)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "model \"%s\": num_attention_heads %lld is not a multiple of "
                              "num_key_value_heads %lld",
@@ -612,7 +617,8 @@ static void json_vision(llmmem__buf *b, const struct llmmem_model *m)
 static void json_layers(llmmem__buf *b, const struct llmmem_model *m)
 {
     static const char *const mixers[LLMMEM__MX_COUNT] = {"full_attention", "sliding_attention", "chunked_attention",
-                                                         "linear_attention", "mamba", "conv", "none", "hybrid"};
+                                                         "linear_attention", "mamba", "conv", "none", "hybrid",
+                                                         "sparse_attention"};
     static const char *const ffns[LLMMEM__FF_COUNT] = {"dense", "moe", "none"};
     llmmem__buf_printf(b, ", \"layers\": [");
     bool first = true;
