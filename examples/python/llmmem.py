@@ -134,6 +134,7 @@ _PROTOTYPES = {
     "llmmem_gpu_count": (c_int, []),
     "llmmem_gpu_name": (c_char_p, [c_int]),
     "llmmem_gpu_memory_bytes": (c_int, [POINTER(c_uint64), c_int]),
+    "llmmem_gpu_find": (c_int, [POINTER(c_int), c_char_p]),
     # configurations
     "llmmem_config_new": (c_int, [_pp]),
     "llmmem_config_clone": (c_int, [_pp, _p]),
