@@ -16,7 +16,11 @@ int llmmem_estimate_single(llmmem_result *out, const llmmem_model *model, const 
     out->engine = LLMMEM__ENG_SINGLE;
     llmmem__result_set_i64(out, LLMMEM_R_NUM_GPUS, 1);
     llmmem__result_set_i64(out, LLMMEM_R_GPUS_NEEDED, 1);
-    return llmmem__train_fill(out, &t, NULL, model, cfg);
+    rc = llmmem__train_fill(out, &t, NULL, model, cfg);
+    if (rc == 0 && !out->v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i)
+        llmmem__no_gpu_count_fits(out, "the single engine runs on one GPU; ddp, zero, fsdp or "
+                                       "megatron split the memory");
+    return rc;
 }
 
 int llmmem_estimate(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
