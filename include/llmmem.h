@@ -174,6 +174,22 @@ typedef enum llmmem_param {
     LLMMEM_P_KV_BLOCK_SIZE = 804,   /**< i64 tokens */
     LLMMEM_P_MAX_MODEL_LEN = 805,   /**< i64 tokens (0 = model's max positions) */
     LLMMEM_P_CUDA_GRAPHS = 806,     /**< bool */
+    LLMMEM_P_VLLM_VERSION = 807,    /**< str: vLLM version whose accounting applies ("" = newest modelled) */
+    LLMMEM_P_ENFORCE_EAGER = 808,   /**< bool: vLLM --enforce-eager (no CUDA graphs) */
+    LLMMEM_P_QUANTIZATION = 809,    /**< enum: vLLM --quantization (auto = the checkpoint's method) */
+    LLMMEM_P_ENABLE_CHUNKED_PREFILL = 810, /**< enum: auto, off, on */
+    LLMMEM_P_VLLM_USAGE_CONTEXT = 811, /**< enum: serve (vllm serve), llm (LLM class): batch defaults */
+    LLMMEM_P_FLASHINFER_SAMPLER = 812, /**< enum: auto, off, on: FlashInfer top-k/top-p sampler */
+    LLMMEM_P_ENABLE_EXPERT_PARALLEL = 813, /**< bool: vLLM --enable-expert-parallel */
+    LLMMEM_P_DISABLE_CUSTOM_ALL_REDUCE = 814, /**< bool */
+    LLMMEM_P_ENABLE_PREFIX_CACHING = 815, /**< enum: auto, off, on */
+    LLMMEM_P_KV_CACHE_MEMORY_BYTES = 816, /**< i64: vLLM --kv-cache-memory (0 = from the utilization) */
+    LLMMEM_P_DISABLE_HYBRID_KV_CACHE_MANAGER = 817, /**< bool */
+    LLMMEM_P_NUM_GPU_BLOCKS_OVERRIDE = 818, /**< i64: 0 = none */
+    LLMMEM_P_MAMBA_SSM_CACHE_DTYPE = 819, /**< enum: auto, fp32, fp16, bf16 */
+    LLMMEM_P_VLLM_MODEL_RUNNER = 820, /**< enum: auto, v1, v2 (VLLM_USE_V2_MODEL_RUNNER) */
+    LLMMEM_P_CUDAGRAPH_MEMORY_ESTIMATE = 821, /**< enum: auto, off, on (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS) */
+    LLMMEM_P_VLLM_IMAGE = 822,      /**< bool: FlashInfer and triton_kernels installed (vllm-openai image) before 0.12 */
     /* hardware (9xx) */
     LLMMEM_P_GPU = 900,             /**< enum: GPU table (llmmem_gpu_name) */
     LLMMEM_P_GPU_MEMORY_BYTES = 901, /**< i64: overrides the table (0 = from GPU) */
@@ -275,7 +291,15 @@ typedef enum llmmem_result_key {
     LLMMEM_R_KV_BLOCKS = 122,          /**< i64 (vllm) */
     LLMMEM_R_PIPELINE_STAGES = 123,    /**< i64 */
     LLMMEM_R_PEAK_STAGE = 124,         /**< i64: the pipeline stage with the peak */
-    LLMMEM_R_ACTIVE_PARAMS = 125       /**< i64: per token (MoE) */
+    LLMMEM_R_ACTIVE_PARAMS = 125,      /**< i64: per token (MoE) */
+    LLMMEM_R_KV_AVAILABLE_BYTES = 126, /**< u64: vLLM "Available KV cache memory" */
+    LLMMEM_R_KV_TOKENS = 127,          /**< i64: vLLM "GPU KV cache size: N tokens" */
+    LLMMEM_R_MAX_CONCURRENCY = 128,    /**< f64: vLLM "Maximum concurrency for max_model_len" */
+    LLMMEM_R_PROFILE_PEAK_BYTES = 129, /**< u64: vLLM profile run's torch peak increase */
+    LLMMEM_R_NON_TORCH_BYTES = 130,    /**< u64: vLLM non-torch memory after the baseline */
+    LLMMEM_R_CUDA_GRAPH_BYTES = 131,   /**< u64: vLLM CUDA graph memory (estimate) */
+    LLMMEM_R_KV_BLOCK_TOKENS = 132,    /**< i64: vLLM block size in tokens (hybrids raise it) */
+    LLMMEM_R_REQUESTED_BYTES = 133     /**< u64: vLLM total * gpu_memory_utilization */
 } llmmem_result_key;
 
 /* ---- library information ------------------------------------------------ */

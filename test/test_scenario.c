@@ -572,6 +572,7 @@ static void test_gpu_names(void **state)
         {"NVIDIA RTX A6000", "A6000"},
         {"AMD Instinct MI300X", "MI300X"},
         {"gh200", "GH200-96GB"},
+        {"NVIDIA RTX 6000 Ada Generation", "RTX-6000-Ada"},
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         int g = -1;
@@ -584,9 +585,12 @@ static void test_gpu_names(void **state)
     assert_non_null(strstr(llmmem_last_error(), "A100-40GB, A100-80GB"));
     assert_int_equal(llmmem_gpu_find(&g, "H100"), LLMMEM_E_INCONSISTENT);
     assert_non_null(strstr(llmmem_last_error(), "H100-80GB, H100-PCIe, H100-NVL-94GB"));
-    /* H20 is another GPU, not a prefix of H200 */
-    assert_int_equal(llmmem_gpu_find(&g, "h20"), LLMMEM_E_OUT_OF_RANGE);
-    assert_non_null(strstr(llmmem_last_error(), "did you mean H200?"));
+    /* H20 is its own GPU, not a prefix of H200; an unknown name gets the nearest */
+    assert_int_equal(llmmem_gpu_find(&g, "h20"), 0);
+    assert_string_equal(llmmem_gpu_name(g), "H20");
+    g = -1;
+    assert_int_equal(llmmem_gpu_find(&g, "H300"), LLMMEM_E_OUT_OF_RANGE);
+    assert_non_null(strstr(llmmem_last_error(), "did you mean"));
     assert_int_equal(llmmem_gpu_find(&g, "Z9000"), LLMMEM_E_OUT_OF_RANGE);
     assert_null(strstr(llmmem_last_error(), "did you mean"));
     assert_int_equal(g, -1);

@@ -11,26 +11,29 @@ typedef struct command {
     bool positional;        /* it reads positional arguments itself */
     const cli_help *help;   /* llmmem COMMAND --help, llmmem help COMMAND */
     int (*run)(cli_opts *o);
+    int (*raw)(int argc, char **argv); /* parses its own arguments (llmmem vllm) */
 } command;
 
 #define INPUTS (CLI_G_SCENARIO | CLI_G_MODEL | CLI_G_FILES)
 
 static const command commands[] = {
     {{"estimate", NULL}, "estimate a scenario (--scenario FILE, or model + parameter flags)",
-     INPUTS | CLI_G_OUTPUT | CLI_G_PARAMS, false, &cli_help_estimate, cli_run_estimate},
+     INPUTS | CLI_G_OUTPUT | CLI_G_PARAMS, false, &cli_help_estimate, cli_run_estimate, NULL},
     {{"explain", NULL}, "estimate and show every term with its formula and source",
-     INPUTS | CLI_G_OUTPUT | CLI_G_PARAMS, false, &cli_help_explain, cli_run_explain},
+     INPUTS | CLI_G_OUTPUT | CLI_G_PARAMS, false, &cli_help_explain, cli_run_explain, NULL},
     {{"model", NULL}, "describe a model (HF config.json, preset or raw numbers)",
-     CLI_G_SCENARIO | CLI_G_MODEL | CLI_G_JSON, false, &cli_help_model, cli_run_model},
+     CLI_G_SCENARIO | CLI_G_MODEL | CLI_G_JSON, false, &cli_help_model, cli_run_model, NULL},
     {{"quick", NULL}, "estimate from a model size: quick 7B --gpus 8 --gpu-mem 80 --engine zero3",
-     CLI_G_QUICK | CLI_G_OUTPUT | CLI_G_PARAMS, true, &cli_help_quick, cli_run_quick},
+     CLI_G_QUICK | CLI_G_OUTPUT | CLI_G_PARAMS, true, &cli_help_quick, cli_run_quick, NULL},
     {{"plan", NULL}, "fastest layouts that fit N GPUs; --max-batch, --max-seq-len, --min-gpus",
-     INPUTS | CLI_G_JSON | CLI_G_PARAMS | CLI_G_PLAN, false, &cli_help_plan, cli_run_plan},
-    {{"validate", NULL}, "check a scenario file", 0, true, &cli_help_validate, cli_run_validate},
-    {{"presets", NULL}, "list the built-in models", 0, false, &cli_help_presets, cli_run_presets},
-    {{"gpus", NULL}, "list the GPU table", 0, false, &cli_help_gpus, cli_run_gpus},
+     INPUTS | CLI_G_JSON | CLI_G_PARAMS | CLI_G_PLAN, false, &cli_help_plan, cli_run_plan, NULL},
+    {{"validate", NULL}, "check a scenario file", 0, true, &cli_help_validate, cli_run_validate, NULL},
+    {{"presets", NULL}, "list the built-in models", 0, false, &cli_help_presets, cli_run_presets, NULL},
+    {{"gpus", NULL}, "list the GPU table", 0, false, &cli_help_gpus, cli_run_gpus, NULL},
     {{"params", NULL}, "list the configuration parameters", CLI_G_JSON, false, &cli_help_params,
-     cli_run_params},
+     cli_run_params, NULL},
+    {{"vllm", NULL}, "a `vllm serve` line: llmmem vllm MODEL [vllm flags] [--gpu NAME]", 0, true,
+     &cli_help_vllm, NULL, cli_run_vllm},
 };
 
 static const cli_names version_names[] = {{"--version", "-V"}, {"version", NULL}};
@@ -105,5 +108,7 @@ int main(int argc, char **argv)
     if (k < 0)
         cli_fail_msg(LLMMEM_E_UNKNOWN_PARAM, EXIT_USAGE,
                      "unknown command \"%s\" (see llmmem --help)", cmd);
+    if (commands[k].raw)
+        return commands[k].raw(argc - 2, argv + 2);
     return run(&commands[k], argc - 2, argv + 2);
 }

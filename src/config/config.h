@@ -30,6 +30,14 @@ enum llmmem__fsdp { LLMMEM__FSDP_FULL_SHARD = 0, LLMMEM__FSDP_SHARD_GRAD_OP = 1,
 enum llmmem__accounting { LLMMEM__ACC_RUNTIME = 0, LLMMEM__ACC_DEEPSPEED = 1,
                           LLMMEM__ACC_MEGATRON = 2 };
 enum llmmem__runtime { LLMMEM__RT_HF = 0, LLMMEM__RT_VLLM = 1 };
+/* vLLM --quantization (order = vllm_quant_names in params.c). */
+enum llmmem__vquant { LLMMEM__VQ_AUTO = 0, LLMMEM__VQ_FP8, LLMMEM__VQ_GPTQ, LLMMEM__VQ_GPTQ_MARLIN,
+                      LLMMEM__VQ_AWQ, LLMMEM__VQ_AWQ_MARLIN, LLMMEM__VQ_BITSANDBYTES,
+                      LLMMEM__VQ_MXFP4 };
+/* vLLM usage context (LLMMEM_P_VLLM_USAGE_CONTEXT). */
+enum llmmem__vusage { LLMMEM__VU_SERVE = 0, LLMMEM__VU_LLM = 1 };
+/* vLLM model runner (LLMMEM_P_VLLM_MODEL_RUNNER). */
+enum llmmem__vrunner { LLMMEM__VR_AUTO = 0, LLMMEM__VR_V1 = 1, LLMMEM__VR_V2 = 2 };
 enum llmmem__fp8 { LLMMEM__FP8_NONE = 0, LLMMEM__FP8_DELAYED = 1, LLMMEM__FP8_BLOCKWISE = 2 };
 
 /* The optimizer catalogue (optimizers.c); enum order = names in params.c. */
@@ -76,6 +84,12 @@ struct llmmem_config {
     int64_t runtime;
     double gpu_memory_utilization;
     int64_t max_num_batched_tokens, max_num_seqs, kv_block_size, max_model_len, cuda_graphs;
+    char vllm_version[LLMMEM__STR_MAX];
+    int64_t enforce_eager, quantization, enable_chunked_prefill, vllm_usage_context;
+    int64_t flashinfer_sampler, enable_expert_parallel, disable_custom_all_reduce;
+    int64_t enable_prefix_caching, kv_cache_memory_bytes, disable_hybrid_kv_cache_manager;
+    int64_t num_gpu_blocks_override, mamba_ssm_cache_dtype, vllm_model_runner;
+    int64_t cudagraph_memory_estimate, vllm_image;
     /* hardware */
     int64_t gpu, gpu_memory_bytes, cuda_context_bytes, cublas_workspace_bytes;
     int64_t expandable_segments;

@@ -100,7 +100,7 @@ enum llmmem__quant {
 
 /* Sizes shared by models, configurations and results. */
 #define LLMMEM__NAME_MAX 64
-#define LLMMEM__MAX_NOTES 8
+#define LLMMEM__MAX_NOTES 16
 #define LLMMEM__NOTE_MAX 160
 #define LLMMEM__PHASES 5
 #define LLMMEM__COMPONENTS 14
@@ -114,6 +114,8 @@ typedef struct llmmem__gpu {
     uint64_t cublas_workspace_bytes; /* per handle/stream, through the allocator */
     double bf16_tflops;             /* dense, for the planner */
     double link_gbps;               /* intra-node bandwidth, GB/s per direction */
+    int cc;                         /* compute capability x 10 (90 = sm_90); ROCm: 0 */
+    int sms;                        /* streaming multiprocessors (compute units) */
 } llmmem__gpu;
 const llmmem__gpu *llmmem__gpu_at(int index);
 /* The GPU a written name means (llmmem_gpu_find); when it fits several, *first is the

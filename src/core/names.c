@@ -44,9 +44,17 @@ static const struct {
     {"pipeline_stages", LLMMEM_TYPE_I64},
     {"peak_stage", LLMMEM_TYPE_I64},
     {"active_params", LLMMEM_TYPE_I64},
+    {"kv_available_bytes", LLMMEM_TYPE_U64},
+    {"kv_tokens", LLMMEM_TYPE_I64},
+    {"max_concurrency", LLMMEM_TYPE_F64},
+    {"profile_peak_bytes", LLMMEM_TYPE_U64},
+    {"non_torch_bytes", LLMMEM_TYPE_U64},
+    {"cuda_graph_bytes", LLMMEM_TYPE_U64},
+    {"kv_block_tokens", LLMMEM_TYPE_I64},
+    {"requested_bytes", LLMMEM_TYPE_U64},
 };
 
-_Static_assert(LLMMEM_R_ACTIVE_PARAMS - LLMMEM_R_PARAMS + 1 == LLMMEM__RKEYS,
+_Static_assert(LLMMEM_R_REQUESTED_BYTES - LLMMEM_R_PARAMS + 1 == LLMMEM__RKEYS,
                "result key table out of step with the header");
 
 const char *llmmem_phase_name(int phase)

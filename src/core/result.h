@@ -9,7 +9,7 @@
 #define LLMMEM__MAX_TERMS 48
 #define LLMMEM__MAX_STAGES 64
 #define LLMMEM__MAX_INPUTS 24
-#define LLMMEM__RKEYS 26 /* LLMMEM_R_PARAMS .. LLMMEM_R_ACTIVE_PARAMS */
+#define LLMMEM__RKEYS 34 /* LLMMEM_R_PARAMS .. LLMMEM_R_REQUESTED_BYTES */
 
 typedef struct llmmem__term {
     const char *name;    /* static */

@@ -323,6 +323,25 @@ static int apply_params(ctx *c, const llmmem__jnode *obj)
     return LLMMEM_OK;
 }
 
+/* "vllm": {vLLM's own argument names}: an inference run of runtime vllm
+ * (values.c llmmem__input_set_vllm_arg reads each argument). */
+static int apply_vllm(ctx *c, const llmmem__jnode *obj)
+{
+    int rc = unique_object(c, obj, "vllm", "an object of vLLM arguments");
+    if (rc)
+        return rc;
+    c->saw_inference = true;
+    if ((rc = llmmem__input_set_str(c->doc, c->cfg, LLMMEM_P_RUNTIME, "vllm", obj, "vllm")) != 0)
+        return rc;
+    for (const llmmem__jnode *m = llmmem__json_first(obj); m; m = llmmem__json_next(m)) {
+        char path[LLMMEM__KEYPATH_MAX];
+        llmmem__input_join_path(path, sizeof path, "vllm", llmmem__json_key(m));
+        if ((rc = llmmem__input_set_vllm_arg(c->doc, c->cfg, llmmem__json_key(m), m, path)) != 0)
+            return rc;
+    }
+    return LLMMEM_OK;
+}
+
 /* ---- the model section ---------------------------------------------------------- */
 
 /* Raw-number keys: the scenario/HF/gpu-mem-calculator spellings of the model keys. */
@@ -547,12 +566,14 @@ static int scenario_key(ctx *c, const llmmem__jnode *m, const llmmem__jnode **mo
         return apply_params(c, m);
     if (strcmp(key, "engine") == 0 && llmmem__json_is_string(m)) /* "engine": "zero3" */
         return set_engine(c->doc, c->cfg, m, "engine");
+    if (strcmp(key, "vllm") == 0)
+        return apply_vllm(c, m);
     int s = llmmem__name_index(sections, key);
     if (s < 0)
         return llmmem__json_error_at(c->doc, m, LLMMEM_E_UNKNOWN_PARAM, key,
                                      "unknown top-level key (one of: id, model, mode, training, "
                                      "inference, lora, engine, parallelism, hardware, vision, "
-                                     "params, measured)");
+                                     "vllm, params, measured)");
     if (s == 0)
         c->saw_training = true;
     if (s == 1)
