@@ -228,9 +228,11 @@ int llmmem_config_set(llmmem_config *cfg, const char *name, const char *value)
     case LLMMEM_TYPE_I64: {
         int64_t v;
         if (parse_i64(&v, value) != 0) {
-            /* Accept human-readable counts for large integers ("5e8", "2B"). */
-            if (llmmem__parse_count(&v, value) != 0)
-                return llmmem__error(LLMMEM_E_PARSE, "parameter \"%s\": expected an integer, got \"%.60s\"",
+            /* Accept human-readable counts for large integers ("5e8", "2B"), whole
+             * ones only: "1.5" and "1,5" are errors, not 2 and 15. */
+            if (llmmem__parse_whole_count(&v, value) != 0)
+                return llmmem__error(LLMMEM_E_PARSE,
+                                     "parameter \"%s\": expected a whole number, got \"%.60s\"",
                                      p->name, value);
         }
         return llmmem_config_set_i64(cfg, id, v);

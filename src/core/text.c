@@ -128,7 +128,18 @@ static size_t parse_decimal(double *out, const char *s)
     return i;
 }
 
-int llmmem__parse_count(int64_t *out, const char *text)
+static int parse_count(int64_t *out, const char *text, bool whole);
+
+int llmmem__parse_count(int64_t *out, const char *text) { return parse_count(out, text, false); }
+
+int llmmem__parse_whole_count(int64_t *out, const char *text)
+{
+    if (text && strpbrk(text, ",_"))
+        return llmmem__error(LLMMEM_E_PARSE, "count \"%.60s\": separators are not read", text);
+    return parse_count(out, text, true);
+}
+
+static int parse_count(int64_t *out, const char *text, bool whole)
 {
     if (!out || !text)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "count: NULL argument");
@@ -163,6 +174,8 @@ int llmmem__parse_count(int64_t *out, const char *text)
             return llmmem__error(LLMMEM_E_PARSE, "count \"%.60s\": trailing text \"%s\"", text, suf + 1);
     }
     v *= mult;
+    if (whole && isfinite(v) && v != floor(v))
+        return llmmem__error(LLMMEM_E_PARSE, "count \"%.60s\": not a whole number", text);
     if (!isfinite(v) || v < 1.0 || v > 9.0e15)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "count \"%.60s\": must be between 1 and 9e15", text);
     *out = (int64_t)llround(v);
