@@ -108,8 +108,10 @@ typedef enum llmmem_param {
     /* precision (2xx) */
     LLMMEM_P_PARAM_DTYPE = 200,     /**< enum dtype of the stored weights */
     LLMMEM_P_COMPUTE_DTYPE = 201,   /**< enum dtype of matmuls (autocast when != param) */
-    LLMMEM_P_MASTER_WEIGHTS = 202,  /**< bool: separate fp32 master copy (DeepSpeed/Megatron) */
-    LLMMEM_P_GRAD_DTYPE = 203,      /**< enum: auto (= param dtype), fp32, bf16, fp16 */
+    LLMMEM_P_MASTER_WEIGHTS = 202,  /**< enum false, true, auto: separate fp32 master copy; auto
+                                         (default) = the engine's own (ZeRO/Megatron keep one with
+                                         16-bit compute); 0 and 1 keep their meaning (was a bool) */
+    LLMMEM_P_GRAD_DTYPE = 203,      /**< enum: auto (= the engine's default), fp32, bf16, fp16 */
     LLMMEM_P_WEIGHTS_FORMAT = 204,  /**< enum: inference storage format (auto, fp32, ..., gptq, awq, mxfp4) */
     LLMMEM_P_KV_CACHE_DTYPE = 205,  /**< enum: auto, fp32, fp16, bf16, fp8 */
     LLMMEM_P_QUANT_BITS = 206,      /**< i64: GPTQ/AWQ bits (0 = from model) */
@@ -118,7 +120,7 @@ typedef enum llmmem_param {
     /* optimizer (3xx) */
     LLMMEM_P_OPTIMIZER = 300,       /**< enum: adamw, adam, sgd, ... */
     LLMMEM_P_OPTIMIZER_IMPL = 301,  /**< enum: foreach, fused, forloop */
-    LLMMEM_P_OPTIMIZER_STATE_DTYPE = 302, /**< enum: auto (= param/master dtype), fp32, bf16 */
+    LLMMEM_P_OPTIMIZER_STATE_DTYPE = 302, /**< enum: auto (= the engine's default: master/param dtype), fp32, bf16 */
     LLMMEM_P_STEP = 303,            /**< enum: max, first, steady */
     /* activations (4xx) */
     LLMMEM_P_ATTENTION = 400,       /**< enum: sdpa, flash, eager */
@@ -154,6 +156,14 @@ typedef enum llmmem_param {
     LLMMEM_P_DISTRIBUTED_OPTIMIZER = 617, /**< bool (Megatron) */
     LLMMEM_P_ACCOUNTING = 618,      /**< enum: runtime, deepspeed_estimator, megatron_theoretical */
     LLMMEM_P_ZERO_INIT = 619,       /**< bool: deepspeed.zero.Init (estimator mode) */
+    LLMMEM_P_FSDP_PARAM_DTYPE = 620, /**< enum: MixedPrecisionPolicy.param_dtype, the dtype FSDP
+                                          all-gathers in and computes with; auto = no policy (the
+                                          stored dtype) @since 0.2 */
+    LLMMEM_P_FSDP_REDUCE_DTYPE = 621, /**< enum: MixedPrecisionPolicy.reduce_dtype; auto = the
+                                           gradient's dtype (= fsdp_param_dtype) @since 0.2 */
+    LLMMEM_P_FSDP_RESHARD_AFTER_FORWARD = 622, /**< i64: FSDP2 reshard_after_forward: -1 auto (True
+                                                    for every unit but the root), 0 False, 1 True,
+                                                    k >= 2 reshard to k ranks @since 0.2 */
     /* parallelism (7xx) */
     LLMMEM_P_NUM_GPUS = 700,        /**< i64: total GPUs (0 = product of the sizes) */
     LLMMEM_P_DATA_PARALLEL = 701,   /**< i64 */
@@ -299,7 +309,14 @@ typedef enum llmmem_result_key {
     LLMMEM_R_NON_TORCH_BYTES = 130,    /**< u64: vLLM non-torch memory after the baseline */
     LLMMEM_R_CUDA_GRAPH_BYTES = 131,   /**< u64: vLLM CUDA graph memory (estimate) */
     LLMMEM_R_KV_BLOCK_TOKENS = 132,    /**< i64: vLLM block size in tokens (hybrids raise it) */
-    LLMMEM_R_REQUESTED_BYTES = 133     /**< u64: vLLM total * gpu_memory_utilization */
+    LLMMEM_R_REQUESTED_BYTES = 133,    /**< u64: vLLM total * gpu_memory_utilization */
+    /* the precision a training estimate assumed, every "auto" resolved (training only;
+     * "none" otherwise). Enum values: llmmem_result_enum_name(). @since 0.2 */
+    LLMMEM_R_PARAM_DTYPE = 134,        /**< enum: dtype of the stored (sharded) weights */
+    LLMMEM_R_COMPUTE_DTYPE = 135,      /**< enum: dtype of the matmuls */
+    LLMMEM_R_MASTER_DTYPE = 136,       /**< enum: separate master weights (fp32), or none */
+    LLMMEM_R_GRAD_DTYPE = 137,         /**< enum: dtype of the gradients the optimizer reads */
+    LLMMEM_R_OPTIMIZER_STATE_DTYPE = 138 /**< enum: dtype of a full-size optimizer state */
 } llmmem_result_key;
 
 /* ---- library information ------------------------------------------------ */
@@ -333,6 +350,9 @@ LLMMEM_API const char *llmmem_component_name(int component);
 LLMMEM_API const char *llmmem_result_key_name(int key);
 /** @return the type of a result key, or LLMMEM_E_INVALID_ARG. */
 LLMMEM_API int llmmem_result_key_type(int key);
+/** @return the name of value @p value of an enum result key ("backward" for
+ *  LLMMEM_R_PEAK_PHASE, "bf16" for LLMMEM_R_GRAD_DTYPE); NULL if out of range. @since 0.2 */
+LLMMEM_API const char *llmmem_result_enum_name(int key, int64_t value);
 /** @return the name of a model key ("hidden_size"); NULL if unknown. */
 LLMMEM_API const char *llmmem_model_key_name(int key);
 /** Number of phases, for iteration. */

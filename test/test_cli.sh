@@ -348,9 +348,9 @@ run 0 gpus --json && json_ok "gpus --json"
 # ---- issue 20 (6): output that agrees with the verdict ---------------------------------------
 # the table begins with the settings and the GPU with its capacity
 run 0 estimate --preset llama-3.1-8b
-head -n 5 "$TMP/out" >"$TMP/head"
+head -n 6 "$TMP/out" >"$TMP/head"
 grep -q "^Settings  *training, seq_len 2,048 tokens, micro-batch 1" "$TMP/head" && grep -q "optimizer adamw" "$TMP/head" &&
-    grep -q "weights bf16" "$TMP/head" && ok || bad "assumptions line: $(cat "$TMP/head")"
+    grep -q "^Precision  *bf16 weights, bf16 compute" "$TMP/head" && ok || bad "assumptions line: $(cat "$TMP/head")"
 grep -q "^GPU  *H100-80GB, 79.19 GiB / 85.03 GB per GPU (the default GPU" "$TMP/head" && ok ||
     bad "GPU line: $(cat "$TMP/head")"
 run 0 estimate --preset llama-3.1-8b --mode inference --batch-size 4 --prompt-len 2k --gpu a10g --units GiB

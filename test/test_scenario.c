@@ -415,7 +415,19 @@ static void run_bad_case(void **state)
     snprintf(path, sizeof path, "%s/input.json", bc->dir);
     int rc;
     llmmem_clear_error();
-    if (strcmp(entry, "scenario") == 0) {
+    if (strcmp(entry, "estimate") == 0) { /* a scenario that loads, refused by the estimate */
+        llmmem_model *m = NULL;
+        llmmem_config *c = NULL;
+        rc = llmmem_scenario_from_file(&m, &c, path);
+        if (rc)
+            fail_msg("%s: the scenario does not load: %s", bc->name, llmmem_last_error());
+        llmmem_result *r = NULL;
+        assert_int_equal(llmmem_result_new(&r), 0);
+        rc = llmmem_estimate(r, m, c);
+        llmmem_result_free(r);
+        llmmem_model_free(m);
+        llmmem_config_free(c);
+    } else if (strcmp(entry, "scenario") == 0) {
         llmmem_model *m = (llmmem_model *)(uintptr_t)1; /* must stay untouched */
         llmmem_config *c = (llmmem_config *)(uintptr_t)1;
         rc = llmmem_scenario_from_file(&m, &c, path);

@@ -203,6 +203,9 @@ void cli_print_terms(const llmmem_result *r, enum cli_units u);
 #define CLI_MAX_ITEMS 16
 int cli_settings(char (*items)[CLI_ITEM_MAX], int max, const llmmem_result *r,
                  const llmmem_config *cfg);
+/* The precision the estimate assumed, every "auto" resolved by the engine ("bf16 weights,
+ * bf16 compute, fp32 masters, fp32 grads, fp32 optimizer state"); "" for inference. */
+const char *cli_precision(char *buf, size_t cap, const llmmem_result *r);
 /* "llama-3.1-8b: does NOT fit, 81.2 GiB of 79.2 GiB per H100-80GB GPU (2.0 GiB short)" */
 void cli_verdict(char *buf, size_t cap, const llmmem_result *r, const llmmem_model *m,
                  const llmmem_config *cfg, enum cli_units u);

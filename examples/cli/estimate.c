@@ -63,12 +63,17 @@ int cli_estimate_print(llmmem_model *m, llmmem_config *cfg, const cli_opts *o)
     if (rc)
         cli_fail_lib(rc, EXIT_FAIL, NULL);
     if (o->svg) {
-        char title[512], settings[CLI_MAX_ITEMS * (CLI_ITEM_MAX + 2)] = "";
+        char title[512], settings[CLI_MAX_ITEMS * (CLI_ITEM_MAX + 2) + 260] = "";
         char items[CLI_MAX_ITEMS][CLI_ITEM_MAX];
         int n = cli_settings(items, CLI_MAX_ITEMS, r, cfg);
         for (int i = 0; i < n; i++) {
             strcat(settings, i ? ", " : "");
             strcat(settings, items[i]);
+        }
+        char prec[256];
+        if (cli_precision(prec, sizeof prec, r)[0]) {
+            strcat(settings, "; ");
+            strcat(settings, prec);
         }
         cli_verdict(title, sizeof title, r, m, cfg, o->units == UNITS_BOTH ? UNITS_GIB : o->units);
         cli_write_svg(o->svg, r, title, settings, o->units);

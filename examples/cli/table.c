@@ -89,12 +89,6 @@ int cli_settings(char (*out)[CLI_ITEM_MAX], int max, const llmmem_result *r,
         item(&it, "micro-batch %s x %s accumulation step(s)",
              cli_group(a, sizeof a, cli_cfg_i64(cfg, LLMMEM_P_MICRO_BATCH_SIZE)),
              cli_group(b, sizeof b, cli_cfg_i64(cfg, LLMMEM_P_GRAD_ACCUM_STEPS)));
-        cfg_text(a, sizeof a, cfg, LLMMEM_P_PARAM_DTYPE);
-        cfg_text(b, sizeof b, cfg, LLMMEM_P_COMPUTE_DTYPE);
-        item(&it, "weights %s", a);
-        item(&it, "compute %s", b);
-        if (cli_cfg_i64(cfg, LLMMEM_P_MASTER_WEIGHTS))
-            item(&it, "fp32 master weights");
         item(&it, "optimizer %s", cfg_text(a, sizeof a, cfg, LLMMEM_P_OPTIMIZER));
         item(&it, "activation checkpointing %s", cfg_text(a, sizeof a, cfg, LLMMEM_P_CHECKPOINTING));
         if (cli_cfg_i64(cfg, LLMMEM_P_LORA_RANK) > 0)
@@ -128,6 +122,22 @@ void cli_verdict(char *buf, size_t cap, const llmmem_result *r, const llmmem_mod
              head < 0 ? "short" : "free");
 }
 
+const char *cli_precision(char *buf, size_t cap, const llmmem_result *r)
+{
+    buf[0] = '\0';
+    const char *w = llmmem_result_enum_name(LLMMEM_R_PARAM_DTYPE, cli_result_i64(r, LLMMEM_R_PARAM_DTYPE));
+    if (!w || !strcmp(w, "none"))
+        return buf;
+    const char *master = llmmem_result_enum_name(LLMMEM_R_MASTER_DTYPE, cli_result_i64(r, LLMMEM_R_MASTER_DTYPE));
+    snprintf(buf, cap, "%s weights, %s compute, %s masters, %s grads, %s optimizer state", w,
+             llmmem_result_enum_name(LLMMEM_R_COMPUTE_DTYPE, cli_result_i64(r, LLMMEM_R_COMPUTE_DTYPE)),
+             master && strcmp(master, "none") ? master : "no",
+             llmmem_result_enum_name(LLMMEM_R_GRAD_DTYPE, cli_result_i64(r, LLMMEM_R_GRAD_DTYPE)),
+             llmmem_result_enum_name(LLMMEM_R_OPTIMIZER_STATE_DTYPE,
+                                     cli_result_i64(r, LLMMEM_R_OPTIMIZER_STATE_DTYPE)));
+    return buf;
+}
+
 static void print_header(const llmmem_result *r, const llmmem_model *m, const llmmem_config *cfg,
                          enum cli_units u)
 {
@@ -156,6 +166,9 @@ static void print_header(const llmmem_result *r, const llmmem_model *m, const ll
         col += printf("%s", it[i]);
     }
     printf("\n");
+    char prec[256];
+    if (cli_precision(prec, sizeof prec, r)[0])
+        printf("%-12s%s\n", "Precision", prec);
     /* the GPU and its capacity: what the verdict compares against */
     int64_t gpu = cli_cfg_i64(cfg, LLMMEM_P_GPU), def = 0;
     llmmem_param_default_i64(&def, LLMMEM_P_GPU);

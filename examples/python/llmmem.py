@@ -94,6 +94,7 @@ _PROTOTYPES = {
     "llmmem_component_name": (c_char_p, [c_int]),
     "llmmem_result_key_name": (c_char_p, [c_int]),
     "llmmem_result_key_type": (c_int, [c_int]),
+    "llmmem_result_enum_name": (c_char_p, [c_int, c_int64]),
     "llmmem_model_key_name": (c_char_p, [c_int]),
     "llmmem_phase_count": (c_int, []),
     "llmmem_component_count": (c_int, []),

@@ -118,7 +118,7 @@ def run_spec(cfg, hf_path):
             problems.append("param_dtype %s" % pd)
         if cd != pd and not (pd == "fp32" and cd in ("bf16", "fp16")):
             problems.append("param_dtype %s with compute_dtype %s (autocast runs fp32 weights)" % (pd, cd))
-        if c["master_weights"]:
+        if c["master_weights"] is True:  # "auto": the single engine keeps none
             problems.append("master_weights (plain PyTorch keeps none)")
         opt = _OPTIMIZERS.get((c["optimizer"], c["optimizer_impl"]))
         if opt is None:

@@ -246,15 +246,19 @@
               `weights ${c.weights_format}`, `KV cache ${c.kv_cache_dtype}`);
     } else {
       it.push("training", `seq_len ${group(c.seq_len)} tokens`,
-              `micro-batch ${group(c.micro_batch_size)} x ${group(c.gradient_accumulation_steps)} accumulation step(s)`,
-              `weights ${c.param_dtype}`, `compute ${c.compute_dtype}`);
-      if (c.master_weights) it.push("fp32 master weights");
+              `micro-batch ${group(c.micro_batch_size)} x ${group(c.gradient_accumulation_steps)} accumulation step(s)`);
       it.push(`optimizer ${c.optimizer}`, `activation checkpointing ${c.activation_checkpointing}`);
       if (c.lora_rank > 0) it.push(`LoRA rank ${c.lora_rank}` + (c.qlora !== "none" ? `, QLoRA ${c.qlora}` : ""));
       it.push(c.engine === "zero" ? `engine zero (ZeRO stage ${c.zero_stage})` : `engine ${c.engine}`);
     }
     it.push(`${r.num_gpus} GPU(s)`);
     return it;
+  }
+  // The precision the estimate assumed, resolved by the engine (cli_precision); "" for inference.
+  function precisionLine(r) {
+    if (!r.param_dtype || r.param_dtype === "none") return "";
+    return `${r.param_dtype} weights, ${r.compute_dtype} compute, ${r.master_dtype !== "none" ? r.master_dtype : "no"} masters, ` +
+      `${r.grad_dtype} grads, ${r.optimizer_state_dtype} optimizer state`;
   }
   // The CLI's verdict line (cli_verdict), in GiB when the units are both.
   function verdictText(r, model, c, units) {
@@ -385,6 +389,9 @@
     v.textContent = verdictText(r, out.model, c, state.units);
     v.className = "verdict " + (r.fits ? "ok" : "bad");
     $("settings-" + x).textContent = settingsItems(r, c).join(", ");
+    const prec = precisionLine(r);
+    $("precision-" + x).textContent = prec;
+    $("precision-" + x).hidden = $("precision-t-" + x).hidden = !prec;
     $("gpu-" + x).textContent = gpuLine(r, c, state.units);
     const notes = (r.notes || []).filter((n) => /^assum/i.test(n));
     $("assumed-" + x).innerHTML = notes.map((n) => `<li>${esc(n)}</li>`).join("");
@@ -394,7 +401,7 @@
   function clearPane(x, message) {
     $("verdict-" + x).textContent = message;
     $("verdict-" + x).className = "verdict bad";
-    for (const k of ["settings", "gpu", "chart", "command", "assumed"]) $(k + "-" + x).textContent = "";
+    for (const k of ["settings", "precision", "gpu", "chart", "command", "assumed"]) $(k + "-" + x).textContent = "";
   }
 
   function renderResult(out, model, sets) {

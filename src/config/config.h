@@ -38,6 +38,8 @@ enum llmmem__vquant { LLMMEM__VQ_AUTO = 0, LLMMEM__VQ_FP8, LLMMEM__VQ_GPTQ, LLMM
 enum llmmem__vusage { LLMMEM__VU_SERVE = 0, LLMMEM__VU_LLM = 1 };
 /* vLLM model runner (LLMMEM_P_VLLM_MODEL_RUNNER). */
 enum llmmem__vrunner { LLMMEM__VR_AUTO = 0, LLMMEM__VR_V1 = 1, LLMMEM__VR_V2 = 2 };
+/* Values of LLMMEM_P_MASTER_WEIGHTS (order = names in params.c; 0/1 were the bool's). */
+enum llmmem__master { LLMMEM__MASTER_OFF = 0, LLMMEM__MASTER_ON = 1, LLMMEM__MASTER_AUTO = 2 };
 enum llmmem__fp8 { LLMMEM__FP8_NONE = 0, LLMMEM__FP8_DELAYED = 1, LLMMEM__FP8_BLOCKWISE = 2 };
 
 /* The optimizer catalogue (optimizers.c); enum order = names in params.c. */
@@ -49,6 +51,17 @@ enum llmmem__optim {
     LLMMEM__OPT_MUON, LLMMEM__OPT_ADAMW_8BIT, LLMMEM__OPT_PAGED_ADAMW_8BIT,
     LLMMEM__OPT_ADAM_8BIT, LLMMEM__OPT_PAGED_ADAM_8BIT, LLMMEM__OPT_COUNT
 };
+
+/* Where a reader set a parameter: "source:line:col key.path" (config.c). */
+#define LLMMEM__ORIGINS 16
+#define LLMMEM__ORIGIN_MAX 160
+typedef struct llmmem__origin {
+    int param;
+    char where[LLMMEM__ORIGIN_MAX];
+} llmmem__origin;
+
+/* Bits of the set-parameter mask: at least as many as table rows (params.c asserts it). */
+#define LLMMEM__SET_WORDS 8
 
 struct llmmem_config {
     /* workload */
@@ -77,6 +90,7 @@ struct llmmem_config {
     int64_t stage3_param_persistence_threshold, zero_hpz_partition_size;
     int64_t fsdp_version, fsdp_sharding, fsdp_cpu_offload, distributed_optimizer;
     int64_t accounting, zero_init;
+    int64_t fsdp_param_dtype, fsdp_reduce_dtype, fsdp_reshard_after_forward;
     /* parallelism */
     int64_t num_gpus, dp, tp, pp, cp, ep, etp, sequence_parallel, vpp, num_microbatches;
     int64_t gpus_per_node;
@@ -96,6 +110,11 @@ struct llmmem_config {
     /* vision-language */
     int64_t images_per_sample, image_height, image_width, video_frames, vision_training;
     int64_t min_pixels, max_pixels, encoder_cache;
+    /* which parameters were set (by llmmem_config_set_*, by index in the table),
+     * and where the readers found the last LLMMEM__ORIGINS of them */
+    uint64_t set_mask[LLMMEM__SET_WORDS];
+    int origin_count;
+    llmmem__origin origins[LLMMEM__ORIGINS];
     /* calibration profile (calib.c); all 1.0 / 0 = identity */
     bool calibrated;
     double calib_component[LLMMEM__COMPONENTS_MAX];
@@ -119,6 +138,20 @@ typedef struct llmmem__param_info {
 
 const llmmem__param_info *llmmem__param_find(int id);
 const llmmem__param_info *llmmem__param_by_name(const char *name);
+/* Whether a parameter was set since the config was made or reset (any setter). */
+bool llmmem__config_was_set(const struct llmmem_config *c, int param);
+/* Records where a reader set a parameter ("ds.json:4:12 zero_optimization.stage"). */
+void llmmem__config_set_origin(struct llmmem_config *c, int param, const char *where);
+/* " (set at <where>)" for a parameter a reader set, else "" (static or c's storage). */
+const char *llmmem__config_origin(const struct llmmem_config *c, int param);
+/* An enum whose values are false, true, auto (LLMMEM_P_MASTER_WEIGHTS): read and
+ * written like a bool, plus "auto". */
+static inline bool llmmem__param_is_tribool(const llmmem__param_info *p)
+{
+    return p->type == LLMMEM_TYPE_ENUM && p->enum_names && p->enum_names[0] && p->enum_names[1] &&
+           p->enum_names[0][0] == 'f' && p->enum_names[1][0] == 't' && p->enum_names[2] &&
+           p->enum_names[2][0] == 'a';
+}
 
 /* Values of LLMMEM_P_VISION_TRAINING (order = vision_names in params.c). */
 enum llmmem__vtrain { LLMMEM__VT_FROZEN = 0, LLMMEM__VT_FULL = 1, LLMMEM__VT_LORA = 2 };

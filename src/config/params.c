@@ -15,6 +15,9 @@ static const char *const dtype_names[] = {"auto", "fp32", "fp16", "bf16", "fp8",
 static const char *const quant_names[] = {"auto", "fp32", "fp16", "bf16", "fp8", "fp8_block",
                                           "int8", "int4", "nf4", "nf4_dq", "fp4", "gptq", "awq",
                                           "mxfp4", NULL};
+/* A bool with an "auto": 0 and 1 keep a bool's meaning (config.c reads and writes them as
+ * true and false). Order = enum llmmem__master. */
+static const char *const tribool_names[] = {"false", "true", "auto", NULL};
 static const char *const fp8_names[] = {"none", "delayed", "blockwise", NULL};
 /* Order = enum llmmem__optim. */
 static const char *const optim_names[] = {
@@ -82,10 +85,13 @@ static const llmmem__param_info params[] = {
          "dtype of the stored weights (fp32 with compute bf16 = autocast)"),
     ENUM(LLMMEM_P_COMPUTE_DTYPE, "compute_dtype", "training", compute_dtype, dtype_names,
          LLMMEM__DT_AUTO, "dtype of the matmuls; auto = param_dtype; differs = torch.autocast"),
-    BOOL(LLMMEM_P_MASTER_WEIGHTS, "master_weights", "training", master_weights, 0,
-         "separate fp32 master weights (DeepSpeed/Megatron mixed precision)"),
+    ENUM(LLMMEM_P_MASTER_WEIGHTS, "master_weights", "training", master_weights, tribool_names,
+         LLMMEM__MASTER_AUTO,
+         "separate fp32 master weights; auto = the engine's (ZeRO: with 16-bit compute and always "
+         "at stages 1-2; Megatron: with 16-bit compute; single, DDP, FSDP: no)"),
     ENUM(LLMMEM_P_GRAD_DTYPE, "grad_dtype", "training", grad_dtype, dtype_names, LLMMEM__DT_AUTO,
-         "gradient dtype; auto = param dtype (fp32 main grads under Megatron)"),
+         "gradient dtype; auto = the engine's (the dtype the model runs in; Megatron bf16: fp32 "
+         "main grads)"),
     ENUM(LLMMEM_P_WEIGHTS_FORMAT, "weights_format", "inference", weights_format, quant_names,
          LLMMEM__Q_AUTO, "weight storage for inference; auto = quantization_config, else torch_dtype"),
     ENUM(LLMMEM_P_KV_CACHE_DTYPE, "kv_cache_dtype", "inference", kv_cache_dtype, dtype_names,
@@ -101,7 +107,8 @@ static const llmmem__param_info params[] = {
     ENUM(LLMMEM_P_OPTIMIZER_IMPL, "optimizer_impl", "training", optimizer_impl, impl_names, 0,
          "PyTorch optimizer implementation: foreach (default), fused, forloop"),
     ENUM(LLMMEM_P_OPTIMIZER_STATE_DTYPE, "optimizer_state_dtype", "training", optimizer_state_dtype,
-         dtype_names, LLMMEM__DT_AUTO, "optimizer state dtype; auto = master/param dtype"),
+         dtype_names, LLMMEM__DT_AUTO,
+         "optimizer state dtype; auto = the engine's (fp32 beside masters, else the param dtype)"),
     ENUM(LLMMEM_P_STEP, "step", "training", step, step_names, 0,
          "which step: max of both, first (states created), steady"),
     ENUM(LLMMEM_P_ATTENTION, "attention", "training", attention, attn_names, 0,
@@ -163,6 +170,18 @@ static const llmmem__param_info params[] = {
          "runtime model, or reproduce DeepSpeed's / Megatron's own estimator"),
     BOOL(LLMMEM_P_ZERO_INIT, "zero_init", "engine", zero_init, 1,
          "deepspeed.zero.Init (DeepSpeed estimator mode)"),
+    ENUM(LLMMEM_P_FSDP_PARAM_DTYPE, "fsdp_param_dtype", "engine", fsdp_param_dtype, dtype_names,
+         LLMMEM__DT_AUTO,
+         "FSDP MixedPrecisionPolicy param_dtype: all-gather and compute dtype; auto = no policy "
+         "(the stored param_dtype)"),
+    ENUM(LLMMEM_P_FSDP_REDUCE_DTYPE, "fsdp_reduce_dtype", "engine", fsdp_reduce_dtype, dtype_names,
+         LLMMEM__DT_AUTO,
+         "FSDP MixedPrecisionPolicy reduce_dtype (reduce-scatter); auto = the gradients' dtype "
+         "(fsdp_param_dtype)"),
+    I64(LLMMEM_P_FSDP_RESHARD_AFTER_FORWARD, "reshard_after_forward", "engine",
+        fsdp_reshard_after_forward, -1, 1000000, -1,
+        "FSDP2 reshard_after_forward: -1 auto (every unit but the root), 0 false, 1 true, "
+        "k >= 2 reshard to k ranks"),
     I64(LLMMEM_P_NUM_GPUS, "num_gpus", "parallelism", num_gpus, 0, 10000000, 0,
         "total GPUs; 0 = dp*tp*pp*cp"),
     I64(LLMMEM_P_DATA_PARALLEL, "data_parallel_size", "parallelism", dp, 1, 10000000, 1,
@@ -296,6 +315,9 @@ static const struct {
     {"stage", LLMMEM_P_ZERO_STAGE},
     {"block_size", LLMMEM_P_KV_BLOCK_SIZE},
     {"kv_cache_memory", LLMMEM_P_KV_CACHE_MEMORY_BYTES},
+    {"fsdp_reshard_after_forward", LLMMEM_P_FSDP_RESHARD_AFTER_FORWARD},
+    {"mp_param_dtype", LLMMEM_P_FSDP_PARAM_DTYPE},
+    {"mp_reduce_dtype", LLMMEM_P_FSDP_REDUCE_DTYPE},
 };
 
 const llmmem__param_info *llmmem__param_find(int id)
@@ -326,6 +348,8 @@ static int enum_count(const char *const *names)
         n++;
     return n;
 }
+
+_Static_assert(LLMMEM_ARRAY_LEN(params) <= 64 * LLMMEM__SET_WORDS, "config set_mask has fewer bits than parameters");
 
 int llmmem_param_count(void) { return (int)LLMMEM_ARRAY_LEN(params); }
 

@@ -52,9 +52,14 @@ static const struct {
     {"cuda_graph_bytes", LLMMEM_TYPE_U64},
     {"kv_block_tokens", LLMMEM_TYPE_I64},
     {"requested_bytes", LLMMEM_TYPE_U64},
+    {"param_dtype", LLMMEM_TYPE_ENUM},
+    {"compute_dtype", LLMMEM_TYPE_ENUM},
+    {"master_dtype", LLMMEM_TYPE_ENUM},
+    {"grad_dtype", LLMMEM_TYPE_ENUM},
+    {"optimizer_state_dtype", LLMMEM_TYPE_ENUM},
 };
 
-_Static_assert(LLMMEM_R_REQUESTED_BYTES - LLMMEM_R_PARAMS + 1 == LLMMEM__RKEYS,
+_Static_assert(LLMMEM_R_OPTIMIZER_STATE_DTYPE - LLMMEM_R_PARAMS + 1 == LLMMEM__RKEYS,
                "result key table out of step with the header");
 
 const char *llmmem_phase_name(int phase)
@@ -91,4 +96,18 @@ int llmmem_result_key_type(int key)
     if (i < 0 || i >= LLMMEM__RKEYS)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "unknown result key %d", key);
     return result_keys[i].type;
+}
+
+/* Names of the dtype result keys' values (order = LLMMEM__RDT: none, enum llmmem__dtype, int8). */
+static const char *const result_dtype_names[] = {"none", "fp32", "fp16", "bf16", "fp8", "int8"};
+
+const char *llmmem_result_enum_name(int key, int64_t value)
+{
+    if (key == LLMMEM_R_PEAK_PHASE)
+        return value >= 0 && value < LLMMEM__PHASES ? phase_names[value] : NULL;
+    if (key >= LLMMEM_R_PARAM_DTYPE && key <= LLMMEM_R_OPTIMIZER_STATE_DTYPE)
+        return value >= 0 && value < (int64_t)LLMMEM_ARRAY_LEN(result_dtype_names)
+                   ? result_dtype_names[value]
+                   : NULL;
+    return NULL;
 }

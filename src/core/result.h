@@ -9,7 +9,9 @@
 #define LLMMEM__MAX_TERMS 48
 #define LLMMEM__MAX_STAGES 64
 #define LLMMEM__MAX_INPUTS 24
-#define LLMMEM__RKEYS 34 /* LLMMEM_R_PARAMS .. LLMMEM_R_REQUESTED_BYTES */
+#define LLMMEM__RKEYS 39 /* LLMMEM_R_PARAMS .. LLMMEM_R_OPTIMIZER_STATE_DTYPE */
+/* Values of the dtype result keys: 0 "none", then enum llmmem__dtype, then int8. */
+#define LLMMEM__RDT_INT8 5
 
 typedef struct llmmem__term {
     const char *name;    /* static */

@@ -1,8 +1,10 @@
-/* PyTorch FSDP (1: FlatParameter units, torch/distributed/fsdp/_flat_param.py;
- * 2: fully_shard, torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py):
- * sharding strategies, the unsharded all-gather outputs of the unit being
- * computed and of the root, reduce-scatter inputs, mixed-precision dtypes and
- * CPU offload. The wrap assumed is the usual one: each decoder layer is a
+/* PyTorch FSDP (1: FlatParameter units, torch/distributed/fsdp/_flat_param.py,
+ * _runtime_utils.py; 2: fully_shard, torch/distributed/fsdp/_fully_shard/
+ * _fsdp_param_group.py, _fsdp_collectives.py, _fsdp_state.py): sharding
+ * strategies and reshard_after_forward, the mixed-precision policy (the dtype
+ * units are all-gathered and computed in, the reduce-scatter dtype), the
+ * unsharded units alive at each point of the step, the reduce-scatter inputs
+ * and CPU offload. The wrap assumed is the usual one: each decoder layer is a
  * unit, the root holds the embedding, final norm and head. */
 #include "engines/engines.h"
 
@@ -33,35 +35,47 @@ typedef struct fsdp_run {
     llmmem__engine_extra x;
     llmmem__ovf o;
     int strat;
+    int version;            /* 1 or 2 */
+    int64_t reshard;        /* FSDP2 reshard_after_forward: 0 keep, 1 reshard, k: to k ranks */
+    bool gathers;           /* world > 1: all-gathers allocate their own output buffers */
     uint64_t N;             /* ranks of the shard group */
     uint64_t P;             /* parameters */
-    uint64_t gb;            /* bytes per gradient element (reduce dtype) */
-    uint64_t ub;            /* bytes per unsharded parameter element */
+    uint64_t sb;            /* bytes per stored (sharded) parameter element */
+    uint64_t ub;            /* bytes per unsharded element (MixedPrecisionPolicy.param_dtype) */
+    uint64_t rb;            /* bytes per reduce-scatter element (reduce_dtype) */
     uint64_t layer_params;  /* parameters of one decoder-layer unit */
+    uint64_t root_params;   /* parameters of the root unit (embedding, final norm, head) */
+    uint64_t head_params;   /* the head's weight (the root's first gradient in backward) */
     uint64_t unit, root;    /* unsharded bytes of a layer unit / of the root */
-    uint64_t rs;            /* reduce-scatter input */
+    uint64_t kept;          /* layer units' parameters kept from forward to backward */
+    uint64_t rs;            /* a layer unit's reduce-scatter input */
+    uint64_t root_rs;       /* the root's reduce-scatter input (end of backward) */
     uint64_t host, sharded; /* host RAM per node; bytes per GPU that shrink as 1/dp */
 } fsdp_run;
 
-/* Parameters of one decoder-layer unit: its gradient bytes / grad bytes; under
- * LoRA (frozen layers are still gathered) P / (layers + 1), split evenly. */
+/* Parameters of one decoder-layer unit: the per-layer gradient bytes / the
+ * stored bytes per element; under LoRA (frozen layers are still gathered)
+ * P / (layers + 1), split evenly. */
 static uint64_t fsdp_layer_params(const fsdp_run *f)
 {
     const uint64_t L = (uint64_t)(f->t->layers > 0 ? f->t->layers : 1);
-    uint64_t n = f->t->st.trainable == f->t->st.params && f->gb ? f->t->layer_grad / f->gb : 0;
+    const uint64_t gb = (uint64_t)(f->t->st.grad_bytes > 0 ? f->t->st.grad_bytes : 4);
+    uint64_t n = f->t->st.trainable == f->t->st.params ? f->t->layer_grad / gb : 0;
     return n ? n : f->P / (L + 1);
 }
 
-/* Unsharded units in MixedPrecision.param_dtype: a decoder layer (layer
+/* Unsharded units in MixedPrecisionPolicy.param_dtype: a decoder layer (layer
  * params x ub) and the root, which holds the embedding, final norm and head
  * ((P - layer params x L) x ub). */
-static void fsdp_unit_sizes(fsdp_run *f)
+static void fsdp_unit_sizes(fsdp_run *f, const struct llmmem_model *m)
 {
     const uint64_t L = (uint64_t)(f->t->layers > 0 ? f->t->layers : 1);
     f->layer_params = fsdp_layer_params(f);
-    const uint64_t root_params = llmmem__sub0(f->P, llmmem__mul(&f->o, f->layer_params, L));
+    f->root_params = llmmem__sub0(f->P, llmmem__mul(&f->o, f->layer_params, L));
+    f->head_params = llmmem__min(f->root_params, llmmem__mul(&f->o, (uint64_t)m->vocab_size,
+                                                              (uint64_t)m->hidden_size));
     f->unit = llmmem__mul(&f->o, f->layer_params, f->ub);
-    f->root = llmmem__mul(&f->o, root_params, f->ub);
+    f->root = llmmem__mul(&f->o, f->root_params, f->ub);
 }
 
 /* Sharded params + masters + grads + optimizer state of one rank. */
@@ -73,8 +87,10 @@ static uint64_t fsdp_rank_states(fsdp_run *f)
 }
 
 /* States sharded over the shard group, 1/N each (FlatParameter / DTensor
- * shards). */
-static void fsdp_shard_states(fsdp_run *f)
+ * shards, in the stored dtype: the reduce-scatter output is cast back to it,
+ * _fsdp_collectives.py foreach_reduce). The root's sharded gradients appear
+ * only at the end of backward, after its reduce-scatter. */
+static void fsdp_shard_states(fsdp_run *f, bool units)
 {
     llmmem__states *st = &f->t->st;
     st->weights = llmmem__ceil_div(st->weights, f->N);
@@ -83,35 +99,67 @@ static void fsdp_shard_states(fsdp_run *f)
     st->optim = llmmem__ceil_div(st->optim, f->N);
     st->optim_transient = llmmem__ceil_div(st->optim_transient, f->N);
     f->t->layer_grad = llmmem__ceil_div(f->t->layer_grad, f->N);
-    f->t->other_grad = llmmem__ceil_div(f->t->other_grad, f->N);
+    f->t->other_grad = units ? 0 : llmmem__ceil_div(f->t->other_grad, f->N);
     f->sharded = f->N > 1 || f->strat != LLMMEM__FSDP_NO_SHARD ? fsdp_rank_states(f) : 0;
 }
 
-/* The all-gather outputs alive in forward and backward. SHARD_GRAD_OP: not
- * resharded after forward, every unit stays unsharded until the end of
- * backward (api.py SHARD_GRAD_OP): P x ub. Otherwise the root is not
- * resharded after forward; a layer unit is gathered for its forward and again
- * for its backward, with the next one prefetched (FSDP1 limit_all_gathers
- * keeps two in flight; FSDP2 prefetches one). Measured at world size 1: the
- * forward peak (at the loss) holds the root alone; backward holds root + one
- * unit. */
-static void fsdp_gathered_params(fsdp_run *f)
+/* Layer units kept unsharded from their forward to their backward: none when
+ * resharded after forward (FULL_SHARD, FSDP2 True), all of them when not
+ * (SHARD_GRAD_OP, FSDP2 False), a 1/k slice each when FSDP2 reshards to k
+ * ranks (_fsdp_param.py to_sharded_post_forward, in param_dtype). */
+static uint64_t fsdp_kept_units(fsdp_run *f)
 {
-    if (f->strat == LLMMEM__FSDP_SHARD_GRAD_OP) {
-        uint64_t all = llmmem__mul(&f->o, f->P, f->ub);
-        f->x.fwd[LLMMEM_C_GATHERED_PARAMS] = all;
-        f->x.bwd[LLMMEM_C_GATHERED_PARAMS] = all;
-    } else {
-        f->x.fwd[LLMMEM_C_GATHERED_PARAMS] = f->root;
-        f->x.bwd[LLMMEM_C_GATHERED_PARAMS] = llmmem__add(&f->o, f->root, f->unit);
-    }
+    const uint64_t L = (uint64_t)(f->t->layers > 0 ? f->t->layers : 1);
+    const uint64_t all = llmmem__mul(&f->o, f->unit, L);
+    if (f->reshard == 0)
+        return all;
+    if (f->reshard >= 2)
+        return llmmem__ceil_div(all, (uint64_t)f->reshard);
+    return 0;
 }
 
-/* Reduce-scatter input: one unit's unsharded gradients, layer params x reduce
- * dtype (_fsdp_collectives.py foreach_reduce, reduce_dtype). */
-static uint64_t fsdp_reduce_scatter(fsdp_run *f)
+/* The unsharded parameters alive at each point (both versions keep the root
+ * unsharded from its forward to its backward: FSDP2 _fsdp_state.py lazy init
+ * sets the root's reshard_after_forward False, FSDP1 _runtime_utils.py
+ * _post_forward_reshard skips the root):
+ *  - forward, at the loss (inside the root's forward): root + kept units; FSDP2
+ *    also still holds the last layer's all-gather output, freed by the root's
+ *    post-forward (_fsdp_state.py _post_forward: comm_ctx.all_gather_state);
+ *  - backward, at its start: root + kept + the unit prefetched for the last
+ *    layer's backward (FSDP2 _backward_prefetch, FSDP1 BACKWARD_PRE);
+ *  - inside a layer's backward: root + kept + the layer's unit + the next one
+ *    prefetched (a kept unit is already unsharded: no prefetch). */
+static void fsdp_gathered_params(fsdp_run *f)
 {
-    return llmmem__mul(&f->o, f->layer_params, f->gb);
+    f->kept = fsdp_kept_units(f);
+    const uint64_t in_flight = f->gathers ? f->unit : 0;
+    const uint64_t base = llmmem__add(&f->o, f->root, f->kept);
+    const uint64_t last = f->version == 2 ? in_flight : 0;
+    f->x.fwd[LLMMEM_C_GATHERED_PARAMS] = llmmem__add(&f->o, base, f->reshard == 0 ? 0 : last);
+    f->x.bwd_start[LLMMEM_C_GATHERED_PARAMS] = llmmem__add(&f->o, base, f->reshard == 0 ? 0 : in_flight);
+    f->x.bwd_layer[LLMMEM_C_GATHERED_PARAMS] =
+        f->reshard == 0 ? base : llmmem__add(&f->o, base, llmmem__add(&f->o, f->unit, in_flight));
+}
+
+/* Gradients outside the sharded ones. The head's unsharded gradient (ub) is
+ * made at the start of backward and waits for the root's reduce-scatter at
+ * its end (the root's post-backward runs last, _fsdp_state.py
+ * _root_post_backward_final_callback); a layer's unsharded gradients (ub)
+ * are reduce-scattered when its backward ends, into a reduce_dtype input of
+ * the whole unit (foreach_reduce: reduce_scatter_input, kept in
+ * reduce_scatter_state until the next unit's post-backward frees it; FSDP1
+ * casts the flat gradient to reduce_dtype the same way). The end of backward:
+ * the root's unsharded gradients and its reduce-scatter input. */
+static void fsdp_gradients(fsdp_run *f)
+{
+    const uint64_t head_grad = llmmem__mul(&f->o, f->head_params, f->ub);
+    f->rs = llmmem__mul(&f->o, f->layer_params, f->rb);
+    f->root_rs = llmmem__mul(&f->o, f->root_params, f->rb);
+    f->x.bwd_layer[LLMMEM_C_GRADIENTS] = llmmem__add(&f->o, head_grad, f->unit);
+    f->x.bwd_layer[LLMMEM_C_COMM_BUFFERS] = f->rs;
+    f->x.bwd_end[LLMMEM_C_GRADIENTS] = f->root;
+    f->x.bwd_end[LLMMEM_C_COMM_BUFFERS] = f->root_rs;
+    f->x.end_point = true;
 }
 
 /* CPUOffload(offload_params=True): sharded params, grads and the optimizer
@@ -130,23 +178,83 @@ static void fsdp_cpu_offload(fsdp_run *f, uint64_t per_node)
 }
 
 /* The engine's terms, after llmmem__train_fill. */
-static void fsdp_terms(struct llmmem_result *out, const fsdp_run *f, bool unshard_copies)
+static void fsdp_terms(struct llmmem_result *out, const fsdp_run *f, bool units)
 {
-    if (unshard_copies) {
-        llmmem__result_term(out, "fsdp_root_unsharded", "(embedding + final norm + head params) x "
-                                                        "unsharded dtype: root kept after forward",
+    if (units) {
+        llmmem__result_term(out, "fsdp_root_unsharded",
+                            "(embedding + final norm + head params) x param_dtype: the root, kept from its "
+                            "forward to its post-backward (_fsdp_state.py lazy init; FSDP1 "
+                            "_post_forward_reshard)",
                             f->root);
-        llmmem__result_term(out, "fsdp_unit_unsharded", "one decoder layer's params x unsharded dtype "
-                                                        "(all-gather output)",
+        llmmem__result_term(out, "fsdp_unit_unsharded",
+                            "one decoder layer's params x param_dtype: the unit computed, and the one "
+                            "prefetched (_fsdp_param_group.py wait_for_unshard, _backward_prefetch)",
                             f->unit);
-        llmmem__result_term(out, "fsdp_reduce_scatter", "one decoder layer's params x reduce dtype "
-                                                        "(reduce-scatter input)",
+        if (f->kept)
+            llmmem__result_term(out, "fsdp_kept_after_forward",
+                                "layer units x param_dtype (/ k for reshard_after_forward = k): not "
+                                "resharded after forward (SHARD_GRAD_OP, reshard_after_forward)",
+                                f->kept);
+        llmmem__result_term(out, "fsdp_reduce_scatter",
+                            "one decoder layer's params x reduce_dtype: reduce-scatter input "
+                            "(_fsdp_collectives.py foreach_reduce)",
                             f->rs);
+        llmmem__result_term(out, "fsdp_root_reduce_scatter",
+                            "root params x reduce_dtype, beside the root's unsharded gradients: the "
+                            "end of backward (_root_post_backward_final_callback)",
+                            f->root_rs);
     }
     if (f->host)
         llmmem__result_term(out, "fsdp_cpu_offload", "sharded params + grads + optimizer per rank x "
                                                      "ranks per node (host RAM)",
                             f->host);
+}
+
+/* The options FSDP accepts together (FSDP2 fully_shard: reshard_after_forward
+ * an int divides the shard group, excluding 1 and the group itself; FSDP1
+ * takes sharding_strategy instead; a policy's param_dtype is the compute
+ * dtype). */
+static int fsdp_check(const struct llmmem_config *c, int64_t shard)
+{
+    const int64_t raf = c->fsdp_reshard_after_forward;
+    if (raf != -1 && c->fsdp_version == 1)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "reshard_after_forward = %lld with fsdp_version 1: FSDP1 takes "
+                             "sharding_strategy (full_shard reshards, shard_grad_op keeps)",
+                             (long long)raf);
+    if (raf >= 0 && c->fsdp_sharding == LLMMEM__FSDP_SHARD_GRAD_OP && raf != 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "reshard_after_forward = %lld with sharding_strategy shard_grad_op, which "
+                             "keeps the units unsharded after forward (reshard_after_forward 0)",
+                             (long long)raf);
+    if (raf >= 2 && (raf >= shard || shard % raf != 0))
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "reshard_after_forward = %lld must divide the shard group of %lld ranks "
+                             "and be smaller (fully_shard: a non-trivial divisor)",
+                             (long long)raf, (long long)shard);
+    const int64_t x = c->fsdp_param_dtype;
+    if (x != LLMMEM__DT_AUTO && c->compute_dtype != LLMMEM__DT_AUTO && c->compute_dtype != x &&
+        llmmem__dtype_bytes((int)c->compute_dtype) >= llmmem__dtype_bytes((int)x))
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "fsdp_param_dtype = %s with compute_dtype = %s: the policy's param_dtype is "
+                             "what the units compute in",
+                             llmmem_param_enum_name(LLMMEM_P_FSDP_PARAM_DTYPE, x),
+                             llmmem_param_enum_name(LLMMEM_P_COMPUTE_DTYPE, c->compute_dtype));
+    return LLMMEM_OK;
+}
+
+/* The configuration the units compute with: a MixedPrecisionPolicy whose
+ * param_dtype differs from the stored dtype runs the model in param_dtype
+ * (no autocast copies: the weights already are in that dtype, and
+ * cast_forward_inputs makes the residual stream that dtype too) while the
+ * optimizer steps the stored shards, which act as the fp32 masters. */
+static void fsdp_compute_config(struct llmmem_config *cx, const struct llmmem_config *c)
+{
+    memcpy(cx, c, sizeof *cx);
+    if (c->fsdp_param_dtype == LLMMEM__DT_AUTO || c->fsdp_param_dtype == c->param_dtype)
+        return;
+    cx->compute_dtype = c->fsdp_param_dtype;
+    cx->master_weights = LLMMEM__MASTER_ON;
 }
 
 int llmmem_estimate_fsdp(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
@@ -160,38 +268,60 @@ int llmmem_estimate_fsdp(llmmem_result *out, const llmmem_model *model, const ll
     memset(&f, 0, sizeof f);
     f.t = &t;
     f.strat = (int)cfg->fsdp_sharding;
+    f.version = (int)cfg->fsdp_version;
     int64_t shard;
-    if ((rc = llmmem__engine_layout(&l, model, cfg, false, "fsdp")) != 0 ||
-        (rc = fsdp_shard_group(&shard, &l, f.strat)) != 0)
+    if ((rc = llmmem__engine_check(model, cfg, LLMMEM__ENG_FSDP)) != 0 ||
+        (rc = llmmem__engine_layout(&l, model, cfg, false, "fsdp")) != 0 ||
+        (rc = fsdp_shard_group(&shard, &l, f.strat)) != 0 || (rc = fsdp_check(cfg, shard)) != 0)
         return rc;
+    struct llmmem_config c, cx;
+    llmmem__engine_precision(&c, cfg, LLMMEM__ENG_FSDP);
+    fsdp_compute_config(&cx, &c);
     /* FSDP1 falls back to NO_SHARD on one rank (fully_sharded_data_parallel.py
      * _init_core_state warns and switches); FSDP2 still all-gathers. */
-    const bool unshard_copies = !(cfg->fsdp_version == 1 && shard == 1) &&
-                                f.strat != LLMMEM__FSDP_NO_SHARD;
+    const bool units = !(f.version == 1 && shard == 1) && f.strat != LLMMEM__FSDP_NO_SHARD;
     llmmem__result_clear(out);
     out->engine = LLMMEM__ENG_FSDP;
-    if ((rc = llmmem__train_compute(&t, out, model, cfg)) != 0)
+    /* What the units compute (activations, casts, loss) with the policy's
+     * dtype; the model states in the stored dtype (a second pass when they
+     * differ). */
+    if ((rc = llmmem__train_compute(&t, out, model, &cx)) != 0)
         return rc;
+    if (cx.master_weights != c.master_weights) {
+        struct llmmem_result scratch;
+        llmmem__train ts;
+        if ((rc = llmmem__train_compute(&ts, &scratch, model, &c)) != 0)
+            return rc;
+        t.st = ts.st;
+        t.layer_grad = ts.layer_grad;
+        t.other_grad = ts.other_grad;
+        t.embed_grad_extra = ts.embed_grad_extra;
+    }
     f.N = (uint64_t)shard;
     f.P = (uint64_t)t.st.params;
-    f.gb = (uint64_t)(t.st.grad_bytes > 0 ? t.st.grad_bytes : 4);
-    /* Unsharded parameters are in MixedPrecision.param_dtype (the compute
-     * dtype when the model trains with masters) else in the stored dtype. */
-    f.ub = (uint64_t)(t.st.weight_bytes > 0 ? t.st.weight_bytes : 4);
-    fsdp_unit_sizes(&f);
-    fsdp_shard_states(&f);
-    if (unshard_copies) {
+    f.gathers = l.world > 1;
+    f.reshard = f.strat == LLMMEM__FSDP_SHARD_GRAD_OP ? 0
+                : cfg->fsdp_reshard_after_forward < 0 ? 1
+                                                      : cfg->fsdp_reshard_after_forward;
+    f.sb = (uint64_t)(t.st.weight_bytes > 0 ? t.st.weight_bytes : 4);
+    f.ub = c.fsdp_param_dtype != LLMMEM__DT_AUTO ? (uint64_t)llmmem__dtype_bytes((int)c.fsdp_param_dtype)
+                                                 : f.sb;
+    f.rb = c.fsdp_reduce_dtype != LLMMEM__DT_AUTO ? (uint64_t)llmmem__dtype_bytes((int)c.fsdp_reduce_dtype)
+                                                  : f.ub;
+    fsdp_unit_sizes(&f, model);
+    fsdp_shard_states(&f, units);
+    if (units) {
         fsdp_gathered_params(&f);
-        f.rs = fsdp_reduce_scatter(&f);
-        f.x.bwd[LLMMEM_C_COMM_BUFFERS] = f.rs;
+        fsdp_gradients(&f);
     }
     if (cfg->fsdp_cpu_offload)
         fsdp_cpu_offload(&f, (uint64_t)l.per_node);
     if (f.o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "FSDP estimate overflows 64-bit byte counts");
-    if ((rc = llmmem__train_fill(out, &t, &f.x, model, cfg)) != 0)
+    llmmem__engine_precision_report(out, cfg, &c, &t.st, LLMMEM__ENG_FSDP, 0, 0);
+    if ((rc = llmmem__train_fill(out, &t, &f.x, model, &cx)) != 0)
         return rc;
-    fsdp_terms(out, &f, unshard_copies);
+    fsdp_terms(out, &f, units);
     llmmem__engine_keys(out, &l, f.host, 0, f.strat == LLMMEM__FSDP_NO_SHARD ? 0 : f.sharded);
     return LLMMEM_OK;
 }

@@ -31,6 +31,10 @@ typedef struct ctx {
     int64_t model_max_seq_len; /* gpu-mem-calculator: model.max_seq_len is the sequence */
     bool saw_gpu_memory;       /* hardware memory given: an ambiguous gpu name is fine */
     uint64_t seen[64];         /* parameters / model keys set by the current object (set_once) */
+    /* the engine section's "zero3"-like name and its stage key, which must agree */
+    const llmmem__jnode *alias_node, *stage_node;
+    int64_t alias_stage;
+    char alias_path[LLMMEM__KEYPATH_MAX], stage_path[LLMMEM__KEYPATH_MAX];
 } ctx;
 
 /* ---- values only scenarios have ------------------------------------------------ */
@@ -172,9 +176,43 @@ static int sp_ckpt(ctx *c, const llmmem__jnode *n, const char *path, int arg)
 {
     return llmmem__input_set_checkpointing(c->doc, c->cfg, n, path);
 }
+/* An engine name that carries a stage ("zero3") and a stage key in the same
+ * object must agree: LLMMEM_E_INCONSISTENT naming both. */
+static int stage_agrees(ctx *c, const llmmem__jnode *type_node, const char *type_path,
+                        const llmmem__jnode *stage_node, const char *stage_path, int64_t alias_stage,
+                        int64_t stage)
+{
+    if (alias_stage == stage)
+        return LLMMEM_OK;
+    int line = 0, col = 0;
+    llmmem__json_pos(c->doc, stage_node, &line, &col);
+    return llmmem__json_error_at(c->doc, type_node, LLMMEM_E_INCONSISTENT, type_path,
+                                 "engine %s is ZeRO stage %lld, but %s (line %d:%d) says %lld",
+                                 llmmem__json_string(type_node), (long long)alias_stage, stage_path,
+                                 line, col, (long long)stage);
+}
+
 static int sp_engine(ctx *c, const llmmem__jnode *n, const char *path, int arg)
 {
-    return set_engine(c->doc, c->cfg, n, path);
+    const bool stage_first = c->stage_node != NULL;
+    const int64_t before = c->cfg->zero_stage;
+    int rc = set_engine(c->doc, c->cfg, n, path);
+    if (rc)
+        return rc;
+    if (c->cfg->zero_stage != before || llmmem__config_was_set(c->cfg, LLMMEM_P_ZERO_STAGE)) {
+        /* the name set a stage when it differs, or when it re-set the same one */
+        char low[64];
+        llmmem__input_lower_copy(low, sizeof low, llmmem__json_string(n));
+        const char *digit = strpbrk(low, "0123");
+        if (digit && strstr(low, "zero")) {
+            c->alias_node = n;
+            snprintf(c->alias_path, sizeof c->alias_path, "%s", path);
+            c->alias_stage = *digit - '0';
+            if (stage_first)
+                return stage_agrees(c, n, path, c->stage_node, c->stage_path, c->alias_stage, before);
+        }
+    }
+    return LLMMEM_OK;
 }
 static int sp_offload(ctx *c, const llmmem__jnode *n, const char *path, int id)
 {
@@ -281,6 +319,15 @@ static int section_key(ctx *c, const char *section, const llmmem__jnode *m)
     const llmmem__param_info *p = llmmem__param_by_name(key);
     if (p && strcmp(p->section, section) == 0) {
         int rc = set_once(c, p->id, m, path);
+        if (rc == 0 && p->id == LLMMEM_P_ZERO_STAGE) {
+            c->stage_node = m;
+            snprintf(c->stage_path, sizeof c->stage_path, "%s", path);
+            const int64_t alias = c->alias_node ? c->alias_stage : -1;
+            rc = llmmem__input_set_param(c->doc, c->cfg, p->id, m, path);
+            if (rc == 0 && alias >= 0)
+                rc = stage_agrees(c, c->alias_node, c->alias_path, m, path, alias, c->cfg->zero_stage);
+            return rc;
+        }
         return rc ? rc : llmmem__input_set_param(c->doc, c->cfg, p->id, m, path);
     }
     return unknown_section_key(c, m, section, path, p);

@@ -88,6 +88,10 @@ void llmmem__input_lower_copy(char *out, size_t cap, const char *s)
 static int set_name_node(const llmmem__json *doc, llmmem_config *cfg, int id, int type,
                          const llmmem__jnode *n, const char *path)
 {
+    if (llmmem__json_is_bool(n) && llmmem__param_is_tribool(llmmem__param_find(id))) {
+        int rb = llmmem_config_set_i64(cfg, id, llmmem__json_true(n) ? 1 : 0);
+        return rb ? llmmem__input_wrap(doc, n, path, rb) : LLMMEM_OK;
+    }
     if (!llmmem__json_is_string(n))
         return llmmem__input_type_error(doc, n, path,
                                         type == LLMMEM_TYPE_ENUM ? "a name (string)" : "a string");
@@ -117,8 +121,32 @@ static int set_bool_node(const llmmem__json *doc, llmmem_config *cfg, int id,
     return rc ? llmmem__input_wrap(doc, n, path, rc) : LLMMEM_OK;
 }
 
+/* Records where a value was read, for the estimate's errors to cite. */
+static void note_origin(const llmmem__json *doc, llmmem_config *cfg, int id, const llmmem__jnode *n,
+                        const char *path)
+{
+    int line = 0, col = 0;
+    llmmem__json_pos(doc, n, &line, &col);
+    char where[LLMMEM__ORIGIN_MAX];
+    const char *src = llmmem__json_source(doc);
+    snprintf(where, sizeof where, "%.80s:%d:%d: %.60s", src ? src : "<json>", line, col, path ? path : "");
+    llmmem__config_set_origin(cfg, id, where);
+}
+
+static int set_param_node(const llmmem__json *doc, llmmem_config *cfg, int id,
+                          const llmmem__jnode *n, const char *path);
+
 int llmmem__input_set_param(const llmmem__json *doc, llmmem_config *cfg, int id,
                             const llmmem__jnode *n, const char *path)
+{
+    int rc = set_param_node(doc, cfg, id, n, path);
+    if (rc == 0)
+        note_origin(doc, cfg, id, n, path);
+    return rc;
+}
+
+static int set_param_node(const llmmem__json *doc, llmmem_config *cfg, int id,
+                          const llmmem__jnode *n, const char *path)
 {
     int type = llmmem_param_type(id);
     int rc;
@@ -149,6 +177,8 @@ int llmmem__input_set_str(const llmmem__json *doc, llmmem_config *cfg, int id, c
                           const llmmem__jnode *n, const char *path)
 {
     int rc = llmmem_config_set_str(cfg, id, value);
+    if (rc == 0)
+        note_origin(doc, cfg, id, n, path);
     return rc ? llmmem__input_wrap(doc, n, path, rc) : LLMMEM_OK;
 }
 
@@ -156,6 +186,8 @@ int llmmem__input_set_i64(const llmmem__json *doc, llmmem_config *cfg, int id, i
                           const llmmem__jnode *n, const char *path)
 {
     int rc = llmmem_config_set_i64(cfg, id, value);
+    if (rc == 0)
+        note_origin(doc, cfg, id, n, path);
     return rc ? llmmem__input_wrap(doc, n, path, rc) : LLMMEM_OK;
 }
 

@@ -69,6 +69,11 @@ const char *llmmem__optim_source(int id)
     return id >= 0 && id < LLMMEM__OPT_COUNT ? rows[id].source : "";
 }
 
+bool llmmem__optim_8bit(int id)
+{
+    return id >= 0 && id < LLMMEM__OPT_COUNT && rows[id].kind == ST_8BIT;
+}
+
 bool llmmem__optim_paged(int id)
 {
     return id == LLMMEM__OPT_PAGED_ADAMW_8BIT || id == LLMMEM__OPT_PAGED_ADAM_8BIT;

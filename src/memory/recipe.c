@@ -25,7 +25,7 @@ void llmmem__recipe_of(llmmem__recipe *rc, const struct llmmem_model *m, const s
     memset(rc, 0, sizeof *rc);
     rc->pdt = llmmem__recipe_bytes(c->param_dtype, 2);
     const uint64_t cdt = llmmem__recipe_bytes(c->compute_dtype, rc->pdt);
-    rc->master = c->master_weights != 0;
+    rc->master = c->master_weights == LLMMEM__MASTER_ON; /* engines resolve "auto" */
     /* Mixed precision with masters: the model runs in the compute dtype. */
     rc->pb = rc->master ? cdt : rc->pdt;
     rc->cb = cdt;

@@ -62,7 +62,8 @@ function cliHeader(line, cwd) {
   let settings = out[at].slice(12).trim();
   for (let i = at + 1; out[i].startsWith("            "); i++) settings += " " + out[i].trim();
   const gpu = out.find((l) => l.startsWith("GPU ")).slice(12).trim();
-  return { settings, gpu };
+  const prec = out.find((l) => l.startsWith("Precision "));
+  return { settings, gpu, precision: prec ? prec.slice(12).trim() : "" };
 }
 // The CLI's verdict: the title of its --svg.
 function cliVerdict(line, cwd) {
@@ -131,6 +132,7 @@ async function checkChart(page, x, r) {
 async function checkPane(page, x, command, dir) {
   const h = cliHeader(command, dir);
   assert.strictEqual((await page.textContent("#settings-" + x)).trim(), h.settings, "settings line of " + x);
+  assert.strictEqual((await page.textContent("#precision-" + x)).trim(), h.precision, "precision line of " + x);
   const gpu = (await page.textContent("#gpu-" + x)).trim();
   assert.strictEqual(gpu.split(" per GPU")[0], h.gpu.split(" per GPU")[0], "GPU line of " + x);
   assert.strictEqual((await page.textContent("#verdict-" + x)).trim(), cliVerdict(command, dir), "verdict of " + x);
