@@ -707,7 +707,7 @@
   }
 
   window.llmmemPage = {
-    compute, takeJson, state, settingsOf,
+    compute, takeJson, state, settingsOf, params: () => PARAMS.map((p) => p.name),
     settings: () => settingsOf(cur()), modelSource: () => modelOf(cur()), get last() { return last; },
   };
   main();

@@ -289,6 +289,10 @@ async function open(browser, url, errors, requests) {
       assert.ok(!/_/.test(r.label) && r.label !== r.name, "label of " + r.name + ": " + r.label);
       assert.ok(r.help.trim().length > 0, "help of " + r.name);
     }
+    // every parameter of the library has its label in labels.js (a new one gets a
+    // readable name meanwhile; this says to write its label)
+    const unlabelled = await page.evaluate(() => llmmemPage.params().filter((n) => !LlmmemLabels.known(n)));
+    assert.deepStrictEqual(unlabelled, [], "parameters without a label in examples/web/labels.js");
     const lbl = (n) => rows.find((r) => r.name === n).label;
     assert.strictEqual(lbl("micro_batch_size"), "Micro-batch size (sequences per GPU)");
     assert.strictEqual(lbl("seq_len"), "Sequence length (tokens)");
