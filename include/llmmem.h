@@ -443,6 +443,14 @@ LLMMEM_API int llmmem_gpu_count(void);
 LLMMEM_API const char *llmmem_gpu_name(int index);
 /** Memory of GPU @p index, bytes as the driver reports them. */
 LLMMEM_API int llmmem_gpu_memory_bytes(uint64_t *out, int index);
+/** Finds the GPU a written name means: case, spaces, '-' and '_' do not matter, vendor
+ *  words in front are dropped, the names nvidia-smi and torch.cuda.get_device_name()
+ *  print are known ("NVIDIA A100-SXM4-80GB", "Tesla T4"), and a family names its only
+ *  GPU ("GH200"). The parameter LLMMEM_P_GPU takes its names through this function.
+ *  @return 0 with the index in @p out; LLMMEM_E_INCONSISTENT when the name fits several
+ *  GPUs ("A100": the error lists A100-40GB and A100-80GB); LLMMEM_E_OUT_OF_RANGE when
+ *  none (the error suggests the nearest name). @since 0.2.0 */
+LLMMEM_API int llmmem_gpu_find(int *out, const char *name);
 
 /* ---- configurations ----------------------------------------------------- */
 

@@ -581,6 +581,41 @@ static void test_raw_model(void **state)
     llmmem_model_free(m);
     llmmem_model_free(NULL);
 
+    /* explicit fields win whatever the order: the size target after or before them */
+    static const char *const orders[2][4] = {
+        {"num_parameters", "num_layers", "hidden_size", "num_heads"},
+        {"num_layers", "hidden_size", "num_heads", "num_parameters"},
+    };
+    static const char *const values[] = {"5e8", "24", "1024", "16"};
+    int64_t counts[2];
+    for (int o = 0; o < 2; o++) {
+        assert_int_equal(llmmem_model_new(&m), 0);
+        for (int k = 0; k < 4; k++) {
+            int at = 0;
+            while (strcmp(orders[0][at], orders[o][k]) != 0)
+                at++;
+            assert_int_equal(llmmem_model_set(m, orders[o][k], values[at]), 0);
+        }
+        assert_int_equal(m->num_layers, 24);
+        assert_int_equal(m->hidden_size, 1024);
+        assert_int_equal(m->num_heads, 16);
+        assert_int_equal(m->num_kv_heads, 16);
+        assert_true(m->params > 495000000 && m->params < 505000000);
+        counts[o] = m->params;
+        llmmem_model_free(m);
+    }
+    assert_int_equal(counts[0], counts[1]);
+    /* sizes alone: heads a multiple of 8 (tensor parallel 8 divides them) */
+    static const char *const sizes[] = {"30B", "34B", "65B", "70B", "405B"};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        assert_int_equal(llmmem_model_new(&m), 0);
+        assert_int_equal(llmmem_model_set(m, "num_parameters", sizes[i]), 0);
+        assert_int_equal(m->num_heads % 8, 0);
+        assert_int_equal(m->num_kv_heads % 8, 0);
+        assert_int_equal(m->intermediate_size % 8, 0);
+        llmmem_model_free(m);
+    }
+
     /* num_parameters only describes raw models */
     assert_int_equal(llmmem_model_from_preset(&m, "gpt2"), 0);
     assert_int_equal(llmmem_model_set(m, "num_parameters", "1B"), LLMMEM_E_INCONSISTENT);

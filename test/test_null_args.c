@@ -164,6 +164,16 @@ static void param_introspection(void **state)
     assert_null(llmmem_param_enum_name(LLMMEM_P_SEQ_LEN, 0)); /* not an enum */
     uint64_t b;
     EXPECT_NULL_ARG(llmmem_gpu_memory_bytes(NULL, 0));
+    {
+        int g = -1;
+        EXPECT_NULL_ARG(llmmem_gpu_find(NULL, "H200"));
+        EXPECT_NULL_ARG(llmmem_gpu_find(&g, NULL));
+        EXPECT_FAIL(llmmem_gpu_find(&g, ""));
+        EXPECT_FAIL(llmmem_gpu_find(&g, "-"));
+        EXPECT_FAIL(llmmem_gpu_find(&g, "nvidia "));
+        EXPECT_FAIL(llmmem_gpu_find(&g, "a100"));
+        assert_int_equal(g, -1);
+    }
     for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++)
         EXPECT_FAIL(llmmem_gpu_memory_bytes(&b, bad_ints[i]));
 }

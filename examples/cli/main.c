@@ -2,6 +2,7 @@
  * parses its arguments against the flag groups of its row, answers --help, and runs. */
 #include "cli.h"
 
+#include <errno.h>
 #include <string.h>
 
 typedef struct command {
@@ -28,8 +29,9 @@ static const command commands[] = {
     {{"plan", NULL}, "fastest layouts that fit N GPUs; --max-batch, --max-seq-len, --min-gpus",
      INPUTS | CLI_G_JSON | CLI_G_PARAMS | CLI_G_PLAN, false, &cli_help_plan, cli_run_plan, NULL},
     {{"validate", NULL}, "check a scenario file", 0, true, &cli_help_validate, cli_run_validate, NULL},
-    {{"presets", NULL}, "list the built-in models", 0, false, &cli_help_presets, cli_run_presets, NULL},
-    {{"gpus", NULL}, "list the GPU table", 0, false, &cli_help_gpus, cli_run_gpus, NULL},
+    {{"presets", NULL}, "list the built-in models", CLI_G_JSON, false, &cli_help_presets,
+     cli_run_presets, NULL},
+    {{"gpus", NULL}, "list the GPU table", CLI_G_JSON, false, &cli_help_gpus, cli_run_gpus, NULL},
     {{"params", NULL}, "list the configuration parameters", CLI_G_JSON, false, &cli_help_params,
      cli_run_params, NULL},
     {{"vllm", NULL}, "a `vllm serve` line: llmmem vllm MODEL [vllm flags] [--gpu NAME]", 0, true,
@@ -86,7 +88,7 @@ static int run(const command *c, int argc, char **argv)
     return c->run(&o);
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         print_main_help(stderr);
@@ -105,10 +107,29 @@ int main(int argc, char **argv)
         return 0;
     }
     int k = CLI_FIND(commands, cmd);
-    if (k < 0)
+    if (k < 0) {
+        const char *names[32];
+        int n = 0;
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0] && n < 32; i++)
+            names[n++] = commands[i].names.name;
+        char hint[96];
+        cli_did_you_mean(hint, sizeof hint, "", cli_suggest(cmd, names, n));
         cli_fail_msg(LLMMEM_E_UNKNOWN_PARAM, EXIT_USAGE,
-                     "unknown command \"%s\" (see llmmem --help)", cmd);
+                     "unknown command \"%s\"%s; see llmmem --help", cmd, hint);
+    }
     if (commands[k].raw)
         return commands[k].raw(argc - 2, argv + 2);
     return run(&commands[k], argc - 2, argv + 2);
+}
+
+/* Runs the command; output that could not be written (a full disk, a closed pipe) is an
+ * error, not a success. */
+int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout))
+        cli_fail_msg(LLMMEM_E_IO, EXIT_FAIL, "cannot write the output: %s",
+                     errno ? strerror(errno) : "write error");
+    return rc;
 }

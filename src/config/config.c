@@ -221,17 +221,28 @@ int llmmem_config_set_str(llmmem_config *cfg, int param, const char *value)
         mark_set(cfg, p);
         return LLMMEM_OK;
     }
+    if (p->type == LLMMEM_TYPE_ENUM && p->id == LLMMEM_P_GPU) {
+        int idx, first;
+        int rc = llmmem__gpu_find(&idx, &first, value);
+        if (rc)
+            return rc;
+        *i64_field(cfg, p) = idx;
+        return LLMMEM_OK;
+    }
     if (p->type == LLMMEM_TYPE_ENUM) {
         int idx = llmmem__name_index(p->enum_names, value);
         if (idx < 0) {
+            const char *near = llmmem__suggest(p->enum_names, value);
             char list[400];
             size_t n = 0;
             list[0] = '\0';
             for (int i = 0; p->enum_names[i] && n < sizeof list - 1; i++)
                 n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "",
                                       p->enum_names[i]);
-            return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "parameter \"%s\": unknown value \"%.60s\" (one of: %s)",
-                                 p->name, value, list);
+            return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
+                                 "parameter \"%s\": unknown value \"%.60s\"%s%s%s (one of: %s)",
+                                 p->name, value, near ? " (did you mean " : "", near ? near : "",
+                                 near ? "?)" : "", list);
         }
         *i64_field(cfg, p) = idx;
         mark_set(cfg, p);
@@ -276,9 +287,11 @@ int llmmem_config_set(llmmem_config *cfg, const char *name, const char *value)
     case LLMMEM_TYPE_I64: {
         int64_t v;
         if (parse_i64(&v, value) != 0) {
-            /* Accept human-readable counts for large integers ("5e8", "2B"). */
-            if (llmmem__parse_count(&v, value) != 0)
-                return llmmem__error(LLMMEM_E_PARSE, "parameter \"%s\": expected an integer, got \"%.60s\"",
+            /* Accept human-readable counts for large integers ("5e8", "2B"), whole
+             * ones only: "1.5" and "1,5" are errors, not 2 and 15. */
+            if (llmmem__parse_whole_count(&v, value) != 0)
+                return llmmem__error(LLMMEM_E_PARSE,
+                                     "parameter \"%s\": expected a whole number, got \"%.60s\"",
                                      p->name, value);
         }
         return llmmem_config_set_i64(cfg, id, v);

@@ -4,6 +4,10 @@
  * allocator, and dense bf16 rate and link bandwidth for the planner. */
 #include "core/core.h"
 
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
 #define MiB (UINT64_C(1) << 20)
 
 /* cuBLAS workspace per (handle, stream), pytorch/pytorch
@@ -158,4 +162,152 @@ int llmmem_gpu_memory_bytes(uint64_t *out, int index)
                              llmmem_gpu_count() - 1);
     *out = g->memory_bytes;
     return LLMMEM_OK;
+}
+
+/* ---- GPUs by a written name ------------------------------------------------------------- */
+
+/* Names the driver and PyTorch print (nvidia-smi, torch.cuda.get_device_name) and common
+ * shorthands, in the folded form of gpu_key, with the table entry they mean. */
+static const struct {
+    const char *key, *name;
+} gpu_aliases[] = {
+    {"h100sxm", "H100-80GB"},     {"h100sxm5", "H100-80GB"},    {"h100sxm580gb", "H100-80GB"},
+    {"h10080gbhbm3", "H100-80GB"}, {"h100hbm3", "H100-80GB"},   {"h100sxm80gb", "H100-80GB"},
+    {"h100pcie80gb", "H100-PCIe"}, {"h10080gbpcie", "H100-PCIe"}, {"h100nvl", "H100-NVL-94GB"},
+    {"h200sxm", "H200"},          {"h200141gb", "H200"},        {"h200sxm141gb", "H200"},
+    {"a100sxm440gb", "A100-40GB"}, {"a100pcie40gb", "A100-40GB"}, {"a10040gbpcie", "A100-40GB"},
+    {"a100sxm480gb", "A100-80GB"}, {"a100pcie80gb", "A100-80GB"}, {"a10080gbpcie", "A100-80GB"},
+    {"rtxa6000", "A6000"},        {"v100sxm216gb", "V100-16GB"}, {"v100pcie16gb", "V100-16GB"},
+    {"v100sxm232gb", "V100-32GB"}, {"v100pcie32gb", "V100-32GB"}, {"3090", "RTX-3090"},
+    {"4090", "RTX-4090"},         {"5090", "RTX-5090"},         {"rtx6000adageneration", "RTX-6000-Ada"},
+    {"4080", "RTX-4080"},         {"4070", "RTX-4070"},         {"4060", "RTX-4060"},
+};
+
+/* Words before the model name that say nothing about the GPU ("NVIDIA GeForce RTX 4090",
+ * "Tesla T4", "AMD Instinct MI300X"), folded. */
+static const char *const gpu_vendor_words[] = {"nvidia", "tesla", "geforce", "amd", "instinct"};
+
+/* The folded form of a GPU name: lower case, letters and digits only; "80G" ends as
+ * "80gb". Up to `cap` - 1 characters (longer names do not match). */
+static void gpu_key(char *out, size_t cap, const char *name, size_t len)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len && name[i] && o + 1 < cap; i++) {
+        char c = name[i];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+            out[o++] = c;
+    }
+    out[o] = '\0';
+    if (o >= 3 && out[o - 1] == 'g' && out[o - 2] >= '0' && out[o - 2] <= '9' && o + 1 < cap) {
+        out[o++] = 'b';
+        out[o] = '\0';
+    }
+}
+
+/* The written name without the vendor words in front of it. */
+static const char *gpu_skip_vendor(const char *name)
+{
+    for (bool again = true; again;) {
+        again = false;
+        while (*name == ' ' || *name == '-' || *name == '_')
+            name++;
+        for (size_t i = 0; i < LLMMEM_ARRAY_LEN(gpu_vendor_words); i++) {
+            size_t n = strlen(gpu_vendor_words[i]);
+            if (strncasecmp(name, gpu_vendor_words[i], n) == 0 &&
+                (name[n] == ' ' || name[n] == '-' || name[n] == '_')) {
+                name += n;
+                again = true;
+            }
+        }
+    }
+    return name;
+}
+
+static int gpu_index_of(const char *name)
+{
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(gpus); i++)
+        if (strcmp(gpus[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Whether `key` is the folded form of a leading part of the table name up to one of its
+ * '-' ("A100" of "A100-40GB", "H100-NVL" of "H100-NVL-94GB"). */
+static bool gpu_family_is(const char *name, const char *key)
+{
+    for (size_t i = 1; name[i]; i++) {
+        if (name[i] != '-')
+            continue;
+        char k[32];
+        gpu_key(k, sizeof k, name, i);
+        if (strcmp(k, key) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Appends ", s" (or s first) to a list of `cap` bytes; what does not fit is cut. */
+static void list_add(char *list, size_t cap, const char *s)
+{
+    size_t used = strlen(list);
+    if (used + 1 < cap)
+        snprintf(list + used, cap - used, "%s%s", used ? ", " : "", s);
+}
+
+int llmmem__gpu_find(int *out, int *first, const char *name)
+{
+    const int n = (int)LLMMEM_ARRAY_LEN(gpus);
+    const char *written = gpu_skip_vendor(name);
+    char key[48], k[48];
+    gpu_key(key, sizeof key, written, strlen(written));
+    *first = -1;
+    for (int i = 0; i < n && key[0]; i++) {
+        gpu_key(k, sizeof k, gpus[i].name, strlen(gpus[i].name));
+        if (strcmp(k, key) == 0) {
+            *out = i;
+            return LLMMEM_OK;
+        }
+    }
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(gpu_aliases) && key[0]; i++)
+        if (strcmp(gpu_aliases[i].key, key) == 0) {
+            *out = gpu_index_of(gpu_aliases[i].name);
+            return LLMMEM_OK;
+        }
+    char list[320] = "";
+    int count = 0;
+    for (int i = 0; i < n && key[0]; i++) {
+        if (!gpu_family_is(gpus[i].name, key))
+            continue;
+        if (*first < 0)
+            *first = i;
+        count++;
+        list_add(list, sizeof list, gpus[i].name);
+    }
+    if (count == 1) {
+        *out = *first;
+        return LLMMEM_OK;
+    }
+    if (count > 1)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "GPU \"%.60s\" is ambiguous: one of %s",
+                             name, list);
+    const char *near = llmmem__suggest(llmmem__gpu_names, written);
+    list[0] = '\0';
+    for (int i = 0; i < n; i++)
+        list_add(list, sizeof list, gpus[i].name);
+    return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "unknown GPU \"%.60s\"%s%s%s (one of: %s)", name,
+                         near ? " (did you mean " : "", near ? near : "", near ? "?)" : "", list);
+}
+
+int llmmem_gpu_find(int *out, const char *name)
+{
+    if (!out || !name)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_gpu_find: NULL argument");
+    int first, index;
+    int rc = llmmem__gpu_find(&index, &first, name);
+    if (rc == 0)
+        *out = index;
+    return rc;
 }

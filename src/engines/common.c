@@ -169,6 +169,13 @@ uint64_t llmmem__engine_scale(uint64_t bytes, uint64_t num, uint64_t den)
     return llmmem__add(&o, a, llmmem__ceil_div(b, den));
 }
 
+void llmmem__no_gpu_count_fits(struct llmmem_result *r, const char *why)
+{
+    llmmem__result_set_i64(r, LLMMEM_R_GPUS_NEEDED, 0);
+    llmmem__result_note(r, "gpus_needed 0: no number of GPUs makes this fit as configured (%s)",
+                        why);
+}
+
 void llmmem__engine_keys(struct llmmem_result *r, const llmmem__layout *l, uint64_t host,
                          uint64_t nvme, uint64_t sharded)
 {
@@ -184,11 +191,15 @@ void llmmem__engine_keys(struct llmmem_result *r, const llmmem__layout *l, uint6
         uint64_t cap = llmmem__result_u64(r, LLMMEM_R_GPU_MEMORY_BYTES);
         uint64_t fixed = llmmem__sub0(total, sharded);
         if (sharded == 0 || fixed >= cap) {
-            needed = 0;
-        } else {
-            uint64_t dp = llmmem__ceil_div(llmmem__engine_scale(sharded, (uint64_t)l->dp, 1), cap - fixed);
-            needed = (int64_t)dp * l->tp * l->pp * l->cp;
+            llmmem__no_gpu_count_fits(r, sharded == 0 ? "nothing of this engine's memory is "
+                                                        "split over data-parallel ranks"
+                                                      : "the memory not split over "
+                                                        "data-parallel ranks exceeds the "
+                                                        "capacity alone");
+            return;
         }
+        uint64_t dp = llmmem__ceil_div(llmmem__engine_scale(sharded, (uint64_t)l->dp, 1), cap - fixed);
+        needed = (int64_t)dp * l->tp * l->pp * l->cp;
     }
     llmmem__result_set_i64(r, LLMMEM_R_GPUS_NEEDED, needed);
 }

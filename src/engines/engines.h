@@ -34,6 +34,8 @@ uint64_t llmmem__engine_scale(uint64_t bytes, uint64_t num, uint64_t den);
  * sharded: bytes per GPU at the peak that shrink as 1/dp (0 when none). */
 void llmmem__engine_keys(struct llmmem_result *r, const llmmem__layout *l, uint64_t host,
                          uint64_t nvme, uint64_t sharded);
+/* GPUS_NEEDED 0 and a note saying why no GPU count makes the workload fit. */
+void llmmem__no_gpu_count_fits(struct llmmem_result *r, const char *why);
 /* The keys of a result that reproduces a framework's own formula (accounting
  * deepspeed_estimator, megatron_theoretical): training mode, the model and its
  * parameter counts, the phase the formula fills. */

@@ -21,7 +21,11 @@ int llmmem_estimate_single(llmmem_result *out, const llmmem_model *model, const 
     llmmem__result_set_i64(out, LLMMEM_R_NUM_GPUS, 1);
     llmmem__result_set_i64(out, LLMMEM_R_GPUS_NEEDED, 1);
     llmmem__engine_precision_report(out, cfg, &c, &t.st, LLMMEM__ENG_SINGLE, 0, 0);
-    return llmmem__train_fill(out, &t, NULL, model, &c);
+    rc = llmmem__train_fill(out, &t, NULL, model, &c);
+    if (rc == 0 && !out->v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i)
+        llmmem__no_gpu_count_fits(out, "the single engine runs on one GPU; ddp, zero, fsdp or "
+                                       "megatron split the memory");
+    return rc;
 }
 
 /* A default sequence past a learned position table (GPT-2's 1024 rows) is not

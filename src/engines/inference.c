@@ -56,7 +56,10 @@ static void set_gpus_needed(struct llmmem_result *r, const struct llmmem_model *
             }
         }
     }
-    llmmem__result_set_i64(r, LLMMEM_R_GPUS_NEEDED, needed);
+    if (needed == 0 && search)
+        llmmem__no_gpu_count_fits(r, "no tensor-parallel size that divides the heads fits");
+    else
+        llmmem__result_set_i64(r, LLMMEM_R_GPUS_NEEDED, needed);
 }
 
 int llmmem_estimate_inference(llmmem_result *r, const llmmem_model *m, const llmmem_config *c)

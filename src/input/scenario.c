@@ -96,62 +96,19 @@ static int set_engine(const llmmem__json *doc, llmmem_config *cfg, const llmmem_
                                  llmmem__input_value_text(v, sizeof v, n));
 }
 
-/* The error for a GPU name that prefixes several table entries. */
-static int gpu_ambiguous(ctx *c, const llmmem__jnode *n, const char *path, const char *name)
-{
-    char list[256] = "";
-    size_t used = 0, len = strlen(name);
-    int count = llmmem_param_enum_count(LLMMEM_P_GPU);
-    for (int i = 0; i < count; i++) {
-        const char *g = llmmem_param_enum_name(LLMMEM_P_GPU, i);
-        if (g && strncasecmp(g, name, len) == 0 && used + strlen(g) + 3 < sizeof list) {
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", g);
-        }
-    }
-    return llmmem__json_error_at(c->doc, n, LLMMEM_E_INCONSISTENT, path,
-                                 "GPU \"%.60s\" is ambiguous (one of: %s); name one, or "
-                                 "give gpu_memory_gib",
-                                 llmmem__json_string(n), list);
-}
-
-/* GPU by name: exact, then case-insensitive, then a unique prefix ("H200" for
- * "H200-141GB"); a leading "NVIDIA " is dropped. */
+/* GPU by name (llmmem_gpu_find: case, separators and vendor words do not matter, the
+ * driver's names are known, a family names its only GPU). A name that fits several GPUs
+ * is an error unless the memory is given too (it overrides the table's). */
 static int set_gpu(ctx *c, const llmmem__jnode *n, const char *path)
 {
     if (!llmmem__json_is_string(n))
         return llmmem__input_type_error(c->doc, n, path, "a GPU name (string)");
-    const char *name = llmmem__json_string(n);
-    if (strncasecmp(name, "nvidia ", 7) == 0)
-        name += 7;
-    int count = llmmem_param_enum_count(LLMMEM_P_GPU);
-    int found = -1, prefix = -1, prefixes = 0;
-    size_t len = strlen(name);
-    for (int i = 0; i < count; i++) {
-        const char *g = llmmem_param_enum_name(LLMMEM_P_GPU, i);
-        if (!g)
-            continue;
-        if (strcmp(g, name) == 0) {
-            found = i;
-            break;
-        }
-        if (found < 0 && strcasecmp(g, name) == 0)
-            found = i;
-        if (len > 0 && strncasecmp(g, name, len) == 0 &&
-            (g[len] == '-' || g[len] == ' ' || g[len] == '_')) {
-            if (prefix < 0)
-                prefix = i;
-            prefixes++;
-        }
-    }
-    if (found < 0 && prefixes == 1)
-        found = prefix;
-    if (found < 0 && prefixes > 1) {
-        if (!c->saw_gpu_memory)
-            return gpu_ambiguous(c, n, path, name);
-        found = prefix; /* the memory given overrides the table anyway */
-    }
-    if (found < 0) /* the parameter's own error lists the GPUs */
-        return llmmem__input_set_param(c->doc, c->cfg, LLMMEM_P_GPU, n, path);
+    int found, first;
+    int rc = llmmem__gpu_find(&found, &first, llmmem__json_string(n));
+    if (rc == LLMMEM_E_INCONSISTENT && c->saw_gpu_memory)
+        found = first, rc = 0;
+    if (rc)
+        return llmmem__input_wrap(c->doc, n, path, rc);
     return llmmem__input_set_i64(c->doc, c->cfg, LLMMEM_P_GPU, found, n, path);
 }
 

@@ -91,6 +91,10 @@ struct llmmem_model {
     } mm;
     bool generic;                      /* unknown model_type estimated as dense decoder */
     bool from_size_only;               /* shape derived from num_parameters */
+    /* raw models: the fields the caller set (RAW_* bits of model.c) and the size
+     * target (num_parameters, 0: none); the rest is derived from them after each set */
+    unsigned raw_given;
+    int64_t raw_target;
 
     int64_t vocab_size;
     int64_t hidden_size;
