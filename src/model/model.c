@@ -741,6 +741,31 @@ static void json_layers(llmmem__buf *b, const struct llmmem_model *m)
     llmmem__buf_printf(b, "]");
 }
 
+/* The state-space and linear-attention mixers' dimensions (null when none). */
+static void json_mixers(llmmem__buf *b, const struct llmmem_model *m)
+{
+    const struct llmmem__ssm *x = &m->ssm;
+    const struct llmmem__lin *l = &m->lin;
+    if (x->inner > 0)
+        llmmem__buf_printf(b,
+                           ", \"ssm\": {\"version\": %lld, \"inner\": %lld, \"state\": %lld, \"groups\": %lld, "
+                           "\"heads\": %lld, \"conv\": %lld, \"dt_rank\": %lld}",
+                           (long long)x->version, (long long)x->inner, (long long)x->state, (long long)x->groups,
+                           (long long)x->heads, (long long)x->conv, (long long)x->dt_rank);
+    else
+        llmmem__buf_printf(b, ", \"ssm\": null");
+    if (l->kind > 0)
+        llmmem__buf_printf(b,
+                           ", \"linear_attention\": {\"kind\": %lld, \"k_heads\": %lld, \"k_dim\": %lld, "
+                           "\"v_heads\": %lld, \"v_dim\": %lld, \"conv\": %lld}",
+                           (long long)l->kind, (long long)l->k_heads, (long long)l->k_dim, (long long)l->v_heads,
+                           (long long)l->v_dim, (long long)l->conv);
+    else
+        llmmem__buf_printf(b, ", \"linear_attention\": null");
+    llmmem__buf_printf(b, ", \"conv_kernel\": %lld, \"chunk_size\": %lld", (long long)m->conv_kernel,
+                       (long long)m->chunk_size);
+}
+
 /* Parameter tensors as the registry lists them, named with their path. */
 static void json_tensor_list(llmmem__buf *b, const char *key, const llmmem__tensors *ts)
 {
@@ -805,6 +830,7 @@ int llmmem_model_to_json(char *buf, size_t cap, size_t *needed, const llmmem_mod
     json_moe_mla(&b, m);
     json_vision(&b, m);
     json_layers(&b, m);
+    json_mixers(&b, m);
     json_tensors(&b, m);
     llmmem__buf_printf(&b, ", \"notes\": [");
     for (int i = 0; i < m->note_count; i++) {
