@@ -8,6 +8,34 @@
 #include "core/result.h"
 #include "model/model.h"
 
+/* ---- layer kinds (kinds.c) ----------------------------------------------------
+ * The decoder layers by (mixer, feed-forward, per-layer variant) and what the
+ * byte model can estimate of them. */
+typedef struct llmmem__kind {
+    int mixer, ffn; /* enum llmmem__mixer, enum llmmem__ffn */
+    int variant;    /* index in m->variants, -1 when the family has none */
+    uint64_t n;     /* layers of this kind */
+} llmmem__kind;
+#define LLMMEM__MAX_KINDS 24
+typedef struct llmmem__kinds {
+    int n;
+    bool overflow; /* more kinds than LLMMEM__MAX_KINDS */
+    uint64_t L;
+    llmmem__kind k[LLMMEM__MAX_KINDS];
+} llmmem__kinds;
+void llmmem__kinds_of(llmmem__kinds *ks, const struct llmmem_model *m);
+/* Every layer softmax attention (full or sliding window) with a dense MLP or
+ * experts, all of one shape, no family structure beyond that: the attention
+ * byte model applies as it was derived. */
+bool llmmem__kinds_classic(const struct llmmem_model *m);
+/* The mixer's name for messages and --explain ("gated delta rule (linear_attention)"). */
+const char *llmmem__kinds_mixer_name(const struct llmmem_model *m, int mixer);
+enum llmmem__kinds_use { LLMMEM__USE_TRAIN = 0, LLMMEM__USE_HF, LLMMEM__USE_VLLM, LLMMEM__USE_MEGATRON };
+/* LLMMEM_OK when every layer kind of the model is estimated for `use`, else
+ * LLMMEM_E_UNSUPPORTED naming the model_type and the kind (c: the training
+ * recipe, read for use TRAIN). */
+int llmmem__kinds_check(const struct llmmem_model *m, const struct llmmem_config *c, int use);
+
 /* Vision-language accounting (vision.c). Text-only models give zeros. */
 typedef struct llmmem__vision_bytes {
     uint64_t lm_tokens;     /* image tokens added to each sequence */
@@ -58,6 +86,11 @@ typedef struct llmmem__train {
     int64_t layers;
     uint64_t tokens;            /* micro_batch_size * seq_len */
     uint64_t act_layer;         /* saved by autograd per decoder layer (no checkpointing) */
+    uint64_t act_layer_max;     /* the largest one layer's, where layer kinds differ (kinds.c);
+                                   0: every layer keeps act_layer */
+    uint64_t fwd_layer_transient; /* the largest working set inside one layer's forward beyond what
+                                     it saves, where a mixer's is large (saved_kinds.c); a forward
+                                     point of its own. 0: none */
     uint64_t ckpt_layer;        /* kept per layer under full checkpointing (its input) */
     uint64_t act_other;         /* final norm, head input, embedding-side tensors */
     uint64_t cast_layer;        /* autocast low-precision weight copies per layer */
@@ -157,6 +190,33 @@ uint64_t llmmem__saved_mlp_down_frozen(const struct llmmem_model *m, const struc
                                        const llmmem__recipe *rc);
 /* Whether the model has MoE layers (their experts are saved per token by saved.c). */
 bool llmmem__saved_has_moe(const struct llmmem_model *m);
+/* For the other layer kinds (saved.c, per token): what the Linears reading a
+ * w-wide activation of in_b bytes keep (`all` readers, of which `trainable`
+ * have trainable weights and `lora` adapters); an input norm of width w; the
+ * attention half of a layer (its input norm, q/k/v, the core, the sublayer
+ * tail; sliding: a windowed layer, masked when the window is shorter than s);
+ * the feed-forward half of kind `ffn` (its norm, the MLP or the experts). */
+uint64_t llmmem__saved_readers(const llmmem__recipe *rc, uint64_t in_b, uint64_t w, int all, int trainable,
+                               int lora);
+uint64_t llmmem__saved_norm_only(const struct llmmem_model *m, const llmmem__recipe *rc, uint64_t w);
+uint64_t llmmem__saved_attention_part(const struct llmmem_model *m, const struct llmmem_config *c,
+                                      const llmmem__recipe *rc, uint64_t s, bool sliding);
+uint64_t llmmem__saved_ffn_part(const struct llmmem_model *m, const struct llmmem_config *c,
+                                const llmmem__recipe *rc, int ffn);
+/* Saved bytes of one decoder layer of `kind` over b sequences of s tokens
+ * (saved_kinds.c), and of every layer (*largest: the largest one layer). */
+uint64_t llmmem__saved_kind_layer(const struct llmmem_model *m, const struct llmmem_config *c,
+                                  const llmmem__recipe *rc, const llmmem__kind *kind, uint64_t b, uint64_t s,
+                                  llmmem__ovf *o);
+uint64_t llmmem__saved_kinds_all(const struct llmmem_model *m, const struct llmmem_config *c,
+                                 const llmmem__recipe *rc, uint64_t b, uint64_t s, uint64_t *largest,
+                                 llmmem__ovf *o);
+/* The residual stream's dtype bytes (fp32 where the family keeps it so). */
+uint64_t llmmem__saved_kinds_residual_bytes(const struct llmmem_model *m, const llmmem__recipe *rc);
+/* One --explain term per layer kind with the layers of each (inputs). */
+void llmmem__saved_kinds_explain(struct llmmem_result *r, const struct llmmem_model *m,
+                                 const struct llmmem_config *c, const llmmem__recipe *rc, uint64_t b,
+                                 uint64_t s, llmmem__ovf *o);
 /* Autocast / fp8 weight copies and the dequantised QLoRA weight (casts.c). */
 void llmmem__casts_compute(llmmem__train *t, const llmmem__train_in *in, llmmem__ovf *o);
 /* logits_saved, logits_fwd_extra, logits_bwd_extra of the configured loss (loss.c). */

@@ -106,9 +106,32 @@ static void forward_encoder(uint64_t *r, step *p)
     put(r, LLMMEM_C_ACTIVATION_TRANSIENT, p->t->encoder_transient, &p->o);
 }
 
+/* Inside the last decoder layer, where a mixer's forward working set is
+ * large (fwd_layer_transient: Mamba's discretised [b, I, s, N] tensors, the
+ * Mamba-2 scan's broadcast products, saved_kinds.c): everything forward
+ * keeps (the head's tensors are not made yet; they are small beside it) and
+ * that working set. */
+static void forward_in_layer(uint64_t *r, step *p)
+{
+    const llmmem__train *t = p->t;
+    memcpy(r, p->base, sizeof(row));
+    if (p->steady)
+        put(r, LLMMEM_C_WORKSPACE, t->workspace, &p->o);
+    put(r, LLMMEM_C_GRADIENTS, ga_grads(p), &p->o);
+    put(r, LLMMEM_C_ACTIVATIONS, p->saved, &p->o);
+    put(r, LLMMEM_C_AUTOCAST_CACHE, p->cache, &p->o);
+    put(r, LLMMEM_C_ACTIVATION_TRANSIENT, llmmem__add(&p->o, t->fwd_layer_transient, t->quant_transient), &p->o);
+}
+
 static void phase_forward(uint64_t *fw, step *p)
 {
     forward_at_loss(fw, p);
+    if (p->t->fwd_layer_transient) {
+        row in;
+        forward_in_layer(in, p);
+        uint64_t fw_total = row_total(fw, &p->o);
+        keep_larger(fw, &fw_total, in, &p->o);
+    }
     if (p->t->encoder_transient) {
         row enc;
         forward_encoder(enc, p);
@@ -155,7 +178,8 @@ static void backward_layer(uint64_t *r, step *p, uint64_t done)
     put(r, LLMMEM_C_GRADIENTS,
         p->ga ? p->st->grads : llmmem__add(o, head_grads, llmmem__mul(o, t->layer_grad, done)), o);
     if (t->checkpointing) {
-        put(r, LLMMEM_C_ACTIVATIONS, llmmem__add(o, llmmem__mul(o, t->ckpt_layer, left), t->act_layer), o);
+        const uint64_t one = t->act_layer_max ? t->act_layer_max : t->act_layer; /* the recomputed layer */
+        put(r, LLMMEM_C_ACTIVATIONS, llmmem__add(o, llmmem__mul(o, t->ckpt_layer, left), one), o);
         put(r, LLMMEM_C_AUTOCAST_CACHE, llmmem__add(o, t->cast_layer, t->cast_other), o);
     } else {
         put(r, LLMMEM_C_ACTIVATIONS, llmmem__mul(o, t->act_layer, left), o);

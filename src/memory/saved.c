@@ -112,12 +112,26 @@ static uint64_t saved_layernorm(const struct llmmem_model *m, const llmmem__reci
 
 /* A norm over `w` elements of an `in_b`-byte input: the saved bytes; *out_b
  * receives the output dtype bytes. */
+/* RMSNorms that multiply in fp32 and cast the product back: GemmaRMSNorm,
+ * Olmo2RMSNorm and the Qwen3-Next / Qwen3.5 RMSNorm ((1 + w) in fp32,
+ * modeling_qwen3_next.py Qwen3NextRMSNorm). */
+static bool norm_fp32_weight(const struct llmmem_model *m)
+{
+    static const char *const types[] = {"olmo2", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"};
+    if (m->family == LLMMEM__FAM_GEMMA)
+        return true;
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (!strcmp(m->model_type, types[i]))
+            return true;
+    return false;
+}
+
 static uint64_t saved_norm(const struct llmmem_model *m, const llmmem__recipe *rc, uint64_t in_b, uint64_t w,
                            bool weight_trains, uint64_t *out_b)
 {
     if (m->norm != LLMMEM__NORM_RMS)
         return saved_layernorm(m, rc, in_b, w, out_b);
-    if (m->family == LLMMEM__FAM_GEMMA || !strcmp(m->model_type, "olmo2"))
+    if (norm_fp32_weight(m))
         return saved_rmsnorm_fp32_weight(in_b, w, weight_trains, out_b);
     return saved_rmsnorm_llama(rc, in_b, w, weight_trains, out_b);
 }
@@ -150,7 +164,8 @@ static uint64_t saved_qk_norm(const struct llmmem_model *m, const llmmem__recipe
     uint64_t s = saved_norm(m, rc, rc->cb, a * d, rc->full_ft, &qb) - 4;
     s += saved_norm(m, rc, rc->cb, k * d, rc->full_ft, &kb) - 4;
     bool per_head = m->family == LLMMEM__FAM_GEMMA || !strcmp(m->model_type, "qwen3") ||
-                    !strcmp(m->model_type, "qwen3_moe");
+                    !strcmp(m->model_type, "qwen3_moe") || !strcmp(m->model_type, "qwen3_next") ||
+                    !strncmp(m->model_type, "qwen3_5", 7);
     return s + (per_head ? 4 * (a + k) : 8);
 }
 
@@ -644,4 +659,37 @@ uint64_t llmmem__saved_mlp_down_frozen(const struct llmmem_model *m, const struc
                                        const llmmem__recipe *rc)
 {
     return saved_readers(rc, rc->cb, (uint64_t)m->intermediate_size, (readers){1, 0, lora_on(c, "down_proj")});
+}
+
+/* ---- for the other layer kinds (saved_kinds.c) ------------------------------------------ */
+
+uint64_t llmmem__saved_readers(const llmmem__recipe *rc, uint64_t in_b, uint64_t w, int all, int trainable,
+                               int lora)
+{
+    return saved_readers(rc, in_b, w, (readers){all, trainable, lora});
+}
+
+uint64_t llmmem__saved_norm_only(const struct llmmem_model *m, const llmmem__recipe *rc, uint64_t w)
+{
+    uint64_t nb;
+    return saved_norm(m, rc, rc->rb, w, rc->full_ft, &nb);
+}
+
+uint64_t llmmem__saved_attention_part(const struct llmmem_model *m, const struct llmmem_config *c,
+                                      const llmmem__recipe *rc, uint64_t s, bool sliding)
+{
+    llmmem__recipe mr = *rc;
+    mr.masked = sliding && window_masked(m, rc, s);
+    return saved_attention_block(m, c, &mr, s);
+}
+
+uint64_t llmmem__saved_ffn_part(const struct llmmem_model *m, const struct llmmem_config *c,
+                                const llmmem__recipe *rc, int ffn)
+{
+    if (ffn == LLMMEM__FF_MOE && llmmem__saved_has_moe(m))
+        return saved_mlp_block(m, c, rc) + saved_moe(m, rc);
+    struct llmmem_model dm = *m; /* a dense layer of a MoE model: the dense width */
+    dm.num_experts = 0;
+    dm.num_moe_layers = 0;
+    return saved_mlp_block(&dm, c, rc);
 }

@@ -20,8 +20,17 @@ static void activations(llmmem__train *t, const llmmem__train_in *in, llmmem__ov
     const struct llmmem_config *c = in->c;
     const llmmem__recipe *rc = &in->rc;
     const uint64_t T = in->T, h = (uint64_t)m->hidden_size;
-    t->act_layer = llmmem__mul(o, llmmem__saved_per_layer(m, c, rc, in->s, o), T);
-    t->ckpt_layer = llmmem__mul3(o, T, h, rc->rb);
+    if (llmmem__kinds_classic(m)) {
+        t->act_layer = llmmem__mul(o, llmmem__saved_per_layer(m, c, rc, in->s, o), T);
+    } else {
+        /* layers of several kinds (saved_kinds.c): their mean, and the largest
+         * for the one layer a checkpointed backward recomputes */
+        const uint64_t L = (uint64_t)(m->num_layers > 0 ? m->num_layers : 1);
+        uint64_t all = llmmem__saved_kinds_all(m, c, rc, (uint64_t)c->micro_batch_size, in->s,
+                                               &t->act_layer_max, o);
+        t->act_layer = llmmem__ceil_div(all, L);
+    }
+    t->ckpt_layer = llmmem__mul3(o, T, h, llmmem__saved_kinds_residual_bytes(m, rc));
     uint64_t head_b;
     t->act_other = llmmem__mul(o, llmmem__saved_head(m, c, rc, &head_b), T);
     /* A frozen head keeps no input, but LlamaForCausalLM.forward's
@@ -85,10 +94,14 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
 {
     llmmem__ovf o = {false};
     memset(t, 0, sizeof *t);
+    /* layer kinds the byte model has no terms for are refused (kinds.c) */
+    int rcode = llmmem__kinds_check(m, c, LLMMEM__USE_TRAIN);
+    if (rcode)
+        return rcode;
     llmmem__train_in in = {.m = m, .c = c, .ts = &m->tensors};
     llmmem__recipe_of(&in.rc, m, c);
     /* Vision-language models: image tokens join each sequence (vision.c). */
-    int rcode = llmmem__vision_compute(&in.vb, m, c, (uint64_t)c->micro_batch_size, &o);
+    rcode = llmmem__vision_compute(&in.vb, m, c, (uint64_t)c->micro_batch_size, &o);
     if (rcode)
         return rcode;
     in.s = llmmem__add(&o, (uint64_t)c->seq_len, in.vb.lm_tokens);
@@ -115,6 +128,8 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     llmmem__loss_compute(t, &in, &o);
     llmmem__transient_compute(t, &in, &o);
     explain_inputs(r, t, &in);
+    if (!llmmem__kinds_classic(m))
+        llmmem__saved_kinds_explain(r, m, c, &in.rc, (uint64_t)c->micro_batch_size, in.s, &o);
     t->workspace = cublas_workspace(c);
     if (o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE,

@@ -79,7 +79,8 @@
 #define Q_SSM1 QD("ssm_version", "1"), QD("ssm_inner", "I"), QD("ssm_state", "N"), QD("ssm_groups", "1"),  \
     QD("ssm_heads", "I"), QD("ssm_conv", "ck"), QD("ssm_dt_rank", "R")
 #define Q_SSM2 QD("ssm_version", "2"), QD("ssm_inner", "I"), QD("ssm_state", "N"), QD("ssm_groups", "G"),  \
-    QD("ssm_heads", "H"), QD("ssm_conv", "ck"), QD("ssm_dt_rank", "0"), QD("CD", "I + 2 * G * N")
+    QD("ssm_heads", "H"), QD("ssm_conv", "ck"), QD("ssm_dt_rank", "0"), QD("CD", "I + 2 * G * N"),      \
+    QD("ssm_chunk", "cs")
 #define Q_RMS(npl) QD("norm", "0"), QD("npl", npl), QD("hb", "0")
 
 /* ---- mamba, falcon_mamba, mamba2 ------------------------------------------------- */
@@ -94,7 +95,7 @@ static const llmmem__qdef q_mamba[] = {
     Q("ex", "expand", "2", NULL, DIM), Q("ck", "conv_kernel", "4", NULL, DIM),
     Q("R", "time_step_rank", "cdiv(h, 16)", NULL, AUTO), Q("ub", "use_bias", "0", NULL, BOOL),
     Q("cb", "use_conv_bias", "1", NULL, BOOL), Q_TIE("1"), Q("I", "intermediate_size", "ex * h", NULL, DIM),
-    Q_SSM1, Q_RMS("1"),
+    Q_SSM1, Q_RMS("1"), Q("rf32", "residual_in_fp32", "1", NULL, BOOL),
     QD("gated", "0"), QI,
 };
 static const llmmem__tdef t_mamba[] = {
@@ -111,7 +112,8 @@ static const llmmem__qdef q_mamba2[] = {
     Q("ex", "expand", "2", NULL, DIM), Q("ck", "conv_kernel", "4", NULL, DIM), Q("H", "num_heads", "128", NULL, DIM),
     Q("P", "head_dim", "64", NULL, DIM), Q("G", "n_groups", "8", NULL, DIM), Q("ub", "use_bias", "0", NULL, BOOL),
     Q("cb", "use_conv_bias", "1", NULL, BOOL), Q("cs", "chunk_size", "256", NULL, DIM), Q_TIE("0"),
-    QD("I", "ex * h"), QD("mn", "1"), Q_SSM2, Q_RMS("1"), QD("gated", "0"), QI,
+    QD("I", "ex * h"), QD("mn", "1"), Q_SSM2, Q_RMS("1"), Q("rf32", "residual_in_fp32", "1", NULL, BOOL),
+    QD("gated", "0"), QI,
 };
 static const llmmem__tdef t_mamba2[] = {
     EMBED("backbone.embeddings"), RMS("norm", W_ALL), MAMBA2("mixer.", W_ALL, "ub"),
@@ -125,7 +127,7 @@ static const llmmem__tdef t_mamba2[] = {
     Q("H", "mamba_n_heads", H, NULL, DIM), Q("G", "mamba_n_groups", "1", NULL, DIM),           \
         Q("N", "mamba_d_state", N, NULL, DIM), Q("ck", "mamba_d_conv", "4", NULL, DIM),        \
         Q("ex", "mamba_expand", "2", NULL, DIM), Q("cb", "mamba_conv_bias", "1", NULL, BOOL),  \
-        Q("ub", "mamba_proj_bias", "0", NULL, BOOL)
+        Q("ub", "mamba_proj_bias", "0", NULL, BOOL), Q("cs", "mamba_chunk_size", "256", "0", DIM0)
 #define Q_ATTN(V, h, f, L, a, k, pos)                                                                 \
     Q("V", "vocab_size", V, NULL, VOCAB), Q("h", "hidden_size", h, NULL, DIM),                        \
         Q("f", "intermediate_size", f, NULL, DIM), Q("L", "num_hidden_layers", L, NULL, LAYERS),      \
@@ -204,7 +206,8 @@ static const llmmem__qdef q_nemotron_h[] = {
     Q("P", "mamba_head_dim", "64", NULL, DIM), Q("N", "ssm_state_size", "128", NULL, DIM),
     Q("G", "mamba_n_groups|n_groups", "8", NULL, DIM), Q("ck", "mamba_d_conv|conv_kernel", "4", NULL, DIM),
     Q("cb", "mamba_conv_bias|use_conv_bias", "1", NULL, BOOL), Q("ub", "use_bias", "0", NULL, BOOL),
-    QD("I", "H * P"), QD("mn", "1"), Q_SSM2, Q("E", "n_routed_experts|num_local_experts", "8", NULL, COUNT),
+    Q("cs", "mamba_chunk_size|chunk_size", "128", NULL, DIM), QD("I", "H * P"), QD("mn", "1"), Q_SSM2,
+    Q("E", "n_routed_experts|num_local_experts", "8", NULL, COUNT),
     Q("K", "num_experts_per_tok", "2", NULL, COUNT), Q("fm", "moe_intermediate_size", "7688", NULL, DIM),
     Q("fsk", "moe_shared_expert_intermediate_size", "7688", NULL, DIM0), QD("fs", "fsk ? fsk : f"), QD("ns", "1"),
     Q("lat", "moe_latent_size", "0", "0", DIM0), QD("ein", "lat ? lat : h"), QD("tie", "0"),
@@ -321,7 +324,8 @@ static const llmmem__qdef q_zamba2[] = {
     Q("ex", "mamba_expand", "2", NULL, DIM), Q("G", "mamba_ngroups", "1", NULL, DIM),
     Q("H", "n_mamba_heads", "8", NULL, DIM), Q("ub", "add_bias_linear", "0", NULL, BOOL),
     Q("nmem", "num_mem_blocks", "1", NULL, LAYERS), Q("asa", "use_shared_attention_adapter", "0", NULL, BOOL),
-    Q("r", "adapter_rank", "128", NULL, DIM), Q_TIE("1"), QD("I", "ex * h"), QD("cb", "1"), QD("mn", "1"), Q_SSM2,
+    Q("r", "adapter_rank", "128", NULL, DIM), Q_TIE("1"), QD("I", "ex * h"), QD("cb", "1"), QD("mn", "1"),
+    Q("cs", "chunk_size", "256", NULL, DIM), Q_SSM2,
     QR("pa", "attention_dropout", "0"), Q_RMS("2"), QD("gated", "1"), QI,
 };
 /* tied: the blocks cycle through num_mem_blocks copies, and hybrid layer i's

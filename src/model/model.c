@@ -749,9 +749,9 @@ static void json_mixers(llmmem__buf *b, const struct llmmem_model *m)
     if (x->inner > 0)
         llmmem__buf_printf(b,
                            ", \"ssm\": {\"version\": %lld, \"inner\": %lld, \"state\": %lld, \"groups\": %lld, "
-                           "\"heads\": %lld, \"conv\": %lld, \"dt_rank\": %lld}",
+                           "\"heads\": %lld, \"conv\": %lld, \"dt_rank\": %lld, \"chunk\": %lld}",
                            (long long)x->version, (long long)x->inner, (long long)x->state, (long long)x->groups,
-                           (long long)x->heads, (long long)x->conv, (long long)x->dt_rank);
+                           (long long)x->heads, (long long)x->conv, (long long)x->dt_rank, (long long)x->chunk);
     else
         llmmem__buf_printf(b, ", \"ssm\": null");
     if (l->kind > 0)

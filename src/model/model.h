@@ -154,6 +154,7 @@ struct llmmem_model {
         int64_t heads;     /* [ssm_heads] Mamba-2 heads (Mamba: inner) */
         int64_t conv;      /* [ssm_conv] depthwise causal conv kernel */
         int64_t dt_rank;   /* [ssm_dt_rank] Mamba-1 dt projection rank */
+        int64_t chunk;     /* [ssm_chunk] Mamba-2 chunk of the SSD scan (chunk_size; 0 for Mamba) */
     } ssm;
     struct llmmem__lin {
         int64_t kind;      /* [lin_kind] 1 gated delta rule (qwen3_next, qwen3_5, olmo_hybrid),

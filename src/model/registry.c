@@ -258,6 +258,7 @@ static void bind(struct llmmem_model *m)
     m->ssm.heads = llmmem__qvals_get(q, "ssm_heads", m->ssm.inner);
     m->ssm.conv = llmmem__qvals_get(q, "ssm_conv", 0);
     m->ssm.dt_rank = llmmem__qvals_get(q, "ssm_dt_rank", 0);
+    m->ssm.chunk = llmmem__qvals_get(q, "ssm_chunk", 0);
     m->lin.kind = llmmem__qvals_get(q, "lin_kind", 0);
     m->lin.k_heads = llmmem__qvals_get(q, "lin_k_heads", 0);
     m->lin.k_dim = llmmem__qvals_get(q, "lin_k_dim", 0);
