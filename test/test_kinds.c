@@ -136,16 +136,17 @@ static int check_dump(const char *type, const char *recipe, long b, long s, bool
     qsort(want, (size_t)nw, sizeof want[0], cmp_u64);
     qsort(got, (size_t)ng, sizeof got[0], cmp_u64);
     for (int i = 0; i < nw && i < ng; i++) {
-        /* a few parameter-sized constants (exp(A_log), masks) may be shared or
-         * freed differently from layer to layer: 0.5% */
+        /* parameter-sized constants (exp(A_log), (1 + w) of the norms, the
+         * chunk masks) are not modelled: 0.5%, and 8 KiB for a tiny layer */
         double d = (double)got[i] - (double)want[i];
         if (d < 0)
             d = -d;
-        if (d > 0.005 * (double)want[i] || verbose)
+        const double tol = 0.005 * (double)want[i] > 8192 ? 0.005 * (double)want[i] : 8192;
+        if (d > tol || verbose)
             fprintf(stderr, "%s %s %ldx%ld: layer %d: dumped %llu, estimated %llu (%+.3f%%)\n", type, recipe, b, s,
                     i, (unsigned long long)want[i], (unsigned long long)got[i],
                     100.0 * ((double)got[i] - (double)want[i]) / (double)want[i]);
-        if (d > 0.005 * (double)want[i])
+        if (d > tol)
             bad++;
     }
     llmmem_config_free(c);
@@ -181,10 +182,163 @@ static void saved_matches_dumps(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* ---- refusals ------------------------------------------------------------------------------ */
+
+static llmmem_model *load_path(const char *path)
+{
+    llmmem_model *m = NULL;
+    int rc = llmmem_model_from_hf_file(&m, path);
+    if (rc)
+        fprintf(stderr, "%s: %s\n", path, llmmem_last_error());
+    assert_int_equal(rc, 0);
+    return m;
+}
+
+/* The status of an estimate of `mode` ("training", "hf", "vllm", "megatron")
+ * and, when refused, that the message names the model_type and `kind`. */
+static int estimate_status(const char *path, const char *type, const char *mode, const char *kind)
+{
+    llmmem_model *m = load_path(path);
+    llmmem_config *c = NULL;
+    assert_int_equal(llmmem_config_new(&c), 0);
+    const bool infer = !strcmp(mode, "hf") || !strcmp(mode, "vllm");
+    assert_int_equal(llmmem_config_set(c, "mode", infer ? "inference" : "training"), 0);
+    if (infer)
+        assert_int_equal(llmmem_config_set(c, "runtime", mode), 0);
+    if (!strcmp(mode, "megatron"))
+        assert_int_equal(llmmem_config_set(c, "engine", "megatron"), 0);
+    assert_int_equal(llmmem_config_set(c, "param_dtype", "bf16"), 0);
+    assert_int_equal(llmmem_config_set(c, "compute_dtype", "bf16"), 0);
+    assert_int_equal(llmmem_config_set_i64(c, LLMMEM_P_SEQ_LEN, 1024), 0);
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    int rc = infer ? llmmem_estimate_inference(r, m, c) : llmmem_estimate(r, m, c);
+    if (rc == LLMMEM_E_UNSUPPORTED) {
+        const char *e = llmmem_last_error();
+        if (!strstr(e, type) || (kind && !strstr(e, kind)))
+            fprintf(stderr, "%s %s: the refusal does not name \"%s\" / \"%s\": %s\n", type, mode, type,
+                    kind ? kind : "", e);
+        assert_non_null(strstr(e, type));
+        if (kind)
+            assert_non_null(strstr(e, kind));
+    } else if (rc) {
+        fprintf(stderr, "%s %s: %s\n", type, mode, llmmem_last_error());
+    }
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+    return rc;
+}
+
+typedef struct refusal {
+    const char *file, *type;
+    const char *kind;    /* what the training refusal names beside the model_type (NULL: a reason) */
+    bool train, hf, vllm; /* refused there */
+} refusal;
+
+/* Every layer kind the byte model has no derived terms for is refused, by
+ * name, in training and HF inference; vLLM refuses what its specs would miss.
+ * The tiny configs of the dumps and the families' default configs. */
+static void kinds_refused(void **state)
+{
+    (void)state;
+    static const refusal cases[] = {
+        {DIR "configs/kimi_linear.json", "kimi_linear", "Kimi delta attention", true, true, true},
+        {DIR "configs/minimax.json", "minimax", "lightning attention", true, true, true},
+        {DIR "configs/recurrent_gemma.json", "recurrent_gemma", "RG-LRU", true, true, true},
+        {DIR "configs/rwkv.json", "rwkv", "RWKV", true, true, true},
+        {DIR "configs/xlstm.json", "xlstm", "mLSTM", true, true, true},
+        {DIR "configs/zamba2.json", "zamba2", "parallel Mamba + attention", true, true, true},
+        {DIR "configs/falcon_h1.json", "falcon_h1", "parallel Mamba + attention", true, true, true},
+        {DIR "configs/olmo_hybrid.json", "olmo_hybrid", "gated delta rule", true, true, false},
+        {DIR "configs/gemma3n_text.json", "gemma3n_text", "AltUp", true, true, true},
+        {DIR "configs/gemma4_text.json", "gemma4_text", NULL, true, true, true},
+        {DIR "configs/defaults/deepseek_v32.json", "deepseek_v32", "sparse attention", true, true, true},
+        {DIR "configs/defaults/glm_moe_dsa.json", "glm_moe_dsa", "sparse attention", true, true, true},
+        {DIR "configs/defaults/llama4_text.json", "llama4_text", "chunked", true, false, false},
+        {DIR "configs/defaults/mimo_v2_flash.json", "mimo_v2_flash", "twice the KV heads", true, true, true},
+        {DIR "configs/defaults/hrm_text.json", "hrm_text", "cycles", true, true, true},
+        {DIR "configs/defaults/longcat_flash.json", "longcat_flash", "two attention", true, true, true},
+        {DIR "configs/defaults/deepseek_v4.json", "deepseek_v4", "compressed", true, true, true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const refusal *x = &cases[i];
+        int rc = estimate_status(x->file, x->type, "training", x->kind);
+        assert_int_equal(rc, x->train ? LLMMEM_E_UNSUPPORTED : 0);
+        rc = estimate_status(x->file, x->type, "hf", NULL);
+        if (x->hf != (rc == LLMMEM_E_UNSUPPORTED))
+            fprintf(stderr, "%s hf: rc %d\n", x->type, rc);
+        assert_int_equal(rc == LLMMEM_E_UNSUPPORTED, x->hf);
+        rc = estimate_status(x->file, x->type, "vllm", NULL);
+        if (x->vllm != (rc == LLMMEM_E_UNSUPPORTED))
+            fprintf(stderr, "%s vllm: rc %d\n", x->type, rc);
+        assert_int_equal(rc == LLMMEM_E_UNSUPPORTED, x->vllm);
+    }
+}
+
+/* The modelled kinds estimate in training and HF inference; the Megatron
+ * engines (whose activation model is attention's) and autocast over them
+ * (not derived) are refused. */
+static void kinds_modelled(void **state)
+{
+    (void)state;
+    static const char *const types[] = {"mamba", "falcon_mamba", "mamba2", "bamba", "nemotron_h", "granitemoehybrid",
+                                        "jamba", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "lfm2"};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        char path[256];
+        snprintf(path, sizeof path, DIR "configs/%s.json", types[i]);
+        assert_int_equal(estimate_status(path, types[i], "training", NULL), 0);
+        assert_int_equal(estimate_status(path, types[i], "hf", NULL), 0);
+        assert_int_equal(estimate_status(path, types[i], "megatron", "Megatron"), LLMMEM_E_UNSUPPORTED);
+    }
+    /* fp32 parameters under bf16 autocast */
+    llmmem_model *m = load(("mamba"));
+    llmmem_config *c = cfg_of("amp", 1, 512);
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), LLMMEM_E_UNSUPPORTED);
+    assert_non_null(strstr(llmmem_last_error(), "autocast"));
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
+/* What a Mamba-only model keeps in HF inference is its states, no KV: per
+ * layer conv [B, I, K] in the model dtype and [B, I, N] fp32 (the tiny
+ * config: I 128, K 4, N 16), whatever the prompt. */
+static void mamba_state_not_kv(void **state)
+{
+    (void)state;
+    llmmem_model *m = load("mamba");
+    llmmem_config *c = NULL;
+    assert_int_equal(llmmem_config_new(&c), 0);
+    assert_int_equal(llmmem_config_set(c, "mode", "inference"), 0);
+    assert_int_equal(llmmem_config_set(c, "weights_format", "bf16"), 0);
+    assert_int_equal(llmmem_config_set_i64(c, LLMMEM_P_BATCH_SIZE, 2), 0);
+    uint64_t kv[2];
+    const int64_t prompts[2] = {100, 5000};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(llmmem_config_set_i64(c, LLMMEM_P_PROMPT_LEN, prompts[i]), 0);
+        llmmem_result *r = NULL;
+        assert_int_equal(llmmem_result_new(&r), 0);
+        assert_int_equal(llmmem_estimate_inference(r, m, c), 0);
+        kv[i] = llmmem__result_u64(r, LLMMEM_R_KV_CACHE_BYTES);
+        llmmem_result_free(r);
+    }
+    /* 6 layers x (conv 2 x 128 x 4 x 2 B = 2048, recurrent 2 x 128 x 16 x 4 B = 16384) */
+    assert_int_equal(kv[0], 6 * (2048 + 16384));
+    assert_int_equal(kv[1], kv[0]);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(saved_matches_dumps),
+        cmocka_unit_test(kinds_refused),
+        cmocka_unit_test(kinds_modelled),
+        cmocka_unit_test(mamba_state_not_kv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

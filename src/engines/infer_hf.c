@@ -30,7 +30,13 @@ static void hf_shapes(llmmem__infer *x, llmmem__ovf *o, const struct llmmem_mode
     x->kv_part_tl = x->N ? llmmem__kv_part_token_layer(o, m, b->kvb, x->k) : 0;
     x->half = b->fmt == LLMMEM__Q_FP16 || (b->fmt != LLMMEM__Q_BF16 && b->fmt != LLMMEM__Q_FP32 &&
                                            m->torch_dtype == LLMMEM__DT_FP16);
-    llmmem__kv_layers_of(&x->layers, m, x->L);
+    x->tp = (uint64_t)b->tp;
+    if (llmmem__kinds_classic(m))
+        llmmem__kv_layers_of(&x->layers, m, x->L);
+    else /* attention layers keep K and V, the others their states (state.c) */
+        llmmem__state_kv_layers(&x->layers, o, m, x->B, x->e, x->tp);
+    if (!x->N) /* no cache without decode steps */
+        x->layers.state = 0;
     x->eager = c->attention == LLMMEM__ATTN_EAGER;
     x->repeat_kv = x->k < x->a && m->family != LLMMEM__FAM_FALCON;
     x->math_gqa = c->attention == LLMMEM__ATTN_SDPA && x->e == 4 && x->k < x->a &&
@@ -69,9 +75,13 @@ static void hf_phase(struct llmmem_result *r, int phase, const llmmem__point *p,
 static void hf_terms(struct llmmem_result *r, const llmmem__infer *x, const llmmem__infer_base *b)
 {
     llmmem__result_term(r, "kv_cache",
-                        "2*k*d*bytes*B*(prompt+decode) per full layer, min(prompt+decode, window) "
-                        "per sliding layer [transformers cache_utils.DynamicLayer, "
-                        "DynamicSlidingWindowLayer]",
+                        x->layers.state
+                            ? "2*k*d*bytes*B*(prompt+decode) per full attention layer, min(prompt+decode, "
+                              "window) per sliding one, + recurrent_state of the other layers [transformers "
+                              "cache_utils.DynamicLayer, DynamicSlidingWindowLayer, LinearAttentionLayer]"
+                            : "2*k*d*bytes*B*(prompt+decode) per full layer, min(prompt+decode, window) "
+                              "per sliding layer [transformers cache_utils.DynamicLayer, "
+                              "DynamicSlidingWindowLayer]",
                         x->kv_after);
     llmmem__result_term(
         r, "prefill_transient",
@@ -95,6 +105,18 @@ static void hf_terms(struct llmmem_result *r, const llmmem__infer *x, const llmm
     if (x->N > 0)
         llmmem__result_term(r, "decode_peak_kv",
                             "KV after a step + the layer tensor torch.cat replaces", x->decode.kv);
+    if (x->layers.state)
+        llmmem__result_term(r, "recurrent_state",
+                            "per sequence and non-attention layer: conv state channels x kernel x bytes + "
+                            "recurrent state fp32 (Mamba-1 I N, Mamba-2 H P N, gated delta rule Hv dk dv; "
+                            "short conv h L) [cache_utils.py LinearAttentionLayer; state.c]",
+                            x->layers.state);
+    if (x->largest_mixer)
+        llmmem__result_term(r, "prefill_mixer_transient",
+                            "the largest non-attention mixer's prefill working set, torch fallback (Mamba-1 "
+                            "discrete_A/B, deltaB_u 12 B I S N; Mamba-2 the broadcast product 4 B S chunk H N; "
+                            "gated delta rule 4 B Hv S (7 dk + 4 dv + 192)) [state.c]",
+                            x->largest_mixer);
 }
 
 int llmmem__infer_hf(struct llmmem_result *r, const struct llmmem_model *m,

@@ -153,7 +153,8 @@ static int infer(llmmem_result *r, const llmmem_model *m, const llmmem_config *c
     llmmem__infer_base b;
     memset(&b, 0, sizeof b);
     int rc = check_dims(m);
-    if (rc || (rc = check_run(m, c, &b.tp, &b.gpu)) != 0)
+    if (rc || (rc = check_run(m, c, &b.tp, &b.gpu)) != 0 ||
+        (rc = llmmem__kinds_check(m, c, c->runtime == LLMMEM__RT_VLLM ? LLMMEM__USE_VLLM : LLMMEM__USE_HF)) != 0)
         return rc;
     llmmem__ovf o = {false};
     llmmem__result_clear(r);

@@ -535,6 +535,8 @@ static int megatron_run(struct llmmem_result *out, const struct llmmem_model *m,
         (rc = llmmem__engine_layout(&r.l, m, c, true,
                                     engine == LLMMEM__ENG_MEGATRON ? "megatron" : "megatron_deepspeed")) != 0)
         return rc;
+    if (!llmmem__kinds_classic(m)) /* layer kinds its activation model does not have (kinds.c) */
+        return llmmem__kinds_check(m, c, LLMMEM__USE_MEGATRON);
     llmmem__result_clear(out);
     out->engine = engine;
     if (c->accounting == LLMMEM__ACC_MEGATRON)

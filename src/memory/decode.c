@@ -34,6 +34,19 @@ static uint64_t decode_step_act(llmmem__ovf *o, const llmmem__infer *x)
     return llmmem__mul(o, 3, blk(o, llmmem__mul3(o, x->e, x->B, x->f ? x->f : 4 * x->h)));
 }
 
+/* The largest decode-step working set of a non-attention mixer (state.c). */
+static uint64_t mixers_step(llmmem__ovf *o, const llmmem__infer *x, const struct llmmem_model *m)
+{
+    if (llmmem__kinds_classic(m))
+        return 0;
+    llmmem__kinds ks;
+    llmmem__kinds_of(&ks, m);
+    uint64_t most = 0;
+    for (int i = 0; i < ks.n; i++)
+        most = llmmem__max(most, llmmem__state_decode_ws(o, m, ks.k[i].mixer, x->B, x->e, x->tp));
+    return most;
+}
+
 /* Cache bytes of every layer after step n, with the layers' state. */
 static uint64_t all_layers(llmmem__ovf *o, const step *s, uint64_t n)
 {
@@ -102,6 +115,8 @@ static void decode_step(llmmem__ovf *o, const step *s, uint64_t n, llmmem__point
     llmmem__point_keep_max(o, best, &p);
     p = (llmmem__point){all, s->act, s->logits, s->other};
     llmmem__point_keep_max(o, best, &p);
+    if (s->x->layers.n[LLMMEM__KV_FULL] + s->x->layers.n[LLMMEM__KV_SLIDING] == 0)
+        return; /* no attention layer */
     p = attention_point(o, s, n, true);
     llmmem__point_keep_max(o, best, &p);
     p = attention_point(o, s, n, false);
@@ -111,12 +126,13 @@ static void decode_step(llmmem__ovf *o, const step *s, uint64_t n, llmmem__point
 void llmmem__decode_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_model *m,
                          uint64_t ws)
 {
-    step s = {x, llmmem__mul(o, x->B, x->kv_tl), llmmem__kv_state_all(o, &x->layers), 0, 0, 0};
+    step s = {x, llmmem__mul(o, x->B, x->kv_tl),
+              llmmem__add(o, llmmem__kv_state_all(o, &x->layers), x->layers.state), 0, 0, 0};
     /* the decode steps also hold the cuBLASLt workspace of a biased model */
     s.other =
         llmmem__add(o, llmmem__add(o, ws, llmmem__prefill_cublaslt_workspace(m)), decode_ids(o, x));
     s.logits = llmmem__prefill_logits_last(o, x);
-    s.act = decode_step_act(o, x);
+    s.act = llmmem__max(decode_step_act(o, x), mixers_step(o, x, m));
     x->kv_after = all_layers(o, &s, x->N);
     llmmem__point best = {0, 0, 0, 0};
     if (x->N > 0) {

@@ -56,10 +56,12 @@ typedef struct special {
 } special;
 
 static const special specials[] = {
-    {"deepseek_v32", true, false,
-     "DeepSeek sparse attention: the indexer's scores and top-k mask in training are not derived"},
-    {"glm_moe_dsa", true, false,
-     "DeepSeek sparse attention: the indexer's scores and top-k mask in training are not derived"},
+    {"deepseek_v32", true, true,
+     "DeepSeek sparse attention: the indexer's scores and top-k mask, and HF's cache of the expanded K/V "
+     "with the indexer's keys, are not derived"},
+    {"glm_moe_dsa", true, true,
+     "DeepSeek sparse attention: the indexer's scores and top-k mask, and HF's cache of the expanded K/V "
+     "with the indexer's keys, are not derived"},
     {"deepseek_v4", true, true, "compressed sparse attention (compress_ratios, hash routing) is not derived"},
     {"hrm_text", true, true,
      "its H and L stacks run in cycles (each layer several times per forward, gradients for the last "
@@ -76,6 +78,9 @@ static const special specials[] = {
     {"llama4_text", true, false,
      "chunked attention with NoPE layers and attention temperature in training: not derived"},
     {"zaya", true, true, "its mixer (CCA attention with convolutions over q/k) is not derived"},
+    {"mimo_v2_flash", true, true,
+     "its sliding-window layers have twice the KV heads of its full layers and sinks, and v_head_dim differs "
+     "from head_dim: not derived"},
 };
 
 static const special *special_of(const struct llmmem_model *m)
@@ -158,13 +163,21 @@ static const char *train_mixer(const struct llmmem_model *m, int mixer)
     }
 }
 
-/* HF inference: the mixers whose cache and working sets state.c derives. */
+/* HF inference: the mixers whose cache and working sets state.c derives.
+ * Chunked attention (llama4) is cached by HF as a sliding window of the
+ * chunk (cache_utils DynamicSlidingWindowLayer with sliding_window =
+ * attention_chunk_size), which state.c takes as the window when the model
+ * has no other. */
 static const char *hf_mixer(const struct llmmem_model *m, int mixer)
 {
     switch (mixer) {
     case LLMMEM__MX_FULL:
     case LLMMEM__MX_SLIDING:
     case LLMMEM__MX_NONE: return NULL;
+    case LLMMEM__MX_CHUNKED:
+        return m->sliding_window <= 0 && m->chunk_size > 0
+                   ? NULL
+                   : "chunked layers beside a sliding window of another size are not derived";
     case LLMMEM__MX_MAMBA: return mamba_why(m);
     case LLMMEM__MX_LINEAR: return m->lin.kind == 1 ? NULL : "its cache and prefill working set are not derived";
     case LLMMEM__MX_CONV: return NULL;
@@ -177,7 +190,7 @@ static const char *hf_mixer(const struct llmmem_model *m, int mixer)
  * differences); a family not here with such layers is refused. */
 static const char *const modelled[] = {
     "mamba",     "falcon_mamba", "mamba2",       "bamba",       "nemotron_h",       "granitemoehybrid",
-    "jamba",     "qwen3_next",   "qwen3_5_text", "qwen3_5_moe_text", "olmo_hybrid", "lfm2",
+    "jamba",     "qwen3_next",   "qwen3_5_text", "qwen3_5_moe_text", "lfm2",
 };
 
 static bool family_modelled(const struct llmmem_model *m)
@@ -199,18 +212,47 @@ static int refuse(const struct llmmem_model *m, const char *what, const char *ki
     return llmmem__error(LLMMEM_E_UNSUPPORTED, "model_type \"%s\": %s: %s", m->model_type, what, why);
 }
 
+/* vLLM (memory/vllm_kv.c) has specs for full, sliding and chunked attention
+ * and the Mamba, gated-delta-rule and short-conv states, and refuses the
+ * other linear kinds and the shared-block hybrids itself. What it would miss
+ * silently is refused here: indexer-sparse layers (no spec: no KV counted),
+ * layers of different widths or sharing KV (one spec for all), and the
+ * families whose caches hold more than those specs. */
+static int vllm_check(const struct llmmem_model *m, const llmmem__kinds *ks, const char *what)
+{
+    static const char *const extra_cache[] = {"deepseek_v32", "glm_moe_dsa"};
+    for (int i = 0; i < ks->n; i++)
+        if (ks->k[i].mixer == LLMMEM__MX_SPARSE)
+            return refuse(m, what, llmmem__kinds_mixer_name(m, LLMMEM__MX_SPARSE), ks->k[i].n,
+                          "vLLM's cache spec for it is not modelled");
+    if (m->variants.n > 1)
+        return refuse(m, what, NULL, 0,
+                      "layers of different widths or sharing KV (per-layer variants) are not modelled in "
+                      "vLLM's cache specs");
+    for (size_t i = 0; i < sizeof extra_cache / sizeof extra_cache[0]; i++)
+        if (!strcmp(m->model_type, extra_cache[i]))
+            return refuse(m, what, NULL, 0, "the sparse-attention indexer's key cache is not modelled in vLLM");
+    const special *sp = special_of(m);
+    if (sp && sp->hf)
+        return refuse(m, what, NULL, 0, sp->why);
+    return LLMMEM_OK;
+}
+
 int llmmem__kinds_check(const struct llmmem_model *m, const struct llmmem_config *c, int use)
 {
     if (llmmem__kinds_classic(m))
         return LLMMEM_OK;
     const bool train = use == LLMMEM__USE_TRAIN;
-    const char *what = train ? "training" : use == LLMMEM__USE_HF ? "HF inference" : use == LLMMEM__USE_VLLM ? "vLLM inference" : "the Megatron engines";
+    const char *what = train                        ? "training"
+                       : use == LLMMEM__USE_HF      ? "HF inference"
+                       : use == LLMMEM__USE_VLLM    ? "vLLM inference"
+                                                    : "the Megatron engines";
     if (use == LLMMEM__USE_MEGATRON)
         return refuse(m, what, NULL, 0,
                       "their activation model (Korthikanti et al. 2022) is for softmax-attention layers "
                       "of one shape; use engine single, ddp, zero or fsdp");
     const special *sp = special_of(m);
-    if (sp && (train ? sp->train : sp->hf))
+    if (sp && use != LLMMEM__USE_VLLM && (train ? sp->train : sp->hf))
         return refuse(m, what, NULL, 0, sp->why);
     if (heads_vary(m))
         return refuse(m, what, NULL, 0, "per-layer head counts (num_attention_heads_per_layer) are not derived");
@@ -219,13 +261,17 @@ int llmmem__kinds_check(const struct llmmem_model *m, const struct llmmem_config
     if (ks.overflow)
         return refuse(m, what, NULL, 0, "more layer kinds than the byte model enumerates");
     if (use == LLMMEM__USE_VLLM)
-        return LLMMEM_OK; /* the vLLM runtime decides for itself (engines/vllm.c) */
-    for (int i = 0; i < ks.n; i++) {
+        return vllm_check(m, &ks, what);
+    for (int i = 0; i < ks.n; i++) { /* kinds with no terms first, then the families around them */
         const llmmem__kind *k = &ks.k[i];
         const char *why = train ? train_mixer(m, k->mixer) : hf_mixer(m, k->mixer);
         if (why)
             return refuse(m, what, llmmem__kinds_mixer_name(m, k->mixer), k->n, why);
-        if (k->mixer != LLMMEM__MX_FULL && k->mixer != LLMMEM__MX_SLIDING && !family_modelled(m))
+    }
+    for (int i = 0; i < ks.n; i++) {
+        const llmmem__kind *k = &ks.k[i];
+        if (k->mixer != LLMMEM__MX_FULL && k->mixer != LLMMEM__MX_SLIDING && k->mixer != LLMMEM__MX_CHUNKED &&
+            !family_modelled(m))
             return refuse(m, what, llmmem__kinds_mixer_name(m, k->mixer), k->n,
                           "this family's layers around the mixer are not derived");
     }

@@ -299,8 +299,10 @@ const char *llmmem__weights_formula(int fmt);
  * llmmem__kv_layer_tokens / llmmem__kv_layer_state. */
 enum llmmem__kv_kind { LLMMEM__KV_FULL = 0, LLMMEM__KV_SLIDING, LLMMEM__KV_KINDS };
 typedef struct llmmem__kv_layers {
-    uint64_t n[LLMMEM__KV_KINDS]; /* decoder layers of each kind */
+    uint64_t n[LLMMEM__KV_KINDS]; /* attention layers of each kind (the decoder layers that keep K and V) */
     uint64_t window;              /* sliding_window (tokens), 0 without one */
+    uint64_t state;               /* the fixed-size states (conv, recurrent) of the other layers over the
+                                     batch (state.c); 0 for a model of attention layers only */
 } llmmem__kv_layers;
 /* The model's L decoder layers by kind. */
 void llmmem__kv_layers_of(llmmem__kv_layers *l, const struct llmmem_model *m, uint64_t L);
@@ -337,6 +339,7 @@ void llmmem__point_keep_max(llmmem__ovf *o, llmmem__point *best, const llmmem__p
  * parallelism, then what the phases find. */
 typedef struct llmmem__infer {
     uint64_t B, S, N, T, e, h, L, a, k, d, f, V; /* batch, prompt, decode steps, B*S, ... */
+    uint64_t tp;          /* tensor-parallel ranks (the shapes above are one rank's) */
     uint64_t kv_tl;       /* KV bytes per token per layer */
     uint64_t kv_part_tl;  /* the larger of its K and V parts (each is concatenated on its own) */
     llmmem__kv_layers layers;
@@ -348,6 +351,7 @@ typedef struct llmmem__infer {
     llmmem__point prefill, decode;
     uint64_t kv_after;    /* KV storage after decode (what stays) */
     uint64_t largest;     /* the largest transient block */
+    uint64_t largest_mixer; /* the largest working set of a non-attention mixer (state.c), 0: none */
 } llmmem__infer;
 /* Prefill peak of one forward over B x S tokens (prefill.c); ws: cuBLAS workspace. */
 void llmmem__prefill_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_model *m,
@@ -383,6 +387,19 @@ int llmmem__prefill_mlp(llmmem__ovf *o, const llmmem__prefill *p,
 uint64_t llmmem__prefill_cublaslt_workspace(const struct llmmem_model *m);
 /* Logits of the last position, [B, 1, V] in the activation dtype (prefill.c). */
 uint64_t llmmem__prefill_logits_last(llmmem__ovf *o, const llmmem__infer *x);
+/* Layers other than softmax attention in HF generation (state.c): the state
+ * of one layer of `mixer` over B sequences (channels split over tp), the
+ * attention layers by kind with every other layer's state (for a model
+ * that is not llmmem__kinds_classic), and the working set of one layer's
+ * mixer in a prefill of B x S tokens and in a decode step, beyond its input. */
+uint64_t llmmem__state_layer(llmmem__ovf *o, const struct llmmem_model *m, int mixer, uint64_t B, uint64_t e,
+                             uint64_t tp);
+void llmmem__state_kv_layers(llmmem__kv_layers *l, llmmem__ovf *o, const struct llmmem_model *m, uint64_t B,
+                             uint64_t e, uint64_t tp);
+uint64_t llmmem__state_prefill_ws(llmmem__ovf *o, const struct llmmem_model *m, int mixer, uint64_t B, uint64_t S,
+                                  uint64_t e, uint64_t tp);
+uint64_t llmmem__state_decode_ws(llmmem__ovf *o, const struct llmmem_model *m, int mixer, uint64_t B, uint64_t e,
+                                 uint64_t tp);
 /* Decode peak over steps 1..N and the KV that stays (decode.c). */
 void llmmem__decode_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_model *m,
                          uint64_t ws);

@@ -26,6 +26,13 @@ void llmmem__point_keep_max(llmmem__ovf *o, llmmem__point *best, const llmmem__p
         *best = *p;
 }
 
+/* The decoder layers that keep K and V (all of them but in a model with
+ * other layer kinds: kinds.c, state.c). */
+static uint64_t attention_layers(const llmmem__infer *x)
+{
+    return x->layers.n[LLMMEM__KV_FULL] + x->layers.n[LLMMEM__KV_SLIDING];
+}
+
 static void prefill_shape(llmmem__prefill *p, llmmem__ovf *o, const llmmem__infer *x,
                           const struct llmmem_model *m)
 {
@@ -43,7 +50,7 @@ static void prefill_shape(llmmem__prefill *p, llmmem__ovf *o, const llmmem__infe
     if (m->kv_lora_rank > 0)
         p->rot = u(m->qk_rope_head_dim);
     const uint64_t ns = x->layers.n[LLMMEM__KV_SLIDING];
-    p->two_kinds = ns > 0 && ns < x->L;
+    p->two_kinds = ns > 0 && ns < ns + x->layers.n[LLMMEM__KV_FULL];
     /* sdpa skips the mask (is_causal) unless a sliding window is not larger
      * than the prompt (masking_utils _ignore_causal_mask_sdpa: kv_length <
      * local_attention_size) */
@@ -108,7 +115,8 @@ uint64_t llmmem__prefill_cublaslt_workspace(const struct llmmem_model *m)
 static uint64_t prefill_other(llmmem__ovf *o, const llmmem__prefill *p, uint64_t ws)
 {
     uint64_t other = llmmem__add(o, ws, inputs_ids_positions(o, p));
-    other = llmmem__add(o, other, p->rope ? rope_cos_sin(o, p) : learned_positions(o, p));
+    if (attention_layers(p->x)) /* a model of Mamba layers only has no positions */
+        other = llmmem__add(o, other, p->rope ? rope_cos_sin(o, p) : learned_positions(o, p));
     other = llmmem__add(o, other, attention_masks(o, p));
     other = llmmem__add(o, other, llmmem__kv_state_all(o, &p->x->layers));
     return llmmem__add(o, other, llmmem__prefill_cublaslt_workspace(p->m));
@@ -156,18 +164,51 @@ static uint64_t kv_prompt_layer(llmmem__ovf *o, const llmmem__infer *x)
 
 /* ---- the phase ----------------------------------------------------------- */
 
+/* The mixers other than attention (state.c): each kind's working set at the
+ * last layer, every layer's cache and state made. */
+static void prefill_mixers(llmmem__ovf *o, llmmem__point *best, llmmem__infer *x,
+                           const struct llmmem_model *m, llmmem__point c, uint64_t in_mixer)
+{
+    if (llmmem__kinds_classic(m))
+        return;
+    llmmem__kinds ks;
+    llmmem__kinds_of(&ks, m);
+    for (int i = 0; i < ks.n; i++) {
+        uint64_t w = llmmem__state_prefill_ws(o, m, ks.k[i].mixer, x->B, x->S, x->e, x->tp);
+        if (!w)
+            continue;
+        c.act = llmmem__add(o, in_mixer, w);
+        x->largest_mixer = llmmem__max(x->largest_mixer, w);
+        llmmem__point_keep_max(o, best, &c);
+    }
+}
+
+/* Whether some layer has a feed-forward (Mamba models have none). */
+static bool has_ffn(const struct llmmem_model *m)
+{
+    if (llmmem__kinds_classic(m))
+        return true;
+    for (int x = 0; x < LLMMEM__MX_COUNT; x++)
+        if (m->layers_of[x][LLMMEM__FF_DENSE] > 0 || m->layers_of[x][LLMMEM__FF_MOE] > 0)
+            return true;
+    return false;
+}
+
 /* The candidate points of the last layer: (1) RoPE, before this layer's
  * update; (2) the attention kernel, this layer's KV appended; (3) the
  * post-attention norm; (4) the MLP (prefill_mlp.c); (5) the final norm over
  * all T positions, then the head on the last position (LlamaForCausalLM:
- * logits = lm_head(hidden_states[:, -1:, :])). */
+ * logits = lm_head(hidden_states[:, -1:, :])). A model with other layer
+ * kinds has (2') each mixer's working set (state.c) instead where it has no
+ * attention layer; the layers' states count with the KV cache. */
 void llmmem__prefill_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_model *m,
                           uint64_t ws)
 {
     llmmem__prefill p;
     prefill_shape(&p, o, x, m);
+    const uint64_t nkv = attention_layers(x);
     const uint64_t kv_layer = kv_prompt_layer(o, x);
-    const uint64_t kv_all = llmmem__mul(o, kv_layer, x->L);
+    const uint64_t kv_all = llmmem__add(o, llmmem__mul(o, kv_layer, nkv), x->layers.state);
     const uint64_t other = prefill_other(o, &p, ws);
     const uint64_t base = residual_stream(o, &p);
     const uint64_t x_norm = p.Th; /* the normed input of attention / MLP */
@@ -176,14 +217,20 @@ void llmmem__prefill_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_
     const uint64_t in_attn = llmmem__add(o, base, x_norm);
     llmmem__point best = {0, 0, 0, 0};
 
-    /* (1) */
-    llmmem__point c = {llmmem__mul(o, kv_layer, x->L - 1), 0, 0, other};
-    c.act = llmmem__add(o, in_attn, rope_qkv(o, &p));
-    llmmem__point_keep_max(o, &best, &c);
-    /* (2) */
+    llmmem__point c;
+    if (nkv) {
+        /* (1) */
+        c = (llmmem__point){llmmem__add(o, llmmem__mul(o, kv_layer, nkv - 1), x->layers.state), 0, 0, other};
+        c.act = llmmem__add(o, in_attn, rope_qkv(o, &p));
+        llmmem__point_keep_max(o, &best, &c);
+        /* (2) */
+        c = (llmmem__point){kv_all, 0, 0, other};
+        c.act = llmmem__add(o, in_attn, llmmem__prefill_attention(o, &p, &x->largest));
+        llmmem__point_keep_max(o, &best, &c);
+    }
+    /* (2') */
     c = (llmmem__point){kv_all, 0, 0, other};
-    c.act = llmmem__add(o, in_attn, llmmem__prefill_attention(o, &p, &x->largest));
-    llmmem__point_keep_max(o, &best, &c);
+    prefill_mixers(o, &best, x, m, c, in_attn);
     /* (3) */
     c.act = llmmem__add(o, llmmem__add(o, base, p.Th), llmmem__add(o, norm_t, held));
     llmmem__point_keep_max(o, &best, &c);
@@ -191,7 +238,7 @@ void llmmem__prefill_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_
     const uint64_t in_mlp =
         llmmem__add(o, llmmem__add(o, base, p.Th), llmmem__add(o, x_norm, held));
     uint64_t mlp[LLMMEM__PREFILL_MLP_POINTS];
-    for (int i = 0, n = llmmem__prefill_mlp(o, &p, mlp, &x->largest); i < n; i++) {
+    for (int i = 0, n = has_ffn(m) ? llmmem__prefill_mlp(o, &p, mlp, &x->largest) : 0; i < n; i++) {
         c.act = llmmem__add(o, in_mlp, mlp[i]);
         llmmem__point_keep_max(o, &best, &c);
     }

@@ -257,13 +257,17 @@ static void attention_extra(kctx *k)
     const struct llmmem_model *m = k->m;
     const uint64_t ad = u(m->num_heads) * u(m->head_dim);
     const bool gated = !strcmp(m->model_type, "qwen3_next") || !strncmp(m->model_type, "qwen3_5", 7);
-    const bool cat = gated || !strcmp(m->model_type, "bamba");
-    if (cat && m->partial_rotary_factor > 0 && m->partial_rotary_factor < 1)
-        add3(k, k->x, k->T, ad);
+    const bool cat = (gated || !strcmp(m->model_type, "bamba")) && m->partial_rotary_factor > 0 &&
+                     m->partial_rotary_factor < 1;
+    const bool o_keeps = k->ft || llmmem__recipe_lora_on(k->c, "o_proj");
     if (gated) {
-        add3(k, k->x, k->T, ad); /* sigmoid(gate) */
-        if (k->ft || llmmem__recipe_lora_on(k->c, "o_proj"))
-            add3(k, k->x, k->T, ad);
+        if (cat)
+            add3(k, k->x, k->T, ad);  /* the transposed copy, kept by the gate's multiply */
+        add3(k, k->x, k->T, ad);      /* sigmoid(gate) */
+        if (o_keeps)
+            add3(k, k->x, k->T, ad);  /* the product, o_proj's input */
+    } else if (cat && o_keeps) {
+        add3(k, k->x, k->T, ad);      /* the transposed copy, o_proj's input */
     }
 }
 

@@ -56,7 +56,7 @@ CACHES = os.path.join(HERE, "..", "families", "caches-5.17.jsonl")
 
 FAMILIES = ["mamba", "falcon_mamba", "mamba2", "bamba", "nemotron_h", "granitemoehybrid", "falcon_h1", "jamba",
             "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "olmo_hybrid", "lfm2", "kimi_linear", "minimax",
-            "recurrent_gemma", "rwkv", "xlstm", "zamba", "zamba2", "gemma3n_text", "gemma4_text", "llama",
+            "recurrent_gemma", "rwkv", "xlstm", "zamba2", "gemma3n_text", "gemma4_text", "llama",
             "gemma3_text"]
 RECIPES = ["bf16", "fp32", "amp", "frozen"]
 SHAPES = [(1, 128), (2, 96), (1, 200)]
@@ -94,18 +94,28 @@ class WeightCasts(TorchDispatchMode):
 
     def __init__(self, stack):
         super().__init__()
-        self.ptrs = set()
-        self.rotary = set()
+        self.casts = {}   # data_ptr -> weak handle of the storage (an address is reused once it is freed)
+        self.rotary = {}
         self.stack = stack
+
+    @staticmethod
+    def _note(where, t):
+        st = t.untyped_storage()
+        where[st.data_ptr()] = st._weak_ref()
+
+    @staticmethod
+    def holds(where, ptr):
+        h = where.get(ptr)
+        return h is not None and not torch.UntypedStorage._expired(h)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         if func is torch.ops.aten._to_copy.default and isinstance(args[0], torch.nn.Parameter):
-            self.ptrs.add(out.untyped_storage().data_ptr())
+            self._note(self.casts, out)
         if self.stack and "rotary" in self.stack[-1].rsplit(".", 1)[-1]:
             for o in (out if isinstance(out, (tuple, list)) else (out,)):
                 if isinstance(o, torch.Tensor):
-                    self.rotary.add(o.untyped_storage().data_ptr())
+                    self._note(self.rotary, o)
         return out
 
 
@@ -203,12 +213,12 @@ def run(mt, cfgd, recipe, B, T):
     for rec in order:
         if not any(r() is not None for r in rec["refs"]):
             continue  # freed with a branch the output does not use
-        if rec["ptr"] in casts.ptrs:
+        if casts.holds(casts.casts, rec["ptr"]):
             continue
         g = LAYER_RE.match(rec["module"])
         if not g:
             continue
-        if len(rec["layers"]) > 1 or rec["ptr"] in casts.rotary:  # RoPE cos/sin, a shared mask: not one layer's
+        if len(rec["layers"]) > 1 or casts.holds(casts.rotary, rec["ptr"]):  # RoPE cos/sin, a shared mask: not one layer's
             shared.append([rec["module"], rec["shape"], rec["dtype"], rec["bytes"], sorted(rec["layers"])])
             continue
         i = int(g.group(1))
@@ -221,10 +231,22 @@ def run(mt, cfgd, recipe, B, T):
     out.logits.float().sum().backward()
     kinds = layer_kinds(m)
     res = []
+    listed = set()
     for i in sorted(layers):
         L = layers[i]
-        res.append({"layer": i, "children": kinds.get(i, {}), "parts": L["parts"],
-                    "total": sum(L["parts"].values()), "tensors": L["tensors"]})
+        rec = {"layer": i, "children": kinds.get(i, {}), "parts": L["parts"], "total": sum(L["parts"].values())}
+        sig = json.dumps(rec["children"], sort_keys=True)
+        if sig not in listed:  # the tensors of the first layer of each kind, repeats counted
+            listed.add(sig)
+            runs = []
+            for t in L["tensors"]:
+                if runs and runs[-1][:4] == t:
+                    runs[-1][4] += 1
+                else:
+                    runs.append(t + [1])
+            rec["tensors"] = [{"module": a, "shape": b, "dtype": c, "bytes": d, "repeat": n}
+                              for a, b, c, d, n in runs]
+        res.append(rec)
     return res, shared
 
 
