@@ -7,7 +7,9 @@
  * modelled family, in bf16 and fp32, full fine-tuning and a frozen base, at
  * three (batch, sequence) shapes that cross the chunked scans' chunks. The
  * recipes and families the library refuses must be refused, with a message
- * naming the model_type and the kind. */
+ * naming the model_type and the kind. The mixers' working sets (prefill,
+ * checkpointed forward, training transients) against the live bytes of the
+ * same tiny models (live_kinds.py -> live-kinds.tsv). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -332,6 +334,126 @@ static void mamba_state_not_kv(void **state)
     llmmem_model_free(m);
 }
 
+/* ---- working sets against the live bytes of tiny CPU models ----------------------------------
+ * test/data/kinds/live_kinds.py -> live-kinds.tsv: per decoder layer, the
+ * live bytes the caching allocator would count inside the layer's mixer
+ * (beyond its input, the mixer's output included) in a training forward and
+ * backward, a checkpointed (no_grad) forward, an HF prefill and a decode
+ * step, bf16, torch fallback. The formulas (state.c prefill working set,
+ * saved_kinds.c training transients) are compared with each non-attention
+ * mixer layer. Tolerance: 10% and 16 KiB, one [b, s, h] bf16 tensor of these
+ * models (hidden 64): the formulas leave out such small temporaries (norm and
+ * gate products, masks, 512-byte blocks of the per-head scalars). */
+
+#define LIVE_COLS 16
+enum { LV_MIX_FWD_PEAK = 8, LV_MIX_FWD_END, LV_MIX_CKPT, LV_MIX_BWD, LV_MIX_PREFILL };
+
+typedef struct live_row {
+    char type[48], mixer[16];
+    long b, s, layer;
+    long long v[LIVE_COLS];
+} live_row;
+
+static live_row lrows[512];
+static int nlrows;
+
+static void load_live(void)
+{
+    if (nlrows)
+        return;
+    FILE *f = fopen(DIR "live-kinds.tsv", "r");
+    assert_non_null(f);
+    char line[512];
+    while (fgets(line, sizeof line, f) && nlrows < 512) {
+        if (line[0] == '#')
+            continue;
+        live_row *r = &lrows[nlrows];
+        int used = 0;
+        if (sscanf(line, "%47s %ld %ld %ld %15s%n", r->type, &r->b, &r->s, &r->layer, r->mixer, &used) != 5)
+            continue;
+        const char *p = line + used;
+        int k = 0;
+        for (char *end; k < LIVE_COLS; k++, p = end) {
+            r->v[k] = strtoll(p, &end, 10);
+            if (end == p)
+                break;
+        }
+        if (k == LIVE_COLS)
+            nlrows++;
+    }
+    fclose(f);
+    assert_true(nlrows > 100);
+}
+
+static int mixer_of_name(const char *s)
+{
+    return !strcmp(s, "mamba") ? LLMMEM__MX_MAMBA : !strcmp(s, "linear") ? LLMMEM__MX_LINEAR
+           : !strcmp(s, "conv") ? LLMMEM__MX_CONV : -1;
+}
+
+/* 1 when `est` is off `data` by more than the tolerance (printed). */
+static int live_cmp(const live_row *r, const char *what, uint64_t est, long long data, bool verbose)
+{
+    const double d = (double)est - (double)data, tol = 0.10 * (double)data + 16384;
+    const bool bad = d > tol || -d > tol;
+    if (bad || verbose)
+        fprintf(stderr, "%s %ldx%ld layer %ld %s: %s estimated %llu, measured %lld (%+.2f%%)\n", r->type, r->b, r->s,
+                r->layer, r->mixer, what, (unsigned long long)est, data, data ? 100.0 * d / (double)data : 0.0);
+    return bad;
+}
+
+/* The working sets of one mixer layer: prefill (state.c), and in training
+ * the forward transient beyond what the mixer keeps (Mamba: saved_kinds.c;
+ * the gated delta rule's is not modelled: left out), the checkpointed
+ * forward and the backward (where the dump's hooks bracket the mixer's
+ * backward: 0 elsewhere). The model has one non-attention mixer kind, so the
+ * largest over its kinds is that mixer's. */
+static int check_live_row(const live_row *r, bool verbose)
+{
+    llmmem_model *m = load(r->type);
+    llmmem_config *c = cfg_of("bf16", r->b, r->s);
+    llmmem__recipe rc;
+    llmmem__recipe_of(&rc, m, c);
+    llmmem__ovf o = {false};
+    const int mixer = mixer_of_name(r->mixer);
+    const uint64_t b = (uint64_t)r->b, s = (uint64_t)r->s;
+    uint64_t fwd, ckpt, bwd;
+    llmmem__saved_kinds_transients(m, &rc, b, s, &fwd, &ckpt, &bwd, &o);
+    int bad = live_cmp(r, "prefill", llmmem__state_prefill_ws(&o, m, mixer, b, s, rc.cb, 1), r->v[LV_MIX_PREFILL],
+                       verbose);
+    bad += live_cmp(r, "checkpointed forward", ckpt, r->v[LV_MIX_CKPT], verbose);
+    if (mixer != LLMMEM__MX_LINEAR)
+        bad += live_cmp(r, "forward beyond kept", fwd, r->v[LV_MIX_FWD_PEAK] - r->v[LV_MIX_FWD_END], verbose);
+    if (r->v[LV_MIX_BWD] > 0)
+        bad += live_cmp(r, "backward", bwd, r->v[LV_MIX_BWD], verbose);
+    assert_false(o.overflow);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+    return bad;
+}
+
+static void working_sets_match_live(void **state)
+{
+    (void)state;
+    load_live();
+    const bool verbose = getenv("LLMMEM_KINDS_VERBOSE") != NULL;
+    int bad = 0, checked = 0, bwd = 0;
+    bool kinds[LLMMEM__MX_COUNT] = {false};
+    for (int i = 0; i < nlrows; i++) {
+        const int mixer = mixer_of_name(lrows[i].mixer);
+        if (mixer < 0)
+            continue;
+        kinds[mixer] = true;
+        bad += check_live_row(&lrows[i], verbose);
+        checked++;
+        bwd += lrows[i].v[LV_MIX_BWD] > 0;
+    }
+    fprintf(stderr, "live-kinds: %d mixer layers checked (%d with backward), %d mismatches\n", checked, bwd, bad);
+    assert_true(kinds[LLMMEM__MX_MAMBA] && kinds[LLMMEM__MX_LINEAR] && kinds[LLMMEM__MX_CONV]);
+    assert_true(bwd > 0);
+    assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -339,6 +461,7 @@ int main(void)
         cmocka_unit_test(kinds_refused),
         cmocka_unit_test(kinds_modelled),
         cmocka_unit_test(mamba_state_not_kv),
+        cmocka_unit_test(working_sets_match_live),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -211,6 +211,11 @@ uint64_t llmmem__saved_kind_layer(const struct llmmem_model *m, const struct llm
 uint64_t llmmem__saved_kinds_all(const struct llmmem_model *m, const struct llmmem_config *c,
                                  const llmmem__recipe *rc, uint64_t b, uint64_t s, uint64_t *largest,
                                  llmmem__ovf *o);
+/* The largest working sets of a non-attention layer in training
+ * (saved_kinds.c): in forward beyond what it saves, in a checkpointed
+ * forward, in backward. */
+void llmmem__saved_kinds_transients(const struct llmmem_model *m, const llmmem__recipe *rc, uint64_t b,
+                                    uint64_t s, uint64_t *fwd, uint64_t *ckpt, uint64_t *bwd, llmmem__ovf *o);
 /* The residual stream's dtype bytes (fp32 where the family keeps it so). */
 uint64_t llmmem__saved_kinds_residual_bytes(const struct llmmem_model *m, const llmmem__recipe *rc);
 /* One --explain term per layer kind with the layers of each (inputs). */

@@ -278,7 +278,9 @@ static void attention_extra(kctx *k)
  * (int64), their weights and the normalising sum; each routed slot keeps the
  * gathered input, relu's output, the squared tensor, the down output (for
  * the routing weight), its weight and int64/bool indices; the shared expert
- * is an MLP of moe_shared_expert_intermediate_size. */
+ * is an MLP of moe_shared_expert_intermediate_size. In fp32 the router's cast
+ * is the norm output itself, which the shared expert's up_proj keeps too;
+ * with frozen weights the grouped matmuls keep no input (saved-kinds.tsv). */
 static void nemotron_mlp(kctx *k, uint64_t f)
 {
     readers(k, u(k->m->hidden_size), 1, "up_proj", NULL);
@@ -296,11 +298,14 @@ static void nemotron_ffn(kctx *k, int ffn)
         nemotron_mlp(k, u(m->intermediate_size));
         return;
     }
-    if (k->ft)
-        add3(k, 4, T, h);                             /* the router's fp32 input */
-    add3(k, 4, T, E + 3 * K + 1);                     /* sigmoid scores, top-k weights, the sum */
+    if (k->ft && x != 4)
+        add3(k, 4, T, h);                             /* the router's fp32 copy of its input */
+    add3(k, 4, T, E + K + 1);                         /* sigmoid scores, top-k weights, the sum */
     add3(k, 8, T, K);                                 /* top-k indices */
-    add4(k, T, K, 2 * 8 + 1 + 4 + 8 + 2 * x * h + 2 * x * fm, 1);
+    uint64_t slot = 2 * 8 + 1 + 4 + 8 + x * h + x * fm; /* indices, mask, weight; down's output, relu's */
+    if (k->ft)
+        slot += x * h + x * fm;                       /* the grouped matmuls' inputs */
+    add4(k, T, K, slot, 1);
     nemotron_mlp(k, u(m->shared_expert_intermediate_size));
 }
 
@@ -442,4 +447,59 @@ void llmmem__saved_kinds_explain(struct llmmem_result *r, const struct llmmem_mo
                            "of HF transformers 5.17 (mamba_ssm, causal_conv1d and flash-linear-attention not "
                            "installed, what `pip install transformers` runs); the fused kernels save far less",
                         m->model_type);
+}
+
+/* ---- working sets of one layer in training ------------------------------------------------------
+ * Beyond what a mixer saves (saved above), the torch fallback makes large
+ * temporaries (test/data/kinds/live_kinds.py measures each mixer's live
+ * bytes, test/test_kinds.c compares):
+ *  - forward, gradients on: what is alive at the mixer's peak and not kept:
+ *    Mamba-1 deltaB_u [b, I, s, N] fp32 (kept by the function's locals, not
+ *    by autograd) and the stacked outputs; Mamba-2 the broadcast products
+ *    before their sums ([b, sp, cs, H, max(N, P)] fp32); the short conv
+ *    nothing. The gated delta rule's is not modelled (0: the dumps show about
+ *    a tenth of its checkpointed working set);
+ *  - forward under checkpointing (no_grad): the whole working set, as in a
+ *    prefill (state.c);
+ *  - backward: the gradients of the largest saved tensors at once (Mamba-1:
+ *    of discrete_A, discrete_B, deltaB_u and the states, 4 x 4 b I s N; Mamba-2:
+ *    of the broadcast products). The gated delta rule's is not modelled: a
+ *    term for its chunk matrices' gradients (12 b Hv sp 64) came out three
+ *    times the whole layer's measured backward peak and was dropped. */
+static void kind_transients(const struct llmmem_model *m, int mixer, uint64_t b, uint64_t s, uint64_t x,
+                            uint64_t *fwd, uint64_t *ckpt, uint64_t *bwd, llmmem__ovf *o)
+{
+    *fwd = *ckpt = *bwd = 0;
+    switch (mixer) {
+    case LLMMEM__MX_MAMBA: {
+        const uint64_t I = u(m->ssm.inner), N = u(m->ssm.state);
+        if (m->ssm.version == 2) {
+            const uint64_t H = u(m->ssm.heads), cs = u(m->ssm.chunk), P = H ? I / H : 0;
+            const uint64_t sp = cs ? llmmem__ceil_div(s, cs) * cs : s;
+            *fwd = llmmem__mul3(o, 4 * b, sp, llmmem__mul3(o, cs, H, llmmem__max(N, P)));
+            *bwd = llmmem__mul(o, 2, *fwd);
+        } else {
+            *fwd = llmmem__add(o, llmmem__mul3(o, 4 * b, I, s * N), llmmem__mul3(o, 8 * b, I, s));
+            *bwd = llmmem__mul3(o, 16 * b, I, s * N);
+        }
+        break;
+    }
+    default: break;
+    }
+    *ckpt = llmmem__state_prefill_ws(o, m, mixer, b, s, x, 1);
+}
+
+void llmmem__saved_kinds_transients(const struct llmmem_model *m, const llmmem__recipe *rc, uint64_t b,
+                                    uint64_t s, uint64_t *fwd, uint64_t *ckpt, uint64_t *bwd, llmmem__ovf *o)
+{
+    llmmem__kinds ks;
+    llmmem__kinds_of(&ks, m);
+    *fwd = *ckpt = *bwd = 0;
+    for (int i = 0; i < ks.n; i++) {
+        uint64_t f, c, w;
+        kind_transients(m, ks.k[i].mixer, b, s, rc->cb, &f, &c, &w, o);
+        *fwd = llmmem__max(*fwd, f);
+        *ckpt = llmmem__max(*ckpt, c);
+        *bwd = llmmem__max(*bwd, w);
+    }
 }

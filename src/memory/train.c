@@ -127,6 +127,17 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     llmmem__casts_compute(t, &in, &o);
     llmmem__loss_compute(t, &in, &o);
     llmmem__transient_compute(t, &in, &o);
+    if (!llmmem__kinds_classic(m)) { /* the mixers' own working sets (saved_kinds.c) */
+        uint64_t fwd, ckpt, bwd;
+        llmmem__saved_kinds_transients(m, &in.rc, (uint64_t)c->micro_batch_size, in.s, &fwd, &ckpt, &bwd, &o);
+        t->fwd_layer_transient = t->checkpointing ? ckpt : fwd;
+        t->bwd_transient = llmmem__max(t->bwd_transient, bwd);
+        if (t->fwd_layer_transient)
+            llmmem__result_term(r, "forward_mixer_transient",
+                                "the largest non-attention mixer's forward working set beyond what it saves "
+                                "(checkpointed: all of it), torch fallback [saved_kinds.c, state.c]",
+                                t->fwd_layer_transient);
+    }
     explain_inputs(r, t, &in);
     if (!llmmem__kinds_classic(m))
         llmmem__saved_kinds_explain(r, m, c, &in.rc, (uint64_t)c->micro_batch_size, in.s, &o);

@@ -23,6 +23,13 @@ Per decoder layer (forward pre/post hooks; full backward pre/post hooks):
   prefill_end         live at the end - live at the start (its cache + its output)
   decode_peak         the same for one decode step
   decode_end
+and the same eight for the layer's mixer alone where it is not attention (mixer_train_fwd_peak, ...:
+the module of MambaMixer, GatedDeltaNet, ShortConv and the like, beyond its input), what the C
+formulas of the mixers' working sets (src/memory/state.c, saved_kinds.c) describe.  A scope's peak
+is kept while a scope inside it (the mixer) runs.  mixer_train_bwd_peak is 0 where the mixer's full
+backward hooks do not bracket its backward (the hybrid layers' mixers: their pre and post hooks fire
+together); the mixer's hooks also keep one gradient of its output alive ([B, T, hidden] bf16) in the
+layer's backward, which the layer's train_bwd_peak includes.
 The configurations are saved_kinds.py's (configs/<type>.json); bf16 parameters
 and compute; shapes (B, T) as there.  Versions: transformers 5.17.0, torch 2.11.0.
 """
@@ -50,18 +57,27 @@ def blk(n):
 
 
 class Live(TorchDispatchMode):
-    """memory_allocated over time: storages created by ops, until they are freed."""
+    """memory_allocated over time: storages created by ops, until they are freed; the peak of each
+    open scope (a layer and, inside it, its mixer)."""
 
     def __init__(self):
         super().__init__()
         self.live = {}  # data_ptr -> (weak ref handle, bytes)
         self.now = 0
-        self.peak = 0
+        self.peaks = {}  # open scope -> its peak
 
     def sweep(self):
         dead = [p for p, (h, n) in self.live.items() if torch.UntypedStorage._expired(h)]
         for p in dead:
-            self.now -= self.live.pop(p)[1]
+            h, n = self.live.pop(p)
+            torch.UntypedStorage._free_weak_ref(h)  # a handle not freed keeps the storage's memory
+            self.now -= n
+
+    def __exit__(self, *exc):
+        for h, _ in self.live.values():
+            torch.UntypedStorage._free_weak_ref(h)
+        self.live.clear()
+        return super().__exit__(*exc)
 
     def add(self, t):
         if not isinstance(t, torch.Tensor) or t.device.type == "meta":
@@ -73,16 +89,19 @@ class Live(TorchDispatchMode):
         n = blk(st.nbytes())
         self.live[p] = (st._weak_ref(), n)
         self.now += n
-        self.peak = max(self.peak, self.now)
+        for k in self.peaks:
+            self.peaks[k] = max(self.peaks[k], self.now)
 
-    def track(self, t):
-        """Counts a tensor made outside the mode (inputs)."""
-        self.add(t)
-
-    def reset_peak(self):
+    def open(self, key):
+        """Starts a scope: live bytes now."""
         self.sweep()
-        self.peak = self.now
+        self.peaks[key] = self.now
         return self.now
+
+    def close(self, key):
+        """Ends a scope: its peak."""
+        self.sweep()
+        return self.peaks.pop(key)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         self.sweep()
@@ -97,73 +116,66 @@ def layer_modules(m):
             for g in [saved_kinds.LAYER_RE.match(name)] if g and g.group(2) is None]
 
 
-def measure_forward(m, live, ids, use_cache, cache=None, cache_position=None):
+def mixer_modules(m):
+    """The layers' mixers other than attention (mixer_of): the child modules the C formulas of
+    src/memory/state.c and saved_kinds.c describe."""
+    out = []
+    for i, mod in layer_modules(m):
+        for name, ch in mod.named_children():
+            if mixer_of({name: type(ch).__name__}) in ("mamba", "linear", "conv"):
+                out.append((i, ch))
+    return out
+
+
+def forward_hooks(m, live):
+    """Forward pre/post hooks on each layer and each mixer: per layer i, rec[("layer", i)] and
+    rec[("mixer", i)] = {"peak": peak - start, "end": end - start}."""
     rec = {}
     hooks = []
 
-    def pre(mod, args, i):
-        rec[i] = {"start": live.reset_peak()}
+    def pre(key):
+        rec[key] = {"start": live.open(key)}
 
-    def post(mod, args, out, i):
-        live.sweep()
-        rec[i]["peak"] = live.peak - rec[i]["start"]
-        rec[i]["end"] = live.now - rec[i]["start"]
+    def post(key):
+        rec[key]["peak"] = live.close(key) - rec[key]["start"]
+        rec[key]["end"] = live.now - rec[key]["start"]
 
-    for i, mod in layer_modules(m):
-        hooks.append(mod.register_forward_pre_hook(lambda mod, a, i=i: pre(mod, a, i)))
-        hooks.append(mod.register_forward_hook(lambda mod, a, o, i=i: post(mod, a, o, i), always_call=True))
-    kw = {"use_cache": use_cache}
-    if cache is not None:
-        kw["past_key_values"] = cache
-    if cache_position is not None:
-        kw["cache_position"] = cache_position
+    for what, mods in (("layer", layer_modules(m)), ("mixer", mixer_modules(m))):
+        for i, mod in mods:
+            key = (what, i)
+            hooks.append(mod.register_forward_pre_hook(lambda mod, a, key=key: pre(key)))
+            hooks.append(mod.register_forward_hook(lambda mod, a, o, key=key: post(key), always_call=True))
+    return rec, hooks
+
+
+def measure_forward(m, live, ids, kw):
+    rec, hooks = forward_hooks(m, live)
     out = m(input_ids=ids, **kw)
     for h in hooks:
         h.remove()
     return out, rec
 
 
-def measure_forward_kw(m, live, ids, kw):
-    rec = {}
-    hooks = []
-
-    def pre(mod, args, i):
-        rec[i] = {"start": live.reset_peak()}
-
-    def post(mod, args, out, i):
-        live.sweep()
-        rec[i]["peak"] = live.peak - rec[i]["start"]
-        rec[i]["end"] = live.now - rec[i]["start"]
-
-    for i, mod in layer_modules(m):
-        hooks.append(mod.register_forward_pre_hook(lambda mod, a, i=i: pre(mod, a, i)))
-        hooks.append(mod.register_forward_hook(lambda mod, a, o, i=i: post(mod, a, o, i), always_call=True))
-    m(input_ids=ids, **kw)
-    for h in hooks:
-        h.remove()
-    return rec
-
-
 def backward_hooks(m, live):
-    """Full backward hooks on each layer (registered before the forward, as they must be)."""
+    """Full backward hooks on each layer and mixer (registered before the forward, as they must be)."""
     rec = {}
     hooks = []
 
-    def pre(mod, gout, i):
-        rec[i] = {"start": live.reset_peak()}
+    def pre(key):
+        rec[key] = {"start": live.open(key)}
 
-    def post(mod, gin, gout, i):
-        live.sweep()
-        rec[i]["peak"] = live.peak - rec[i]["start"]
+    def post(key):
+        rec[key]["peak"] = live.close(key) - rec[key]["start"]
 
-    for i, mod in layer_modules(m):
-        hooks.append(mod.register_full_backward_pre_hook(lambda mod, g, i=i: pre(mod, g, i)))
-        hooks.append(mod.register_full_backward_hook(lambda mod, gi, go, i=i: post(mod, gi, go, i)))
+    for what, mods in (("layer", layer_modules(m)), ("mixer", mixer_modules(m))):
+        for i, mod in mods:
+            key = (what, i)
+            hooks.append(mod.register_full_backward_pre_hook(lambda mod, g, key=key: pre(key)))
+            hooks.append(mod.register_full_backward_hook(lambda mod, gi, go, key=key: post(key)))
     return rec, hooks
 
 
 def run(mt, cfgd, B, T):
-    res = {}
     cfg, m = saved_kinds.build(mt, cfgd, torch.bfloat16)
     tc = cfg.get_text_config()
     torch.manual_seed(1)
@@ -173,7 +185,7 @@ def run(mt, cfgd, B, T):
     live = Live()
     bw, bhooks = backward_hooks(m, live)
     with live:
-        out, fw = measure_forward(m, live, ids, False)
+        out, fw = measure_forward(m, live, ids, {"use_cache": False})
         loss = out.logits.float().sum()
         loss.backward()
     for h in bhooks:
@@ -182,44 +194,59 @@ def run(mt, cfgd, B, T):
     # a checkpointed layer's forward
     live = Live()
     with torch.no_grad(), live:
-        _, ck = measure_forward(m, live, ids, False)
+        _, ck = measure_forward(m, live, ids, {"use_cache": False})
     # inference: prefill with the cache the model makes, then one decode step
     m.eval()
     live = Live()
     with torch.inference_mode(), live:
-        o1, pre = measure_forward(m, live, ids, True)
+        o1, pre = measure_forward(m, live, ids, {"use_cache": True})
         nxt = o1.logits[:, -1:].argmax(-1)
-        cache = getattr(o1, "past_key_values", None) or getattr(o1, "cache_params", None)
         if hasattr(o1, "cache_params"):  # Mamba's forward takes cache_params
-            kw = {"cache_params": cache, "use_cache": True, "cache_position": torch.tensor([T])}
-            hooks_out = measure_forward_kw(m, live, nxt, kw)
-            dec = hooks_out
+            kw = {"cache_params": o1.cache_params, "use_cache": True, "cache_position": torch.tensor([T])}
         else:
-            o2, dec = measure_forward(m, live, nxt, True, cache=cache, cache_position=torch.tensor([T]))
-    for i in fw:
-        res[i] = {"train_fwd_peak": fw[i]["peak"], "train_fwd_end": fw[i]["end"],
-                  "ckpt_fwd_peak": ck.get(i, {}).get("peak"), "train_bwd_peak": bw.get(i, {}).get("peak"),
-                  "prefill_peak": pre.get(i, {}).get("peak"), "prefill_end": pre.get(i, {}).get("end"),
-                  "decode_peak": dec.get(i, {}).get("peak"), "decode_end": dec.get(i, {}).get("end")}
+            kw = {"past_key_values": o1.past_key_values, "use_cache": True, "cache_position": torch.tensor([T])}
+        _, dec = measure_forward(m, live, nxt, kw)
+    res = {}
+    for (what, i) in fw:
+        r = res.setdefault(i, {})
+        p = "" if what == "layer" else "mixer_"
+        g = lambda d, f: d.get((what, i), {}).get(f)  # noqa: E731
+        r.update({p + "train_fwd_peak": g(fw, "peak"), p + "train_fwd_end": g(fw, "end"),
+                  p + "ckpt_fwd_peak": g(ck, "peak"), p + "train_bwd_peak": g(bw, "peak"),
+                  p + "prefill_peak": g(pre, "peak"), p + "prefill_end": g(pre, "end"),
+                  p + "decode_peak": g(dec, "peak"), p + "decode_end": g(dec, "end")})
     return res, saved_kinds.layer_kinds(m)
 
 
 COLUMNS = ["train_fwd_peak", "train_fwd_end", "ckpt_fwd_peak", "train_bwd_peak", "prefill_peak", "prefill_end",
            "decode_peak", "decode_end"]
+COLUMNS += ["mixer_" + c for c in COLUMNS]
+
+
+def mixer_of(children):
+    """The layer's mixer as test/test_kinds.c names it: mamba (Mamba-1/-2 mixers), linear (the gated
+    delta rule), conv (lfm2's short convolution), attention (softmax), none (an MLP or MoE layer)."""
+    for v in children.values():
+        if v.endswith(("Mixer", "MambaLayer")):
+            return "mamba"
+        if v.endswith("GatedDeltaNet"):
+            return "linear"
+        if v.endswith("ShortConv"):
+            return "conv"
+        if v.endswith("Attention"):
+            return "attention"
+    return "none"
 
 
 def write_tsv(jsonl, tsv):
     """live-kinds.tsv: one row per decoder layer (test/test_kinds.c reads it)."""
-    import re
     with open(jsonl) as f, open(tsv, "w") as out:
-        out.write("# model_type\tB\tT\tlayer\tsoftmax_attention\t" + "\t".join(COLUMNS) + "\n")
+        out.write("# model_type\tB\tT\tlayer\tmixer\t" + "\t".join(COLUMNS) + "\n")
         for line in f:
             r = json.loads(line)
             for L in r.get("layers", []):
-                attn = any(v.endswith("Attention") and not re.search("Linear|Lightning|Delta", v)
-                           for v in L["children"].values())
                 vals = [str(L.get(c) if L.get(c) is not None else -1) for c in COLUMNS]
-                out.write(f"{r['model_type']}\t{r['B']}\t{r['T']}\t{L['layer']}\t{int(attn)}\t"
+                out.write(f"{r['model_type']}\t{r['B']}\t{r['T']}\t{L['layer']}\t{mixer_of(L['children'])}\t"
                           + "\t".join(vals) + "\n")
 
 
