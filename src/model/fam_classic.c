@@ -269,6 +269,10 @@ const llmmem__arch llmmem__fam_classic[] = {
      LLMMEM__NORM_RMS, LLMMEM__ACT_SILU_GLU, "modeling_deepseek_v2.py: MLA, shared experts"},
     {"deepseek_v3", LLMMEM__FAM_DEEPSEEK, ROWS(q_deepseek_v3), ROWS(t_deepseek_v3), MIXER_FULL, DEEPSEEK_FFN,
      LLMMEM__NORM_RMS, LLMMEM__ACT_SILU_GLU, "modeling_deepseek_v3.py: MLA, 3 dense layers first"},
+    /* Kimi K2's Hub config names model_type kimi_k2 (its own remote code) and
+     * architectures DeepseekV3ForCausalLM: the DeepSeek-V3 layout and keys. */
+    {"kimi_k2", LLMMEM__FAM_DEEPSEEK, ROWS(q_deepseek_v3), ROWS(t_deepseek_v3), MIXER_FULL, DEEPSEEK_FFN,
+     LLMMEM__NORM_RMS, LLMMEM__ACT_SILU_GLU, "Kimi K2 (remote code; DeepseekV3ForCausalLM layout)"},
     {"raw", LLMMEM__FAM_LLAMA, ROWS(q_raw), ROWS(t_raw), MIXER_FULL, FFN_MOE, LLMMEM__NORM_RMS,
      LLMMEM__ACT_SILU_GLU, "a llama-like decoder from numbers"},
     {"generic", LLMMEM__FAM_LLAMA, ROWS(q_generic), ROWS(t_generic),
