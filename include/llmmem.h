@@ -437,6 +437,23 @@ LLMMEM_API const char *llmmem_preset_name(int index);
 /** @return a one-line description of preset @p index, NULL if out of range. */
 LLMMEM_API const char *llmmem_preset_description(int index);
 
+/** How a config.json's model_type is read (llmmem_architecture_kind). */
+typedef enum llmmem_arch_kind {
+    LLMMEM_ARCH_DECODER = 0,    /**< a decoder-only LM, counted exactly from its config */
+    LLMMEM_ARCH_MULTIMODAL = 1, /**< a multimodal wrapper: its text model plus the towers it describes */
+    LLMMEM_ARCH_REFUSED = 2     /**< known and refused with LLMMEM_E_UNSUPPORTED (encoder,
+                                     encoder-decoder, speech or vision-first model) */
+} llmmem_arch_kind;
+
+/** The model_types the config.json reader knows: decoders, then multimodal wrappers, then
+ *  the refused ones. A model_type outside the list is estimated from the keys the registry
+ *  recognises and flagged approximate (LLMMEM_M_APPROXIMATE). */
+LLMMEM_API int llmmem_architecture_count(void);
+/** @return model_type @p index ("llama", "gemma3", "bert"), NULL if out of range. */
+LLMMEM_API const char *llmmem_architecture_name(int index);
+/** @return the llmmem_arch_kind of @p index, LLMMEM_E_INVALID_ARG if out of range. */
+LLMMEM_API int llmmem_architecture_kind(int index);
+
 /** GPU table (the values of the enum parameter LLMMEM_P_GPU). */
 LLMMEM_API int llmmem_gpu_count(void);
 /** @return the GPU's name ("H100-80GB"), NULL if out of range. */

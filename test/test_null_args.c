@@ -125,6 +125,9 @@ static void info_and_names(void **state)
     assert_int_equal(llmmem_param_at(llmmem_param_count()), LLMMEM_E_INVALID_ARG);
     assert_null(llmmem_preset_name(llmmem_preset_count()));
     assert_null(llmmem_gpu_name(llmmem_gpu_count()));
+    assert_null(llmmem_architecture_name(llmmem_architecture_count()));
+    assert_null(llmmem_architecture_name(-1));
+    assert_int_equal(llmmem_architecture_kind(-1), LLMMEM_E_INVALID_ARG);
     llmmem_clear_error();
     assert_string_equal(llmmem_last_error(), "");
 }

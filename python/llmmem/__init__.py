@@ -40,7 +40,7 @@ __all__ = [
     "Error", "UnknownParameterError", "InapplicableParameterError", "NotEstimatedError",
     "Model", "Config", "Result", "Plan", "estimate", "plan", "max_batch", "max_seq_len",
     "min_gpus", "load_scenario", "scenario_from_json", "scenario_from_file", "params",
-    "presets", "gpus", "phase_names", "component_names", "result_key_names",
+    "presets", "architectures", "gpus", "phase_names", "component_names", "result_key_names",
     "model_key_names", "reject_names", "version", "version_number", "soversion",
     "status_name", "strerror", "last_error", "clear_error", "lib", "LIBRARY_PATH",
     "__version__",
@@ -409,6 +409,17 @@ def presets():
     """{name: one-line description} of the built-in models."""
     return {_s(lib.llmmem_preset_name(i)): _s(lib.llmmem_preset_description(i))
             for i in range(lib.llmmem_preset_count())}
+
+
+_ARCH_KINDS = ("decoder", "multimodal", "refused")
+
+
+def architectures():
+    """{model_type: kind} of the config.json model_types the library knows; kind is
+    "decoder" (counted exactly), "multimodal" (text model plus the towers the config
+    describes) or "refused" (out of scope: loading one raises Error)."""
+    return {_s(lib.llmmem_architecture_name(i)): _ARCH_KINDS[_check(lib.llmmem_architecture_kind(i))]
+            for i in range(lib.llmmem_architecture_count())}
 
 
 def gpus():
