@@ -761,6 +761,10 @@ int llmmem__infer_vllm(struct llmmem_result *r, const struct llmmem_model *m,
     terms(r, &v, &best, nt, cg, kv_bytes, custom_ar);
     inputs(r, &v, &best);
     notes(r, &v, c, &best, graphs, custom_ar);
+    if (best.prof.enc_items && m->vision.kind == LLMMEM__V_QWEN3VL && c->max_pixels <= 0)
+        llmmem__result_note(r, "vllm: largest image %lld pixels, the checkpoints' processor size "
+                               "(preprocessor_config.json, not in config.json; max_pixels overrides)",
+                            (long long)m->vision.max_pixels);
     if (!room)
         llmmem__result_note(r, "vllm: free memory at start (total - CUDA context) is less than "
                                "total * gpu_memory_utilization: vLLM refuses to start");
