@@ -477,6 +477,36 @@ static void test_bad_inputs(void **state)
 
 /* ---- registry rules used by the dense/MoE families a-g (fam_dense1.c) ------------------- */
 
+/* The recurrent state's dtype and the vision tower of a Qwen3.5 composite
+ * (test/data/anchors/vllm/configs/qwen3.5-4b.json): text_config names
+ * mamba_ssm_dtype "float32" (read as the canonical ssm_dtype); a text model
+ * without the key leaves it auto. The vision tower is Qwen3-VL's: hidden
+ * 1024, 24 blocks, patch 16, merge 2, a 2304-entry position table, and the
+ * merger as projector: LayerNorm 2*1024, fc1 4096*4096 + 4096, fc2
+ * 2560*4096 + 2560 = 27,271,680. */
+static void test_qwen3_5_state_and_tower(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_hf_file(&m, DATA "anchors/vllm/configs/qwen3.5-4b.json"), 0);
+    assert_int_equal(m->ssm_state_dtype, LLMMEM__DT_FP32);
+    assert_int_equal(m->vision.kind, LLMMEM__V_QWEN3VL);
+    assert_int_equal(m->vision.hidden, 1024);
+    assert_int_equal(m->vision.layers, 24);
+    assert_int_equal(m->vision.patch_size, 16);
+    assert_int_equal(m->vision.merge_size, 2);
+    assert_int_equal(m->vision.pos_embed, 2304);
+    assert_int_equal(m->vision.projector_params, 2 * 1024 + 4096 * 4096 + 4096 + 2560 * 4096 + 2560);
+    llmmem_model_free(m);
+    m = from_text("{\"model_type\": \"qwen3_5_text\", \"num_hidden_layers\": 4}");
+    assert_int_equal(m->ssm_state_dtype, LLMMEM__DT_AUTO);
+    llmmem_model_free(m);
+    m = from_text("{\"model_type\": \"qwen3_5_text\", \"num_hidden_layers\": 4, "
+                  "\"mamba_ssm_dtype\": \"bfloat16\"}");
+    assert_int_equal(m->ssm_state_dtype, LLMMEM__DT_BF16);
+    llmmem_model_free(m);
+}
+
 static void test_registry_rules(void **state)
 {
     (void)state;
@@ -715,6 +745,7 @@ int main(void)
         cmocka_unit_test(test_registry_entries),
         cmocka_unit_test(test_registry_rules),
         cmocka_unit_test(test_architectures),
+        cmocka_unit_test(test_qwen3_5_state_and_tower),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -162,6 +162,59 @@ static void test_hybrid_gdn_fp32_state(void **state)
     assert_int_equal(get_i64(r, LLMMEM_R_KV_BLOCK_TOKENS), 528);
     assert_int_equal(get_i64(r, LLMMEM_R_KV_BLOCKS), 564);
     assert_true(fabs(get_f64(r, LLMMEM_R_MAX_CONCURRENCY) - 8.17) < 0.005);
+    /* the same from the model's own mamba_ssm_dtype with the flag at auto
+     * (Qwen3_5ForConditionalGenerationConfig.verify_and_update_config) */
+    m.ssm_state_dtype = LLMMEM__DT_FP32;
+    set(c, "mamba_ssm_cache_dtype", "auto");
+    estimate(r, &m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_KV_BLOCK_TOKENS), 528);
+    /* --mamba-ssm-cache-dtype wins over the config: a bf16 state of
+     * 8192*3*2 + 32*128*128*2 = 1,097,728 B, 16 * cdiv(1097728, 16*4096) = 272 */
+    set(c, "mamba_ssm_cache_dtype", "bf16");
+    estimate(r, &m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_KV_BLOCK_TOKENS), 272);
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+}
+
+/* Anchor a002's budget (vLLM 0.10.2, H200, TP2). The dummy sampler run of the
+ * V1 runner holds the all-gathered logits, not the rank's shard as well
+ * (LogitsProcessor._gather_logits rebinds them): with the sampler the peak,
+ * the torch peak increase is the same at TP1 and TP2. Up to 0.10 the
+ * baseline snapshot precedes the distributed init (gpu_worker.py
+ * init_device), so the TP group's two NCCL communicators, vLLM's PyNccl and
+ * torch's (made by the logits all-gather), are non-torch memory; from 0.11
+ * the snapshot follows the init and one is left (the figure per
+ * communicator is an environment assumption; the count is the code's). */
+static void test_hybrid_budget_0_10(void **state)
+{
+    (void)state;
+    struct llmmem_model m;
+    gdn_hybrid(&m, 12, 36, 2048, 16, 2, 256, 151936);
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    set(c, "gpu", "H200");
+    set(c, "max_model_len", "262144");
+    set(c, "max_num_batched_tokens", "8192");
+    set(c, "max_num_seqs", "1024");
+    uint64_t peak[2], nt[2][2];
+    const char *const vers[2] = {"0.10.2", "0.11.0"};
+    for (int v = 0; v < 2; v++)
+        for (int t = 0; t < 2; t++) {
+            set(c, "vllm_version", vers[v]);
+            set(c, "tensor_parallel_size", t ? "2" : "1");
+            estimate(r, &m, c);
+            nt[v][t] = get_u64(r, LLMMEM_R_NON_TORCH_BYTES);
+            if (v == 0)
+                peak[t] = get_u64(r, LLMMEM_R_PROFILE_PEAK_BYTES);
+        }
+    assert_int_equal(peak[0], peak[1]);
+    /* both versions add the 16 MiB custom all-reduce at TP2; 0.10.2 two
+     * communicators where 0.11 has one */
+    const uint64_t one = nt[1][1] - nt[1][0] - 16 * MIB;
+    assert_true(one > 0);
+    assert_int_equal(nt[0][1] - nt[0][0], 2 * one + 16 * MIB);
     llmmem_result_free(r);
     llmmem_config_free(c);
 }
@@ -367,6 +420,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hybrid_gdn_blocks),   cmocka_unit_test(test_hybrid_gdn_fp32_state),
+        cmocka_unit_test(test_hybrid_budget_0_10),
         cmocka_unit_test(test_sliding_groups),      cmocka_unit_test(test_allocator_rounding),
         cmocka_unit_test(test_sampler_paths),       cmocka_unit_test(test_version_rules),
         cmocka_unit_test(test_tokens_by_version),   cmocka_unit_test(test_refused_start),

@@ -107,6 +107,7 @@ typedef struct vargs {
     uint64_t e, kvb, ssmb;
     uint64_t bits, group; /* GPTQ/AWQ packing */
     bool mamba_layers;
+    bool ssm_from_config; /* the state dtype is the config's mamba_ssm_dtype */
 } vargs;
 
 static bool has_mixer(const struct llmmem_model *m, int mx)
@@ -298,7 +299,15 @@ static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem
     v->kvb = (uint64_t)llmmem__dtype_bytes((int)c->kv_cache_dtype);
     if (!v->kvb)
         v->kvb = v->e;
+    /* the SSM / recurrent state: --mamba-ssm-cache-dtype, else the config's
+     * mamba_ssm_dtype (model_executor/models/config.py
+     * Qwen3_5ForConditionalGenerationConfig sets mamba_ssm_cache_dtype from it
+     * while the flag is "auto"), else the model dtype (MambaStateDtypeCalculator) */
     v->ssmb = (uint64_t)llmmem__dtype_bytes((int)c->mamba_ssm_cache_dtype);
+    if (!v->ssmb && v->mamba_layers && m->ssm_state_dtype) {
+        v->ssmb = (uint64_t)llmmem__dtype_bytes(m->ssm_state_dtype);
+        v->ssm_from_config = v->ssmb != 0;
+    }
     return 0;
 }
 
@@ -321,9 +330,26 @@ static void stage_layers(uint64_t *L0, uint64_t *L1, uint64_t L, uint64_t pp, ui
 
 static bool nvswitch(const llmmem__gpu *g) { return g->cc >= 90 && g->link_gbps >= 300.0; }
 
+/* NCCL communicators whose memory appears after init_device's baseline.
+ * Up to 0.10 the baseline (MemorySnapshot) is taken before
+ * init_worker_distributed_environment (v1/worker/gpu_worker.py init_device),
+ * so every group's PyNcclCommunicator counts, and the TP group has a second
+ * one: torch's ProcessGroupNCCL communicator of its device group, created
+ * lazily by the first torch.distributed collective on it, the logits
+ * all-gather of the profile's sampler run (base_device_communicator.py
+ * all_gather -> dist.all_gather_into_tensor; CudaCommunicator has no
+ * all_gather of its own before 0.25). From 0.11 the snapshot follows the
+ * distributed init: one communicator per group, as measured there (the
+ * llm-d reading the per-communicator figure comes from). */
+static uint64_t nccl_comms(const vargs *v)
+{
+    const uint64_t tp_comms = v->ver < LLMMEM__VLLM_V(0, 11, 0) ? 2 : 1;
+    return (v->tp > 1 ? tp_comms : 0) + (v->pp > 1) + (v->dp > 1);
+}
+
 static uint64_t non_torch(const vargs *v, const struct llmmem_config *c, bool *custom_ar)
 {
-    uint64_t comms = (v->tp > 1) + (v->pp > 1) + (v->dp > 1);
+    uint64_t comms = nccl_comms(v);
     uint64_t nccl = nvswitch(v->gpu) ? NT_NCCL_NVSWITCH : NT_NCCL_CHANNELS * NT_NCCL_CHANNEL;
     *custom_ar = v->tp > 1 && v->tp <= 8 && !c->disable_custom_all_reduce &&
                  (v->gpu->link_gbps >= 300.0 || v->tp == 2);
@@ -444,6 +470,7 @@ static int run_stage(vstage *st, llmmem__ovf *o, const vargs *v, const struct ll
     }
     llmmem__vllm_profile_in pi;
     memset(&pi, 0, sizeof pi);
+    pi.ver = v->ver;
     pi.tokens = v->tokens;
     pi.reqs = v->reqs;
     pi.tp = v->tp;
@@ -554,9 +581,13 @@ static void terms(struct llmmem_result *r, const vargs *v, const vstage *st, uin
                         "[gpu_model_runner.py profile_run/_dummy_run, fused_moe.py]",
                         st->prof.forward);
     llmmem__result_term(r, "profile_sampler",
-                        "held [T,h] + [N,h] rows, logits [N,V/tp] (+ all-gather), the sampler "
-                        "path's bytes per logit [gpu_model_runner.py _dummy_sampler_run, "
-                        "v1/sample/ops/topk_topp_sampler.py]",
+                        v->runner_v2 ? "held [T,h] + [N,h] rows, logits [N,V/tp] (+ all-gather), the sampler "
+                                       "path's bytes per logit [gpu_model_runner.py _dummy_sampler_run, "
+                                       "v1/sample/ops/topk_topp_sampler.py]"
+                                     : "held [T,h] + 2 [N,h] rows, the all-gathered logits [N,V] (the "
+                                       "rank's shard is freed), the sampler path's bytes per logit "
+                                       "[gpu_model_runner.py _dummy_sampler_run, logits_processor.py, "
+                                       "v1/sample/ops/topk_topp_sampler.py]",
                         st->prof.sampler);
     if (st->prof.encoder)
         llmmem__result_term(r, "profile_encoder",
@@ -567,12 +598,16 @@ static void terms(struct llmmem_result *r, const vargs *v, const vstage *st, uin
                         "max(forward, sampler, encoder) + cuBLAS workspace: torch peak increase "
                         "[utils memory_profiling]",
                         st->prof.peak);
-    llmmem__result_term(r, "non_torch",
-                        custom_ar ? "68 MiB cuBLAS/kernels + NCCL per TP/PP/DP group + 16 MiB custom "
-                                    "all-reduce [custom_all_reduce.py, pynccl.py]"
-                                  : "68 MiB cuBLAS/kernels + NCCL per TP/PP/DP group of > 1 rank "
-                                    "[cuda_communicator.py, pynccl.py]",
-                        nt);
+    const char *nt_formula =
+        v->ver < LLMMEM__VLLM_V(0, 11, 0)
+            ? "68 MiB cuBLAS/kernels + each NCCL communicator made after the baseline (TP: vLLM's "
+              "PyNccl and torch's; PP, DP: PyNccl) [+ 16 MiB custom all-reduce] [gpu_worker.py "
+              "init_device, pynccl.py, base_device_communicator.py, custom_all_reduce.py]"
+        : custom_ar ? "68 MiB cuBLAS/kernels + NCCL per TP/PP/DP group + 16 MiB custom "
+                      "all-reduce [custom_all_reduce.py, pynccl.py]"
+                    : "68 MiB cuBLAS/kernels + NCCL per TP/PP/DP group of > 1 rank "
+                      "[cuda_communicator.py, pynccl.py]";
+    llmmem__result_term(r, "non_torch", nt_formula, nt);
     llmmem__result_term(r, "cuda_graphs",
                         v->cg_applied ? "largest graph's pool + 1 MiB per graph, subtracted "
                                         "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, 0.20 on) "
@@ -628,10 +663,15 @@ static void notes(struct llmmem_result *r, const vargs *v, const struct llmmem_c
                                           : "pip install: no FlashInfer, no triton_kernels");
     else
         llmmem__result_note(r, "vllm: no other process on the GPU");
-    if (v->tp > 1 || v->pp > 1 || v->dp > 1)
-        llmmem__result_note(r, "vllm: NCCL %s per group%s (environment-dependent)",
-                            nvswitch(v->gpu) ? "0.42 GiB (llm-d H100 reading)"
-                                             : "2 channels x 4.5 MiB (NCCL defaults)",
+    const char *nccl = nvswitch(v->gpu) ? "0.42 GiB (llm-d H100 reading)" : "2 channels x 4.5 MiB (NCCL defaults)";
+    if (v->ver < LLMMEM__VLLM_V(0, 11, 0) && (v->tp > 1 || v->pp > 1 || v->dp > 1))
+        llmmem__result_note(r, "vllm: NCCL %s per communicator, %llu after the baseline%s%s "
+                               "(environment-dependent)",
+                            nccl, (unsigned long long)nccl_comms(v),
+                            v->tp > 1 ? " (TP: vLLM's PyNccl and torch's, made by the logits all-gather)" : "",
+                            custom_ar ? ", custom all-reduce on" : "");
+    else if (v->tp > 1 || v->pp > 1 || v->dp > 1)
+        llmmem__result_note(r, "vllm: NCCL %s per group%s (environment-dependent)", nccl,
                             custom_ar ? ", custom all-reduce on" : "");
     if (v->graphs)
         llmmem__result_note(r, "vllm: %llu CUDA graphs; driver memory per graph assumed 1 MiB "
@@ -642,6 +682,10 @@ static void notes(struct llmmem_result *r, const vargs *v, const struct llmmem_c
                                "block %llu tokens",
                             (unsigned long long)st->kv.groups, (unsigned long long)st->kv.group_size,
                             (unsigned long long)st->kv.block);
+    if (v->ssm_from_config)
+        llmmem__result_note(r, "vllm: recurrent state in %llu-byte elements (the config's mamba_ssm_dtype; "
+                               "--mamba-ssm-cache-dtype overrides)",
+                            (unsigned long long)v->ssmb);
     if (st->prof.enc_items)
         llmmem__result_note(r, "vllm: encoder profiled with %llu items of the largest size "
                                "(budget %llu tokens)",
@@ -717,6 +761,10 @@ int llmmem__infer_vllm(struct llmmem_result *r, const struct llmmem_model *m,
     terms(r, &v, &best, nt, cg, kv_bytes, custom_ar);
     inputs(r, &v, &best);
     notes(r, &v, c, &best, graphs, custom_ar);
+    if (best.prof.enc_items && m->vision.kind == LLMMEM__V_QWEN3VL && c->max_pixels <= 0)
+        llmmem__result_note(r, "vllm: largest image %lld pixels, the checkpoints' processor size "
+                               "(preprocessor_config.json, not in config.json; max_pixels overrides)",
+                            (long long)m->vision.max_pixels);
     if (!room)
         llmmem__result_note(r, "vllm: free memory at start (total - CUDA context) is less than "
                                "total * gpu_memory_utilization: vLLM refuses to start");
