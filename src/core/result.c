@@ -42,6 +42,16 @@ void llmmem__result_note(struct llmmem_result *r, const char *fmt, ...)
     va_end(ap);
 }
 
+void llmmem__result_note_join(struct llmmem_result *r, ...)
+{
+    if (r->note_count >= LLMMEM__MAX_NOTES)
+        return;
+    va_list ap;
+    va_start(ap, r);
+    llmmem__str_vjoin(r->notes[r->note_count++], LLMMEM__NOTE_MAX, ap);
+    va_end(ap);
+}
+
 void llmmem__result_set_u64(struct llmmem_result *r, int key, uint64_t v) { r->v[key - LLMMEM_R_PARAMS].u = v; }
 
 void llmmem__result_set_i64(struct llmmem_result *r, int key, int64_t v) { r->v[key - LLMMEM_R_PARAMS].i = v; }

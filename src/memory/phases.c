@@ -263,7 +263,7 @@ static void set_keys(struct llmmem_result *r, step *p, const struct llmmem_model
     r->largest_block = llmmem__max(t->logits_bwd_extra / 2, t->bwd_transient);
     r->checkpointing = t->checkpointing;
     r->mode = LLMMEM__MODE_TRAINING;
-    snprintf(r->model_type, sizeof r->model_type, "%s", m->model_type);
+    llmmem__str_join(r->model_type, sizeof r->model_type, m->model_type, (const char *)NULL);
 }
 
 /* Explained terms (static formulas with sources). */
