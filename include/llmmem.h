@@ -180,6 +180,11 @@ typedef enum llmmem_param {
     LLMMEM_P_CUDA_CONTEXT_BYTES = 902, /**< i64: -1 = default for the GPU */
     LLMMEM_P_CUBLAS_WORKSPACE_BYTES = 903, /**< i64: -1 = default for the GPU */
     LLMMEM_P_EXPANDABLE_SEGMENTS = 904, /**< bool: PYTORCH_CUDA_ALLOC_CONF */
+    LLMMEM_P_ALLOCATOR_REPLAY = 905, /**< bool: peak_reserved from a replay of the caching allocator (0.2) */
+    LLMMEM_P_MAX_SPLIT_SIZE_BYTES = 906, /**< i64: PYTORCH_CUDA_ALLOC_CONF max_split_size_mb x 2^20 (0 = unlimited; 0.2) */
+    LLMMEM_P_GC_THRESHOLD = 907,    /**< f64: PYTORCH_CUDA_ALLOC_CONF garbage_collection_threshold (0 = off; 0.2) */
+    LLMMEM_P_EMPTY_CACHE_STEPS = 908, /**< i64: torch.cuda.empty_cache() every N optimizer steps (0 = never; 0.2) */
+    LLMMEM_P_PRIOR_WORKSPACE_SEGMENT_BYTES = 909, /**< i64: segment an earlier run left around the autograd thread's cuBLAS workspace (0 = fresh process; 0.2) */
     /* vision-language workloads (10xx) */
     LLMMEM_P_IMAGES_PER_SAMPLE = 1000, /**< i64: images per sequence (0 = text only) */
     LLMMEM_P_IMAGE_HEIGHT = 1001,   /**< i64 pixels (0 = the processor's fixed size) */

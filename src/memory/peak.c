@@ -27,10 +27,11 @@ static int peak_phase_of(const struct llmmem_result *r, uint64_t *peak, llmmem__
 static uint64_t reserved_of(const struct llmmem_result *r, const struct llmmem_config *c, uint64_t peak,
                             llmmem__ovf *o)
 {
-    uint64_t reserved = llmmem__alloc_reserved(peak, r->largest_block, r->checkpointing,
-                                               c->expandable_segments != 0);
+    uint64_t reserved = r->replayed ? r->replay_reserved
+                                    : llmmem__alloc_reserved(peak, r->largest_block, r->checkpointing,
+                                                             c->expandable_segments != 0);
     if (c->calibrated && c->calib_reserved != 1.0) {
-        double head = (double)(reserved - peak) * c->calib_reserved;
+        double head = reserved > peak ? (double)(reserved - peak) * c->calib_reserved : 0.0;
         /* 1.8e19 < 2^64: the conversion is defined below it; above, an overflow */
         if (head >= 1.8e19)
             o->overflow = true;
@@ -81,7 +82,7 @@ int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c
     llmmem__result_set_u64(r, LLMMEM_R_TOTAL_BYTES_PER_GPU, total);
     llmmem__result_set_u64(r, LLMMEM_R_GPU_MEMORY_BYTES, cap);
     llmmem__result_set_i64(r, LLMMEM_R_PEAK_PHASE, peak_phase);
-    llmmem__result_set_i64(r, LLMMEM_R_FITS, total <= cap);
+    llmmem__result_set_i64(r, LLMMEM_R_FITS, total <= cap && !(r->replayed && r->replay_oom));
     llmmem__result_set_f64(r, LLMMEM_R_UTILIZATION, cap ? (double)total / (double)cap : 0.0);
     llmmem__result_set_i64(r, LLMMEM_R_HEADROOM_BYTES,
                            total <= cap ? (int64_t)(cap - total) : -(int64_t)(total - cap));

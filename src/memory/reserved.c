@@ -1,0 +1,60 @@
+/* Peak reserved bytes from the allocator replay (replay.c) over the
+ * allocation timeline of the run (tl_train.c): the configuration's
+ * PYTORCH_CUDA_ALLOC_CONF and the GPU's memory less the CUDA context as the
+ * budget the segments may take. Fills the result's replay fields, which
+ * llmmem__result_finish (peak.c) reports. */
+#include "memory/memory.h"
+
+void llmmem__alloc_conf_of(llmmem__alloc_conf *conf, const struct llmmem_config *c)
+{
+    const llmmem__gpu *g = llmmem__gpu_at((int)c->gpu);
+    uint64_t cap = c->gpu_memory_bytes > 0 ? (uint64_t)c->gpu_memory_bytes : (g ? g->memory_bytes : 0);
+    uint64_t ctx = c->cuda_context_bytes >= 0 ? (uint64_t)c->cuda_context_bytes : (g ? g->cuda_context_bytes : 0);
+    if (c->calibrated && c->calib_context_bytes >= 0)
+        ctx = (uint64_t)c->calib_context_bytes;
+    conf->expandable = c->expandable_segments != 0;
+    conf->max_split = c->max_split_size_bytes > 0 ? (uint64_t)c->max_split_size_bytes : 0;
+    conf->gc_threshold = c->gc_threshold;
+    conf->budget = cap > ctx ? cap - ctx : 0;
+}
+
+int llmmem__reserved_train(struct llmmem_result *r, const llmmem__train *t, const struct llmmem_model *m,
+                           const struct llmmem_config *c)
+{
+    llmmem__alloc_conf conf;
+    llmmem__alloc_conf_of(&conf, c);
+    llmmem__replay rp;
+    llmmem__rp_init(&rp, &conf);
+    rp.rec = c->record;
+    uint64_t L = (uint64_t)(t->layers > 0 ? t->layers : 1);
+    uint64_t act_prog = 0;
+    int rc = llmmem__timeline_train(&rp, t, m, c, L, &act_prog);
+    if (rc == LLMMEM_OK) {
+        r->replayed = true;
+        r->replay_oom = rp.oom;
+        r->replay_reserved = rp.peak_reserved;
+        r->replay_allocated = rp.peak_allocated;
+    }
+    llmmem__rp_release(&rp);
+    return rc == LLMMEM_E_NOMEM ? llmmem__error(rc, "allocator replay: out of memory") : LLMMEM_OK;
+}
+
+int llmmem__reserved_infer(struct llmmem_result *r, const llmmem__infer *x, const struct llmmem_model *m,
+                           const struct llmmem_config *c, uint64_t weights, uint64_t ws)
+{
+    llmmem__alloc_conf conf;
+    llmmem__alloc_conf_of(&conf, c);
+    llmmem__replay rp;
+    llmmem__rp_init(&rp, &conf);
+    rp.rec = c->record;
+    int rc = llmmem__timeline_infer(&rp, x, m, weights, ws, llmmem__prefill_cublaslt_workspace(m),
+                                    (uint64_t)c->prior_ws_segment, x->L);
+    if (rc == LLMMEM_OK && !rp.nomem) {
+        r->replayed = true;
+        r->replay_oom = rp.oom;
+        r->replay_reserved = rp.peak_reserved;
+        r->replay_allocated = rp.peak_allocated;
+    }
+    llmmem__rp_release(&rp);
+    return rc == LLMMEM_E_NOMEM ? llmmem__error(rc, "allocator replay: out of memory") : LLMMEM_OK;
+}
