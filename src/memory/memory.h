@@ -118,12 +118,14 @@ void llmmem__tl_segment(struct llmmem__tl *t, const llmmem__replay *r, int op, u
 void llmmem__tl_phase(struct llmmem__tl *t, const llmmem__replay *r, const char *name);
 void llmmem__tl_release(struct llmmem__tl *t);
 
-/* The timeline of a training run over `layers` decoder layers (tl_train.c),
- * replayed into rp; *act_prog: the first layer's saved bytes the layer
- * program made (before the estimator's remainder). */
+/* The timeline of a training run over `layers` decoder layers, `steps`
+ * optimizer steps of at most `micro` micro-steps each (0: the configured
+ * gradient accumulation) (tl_train.c), replayed into rp; *act_prog: the
+ * first layer's saved bytes the layer program made (before the estimator's
+ * remainder). */
 struct llmmem__train;
 int llmmem__timeline_train(llmmem__replay *rp, const struct llmmem__train *t, const struct llmmem_model *m,
-                           const struct llmmem_config *c, uint64_t layers, uint64_t *act_prog);
+                           const struct llmmem_config *c, uint64_t layers, int steps, int micro, uint64_t *act_prog);
 
 /* Bytes of the model states, shared by every engine (states.c). Engines shard
  * or offload these; they never recompute them. */

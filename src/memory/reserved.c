@@ -5,6 +5,7 @@
  * llmmem__result_finish (peak.c) reports. */
 #include "memory/memory.h"
 
+
 void llmmem__alloc_conf_of(llmmem__alloc_conf *conf, const struct llmmem_config *c)
 {
     const llmmem__gpu *g = llmmem__gpu_at((int)c->gpu);
@@ -18,24 +19,40 @@ void llmmem__alloc_conf_of(llmmem__alloc_conf *conf, const struct llmmem_config 
     conf->budget = cap > ctx ? cap - ctx : 0;
 }
 
-int llmmem__reserved_train(struct llmmem_result *r, const llmmem__train *t, const struct llmmem_model *m,
-                           const struct llmmem_config *c)
+/* One replay of a training run over `layers` layers: its peaks. */
+static int replay_train(uint64_t *reserved, uint64_t *allocated, bool *oom, const llmmem__train *t,
+                        const struct llmmem_model *m, const struct llmmem_config *c, uint64_t layers, int steps,
+                        int micro, struct llmmem__tl *rec)
 {
     llmmem__alloc_conf conf;
     llmmem__alloc_conf_of(&conf, c);
     llmmem__replay rp;
     llmmem__rp_init(&rp, &conf);
-    rp.rec = c->record;
-    uint64_t L = (uint64_t)(t->layers > 0 ? t->layers : 1);
-    uint64_t act_prog = 0;
-    int rc = llmmem__timeline_train(&rp, t, m, c, L, &act_prog);
+    rp.rec = rec;
+    int rc = llmmem__timeline_train(&rp, t, m, c, layers, steps, micro, NULL);
+    *reserved = rp.peak_reserved;
+    *allocated = rp.peak_allocated;
+    *oom = rp.oom;
+    llmmem__rp_release(&rp);
+    return rc;
+}
+
+int llmmem__reserved_train(struct llmmem_result *r, const llmmem__train *t, const struct llmmem_model *m,
+                           const struct llmmem_config *c)
+{
+    const uint64_t L = (uint64_t)(t->layers > 0 ? t->layers : 1);
+    uint64_t res, alloc;
+    bool oom;
+    /* the steady state is reached by the second step (the optimizer state
+     * and the autograd workspace exist from the first) and the second
+     * micro-step; llmmem_timeline replays three steps as measured */
+    int rc = replay_train(&res, &alloc, &oom, t, m, c, L, c->record ? 3 : 2, c->record ? 0 : 2, c->record);
     if (rc == LLMMEM_OK) {
         r->replayed = true;
-        r->replay_oom = rp.oom;
-        r->replay_reserved = rp.peak_reserved;
-        r->replay_allocated = rp.peak_allocated;
+        r->replay_oom = oom;
+        r->replay_reserved = res;
+        r->replay_allocated = alloc;
     }
-    llmmem__rp_release(&rp);
     return rc == LLMMEM_E_NOMEM ? llmmem__error(rc, "allocator replay: out of memory") : LLMMEM_OK;
 }
 

@@ -16,7 +16,6 @@
 #define N llmmem__tl_new
 #define DROP llmmem__tl_drop
 
-enum { STEPS = 3 };
 
 
 static void phase(tl_gen *g, const char *name)
@@ -312,7 +311,7 @@ static void shapes(tl_gen *g)
 }
 
 int llmmem__timeline_train(llmmem__replay *rp, const llmmem__train *t, const struct llmmem_model *m,
-                           const struct llmmem_config *c, uint64_t layers, uint64_t *act_prog)
+                           const struct llmmem_config *c, uint64_t layers, int steps, int micro, uint64_t *act_prog)
 {
     tl_gen g;
     memset(&g, 0, sizeof g);
@@ -349,14 +348,19 @@ int llmmem__timeline_train(llmmem__replay *rp, const llmmem__train *t, const str
     phase(&g, "model build");
     weights_build(&g);
     g.inputs = N(&g, t->inputs, LLMMEM_C_OTHER, "input ids");
-    const int steps = c->step == LLMMEM__STEP_FIRST ? 1 : STEPS;
-    const int64_t ga = c->grad_accum_steps > 1 ? c->grad_accum_steps : 1;
+    if (c->step == LLMMEM__STEP_FIRST || steps < 1)
+        steps = 1;
+    int64_t ga = c->grad_accum_steps > 1 ? c->grad_accum_steps : 1;
+    if (micro > 0 && ga > micro)
+        ga = micro;
     for (int s = 0; s < steps && !rp->nomem && ys && store; s++) {
-        for (int64_t micro = 0; micro < ga && !rp->nomem; micro++)
+        for (int64_t mi = 0; mi < ga && !rp->nomem; mi++)
             micro_step(&g, ys);
         phase(&g, "optimizer");
         optimizer_step(&g, s == 0);
         zero_grad(&g);
+        if (c->empty_cache_steps > 0 && (s + 1) % c->empty_cache_steps == 0)
+            llmmem__rp_empty_cache(rp);
     }
     if (act_prog)
         *act_prog = g.act_prog;
