@@ -435,6 +435,25 @@ LLMMEM_API int llmmem_config_get_str(char *buf, size_t cap, size_t *needed,
 /** Serialises every parameter as a flat JSON object of name: value. */
 LLMMEM_API int llmmem_config_to_json(char *buf, size_t cap, size_t *needed, const llmmem_config *cfg);
 
+/* ---- allocation timeline ----------------------------------------------- */
+
+/** Formats of llmmem_timeline (0.2). */
+typedef enum llmmem_timeline_format {
+    LLMMEM_TIMELINE_JSON = 0,    /**< active bytes by category and reserved bytes over the events, phases */
+    LLMMEM_TIMELINE_SVG = 1,     /**< the same as a stacked-area chart with the reserved and GPU lines */
+    LLMMEM_TIMELINE_SNAPSHOT = 2 /**< torch.cuda.memory._snapshot() as JSON, for pytorch.org/memory_viz */
+} llmmem_timeline_format;
+
+/** Replays the estimate's allocation timeline (the measuring process: workspace, model build,
+ *  three training steps or a prefill and the decode steps) through the model of PyTorch's
+ *  caching allocator and writes it in `format` (::llmmem_timeline_format) into @p buf,
+ *  snprintf-style (@p needed incl. NUL; call with cap 0 to size). Single-GPU training and HF
+ *  generate only: LLMMEM_E_UNSUPPORTED for other engines and runtimes. (0.2) */
+LLMMEM_API int llmmem_timeline(char *buf, size_t cap, size_t *needed, const llmmem_model *model,
+                               const llmmem_config *cfg, int format);
+/** "json", "svg", "snapshot"; NULL for an unknown format. Static. (0.2) */
+LLMMEM_API const char *llmmem_timeline_format_name(int format);
+
 /* ---- scenario and framework files --------------------------------------- */
 
 /** Loads a scenario JSON (the project's format, a superset of gpu-mem-calculator's):

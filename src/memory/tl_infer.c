@@ -160,7 +160,7 @@ static int32_t mlp(ig *s, int32_t n, uint64_t rows)
     const uint64_t e = x->e, h = x->h;
     if (s->moe) {
         const uint64_t E = llmmem__nonneg(s->m->num_experts), K = llmmem__nonneg(s->m->experts_per_token);
-        const uint64_t fm = llmmem__nonneg(s->m->moe_intermediate_size ? s->m->moe_intermediate_size : x->f);
+        const uint64_t fm = s->m->moe_intermediate_size > 0 ? (uint64_t)s->m->moe_intermediate_size : x->f;
         const uint64_t Sk = rows * K;
         int32_t lg = A(rows * E * e, ACT, "router logits");
         int32_t pr = A(rows * E * 4, ACT, "routing softmax");
