@@ -223,6 +223,7 @@
     $("nvme-bytes").textContent = both(r.nvme_bytes);
     $("chart").innerHTML = barChart(r);
     $("timeline").innerHTML = timeline(r);
+    if (window.LlmmemAllocTimeline) LlmmemAllocTimeline.render(api, model, sets);
 
     const phases = Object.keys(r.phases);
     let t = "<tr><th>component</th>" + phases.map((p) => `<th>${esc(p)}</th>`).join("") + "</tr>";

@@ -35,6 +35,7 @@ const GiB = 1073741824;
 const both = (b) => (b / GiB).toFixed(2) + " GiB / " + (b / 1e9).toFixed(2) + " GB";
 
 let passed = 0, failed = 0;
+let allocTimelines = 0; // scenarios whose allocator timeline the page drew
 function ok(name) { passed++; console.log("ok   " + name); }
 function bad(name, e) { failed++; console.log("FAIL " + name + "\n     " + String(e && e.stack || e).split("\n").slice(0, 8).join("\n     ")); }
 
@@ -169,6 +170,21 @@ async function checkScenario(page, sc, idx) {
   const rects = await page.$$eval("#chart svg rect title", (ts) => ts.length);
   assert.strictEqual(rects, want, "bar segments");
   assert.ok(await page.$("#timeline svg path.line"), "timeline drawn");
+  // the library's allocator timeline (llmmem_timeline, as `llmmem timeline`): one area per
+  // category, the reserved and GPU lines; runs without one (multi-GPU engines, vLLM) say why
+  const atState = await page.getAttribute("#alloc-timeline", "data-state");
+  if (atState === "ok") {
+    assert.strictEqual(await page.$$eval("#alloc-timeline svg path.area", (p) => p.length), 8, "one area per category");
+    assert.ok(await page.$("#alloc-timeline svg line.capacity"), "allocator timeline: GPU capacity line");
+    assert.ok(await page.$("#alloc-timeline svg polyline.reserved"), "allocator timeline: reserved line");
+    // the same chart as `llmmem timeline` on the command's inputs
+    const tl = runCommand((await page.textContent("#command")).trim().replace(/^llmmem estimate/, "llmmem timeline"), dir).stdout;
+    const title = tl.match(/<title>([^<]*)<\/title>/)[1];
+    assert.strictEqual(await page.textContent("#alloc-timeline svg title"), title, "allocator timeline = CLI timeline");
+    allocTimelines++;
+  } else {
+    assert.match(await page.textContent("#alloc-timeline"), /no allocation timeline/, "allocator timeline state");
+  }
   if (sc.calibration) assert.strictEqual(cli.cuda_context_bytes, 500000000, "calibration applied");
 
   // 4. planner: the table and the inverse answers are the CLI's
@@ -220,6 +236,13 @@ async function checkScenario(page, sc, idx) {
     } catch (e) {
       bad(SCENARIOS[i].name, e);
     }
+  }
+
+  try {
+    assert.ok(allocTimelines > 0, "no scenario drew the allocator timeline");
+    ok(`allocator timeline drawn for ${allocTimelines} scenarios, as llmmem timeline draws it`);
+  } catch (e) {
+    bad("allocator timeline", e);
   }
 
   // A bad value: the page shows the library's message, the CLI refuses the same flag.
