@@ -197,6 +197,8 @@ _PROTOTYPES = {
     "llmmem_plan_step_time": (c_int, [POINTER(c_double), _p, c_int]),
     "llmmem_plan_peak_bytes": (c_int, [POINTER(c_uint64), _p, c_int]),
     "llmmem_plan_to_json": (c_int, [c_char_p, c_size_t, _sz, _p]),
+    "llmmem_timeline": (c_int, [c_char_p, c_size_t, _sz, _p, _p, c_int]),
+    "llmmem_timeline_format_name": (c_char_p, [c_int]),
 }
 
 for _name, (_res, _args) in _PROTOTYPES.items():
@@ -766,6 +768,16 @@ def estimate(model, config, engine=None):
     except Exception:
         r.close()
         raise
+
+
+TIMELINE_FORMATS = {"json": 0, "svg": 1, "snapshot": 2}
+
+
+def timeline(model, config, fmt="json"):
+    """The allocation timeline replayed through the caching allocator model (llmmem_timeline):
+    fmt "json" (parsed), "svg" (text) or "snapshot" (torch.cuda.memory._snapshot() as a dict)."""
+    text = _text(lib.llmmem_timeline, model, config, TIMELINE_FORMATS[fmt])
+    return text if fmt == "svg" else json.loads(text)
 
 
 def scenario_from_json(text, base_dir=None):

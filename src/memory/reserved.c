@@ -5,6 +5,12 @@
  * llmmem__result_finish (peak.c) reports. */
 #include "memory/memory.h"
 
+/* The bound on a replay's length: events of one layer's forward and
+ * backward in training (about; a decode step makes about 40 per layer), and
+ * the most events replayed (about 0.4 s). */
+#define EVENTS_PER_LAYER UINT64_C(400)
+#define MAX_EVENTS UINT64_C(4000000)
+
 
 void llmmem__alloc_conf_of(llmmem__alloc_conf *conf, const struct llmmem_config *c)
 {
@@ -37,10 +43,37 @@ static int replay_train(uint64_t *reserved, uint64_t *allocated, bool *oom, cons
     return rc;
 }
 
+/* Whether a replay of about `events` events over tensors of up to `largest`
+ * bytes stays within the replay's bounds; a note says why not. */
+static bool replay_bounded(struct llmmem_result *r, uint64_t events, bool overflow)
+{
+    if (overflow) {
+        llmmem__result_note(r, "peak_reserved from the rule of thumb: the allocation timeline's tensor sizes "
+                               "overflow 64-bit byte counts");
+        return false;
+    }
+    if (events > MAX_EVENTS) {
+        llmmem__result_note(r, "peak_reserved from the rule of thumb: the allocation timeline would have about "
+                               "%llu events (the replay stops at %llu)",
+                            (unsigned long long)events, (unsigned long long)MAX_EVENTS);
+        return false;
+    }
+    return true;
+}
+
 int llmmem__reserved_train(struct llmmem_result *r, const llmmem__train *t, const struct llmmem_model *m,
                            const struct llmmem_config *c)
 {
     const uint64_t L = (uint64_t)(t->layers > 0 ? t->layers : 1);
+    llmmem__ovf o = {false};
+    /* the largest tensors of the timeline: logits and loss, MLP and score-sized ones */
+    const uint64_t T = t->tokens, h = llmmem__nonneg(m->hidden_size), V = llmmem__nonneg(m->vocab_size);
+    const uint64_t S = c->micro_batch_size > 0 ? T / (uint64_t)c->micro_batch_size : T;
+    (void)llmmem__mul3(&o, T, V, 16);
+    (void)llmmem__mul3(&o, T, llmmem__nonneg(m->intermediate_size) + h, 16 * (1 + llmmem__nonneg(m->experts_per_token)));
+    (void)llmmem__mul3(&o, llmmem__mul(&o, T, S), llmmem__nonneg(m->num_heads), 8);
+    if (!replay_bounded(r, llmmem__mul(&o, L, 4 * EVENTS_PER_LAYER), o.overflow))
+        return LLMMEM_OK;
     uint64_t res, alloc;
     bool oom;
     /* the steady state is reached by the second step (the optimizer state
@@ -59,6 +92,12 @@ int llmmem__reserved_train(struct llmmem_result *r, const llmmem__train *t, cons
 int llmmem__reserved_infer(struct llmmem_result *r, const llmmem__infer *x, const struct llmmem_model *m,
                            const struct llmmem_config *c, uint64_t weights, uint64_t ws)
 {
+    llmmem__ovf o = {false};
+    (void)llmmem__mul3(&o, x->T, x->V + x->h + x->f, 16);
+    (void)llmmem__mul3(&o, llmmem__mul(&o, x->B, x->S + x->N), llmmem__mul(&o, x->S + x->N, x->a), 8);
+    (void)llmmem__mul3(&o, llmmem__mul(&o, x->B, x->S + x->N), x->kv_tl + 1, 4 * x->L);
+    if (!replay_bounded(r, llmmem__mul(&o, x->L, llmmem__add(&o, llmmem__mul(&o, x->N, 40), 100)), o.overflow))
+        return LLMMEM_OK;
     llmmem__alloc_conf conf;
     llmmem__alloc_conf_of(&conf, c);
     llmmem__replay rp;

@@ -29,6 +29,7 @@ typedef struct ig {
     bool rope, gated, moe, rms, fused;
     int32_t *keys, *vals; /* each layer's cache tensors */
     uint64_t *ktok;      /* tokens of each layer's current tensors */
+    int32_t prev_probs;  /* GPT-J: the probabilities the previous layer returned */
 } ig;
 
 static void phase(ig *s, const char *name)
@@ -109,43 +110,138 @@ static void cache_update(ig *s, uint64_t i, uint64_t add)
     s->ktok[i] = tok;
 }
 
-/* The attention kernel over `rows` query tokens and `ctx` keys: repeat_kv
- * copies (GQA without enable_gqa), the eager scores path (bf16: the fp32
- * copy softmax makes, fp16: the fused half-to-float kernel), the math
- * backend for fp32 GQA, the fused kernels' output and log-sum-exp. */
+/* The scores side of SDPA's math backend (aten attention.cpp
+ * _scaled_dot_product_attention_math): the causal mask as an fp32 bias,
+ * fp32 scores and their masked copy, _safe_softmax's output with its bool
+ * masks, the fp32 output. */
+static int32_t math_scores(ig *s, uint64_t rows, uint64_t ctx, uint64_t sc)
+{
+    llmmem__replay *r = s->r;
+    const llmmem__infer *x = s->x;
+    int32_t bias = A((rows / x->B) * ctx * 4, ACT, "math: causal mask as fp32 bias");
+    int32_t s1 = A(sc * 4, ACT, "math: q @ k^T (fp32)");
+    int32_t s2 = A(sc * 4, ACT, "math: + bias");
+    F(s1);
+    int32_t p = A(sc * 4, ACT, "math: _safe_softmax");
+    int32_t em = A(sc, ACT, "math: eq(-inf) mask");
+    int32_t rm = A(x->B * x->a * (rows / x->B), ACT, "math: row mask");
+    F(em);
+    F(rm);
+    F(s2);
+    int32_t out = A(rows * x->a * x->d * 4, ACT, "math: probs @ v (fp32)");
+    F(p);
+    F(bias);
+    return out;
+}
+
+/* The attention kernel over `rows` query tokens and `ctx` keys, by the path
+ * transformers and aten take (prefill_attn.c names the sources): SDPA's
+ * fused kernels (output and log-sum-exp); its math backend for fp32 GQA
+ * (the scaled query, K and V repeated to every head, the scaled K) and for
+ * Falcon's multi-query call (fp32 copies of q, k, v); eager with repeat_kv
+ * copies and the scores (bf16: the fp32 copy softmax makes; fp16: the
+ * half-to-float kernel; GPT-2/OPT: softmax in the input dtype after
+ * torch.where; GPT-J: fp32 q and k and scores, the previous layer's returned
+ * probabilities still alive; gpt-oss: the sink column concatenated and the
+ * row maximum subtracted, softmax in the compute dtype). */
 static int32_t kernel(ig *s, uint64_t rows, uint64_t ctx, bool masked)
 {
     llmmem__replay *r = s->r;
     const llmmem__infer *x = s->x;
+    const int fam = s->m->family;
     const uint64_t e = x->e, B = x->B, a = x->a, d = x->d;
-    const uint64_t q = rows * a * d * e;
+    const uint64_t q = rows * a * d * e, q4 = rows * a * d * 4;
     const uint64_t sc = B * a * (rows / B) * ctx;
-    int32_t kr = -1, vr = -1, out;
-    if (x->repeat_kv && (x->eager || masked || x->math_gqa)) {
+    int32_t out;
+    if (fam == LLMMEM__FAM_FALCON) {
+        const uint64_t k4 = B * x->k * ctx * d * 4;
+        int32_t qa = A(q4, ACT, "falcon: query.to(float)");
+        int32_t qs = A(q4, ACT, "falcon: query * sqrt(scale)");
+        int32_t ka = A(k4, ACT, "falcon: key.to(float)");
+        int32_t va = A(k4, ACT, "falcon: value.to(float)");
+        int32_t o = math_scores(s, rows, ctx, sc);
+        F(va);
+        F(ka);
+        F(qs);
+        F(qa);
+        out = A(q, ACT, "falcon: output to the model dtype");
+        F(o);
+        return out;
+    }
+    if (!x->eager && x->math_gqa && !masked) {
+        const uint64_t kv4 = B * a * ctx * d * 4;
+        int32_t qs = A(q4, ACT, "math: scaled query");
+        int32_t kr = A(kv4, ACT, "math: key repeated to every head");
+        int32_t vr = A(kv4, ACT, "math: value repeated to every head");
+        int32_t ks = A(kv4, ACT, "math: scaled key");
+        out = math_scores(s, rows, ctx, sc);
+        F(ks);
+        F(vr);
+        F(kr);
+        F(qs);
+        return out;
+    }
+    int32_t kr = -1, vr = -1;
+    if (x->repeat_kv && (x->eager || masked)) {
         kr = A(B * a * ctx * d * e, ACT, "repeat_kv(key)");
         vr = A(B * a * ctx * d * e, ACT, "repeat_kv(value)");
     }
-    if (x->eager || x->math_gqa) {
-        uint64_t sb = x->math_gqa ? 4 : e;
-        int32_t qs = x->math_gqa ? A(q / e * 4, ACT, "math: scaled query") : -1;
-        int32_t s1 = A(sc * sb, ACT, "attention scores");
-        int32_t s2 = A(sc * sb, ACT, "scores * scaling + mask");
+    if (!x->eager) {
+        out = A(q, ACT, "SDPA output");
+        int32_t lse = A(B * a * (rows / B) * 4, ACT, "SDPA logsumexp");
+        F(lse);
+    } else if (fam == LLMMEM__FAM_GPT2 || fam == LLMMEM__FAM_OPT) {
+        int32_t s1 = A(sc * e, ACT, "scores");
+        int32_t s2 = A(sc * e, ACT, "scores / sqrt(d)");
         F(s1);
-        int32_t conv = (sb != 4 && !x->half) ? A(sc * 4, ACT, "softmax input to fp32") : -1;
+        int32_t s3 = A(sc * e, ACT, "torch.where(causal_mask, ...)");
+        F(s2);
+        int32_t p = A(sc * e, ACT, "softmax (input dtype)");
+        F(s3);
+        out = A(q, ACT, "probs @ v");
+        F(p);
+    } else if (fam == LLMMEM__FAM_GPT_OSS) {
+        const uint64_t sc1 = B * a * (rows / B) * (ctx + 1);
+        int32_t s1 = A(sc * e, ACT, "scores * scaling + mask");
+        int32_t cat = A(sc1 * e, ACT, "cat(scores, sinks)");
+        int32_t mx = A(B * a * (rows / B) * e, ACT, "max values");
+        int32_t ix = A(B * a * (rows / B) * 8, ACT, "max indices");
+        int32_t sub = A(sc1 * e, ACT, "combined - max");
+        F(cat);
+        F(ix);
+        F(mx);
+        int32_t p = A(sc1 * e, ACT, "softmax (compute dtype)");
+        F(sub);
+        F(s1);
+        out = A(q, ACT, "probs[..., :-1] @ v");
+        F(p);
+    } else if (fam == LLMMEM__FAM_GPTJ) {
+        int32_t q32 = A(q4, ACT, "GPT-J: query.to(float32)");
+        int32_t k32 = A(B * a * ctx * d * 4, ACT, "GPT-J: key.to(float32)");
+        int32_t s1 = A(sc * 4, ACT, "GPT-J: scores + mask (fp32)");
+        int32_t s2 = A(sc * 4, ACT, "GPT-J: / scale_attn");
+        F(s1);
+        int32_t p = A(sc * e, ACT, "GPT-J: softmax .to(value dtype)");
+        F(s2);
+        F(k32);
+        F(q32);
+        out = A(q, ACT, "GPT-J: probs @ v");
+        F(s->prev_probs); /* the previous layer's returned probabilities */
+        s->prev_probs = p;
+    } else {
+        int32_t s1 = A(sc * e, ACT, "attention scores");
+        int32_t s2 = A(sc * e, ACT, "scores * scaling + mask");
+        F(s1);
+        int32_t conv = (e != 4 && !x->half) ? A(sc * 4, ACT, "softmax input to fp32") : -1;
         int32_t p = A(sc * 4, ACT, "softmax (fp32)");
         F(conv);
-        int32_t pc = sb != 4 || e != 4 ? A(sc * e, ACT, "softmax .to(query dtype)") : -1;
+        int32_t pc = e != 4 ? A(sc * e, ACT, "softmax .to(query dtype)") : -1;
         F(p);
         F(s2);
         int32_t o = A(q, ACT, "probs @ v");
         F(pc);
-        F(qs);
         out = A(q, ACT, "attention output transpose");
         F(o);
-    } else {
-        out = A(q, ACT, "SDPA output");
-        int32_t lse = A(B * a * (rows / B) * 4, ACT, "SDPA logsumexp");
-        F(lse);
     }
     F(vr);
     F(kr);
@@ -262,6 +358,8 @@ static void forward(ig *s, uint64_t rows, uint64_t add, bool prefill)
         bool masked = sliding(s, i) && x->layers.window && ctx >= x->layers.window;
         layer(s, i, &xs, rows, add, masked || (prefill && mask >= 0));
     }
+    F(s->prev_probs);
+    s->prev_probs = -1;
     int32_t fn = norm(s, rows);
     F(xs);
     int32_t logits = A(x->B * x->V * e, LLMMEM_C_LOGITS, "logits (last position)");
@@ -284,6 +382,7 @@ int llmmem__timeline_infer(llmmem__replay *r, const llmmem__infer *x, const stru
     s.x = x;
     s.m = m;
     s.L = layers ? layers : 1;
+    s.prev_probs = -1;
     s.rope = m->family != LLMMEM__FAM_GPT2 && m->family != LLMMEM__FAM_OPT;
     s.rot = x->d;
     if (m->partial_rotary_factor > 0 && m->partial_rotary_factor < 1)
