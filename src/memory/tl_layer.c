@@ -64,6 +64,8 @@ struct tl_layer {
     uint64_t mlp_act_b;      /* dtype bytes of the down projection's input */
     kept router_in;          /* what the MoE router keeps of its input */
     int32_t rem;             /* the estimator's remainder */
+    int32_t lora_x[2 * MAXLIN], lora_a[2 * MAXLIN]; /* what LoRA's lora_A and lora_B keep */
+    uint64_t lora_xb[2 * MAXLIN];                     /* dtype bytes of lora_A's input */
     uint64_t xb;             /* dtype bytes of the layer input */
 };
 
@@ -210,6 +212,104 @@ int32_t llmmem__tl_norm_fwd(tl_gen *g, kept *k, const tl_param *w, int32_t x, ui
  * the input cast (kept when the weight trains) and the weight's cast (cached
  * for a trainable weight, per call for a frozen one; kept for the input's
  * gradient); the output in the compute dtype. */
+static int32_t G(tl_gen *g, uint64_t bytes, const char *what) { return N(g, bytes, TMP, what); }
+
+static void drop_slot(tl_gen *g, int32_t *id)
+{
+    DROP(g, *id);
+    *id = -1;
+}
+
+/* The LoRA adapters of a base weight (registered right after it), or NULL. */
+static const tl_param *lora_of(const tl_gen *g, const tl_param *w)
+{
+    if (!w || w + 2 >= g->p + g->np || !w[1].adapter || !w[2].adapter)
+        return NULL;
+    return w + 1;
+}
+
+/* peft LoRA Linear.forward (tuners/lora/layer.py): `result + lora_B(lora_A(
+ * dropout(x))) * scaling`, x cast to the adapter dtype first
+ * (_cast_input_dtype; fp32 adapters over 16-bit weights), the sum cast back
+ * to the result's dtype; under autocast the adapters' matmuls run in the
+ * compute dtype. lora_A keeps its input, lora_B lora_A's output. */
+static int32_t lora_fwd(tl_gen *g, struct tl_layer *y, int slot, const tl_param *ad, int32_t in, uint64_t ib,
+                        uint64_t win, uint64_t wout, int32_t out)
+{
+    const uint64_t r = ad[0].rows, T = g->T, cb = g->cb;
+    const uint64_t xb = g->amp ? cb : g->rc.ab;
+    int32_t xa = in;
+    if (ib != xb)
+        xa = N(g, T * win * xb, ACT, "LoRA: input to the adapter dtype");
+    else
+        HOLD(g, xa);
+    int32_t ao = N(g, T * r * xb, ACT, "LoRA: lora_A output");
+    int32_t bo = N(g, T * wout * xb, TMP, "LoRA: lora_B output");
+    int32_t sc = N(g, T * wout * xb, TMP, "LoRA: * scaling");
+    DROP(g, bo);
+    const uint64_t sb = xb > cb ? xb : cb;
+    int32_t sum = N(g, T * wout * sb, TMP, "LoRA: result + adapter");
+    DROP(g, sc);
+    DROP(g, out);
+    if (sb != cb) {
+        int32_t back = N(g, T * wout * cb, TMP, "LoRA: result.to(base dtype)");
+        DROP(g, sum);
+        sum = back;
+    }
+    if (slot >= 0 && slot < 2 * MAXLIN && g->saving) {
+        y->lora_x[slot] = xa;
+        y->lora_a[slot] = ao;
+        y->lora_xb[slot] = xb;
+    } else {
+        DROP(g, xa);
+        DROP(g, ao);
+    }
+    return sum;
+}
+
+/* LoRA's backward before the base matmul's (its nodes were created after
+ * it): the cast back, the sum (the base branch's gradient cast to the base
+ * dtype), the scaling, lora_B and lora_A (their weights' gradients), the
+ * input cast back; *dout becomes the base matmul's gradient, the return the
+ * adapters' input gradient in `ib` bytes (-1 without adapters). */
+static int32_t lora_bwd(tl_gen *g, struct tl_layer *y, int slot, const tl_param *w, int32_t *dout, uint64_t win,
+                        uint64_t ib)
+{
+    const tl_param *ad = lora_of(g, w);
+    if (!ad || slot < 0 || slot >= 2 * MAXLIN || y->lora_a[slot] < 0)
+        return -1;
+    tl_param *pa = (tl_param *)&ad[0], *pb = (tl_param *)&ad[1];
+    const uint64_t r = ad[0].rows, wout = ad[1].rows, T = g->T, cb = g->cb, xb = y->lora_xb[slot];
+    const uint64_t sb = xb > cb ? xb : cb;
+    int32_t d = *dout;
+    if (sb != cb) {
+        d = G(g, T * wout * sb, "LoRA backward: to the sum's dtype");
+        DROP(g, *dout);
+        *dout = G(g, T * wout * cb, "LoRA backward: base branch cast");
+    } else {
+        HOLD(g, d);
+    }
+    int32_t ds = G(g, T * wout * xb, "LoRA backward: * scaling");
+    DROP(g, d);
+    llmmem__tl_bwd_matmul(g);
+    int32_t dao = G(g, T * r * xb, "LoRA backward: lora_B input gradient");
+    int32_t db = llmmem__tl_weight_grad_mm(g, pb, g->amp);
+    DROP(g, ds);
+    drop_slot(g, &y->lora_a[slot]);
+    llmmem__tl_weight_grad_done(g, pb, db, g->amp);
+    int32_t dxa = G(g, T * win * xb, "LoRA backward: lora_A input gradient");
+    int32_t da = llmmem__tl_weight_grad_mm(g, pa, g->amp);
+    DROP(g, dao);
+    drop_slot(g, &y->lora_x[slot]);
+    llmmem__tl_weight_grad_done(g, pa, da, g->amp);
+    if (xb != ib) {
+        int32_t dx = G(g, T * win * ib, "LoRA backward: input cast");
+        DROP(g, dxa);
+        dxa = dx;
+    }
+    return dxa;
+}
+
 static int32_t linear_fwd(tl_gen *g, struct tl_layer *y, int slot, kept *k, const tl_param *w, int32_t in,
                           uint64_t ib, uint64_t win, uint64_t wout, const char *what)
 {
@@ -234,6 +334,9 @@ static int32_t linear_fwd(tl_gen *g, struct tl_layer *y, int slot, kept *k, cons
     }
     int32_t out = N(g, g->T * wout * g->cb, TMP, what);
     DROP(g, cin);
+    const tl_param *ad = lora_of(g, w);
+    if (ad)
+        out = lora_fwd(g, y, slot, ad, in, ib, win, wout, out);
     return out;
 }
 
@@ -555,7 +658,7 @@ void llmmem__tl_layer_fwd(tl_gen *g, tl_layer *y, int64_t i, int32_t *x, bool re
     memset(y, 0, sizeof *y);
     y->ckpt_x = y->rem = -1;
     for (int k = 0; k < 2 * MAXLIN; k++)
-        y->wc[k] = -1;
+        y->wc[k] = y->lora_x[k] = y->lora_a[k] = -1;
     y->xb = g->rb;
     const uint64_t before = g->rp->allocated;
     const struct llmmem_model *m = g->m;
@@ -631,13 +734,6 @@ void llmmem__tl_layer_fwd(tl_gen *g, tl_layer *y, int64_t i, int32_t *x, bool re
  * and then releases what it saved (engine.cpp call_function,
  * evaluate_function); the next node is the ready one created last. */
 
-static int32_t G(tl_gen *g, uint64_t bytes, const char *what) { return N(g, bytes, TMP, what); }
-
-static void drop_slot(tl_gen *g, int32_t *id)
-{
-    DROP(g, *id);
-    *id = -1;
-}
 
 /* A Linear's MmBackward (outputs: the input's gradient, the weight's in the
  * matmul dtype; then its incoming gradient and what it kept go), the weight
@@ -646,6 +742,7 @@ static void drop_slot(tl_gen *g, int32_t *id)
 static int32_t linear_bwd(tl_gen *g, struct tl_layer *y, int slot, kept *k, tl_param *w, int32_t dout, uint64_t win,
                           uint64_t ib)
 {
+    int32_t dl = lora_bwd(g, y, slot, w, &dout, win, ib);
     llmmem__tl_bwd_matmul(g);
     int32_t din = G(g, g->T * win * g->cb, "MmBackward: input gradient");
     int32_t dw = llmmem__tl_weight_grad_mm(g, w, g->amp);
@@ -660,6 +757,7 @@ static int32_t linear_bwd(tl_gen *g, struct tl_layer *y, int slot, kept *k, tl_p
         DROP(g, din);
         din = d32;
     }
+    llmmem__tl_acc(g, &din, dl);
     return din;
 }
 
@@ -1019,8 +1117,9 @@ void llmmem__tl_layer_bwd(tl_gen *g, tl_layer *y, int64_t i, int32_t *dx)
             llmmem__tl_acc(g, &G0, dn1);
     }
     for (int k = 0; k < 2 * MAXLIN; k++) {
-        DROP(g, y->wc[k]);
-        y->wc[k] = -1;
+        drop_slot(g, &y->wc[k]);
+        drop_slot(g, &y->lora_x[k]);
+        drop_slot(g, &y->lora_a[k]);
     }
     release(g, &y->n1);
     release(g, &y->n2);
