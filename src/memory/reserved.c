@@ -7,9 +7,9 @@
 
 /* The bound on a replay's length: events of one layer's forward and
  * backward in training (about; a decode step makes about 40 per layer), and
- * the most events replayed (about 0.4 s). */
+ * the most events replayed (about 40 ms). */
 #define EVENTS_PER_LAYER UINT64_C(400)
-#define MAX_EVENTS UINT64_C(4000000)
+#define MAX_EVENTS UINT64_C(400000)
 
 
 void llmmem__alloc_conf_of(llmmem__alloc_conf *conf, const struct llmmem_config *c)
