@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define A(bytes, cat, what) llmmem__rp_alloc(r, (bytes), (cat), LLMMEM__ST_DEFAULT, (what))
+#define A(bytes, cat, what) ig_alloc(s, (bytes), (cat), (what))
 #define F(id) llmmem__rp_free(r, (id))
 #define ACT LLMMEM_C_ACTIVATION_TRANSIENT
 #define KV LLMMEM_C_KV_CACHE
@@ -30,7 +30,19 @@ typedef struct ig {
     int32_t *keys, *vals; /* each layer's cache tensors */
     uint64_t *ktok;      /* tokens of each layer's current tensors */
     int32_t prev_probs;  /* GPT-J: the probabilities the previous layer returned */
+    bool large_only;     /* replay only the large pool's blocks */
 } ig;
+
+/* After the first decode step the small pool (blocks of at most 1 MiB, apart
+ * from the large pool) repeats itself step after step: the later steps replay
+ * only their large blocks (the caches' concatenations, score-sized tensors),
+ * unless the timeline is recorded. */
+static int32_t ig_alloc(ig *s, uint64_t bytes, int cat, const char *what)
+{
+    if (s->large_only && bytes <= (UINT64_C(1) << 20))
+        return -1;
+    return llmmem__rp_alloc(s->r, bytes, cat, LLMMEM__ST_DEFAULT, what);
+}
 
 static void phase(ig *s, const char *name)
 {
@@ -376,41 +388,42 @@ static void forward(ig *s, uint64_t rows, uint64_t add, bool prefill)
 int llmmem__timeline_infer(llmmem__replay *r, const llmmem__infer *x, const struct llmmem_model *m,
                            uint64_t weights, uint64_t ws, uint64_t lt_ws, uint64_t prior, uint64_t layers)
 {
-    ig s;
-    memset(&s, 0, sizeof s);
-    s.r = r;
-    s.x = x;
-    s.m = m;
-    s.L = layers ? layers : 1;
-    s.prev_probs = -1;
-    s.rope = m->family != LLMMEM__FAM_GPT2 && m->family != LLMMEM__FAM_OPT;
-    s.rot = x->d;
+    ig st;
+    ig *s = &st;
+    memset(s, 0, sizeof *s);
+    s->r = r;
+    s->x = x;
+    s->m = m;
+    s->L = layers ? layers : 1;
+    s->prev_probs = -1;
+    s->rope = m->family != LLMMEM__FAM_GPT2 && m->family != LLMMEM__FAM_OPT;
+    s->rot = x->d;
     if (m->partial_rotary_factor > 0 && m->partial_rotary_factor < 1)
-        s.rot = (uint64_t)((double)x->d * m->partial_rotary_factor);
+        s->rot = (uint64_t)((double)x->d * m->partial_rotary_factor);
     if (m->kv_lora_rank > 0)
-        s.rot = llmmem__nonneg(m->qk_rope_head_dim);
-    s.gated = m->gated_mlp;
-    s.moe = m->num_experts > 0 && m->num_moe_layers > 0;
-    s.rms = m->norm == LLMMEM__NORM_RMS;
-    s.fused = m->family == LLMMEM__FAM_GPT2 || m->family == LLMMEM__FAM_PHI3 || m->family == LLMMEM__FAM_GPT_NEOX ||
+        s->rot = llmmem__nonneg(m->qk_rope_head_dim);
+    s->gated = m->gated_mlp;
+    s->moe = m->num_experts > 0 && m->num_moe_layers > 0;
+    s->rms = m->norm == LLMMEM__NORM_RMS;
+    s->fused = m->family == LLMMEM__FAM_GPT2 || m->family == LLMMEM__FAM_PHI3 || m->family == LLMMEM__FAM_GPT_NEOX ||
               m->family == LLMMEM__FAM_FALCON;
-    s.keys = malloc(s.L * sizeof *s.keys);
-    s.vals = malloc(s.L * sizeof *s.vals);
-    s.ktok = calloc(s.L, sizeof *s.ktok);
-    if (!s.keys || !s.vals || !s.ktok) {
-        free(s.keys);
-        free(s.vals);
-        free(s.ktok);
+    s->keys = malloc(s->L * sizeof *s->keys);
+    s->vals = malloc(s->L * sizeof *s->vals);
+    s->ktok = calloc(s->L, sizeof *s->ktok);
+    if (!s->keys || !s->vals || !s->ktok) {
+        free(s->keys);
+        free(s->vals);
+        free(s->ktok);
         return LLMMEM_E_NOMEM;
     }
-    for (uint64_t i = 0; i < s.L; i++)
-        s.keys[i] = s.vals[i] = -1;
+    for (uint64_t i = 0; i < s->L; i++)
+        s->keys[i] = s->vals[i] = -1;
 
-    phase(&s, "process start");
+    phase(s, "process start");
     (void)A(ws, LLMMEM_C_WORKSPACE, "cuBLAS workspace (first matmul)");
     if (prior)
         (void)llmmem__rp_prior_segment(r, prior, ws, LLMMEM_C_WORKSPACE, "cuBLAS workspace (autograd thread, earlier run)");
-    phase(&s, "model build");
+    phase(s, "model build");
     /* the weights tensor by tensor in module order, scaled to the layers replayed */
     const llmmem__tensors *ts = &m->tensors;
     uint64_t elems = 0;
@@ -426,7 +439,7 @@ int llmmem__timeline_infer(llmmem__replay *r, const llmmem__infer *x, const stru
     for (int i = 0; i < first; i++)
         (void)A((uint64_t)(per * (double)(llmmem__nonneg(ts->t[i].rows) * llmmem__nonneg(ts->t[i].cols))),
                 LLMMEM_C_WEIGHTS, ts->t[i].name);
-    for (uint64_t l = 0; l < s.L; l++)
+    for (uint64_t l = 0; l < s->L; l++)
         for (int i = first; i < ts->n; i++)
             if (ts->t[i].layer)
                 (void)A((uint64_t)(per * (double)(llmmem__nonneg(ts->t[i].rows) * llmmem__nonneg(ts->t[i].cols))),
@@ -438,15 +451,17 @@ int llmmem__timeline_infer(llmmem__replay *r, const llmmem__infer *x, const stru
     if (!ts->n)
         (void)A(weights, LLMMEM_C_WEIGHTS, "weights");
     (void)A(x->B * x->S * 8, LLMMEM_C_OTHER, "input ids");
-    phase(&s, "prefill");
+    phase(s, "prefill");
     if (lt_ws)
         (void)A(lt_ws, LLMMEM_C_WORKSPACE, "cuBLASLt workspace");
-    forward(&s, x->T, x->S, true);
-    phase(&s, "decode");
-    for (uint64_t n = 1; n <= x->N && !r->nomem; n++)
-        forward(&s, x->B, 1, false);
-    free(s.keys);
-    free(s.vals);
-    free(s.ktok);
+    forward(s, x->T, x->S, true);
+    phase(s, "decode");
+    for (uint64_t n = 1; n <= x->N && !r->nomem; n++) {
+        s->large_only = n > 1 && !r->rec;
+        forward(s, x->B, 1, false);
+    }
+    free(s->keys);
+    free(s->vals);
+    free(s->ktok);
     return r->nomem ? LLMMEM_E_NOMEM : LLMMEM_OK;
 }
