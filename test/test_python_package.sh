@@ -90,8 +90,9 @@ assert r.fits and r.peak_allocated_bytes > 0 and r.engine == "single"
 print("installed wheel: ok (%s)" % r)
 EOF
 cli=$(w/bin/python -c 'import llmmem; print(llmmem.cli_path())')
-ldd "$cli" | grep -q "libcjson.*=> .*/site-packages/llmmem/.*lib/libcjson" || { ldd "$cli"; echo "the bundled CLI does not take the wheel's cJSON"; exit 1; }
-if ldd "$cli" | grep -q libllmmem; then echo "the bundled CLI needs libllmmem.so (it links the archive)"; exit 1; fi
+cli_ldd=$(ldd "$cli")  # whole, not piped: grep -q would close the pipe under pipefail
+grep -q "libcjson.*=> .*/site-packages/llmmem/.*lib/libcjson" <<<"$cli_ldd" || { echo "$cli_ldd"; echo "the bundled CLI does not take the wheel's cJSON"; exit 1; }
+if grep -q libllmmem <<<"$cli_ldd"; then echo "the bundled CLI needs libllmmem.so (it links the archive)"; exit 1; fi
 w/bin/llmmem estimate --preset llama-3.2-1b >/dev/null
 [ "$(w/bin/python -m llmmem --version)" = "$(w/bin/llmmem --version)" ]
 echo "wheel from make dist: ok ($(basename "$whl"))"

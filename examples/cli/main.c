@@ -28,6 +28,8 @@ static const command commands[] = {
      CLI_G_QUICK | CLI_G_OUTPUT | CLI_G_PARAMS, true, &cli_help_quick, cli_run_quick, NULL},
     {{"plan", NULL}, "fastest layouts that fit N GPUs; --max-batch, --max-seq-len, --min-gpus",
      INPUTS | CLI_G_JSON | CLI_G_PARAMS | CLI_G_PLAN, false, &cli_help_plan, cli_run_plan, NULL},
+    {{"timeline", NULL}, "the predicted allocation timeline: SVG chart, JSON, or a memory_viz snapshot",
+     INPUTS | CLI_G_OUTPUT | CLI_G_PARAMS, true, &cli_help_timeline, cli_run_timeline, NULL},
     {{"validate", NULL}, "check a scenario file", 0, true, &cli_help_validate, cli_run_validate, NULL},
     {{"presets", NULL}, "list the built-in models", CLI_G_JSON, false, &cli_help_presets,
      cli_run_presets, NULL},

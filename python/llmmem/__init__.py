@@ -40,7 +40,7 @@ __all__ = [
     "Error", "UnknownParameterError", "InapplicableParameterError", "NotEstimatedError",
     "Model", "Config", "Result", "Plan", "estimate", "plan", "max_batch", "max_seq_len",
     "min_gpus", "load_scenario", "scenario_from_json", "scenario_from_file", "params",
-    "presets", "architectures", "gpus", "phase_names", "component_names", "result_key_names",
+    "presets", "architectures", "timeline", "gpus", "phase_names", "component_names", "result_key_names",
     "model_key_names", "reject_names", "version", "version_number", "soversion",
     "status_name", "strerror", "last_error", "clear_error", "lib", "LIBRARY_PATH",
     "__version__",
@@ -1590,6 +1590,26 @@ def plan(model, config: Optional[Config] = None, *, top_k: int = 10, **params) -
 
 
 plan.__doc__ += "\n\n" + _doc("llmmem_plan_layouts")
+
+
+_TIMELINE_FORMATS = {"json": 0, "svg": 1, "snapshot": 2}
+
+
+def timeline(model, config: Optional[Config] = None, *, format: str = "json", **params):
+    """The estimate's allocation timeline replayed through the model of PyTorch's caching
+    allocator (``llmmem_timeline``): ``format="json"`` (a dict: active bytes by category and
+    reserved bytes over the events, the phases), ``"svg"`` (the chart, as text) or
+    ``"snapshot"`` (the dict ``torch.cuda.memory._snapshot()`` returns, for
+    pytorch.org/memory_viz). Single-GPU training and HF generate only."""
+    if format not in _TIMELINE_FORMATS:
+        raise ValueError("format %r: one of %s" % (format, ", ".join(_TIMELINE_FORMATS)))
+    fmt = _TIMELINE_FORMATS[format]
+
+    def call(mh, ch):
+        return _text(lambda buf, cap, need: lib.llmmem_timeline(buf, cap, need, mh, ch, fmt))
+
+    text = _with_params(call, model, config, params)
+    return text if format == "svg" else json.loads(text)
 
 
 def _plan_i64(fn, model, config, params):

@@ -19,6 +19,8 @@ void llmmem__result_clear(struct llmmem_result *r)
     r->engine = 0;
     r->largest_block = 0;
     r->checkpointing = false;
+    r->replayed = r->replay_oom = false;
+    r->replay_reserved = r->replay_allocated = 0;
     r->model_type[0] = '\0';
 }
 

@@ -41,6 +41,11 @@ struct llmmem_result {
     int engine;     /* enum llmmem__engine */
     uint64_t largest_block; /* largest transient tensor (allocator model) */
     bool checkpointing;
+    /* the caching allocator's replay (memory/reserved.c), when it ran */
+    bool replayed;
+    bool replay_oom;           /* a segment did not fit the GPU even after freeing the cache */
+    uint64_t replay_reserved;  /* peak segment bytes */
+    uint64_t replay_allocated; /* peak allocated bytes of the replayed timeline */
     char model_type[LLMMEM__NAME_MAX];
 };
 

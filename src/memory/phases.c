@@ -331,5 +331,10 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
     explain_terms(r, &p, c);
     if (p.o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "training estimate overflows 64-bit byte counts");
+    if (c->allocator_replay && !extra) {
+        int rc = llmmem__reserved_train(r, t, m, c);
+        if (rc)
+            return rc;
+    }
     return llmmem__result_finish(r, c);
 }

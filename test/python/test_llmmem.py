@@ -78,6 +78,14 @@ class TestBinding(unittest.TestCase):
         with self.assertRaises(llmmem.Error) as e:
             llmmem.Model.from_hf_json('{"model_type": "whisper"}')
         self.assertIn("speech", str(e.exception))
+        tl = llmmem.timeline("llama-3.2-1b", seq_len=512)
+        self.assertEqual(tl["model_type"], "llama")
+        self.assertTrue(llmmem.timeline("llama-3.2-1b", format="svg").startswith("<svg"))
+        self.assertIn("segments", llmmem.timeline("llama-3.2-1b", format="snapshot"))
+        with self.assertRaises(ValueError):
+            llmmem.timeline("llama-3.2-1b", format="png")
+        with self.assertRaises(llmmem.Error):
+            llmmem.timeline("llama-3.2-1b", engine="zero", zero_stage=2)
         self.assertIn("H200", " ".join(llmmem.gpus()))
         self.assertEqual(llmmem.status_name(llmmem.E_PARSE), "LLMMEM_E_PARSE")
 
