@@ -183,9 +183,11 @@ static void test_hybrid_gdn_fp32_state(void **state)
  * the torch peak increase is the same at TP1 and TP2. Up to 0.10 the
  * baseline snapshot precedes the distributed init (gpu_worker.py
  * init_device), so the TP group's two NCCL communicators, vLLM's PyNccl and
- * torch's (made by the logits all-gather), are non-torch memory; from 0.11
- * the snapshot follows the init and one is left (the figure per
- * communicator is an environment assumption; the count is the code's). */
+ * torch's (made by the logits all-gather), and the custom all-reduce's
+ * buffers are non-torch memory; from 0.11 the snapshot follows the init, the
+ * PyNccl communicator and the custom all-reduce are in it, torch's is left
+ * (the figure per communicator is an environment assumption; the count is
+ * the code's). */
 static void test_hybrid_budget_0_10(void **state)
 {
     (void)state;
@@ -210,13 +212,71 @@ static void test_hybrid_budget_0_10(void **state)
                 peak[t] = get_u64(r, LLMMEM_R_PROFILE_PEAK_BYTES);
         }
     assert_int_equal(peak[0], peak[1]);
-    /* both versions add the 16 MiB custom all-reduce at TP2; 0.10.2 two
-     * communicators where 0.11 has one */
-    const uint64_t one = nt[1][1] - nt[1][0] - 16 * MIB;
+    /* 0.10.2: two communicators and the custom all-reduce's 8 MiB IPC buffer
+     * + 8 MiB rank data (custom_all_reduce.py); 0.11: torch's communicator */
+    const uint64_t one = nt[1][1] - nt[1][0];
     assert_true(one > 0);
     assert_int_equal(nt[0][1] - nt[0][0], 2 * one + 16 * MIB);
     llmmem_result_free(r);
     llmmem_config_free(c);
+}
+
+/* The other groups around the baseline (v1/worker/gpu_worker.py init_device).
+ * PP: vLLM's PyNccl communicator (send/recv go through it; none runs in the
+ * profile) counts up to 0.10 only. DP: up to 0.10 its PyNccl; from 0.11
+ * torch's communicator of the DP device group, made by the V1 runner's DP
+ * padding all-reduce in the dummy run (forward_context.py 0.11, not with
+ * --enforce-eager; v1/worker/dp_utils.py 0.12 - 0.13); from 0.14 async
+ * scheduling is on by default and the sync goes over gloo
+ * (disable_nccl_for_dp_synchronization). */
+static void test_groups_by_version(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "llama-3.1-8b"), 0);
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    set(c, "gpu", "H100-80GB");
+    set(c, "max_model_len", "8192");
+    /* one communicator: what TP2 adds to TP1 in 0.11 (torch's, made by the
+     * logits all-gather; the figure per communicator is the assumption) */
+    set(c, "vllm_version", "0.11.0");
+    estimate(r, m, c);
+    const uint64_t tp1 = get_u64(r, LLMMEM_R_NON_TORCH_BYTES);
+    set(c, "tensor_parallel_size", "2");
+    estimate(r, m, c);
+    const uint64_t one = get_u64(r, LLMMEM_R_NON_TORCH_BYTES) - tp1;
+    assert_true(one > 0);
+    set(c, "tensor_parallel_size", "1");
+    static const struct {
+        const char *ver, *eager;
+        int pp_comms, dp_comms;
+    } row[] = {
+        {"0.10.2", "false", 1, 1}, {"0.11.0", "false", 0, 1}, {"0.11.0", "true", 0, 0},
+        {"0.13.0", "false", 0, 1}, {"0.14.1", "false", 0, 0}, {"0.20.0", "false", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof row / sizeof row[0]; i++) {
+        set(c, "vllm_version", row[i].ver);
+        set(c, "enforce_eager", row[i].eager);
+        set(c, "pipeline_parallel_size", "1");
+        set(c, "data_parallel_size", "1");
+        estimate(r, m, c);
+        const uint64_t alone = get_u64(r, LLMMEM_R_NON_TORCH_BYTES);
+        set(c, "data_parallel_size", "2");
+        estimate(r, m, c);
+        const uint64_t dp = get_u64(r, LLMMEM_R_NON_TORCH_BYTES) - alone;
+        set(c, "data_parallel_size", "1");
+        set(c, "pipeline_parallel_size", "2");
+        estimate(r, m, c);
+        const uint64_t pp = get_u64(r, LLMMEM_R_NON_TORCH_BYTES) - alone;
+        if (pp != row[i].pp_comms * one || dp != row[i].dp_comms * one)
+            fail_msg("%s eager=%s: PP +%llu, DP +%llu", row[i].ver, row[i].eager,
+                     (unsigned long long)pp, (unsigned long long)dp);
+    }
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
 }
 
 /* Sliding window + full attention (gpt-oss-120b, anchor a024, 4 x A100 TP4,
@@ -420,7 +480,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hybrid_gdn_blocks),   cmocka_unit_test(test_hybrid_gdn_fp32_state),
-        cmocka_unit_test(test_hybrid_budget_0_10),
+        cmocka_unit_test(test_hybrid_budget_0_10),  cmocka_unit_test(test_groups_by_version),
         cmocka_unit_test(test_sliding_groups),      cmocka_unit_test(test_allocator_rounding),
         cmocka_unit_test(test_sampler_paths),       cmocka_unit_test(test_version_rules),
         cmocka_unit_test(test_tokens_by_version),   cmocka_unit_test(test_refused_start),
