@@ -279,6 +279,57 @@ static void test_groups_by_version(void **state)
     llmmem_model_free(m);
 }
 
+/* The V2 model runner's sampler state (v1/worker/gpu/sample/penalties.py
+ * PenaltiesState, built in load_model after "Model loading took"):
+ * output_bin_counts int32 [max_num_seqs, V] and prompt_bin_mask int32
+ * [max_num_seqs, cdiv(V, 32)]. Qwen3-0.6B (V 151,936) on an A100 (256
+ * sequences by default): 155,578,368 + 4,861,952 B, both split from their
+ * segments by the caching allocator (more than 1 MiB left over). From 0.27 the
+ * budget is the free memory taken since the baseline (total_consumed), so it
+ * comes out of the KV cache; the 0.26 budget (weights + peak + non-torch) does
+ * not see it, and neither has the V1 runner. */
+static void test_v2_sampler_state(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "qwen3-0.6b"), 0);
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    set(c, "gpu", "A100-80GB");
+    set(c, "max_model_len", "4096");
+    set(c, "vllm_version", "0.26.0");
+    estimate(r, m, c);
+    const uint64_t before = get_u64(r, LLMMEM_R_KV_AVAILABLE_BYTES);
+    set(c, "vllm_version", "0.27.1");
+    estimate(r, m, c);
+    const uint64_t pen = UINT64_C(256) * 151936 * 4 + UINT64_C(256) * 4748 * 4;
+    assert_int_equal(before - get_u64(r, LLMMEM_R_KV_AVAILABLE_BYTES), pen);
+    bool named = false;
+    for (int i = 0; i < llmmem_result_term_count(r); i++) {
+        const char *name = NULL, *formula = NULL;
+        uint64_t bytes = 0;
+        assert_int_equal(llmmem_result_term(&name, &formula, &bytes, r, i), 0);
+        if (strcmp(name, "sampler_state") == 0) {
+            assert_int_equal(bytes, pen);
+            named = true;
+        }
+    }
+    assert_true(named);
+    /* the V1 runner keeps no such state */
+    set(c, "vllm_model_runner", "v1");
+    estimate(r, m, c);
+    for (int i = 0; i < llmmem_result_term_count(r); i++) {
+        const char *name = NULL, *formula = NULL;
+        uint64_t bytes = 0;
+        assert_int_equal(llmmem_result_term(&name, &formula, &bytes, r, i), 0);
+        assert_true(strcmp(name, "sampler_state") != 0);
+    }
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
 /* Sliding window + full attention (gpt-oss-120b, anchor a024, 4 x A100 TP4,
  * vLLM 0.10.1): 18 + 18 layers in two groups of 18; 2 KV heads x 64 per rank,
  * page 2*16*2*64*2 = 8192 B; a request holds cdiv(16384, 16) = 1024 full
@@ -481,6 +532,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hybrid_gdn_blocks),   cmocka_unit_test(test_hybrid_gdn_fp32_state),
         cmocka_unit_test(test_hybrid_budget_0_10),  cmocka_unit_test(test_groups_by_version),
+        cmocka_unit_test(test_v2_sampler_state),
         cmocka_unit_test(test_sliding_groups),      cmocka_unit_test(test_allocator_rounding),
         cmocka_unit_test(test_sampler_paths),       cmocka_unit_test(test_version_rules),
         cmocka_unit_test(test_tokens_by_version),   cmocka_unit_test(test_refused_start),

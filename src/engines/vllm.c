@@ -393,6 +393,35 @@ static uint64_t non_torch(const vargs *v, const struct llmmem_config *c, bool la
     return NT_BASE + nccl_comms(v, c, last) * nccl + (ar ? NT_CUSTOM_AR : 0);
 }
 
+/* ---- the V2 model runner's sampler state ---------------------------------------------
+ * GPUModelRunner.load_model (v1/worker/gpu/model_runner.py) builds the
+ * Sampler after "Model loading took", on the last pipeline stage of a
+ * generating model; its PenaltiesState (v1/worker/gpu/sample/penalties.py)
+ * allocates, whether or not a request ever asks for a penalty,
+ * output_bin_counts int32 [max_num_reqs, vocab] and prompt_bin_mask int32
+ * [max_num_reqs, cdiv(vocab, 32)] (max_num_reqs = max_num_seqs, vocab =
+ * get_vocab_size(), unpadded; read in 0.21, 0.25.1 - 0.33; the other sampler
+ * states are a few values per request). It is torch memory that is neither
+ * weights nor profile peak: it enters the budget from 0.27, whose
+ * total_consumed is the free memory taken since the baseline
+ * (utils/mem_utils.py memory_profiling); the budget before (weights + peak
+ * increase + non-torch) leaves it out. The V2 runner is the default for
+ * models neither MoE nor hybrid from 0.25 and for all from 0.29 (runner_v2). */
+static uint64_t sampler_state(llmmem__ovf *o, const vargs *v, const struct llmmem_model *m,
+                              bool last)
+{
+    if (!v->runner_v2 || !last)
+        return 0;
+    const uint64_t V = u(m->vocab_size);
+    llmmem__vllm_pool pool;
+    memset(&pool, 0, sizeof pool);
+    const uint64_t mask =
+        llmmem__vllm_alloc(&pool, o, llmmem__mul3(o, v->seqs, llmmem__ceil_div(V, 32), 4));
+    return llmmem__add(o, mask, llmmem__vllm_alloc(&pool, o, llmmem__mul3(o, v->seqs, V, 4)));
+}
+
+static bool state_in_budget(const vargs *v) { return v->ver >= LLMMEM__VLLM_V(0, 27, 0); }
+
 /* CUDA graph capture sizes (config/vllm.py _set_cudagraph_sizes): before
  * 0.20 [1, 2, 4] + range(8, N + 1, 8); from 0.20 [1, 2, 4] + range(8, 256, 8)
  * + range(256, N + 1, 16); N = min(2 * max_num_seqs, 512, max_num_batched_tokens). */
@@ -442,6 +471,7 @@ typedef struct vstage {
     llmmem__vllm_kv kv;
     uint64_t fwd_tok;
     uint64_t nt;      /* non-torch memory after the baseline */
+    uint64_t state;   /* the V2 runner's sampler state */
     bool last;        /* the last pipeline stage (logits, sampler) */
     double available; /* bytes (vLLM keeps it as a float) */
     uint64_t blocks;
@@ -539,11 +569,14 @@ static int run_stage(vstage *st, llmmem__ovf *o, const vargs *v, const struct ll
     *cg_out = llmmem__max(*cg_out, cg);
     st->last = pi.last_stage;
     st->nt = non_torch(v, c, pi.last_stage);
+    st->state = sampler_state(o, v, m, pi.last_stage);
     double avail;
     if (c->kv_cache_memory_bytes > 0) {
         avail = (double)c->kv_cache_memory_bytes;
     } else {
         double non_kv = (double)st->w.bytes + (double)st->prof.peak + (double)st->nt;
+        if (state_in_budget(v))
+            non_kv += (double)st->state;
         if (v->ver < LLMMEM__VLLM_V(0, 9, 0)) /* 0.8: no baseline, the CUDA context counts */
             non_kv += (double)(c->cuda_context_bytes >= 0 ? (uint64_t)c->cuda_context_bytes
                                                           : v->gpu->cuda_context_bytes);
@@ -650,6 +683,16 @@ static void terms(struct llmmem_result *r, const vargs *v, const vstage *st, uin
               "NCCL, up to 0.13); vLLM's PyNccl and custom all-reduce precede it [gpu_worker.py "
               "init_device, base_device_communicator.py all_gather, dp_utils.py]";
     llmmem__result_term(r, "non_torch", nt_formula, st->nt);
+    if (st->state)
+        llmmem__result_term(r, "sampler_state",
+                            state_in_budget(v)
+                                ? "V2 runner PenaltiesState: int32 output_bin_counts [max_num_seqs, V] "
+                                  "+ prompt_bin_mask [max_num_seqs, V/32], made after \"Model loading "
+                                  "took\", in total_consumed [v1/worker/gpu/sample/penalties.py]"
+                                : "V2 runner PenaltiesState: int32 output_bin_counts [max_num_seqs, V] "
+                                  "+ prompt_bin_mask [max_num_seqs, V/32], outside the budget before "
+                                  "0.27 [v1/worker/gpu/sample/penalties.py]",
+                            st->state);
     llmmem__result_term(r, "cuda_graphs",
                         v->cg_applied ? "largest graph's pool + 1 MiB per graph, subtracted "
                                         "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, 0.20 on) "
@@ -659,8 +702,8 @@ static void terms(struct llmmem_result *r, const vargs *v, const vstage *st, uin
                         cg);
     llmmem__result_term(r, "kv_available",
                         v->ver >= LLMMEM__VLLM_V(0, 9, 0)
-                            ? "requested - weights - profile_peak - non_torch [- cuda_graphs] "
-                              "[gpu_worker.py determine_available_memory]"
+                            ? "requested - weights - profile_peak - non_torch [- sampler_state, "
+                              "0.27+] [- cuda_graphs] [gpu_worker.py determine_available_memory]"
                             : "total*util - (weights + profile peak) - (non_torch + CUDA context) "
                               "[0.8 gpu_worker.py determine_available_memory]",
                         st->available > 0 ? (uint64_t)st->available : 0);
@@ -780,7 +823,10 @@ int llmmem__infer_vllm(struct llmmem_result *r, const struct llmmem_model *m,
     r->phase_used[D] = true;
     r->bytes[D][LLMMEM_C_WEIGHTS] = best.w.bytes;
     r->bytes[D][LLMMEM_C_ACTIVATION_TRANSIENT] = best.prof.peak;
-    r->bytes[D][LLMMEM_C_OTHER] = llmmem__add(&o, best.nt, v.cg_applied ? cg : 0);
+    /* what the budget holds besides weights, peak and KV (the CUDA graphs
+     * before 0.20 and the sampler state before 0.27 come on top of it) */
+    r->bytes[D][LLMMEM_C_OTHER] = llmmem__add(&o, llmmem__add(&o, best.nt, v.cg_applied ? cg : 0),
+                                              state_in_budget(&v) ? best.state : 0);
     r->bytes[D][LLMMEM_C_KV_CACHE] = started ? kv_bytes : (uint64_t)(need > 0 ? need : 0);
     r->largest_block = best.w.largest;
     llmmem__result_set_u64(r, LLMMEM_R_WEIGHTS_BYTES, best.w.bytes);
