@@ -330,6 +330,50 @@ static void test_v2_sampler_state(void **state)
     llmmem_model_free(m);
 }
 
+/* The encoder run of Qwen2-VL-7B's profile (qwen2_vl.py; embed 1280, 16
+ * heads, MLP 5120, patch 14, temporal 2, merge 2, text hidden 3584, bf16):
+ * the largest item is the preprocessor's max_pixels 12,845,056 = 3584^2, 256^2
+ * = 65,536 patches and 16,384 tokens; the budget max(8192, 16384) admits one.
+ * Per patch the block's working set 2 x (2 x 1280 + max(4 x 1280, 2 x 5120)) =
+ * 25,600 B; held through the 32 blocks the pixel values 3 x 2 x 14 x 14 =
+ * 1176 values, in bf16 (the processor wrapper's cast) from 0.9 and the
+ * processor's fp32 in 0.8.5, and the rotary table 80 / 2 wide: fp32 up to
+ * 0.11, cos + sin in bf16 from 0.13, 160 B either way. The 16,384 x 3584 bf16
+ * outputs stay in the encoder cache. */
+static void test_qwen2vl_encoder(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_hf_file(&m, "test/data/configs/vlm/qwen2-vl-7b.json"), 0);
+    llmmem_config *c = vllm_config();
+    static const struct {
+        int ver;
+        uint64_t pixel_bytes;
+    } row[] = {{LLMMEM__VLLM_V(0, 8, 5), 4}, {LLMMEM__VLLM_V(0, 11, 0), 2}, {LLMMEM__VLLM_V(0, 20, 0), 2}};
+    for (size_t i = 0; i < sizeof row / sizeof row[0]; i++) {
+        llmmem__vllm_profile_in in;
+        memset(&in, 0, sizeof in);
+        in.ver = row[i].ver;
+        in.tokens = 8192;
+        in.reqs = 256;
+        in.tp = 1;
+        in.ep = 1;
+        in.e = 2;
+        in.k_r = 4;
+        in.first_stage = true;
+        llmmem__vllm_profile p;
+        llmmem__ovf o = {0};
+        assert_int_equal(llmmem__vllm_profile_run(&p, &o, m, c, &in), 0);
+        assert_int_equal(p.enc_items, 1);
+        assert_int_equal(p.enc_tokens, 16384);
+        const uint64_t patches = 65536;
+        const uint64_t want = patches * (25600 + 1176 * row[i].pixel_bytes + 160) + UINT64_C(16384) * 3584 * 2;
+        assert_int_equal(p.encoder, want);
+    }
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
 /* Sliding window + full attention (gpt-oss-120b, anchor a024, 4 x A100 TP4,
  * vLLM 0.10.1): 18 + 18 layers in two groups of 18; 2 KV heads x 64 per rank,
  * page 2*16*2*64*2 = 8192 B; a request holds cdiv(16384, 16) = 1024 full
@@ -532,7 +576,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hybrid_gdn_blocks),   cmocka_unit_test(test_hybrid_gdn_fp32_state),
         cmocka_unit_test(test_hybrid_budget_0_10),  cmocka_unit_test(test_groups_by_version),
-        cmocka_unit_test(test_v2_sampler_state),
+        cmocka_unit_test(test_v2_sampler_state),    cmocka_unit_test(test_qwen2vl_encoder),
         cmocka_unit_test(test_sliding_groups),      cmocka_unit_test(test_allocator_rounding),
         cmocka_unit_test(test_sampler_paths),       cmocka_unit_test(test_version_rules),
         cmocka_unit_test(test_tokens_by_version),   cmocka_unit_test(test_refused_start),
