@@ -140,11 +140,41 @@ static uint64_t next_pow2(uint64_t v)
  * encoder budget is max(max_num_batched_tokens, one item's tokens)
  * (compute_encoder_budget), the items max(1, budget / tokens per item); the
  * tower's working set over their patches (hidden, qkv/out and the MLP
- * intermediate in the model dtype; Qwen3-VL towers also the pixel values and
- * position embeddings held through the blocks) and the outputs kept in the
- * encoder cache through the text forward. The largest item is the processor's
- * largest image: Qwen2-VL's preprocessor max_pixels 12845056, Qwen3.5's
- * longest_edge 16777216 (the tower's max_pixels). */
+ * intermediate in the model dtype), what the Qwen towers hold through every
+ * block (held_per_patch) and the outputs kept in the encoder cache through
+ * the text forward. The largest item is the processor's largest image:
+ * Qwen2-VL's preprocessor max_pixels 12845056, Qwen3.5's longest_edge
+ * 16777216 (the tower's max_pixels). */
+/* Bytes per patch a Qwen tower holds through all its blocks
+ * (qwen2_vl.py Qwen2VisionTransformer.forward, qwen3_vl.py
+ * Qwen3_VisionTransformer.forward; read in 0.8.5.post1, 0.9.2, 0.10.2, 0.11,
+ * 0.13, 0.20, 0.33):
+ *  - the pixel values, 3 x temporal x patch^2 per patch: the caller
+ *    (_process_image_input) keeps them while the tower runs, on the GPU
+ *    since group_and_batch_mm_kwargs moved them there; in the model dtype
+ *    from 0.9 (the processor wrapper casts floating outputs: inputs/registry.py
+ *    in 0.9.2 - 0.10, multimodal/processing.py 0.11 - 0.13,
+ *    multimodal/processing/context.py later), the processor's fp32 in
+ *    0.8.5.post1 (forward's own cast copy is freed after patch_embed);
+ *  - the rotary position embedding of the patches, head_dim / 2 wide
+ *    (partial_rotary_factor 0.5 of head_dim = hidden / heads): one fp32 table
+ *    up to 0.12 (rot_pos_emb over VisionRotaryEmbedding's freqs; read up to
+ *    0.11), cos and sin gathered from get_rope's cos_sin_cache in the model
+ *    dtype from 0.13 (the same bytes for a 16-bit model);
+ *  - Qwen3-VL only: the learned position table interpolated per patch
+ *    (fast_pos_embed_interpolate, hidden wide, model dtype). */
+static uint64_t held_per_patch(const struct llmmem__vision_tower *t,
+                               const llmmem__vllm_profile_in *in)
+{
+    const uint64_t px = 3 * u(t->temporal_patch) * u(t->patch_size) * u(t->patch_size);
+    const uint64_t hd = u(t->heads) ? u(t->hidden) / u(t->heads) : 0;
+    uint64_t b = px * (in->ver < LLMMEM__VLLM_V(0, 9, 0) ? 4 : in->e);
+    b += in->ver < LLMMEM__VLLM_V(0, 13, 0) ? 4 * (hd / 2) : in->e * hd;
+    if (t->kind == LLMMEM__V_QWEN3VL)
+        b += u(t->hidden) * in->e;
+    return b;
+}
+
 static int encoder(llmmem__vllm_profile *p, uint64_t *cache, llmmem__ovf *o,
                    const struct llmmem_model *m, const struct llmmem_config *c,
                    const llmmem__vllm_profile_in *in)
@@ -169,16 +199,8 @@ static int encoder(llmmem__vllm_profile *p, uint64_t *cache, llmmem__ovf *o,
     const uint64_t hv = u(t->hidden), fv = u(t->intermediate);
     const uint64_t hv_r = llmmem__ceil_div(hv, in->tp), fv_r = llmmem__ceil_div(fv, in->tp);
     p->encoder = llmmem__mul3(o, patches, in->e, 2 * hv + llmmem__max(4 * hv_r, 2 * fv_r));
-    if (t->kind == LLMMEM__V_QWEN3VL) {
-        /* qwen3_vl.py Qwen3_VisionTransformer.forward holds through every
-         * block the pixel values (cast to the model dtype by the processor
-         * wrapper, multimodal/processing/context.py, and moved to the GPU by
-         * group_and_batch_mm_kwargs: 3 x temporal x patch^2 per patch) and
-         * the interpolated position embeddings of prepare_encoder_metadata
-         * (hidden wide per patch) */
-        const uint64_t px = 3 * u(t->temporal_patch) * u(t->patch_size) * u(t->patch_size);
-        p->encoder = llmmem__add(o, p->encoder, llmmem__mul3(o, patches, in->e, px + hv));
-    }
+    if (LLMMEM__VISION_QWEN(t))
+        p->encoder = llmmem__add(o, p->encoder, llmmem__mul(o, patches, held_per_patch(t, in)));
     *cache = llmmem__mul3(o, llmmem__mul(o, items, vb.lm_tokens), u(m->hidden_size), in->e);
     p->encoder = llmmem__add(o, p->encoder, *cache);
     p->enc_tokens = budget;
