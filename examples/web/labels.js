@@ -16,6 +16,9 @@
   const multi = engine("ddp", "zero", "fsdp", "megatron", "megatron_deepspeed");
   const lora = (v) => train(v) && Number(v.lora_rank) > 0;
   const always = () => true;
+  // the caching allocator's replay draws single-GPU training and HF inference
+  const replay = (v) => (train(v) && v.engine === "single") || (infer(v) && v.runtime !== "vllm");
+  const replayOn = (v) => replay(v) && !["false", "0"].includes(String(v.allocator_replay));
 
   // name: [label (with its unit), applies]
   const LABELS = {
@@ -112,6 +115,11 @@
     cuda_context_bytes: ["CUDA context (bytes; -1 = the GPU's)", always],
     cublas_workspace_bytes: ["cuBLAS workspace (bytes; -1 = the GPU's)", always],
     expandable_segments: ["Allocator expandable segments", always],
+    allocator_replay: ["Replay PyTorch's caching allocator (peak reserved)", replay],
+    max_split_size_bytes: ["Allocator max_split_size (bytes; 0 = unlimited)", replayOn],
+    garbage_collection_threshold: ["Allocator garbage_collection_threshold (0 = off)", replayOn],
+    empty_cache_steps: ["torch.cuda.empty_cache() every N optimizer steps (0 = never)", (v) => replayOn(v) && train(v)],
+    prior_workspace_segment_bytes: ["Segment an earlier run left (bytes; 0 = fresh process)", replayOn],
     images_per_sample: ["Images per sequence (0 = text only)", always],
     image_height: ["Image height (pixels; 0 = the processor's)", always],
     image_width: ["Image width (pixels; 0 = the processor's)", always],

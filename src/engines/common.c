@@ -315,6 +315,11 @@ int llmmem__engine_check_inference(const struct llmmem_model *m, const struct ll
                              "qlora = %s with mode inference: qlora is the training base's storage; "
                              "for inference set weights_format (nf4, int8, ...)",
                              llmmem_param_enum_name(LLMMEM_P_QLORA, c->qlora));
+    if (c->empty_cache_steps != 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "empty_cache_steps = %lld with mode inference: it is the Trainer's "
+                             "torch_empty_cache_steps, after optimizer steps (leave it at 0)",
+                             (long long)c->empty_cache_steps);
     if (routes_nothing(m))
         return routes_nothing_error(m);
     if (c->runtime == LLMMEM__RT_HF)

@@ -59,6 +59,39 @@ static uint64_t reserved_of(const struct llmmem_result *r, const struct llmmem_c
     return reserved;
 }
 
+/* The allocator's settings act through the replay alone: where it did not
+ * run (an engine it does not draw, allocator_replay off, a timeline past its
+ * bounds) a setting other than its default would be ignored, so it is
+ * refused. */
+static int replay_settings_check(const struct llmmem_result *r, const struct llmmem_config *c)
+{
+    static const struct {
+        int param;
+        const char *name;
+    } knobs[] = {{LLMMEM_P_MAX_SPLIT_SIZE_BYTES, "max_split_size_bytes"},
+                 {LLMMEM_P_GC_THRESHOLD, "garbage_collection_threshold"},
+                 {LLMMEM_P_EMPTY_CACHE_STEPS, "empty_cache_steps"},
+                 {LLMMEM_P_PRIOR_WORKSPACE_SEGMENT_BYTES, "prior_workspace_segment_bytes"}};
+    const double value[] = {(double)c->max_split_size_bytes, c->gc_threshold, (double)c->empty_cache_steps,
+                            (double)c->prior_ws_segment};
+    if (r->replayed)
+        return LLMMEM_OK;
+    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
+        if (value[i] != 0.0)
+            return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                                 "%s = %.16g%s, but the caching allocator was not replayed (%s): the "
+                                 "replay draws single-GPU training and HF inference with "
+                                 "allocator_replay on; leave it at 0",
+                                 knobs[i].name, value[i], llmmem__config_origin(c, knobs[i].param),
+                                 !c->allocator_replay ? "allocator_replay is off"
+                                 : c->mode == LLMMEM__MODE_TRAINING && c->engine != LLMMEM__ENG_SINGLE
+                                     ? "a multi-GPU engine"
+                                 : c->runtime == LLMMEM__RT_VLLM && c->mode != LLMMEM__MODE_TRAINING
+                                     ? "vLLM's budget"
+                                     : "the timeline is past the replay's bounds; see the notes");
+    return LLMMEM_OK;
+}
+
 /* The CUDA context: configured, calibrated, or the GPU's. */
 static uint64_t context_of(const struct llmmem_config *c, const llmmem__gpu *g)
 {
@@ -80,6 +113,9 @@ int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c
     if (!g)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "gpu index %lld is not in the GPU table",
                              (long long)c->gpu);
+    int rc = replay_settings_check(r, c);
+    if (rc)
+        return rc;
     uint64_t reserved = reserved_of(r, c, peak, &o);
     uint64_t ctx = context_of(c, g);
     uint64_t total = llmmem__add(&o, reserved, ctx);
