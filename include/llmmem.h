@@ -120,12 +120,17 @@ typedef enum llmmem_param {
     LLMMEM_P_OPTIMIZER_IMPL = 301,  /**< enum: foreach, fused, forloop */
     LLMMEM_P_OPTIMIZER_STATE_DTYPE = 302, /**< enum: auto (= param/master dtype), fp32, bf16 */
     LLMMEM_P_STEP = 303,            /**< enum: max, first, steady */
+    LLMMEM_P_OPTIMIZER_IN_BACKWARD = 304, /**< bool: per-parameter step inside backward, gradients
+                                         freed as they go (torchtune optimizer_in_bwd) @since 0.2 */
     /* activations (4xx) */
     LLMMEM_P_ATTENTION = 400,       /**< enum: sdpa, flash, eager */
     LLMMEM_P_CHECKPOINTING = 401,   /**< enum: none, full, selective */
-    LLMMEM_P_LOSS = 402,            /**< enum: hf, vocab_parallel, chunked, liger */
-    LLMMEM_P_ACTIVATION_PROFILE = 403, /**< enum: auto, hf, megatron */
+    LLMMEM_P_LOSS = 402,            /**< enum: hf, vocab_parallel, chunked, liger, torchtune_chunked, litgpt_chunked */
+    LLMMEM_P_ACTIVATION_PROFILE = 403, /**< enum: auto, hf, megatron, torchtune, litgpt */
     LLMMEM_P_DROPOUT = 404,         /**< enum: model (from config), off, on */
+    LLMMEM_P_COMPILE = 405,         /**< enum: none, layers, model (torch.compile scope) @since 0.2 */
+    LLMMEM_P_ACTIVATION_OFFLOADING = 406, /**< enum: none, streams, save_on_cpu @since 0.2 */
+    LLMMEM_P_LOSS_CHUNKS = 407,     /**< i64: output chunks of torchtune_chunked (0 = 8) @since 0.2 */
     /* LoRA / QLoRA (5xx) */
     LLMMEM_P_LORA_RANK = 500,       /**< i64: 0 = full fine-tuning */
     LLMMEM_P_LORA_ALPHA = 501,      /**< f64 */
@@ -275,7 +280,12 @@ typedef enum llmmem_result_key {
     LLMMEM_R_KV_BLOCKS = 122,          /**< i64 (vllm) */
     LLMMEM_R_PIPELINE_STAGES = 123,    /**< i64 */
     LLMMEM_R_PEAK_STAGE = 124,         /**< i64: the pipeline stage with the peak */
-    LLMMEM_R_ACTIVE_PARAMS = 125       /**< i64: per token (MoE) */
+    LLMMEM_R_ACTIVE_PARAMS = 125,      /**< i64: per token (MoE) */
+    LLMMEM_R_MANAGED_BYTES = 126,      /**< u64: CUDA managed memory (bitsandbytes paged optimizer
+                                            state): resident on the GPU, outside peak_allocated;
+                                            counted in total_bytes_per_gpu @since 0.2 */
+    LLMMEM_R_LOAD_PEAK_BYTES = 127     /**< u64: peak allocated while the weights are loaded and
+                                            quantised (QLoRA); 0 when not modelled @since 0.2 */
 } llmmem_result_key;
 
 /* ---- library information ------------------------------------------------ */
@@ -427,6 +437,11 @@ LLMMEM_API int llmmem_config_get_f64(double *out, const llmmem_config *cfg, int 
 /** Reads any parameter as text (enum: the value name), snprintf-style. */
 LLMMEM_API int llmmem_config_get_str(char *buf, size_t cap, size_t *needed,
                                      const llmmem_config *cfg, int param);
+/** Number of notes the framework-file readers left on @p cfg (keys read with an
+ *  assumption, keys not read); estimates copy them into their result. @since 0.2 */
+LLMMEM_API int llmmem_config_note_count(const llmmem_config *cfg);
+/** @return the i-th note of @p cfg (owned by it), NULL if out of range. @since 0.2 */
+LLMMEM_API const char *llmmem_config_note(const llmmem_config *cfg, int index);
 /** Serialises every parameter as a flat JSON object of name: value. */
 LLMMEM_API int llmmem_config_to_json(char *buf, size_t cap, size_t *needed, const llmmem_config *cfg);
 

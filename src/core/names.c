@@ -44,9 +44,11 @@ static const struct {
     {"pipeline_stages", LLMMEM_TYPE_I64},
     {"peak_stage", LLMMEM_TYPE_I64},
     {"active_params", LLMMEM_TYPE_I64},
+    {"managed_bytes", LLMMEM_TYPE_U64},
+    {"load_peak_bytes", LLMMEM_TYPE_U64},
 };
 
-_Static_assert(LLMMEM_R_ACTIVE_PARAMS - LLMMEM_R_PARAMS + 1 == LLMMEM__RKEYS,
+_Static_assert(LLMMEM_R_LOAD_PEAK_BYTES - LLMMEM_R_PARAMS + 1 == LLMMEM__RKEYS,
                "result key table out of step with the header");
 
 const char *llmmem_phase_name(int phase)

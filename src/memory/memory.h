@@ -181,6 +181,7 @@ typedef struct llmmem__lora_shape {
 } llmmem__lora_shape;
 typedef struct llmmem__optim_bytes {
     uint64_t state;     /* persistent state bytes */
+    uint64_t managed;   /* of which in CUDA managed memory (paged optimizers) */
     uint64_t transient; /* extra bytes at the peak of step() */
 } llmmem__optim_bytes;
 /* State and step temporaries of optimizer `optim` over the model's tensors, or
