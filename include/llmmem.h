@@ -105,6 +105,7 @@ typedef enum llmmem_param {
     LLMMEM_P_BATCH_SIZE = 104,      /**< i64: inference sequences */
     LLMMEM_P_PROMPT_LEN = 105,      /**< i64: inference prompt tokens */
     LLMMEM_P_DECODE_LEN = 106,      /**< i64: generated tokens */
+    LLMMEM_P_PEAK_SCOPE = 107,      /**< enum: step, process (also loading and quantising) @since 0.2 */
     /* precision (2xx) */
     LLMMEM_P_PARAM_DTYPE = 200,     /**< enum dtype of the stored weights */
     LLMMEM_P_COMPUTE_DTYPE = 201,   /**< enum dtype of matmuls (autocast when != param) */

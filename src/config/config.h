@@ -20,6 +20,7 @@ enum llmmem__profile { LLMMEM__PROFILE_AUTO = 0, LLMMEM__PROFILE_HF = 1, LLMMEM_
                        LLMMEM__PROFILE_TORCHTUNE = 3, LLMMEM__PROFILE_LITGPT = 4 };
 /* torch.compile scope (compile.c) and activation offloading (offload.c). */
 enum llmmem__compile { LLMMEM__COMPILE_NONE = 0, LLMMEM__COMPILE_LAYERS = 1, LLMMEM__COMPILE_MODEL = 2 };
+enum llmmem__peak_scope { LLMMEM__SCOPE_STEP = 0, LLMMEM__SCOPE_PROCESS = 1 };
 enum llmmem__act_offload { LLMMEM__AOFF_NONE = 0, LLMMEM__AOFF_STREAMS = 1, LLMMEM__AOFF_SAVE_ON_CPU = 2 };
 enum llmmem__dropout { LLMMEM__DROPOUT_MODEL = 0, LLMMEM__DROPOUT_OFF = 1, LLMMEM__DROPOUT_ON = 2 };
 enum llmmem__impl { LLMMEM__IMPL_FOREACH = 0, LLMMEM__IMPL_FUSED = 1, LLMMEM__IMPL_FORLOOP = 2 };
@@ -53,7 +54,7 @@ struct llmmem_config {
     /* workload */
     int64_t mode;
     int64_t micro_batch_size, seq_len, grad_accum_steps;
-    int64_t batch_size, prompt_len, decode_len;
+    int64_t batch_size, prompt_len, decode_len, peak_scope;
     /* precision */
     int64_t param_dtype, compute_dtype, master_weights, grad_dtype;
     int64_t weights_format, kv_cache_dtype, quant_bits, quant_group_size, fp8_recipe;

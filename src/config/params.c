@@ -29,6 +29,7 @@ static const char *const ckpt_names[] = {"none", "full", "selective", NULL};
 static const char *const loss_names[] = {"hf", "vocab_parallel", "chunked", "liger",
                                          "torchtune_chunked", "litgpt_chunked", NULL};
 static const char *const profile_names[] = {"auto", "hf", "megatron", "torchtune", "litgpt", NULL};
+static const char *const scope_names[] = {"step", "process", NULL};
 static const char *const compile_names[] = {"none", "layers", "model", NULL};
 static const char *const act_offload_names[] = {"none", "streams", "save_on_cpu", NULL};
 static const char *const dropout_names[] = {"model", "off", "on", NULL};
@@ -76,6 +77,9 @@ static const llmmem__param_info params[] = {
         "prompt tokens per sequence"),
     I64(LLMMEM_P_DECODE_LEN, "decode_len", "inference", decode_len, 0, MAXTOK, 128,
         "generated tokens per sequence"),
+    ENUM(LLMMEM_P_PEAK_SCOPE, "peak_scope", "training", peak_scope, scope_names, 0,
+         "peak over: step (a training step, as torchtune logs it after resetting), process (also "
+         "loading and quantising the weights: torch.cuda.max_memory_allocated since start, as LitGPT prints)"),
     ENUM(LLMMEM_P_PARAM_DTYPE, "param_dtype", "training", param_dtype, dtype_names, LLMMEM__DT_BF16,
          "dtype of the stored weights (fp32 with compute bf16 = autocast)"),
     ENUM(LLMMEM_P_COMPUTE_DTYPE, "compute_dtype", "training", compute_dtype, dtype_names,

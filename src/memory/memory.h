@@ -46,6 +46,7 @@ typedef struct llmmem__states {
     uint64_t grads;           /* gradient bytes of trainable params */
     uint64_t optim;           /* optimizer state */
     uint64_t optim_transient; /* step temporaries (foreach copies etc.) */
+    uint64_t managed;         /* optimizer state in CUDA managed memory (paged), not in optim */
     int weight_bytes;         /* bytes per trainable weight element */
     int grad_bytes;
     int state_bytes;          /* bytes per element of a full-size optimizer state */
@@ -80,6 +81,18 @@ typedef struct llmmem__train {
     uint64_t encoder_transient; /* the vision encoder's forward working set */
     uint64_t workspace;         /* one cuBLAS workspace */
     bool checkpointing;         /* full recompute */
+    /* training recipes (recipes.c) */
+    uint64_t ckpt_live_fwd;     /* checkpoint inputs on the GPU at the end of forward (L unless offloaded) */
+    uint64_t ckpt_live_bwd;     /* ... at most, during backward */
+    uint64_t host_offload;      /* pinned host bytes of offloaded activations */
+    bool optim_in_bwd;          /* per-parameter step in backward: gradients do not accumulate */
+    uint64_t grad_inflight;     /* optim_in_bwd: one layer parameter's gradient at a time */
+    uint64_t step_inflight;     /* optim_in_bwd: that parameter's step temporaries */
+    uint64_t grad_inflight_end; /* optim_in_bwd: the embedding's gradient and step temporaries */
+    uint64_t grad_held;         /* optim_in_bwd: a tied head's gradient held until the embedding's */
+    uint64_t loss_grad_accum;   /* head weight gradient sum + newest chunk's, at a chunked loss's backward */
+    uint64_t managed;           /* CUDA managed memory (paged optimizer state), outside the phases */
+    uint64_t load_peak;         /* peak while loading and quantising the weights (QLoRA), 0 otherwise */
 } llmmem__train;
 
 int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struct llmmem_model *m,
@@ -132,6 +145,8 @@ typedef struct llmmem__train_in {
     llmmem__vision_bytes vb;   /* the vision tower (zeros for text-only models) */
     uint64_t s;                /* sequence with image tokens */
     uint64_t T;                /* tokens per micro-batch */
+    uint64_t qlin;             /* QLoRA: elements of the quantised Linear weights */
+    uint64_t qlin_largest;     /* QLoRA: elements of the largest of them */
 } llmmem__train_in;
 
 /* Weights, masters, gradients, optimizer state; per-layer and embedding
@@ -163,6 +178,37 @@ void llmmem__casts_compute(llmmem__train *t, const llmmem__train_in *in, llmmem_
 void llmmem__loss_compute(llmmem__train *t, const llmmem__train_in *in, llmmem__ovf *o);
 /* fwd_transient, bwd_transient, recompute_transient and mlp_tail (transient.c). */
 void llmmem__transient_compute(llmmem__train *t, const llmmem__train_in *in, llmmem__ovf *o);
+
+/* ---- framework model code, torch.compile and the training recipes ---------
+ * (frameworks.c, compile.c, recipes.c) */
+/* Whether activation_profile names a framework's own model code (torchtune, litgpt). */
+bool llmmem__frameworks_own(const struct llmmem_config *c);
+/* Refuses what the framework profile does not model (families, autocast, eager attention). */
+int llmmem__frameworks_check(const struct llmmem_model *m, const struct llmmem_config *c,
+                             const llmmem__recipe *rc);
+/* Saved bytes per token of one decoder layer in the framework's module code (eager). */
+uint64_t llmmem__frameworks_saved_layer(const struct llmmem_model *m, const struct llmmem_config *c,
+                                        const llmmem__recipe *rc);
+/* The Linears QLoRA quantises under the profile: *n their elements, *largest the largest. */
+void llmmem__frameworks_qlora_linears(uint64_t *n, uint64_t *largest, const llmmem__train_in *in,
+                                      llmmem__ovf *o);
+/* Refuses compile settings the partitioner model does not cover. */
+int llmmem__compile_check(const struct llmmem_model *m, const struct llmmem_config *c, const llmmem__recipe *rc);
+/* Per token: what the min-cut partitioner saves for one compiled decoder layer. */
+uint64_t llmmem__compile_saved_layer(const struct llmmem_model *m, const struct llmmem_config *c,
+                                     const llmmem__recipe *rc);
+/* Per token: the compiled final norm (compile model). */
+uint64_t llmmem__compile_saved_head(const struct llmmem_model *m, const struct llmmem_config *c,
+                                    const llmmem__recipe *rc);
+/* Contradictions between recipe switches (offloading without checkpointing,
+ * optimizer in backward with accumulation) (recipes.c). */
+int llmmem__recipes_check(const struct llmmem_model *m, const struct llmmem_config *c);
+/* Offloading residency, optimizer in backward, paged state, load peak (recipes.c). */
+void llmmem__recipes_compute(llmmem__train *t, struct llmmem_result *r, const llmmem__train_in *in,
+                             llmmem__ovf *o);
+
+/* The recipe terms of --explain (recipes.c). */
+void llmmem__recipes_explain(struct llmmem_result *r, const llmmem__train *t, const struct llmmem_config *c);
 
 /* Extra bytes an engine adds per phase (buffers, gathered parameters). */
 typedef struct llmmem__engine_extra {

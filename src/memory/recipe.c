@@ -35,6 +35,8 @@ void llmmem__recipe_of(llmmem__recipe *rc, const struct llmmem_model *m, const s
     rc->qlora = rc->lora && c->qlora != LLMMEM__QLORA_NONE;
     rc->full_ft = !rc->lora;
     rc->ab = rc->pb > 4 ? rc->pb : 4; /* peft autocast_adapter_dtype: 16-bit adapters become fp32 */
+    if (c->activation_profile == LLMMEM__PROFILE_TORCHTUNE || c->activation_profile == LLMMEM__PROFILE_LITGPT)
+        rc->ab = rc->pb; /* torchtune LoRALinear / LitGPT LoRA: adapters built in the model dtype */
     rc->rank = c->lora_rank;
     rc->lora_dropout = c->lora_dropout;
     rc->attention = (int)c->attention;
