@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-build_pkgs=(make gcc libc6-dev pkg-config libcjson-dev)
+build_pkgs=(make gcc libc6-dev pkg-config libcjson-dev libyaml-dev)
 test_pkgs=(g++ libcmocka-dev valgrind abigail-tools doxygen python3 python3-cffi binutils)
 
 # A package counts as present when dpkg says so, or when its command is on PATH

@@ -125,7 +125,7 @@ typedef enum llmmem_param {
                                          freed as they go (torchtune optimizer_in_bwd) @since 0.2 */
     /* activations (4xx) */
     LLMMEM_P_ATTENTION = 400,       /**< enum: sdpa, flash, eager */
-    LLMMEM_P_CHECKPOINTING = 401,   /**< enum: none, full, selective */
+    LLMMEM_P_CHECKPOINTING = 401,   /**< enum: none, full, selective, selective_op */
     LLMMEM_P_LOSS = 402,            /**< enum: hf, vocab_parallel, chunked, liger, torchtune_chunked, litgpt_chunked */
     LLMMEM_P_ACTIVATION_PROFILE = 403, /**< enum: auto, hf, megatron, torchtune, litgpt */
     LLMMEM_P_DROPOUT = 404,         /**< enum: model (from config), off, on */
@@ -470,6 +470,29 @@ LLMMEM_API int llmmem_config_apply_hf_training_args_file(llmmem_config *cfg, con
 /** Applies HF TrainingArguments saved as JSON (also LLaMA-Factory keys). */
 LLMMEM_API int llmmem_config_apply_hf_training_args_json(llmmem_config *cfg, const char *json,
                                                          size_t len);
+
+/** Kinds of framework configuration file (YAML) read by
+ *  llmmem_config_apply_framework_file. Values are part of the ABI. @since 0.2 */
+typedef enum llmmem_framework {
+    LLMMEM_FW_AUTO = 0,        /**< detect from the keys */
+    LLMMEM_FW_TORCHTUNE = 1,   /**< a torchtune recipe config (tune run ... --config) */
+    LLMMEM_FW_AXOLOTL = 2,     /**< an axolotl config */
+    LLMMEM_FW_ACCELERATE = 3,  /**< an accelerate config (accelerate config / --config_file) */
+    LLMMEM_FW_LLAMAFACTORY = 4 /**< a LLaMA-Factory training YAML */
+} llmmem_framework;
+/** @return "torchtune", ...; NULL if unknown. @since 0.2 */
+LLMMEM_API const char *llmmem_framework_name(int kind);
+/** Which kind of framework file @p yaml is (LLMMEM_FW_AUTO when none). @since 0.2 */
+LLMMEM_API int llmmem_framework_detect(int *kind, const char *yaml, size_t len);
+/** Applies a framework configuration in YAML to @p cfg, all or nothing: every
+ *  memory-relevant key is set, refused (LLMMEM_E_UNSUPPORTED naming the key
+ *  path and line:column) or noted (llmmem_config_note). @p kind is a
+ *  ::llmmem_framework; @p model may be NULL. @since 0.2 */
+LLMMEM_API int llmmem_config_apply_framework_yaml(llmmem_config *cfg, const llmmem_model *model, int kind,
+                                                  const char *yaml, size_t len);
+/** The same from a file (a regular file of at most 64 MiB); errors name the path. @since 0.2 */
+LLMMEM_API int llmmem_config_apply_framework_file(llmmem_config *cfg, const llmmem_model *model, int kind,
+                                                  const char *path);
 
 /** Applies a calibration profile (JSON, docs/calibration.md) to @p cfg: scale
  *  factors for named result components (e.g. "activations": 1.02), an

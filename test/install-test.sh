@@ -35,6 +35,7 @@ version=$(pkg-config --modversion llmmem)
 expect=$(sed -n 's/^#define LLMMEM_VERSION_STRING "\(.*\)"/\1/p' include/llmmem.h)
 [ "$version" = "$expect" ] || { echo "pkg-config version $version != header $expect"; exit 1; }
 pkg-config --static --libs llmmem | grep -q -- -lcjson || { echo "--static --libs lacks -lcjson"; exit 1; }
+pkg-config --static --libs llmmem | grep -q -- -lyaml || { echo "--static --libs lacks -lyaml"; exit 1; }
 echo "pkg-config: $(pkg-config --cflags --libs llmmem)"
 
 # Dynamic: the loader finds the staged library through LD_LIBRARY_PATH.

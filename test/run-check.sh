@@ -66,7 +66,7 @@ build_c_test() {
     local src=$1 bin=$2 log=$3
     # shellcheck disable=SC2086
     $CC -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wno-unused-parameter \
-        -Iinclude -Isrc $CFLAGS "$src" "$LIBA" -lcmocka -lcjson -lm -o "$bin" >"$log" 2>&1
+        -Iinclude -Isrc $CFLAGS "$src" "$LIBA" -lcmocka -lcjson -lyaml -lm -o "$bin" >"$log" 2>&1
 }
 
 for src in "${c_tests[@]}"; do

@@ -12,6 +12,11 @@ static const cli_help_line estimate_help_flags[] = {
              "                           --num-kv-heads, --head-dim, --intermediate-size, "
              "--vocab-size, ...\n"},
     {.text = "Framework files (applied after the scenario, before the parameter flags):\n"},
+    {.flag = "framework_config"},
+    {.flag = "torchtune_config"},
+    {.flag = "axolotl_config"},
+    {.flag = "accelerate_config"},
+    {.flag = "llamafactory_config"},
     {.flag = "hf_training_args"},
     {.flag = "deepspeed_config"},
     {.flag = "calibration"},

@@ -12,7 +12,8 @@
 /* Enum values of the configuration (order = the names in params.c). */
 enum llmmem__mode { LLMMEM__MODE_TRAINING = 0, LLMMEM__MODE_INFERENCE = 1 };
 enum llmmem__attn { LLMMEM__ATTN_SDPA = 0, LLMMEM__ATTN_FLASH = 1, LLMMEM__ATTN_EAGER = 2 };
-enum llmmem__ckpt { LLMMEM__CKPT_NONE = 0, LLMMEM__CKPT_FULL = 1, LLMMEM__CKPT_SELECTIVE = 2 };
+enum llmmem__ckpt { LLMMEM__CKPT_NONE = 0, LLMMEM__CKPT_FULL = 1, LLMMEM__CKPT_SELECTIVE = 2,
+                    LLMMEM__CKPT_SELECTIVE_OP = 3 };
 enum llmmem__loss { LLMMEM__LOSS_HF = 0, LLMMEM__LOSS_VOCAB_PARALLEL = 1, LLMMEM__LOSS_CHUNKED = 2,
                     LLMMEM__LOSS_LIGER = 3, LLMMEM__LOSS_TORCHTUNE_CHUNKED = 4,
                     LLMMEM__LOSS_LITGPT_CHUNKED = 5 };

@@ -25,7 +25,7 @@ static const char *const optim_names[] = {
 static const char *const impl_names[] = {"foreach", "fused", "forloop", NULL};
 static const char *const step_names[] = {"max", "first", "steady", NULL};
 static const char *const attn_names[] = {"sdpa", "flash", "eager", NULL};
-static const char *const ckpt_names[] = {"none", "full", "selective", NULL};
+static const char *const ckpt_names[] = {"none", "full", "selective", "selective_op", NULL};
 static const char *const loss_names[] = {"hf", "vocab_parallel", "chunked", "liger",
                                          "torchtune_chunked", "litgpt_chunked", NULL};
 static const char *const profile_names[] = {"auto", "hf", "megatron", "torchtune", "litgpt", NULL};
@@ -112,7 +112,8 @@ static const llmmem__param_info params[] = {
     ENUM(LLMMEM_P_ATTENTION, "attention", "training", attention, attn_names, 0,
          "attention kernel: sdpa/flash keep no score matrix, eager does"),
     ENUM(LLMMEM_P_CHECKPOINTING, "activation_checkpointing", "training", checkpointing, ckpt_names,
-         0, "activation checkpointing: none, full (per layer), selective (attention core)"),
+         0, "activation checkpointing: none, full (per layer), selective (attention core), selective_op "
+         "(op-level SAC keeping every other matmul output and the attention outputs, torchtitan)"),
     ENUM(LLMMEM_P_LOSS, "loss", "training", loss, loss_names, 0,
          "cross-entropy: hf (fp32 upcast), vocab_parallel, chunked, liger (fused linear CE), "
          "torchtune_chunked (CEWithChunkedOutputLoss), litgpt_chunked (128-token bf16 chunks)"),

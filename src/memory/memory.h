@@ -207,6 +207,8 @@ int llmmem__recipes_check(const struct llmmem_model *m, const struct llmmem_conf
 void llmmem__recipes_compute(llmmem__train *t, struct llmmem_result *r, const llmmem__train_in *in,
                              llmmem__ovf *o);
 
+/* Per token: what op-level selective checkpointing keeps of one layer (recipes.c). */
+uint64_t llmmem__recipes_sac_layer(const struct llmmem_model *m, const llmmem__recipe *rc);
 /* The recipe terms of --explain (recipes.c). */
 void llmmem__recipes_explain(struct llmmem_result *r, const llmmem__train *t, const struct llmmem_config *c);
 

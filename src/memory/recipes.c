@@ -22,11 +22,42 @@ int llmmem__recipes_check(const struct llmmem_model *m, const struct llmmem_conf
         return llmmem__error(LLMMEM_E_UNSUPPORTED,
                              "optimizer_in_backward is modelled for one GPU (engine single); under a "
                              "distributed engine the gradient reduction interacts with the hooks");
+    if (c->checkpointing == LLMMEM__CKPT_SELECTIVE_OP) {
+        bool llama_like = m->family == LLMMEM__FAM_LLAMA && m->norm == LLMMEM__NORM_RMS &&
+                          m->act == LLMMEM__ACT_SILU_GLU && !m->qk_norm && !m->parallel_block;
+        if (!llama_like || llmmem__saved_has_moe(m) || m->vision_params > 0)
+            return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                                 "activation_checkpointing selective_op is modelled for dense Llama-style layers "
+                                 "(seven matmuls in q, k, v, o, gate, up, down order); model_type \"%s\" is not",
+                                 m->model_type);
+        if (c->engine == LLMMEM__ENG_MEGATRON || c->engine == LLMMEM__ENG_MEGATRON_DEEPSPEED)
+            return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                                 "activation_checkpointing selective_op is torch op-level SAC; Megatron engines "
+                                 "use selective (recompute_granularity selective)");
+    }
     if (c->activation_offloading != LLMMEM__AOFF_NONE &&
         (c->engine == LLMMEM__ENG_MEGATRON || c->engine == LLMMEM__ENG_MEGATRON_DEEPSPEED))
         return llmmem__error(LLMMEM_E_UNSUPPORTED,
                              "activation_offloading with Megatron engines is not modelled");
     return LLMMEM_OK;
+}
+
+/* ---- op-level selective activation checkpointing --------------------------------- */
+
+/* torch.utils.checkpoint with create_selective_checkpoint_contexts and
+ * torchtitan's policy (parallelisms/parallelize_llama.py _save_list,
+ * _get_custom_policy): the outputs of aten.mm are MUST_SAVE except every
+ * second one in a layer, the flash/efficient attention outputs are
+ * MUST_SAVE, everything else PREFER_RECOMPUTE. A Llama layer runs its mms in
+ * the order q, k, v, o, gate, up, down: q, v, gate and the down projection's
+ * output are kept, with the attention output and logsumexp and the layer's
+ * input (the checkpoint's _NoopSaveInputs). The rest of the layer is rebuilt
+ * in its backward (phases.c counts that as under full checkpointing). */
+uint64_t llmmem__recipes_sac_layer(const struct llmmem_model *m, const llmmem__recipe *rc)
+{
+    const uint64_t h = (uint64_t)m->hidden_size, a = (uint64_t)m->num_heads, k = (uint64_t)m->num_kv_heads;
+    const uint64_t d = (uint64_t)m->head_dim, f = (uint64_t)m->intermediate_size, cb = rc->cb;
+    return rc->rb * h + cb * (a * d + k * d + a * d + f + h) + 4 * a;
 }
 
 /* ---- activation offloading ------------------------------------------------------ */

@@ -30,7 +30,9 @@ static void activations(llmmem__train *t, const llmmem__train_in *in, llmmem__ov
     else
         per_tok = llmmem__saved_per_layer(m, c, rc, in->s, o);
     t->act_layer = llmmem__mul(o, per_tok, T);
-    t->ckpt_layer = llmmem__mul3(o, T, h, rc->rb);
+    t->ckpt_layer = c->checkpointing == LLMMEM__CKPT_SELECTIVE_OP
+                        ? llmmem__mul(o, T, llmmem__recipes_sac_layer(m, rc))
+                        : llmmem__mul3(o, T, h, rc->rb);
     uint64_t head_b;
     t->act_other = llmmem__mul(o, llmmem__saved_head(m, c, rc, &head_b), T);
     if (c->compile == LLMMEM__COMPILE_MODEL)
@@ -109,7 +111,7 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     in.T = llmmem__mul(&o, (uint64_t)c->micro_batch_size, in.s);
     t->layers = m->num_layers;
     t->tokens = in.T;
-    t->checkpointing = c->checkpointing == LLMMEM__CKPT_FULL;
+    t->checkpointing = c->checkpointing == LLMMEM__CKPT_FULL || c->checkpointing == LLMMEM__CKPT_SELECTIVE_OP;
 
     /* Built once with the model (llmmem__model_count); a model filled by hand
      * without the list gets it here. */
