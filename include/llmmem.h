@@ -160,6 +160,8 @@ typedef enum llmmem_param {
     LLMMEM_P_DISTRIBUTED_OPTIMIZER = 617, /**< bool (Megatron) */
     LLMMEM_P_ACCOUNTING = 618,      /**< enum: runtime, deepspeed_estimator, megatron_theoretical */
     LLMMEM_P_ZERO_INIT = 619,       /**< bool: deepspeed.zero.Init (estimator mode) */
+    LLMMEM_P_FSDP_CUSTOM_SHARDED_LAYERS = 620, /**< bool: embedding and head as FSDP units of their own
+                                                 (torchtune custom_sharded_layers) @since 0.2 */
     /* parallelism (7xx) */
     LLMMEM_P_NUM_GPUS = 700,        /**< i64: total GPUs (0 = product of the sizes) */
     LLMMEM_P_DATA_PARALLEL = 701,   /**< i64 */

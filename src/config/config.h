@@ -78,7 +78,7 @@ struct llmmem_config {
     int64_t stage3_max_live_parameters, stage3_prefetch_bucket_size;
     int64_t stage3_param_persistence_threshold, zero_hpz_partition_size;
     int64_t fsdp_version, fsdp_sharding, fsdp_cpu_offload, distributed_optimizer;
-    int64_t accounting, zero_init;
+    int64_t accounting, zero_init, fsdp_custom_sharded_layers;
     /* parallelism */
     int64_t num_gpus, dp, tp, pp, cp, ep, etp, sequence_parallel, vpp, num_microbatches;
     int64_t gpus_per_node;

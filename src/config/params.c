@@ -180,6 +180,9 @@ static const llmmem__param_info params[] = {
          "runtime model, or reproduce DeepSpeed's / Megatron's own estimator"),
     BOOL(LLMMEM_P_ZERO_INIT, "zero_init", "engine", zero_init, 1,
          "deepspeed.zero.Init (DeepSpeed estimator mode)"),
+    BOOL(LLMMEM_P_FSDP_CUSTOM_SHARDED_LAYERS, "fsdp_custom_sharded_layers", "engine", fsdp_custom_sharded_layers, 0,
+         "FSDP: embedding and output head wrapped as units of their own, not in the root "
+         "(torchtune custom_sharded_layers)"),
     I64(LLMMEM_P_NUM_GPUS, "num_gpus", "parallelism", num_gpus, 0, 10000000, 0,
         "total GPUs; 0 = dp*tp*pp*cp"),
     I64(LLMMEM_P_DATA_PARALLEL, "data_parallel_size", "parallelism", dp, 1, 10000000, 1,

@@ -39,6 +39,10 @@ typedef struct fsdp_run {
     uint64_t ub;            /* bytes per unsharded parameter element */
     uint64_t layer_params;  /* parameters of one decoder-layer unit */
     uint64_t unit, root;    /* unsharded bytes of a layer unit / of the root */
+    bool separate;          /* embedding and head wrapped as units of their own */
+    uint64_t vh;            /* elements of the embedding (= of an untied head) */
+    bool tied;
+    uint64_t head_unit;     /* ... the larger of them, unsharded */
     uint64_t rs;            /* reduce-scatter input */
     uint64_t host, sharded; /* host RAM per node; bytes per GPU that shrink as 1/dp */
 } fsdp_run;
@@ -59,8 +63,14 @@ static void fsdp_unit_sizes(fsdp_run *f)
 {
     const uint64_t L = (uint64_t)(f->t->layers > 0 ? f->t->layers : 1);
     f->layer_params = fsdp_layer_params(f);
-    const uint64_t root_params = llmmem__sub0(f->P, llmmem__mul(&f->o, f->layer_params, L));
+    uint64_t root_params = llmmem__sub0(f->P, llmmem__mul(&f->o, f->layer_params, L));
     f->unit = llmmem__mul(&f->o, f->layer_params, f->ub);
+    if (f->separate) {
+        /* torchtune shard_model(custom_sharded_layers=["tok_embeddings",
+         * "output"]): fully_shard on each, so the root keeps the final norm */
+        root_params = llmmem__sub0(root_params, llmmem__mul(&f->o, f->vh, f->tied ? 1 : 2));
+        f->head_unit = llmmem__mul(&f->o, f->vh, f->ub);
+    }
     f->root = llmmem__mul(&f->o, root_params, f->ub);
 }
 
@@ -103,7 +113,9 @@ static void fsdp_gathered_params(fsdp_run *f)
         f->x.bwd[LLMMEM_C_GATHERED_PARAMS] = all;
     } else {
         f->x.fwd[LLMMEM_C_GATHERED_PARAMS] = f->root;
-        f->x.bwd[LLMMEM_C_GATHERED_PARAMS] = llmmem__add(&f->o, f->root, f->unit);
+        /* separate head unit: regathered for the loss's backward beside the
+         * prefetched last layer */
+        f->x.bwd[LLMMEM_C_GATHERED_PARAMS] = llmmem__add(&f->o, llmmem__add(&f->o, f->root, f->unit), f->head_unit);
     }
 }
 
@@ -178,6 +190,9 @@ int llmmem_estimate_fsdp(llmmem_result *out, const llmmem_model *model, const ll
     /* Unsharded parameters are in MixedPrecision.param_dtype (the compute
      * dtype when the model trains with masters) else in the stored dtype. */
     f.ub = (uint64_t)(t.st.weight_bytes > 0 ? t.st.weight_bytes : 4);
+    f.separate = cfg->fsdp_custom_sharded_layers != 0;
+    f.vh = llmmem__mul(&f.o, llmmem__nonneg(model->vocab_size), llmmem__nonneg(model->hidden_size));
+    f.tied = model->tie_embeddings;
     fsdp_unit_sizes(&f);
     fsdp_shard_states(&f);
     if (unshard_copies) {

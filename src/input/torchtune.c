@@ -256,8 +256,22 @@ static int read_switches(fw_ctx *x, const llmmem__jnode *root)
                          "torchtune's tensor parallel plan is not modelled");
     if ((n = fw_get(root, "clip_grad_norm")))
         fw_note(x, "clip_grad_norm: the per-tensor norms (fp32 scalars) are not counted");
-    if ((n = fw_get(root, "custom_sharded_layers")))
-        fw_note(x, "custom_sharded_layers: the fsdp engine counts embedding and head in the root unit");
+    if ((n = fw_get(root, "custom_sharded_layers"))) {
+        if (llmmem__json_type(n) != LLMMEM__J_ARRAY)
+            return llmmem__input_type_error(x->doc, n, "custom_sharded_layers", "a list of module names");
+        bool emb = false, out = false;
+        for (const llmmem__jnode *it = llmmem__json_first(n); it; it = llmmem__json_next(it)) {
+            const char *s = llmmem__json_is_string(it) ? llmmem__json_string(it) : "";
+            emb = emb || !strcmp(s, "tok_embeddings");
+            out = out || !strcmp(s, "output");
+        }
+        if (emb && out) {
+            if ((rc = fw_set_i64(x, LLMMEM_P_FSDP_CUSTOM_SHARDED_LAYERS, 1, n, "custom_sharded_layers")) != 0)
+                return rc;
+        } else if (llmmem__json_array_size(n) > 0) {
+            fw_note(x, "custom_sharded_layers other than [tok_embeddings, output]: the fsdp engine's root unit is used");
+        }
+    }
     return LLMMEM_OK;
 }
 
