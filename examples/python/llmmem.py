@@ -156,6 +156,12 @@ _PROTOTYPES = {
     "llmmem_config_apply_deepspeed_file": (c_int, [_p, _p, c_char_p]),
     "llmmem_config_apply_hf_training_args_file": (c_int, [_p, c_char_p]),
     "llmmem_config_apply_calibration_file": (c_int, [_p, c_char_p]),
+    "llmmem_config_note_count": (c_int, [_p]),
+    "llmmem_config_note": (c_char_p, [_p, c_int]),
+    "llmmem_framework_name": (c_char_p, [c_int]),
+    "llmmem_framework_detect": (c_int, [POINTER(c_int), c_char_p, c_size_t]),
+    "llmmem_config_apply_framework_yaml": (c_int, [_p, _p, c_int, c_char_p, c_size_t]),
+    "llmmem_config_apply_framework_file": (c_int, [_p, _p, c_int, c_char_p]),
     "llmmem_config_clear_calibration": (c_int, [_p]),
     # results and estimators
     "llmmem_result_new": (c_int, [_pp]),
@@ -474,6 +480,25 @@ class Model(_Handle):
         return json.loads(self.to_json())
 
 
+FRAMEWORKS = ("auto", "torchtune", "axolotl", "accelerate", "llamafactory")
+
+
+def _framework_kind(kind):
+    if isinstance(kind, int):
+        return kind
+    if kind not in FRAMEWORKS:
+        raise ValueError("framework kind %r: expected one of %s" % (kind, ", ".join(FRAMEWORKS)))
+    return FRAMEWORKS.index(kind)
+
+
+def framework_detect(text):
+    """The kind of a framework YAML ("torchtune", ...; "auto" when none)."""
+    data = _b(text)
+    out = c_int()
+    _check(lib.llmmem_framework_detect(byref(out), data, len(data)))
+    return _s(lib.llmmem_framework_name(out.value))
+
+
 class Config(_Handle):
     """A configuration (llmmem_config): parameters by name, typed values."""
 
@@ -551,6 +576,20 @@ class Config(_Handle):
     def clear_calibration(self):
         """Back to the identity (no calibration profile)."""
         _check(lib.llmmem_config_clear_calibration(self))
+
+    def apply_framework(self, text, kind="auto", model=None):
+        """Applies a framework YAML (torchtune recipe, axolotl, accelerate, llamafactory;
+        kind "auto" detects it). Unmodelled keys raise Error(E_UNSUPPORTED)."""
+        data = _b(text)
+        _check(lib.llmmem_config_apply_framework_yaml(self, model, _framework_kind(kind), data, len(data)))
+
+    def apply_framework_file(self, path, kind="auto", model=None):
+        _check(lib.llmmem_config_apply_framework_file(self, model, _framework_kind(kind), _b(str(path))))
+
+    @property
+    def notes(self):
+        """What the framework-file readers assumed or did not read."""
+        return [_s(lib.llmmem_config_note(self, i)) for i in range(lib.llmmem_config_note_count(self))]
 
     def to_json(self):
         return _text(lib.llmmem_config_to_json, self)
