@@ -93,6 +93,7 @@ typedef struct llmmem__train {
     uint64_t loss_grad_accum;   /* head weight gradient sum + newest chunk's, at a chunked loss's backward */
     uint64_t managed;           /* CUDA managed memory (paged optimizer state), outside the phases */
     uint64_t load_peak;         /* peak while loading and quantising the weights (QLoRA), 0 otherwise */
+    const char *loss_explain[3]; /* the loss terms' formulas (loss.c); NULL: HF's */
 } llmmem__train;
 
 int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struct llmmem_model *m,

@@ -292,8 +292,11 @@ static void explain_terms(struct llmmem_result *r, step *p, const struct llmmem_
                         "saved tensors of one decoder layer x tokens (autograd saved-tensor accounting, "
                         "HF modeling code)", t->act_layer);
     if (t->checkpointing)
-        llmmem__result_term(r, "checkpoint_inputs_per_layer", "tokens x hidden x residual dtype "
-                                                             "(torch.utils.checkpoint non-reentrant)",
+        llmmem__result_term(r, "checkpoint_inputs_per_layer",
+                            c->checkpointing == LLMMEM__CKPT_SELECTIVE_OP
+                                ? "input + q + v + attention out/lse + gate + down out per token (torchtitan "
+                                  "_save_list op-level SAC; recipes.c llmmem__recipes_sac_layer)"
+                                : "tokens x hidden x residual dtype (torch.utils.checkpoint non-reentrant)",
                             t->ckpt_layer);
     llmmem__result_term(r, "activations_other", "final norm + head input (+ dropout masks, vision tower)",
                         t->act_other);
@@ -306,11 +309,12 @@ static void explain_terms(struct llmmem_result *r, step *p, const struct llmmem_
     if (t->cast_layer || t->cast_other)
         llmmem__result_term(r, "autocast_cache", "compute-dtype copies of matmul weights (autocast_mode.cpp)",
                             llmmem__add(&p->o, llmmem__mul(&p->o, t->cast_layer, p->L), t->cast_other));
-    llmmem__result_term(r, "loss_saved", "4 x tokens x vocab (fp32 log_softmax, loss_utils.py ForCausalLMLoss)",
+    const char *const *lx = t->loss_explain;
+    llmmem__result_term(r, "loss_saved", lx[0] ? lx[0] : "4 x tokens x vocab (fp32 log_softmax, loss_utils.py ForCausalLMLoss)",
                         t->logits_saved);
-    llmmem__result_term(r, "loss_forward_peak", "tokens x vocab x (compute bytes + 4 fp32 upcast)",
+    llmmem__result_term(r, "loss_forward_peak", lx[1] ? lx[1] : "tokens x vocab x (compute bytes + 4 fp32 upcast)",
                         t->logits_fwd_extra);
-    llmmem__result_term(r, "loss_backward_peak", "8 x tokens x vocab (fp32 grads of log-probs and logits)",
+    llmmem__result_term(r, "loss_backward_peak", lx[2] ? lx[2] : "8 x tokens x vocab (fp32 grads of log-probs and logits)",
                         t->logits_bwd_extra);
     llmmem__result_term(r, "cublas_workspace", "per handle/stream (CublasHandlePool.cpp); 2 in backward",
                         t->workspace);

@@ -13,6 +13,13 @@ int llmmem__recipes_check(const struct llmmem_model *m, const struct llmmem_conf
                              "activation_offloading %s needs activation_checkpointing full: torchtune's "
                              "recipes raise without it, and offloading every saved tensor is not modelled",
                              c->activation_offloading == LLMMEM__AOFF_STREAMS ? "streams" : "save_on_cpu");
+    if ((c->loss == LLMMEM__LOSS_TORCHTUNE_CHUNKED && c->activation_profile != LLMMEM__PROFILE_TORCHTUNE) ||
+        (c->loss == LLMMEM__LOSS_LITGPT_CHUNKED && c->activation_profile != LLMMEM__PROFILE_LITGPT))
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "loss %s is the %s model's chunked output head; set activation_profile %s",
+                             c->loss == LLMMEM__LOSS_TORCHTUNE_CHUNKED ? "torchtune_chunked" : "litgpt_chunked",
+                             c->loss == LLMMEM__LOSS_TORCHTUNE_CHUNKED ? "torchtune" : "litgpt",
+                             c->loss == LLMMEM__LOSS_TORCHTUNE_CHUNKED ? "torchtune" : "litgpt");
     if (c->optimizer_in_backward && c->grad_accum_steps > 1)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "optimizer_in_backward steps each parameter as its gradient is ready: it cannot "
