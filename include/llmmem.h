@@ -132,6 +132,8 @@ typedef enum llmmem_param {
     LLMMEM_P_COMPILE = 405,         /**< enum: none, layers, model (torch.compile scope) @since 0.2 */
     LLMMEM_P_ACTIVATION_OFFLOADING = 406, /**< enum: none, streams, save_on_cpu @since 0.2 */
     LLMMEM_P_LOSS_CHUNKS = 407,     /**< i64: output chunks of torchtune_chunked (0 = 8) @since 0.2 */
+    LLMMEM_P_LIGER_KERNELS = 408,   /**< bool: Liger RMSNorm, SwiGLU and RoPE kernels replace the HF
+                                         modules @since 0.2 */
     /* LoRA / QLoRA (5xx) */
     LLMMEM_P_LORA_RANK = 500,       /**< i64: 0 = full fine-tuning */
     LLMMEM_P_LORA_ALPHA = 501,      /**< f64 */

@@ -316,6 +316,23 @@ static void selective_op(void **state)
     llmmem_model_free(m);
 }
 
+/* Liger kernels on HF Llama (liger_kernel ops/rms_norm.py, swiglu.py): each
+ * RMSNorm keeps its 16-bit input and fp32 rstd (2h + 4, its output still read
+ * by the Linears), SwiGLU keeps gate and up: HF's 16h + 4ad + 4kd + 8f + 4a + 8
+ * becomes 8h + 4ad + 4kd + 6f + 4a + 8. */
+static void liger_kernels(void **state)
+{
+    (void)state;
+    llmmem_model *m = load("llama-3.2-1b");
+    const char *kv[] = {"param_dtype", "bf16", "compute_dtype", "bf16", "liger_kernels", "true",
+                        "micro_batch_size", "1", "seq_len", "1024", NULL};
+    llmmem_config *c = cfg_of(kv);
+    llmmem__train t = compute(m, c);
+    assert_int_equal(t.act_layer, (uint64_t)1024 * (8 * H + 4 * A * D + 4 * K * D + 6 * F + 4 * A + 8));
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
 /* ---- the YAML readers --------------------------------------------------------- */
 
 static void expect_param(const llmmem_config *c, const char *name, const char *value)
@@ -449,6 +466,7 @@ static void other_readers(void **state)
                      " \"gradient_checkpointing_kwargs\": {\"use_reentrant\": false, \"offload\": true}}";
     assert_int_equal(llmmem_config_apply_hf_training_args_json(c, ta, strlen(ta)), 0);
     expect_param(c, "loss", "liger");
+    expect_param(c, "liger_kernels", "true");
     expect_param(c, "compile", "model");
     expect_param(c, "activation_offloading", "save_on_cpu");
     const char *mode = "{\"torch_compile\": true, \"torch_compile_mode\": \"max-autotune\"}";
@@ -463,7 +481,7 @@ int main(void)
         cmocka_unit_test(torchtune_chunked_loss), cmocka_unit_test(litgpt_loss_and_adapters),
         cmocka_unit_test(offloading), cmocka_unit_test(optimizer_in_backward),
         cmocka_unit_test(paged_state), cmocka_unit_test(qlora_load_peak),
-        cmocka_unit_test(refusals), cmocka_unit_test(selective_op),
+        cmocka_unit_test(refusals), cmocka_unit_test(selective_op), cmocka_unit_test(liger_kernels),
         cmocka_unit_test(torchtune_reader), cmocka_unit_test(yaml_contract),
         cmocka_unit_test(other_readers),
     };

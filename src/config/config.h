@@ -63,7 +63,7 @@ struct llmmem_config {
     int64_t optimizer, optimizer_impl, optimizer_state_dtype, step, optimizer_in_backward;
     /* activations */
     int64_t attention, checkpointing, loss, activation_profile, dropout;
-    int64_t compile, activation_offloading, loss_chunks;
+    int64_t compile, activation_offloading, loss_chunks, liger_kernels;
     /* LoRA */
     int64_t lora_rank;
     double lora_alpha;

@@ -131,6 +131,9 @@ static const llmmem__param_info params[] = {
          "(torch.autograd.graph.save_on_cpu); needs activation_checkpointing full"),
     I64(LLMMEM_P_LOSS_CHUNKS, "loss_chunks", "training", loss_chunks, 0, 1000000, 0,
         "output chunks of loss torchtune_chunked (CEWithChunkedOutputLoss); 0 = its default 8"),
+    BOOL(LLMMEM_P_LIGER_KERNELS, "liger_kernels", "training", liger_kernels, 0,
+         "Liger's RMSNorm, SwiGLU and RoPE kernels replace the HF modules (apply_liger_kernel; the fused "
+         "linear cross-entropy is loss liger)"),
     I64(LLMMEM_P_LORA_RANK, "lora_rank", "lora", lora_rank, 0, 65536, 0,
         "LoRA rank; 0 = full fine-tuning"),
     F64(LLMMEM_P_LORA_ALPHA, "lora_alpha", "lora", lora_alpha, 0.0, 1e9, 16.0, "LoRA alpha"),

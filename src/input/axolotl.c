@@ -213,14 +213,22 @@ static int read_kernels(fw_ctx *x, const llmmem__jnode *root)
     if (b == 1 && (rc = fw_set(x, LLMMEM_P_LOSS, "liger", fw_get(root, "liger_fused_linear_cross_entropy"),
                                "liger_fused_linear_cross_entropy")))
         return rc;
-    static const char *const liger_layers[] = {"liger_rms_norm", "liger_swiglu", "liger_glu_activation",
-                                               "liger_rope", "liger_layer_norm", NULL};
-    for (const char *const *k = liger_layers; *k; k++) {
-        const llmmem__jnode *n = fw_get(root, *k);
-        if (n && llmmem__json_is_bool(n) && llmmem__json_true(n))
-            fw_note(x, "%s: Liger's kernel keeps less than HF's module; the layer activations are HF's (an upper "
-                       "bound)", *k);
-    }
+    /* integrations/liger: RMSNorm with SwiGLU is liger_kernels; one without the other is refused */
+    int norm, swiglu, glu;
+    if ((rc = fw_bool(&norm, x, root, "liger_rms_norm", "liger_rms_norm")) != 0 ||
+        (rc = fw_bool(&swiglu, x, root, "liger_swiglu", "liger_swiglu")) != 0 ||
+        (rc = fw_bool(&glu, x, root, "liger_glu_activation", "liger_glu_activation")) != 0)
+        return rc;
+    bool g = swiglu == 1 || glu == 1;
+    if ((norm == 1) != g)
+        return fw_refuse(x, fw_get(root, norm == 1 ? "liger_rms_norm" : (swiglu == 1 ? "liger_swiglu" : "liger_glu_activation")),
+                         norm == 1 ? "liger_rms_norm" : "liger_glu_activation",
+                         "Liger RMSNorm without the SwiGLU kernel (or the reverse) is not modelled");
+    if (norm == 1 && (rc = fw_set_i64(x, LLMMEM_P_LIGER_KERNELS, 1, fw_get(root, "liger_rms_norm"), "liger_rms_norm")))
+        return rc;
+    const llmmem__jnode *ln = fw_get(root, "liger_layer_norm");
+    if (ln && llmmem__json_is_bool(ln) && llmmem__json_true(ln))
+        return fw_refuse(x, ln, "liger_layer_norm", "Liger's LayerNorm is not modelled");
     const llmmem__jnode *ds = fw_get(root, "deepspeed");
     if (ds)
         return fw_refuse(x, ds, "deepspeed",

@@ -33,15 +33,15 @@ static int refuse(const llmmem__json *doc, const llmmem__jnode *n, const char *p
 
 /* Trainer.__init__ -> integrations/liger.py apply_liger_kernel: the family's
  * defaults are rope, rms_norm, swiglu and fused_linear_cross_entropy;
- * liger_kernel_config switches each. The fused linear cross-entropy is
- * modelled (loss liger); the other kernels save less than HF's modules and
- * are noted, the estimate keeping HF's saved tensors for them. */
+ * liger_kernel_config switches each. The fused linear cross-entropy is loss
+ * liger, RMSNorm with SwiGLU is liger_kernels (RoPE keeps nothing either
+ * way); RMSNorm without SwiGLU or the reverse is refused. */
 static int liger(const llmmem__json *doc, const llmmem__jnode *root, llmmem_config *cfg)
 {
     int use, rc;
     if ((rc = hf_bool(&use, doc, root, "use_liger_kernel")) != 0 || use != 1)
         return rc;
-    bool flce = true, others = true;
+    bool flce = true, norm = true, glu = true;
     const llmmem__jnode *kc = llmmem__json_get(root, "liger_kernel_config");
     if (kc && llmmem__json_is_object(kc)) {
         for (const llmmem__jnode *it = llmmem__json_first(kc); it; it = llmmem__json_next(it)) {
@@ -55,9 +55,12 @@ static int liger(const llmmem__json *doc, const llmmem__jnode *root, llmmem_conf
                 flce = on;
             else if (!strcmp(k, "cross_entropy") && on)
                 return refuse(doc, it, path, "Liger's in-place cross_entropy on materialised logits is not modelled");
-            else if (!strcmp(k, "rope") || !strcmp(k, "rms_norm") || !strcmp(k, "swiglu") ||
-                     !strcmp(k, "geglu") || !strcmp(k, "layer_norm"))
-                others = others && on; /* noted below when any stays on */
+            else if (!strcmp(k, "rms_norm"))
+                norm = on;
+            else if (!strcmp(k, "swiglu") || !strcmp(k, "geglu"))
+                glu = on;
+            else if (strcmp(k, "rope") && strcmp(k, "layer_norm") && on)
+                return refuse(doc, it, path, "this Liger kernel is not modelled");
         }
     } else if (kc && !llmmem__json_is_null(kc)) {
         return llmmem__input_type_error(doc, kc, "liger_kernel_config", "a mapping of kernel: true/false");
@@ -65,10 +68,11 @@ static int liger(const llmmem__json *doc, const llmmem__jnode *root, llmmem_conf
     if (flce && (rc = llmmem__input_set_str(doc, cfg, LLMMEM_P_LOSS, "liger", llmmem__json_get(root, "use_liger_kernel"),
                                             "use_liger_kernel")) != 0)
         return rc;
-    if (others)
-        llmmem__config_note(cfg, "use_liger_kernel: Liger RMSNorm/SwiGLU/RoPE kernels keep less than HF's modules; "
-                                 "the layer activations are HF's (an upper bound)");
-    return LLMMEM_OK;
+    if (norm != glu)
+        return refuse(doc, kc, "liger_kernel_config", "rms_norm without swiglu (or the reverse) is not modelled");
+    return norm ? llmmem__input_set_i64(doc, cfg, LLMMEM_P_LIGER_KERNELS, 1, llmmem__json_get(root, "use_liger_kernel"),
+                                        "use_liger_kernel")
+                : LLMMEM_OK;
 }
 
 /* torch_compile: accelerate compiles the whole model (one graph with the

@@ -114,8 +114,8 @@ int llmmem__llamafactory_apply(fw_ctx *x, const llmmem__jnode *root)
     if (b == 1) {
         if ((rc = fw_set(x, LLMMEM_P_LOSS, "liger", fw_get(root, "enable_liger_kernel"), "enable_liger_kernel")))
             return rc;
-        fw_note(x, "enable_liger_kernel: Liger RMSNorm/SwiGLU/RoPE keep less than HF's modules; the layer "
-                   "activations are HF's (an upper bound)");
+        if ((rc = fw_set_i64(x, LLMMEM_P_LIGER_KERNELS, 1, fw_get(root, "enable_liger_kernel"), "enable_liger_kernel")))
+            return rc;
     }
     if ((rc = fw_bool(&b, x, root, "use_adam_mini", "use_adam_mini")) != 0)
         return rc;

@@ -122,6 +122,7 @@ typedef struct llmmem__recipe {
     bool masked;   /* SDPA gets a materialised mask (sliding window shorter than s) */
     bool fp8;      /* Transformer Engine fp8 Linears */
     bool selective; /* Korthikanti et al. 2022 §5: the attention core is recomputed */
+    bool liger;     /* Liger RMSNorm / SwiGLU kernels (saved.c) */
 } llmmem__recipe;
 void llmmem__recipe_of(llmmem__recipe *rc, const struct llmmem_model *m, const struct llmmem_config *c);
 /* Bytes of a configured dtype, or `fallback` for auto. */

@@ -45,6 +45,7 @@ void llmmem__recipe_of(llmmem__recipe *rc, const struct llmmem_model *m, const s
      * core's score-sized tensors; with SDPA/flash there are none to drop, so
      * it saves nothing there (the kernels already recompute them). */
     rc->selective = c->checkpointing == LLMMEM__CKPT_SELECTIVE;
+    rc->liger = c->liger_kernels != 0;
     rc->dropout_p = dropout_of(c, m->hidden_dropout);
     rc->attn_dropout_p = dropout_of(c, m->attention_dropout);
 }

@@ -29,6 +29,19 @@ int llmmem__recipes_check(const struct llmmem_model *m, const struct llmmem_conf
         return llmmem__error(LLMMEM_E_UNSUPPORTED,
                              "optimizer_in_backward is modelled for one GPU (engine single); under a "
                              "distributed engine the gradient reduction interacts with the hooks");
+    if (c->liger_kernels) {
+        /* apply_liger_kernel_to_{llama,mistral,qwen2,qwen3}: the Llama-style modules */
+        bool llama_like = m->family == LLMMEM__FAM_LLAMA && m->norm == LLMMEM__NORM_RMS &&
+                          m->act == LLMMEM__ACT_SILU_GLU && !llmmem__saved_has_moe(m) && m->vision_params == 0;
+        if (!llama_like || c->activation_profile == LLMMEM__PROFILE_TORCHTUNE ||
+            c->activation_profile == LLMMEM__PROFILE_LITGPT)
+            return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                                 "liger_kernels is modelled for HF Llama-style models (llama, mistral, qwen2, "
+                                 "qwen3: RMSNorm, SiLU-gated MLP); model_type \"%s\" with this profile is not",
+                                 m->model_type);
+        if (c->compile != LLMMEM__COMPILE_NONE)
+            return llmmem__error(LLMMEM_E_UNSUPPORTED, "liger_kernels under compile is not modelled");
+    }
     if (c->checkpointing == LLMMEM__CKPT_SELECTIVE_OP) {
         bool llama_like = m->family == LLMMEM__FAM_LLAMA && m->norm == LLMMEM__NORM_RMS &&
                           m->act == LLMMEM__ACT_SILU_GLU && !m->qk_norm && !m->parallel_block;
