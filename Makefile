@@ -2,14 +2,16 @@
 #
 #   make                 library (shared + static), examples/llmmem, examples/minimal, examples/scheduler
 #   make check           everything above, then every test; ends with "check: N passed, N failed"
-#   make install         PREFIX, DESTDIR, LIBDIR, INCLUDEDIR, PKGCONFIGDIR, BINDIR, MANDIR
+#   make install         PREFIX, DESTDIR, LIBDIR, INCLUDEDIR, PKGCONFIGDIR, CMAKEDIR, BINDIR, MANDIR
 #   make uninstall       removes what install put there (same variables)
+#   make dist            build/dist/llmmem-VERSION.tar.gz: the tracked files (git ls-files)
+#   make python-cli      the CLI the Python wheel bundles (pyproject.toml: pip wheel .)
 #   make sanitize        ASan+UBSan build of the library and the C tests in build/sanitize, runs them
 #   make memcheck        valgrind over the C tests and a few CLI runs
 #   make abi-check       exported symbols == header == version script == test/abi/symbols.txt, abidiff
 #   make abi-baseline    rewrites test/abi/libllmmem.abi and test/abi/symbols.txt from this build
 #   make docs            Doxygen into docs/html, warnings are errors
-#   make bench           builds and runs bench/*.c
+#   make bench           builds and runs bench/*.c, then bench/bench_python.py
 #   make deps            installs missing Debian packages to build (as root; apt-get)
 #   make test-deps       installs missing Debian packages to test (cmocka, valgrind, abigail, doxygen, python3)
 #   make run             estimates the built-in llama-3.1-8b preset with the CLI
@@ -27,7 +29,9 @@ INCLUDEDIR   ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BINDIR       ?= $(PREFIX)/bin
 MANDIR       ?= $(PREFIX)/share/man
+CMAKEDIR     ?= $(LIBDIR)/cmake/llmmem
 DESTDIR      ?=
+PYTHON       ?= python3
 
 CC       ?= cc
 CXX      ?= c++
@@ -155,33 +159,94 @@ build/bench/%: bench/%.c $(wildcard bench/*.h) $(ALIB) include/llmmem.h
 # Each case in 7 rounds, median and fastest (bench/bench.h); the CLI rows need examples/llmmem.
 bench: $(BENCH_BINS) examples/llmmem
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
+	@echo "== bench/bench_python.py"; $(PYTHON) bench/bench_python.py
 
 # ---- install -----------------------------------------------------------------
+# The installed files find each other relative to where they are: the .pc's prefix is
+# ${pcfiledir}/.., the CMake package's is computed from its own folder, and the CLI's
+# RUNPATH is $ORIGIN/<BINDIR to LIBDIR> (then LIBDIR itself), so LIBDIR=$(PREFIX)/lib64, a
+# DESTDIR staging tree or a moved prefix all work.
 
-build/llmmem.pc: pkgconfig/llmmem.pc.in include/llmmem.h FORCE
-	@mkdir -p build
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+# relpath FROM,TO: TO relative to FROM;  under_prefix VAR,DIR: ${VAR}/rest when DIR is under
+# PREFIX, else DIR itself (a LIBDIR outside the prefix stays absolute).
+relpath = $(shell realpath -m --relative-to='$(1)' '$(2)')
+under_prefix = $(if $(filter $(PREFIX)/%,$(2)),$${$(1)}/$(patsubst $(PREFIX)/%,%,$(2)),$(2))
+INSTALL_SUBST = -e 's|@RELPREFIX_PC@|$(call relpath,$(PKGCONFIGDIR),$(PREFIX))|g' \
+	-e 's|@RELPREFIX_CMAKE@|$(call relpath,$(CMAKEDIR),$(PREFIX))|g' \
+	-e 's|@PC_LIBDIR@|$(call under_prefix,prefix,$(LIBDIR))|g' \
+	-e 's|@PC_INCLUDEDIR@|$(call under_prefix,prefix,$(INCLUDEDIR))|g' \
+	-e 's|@CMAKE_LIBDIR@|$(call under_prefix,_llmmem_prefix,$(LIBDIR))|g' \
+	-e 's|@CMAKE_INCLUDEDIR@|$(call under_prefix,_llmmem_prefix,$(INCLUDEDIR))|g' \
+	-e 's|@VERSION@|$(VERSION)|g' -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' \
+	-e 's|@VERSION_MINOR@|$(VERSION_MINOR)|g' -e 's|@SOVERSION@|$(SOVERSION)|g' \
+	-e 's|@SIZEOF_VOID_P@|$(SIZEOF_VOID_P)|g'
+SIZEOF_VOID_P = $(shell echo | $(CC) -dM -E - | sed -n 's/^\#define __SIZEOF_POINTER__ //p')
+PCFILES    := build/install/llmmem.pc build/install/llmmem-static.pc
+CMAKEFILES := build/install/llmmemConfig.cmake build/install/llmmemConfigVersion.cmake
+
+# build/install/dirs changes when the directories differ from the last install: what
+# depends on it is made again.
+INSTALL_DIRS := $(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(PKGCONFIGDIR) $(CMAKEDIR) $(BINDIR)
+build/install/dirs: FORCE
+	@mkdir -p $(@D)
+	@echo '$(INSTALL_DIRS)' | cmp -s - $@ || echo '$(INSTALL_DIRS)' > $@
+
+build/install/%.pc: pkgconfig/%.pc.in include/llmmem.h build/install/dirs
+	sed $(INSTALL_SUBST) $< > $@
+build/install/%.cmake: cmake/%.cmake.in include/llmmem.h build/install/dirs
+	sed $(INSTALL_SUBST) $< > $@
+
+# The installed CLI: examples/llmmem linked again with its RUNPATH for BINDIR and LIBDIR.
+build/install/llmmem: $(CLI_SRCS) $(CLI_HDRS) include/llmmem.h lib/libllmmem.so build/install/dirs
+	@mkdir -p $(@D)
+	$(CC) $(EXE_CFLAGS) $(CFLAGS) $(CLI_SRCS) -o $@ -Llib -lllmmem \
+	  -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN/$(call relpath,$(BINDIR),$(LIBDIR)):$(LIBDIR)' $(LDFLAGS)
 
 MANPAGES := $(wildcard docs/*.1)
 
-install: all build/llmmem.pc
-	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR)
+install: all $(PCFILES) $(CMAKEFILES) build/install/llmmem
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR) \
+	  $(DESTDIR)$(CMAKEDIR)
 	$(INSTALL) -m 0755 $(SOLIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(SOLIB)) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libllmmem.so
 	$(INSTALL) -m 0644 $(ALIB) $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 0644 include/llmmem.h $(DESTDIR)$(INCLUDEDIR)/
-	$(INSTALL) -m 0644 build/llmmem.pc $(DESTDIR)$(PKGCONFIGDIR)/
-	$(INSTALL) -m 0755 examples/llmmem $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -m 0644 $(PCFILES) $(DESTDIR)$(PKGCONFIGDIR)/
+	$(INSTALL) -m 0644 $(CMAKEFILES) $(DESTDIR)$(CMAKEDIR)/
+	$(INSTALL) -m 0755 build/install/llmmem $(DESTDIR)$(BINDIR)/
 	$(if $(MANPAGES),$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 && $(INSTALL) -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/)
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/$(notdir $(SOLIB)) $(DESTDIR)$(LIBDIR)/$(SONAME) \
 	      $(DESTDIR)$(LIBDIR)/libllmmem.so $(DESTDIR)$(LIBDIR)/libllmmem.a \
-	      $(DESTDIR)$(INCLUDEDIR)/llmmem.h $(DESTDIR)$(PKGCONFIGDIR)/llmmem.pc \
+	      $(DESTDIR)$(INCLUDEDIR)/llmmem.h $(addprefix $(DESTDIR)$(PKGCONFIGDIR)/,$(notdir $(PCFILES))) \
+	      $(addprefix $(DESTDIR)$(CMAKEDIR)/,$(notdir $(CMAKEFILES))) \
 	      $(DESTDIR)$(BINDIR)/llmmem $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MANPAGES)))
+	-rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null
+
+# ---- release: source tarball, Python wheel --------------------------------------
+# make dist: the files git tracks (commit or git add new ones first), under llmmem-VERSION/.
+# The tarball builds with make (and is a Python sdist: pip install llmmem-VERSION.tar.gz).
+DIST := build/dist/llmmem-$(VERSION).tar.gz
+
+dist:
+	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || { echo "make dist: needs a git checkout"; exit 1; }
+	@mkdir -p build/dist
+	git ls-files -z | tar --null -T - --transform 's,^,llmmem-$(VERSION)/,' --owner=0 --group=0 \
+	  --numeric-owner --sort=name -czf $(DIST)
+	@echo "wrote $(DIST)"
+
+# The CLI the Python wheel bundles (python/backend/llmmem_build.py runs make lib python-cli):
+# linked with the static library, RUNPATH $ORIGIN/../lib for the libcjson copied into the
+# wheel's llmmem/lib, so the wheel runs where libcjson is not installed.
+python-cli: build/python/bin/llmmem
+
+build/python/bin/llmmem: $(CLI_SRCS) $(CLI_HDRS) include/llmmem.h $(ALIB)
+	@mkdir -p $(@D)
+	$(CC) $(EXE_CFLAGS) $(CFLAGS) $(CLI_SRCS) -o $@ $(ALIB) $(LDLIBS_LIB) \
+	  -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN/../lib' $(LDFLAGS)
 
 # ---- convenience: the README's commands (./setup.sh run, ./setup.sh check) -----
 
@@ -199,7 +264,7 @@ clean:
 FORCE:
 
 .PHONY: all lib examples check sanitize memcheck abi-check abi-baseline docs bench install \
-        uninstall deps test-deps run clean FORCE
+        uninstall dist python-cli deps test-deps run clean FORCE
 
 # ---- fuzzing (fuzz/, docs/robustness.md) ---------------------------------------
 #   make fuzz [FUZZ_TIME=seconds per target] [FUZZ_TARGETS="fuzz_hf_config ..."] [-j2]
@@ -263,6 +328,13 @@ tsan: build/tsan/test_threads
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 LLMMEM_THREADS_ITERS=5000 ./build/tsan/test_threads
 
 .PHONY: fuzz fuzz-build fuzz-replay fuzz-replay-sanitize tsan
+
+# ---- the Python package as installed (.ci/run) -------------------------------------
+# the wheel into a fresh venv, test/python against it (mk/python-installed.sh)
+check-python-installed: all
+	bash mk/python-installed.sh
+
+.PHONY: check-python-installed
 
 # ---- web page (examples/web; docs/web.md) --------------------------------------
 # make web: the library in WebAssembly (Debian emscripten; cJSON from Debian's source

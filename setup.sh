@@ -12,14 +12,16 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 build_pkgs=(make gcc libc6-dev pkg-config libcjson-dev libyaml-dev)
-test_pkgs=(g++ libcmocka-dev valgrind abigail-tools doxygen python3 python3-cffi binutils)
+# python3-venv: the Python package is built and installed into a venv by the tests (pip
+# inside it comes from ensurepip); cmake: the CMake package test (test/test_cmake.sh).
+test_pkgs=(g++ libcmocka-dev valgrind abigail-tools doxygen python3 python3-venv cmake binutils)
 
 # A package counts as present when dpkg says so, or when its command is on PATH
 # (python3 from pyenv, a compiler from elsewhere).
 present() {
     local pkg=$1 cmd=
     case "$pkg" in
-    make | valgrind | doxygen | python3 | pkg-config) cmd=$pkg ;;
+    make | valgrind | doxygen | python3 | pkg-config | cmake) cmd=$pkg ;;
     gcc) cmd=cc ;;
     g++) cmd=c++ ;;
     abigail-tools) cmd=abidiff ;;
@@ -28,7 +30,7 @@ present() {
     if [ -n "$cmd" ] && command -v "$cmd" >/dev/null 2>&1; then
         return 0
     fi
-    if [ "$pkg" = python3-cffi ] && python3 -c 'import cffi' >/dev/null 2>&1; then
+    if [ "$pkg" = python3-venv ] && python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
         return 0
     fi
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'

@@ -109,8 +109,10 @@ typedef enum llmmem_param {
     /* precision (2xx) */
     LLMMEM_P_PARAM_DTYPE = 200,     /**< enum dtype of the stored weights */
     LLMMEM_P_COMPUTE_DTYPE = 201,   /**< enum dtype of matmuls (autocast when != param) */
-    LLMMEM_P_MASTER_WEIGHTS = 202,  /**< bool: separate fp32 master copy (DeepSpeed/Megatron) */
-    LLMMEM_P_GRAD_DTYPE = 203,      /**< enum: auto (= param dtype), fp32, bf16, fp16 */
+    LLMMEM_P_MASTER_WEIGHTS = 202,  /**< enum false, true, auto: separate fp32 master copy; auto
+                                         (default) = the engine's own (ZeRO/Megatron keep one with
+                                         16-bit compute); 0 and 1 keep their meaning (was a bool) */
+    LLMMEM_P_GRAD_DTYPE = 203,      /**< enum: auto (= the engine's default), fp32, bf16, fp16 */
     LLMMEM_P_WEIGHTS_FORMAT = 204,  /**< enum: inference storage format (auto, fp32, ..., gptq, awq, mxfp4) */
     LLMMEM_P_KV_CACHE_DTYPE = 205,  /**< enum: auto, fp32, fp16, bf16, fp8 */
     LLMMEM_P_QUANT_BITS = 206,      /**< i64: GPTQ/AWQ bits (0 = from model) */
@@ -119,7 +121,7 @@ typedef enum llmmem_param {
     /* optimizer (3xx) */
     LLMMEM_P_OPTIMIZER = 300,       /**< enum: adamw, adam, sgd, ... */
     LLMMEM_P_OPTIMIZER_IMPL = 301,  /**< enum: foreach, fused, forloop */
-    LLMMEM_P_OPTIMIZER_STATE_DTYPE = 302, /**< enum: auto (= param/master dtype), fp32, bf16 */
+    LLMMEM_P_OPTIMIZER_STATE_DTYPE = 302, /**< enum: auto (= the engine's default: master/param dtype), fp32, bf16 */
     LLMMEM_P_STEP = 303,            /**< enum: max, first, steady */
     LLMMEM_P_OPTIMIZER_IN_BACKWARD = 304, /**< bool: per-parameter step inside backward, gradients
                                          freed as they go (torchtune optimizer_in_bwd) @since 0.2 */
@@ -162,7 +164,15 @@ typedef enum llmmem_param {
     LLMMEM_P_DISTRIBUTED_OPTIMIZER = 617, /**< bool (Megatron) */
     LLMMEM_P_ACCOUNTING = 618,      /**< enum: runtime, deepspeed_estimator, megatron_theoretical */
     LLMMEM_P_ZERO_INIT = 619,       /**< bool: deepspeed.zero.Init (estimator mode) */
-    LLMMEM_P_FSDP_CUSTOM_SHARDED_LAYERS = 620, /**< bool: embedding and head as FSDP units of their own
+    LLMMEM_P_FSDP_PARAM_DTYPE = 620, /**< enum: MixedPrecisionPolicy.param_dtype, the dtype FSDP
+                                          all-gathers in and computes with; auto = no policy (the
+                                          stored dtype) @since 0.2 */
+    LLMMEM_P_FSDP_REDUCE_DTYPE = 621, /**< enum: MixedPrecisionPolicy.reduce_dtype; auto = the
+                                           gradient's dtype (= fsdp_param_dtype) @since 0.2 */
+    LLMMEM_P_FSDP_RESHARD_AFTER_FORWARD = 622, /**< i64: FSDP2 reshard_after_forward: -1 auto (True
+                                                    for every unit but the root), 0 False, 1 True,
+                                                    k >= 2 reshard to k ranks @since 0.2 */
+    LLMMEM_P_FSDP_CUSTOM_SHARDED_LAYERS = 623, /**< bool: embedding and head as FSDP units of their own
                                                  (torchtune custom_sharded_layers) @since 0.2 */
     /* parallelism (7xx) */
     LLMMEM_P_NUM_GPUS = 700,        /**< i64: total GPUs (0 = product of the sizes) */
@@ -184,6 +194,22 @@ typedef enum llmmem_param {
     LLMMEM_P_KV_BLOCK_SIZE = 804,   /**< i64 tokens */
     LLMMEM_P_MAX_MODEL_LEN = 805,   /**< i64 tokens (0 = model's max positions) */
     LLMMEM_P_CUDA_GRAPHS = 806,     /**< bool */
+    LLMMEM_P_VLLM_VERSION = 807,    /**< str: vLLM version whose accounting applies ("" = newest modelled) */
+    LLMMEM_P_ENFORCE_EAGER = 808,   /**< bool: vLLM --enforce-eager (no CUDA graphs) */
+    LLMMEM_P_QUANTIZATION = 809,    /**< enum: vLLM --quantization (auto = the checkpoint's method) */
+    LLMMEM_P_ENABLE_CHUNKED_PREFILL = 810, /**< enum: auto, off, on */
+    LLMMEM_P_VLLM_USAGE_CONTEXT = 811, /**< enum: serve (vllm serve), llm (LLM class): batch defaults */
+    LLMMEM_P_FLASHINFER_SAMPLER = 812, /**< enum: auto, off, on: FlashInfer top-k/top-p sampler */
+    LLMMEM_P_ENABLE_EXPERT_PARALLEL = 813, /**< bool: vLLM --enable-expert-parallel */
+    LLMMEM_P_DISABLE_CUSTOM_ALL_REDUCE = 814, /**< bool */
+    LLMMEM_P_ENABLE_PREFIX_CACHING = 815, /**< enum: auto, off, on */
+    LLMMEM_P_KV_CACHE_MEMORY_BYTES = 816, /**< i64: vLLM --kv-cache-memory (0 = from the utilization) */
+    LLMMEM_P_DISABLE_HYBRID_KV_CACHE_MANAGER = 817, /**< bool */
+    LLMMEM_P_NUM_GPU_BLOCKS_OVERRIDE = 818, /**< i64: 0 = none */
+    LLMMEM_P_MAMBA_SSM_CACHE_DTYPE = 819, /**< enum: auto, fp32, fp16, bf16 */
+    LLMMEM_P_VLLM_MODEL_RUNNER = 820, /**< enum: auto, v1, v2 (VLLM_USE_V2_MODEL_RUNNER) */
+    LLMMEM_P_CUDAGRAPH_MEMORY_ESTIMATE = 821, /**< enum: auto, off, on (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS) */
+    LLMMEM_P_VLLM_IMAGE = 822,      /**< bool: FlashInfer and triton_kernels installed (vllm-openai image) before 0.12 */
     /* hardware (9xx) */
     LLMMEM_P_GPU = 900,             /**< enum: GPU table (llmmem_gpu_name) */
     LLMMEM_P_GPU_MEMORY_BYTES = 901, /**< i64: overrides the table (0 = from GPU) */
@@ -286,10 +312,25 @@ typedef enum llmmem_result_key {
     LLMMEM_R_PIPELINE_STAGES = 123,    /**< i64 */
     LLMMEM_R_PEAK_STAGE = 124,         /**< i64: the pipeline stage with the peak */
     LLMMEM_R_ACTIVE_PARAMS = 125,      /**< i64: per token (MoE) */
-    LLMMEM_R_MANAGED_BYTES = 126,      /**< u64: CUDA managed memory (bitsandbytes paged optimizer
+    LLMMEM_R_KV_AVAILABLE_BYTES = 126, /**< u64: vLLM "Available KV cache memory" */
+    LLMMEM_R_KV_TOKENS = 127,          /**< i64: vLLM "GPU KV cache size: N tokens" */
+    LLMMEM_R_MAX_CONCURRENCY = 128,    /**< f64: vLLM "Maximum concurrency for max_model_len" */
+    LLMMEM_R_PROFILE_PEAK_BYTES = 129, /**< u64: vLLM profile run's torch peak increase */
+    LLMMEM_R_NON_TORCH_BYTES = 130,    /**< u64: vLLM non-torch memory after the baseline */
+    LLMMEM_R_CUDA_GRAPH_BYTES = 131,   /**< u64: vLLM CUDA graph memory (estimate) */
+    LLMMEM_R_KV_BLOCK_TOKENS = 132,    /**< i64: vLLM block size in tokens (hybrids raise it) */
+    LLMMEM_R_REQUESTED_BYTES = 133,    /**< u64: vLLM total * gpu_memory_utilization */
+    /* the precision a training estimate assumed, every "auto" resolved (training only;
+     * "none" otherwise). Enum values: llmmem_result_enum_name(). @since 0.2 */
+    LLMMEM_R_PARAM_DTYPE = 134,        /**< enum: dtype of the stored (sharded) weights */
+    LLMMEM_R_COMPUTE_DTYPE = 135,      /**< enum: dtype of the matmuls */
+    LLMMEM_R_MASTER_DTYPE = 136,       /**< enum: separate master weights (fp32), or none */
+    LLMMEM_R_GRAD_DTYPE = 137,         /**< enum: dtype of the gradients the optimizer reads */
+    LLMMEM_R_OPTIMIZER_STATE_DTYPE = 138, /**< enum: dtype of a full-size optimizer state */
+    LLMMEM_R_MANAGED_BYTES = 139,      /**< u64: CUDA managed memory (bitsandbytes paged optimizer
                                             state): resident on the GPU, outside peak_allocated;
                                             counted in total_bytes_per_gpu @since 0.2 */
-    LLMMEM_R_LOAD_PEAK_BYTES = 127     /**< u64: peak allocated while the weights are loaded and
+    LLMMEM_R_LOAD_PEAK_BYTES = 140     /**< u64: peak allocated while the weights are loaded and
                                             quantised (QLoRA); 0 when not modelled @since 0.2 */
 } llmmem_result_key;
 
@@ -324,6 +365,9 @@ LLMMEM_API const char *llmmem_component_name(int component);
 LLMMEM_API const char *llmmem_result_key_name(int key);
 /** @return the type of a result key, or LLMMEM_E_INVALID_ARG. */
 LLMMEM_API int llmmem_result_key_type(int key);
+/** @return the name of value @p value of an enum result key ("backward" for
+ *  LLMMEM_R_PEAK_PHASE, "bf16" for LLMMEM_R_GRAD_DTYPE); NULL if out of range. @since 0.2 */
+LLMMEM_API const char *llmmem_result_enum_name(int key, int64_t value);
 /** @return the name of a model key ("hidden_size"); NULL if unknown. */
 LLMMEM_API const char *llmmem_model_key_name(int key);
 /** Number of phases, for iteration. */
@@ -414,6 +458,14 @@ LLMMEM_API int llmmem_gpu_count(void);
 LLMMEM_API const char *llmmem_gpu_name(int index);
 /** Memory of GPU @p index, bytes as the driver reports them. */
 LLMMEM_API int llmmem_gpu_memory_bytes(uint64_t *out, int index);
+/** Finds the GPU a written name means: case, spaces, '-' and '_' do not matter, vendor
+ *  words in front are dropped, the names nvidia-smi and torch.cuda.get_device_name()
+ *  print are known ("NVIDIA A100-SXM4-80GB", "Tesla T4"), and a family names its only
+ *  GPU ("GH200"). The parameter LLMMEM_P_GPU takes its names through this function.
+ *  @return 0 with the index in @p out; LLMMEM_E_INCONSISTENT when the name fits several
+ *  GPUs ("A100": the error lists A100-40GB and A100-80GB); LLMMEM_E_OUT_OF_RANGE when
+ *  none (the error suggests the nearest name). @since 0.2.0 */
+LLMMEM_API int llmmem_gpu_find(int *out, const char *name);
 
 /* ---- configurations ----------------------------------------------------- */
 

@@ -149,5 +149,6 @@ done
     -s ENVIRONMENT=web,node -s EXPORTED_FUNCTIONS=@"$B/exports.json" \
     -s EXPORTED_RUNTIME_METHODS='["UTF8ToString","stringToUTF8","lengthBytesUTF8","getValue","setValue"]'
 cp "$CJSON_DIR/VERSION" "$OUT/cjson-version.txt"
+cp "$YAML_DIR/VERSION" "$OUT/libyaml-version.txt"
 say "built $OUT/llmmem.js and $OUT/llmmem.wasm ($(stat -c %s "$OUT/llmmem.wasm") bytes)"
 say "serve it: (cd $OUT && python3 -m http.server 8000), then open http://localhost:8000/"

@@ -37,7 +37,7 @@ record() {
         passed=$((passed + 1))
         printf 'PASS  %s\n' "$name"
         # The accuracy test's table is part of the report (issue 3): show it.
-        case "$name" in *test_accuracy* | *test_anchors*) sed -e 's/^/    | /' "$log" ;; esac
+        case "$name" in *test_accuracy* | *test_anchors* | *test_vllm_anchors*) sed -e 's/^/    | /' "$log" ;; esac
     else
         failed=$((failed + 1))
         failed_names+=("$name")
@@ -112,8 +112,10 @@ if [ "$mode" = all ]; then
             continue
         fi
         # discover with -s puts test/python first on sys.path (a bare "test.python.x"
-        # module name would collide with the standard library's "test" package).
-        run_test "$(basename "$py")" env PYTHONPATH="examples/python${PYTHONPATH:+:$PYTHONPATH}" \
+        # module name would collide with the standard library's "test" package). The
+        # package of this tree (python/llmmem) with this tree's library; .ci/run runs the
+        # same tests against the installed wheel.
+        run_test "$(basename "$py")" env PYTHONPATH="python:examples/python${PYTHONPATH:+:$PYTHONPATH}" \
             LLMMEM_LIBRARY="$PWD/lib/libllmmem.so" \
             python3 -m unittest discover -s test/python -t test/python -p "$(basename "$py")"
     done

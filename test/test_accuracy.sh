@@ -13,6 +13,9 @@ DEV=test/data/groundtruth/h200-dev.jsonl
 EXTRA=test/data/h200-extra/h200-extra.jsonl
 ENG=test/data/groundtruth/h200-engines-ws1-rerun.jsonl
 PROBE=test/data/probe/h200-probe.jsonl
+# FSDP2 at world size 8, rank 0, H100 (../shared/groundtruth/h100-fsdp-fakepg.jsonl, made by
+# measure_fakepg.py through a fake process group), its cli_args written as scenarios
+FAKEPG=test/data/groundtruth/h100-fsdp-fakepg.jsonl
 # the dev set here is the shared one, byte for byte
 if [ -f ../shared/groundtruth/h200-dev.jsonl ]; then
     cmp ../shared/groundtruth/h200-dev.jsonl "$DEV"
@@ -20,8 +23,9 @@ fi
 # every record and every measured figure has its row (or known gap), no row is stale, and
 # the dev records copied into test/data/scenarios are their records (so the rows bound them)
 python3 test/accuracy.py --tolerances "$TOL" --known-gaps "$GAPS" --check-rows \
-    "$DEV" "$EXTRA" "$ENG" "$PROBE" --copies test/data/scenarios/[tide][0-9][0-9].json
+    "$DEV" "$EXTRA" "$ENG" "$PROBE" "$FAKEPG" --copies test/data/scenarios/[tide][0-9][0-9].json
 python3 test/accuracy.py --cli examples/llmmem --tolerances "$TOL" --known-gaps "$GAPS" "$DEV" "$EXTRA"
 python3 test/accuracy.py --cli examples/llmmem --tolerances "$TOL" "$ENG"
+python3 test/accuracy.py --cli examples/llmmem --tolerances "$TOL" "$FAKEPG"
 # the probe records: no bound above 1% (peaks and phase peaks)
 python3 test/accuracy.py --cli examples/llmmem --tolerances "$TOL" --max-err 1.0 "$PROBE"

@@ -152,7 +152,8 @@ import sys, xml.dom.minidom
 d = xml.dom.minidom.parse(sys.argv[1])
 assert d.documentElement.tagName == "svg"
 assert len(d.getElementsByTagName("rect")) >= 4
-assert any("GPU capacity" in (t.firstChild.data if t.firstChild else "") for t in d.getElementsByTagName("text"))
+texts = ["".join(n.data for n in t.childNodes if n.nodeType == n.TEXT_NODE) for t in d.getElementsByTagName("text")]
+assert any("GPU capacity" in t for t in texts)
 EOF
 
 # model sources: preset, HF config, raw numbers
@@ -176,7 +177,7 @@ run 0 quick 7B --gpus 8 --gpu-mem 80 --engine zero3 --json && json_ok "quick"
 run 0 quick 1B --gpus 1 --gpu-mem 80 --engine single --json && json_ok "quick single"
 run 2 quick && one_line_error LLMMEM_E_INVALID_ARG SIZE
 run 2 quick 7B --engine horovod && one_line_error LLMMEM_E_INVALID_ARG horovod
-run 2 quick 7B --gpus zero && one_line_error LLMMEM_E_INVALID_ARG "--gpus"
+run 2 quick 7B --gpus zero && one_line_error LLMMEM_E_PARSE "--gpus"
 run 2 quick 7B --gpus 8 --gpu-mem lots && one_line_error LLMMEM_E_INVALID_ARG "--gpu-mem"
 
 # ---- usage errors: exit 2, one line ------------------------------------------------
@@ -185,7 +186,7 @@ run 2 frobnicate && one_line_error LLMMEM_E_UNKNOWN_PARAM frobnicate
 run 2 estimate --no-such-flag 1 && one_line_error LLMMEM_E_UNKNOWN_PARAM "--no-such-flag"
 run 2 estimate --scenario && one_line_error LLMMEM_E_INVALID_ARG "needs a value"
 run 2 estimate --scenario "$S/t01.json" --micro-batch-size four && \
-    one_line_error LLMMEM_E_PARSE "micro_batch_size"
+    one_line_error LLMMEM_E_PARSE "--micro-batch-size"
 run 2 estimate --scenario "$S/t01.json" --micro-batch-size 0 && \
     one_line_error LLMMEM_E_OUT_OF_RANGE "micro_batch_size"
 run 2 estimate --scenario "$S/t01.json" --optimizer adamq && one_line_error LLMMEM_E_OUT_OF_RANGE adamq
@@ -229,9 +230,172 @@ fi
 run 0 plan --preset llama-3.1-70b --mode inference --min-gpus && grep -q "^min_gpus *[2-9]" "$TMP/out" && ok ||
     bad "plan --min-gpus: $(cat "$TMP/out")"
 run 2 plan --preset llama-3.2-1b --gpus 8 --top 0 && one_line_error LLMMEM_E_INVALID_ARG "--top"
-run 2 plan --preset llama-3.2-1b --gpus eight && one_line_error LLMMEM_E_INVALID_ARG "--gpus"
+run 2 plan --preset llama-3.2-1b --gpus eight && one_line_error LLMMEM_E_PARSE "--gpus"
 run 2 plan --preset llama-3.2-1b --max-batch=3 && one_line_error LLMMEM_E_INVALID_ARG "max-batch"
 run 2 plan --gpus 8 && one_line_error LLMMEM_E_INVALID_ARG "no model"
+
+# ---- issue 20 (5): numbers and names ---------------------------------------------------
+# jget FILE EXPR: a python expression over the JSON d of FILE
+jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+# same_json DESC ARGS-A -- ARGS-B: the two runs print the same
+same_json() {
+    local desc=$1 a=() b=()
+    shift
+    while [ "$1" != "--" ]; do a+=("$1"); shift; done
+    shift
+    b=("$@")
+    "$CLI" "${a[@]}" >"$TMP/ja" 2>&1
+    "$CLI" "${b[@]}" >"$TMP/jb" 2>&1
+    cmp -s "$TMP/ja" "$TMP/jb" && ok || bad "$desc: $(diff "$TMP/ja" "$TMP/jb" | head -c 300)"
+}
+E=(estimate --preset llama-3.2-1b)
+# token counts: k = 1024 (4k = 4096, 32k = 32768, 128k = 131072), said in --help
+same_json "--seq-len 4k = 4096" "${E[@]}" --seq-len 4k --json -- "${E[@]}" --seq-len 4096 --json
+same_json "--seq-len 32k = 32768" "${E[@]}" --seq-len 32k --json -- "${E[@]}" --seq-len 32768 --json
+same_json "--seq-len 32K = 32768" "${E[@]}" --seq-len 32K --json -- "${E[@]}" --seq-len 32768 --json
+same_json "--prompt-len 128k = 131072" "${E[@]}" --mode inference --prompt-len 128k --json -- \
+    "${E[@]}" --mode inference --prompt-len 131072 --json
+"$CLI" "${E[@]}" --seq-len 4k --json >"$TMP/a" && "$CLI" "${E[@]}" --seq-len 4000 --json >"$TMP/b"
+cmp -s "$TMP/a" "$TMP/b" && bad "--seq-len 4k is 4000" || ok
+run 0 estimate --help && grep -q "4k = 4096, 128k = 131072" "$TMP/out" && ok || bad "estimate --help: k = 1024"
+grep -q -- "--seq-len TOKENS" "$TMP/out" && ok || bad "estimate --help: --seq-len TOKENS"
+run 2 "${E[@]}" --seq-len 1M && one_line_error LLMMEM_E_PARSE "k = 1024"
+# parameter counts keep B = 1e9, M = 1e6
+run 0 model --num-parameters 1.5B --json && [ "$(jget "$TMP/out" 'abs(d["params"] / 1.5e9 - 1) < 0.01')" = True ] &&
+    ok || bad "--num-parameters 1.5B"
+run 0 model --num-parameters 770M --json && [ "$(jget "$TMP/out" 'abs(d["params"] / 770e6 - 1) < 0.01')" = True ] &&
+    ok || bad "--num-parameters 770M"
+# fractions and separators in integer flags are errors (they were 2 and 15)
+run 2 "${E[@]}" --micro-batch-size 1.5 && one_line_error LLMMEM_E_PARSE "whole number"
+run 2 "${E[@]}" --micro-batch-size 1,5 && one_line_error LLMMEM_E_PARSE "separators"
+run 2 "${E[@]}" --seq-len 2_048 && one_line_error LLMMEM_E_PARSE "separators"
+run 2 "${E[@]}" --gpus 1.5 && one_line_error LLMMEM_E_PARSE "--gpus"
+run 2 model --num-layers 2.5 --hidden-size 1024 && one_line_error LLMMEM_E_PARSE "--num-layers"
+run 2 model --num-parameters 7,000,000,000 && one_line_error LLMMEM_E_PARSE "separators"
+run 2 quick 1,5B && one_line_error LLMMEM_E_PARSE "separators"
+same_json "--reduce-bucket-size 5e8" "${E[@]}" --engine zero2 --reduce-bucket-size 5e8 --json -- \
+    "${E[@]}" --engine zero2 --reduce-bucket-size 500000000 --json
+# raw shapes: explicit fields win whatever the order
+same_json "raw shape order 1/2" model --hidden-size 4096 --num-layers 2 --num-heads 64 --json -- \
+    model --num-heads 64 --hidden-size 4096 --num-layers 2 --json
+same_json "raw shape order 1/3" model --hidden-size 4096 --num-layers 2 --num-heads 64 --json -- \
+    model --num-layers 2 --num-heads 64 --hidden-size 4096 --json
+run 0 model --num-layers 2 --num-heads 64 --hidden-size 4096 --json &&
+    [ "$(jget "$TMP/out" 'd["num_attention_heads"], d["num_key_value_heads"], d["head_dim"]')" = "64 64 64" ] &&
+    ok || bad "raw shape: heads 64, kv 64, head_dim 64: $(head -c 300 "$TMP/out")"
+for order in "--num-parameters 5e8 --num-layers 24 --hidden-size 1024 --num-heads 16" \
+             "--num-layers 24 --hidden-size 1024 --num-heads 16 --num-parameters 5e8"; do
+    # shellcheck disable=SC2086
+    run 0 model $order --json &&
+        [ "$(jget "$TMP/out" 'd["num_hidden_layers"], d["hidden_size"], d["num_attention_heads"], abs(d["params"] / 5e8 - 1) < 0.01')" = "24 1024 16 True" ] &&
+        ok || bad "model $order: $(head -c 300 "$TMP/out")"
+done
+printf '{"model": {"num_parameters": 5e8, "num_layers": 24, "hidden_size": 1024, "num_attention_heads": 16}}\n' >"$TMP/raw.json"
+run 0 model --scenario "$TMP/raw.json" --json &&
+    [ "$(jget "$TMP/out" 'd["num_hidden_layers"], d["hidden_size"], d["num_attention_heads"]')" = "24 1024 16" ] &&
+    ok || bad "scenario raw shape: $(head -c 300 "$TMP/out")"
+# size-derived shapes: heads that tensor-parallel 2/4/8 divide
+for size in 30B 34B 65B 70B 405B; do
+    run 0 quick "$size" --gpus 8 --engine megatron --tensor-parallel-size 8 --json || continue
+    run 0 model --num-parameters "$size" --json &&
+        [ "$(jget "$TMP/out" 'd["num_attention_heads"] % 8 == 0 and d["num_key_value_heads"] % 8 == 0')" = True ] &&
+        ok || bad "$size: heads not a multiple of 8"
+done
+run 0 quick 70B --gpus 64 --gpu-mem 80 --engine megatron --tensor-parallel-size 8 # docs/cli.md
+run 0 quick 70B --tensor-parallel-size 8 && grep -q "engine megatron" "$TMP/out" && ok || bad "quick 70B tp8"
+# did you mean: flags, enum values, presets, GPU names, commands
+run 2 "${E[@]}" --jsno && one_line_error LLMMEM_E_UNKNOWN_PARAM "did you mean --json?"
+run 2 "${E[@]}" --micro-bach-size 2 && one_line_error LLMMEM_E_UNKNOWN_PARAM "did you mean --micro-batch-size?"
+run 2 "${E[@]}" --optimizer adamq && one_line_error LLMMEM_E_OUT_OF_RANGE "did you mean adam"
+run 2 "${E[@]}" --units gbi && one_line_error LLMMEM_E_INVALID_ARG "did you mean GiB?"
+run 2 "${E[@]}" --engine zero4 && one_line_error LLMMEM_E_INVALID_ARG "did you mean zero"
+run 2 estimate --preset llama3-8x && one_line_error LLMMEM_E_UNKNOWN_PARAM "did you mean llama-3-8b?"
+run 2 "${E[@]}" --gpu H300 && one_line_error LLMMEM_E_OUT_OF_RANGE "did you mean H200?"
+run 2 estimat && one_line_error LLMMEM_E_UNKNOWN_PARAM "did you mean estimate?"
+# the preset error points to llmmem presets, not to a C function
+run 2 estimate --preset no-such-model-7b && one_line_error LLMMEM_E_UNKNOWN_PARAM "llmmem presets"
+grep -q "llmmem_preset_name" "$TMP/err" && bad "preset error names a C function" || ok
+# GPU names and presets: case-insensitive, aliases; an ambiguous family lists its GPUs
+same_json "--gpu h200 = H200" "${E[@]}" --gpu h200 --json -- "${E[@]}" --gpu H200 --json
+same_json "--gpu nvidia-smi name" "${E[@]}" --gpu "NVIDIA A100-SXM4-80GB" --json -- "${E[@]}" --gpu A100-80GB --json
+same_json "--gpu Tesla T4" "${E[@]}" --gpu "Tesla T4" --json -- "${E[@]}" --gpu T4 --json
+run 2 "${E[@]}" --gpu a100 && one_line_error LLMMEM_E_INCONSISTENT "A100-40GB, A100-80GB"
+same_json "--preset in capitals" estimate --preset LLAMA-3.2-1B --json -- "${E[@]}" --json
+same_json "--preset llama3-8b = llama-3-8b" estimate --preset llama3-8b --json -- estimate --preset llama-3-8b --json
+# one flag per concept: --gpus and --num-gpus everywhere, --gpu-mem everywhere
+same_json "estimate --gpus = --num-gpus" "${E[@]}" --engine ddp --gpus 4 --json -- "${E[@]}" --engine ddp --num-gpus 4 --json
+same_json "quick --num-gpus = --gpus" quick 7B --num-gpus 8 --engine zero3 --json -- quick 7B --gpus 8 --engine zero3 --json
+same_json "plan --num-gpus = --gpus" plan --preset llama-3.2-1b --num-gpus 2 --top 2 --json -- \
+    plan --preset llama-3.2-1b --gpus 2 --top 2 --json
+same_json "estimate --gpu-mem" "${E[@]}" --gpu-mem 40 --json -- "${E[@]}" --gpu-memory-bytes 40000000000 --json
+# --engine deepspeed is ZeRO-2 (gpu-mem-calculator's quick) on every command
+same_json "estimate --engine deepspeed" "${E[@]}" --engine deepspeed --gpus 8 --json -- \
+    "${E[@]}" --engine zero --zero-stage 2 --gpus 8 --json
+same_json "quick --engine deepspeed" quick 7B --gpus 8 --engine deepspeed --json -- quick 7B --gpus 8 --engine zero2 --json
+same_json "--engine pytorch = ddp" quick 7B --gpus 8 --engine pytorch --json -- quick 7B --gpus 8 --engine ddp --json
+run 0 estimate --preset llama-3.2-1b --engine deepspeed --gpus 8 --json &&
+    [ "$(jget "$TMP/out" 'd["engine"]')" = zero ] && ok || bad "--engine deepspeed: engine zero"
+run 2 "${E[@]}" --engine deepspeed --zero-stage 3 && one_line_error LLMMEM_E_INVALID_ARG "stage 2"
+run 0 "${E[@]}" --engine zero3 --zero-stage 3 --gpus 8
+# presets --json, gpus --json
+run 0 presets --json && json_ok "presets --json"
+[ "$(jget "$TMP/out" 'len(d)')" = "$("$CLI" presets | wc -l)" ] && ok || bad "presets --json count"
+run 0 gpus --json && json_ok "gpus --json"
+[ "$(jget "$TMP/out" '[g["memory_bytes"] for g in d if g["name"] == "A100-80GB"][0]')" = \
+  "$("$CLI" "${E[@]}" --gpu A100-80GB --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["gpu_memory_bytes"])')" ] &&
+    ok || bad "gpus --json memory of A100-80GB"
+
+# ---- issue 20 (6): output that agrees with the verdict ---------------------------------------
+# the table begins with the settings and the GPU with its capacity
+run 0 estimate --preset llama-3.1-8b
+head -n 6 "$TMP/out" >"$TMP/head"
+grep -q "^Settings  *training, seq_len 2,048 tokens, micro-batch 1" "$TMP/head" && grep -q "optimizer adamw" "$TMP/head" &&
+    grep -q "^Precision  *bf16 weights, bf16 compute" "$TMP/head" && ok || bad "assumptions line: $(cat "$TMP/head")"
+grep -q "^GPU  *H100-80GB, 79.19 GiB / 85.03 GB per GPU (the default GPU" "$TMP/head" && ok ||
+    bad "GPU line: $(cat "$TMP/head")"
+run 0 estimate --preset llama-3.1-8b --mode inference --batch-size 4 --prompt-len 2k --gpu a10g --units GiB
+head -n 5 "$TMP/out" | grep -q "batch 4, prompt 2,048 + decode 128 tokens" &&
+    head -n 5 "$TMP/out" | grep -q "^GPU  *A10G, [0-9.]* GiB per GPU" &&
+    ok || bad "inference assumptions: $(head -n 5 "$TMP/out")"
+# the chart stacks what makes total_bytes_per_gpu against the capacity: "NO, 1002 MiB short"
+# although peak allocated is 9 GiB under the capacity; with a title, the settings, --units
+svg_check() { # svg_check SVG JSON UNIT
+    python3 test/svg_check.py "$@"
+}
+SHORT=(estimate --preset llama-3.2-1b --micro-batch-size 8 --seq-len 2560)
+run 0 "${SHORT[@]}" --json && cp "$TMP/out" "$TMP/short.json"
+[ "$(jget "$TMP/short.json" 'd["fits"] is False and d["peak_allocated_bytes"] < d["gpu_memory_bytes"]')" = True ] &&
+    ok || bad "the short case is not short with allocated under the capacity"
+run 0 "${SHORT[@]}" --svg "$TMP/short.svg" --units GiB && grep -q "^Fits  *NO" "$TMP/out" && ok || bad "short table"
+svg_check "$TMP/short.svg" "$TMP/short.json" GiB && ok || bad "svg of a run that does not fit"
+run 0 "${SHORT[@]}" --svg "$TMP/short-gb.svg" --units GB
+svg_check "$TMP/short-gb.svg" "$TMP/short.json" GB && ok || bad "svg --units GB"
+run 0 "${E[@]}" --json && cp "$TMP/out" "$TMP/fits.json"
+run 0 "${E[@]}" --svg "$TMP/fits.svg" --units GiB
+svg_check "$TMP/fits.svg" "$TMP/fits.json" GiB && ok || bad "svg of a run that fits"
+# write errors exit non-zero
+if [ -w /dev/full ]; then
+    "$CLI" "${E[@]}" --json >/dev/full 2>"$TMP/err"
+    [ $? -eq 1 ] && grep -q "LLMMEM_E_IO" "$TMP/err" && ok || bad "--json > /dev/full: $(cat "$TMP/err")"
+    "$CLI" "${E[@]}" >/dev/full 2>"$TMP/err"
+    [ $? -eq 1 ] && ok || bad "table > /dev/full"
+    "$CLI" gpus --json >/dev/full 2>"$TMP/err"
+    [ $? -eq 1 ] && ok || bad "gpus > /dev/full"
+    "$CLI" "${E[@]}" --svg /dev/full >/dev/null 2>"$TMP/err"
+    [ $? -eq 1 ] && grep -q "LLMMEM_E_IO" "$TMP/err" && ok || bad "--svg /dev/full: $(cat "$TMP/err")"
+fi
+# --decode-len 0: no generation, no KV cache
+run 0 "${E[@]}" --mode inference --decode-len 0 --json &&
+    [ "$(jget "$TMP/out" 'd["kv_cache_bytes"], sum(p["components"]["kv_cache"] for p in d["phases"].values()), "decode" in d["phases"]')" = "0 0 False" ] &&
+    ok || bad "--decode-len 0 keeps a KV cache: $(head -c 300 "$TMP/out")"
+run 0 "${E[@]}" --mode inference --decode-len 1 --json && [ "$(jget "$TMP/out" 'd["kv_cache_bytes"] > 0')" = True ] &&
+    ok || bad "--decode-len 1 has a KV cache"
+# gpus_needed 0, with a note, where no GPU count fits (the single engine on a T4)
+run 0 estimate --preset llama-3.1-8b --gpu T4 --json &&
+    [ "$(jget "$TMP/out" 'd["fits"], d["gpus_needed"], any("gpus_needed 0" in n for n in d["notes"])')" = "False 0 True" ] &&
+    ok || bad "single on a T4: gpus_needed: $(head -c 300 "$TMP/out")"
+run 0 estimate --preset llama-3.1-8b --gpu T4 && grep -q "gpus_needed 0: no number of GPUs" "$TMP/out" && ok ||
+    bad "table lacks the gpus_needed note"
 
 # ---- speed: start to JSON out -------------------------------------------------------
 start=$(date +%s%N)

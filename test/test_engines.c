@@ -338,6 +338,7 @@ static void n1_against_single(void **state)
     assert_int_equal(comp(z, LLMMEM_PHASE_OPTIMIZER, LLMMEM_C_WEIGHTS), comp(s, LLMMEM_PHASE_OPTIMIZER, LLMMEM_C_WEIGHTS));
     /* Megatron on one GPU, no parallelism: states as Megatron keeps them
      * (fp32 main grads), one stage */
+    set(c, "zero_stage", "0");
     set(c, "engine", "megatron");
     llmmem_result *mg = run(m, c);
     assert_int_equal(i64(mg, LLMMEM_R_PIPELINE_STAGES), 1);

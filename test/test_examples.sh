@@ -48,7 +48,7 @@ np=0
 for py in "$tmp"/readme*.py; do
     [ -e "$py" ] || continue
     np=$((np + 1))
-    PYTHONPATH=examples/python LLMMEM_LIBRARY="$PWD/lib/libllmmem.so" python3 "$py" >/dev/null ||
+    PYTHONPATH=python LLMMEM_LIBRARY="$PWD/lib/libllmmem.so" python3 "$py" >/dev/null ||
         { echo "README python block $np failed"; exit 1; }
 done
 

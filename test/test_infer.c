@@ -568,9 +568,11 @@ static void test_kv_mla(void **state)
 
 /* vLLM budget vs llm-d-benchmark empirical-vllm-memory-results.md (vLLM 0.11,
  * H100 with 79.18 GiB visible, util 0.9, block 128, max-model-len 16000,
- * max_num_seqs 1024, max_num_batched_tokens 8192). Reported KV pool; the
- * llm-d planner's own error after per-architecture profiles is -0.38 GiB, we
- * hold 0.5 GiB (docs/inference.md explains the sampler term's shortfall). */
+ * max_num_seqs 1024, max_num_batched_tokens 8192). Reported KV pool. Their
+ * activation peaks (4.76 GiB for Llama-3.1-8B) are the dummy sampler run's
+ * PyTorch sort over 1024 x vocab logits (38 B each, memory/vllm_profile.c):
+ * a pip install of 0.11 has no FlashInfer. Held within 0.15 GiB (the four
+ * land within 0.09 GiB). */
 static void test_vllm_vectors(void **state)
 {
     (void)state;
@@ -605,6 +607,8 @@ static void test_vllm_vectors(void **state)
         c->max_num_seqs = 1024;
         c->max_num_batched_tokens = 8192;
         c->tp = v[i].tp;
+        /* the llm-d measurements ran vLLM 0.11 installed with pip (no FlashInfer) */
+        assert_int_equal(llmmem_config_set_str(c, LLMMEM_P_VLLM_VERSION, "0.11.0"), 0);
         int rc = llmmem_estimate_inference(r, &m, c);
         if (rc)
             fail_msg("%s: %s", v[i].name, llmmem_last_error());
@@ -616,7 +620,7 @@ static void test_vllm_vectors(void **state)
         assert_int_equal(llmmem_result_get_i64(&ctx, r, LLMMEM_R_MAX_CONTEXT_TOKENS), 0);
         double got = (double)kv / GIB;
         printf("  %s: KV %.2f GiB (llm-d %.2f)\n", v[i].name, got, v[i].kv_gib);
-        if (fabs(got - v[i].kv_gib) > 0.5)
+        if (fabs(got - v[i].kv_gib) > 0.15)
             fail_msg("%s: KV %.2f GiB vs %.2f", v[i].name, got, v[i].kv_gib);
         /* KV per token (GQA) 2*L*(k/tp)*d*2 B; blocks of 128 tokens */
         uint64_t per_tok = (uint64_t)(2 * v[i].L * (v[i].k / v[i].tp) * v[i].d * 2);

@@ -318,6 +318,14 @@ static void test_registry_entries(void **state)
         if (!strcmp(f->type, "raw") || !strcmp(f->type, "generic"))
             continue;
         snprintf(json, sizeof json, "{\"model_type\": \"%s\"}", f->type);
+        int required = -1; /* a quantity its configuration class has no default for (dots1's experts) */
+        for (int q = 0; q < f->nq && required < 0; q++)
+            if (f->q[q].keys && !f->q[q].def)
+                required = q;
+        if (required >= 0) {
+            bad_text(json, LLMMEM_E_SCHEMA, f->q[required].keys, "is required");
+            continue;
+        }
         llmmem_model *m = from_text(json);
         if (m->params != tensor_sum(&m->tensors) + m->vision_params)
             fail_msg("%s: params %lld, tensors %lld", f->type, (long long)m->params,
@@ -371,8 +379,21 @@ static void test_bad_inputs(void **state)
              "\"tie_word_embeddings\": expected true or false", "1:48");
     bad_text("{\"model_type\": \"llama\", \"num_attention_heads\": 32, \"num_key_value_heads\": 5}",
              LLMMEM_E_INCONSISTENT, "\"num_key_value_heads\": 5 does not divide num_attention_heads 32", "1:75");
-    bad_text("{\"model_type\": \"mamba\", \"d_state\": 16}", LLMMEM_E_UNSUPPORTED,
-             "\"mamba\" is not a supported architecture", "config.json:1:16");
+    bad_text("{\"model_type\": \"hyena\", \"d_state\": 16}", LLMMEM_E_UNSUPPORTED,
+             "\"hyena\" is not a supported architecture", "config.json:1:16");
+    /* the hybrid families' lists and "auto" values */
+    bad_text("{\"model_type\": \"nemotron_h\", \"hybrid_override_pattern\": \"M*X\"}", LLMMEM_E_UNSUPPORTED,
+             "layer 2 is \"X\": not a layer kind of nemotron_h", "1:57");
+    bad_text("{\"model_type\": \"nemotron_h\", \"hybrid_override_pattern\": 7}", LLMMEM_E_SCHEMA,
+             "\"hybrid_override_pattern\": expected an array or a string", "1:57");
+    bad_text("{\"model_type\": \"mamba\", \"time_step_rank\": \"fast\"}", LLMMEM_E_SCHEMA,
+             "\"time_step_rank\": expected an integer", "1:43");
+    bad_text("{\"model_type\": \"hrm_text\", \"L_bp_cycles\": [1, \"2\"]}", LLMMEM_E_SCHEMA,
+             "\"L_bp_cycles\": expected an integer", "1:47");
+    bad_text("{\"model_type\": \"bamba\", \"attn_layer_indices\": \"0\"}", LLMMEM_E_SCHEMA,
+             "expected an array of layer indices", "1:47");
+    bad_text("{\"model_type\": \"recurrent_gemma\", \"block_types\": []}", LLMMEM_E_INCONSISTENT,
+             "\"block_types\": is empty", "1:50");
     bad_text("{\"model_type\": \"newthing\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
              "\"num_attention_heads\": 2}",
              LLMMEM_E_UNSUPPORTED, "lacks \"vocab_size\"", NULL);
@@ -414,6 +435,96 @@ static void test_bad_inputs(void **state)
     assert_error_has("configs/nope.json");
     assert_ptr_equal(m, (llmmem_model *)1);
     assert_int_equal(llmmem_model_from_hf_file(NULL, "x"), LLMMEM_E_INVALID_ARG);
+}
+
+/* ---- registry rules used by the dense/MoE families a-g (fam_dense1.c) ------------------- */
+
+static void test_registry_rules(void **state)
+{
+    (void)state;
+    /* GPT-NeoX-Japanese, V 10, h 4, 2 layers, f = 2h: embed_in 40; a layer: two LayerNorms 16,
+     * query_key_value 48, dense 16, h_to_4h 32, 4h_to_h 32 = 144; dense_bias 4 in the last
+     * layer only; final LayerNorm 8; embed_out tied. */
+    llmmem_model *m = from_text("{\"model_type\": \"gpt_neox_japanese\", \"vocab_size\": 10, \"hidden_size\": 4, "
+                                "\"num_hidden_layers\": 2, \"num_attention_heads\": 2, "
+                                "\"intermediate_multiple_size\": 2}");
+    assert_int_equal(m->params, 40 + 2 * 144 + 4 + 8);
+    llmmem_model_free(m);
+
+    /* GPT-Neo with a run-length attention_types: global, local, local (window 2). wte 40,
+     * wpe 20; a layer: ln_1 8, q/k/v 48, out_proj 20, ln_2 8, c_fc 80, c_proj 68 = 232;
+     * ln_f 8; tied. */
+    m = from_text("{\"model_type\": \"gpt_neo\", \"vocab_size\": 10, \"hidden_size\": 4, \"num_layers\": 3, "
+                  "\"num_heads\": 2, \"max_position_embeddings\": 5, \"window_size\": 2, "
+                  "\"attention_types\": [[[\"global\", \"local\"], 1], [[\"local\"], 1]]}");
+    assert_int_equal(m->params, 40 + 20 + 3 * 232 + 8);
+    assert_int_equal(m->num_sliding_layers, 2);
+    assert_int_equal(m->sliding_window, 2);
+    llmmem_model_free(m);
+    bad_text("{\"model_type\": \"gpt_neo\", \"num_layers\": 3, \"attention_types\": [[[\"global\"], 2]]}",
+             LLMMEM_E_INCONSISTENT, "\"attention_types\"", "has 2 entries but num_hidden_layers is 3");
+    bad_text("{\"model_type\": \"gpt_neo\", \"num_layers\": 3, \"attention_types\": [[\"global\", 3]]}",
+             LLMMEM_E_SCHEMA, "\"attention_types\"", "[[kinds...], repeats]");
+
+    /* Doge with CDMoE, V 10, h 4, f 6, one layer, 2 heads of 2, 10 experts, top-2:
+     * embed 40, q/k/v/o 64, A 2, dt_proj 8, q/k norms 4, two norms and two residual scales 16,
+     * shared gated MLP 72, router_gate 2 x isqrt(10) x 4 = 24, down/up_embed 80, final norm 4,
+     * lm_head 40 = 354; one expert is 2h = 8, so 8 idle experts leave 354 - 64 active. */
+    m = from_text("{\"model_type\": \"doge\", \"vocab_size\": 10, \"hidden_size\": 4, \"intermediate_size\": 6, "
+                  "\"num_hidden_layers\": 1, \"num_attention_heads\": 2, \"is_moe\": true, \"num_experts\": 10, "
+                  "\"num_experts_per_tok\": 2}");
+    assert_int_equal(m->params, 354);
+    assert_int_equal(m->params_active, 354 - 64);
+    assert_int_equal(m->num_moe_layers, 1);
+    llmmem_model_free(m);
+
+    /* ERNIE 4.5 MoE: MoE where (i + 1) % 2 == 0 and 1 <= i <= end (-1: the last layer) */
+    m = from_text("{\"model_type\": \"ernie4_5_moe\", \"num_hidden_layers\": 6, \"moe_layer_interval\": 2, "
+                  "\"moe_layer_end_index\": -1, \"hidden_size\": 64, \"intermediate_size\": 64, "
+                  "\"num_attention_heads\": 4, \"num_key_value_heads\": 4, \"moe_intermediate_size\": 32, "
+                  "\"vocab_size\": 100}");
+    assert_int_equal(m->num_moe_layers, 3); /* 1, 3, 5 */
+    llmmem_model_free(m);
+    m = from_text("{\"model_type\": \"ernie4_5_moe\", \"num_hidden_layers\": 6, \"moe_layer_interval\": 2, "
+                  "\"moe_layer_end_index\": 3, \"hidden_size\": 64, \"intermediate_size\": 64, "
+                  "\"num_attention_heads\": 4, \"num_key_value_heads\": 4, \"moe_intermediate_size\": 32, "
+                  "\"vocab_size\": 100}");
+    assert_int_equal(m->num_moe_layers, 2); /* 1, 3 */
+    llmmem_model_free(m);
+
+    /* mlp_layer_types decides the feed-forward of each layer */
+    m = from_text("{\"model_type\": \"exaone_moe\", \"num_hidden_layers\": 3, \"vocab_size\": 100, "
+                  "\"hidden_size\": 64, \"intermediate_size\": 64, \"num_attention_heads\": 4, "
+                  "\"num_key_value_heads\": 4, \"moe_intermediate_size\": 32, \"num_experts\": 8, "
+                  "\"mlp_layer_types\": [\"sparse\", \"dense\", \"sparse\"]}");
+    assert_int_equal(m->num_moe_layers, 2);
+    llmmem_model_free(m);
+    bad_text("{\"model_type\": \"exaone_moe\", \"num_hidden_layers\": 2, \"mlp_layer_types\": [\"sparse\", \"moe\"]}",
+             LLMMEM_E_UNSUPPORTED, "\"mlp_layer_types\"", "layer 1 is \"moe\": not a feed-forward kind of exaone_moe");
+
+    /* string and list-count keys: a wrong JSON type is an error at the key */
+    bad_text("{\"model_type\": \"apertus\", \"hidden_act\": 7}", LLMMEM_E_SCHEMA, "\"hidden_act\"",
+             "expected a string");
+    bad_text("{\"model_type\": \"glm_moe_dsa\", \"indexer_types\": \"full\"}", LLMMEM_E_SCHEMA, "\"indexer_types\"",
+             "expected an array of strings");
+    /* entries are strings, integers too where a choice is a number (compress_ratios 4 and 128) */
+    bad_text("{\"model_type\": \"glm_moe_dsa\", \"indexer_types\": [\"full\", [1]]}", LLMMEM_E_SCHEMA,
+             "\"indexer_types\"", "expected a string entry");
+    bad_text("{\"model_type\": \"deepseek_v4\", \"num_hidden_layers\": 2, \"compress_ratios\": [4, [1]]}",
+             LLMMEM_E_SCHEMA, "\"compress_ratios\"", "expected a string or integer entry");
+    m = from_text("{\"model_type\": \"deepseek_v4\", \"num_hidden_layers\": 4, \"compress_ratios\": [4, 128, 4, 0]}");
+    llmmem_model *named = from_text("{\"model_type\": \"deepseek_v4\", \"num_hidden_layers\": 4, "
+                  "\"layer_types\": [\"compressed_sparse_attention\", \"heavily_compressed_attention\", "
+                  "\"compressed_sparse_attention\", \"sliding_attention\"]}");
+    assert_int_equal(m->params, named->params); /* the same layers named by ratio or by kind */
+    llmmem_model_free(named);
+    llmmem_model_free(m);
+    /* XIELUActivation's two parameters per layer go with hidden_act "xielu" */
+    llmmem_model *x = from_text("{\"model_type\": \"apertus\", \"num_hidden_layers\": 3}");
+    m = from_text("{\"model_type\": \"apertus\", \"num_hidden_layers\": 3, \"hidden_act\": \"relu2\"}");
+    assert_int_equal(x->params - m->params, 2 * 3);
+    llmmem_model_free(x);
+    llmmem_model_free(m);
 }
 
 /* ---- raw models and the key API -------------------------------------------------------- */
@@ -469,6 +580,41 @@ static void test_raw_model(void **state)
     llmmem_model_free(r);
     llmmem_model_free(m);
     llmmem_model_free(NULL);
+
+    /* explicit fields win whatever the order: the size target after or before them */
+    static const char *const orders[2][4] = {
+        {"num_parameters", "num_layers", "hidden_size", "num_heads"},
+        {"num_layers", "hidden_size", "num_heads", "num_parameters"},
+    };
+    static const char *const values[] = {"5e8", "24", "1024", "16"};
+    int64_t counts[2];
+    for (int o = 0; o < 2; o++) {
+        assert_int_equal(llmmem_model_new(&m), 0);
+        for (int k = 0; k < 4; k++) {
+            int at = 0;
+            while (strcmp(orders[0][at], orders[o][k]) != 0)
+                at++;
+            assert_int_equal(llmmem_model_set(m, orders[o][k], values[at]), 0);
+        }
+        assert_int_equal(m->num_layers, 24);
+        assert_int_equal(m->hidden_size, 1024);
+        assert_int_equal(m->num_heads, 16);
+        assert_int_equal(m->num_kv_heads, 16);
+        assert_true(m->params > 495000000 && m->params < 505000000);
+        counts[o] = m->params;
+        llmmem_model_free(m);
+    }
+    assert_int_equal(counts[0], counts[1]);
+    /* sizes alone: heads a multiple of 8 (tensor parallel 8 divides them) */
+    static const char *const sizes[] = {"30B", "34B", "65B", "70B", "405B"};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        assert_int_equal(llmmem_model_new(&m), 0);
+        assert_int_equal(llmmem_model_set(m, "num_parameters", sizes[i]), 0);
+        assert_int_equal(m->num_heads % 8, 0);
+        assert_int_equal(m->num_kv_heads % 8, 0);
+        assert_int_equal(m->intermediate_size % 8, 0);
+        llmmem_model_free(m);
+    }
 
     /* num_parameters only describes raw models */
     assert_int_equal(llmmem_model_from_preset(&m, "gpt2"), 0);
@@ -529,6 +675,7 @@ int main(void)
         cmocka_unit_test(test_generic),       cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_raw_model),     cmocka_unit_test(test_keys_and_json),
         cmocka_unit_test(test_registry_entries),
+        cmocka_unit_test(test_registry_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

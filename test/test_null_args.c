@@ -86,6 +86,7 @@ static void info_and_names(void **state)
     assert_true(llmmem_version_number() > 0);
     assert_non_null(llmmem_version_string());
     assert_true(llmmem_soversion() >= 0);
+    assert_int_equal(llmmem_param_at(llmmem_param_count()), LLMMEM_E_INVALID_ARG);
     for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++) {
         int v = bad_ints[i];
         /* unknown statuses still have a name and a text */
@@ -99,10 +100,13 @@ static void info_and_names(void **state)
         }
         assert_null(llmmem_result_key_name(v));
         assert_int_equal(llmmem_result_key_type(v), LLMMEM_E_INVALID_ARG);
+        assert_null(llmmem_result_enum_name(v, 0));
+        assert_null(llmmem_result_enum_name(LLMMEM_R_GRAD_DTYPE, v == 1 ? 99 : v));
         assert_null(llmmem_model_key_name(v));
         assert_int_equal(llmmem_result_key_at(v), LLMMEM_E_INVALID_ARG);
         assert_int_equal(llmmem_model_key_at(v), LLMMEM_E_INVALID_ARG);
-        assert_int_equal(llmmem_param_at(v), LLMMEM_E_INVALID_ARG);
+        if (v < 0 || v >= llmmem_param_count()) /* 99 is a valid index once there are 100 parameters */
+            assert_int_equal(llmmem_param_at(v), LLMMEM_E_INVALID_ARG);
         assert_null(llmmem_param_name(v));
         assert_int_equal(llmmem_param_type(v), LLMMEM_E_INVALID_ARG);
         assert_null(llmmem_param_doc(v));
@@ -160,6 +164,16 @@ static void param_introspection(void **state)
     assert_null(llmmem_param_enum_name(LLMMEM_P_SEQ_LEN, 0)); /* not an enum */
     uint64_t b;
     EXPECT_NULL_ARG(llmmem_gpu_memory_bytes(NULL, 0));
+    {
+        int g = -1;
+        EXPECT_NULL_ARG(llmmem_gpu_find(NULL, "H200"));
+        EXPECT_NULL_ARG(llmmem_gpu_find(&g, NULL));
+        EXPECT_FAIL(llmmem_gpu_find(&g, ""));
+        EXPECT_FAIL(llmmem_gpu_find(&g, "-"));
+        EXPECT_FAIL(llmmem_gpu_find(&g, "nvidia "));
+        EXPECT_FAIL(llmmem_gpu_find(&g, "a100"));
+        assert_int_equal(g, -1);
+    }
     for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++)
         EXPECT_FAIL(llmmem_gpu_memory_bytes(&b, bad_ints[i]));
 }

@@ -247,6 +247,7 @@ static void test_min_gpus_training(void **state)
     /* engine single: 1 when it fits */
     llmmem_model *small = preset("llama-3.2-1b");
     set(c, "engine", "single");
+    set(c, "zero_stage", "0");
     assert_int_equal(llmmem_plan_min_gpus(&n, small, c), 0);
     assert_int_equal(n, 1);
     llmmem_model_free(small);
@@ -700,6 +701,7 @@ static void test_no_allocation_in_loops(void **state)
         (void)llmmem_estimate(r, m, c);
     assert_int_equal(allocs - before, 0);
     set(c, "engine", "single");
+    set(c, "zero_stage", "0");
 
     before = allocs;
     assert_int_equal(llmmem_plan_layouts(p, m, c, 16), 0);

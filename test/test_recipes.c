@@ -244,10 +244,21 @@ static void paged_state(void **state)
     assert_int_equal(key_u64(r, LLMMEM_R_TOTAL_BYTES_PER_GPU),
                      key_u64(r, LLMMEM_R_PEAK_RESERVED_BYTES) + key_u64(r, LLMMEM_R_CUDA_CONTEXT_BYTES) +
                          key_u64(r, LLMMEM_R_MANAGED_BYTES));
+    /* bitsandbytes 32-bit state is fp32 on a bf16 model (optim_bits 32) */
+    int64_t dt = 0;
+    assert_int_equal(llmmem_result_get_i64(&dt, r, LLMMEM_R_OPTIMIZER_STATE_DTYPE), 0);
+    assert_string_equal(llmmem_result_enum_name(LLMMEM_R_OPTIMIZER_STATE_DTYPE, dt), "fp32");
     /* torchao AdamW8bit: allocator-visible, uint8 + fp32 scale per 256 */
     assert_int_equal(llmmem_config_set(c, "optimizer", "adamw_torchao_8bit"), 0);
     assert_int_equal(llmmem_estimate(r, m, c), 0);
     assert_int_equal(key_u64(r, LLMMEM_R_MANAGED_BYTES), 0);
+    assert_int_equal(llmmem_result_get_i64(&dt, r, LLMMEM_R_OPTIMIZER_STATE_DTYPE), 0);
+    assert_string_equal(llmmem_result_enum_name(LLMMEM_R_OPTIMIZER_STATE_DTYPE, dt), "int8");
+    /* torchao AdamW4bit: 4-bit codes */
+    assert_int_equal(llmmem_config_set(c, "optimizer", "adamw_torchao_4bit"), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    assert_int_equal(llmmem_result_get_i64(&dt, r, LLMMEM_R_OPTIMIZER_STATE_DTYPE), 0);
+    assert_string_equal(llmmem_result_enum_name(LLMMEM_R_OPTIMIZER_STATE_DTYPE, dt), "int4");
     llmmem_result_free(r);
     llmmem_config_free(c);
     llmmem_model_free(m);
@@ -474,6 +485,92 @@ static void other_readers(void **state)
     llmmem_config_free(c);
 }
 
+static uint64_t term_bytes(const llmmem_result *r, const char *name)
+{
+    for (int i = 0; i < llmmem_result_term_count(r); i++) {
+        const char *n, *f;
+        uint64_t b;
+        assert_int_equal(llmmem_result_term(&n, &f, &b, r, i), 0);
+        if (!strcmp(n, name))
+            return b;
+    }
+    print_error("no term %s\n", name);
+    fail();
+    return 0;
+}
+
+static bool has_term(const llmmem_result *r, const char *name)
+{
+    for (int i = 0; i < llmmem_result_term_count(r); i++) {
+        const char *n, *f;
+        uint64_t b;
+        assert_int_equal(llmmem_result_term(&n, &f, &b, r, i), 0);
+        if (!strcmp(n, name))
+            return true;
+    }
+    return false;
+}
+
+/* The recipes on the fsdp engine (FSDP2 units, its MixedPrecisionPolicy):
+ * custom_sharded_layers takes the (tied) embedding out of the root, which
+ * keeps the final norm; frozen LoRA bases have no gradient to reduce-scatter
+ * (_fsdp_collectives.py foreach_reduce); a policy's param_dtype is what the
+ * torchtune modules run in; a saved TrainingArguments' fsdp_config is read
+ * only with FSDP on. */
+static void fsdp_recipes(void **state)
+{
+    (void)state;
+    llmmem_model *m = load("llama-3.2-1b");
+    const char *kv[] = {"engine", "fsdp", "fsdp_version", "2", "num_gpus", "8",
+                        "data_parallel_size", "8", "param_dtype", "bf16", "micro_batch_size", "1",
+                        "seq_len", "512", NULL};
+    llmmem_config *c = cfg_of(kv);
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    assert_int_equal(term_bytes(r, "fsdp_root_unsharded"), 2 * ((uint64_t)V * H + H));
+    assert_false(has_term(r, "fsdp_embedding_head_unit"));
+    assert_int_equal(llmmem_config_set(c, "fsdp_custom_sharded_layers", "true"), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    assert_int_equal(term_bytes(r, "fsdp_root_unsharded"), 2 * (uint64_t)H);
+    assert_int_equal(term_bytes(r, "fsdp_embedding_head_unit"), 2 * (uint64_t)V * H);
+
+    /* LoRA r 8 on q and v: 8 (h + h) + 8 (h + k d) trainable elements per layer */
+    assert_int_equal(llmmem_config_set(c, "fsdp_custom_sharded_layers", "false"), 0);
+    assert_int_equal(llmmem_config_set(c, "lora_rank", "8"), 0);
+    assert_int_equal(llmmem_config_set(c, "lora_targets", "q_proj,v_proj"), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    const uint64_t adapters = 8 * (uint64_t)(H + H) + 8 * (uint64_t)(H + K * D);
+    assert_int_equal(term_bytes(r, "fsdp_reduce_scatter"), 2 * adapters);
+    assert_int_equal(term_bytes(r, "fsdp_root_reduce_scatter"), 0);
+    llmmem_config_free(c);
+
+    /* torchtitan: fp32 shards, MixedPrecisionPolicy(bf16, fp32), torchtune-like modules */
+    const char *tt[] = {"engine", "fsdp", "fsdp_version", "2", "num_gpus", "8",
+                        "data_parallel_size", "8", "param_dtype", "fp32", "compute_dtype", "bf16",
+                        "fsdp_param_dtype", "bf16", "fsdp_reduce_dtype", "fp32",
+                        "activation_profile", "torchtune", NULL};
+    c = cfg_of(tt);
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    assert_int_equal(llmmem_config_set(c, "fsdp_param_dtype", "auto"), 0); /* autocast: refused */
+    assert_int_equal(llmmem_estimate(r, m, c), LLMMEM_E_UNSUPPORTED);
+    llmmem_config_free(c);
+
+    c = cfg_of(NULL);
+    const char *saved =
+        "{\"fsdp\": [], \"fsdp_config\": {\"min_num_params\": 0, \"offload_params\": true}}";
+    assert_int_equal(llmmem_config_apply_hf_training_args_json(c, saved, strlen(saved)), 0);
+    expect_param(c, "fsdp_cpu_offload", "false");
+    assert_int_equal(llmmem_config_note_count(c), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    const char *on = "{\"fsdp\": \"full_shard\", \"fsdp_config\": {\"offload_params\": true}}";
+    assert_int_equal(llmmem_config_apply_hf_training_args_json(c, on, strlen(on)), 0);
+    expect_param(c, "fsdp_cpu_offload", "true");
+    llmmem_config_free(c);
+    llmmem_result_free(r);
+    llmmem_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -483,7 +580,7 @@ int main(void)
         cmocka_unit_test(paged_state), cmocka_unit_test(qlora_load_peak),
         cmocka_unit_test(refusals), cmocka_unit_test(selective_op), cmocka_unit_test(liger_kernels),
         cmocka_unit_test(torchtune_reader), cmocka_unit_test(yaml_contract),
-        cmocka_unit_test(other_readers),
+        cmocka_unit_test(other_readers), cmocka_unit_test(fsdp_recipes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -415,7 +415,19 @@ static void run_bad_case(void **state)
     snprintf(path, sizeof path, "%s/input.json", bc->dir);
     int rc;
     llmmem_clear_error();
-    if (strcmp(entry, "scenario") == 0) {
+    if (strcmp(entry, "estimate") == 0) { /* a scenario that loads, refused by the estimate */
+        llmmem_model *m = NULL;
+        llmmem_config *c = NULL;
+        rc = llmmem_scenario_from_file(&m, &c, path);
+        if (rc)
+            fail_msg("%s: the scenario does not load: %s", bc->name, llmmem_last_error());
+        llmmem_result *r = NULL;
+        assert_int_equal(llmmem_result_new(&r), 0);
+        rc = llmmem_estimate(r, m, c);
+        llmmem_result_free(r);
+        llmmem_model_free(m);
+        llmmem_config_free(c);
+    } else if (strcmp(entry, "scenario") == 0) {
         llmmem_model *m = (llmmem_model *)(uintptr_t)1; /* must stay untouched */
         llmmem_config *c = (llmmem_config *)(uintptr_t)1;
         rc = llmmem_scenario_from_file(&m, &c, path);
@@ -546,6 +558,78 @@ static void test_config_only_agrees(void **state)
     }
 }
 
+/* GPU names as people write them (llmmem_gpu_find): the driver's and PyTorch's names,
+ * case and separators, families that name one GPU; a family of several is an error that
+ * lists them, an unknown name suggests the nearest. */
+static void test_gpu_names(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *written, *want;
+    } ok[] = {
+        {"H200", "H200"},
+        {"h200", "H200"},
+        {"NVIDIA H200", "H200"},
+        {"NVIDIA A100-SXM4-80GB", "A100-80GB"},
+        {"NVIDIA A100-PCIE-40GB", "A100-40GB"},
+        {"a100 80g", "A100-80GB"},
+        {"a100_40gb", "A100-40GB"},
+        {"NVIDIA H100 80GB HBM3", "H100-80GB"},
+        {"NVIDIA H100 PCIe", "H100-PCIe"},
+        {"h100 nvl", "H100-NVL-94GB"},
+        {"Tesla T4", "T4"},
+        {"Tesla V100-SXM2-16GB", "V100-16GB"},
+        {"NVIDIA GeForce RTX 4090", "RTX-4090"},
+        {"rtx3090", "RTX-3090"},
+        {"NVIDIA RTX A6000", "A6000"},
+        {"AMD Instinct MI300X", "MI300X"},
+        {"gh200", "GH200-96GB"},
+        {"NVIDIA RTX 6000 Ada Generation", "RTX-6000-Ada"},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        int g = -1;
+        if (llmmem_gpu_find(&g, ok[i].written) != 0)
+            fail_msg("\"%s\": %s", ok[i].written, llmmem_last_error());
+        assert_string_equal(llmmem_gpu_name(g), ok[i].want);
+    }
+    int g = -1;
+    assert_int_equal(llmmem_gpu_find(&g, "a100"), LLMMEM_E_INCONSISTENT);
+    assert_non_null(strstr(llmmem_last_error(), "A100-40GB, A100-80GB"));
+    assert_int_equal(llmmem_gpu_find(&g, "H100"), LLMMEM_E_INCONSISTENT);
+    assert_non_null(strstr(llmmem_last_error(), "H100-80GB, H100-PCIe, H100-NVL-94GB"));
+    /* H20 is its own GPU, not a prefix of H200; an unknown name gets the nearest */
+    assert_int_equal(llmmem_gpu_find(&g, "h20"), 0);
+    assert_string_equal(llmmem_gpu_name(g), "H20");
+    g = -1;
+    assert_int_equal(llmmem_gpu_find(&g, "H300"), LLMMEM_E_OUT_OF_RANGE);
+    assert_non_null(strstr(llmmem_last_error(), "did you mean"));
+    assert_int_equal(llmmem_gpu_find(&g, "Z9000"), LLMMEM_E_OUT_OF_RANGE);
+    assert_null(strstr(llmmem_last_error(), "did you mean"));
+    assert_int_equal(g, -1);
+
+    /* the parameter takes the same names; a scenario too, where the memory given
+     * settles an ambiguous family */
+    llmmem_config *c = NULL;
+    assert_int_equal(llmmem_config_new(&c), 0);
+    assert_int_equal(llmmem_config_set(c, "gpu", "nvidia a100-sxm4-80gb"), 0);
+    char name[32];
+    size_t need;
+    assert_int_equal(llmmem_config_get_str(name, sizeof name, &need, c, LLMMEM_P_GPU), 0);
+    assert_string_equal(name, "A100-80GB");
+    assert_int_equal(llmmem_config_set(c, "gpu", "A100"), LLMMEM_E_INCONSISTENT);
+    assert_int_equal(llmmem_config_set(c, "optimizer", "adamq"), LLMMEM_E_OUT_OF_RANGE);
+    assert_non_null(strstr(llmmem_last_error(), "did you mean adamw?"));
+    llmmem_config_free(c);
+    const char *amb = "{\"model\": \"gpt2\", \"hardware\": {\"gpu\": \"A100\"}}";
+    assert_int_equal(llmmem_scenario_from_json(NULL, &c, amb, strlen(amb), NULL),
+                     LLMMEM_E_INCONSISTENT);
+    assert_non_null(strstr(llmmem_last_error(), "hardware.gpu"));
+    const char *with_mem =
+        "{\"model\": \"gpt2\", \"hardware\": {\"gpu\": \"A100\", \"gpu_memory_gb\": 80}}";
+    assert_int_equal(llmmem_scenario_from_json(NULL, &c, with_mem, strlen(with_mem), NULL), 0);
+    llmmem_config_free(c);
+}
+
 static void test_api_misuse(void **state)
 {
     llmmem_config *c = NULL;
@@ -620,6 +704,7 @@ int main(void)
         cmocka_unit_test(test_deepspeed_zero2),
         cmocka_unit_test(test_hf_training_args),
         cmocka_unit_test(test_failed_apply_leaves_config),
+        cmocka_unit_test(test_gpu_names),
         cmocka_unit_test(test_api_misuse),
         cmocka_unit_test(test_config_only_agrees),
         cmocka_unit_test(test_invalid_cases_present),

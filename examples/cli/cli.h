@@ -31,6 +31,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+#define LLMMEM_PRINTF_CLI(f, a) __attribute__((format(printf, f, a)))
+#else
+#define LLMMEM_PRINTF_CLI(f, a)
+#endif
+
 #define EXIT_USAGE 2
 #define EXIT_FAIL 1
 #define CLI_MAX_SETTINGS 256
@@ -62,6 +68,11 @@ bool cli_name_is(const char *written, const char *name);
 void cli_normalize(char *out, size_t cap, const char *in);
 /* "--help" or "-h". */
 bool cli_is_help(const char *arg);
+/* The name of `names` nearest to `written` (edit distance, case, '-' and '_' ignored;
+ * or the only one it begins), NULL if none is near. */
+const char *cli_suggest(const char *written, const char *const *names, int n);
+/* " (did you mean PREFIXname?)" ('_' shown as '-' when prefix is "--"), "" for NULL. */
+void cli_did_you_mean(char *out, size_t cap, const char *prefix, const char *name);
 
 enum cli_units { UNITS_BOTH, UNITS_GIB, UNITS_GB };
 
@@ -72,9 +83,9 @@ enum {
     CLI_G_FILES = 1 << 2,  /* --deepspeed-config, --hf-training-args, --calibration, YAML configs */
     CLI_G_OUTPUT = 1 << 3, /* --json, --explain, --units, --svg */
     CLI_G_JSON = 1 << 4,   /* --json only */
-    CLI_G_PARAMS = 1 << 5, /* --<parameter> */
-    CLI_G_QUICK = 1 << 6,  /* --gpus, --gpu-mem, --engine */
-    CLI_G_PLAN = 1 << 7,   /* --gpus, --top, --global-batch, --max-batch, --max-seq-len,
+    CLI_G_PARAMS = 1 << 5, /* --<parameter>, and --gpus, --gpu-mem, --engine */
+    CLI_G_QUICK = 1 << 6,  /* llmmem quick (no flags of its own beyond CLI_G_PARAMS) */
+    CLI_G_PLAN = 1 << 7,   /* --top, --global-batch, --max-batch, --max-seq-len,
                               --min-gpus */
 };
 
@@ -136,22 +147,36 @@ void cli_print_param_flags(FILE *out);
 
 /* The library name of a settable model key written as a flag (normalized), or NULL. */
 const char *cli_model_key(const char *name);
+/* The flag spellings of the settable model keys, at most cap of them; their count. */
+int cli_model_key_names(const char **out, int cap);
 /* Whether a normalized flag name is a configuration parameter of the library. */
 bool cli_param_known(const char *name);
-/* Sets the parameter flags of o on cfg. */
-void cli_apply_params(llmmem_config *cfg, const cli_opts *o);
+/* Sets --engine, --gpus, --gpu-mem, then the parameter flags of o on cfg; cmd names the
+ * command in errors. */
+void cli_apply_params(llmmem_config *cfg, const cli_opts *o, const char *cmd);
 /* Scenario, then model flags, then framework files, then parameter flags. */
 void cli_build_inputs(llmmem_model **model, llmmem_config **cfg, const cli_opts *o,
                       const char *cmd);
 
-/* An --engine of llmmem quick: the library engine and ZeRO stage (-1: left as is). */
+/* An --engine name: the library engine and ZeRO stage (-1: left as configured). */
 typedef struct cli_engine {
     cli_names names;
     const char *engine;
     int stage;
 } cli_engine;
-/* The row of a written --engine (either '-' or '_'), or NULL. */
-const cli_engine *cli_engine_find(const char *written);
+/* The row of a written --engine (case, '-' or '_' alike), or a usage error naming cmd. */
+const cli_engine *cli_engine_find(const char *cmd, const char *written);
+/* The --preset NAME as the library knows it: its own name (case-insensitive), else the
+ * one preset whose letters and digits match ("llama3-8b"); else a usage error that
+ * suggests the nearest and points to llmmem presets. */
+const char *cli_preset_name(const char *written);
+/* An integer flag value as plain digits in buf: whole numbers only (no fraction, no
+ * separator); e-notation for large counts ("5e8"); token counts also k = 1024 ("4k").
+ * A usage error naming cmd and flag otherwise. */
+const char *cli_int_text(char *buf, size_t cap, const char *cmd, const char *flag,
+                         const char *value, bool tokens);
+/* Whether a library parameter or model key (its library name) counts tokens. */
+bool cli_is_token_count(const char *name);
 
 /* ---- format.c -------------------------------------------------------------------------- */
 
@@ -174,7 +199,21 @@ void cli_print_table(const llmmem_result *r, const llmmem_model *m, const llmmem
                      enum cli_units u);
 /* --explain: the inputs of the formulas and every term. */
 void cli_print_terms(const llmmem_result *r, enum cli_units u);
-void cli_write_svg(const char *path, const llmmem_result *r);
+/* The settings of an estimate as short items ("training", "seq_len 2,048 tokens", ...), the
+ * first lines of the table and the subtitle of the SVG; their count. */
+#define CLI_ITEM_MAX 96
+#define CLI_MAX_ITEMS 16
+int cli_settings(char (*items)[CLI_ITEM_MAX], int max, const llmmem_result *r,
+                 const llmmem_config *cfg);
+/* The precision the estimate assumed, every "auto" resolved by the engine ("bf16 weights,
+ * bf16 compute, fp32 masters, fp32 grads, fp32 optimizer state"); "" for inference. */
+const char *cli_precision(char *buf, size_t cap, const llmmem_result *r);
+/* "llama-3.1-8b: does NOT fit, 81.2 GiB of 79.2 GiB per H100-80GB GPU (2.0 GiB short)" */
+void cli_verdict(char *buf, size_t cap, const llmmem_result *r, const llmmem_model *m,
+                 const llmmem_config *cfg, enum cli_units u);
+/* The chart of the verdict (svg.c): title, settings line, sizes in `units`. */
+void cli_write_svg(const char *path, const llmmem_result *r, const char *title,
+                   const char *settings, enum cli_units units);
 /* A result value; 0 when the key does not apply. */
 uint64_t cli_result_u64(const llmmem_result *r, int key);
 int64_t cli_result_i64(const llmmem_result *r, int key);
@@ -198,8 +237,11 @@ int cli_run_validate(cli_opts *o);
 int cli_run_presets(cli_opts *o);
 int cli_run_gpus(cli_opts *o);
 int cli_run_params(cli_opts *o);
+/* llmmem vllm: reads vLLM's own flags (vllm.c). */
+int cli_run_vllm(int argc, char **argv);
 
 extern const cli_help cli_help_estimate, cli_help_explain, cli_help_model, cli_help_quick,
-    cli_help_plan, cli_help_validate, cli_help_presets, cli_help_gpus, cli_help_params;
+    cli_help_plan, cli_help_validate, cli_help_presets, cli_help_gpus, cli_help_params,
+    cli_help_vllm;
 
 #endif

@@ -2,6 +2,8 @@
  * every term for explain), JSON or SVG. */
 #include "cli.h"
 
+#include <string.h>
+
 static const cli_help_line estimate_help_flags[] = {
     {.flag = "scenario"},
     {.text = "Model (replaces the scenario's model):\n"},
@@ -11,6 +13,12 @@ static const cli_help_line estimate_help_flags[] = {
              "--num-heads,\n"
              "                           --num-kv-heads, --head-dim, --intermediate-size, "
              "--vocab-size, ...\n"},
+    {.text = "GPUs and engine (every command that takes parameters):\n"},
+    {.text = "  --gpu NAME               the GPU (llmmem gpus): H100-80GB, h200, \"NVIDIA "
+             "A100-SXM4-80GB\", ...\n"},
+    {.flag = "gpus"},
+    {.flag = "gpu_mem"},
+    {.flag = "engine"},
     {.text = "Framework files (applied after the scenario, before the parameter flags):\n"},
     {.flag = "framework_config"},
     {.flag = "torchtune_config"},
@@ -32,6 +40,9 @@ const cli_help cli_help_estimate = {
     "                       [--json] [--explain] [--units GiB|GB|both] [--svg FILE]\n"
     "\n"
     "Estimates the per-GPU memory of a training step or an inference run.\n"
+    "Integer flags take whole numbers (e-notation for large counts: 5e8); token counts\n"
+    "(--seq-len, --prompt-len, --decode-len, --max-model-len, ...) also take k = 1024:\n"
+    "4k = 4096, 128k = 131072. Parameter counts (--num-parameters) take B = 1e9, M = 1e6.\n"
     "\n",
     27, estimate_help_flags};
 
@@ -56,8 +67,22 @@ int cli_estimate_print(llmmem_model *m, llmmem_config *cfg, const cli_opts *o)
     rc = llmmem_estimate(r, m, cfg);
     if (rc)
         cli_fail_lib(rc, EXIT_FAIL, NULL);
-    if (o->svg)
-        cli_write_svg(o->svg, r);
+    if (o->svg) {
+        char title[512], settings[CLI_MAX_ITEMS * (CLI_ITEM_MAX + 2) + 260] = "";
+        char items[CLI_MAX_ITEMS][CLI_ITEM_MAX];
+        int n = cli_settings(items, CLI_MAX_ITEMS, r, cfg);
+        for (int i = 0; i < n; i++) {
+            strcat(settings, i ? ", " : "");
+            strcat(settings, items[i]);
+        }
+        char prec[256];
+        if (cli_precision(prec, sizeof prec, r)[0]) {
+            strcat(settings, "; ");
+            strcat(settings, prec);
+        }
+        cli_verdict(title, sizeof title, r, m, cfg, o->units == UNITS_BOTH ? UNITS_GIB : o->units);
+        cli_write_svg(o->svg, r, title, settings, o->units);
+    }
     if (o->json) {
         cli_print_json(result_json, r, false);
     } else {

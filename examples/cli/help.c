@@ -38,14 +38,16 @@ static const char *const type_words[] = {"?", "INT", "REAL", "BOOL", "NAME", "TE
 
 void cli_print_param_flags(FILE *out)
 {
-    fprintf(out, "\nParameter flags (every parameter; '_' or '-'; see llmmem params):\n");
+    fprintf(out, "\nParameter flags (every parameter; '_' or '-'; see llmmem params; TOKENS take\n"
+                 "k = 1024):\n");
     int n = llmmem_param_count(), col = 0;
     for (int i = 0; i < n; i++) {
         int id = llmmem_param_at(i);
         const char *name = llmmem_param_name(id);
         int t = llmmem_param_type(id);
         char flag[96];
-        snprintf(flag, sizeof flag, "--%s %s", name, t > 0 && t < 7 ? type_words[t] : "VALUE");
+        snprintf(flag, sizeof flag, "--%s %s", name,
+                 cli_is_token_count(name) ? "TOKENS" : t > 0 && t < 7 ? type_words[t] : "VALUE");
         for (char *p = flag + 2; *p && *p != ' '; p++)
             if (*p == '_')
                 *p = '-';

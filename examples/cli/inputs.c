@@ -1,11 +1,14 @@
 /* Where flags meet the library: model keys and their CLI spellings, configuration
- * parameters, the framework files, the engines of llmmem quick, and the order in which a
- * command's inputs are applied (scenario, model flags, framework files, parameter flags). */
+ * parameters and how their values are written (whole numbers, token counts), the engine
+ * names, the presets, the framework files, and the order in which a command's inputs are
+ * applied (scenario, model flags, framework files, --engine/--gpus/--gpu-mem, parameter
+ * flags). */
 #include "cli.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- model keys and parameters ------------------------------------------------------------ */
 
@@ -43,45 +46,288 @@ const char *cli_model_key(const char *name)
     return k < 0 ? NULL : model_aliases[k].key;
 }
 
+int cli_model_key_names(const char **out, int cap)
+{
+    int n = 0, keys = llmmem_model_key_count();
+    for (int i = 0; i < keys && n < cap; i++) {
+        int key = llmmem_model_key_at(i);
+        if (key < LLMMEM_M_PARAMS)
+            out[n++] = llmmem_model_key_name(key);
+    }
+    for (size_t i = 0; i < sizeof model_aliases / sizeof model_aliases[0] && n < cap; i++)
+        out[n++] = model_aliases[i].names.name;
+    return n;
+}
+
 bool cli_param_known(const char *name)
 {
     int id;
     return llmmem_param_from_name(&id, name) == 0;
 }
 
-void cli_apply_params(llmmem_config *cfg, const cli_opts *o)
+/* Parameters and model keys that count tokens: k means 1024 in them ("4k" = 4096, "128k"
+ * = 131072, as context lengths are named). */
+static const char *const token_counts[] = {
+    "seq_len",       "prompt_len",     "decode_len", "max_model_len", "max_num_batched_tokens",
+    "kv_block_size", "max_position_embeddings", "sliding_window",
+};
+
+bool cli_is_token_count(const char *name)
 {
+    for (size_t i = 0; i < sizeof token_counts / sizeof token_counts[0]; i++)
+        if (cli_name_is(name, token_counts[i]))
+            return true;
+    return false;
+}
+
+/* ---- integer values ---------------------------------------------------------------------- */
+
+/* A number as written: [-]digits[.digits][e[+-]digits][suffix]. */
+typedef struct written_number {
+    bool negative;
+    uint64_t digits;  /* every digit, the fraction's too (at most 18 of them) */
+    int scale;        /* value = digits x 10^scale */
+    const char *rest; /* after the number (the suffix) */
+} written_number;
+
+static bool read_number(written_number *w, const char *s)
+{
+    int ndigits = 0, exp = 0;
+    bool any = false;
+    memset(w, 0, sizeof *w);
+    if (*s == '-' || *s == '+')
+        w->negative = *s++ == '-';
+    for (; *s >= '0' && *s <= '9'; s++, any = true) {
+        if (++ndigits > 18)
+            return false;
+        w->digits = w->digits * 10 + (uint64_t)(*s - '0');
+    }
+    if (*s == '.') {
+        for (s++; *s >= '0' && *s <= '9'; s++, any = true) {
+            if (++ndigits > 18)
+                return false;
+            w->digits = w->digits * 10 + (uint64_t)(*s - '0');
+            w->scale--;
+        }
+    }
+    if (!any)
+        return false;
+    if ((*s == 'e' || *s == 'E') && (s[1] == '-' || s[1] == '+' || (s[1] >= '0' && s[1] <= '9'))) {
+        bool neg = s[1] == '-';
+        s += s[1] == '-' || s[1] == '+' ? 2 : 1;
+        if (!(*s >= '0' && *s <= '9'))
+            return false;
+        for (; *s >= '0' && *s <= '9'; s++)
+            if (exp < 100)
+                exp = exp * 10 + (*s - '0');
+        w->scale += neg ? -exp : exp;
+    }
+    w->rest = s;
+    return true;
+}
+
+const char *cli_int_text(char *buf, size_t cap, const char *cmd, const char *flag,
+                         const char *value, bool tokens)
+{
+    const char *form = tokens ? "a whole number of tokens (4096, 4k = 4096, 128k = 131072)"
+                              : "a whole number (e-notation for large counts: 5e8)";
+    if (strpbrk(value, ",_ '"))
+        cli_fail_msg(LLMMEM_E_PARSE, EXIT_USAGE, "%s: %s \"%s\": separators are not read; expected %s",
+                     cmd, flag, value, form);
+    written_number w;
+    if (!read_number(&w, value))
+        cli_fail_msg(LLMMEM_E_PARSE, EXIT_USAGE, "%s: %s \"%s\": expected %s", cmd, flag, value,
+                     form);
+    uint64_t mult = 1;
+    if (tokens && (w.rest[0] == 'k' || w.rest[0] == 'K') && w.rest[1] == '\0')
+        mult = 1024;
+    else if (tokens && w.rest[0] && strchr("mMgGbBtT", w.rest[0]))
+        cli_fail_msg(LLMMEM_E_PARSE, EXIT_USAGE,
+                     "%s: %s \"%s\": token counts take k = 1024 only (1M tokens: write 1024k or "
+                     "1048576)",
+                     cmd, flag, value);
+    else if (w.rest[0])
+        cli_fail_msg(LLMMEM_E_PARSE, EXIT_USAGE, "%s: %s \"%s\": expected %s", cmd, flag, value,
+                     form);
+    /* digits x mult x 10^scale, exactly */
+    uint64_t v = w.digits;
+    if (v > UINT64_MAX / mult)
+        goto too_large;
+    v *= mult;
+    for (int i = w.scale; i < 0; i++) {
+        if (v % 10 != 0)
+            cli_fail_msg(LLMMEM_E_PARSE, EXIT_USAGE, "%s: %s \"%s\": not a whole number; expected %s",
+                         cmd, flag, value, form);
+        v /= 10;
+    }
+    for (int i = 0; i < w.scale; i++) {
+        if (v > UINT64_MAX / 10)
+            goto too_large;
+        v *= 10;
+    }
+    if (v > (uint64_t)INT64_MAX)
+        goto too_large;
+    snprintf(buf, cap, "%s%llu", w.negative && v ? "-" : "", (unsigned long long)v);
+    return buf;
+too_large:
+    cli_fail_msg(LLMMEM_E_OUT_OF_RANGE, EXIT_USAGE, "%s: %s \"%s\": too large", cmd, flag, value);
+}
+
+/* ---- engines ---------------------------------------------------------------------------------- */
+
+/* The engine names every command takes. "deepspeed" is ZeRO-2 as gpu-mem-calculator's
+ * quick command has it (cli/main.py: zero_stage=2 if engine == "deepspeed"). */
+static const cli_engine engines[] = {
+    {{"single", NULL}, "single", -1},
+    {{"ddp", "pytorch"}, "ddp", -1},
+    {{"zero", NULL}, "zero", -1},
+    {{"zero0", NULL}, "zero", 0},
+    {{"zero1", NULL}, "zero", 1},
+    {{"zero2", "deepspeed"}, "zero", 2},
+    {{"zero3", NULL}, "zero", 3},
+    {{"fsdp", NULL}, "fsdp", -1},
+    {{"megatron", NULL}, "megatron", -1},
+    {{"megatron_deepspeed", NULL}, "megatron_deepspeed", -1},
+};
+
+const cli_engine *cli_engine_find(const char *cmd, const char *written)
+{
+    char name[64];
+    cli_normalize(name, sizeof name, written);
+    for (char *c = name; *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+    int k = CLI_FIND(engines, name);
+    if (k >= 0)
+        return &engines[k];
+    const char *names[2 * sizeof engines / sizeof engines[0]];
+    int n = 0;
+    for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
+        names[n++] = engines[i].names.name;
+        if (engines[i].names.alias)
+            names[n++] = engines[i].names.alias;
+    }
+    char hint[96];
+    cli_did_you_mean(hint, sizeof hint, "", cli_suggest(name, names, n));
+    cli_usage_error("%s: --engine \"%s\"%s: one of single, ddp (= pytorch), zero, zero0, zero1, "
+                    "zero2, zero3, deepspeed (= zero2), fsdp, megatron, megatron_deepspeed",
+                    cmd, written, hint);
+}
+
+/* The parameter flag that sets `id`, or NULL. */
+static const cli_setting *param_flag(const cli_opts *o, int id)
+{
+    const cli_setting *found = NULL;
     for (int i = 0; i < o->nparams; i++) {
-        int rc = llmmem_config_set(cfg, o->params[i].name, o->params[i].value);
-        if (rc) {
+        int p;
+        if (llmmem_param_from_name(&p, o->params[i].name) == 0 && p == id)
+            found = &o->params[i];
+    }
+    return found;
+}
+
+/* --engine NAME: the engine and, for zero0..zero3 and deepspeed, the stage; a --zero-stage
+ * that says otherwise is a contradiction. */
+static void apply_engine(llmmem_config *cfg, const cli_opts *o, const char *cmd)
+{
+    const cli_engine *e = cli_engine_find(cmd, o->engine);
+    int rc;
+    if ((rc = llmmem_config_set(cfg, "engine", e->engine)) != 0)
+        cli_fail_lib(rc, EXIT_USAGE, "--engine");
+    if (e->stage < 0)
+        return;
+    const cli_setting *st = param_flag(o, LLMMEM_P_ZERO_STAGE);
+    char text[32];
+    if (st && atoll(cli_int_text(text, sizeof text, cmd, st->flag, st->value, false)) != e->stage)
+        cli_usage_error("%s: --engine %s means ZeRO stage %d, but %s %s says otherwise", cmd,
+                        o->engine, e->stage, st->flag, st->value);
+    if ((rc = llmmem_config_set_i64(cfg, LLMMEM_P_ZERO_STAGE, e->stage)) != 0)
+        cli_fail_lib(rc, EXIT_USAGE, "--engine");
+}
+
+/* --gpu-mem GB: the memory of one GPU in 1e9 bytes. */
+static void apply_gpu_mem(llmmem_config *cfg, const cli_opts *o, const char *cmd)
+{
+    char *end;
+    errno = 0;
+    double gb = strtod(o->gpu_mem, &end);
+    if (*end || end == o->gpu_mem || errno || !(gb > 0) || gb > 1e6)
+        cli_usage_error("%s: --gpu-mem \"%s\": expected GB per GPU, like 80", cmd, o->gpu_mem);
+    int rc = llmmem_config_set_i64(cfg, LLMMEM_P_GPU_MEMORY_BYTES, (int64_t)(gb * 1e9 + 0.5));
+    if (rc)
+        cli_fail_lib(rc, EXIT_USAGE, "--gpu-mem");
+}
+
+void cli_apply_params(llmmem_config *cfg, const cli_opts *o, const char *cmd)
+{
+    int rc;
+    char text[32];
+    if (o->engine)
+        apply_engine(cfg, o, cmd);
+    if (o->gpus &&
+        (rc = llmmem_config_set(cfg, "num_gpus",
+                                cli_int_text(text, sizeof text, cmd, "--gpus", o->gpus, false))) != 0)
+        cli_fail_lib(rc, EXIT_USAGE, "--gpus");
+    if (o->gpu_mem)
+        apply_gpu_mem(cfg, o, cmd);
+    for (int i = 0; i < o->nparams; i++) {
+        const cli_setting *s = &o->params[i];
+        int id = -1;
+        const char *value = s->value;
+        if (llmmem_param_from_name(&id, s->name) == 0 && llmmem_param_type(id) == LLMMEM_TYPE_I64)
+            value = cli_int_text(text, sizeof text, cmd, s->flag, s->value,
+                                 cli_is_token_count(llmmem_param_name(id)));
+        if ((rc = llmmem_config_set(cfg, s->name, value)) != 0) {
             char what[200];
-            snprintf(what, sizeof what, "%.80s %.80s", o->params[i].flag, o->params[i].value);
+            snprintf(what, sizeof what, "%.80s %.80s", s->flag, s->value);
             cli_fail_lib(rc, EXIT_USAGE, what);
         }
     }
 }
 
-/* ---- the engines of llmmem quick ------------------------------------------------------------ */
+/* ---- presets ------------------------------------------------------------------------------------ */
 
-static const cli_engine engines[] = {
-    {{"single", NULL}, "single", -1},
-    {{"ddp", NULL}, "ddp", -1},
-    {{"zero", NULL}, "zero", 2},
-    {{"zero0", NULL}, "zero", 0},
-    {{"zero1", NULL}, "zero", 1},
-    {{"zero2", NULL}, "zero", 2},
-    {{"zero3", "deepspeed"}, "zero", 3},
-    {{"fsdp", NULL}, "fsdp", -1},
-    {{"megatron", NULL}, "megatron", -1},
-    {{"megatron_deepspeed", NULL}, "megatron_deepspeed", 1},
-};
-
-const cli_engine *cli_engine_find(const char *written)
+/* Letters and digits of a name, lower case ("Llama-3.1-8B" -> "llama318b"). */
+static void alnum_key(char *out, size_t cap, const char *in)
 {
-    char name[64];
-    cli_normalize(name, sizeof name, written);
-    int k = CLI_FIND(engines, name);
-    return k < 0 ? NULL : &engines[k];
+    size_t o = 0;
+    for (; *in && o + 1 < cap; in++) {
+        char c = *in;
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+            out[o++] = c;
+    }
+    out[o] = '\0';
+}
+
+const char *cli_preset_name(const char *written)
+{
+    int n = llmmem_preset_count();
+    char want[128], key[128];
+    alnum_key(want, sizeof want, written);
+    const char *match = NULL;
+    int matches = 0;
+    for (int i = 0; i < n; i++) {
+        const char *name = llmmem_preset_name(i);
+        if (strcasecmp(name, written) == 0)
+            return name;
+        alnum_key(key, sizeof key, name);
+        if (want[0] && strcmp(key, want) == 0) {
+            match = name;
+            matches++;
+        }
+    }
+    if (matches == 1)
+        return match;
+    static const char *names[256];
+    for (int i = 0; i < n && i < 256; i++)
+        names[i] = llmmem_preset_name(i);
+    char hint[120];
+    cli_did_you_mean(hint, sizeof hint, "", cli_suggest(written, names, n < 256 ? n : 256));
+    cli_fail_msg(LLMMEM_E_UNKNOWN_PARAM, EXIT_USAGE,
+                 "--preset \"%s\": no such preset%s; llmmem presets lists the %d presets", written,
+                 hint, n);
 }
 
 /* ---- the model ------------------------------------------------------------------------------- */
@@ -99,13 +345,28 @@ static llmmem_model *new_model(const cli_opts *o)
     if (o->hf_config)
         rc = llmmem_model_from_hf_file(&m, o->hf_config);
     else if (o->preset)
-        rc = llmmem_model_from_preset(&m, o->preset);
+        rc = llmmem_model_from_preset(&m, cli_preset_name(o->preset));
     else
         rc = llmmem_model_new(&m);
     if (rc)
-        cli_fail_lib(rc, o->preset && rc == LLMMEM_E_UNKNOWN_PARAM ? EXIT_USAGE : EXIT_FAIL,
-                     o->preset ? "--preset" : NULL);
+        cli_fail_lib(rc, EXIT_FAIL, o->preset ? "--preset" : NULL);
     return m;
+}
+
+/* A raw-number flag's value as the library reads it: whole numbers for the shape (token
+ * counts with k = 1024); a size ("7B", "1.5e9") for num_parameters, without separators. */
+static const char *model_value(char *buf, size_t cap, const cli_setting *s, const char *cmd)
+{
+    if (cli_name_is(s->name, "tie_word_embeddings"))
+        return s->value;
+    if (cli_name_is(s->name, "num_parameters")) {
+        if (strpbrk(s->value, ",_ '"))
+            cli_fail_msg(LLMMEM_E_PARSE, EXIT_USAGE,
+                         "%s: %s \"%s\": separators are not read; write 7B, 770M or 1.5e9", cmd,
+                         s->flag, s->value);
+        return s->value;
+    }
+    return cli_int_text(buf, cap, cmd, s->flag, s->value, cli_is_token_count(s->name));
 }
 
 /* The model flags over `base` (the scenario's model, or NULL). */
@@ -119,7 +380,9 @@ static llmmem_model *build_model(const cli_opts *o, llmmem_model *base, const ch
         m = new_model(o);
     }
     for (int i = 0; i < o->nmodel; i++) {
-        int rc = llmmem_model_set(m, o->model_set[i].name, o->model_set[i].value);
+        char text[32];
+        const char *value = model_value(text, sizeof text, &o->model_set[i], cmd);
+        int rc = llmmem_model_set(m, o->model_set[i].name, value);
         if (rc) {
             char what[160];
             snprintf(what, sizeof what, "%s %s", o->model_set[i].flag, o->model_set[i].value);
@@ -178,7 +441,7 @@ void cli_build_inputs(llmmem_model **model, llmmem_config **cfg, const cli_opts 
     }
     m = build_model(o, m, cmd);
     apply_files(c, m, o);
-    cli_apply_params(c, o);
+    cli_apply_params(c, o, cmd);
     *model = m;
     *cfg = c;
 }

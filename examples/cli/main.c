@@ -2,6 +2,7 @@
  * parses its arguments against the flag groups of its row, answers --help, and runs. */
 #include "cli.h"
 
+#include <errno.h>
 #include <string.h>
 
 typedef struct command {
@@ -11,26 +12,30 @@ typedef struct command {
     bool positional;        /* it reads positional arguments itself */
     const cli_help *help;   /* llmmem COMMAND --help, llmmem help COMMAND */
     int (*run)(cli_opts *o);
+    int (*raw)(int argc, char **argv); /* parses its own arguments (llmmem vllm) */
 } command;
 
 #define INPUTS (CLI_G_SCENARIO | CLI_G_MODEL | CLI_G_FILES)
 
 static const command commands[] = {
     {{"estimate", NULL}, "estimate a scenario (--scenario FILE, or model + parameter flags)",
-     INPUTS | CLI_G_OUTPUT | CLI_G_PARAMS, false, &cli_help_estimate, cli_run_estimate},
+     INPUTS | CLI_G_OUTPUT | CLI_G_PARAMS, false, &cli_help_estimate, cli_run_estimate, NULL},
     {{"explain", NULL}, "estimate and show every term with its formula and source",
-     INPUTS | CLI_G_OUTPUT | CLI_G_PARAMS, false, &cli_help_explain, cli_run_explain},
+     INPUTS | CLI_G_OUTPUT | CLI_G_PARAMS, false, &cli_help_explain, cli_run_explain, NULL},
     {{"model", NULL}, "describe a model (HF config.json, preset or raw numbers)",
-     CLI_G_SCENARIO | CLI_G_MODEL | CLI_G_JSON, false, &cli_help_model, cli_run_model},
+     CLI_G_SCENARIO | CLI_G_MODEL | CLI_G_JSON, false, &cli_help_model, cli_run_model, NULL},
     {{"quick", NULL}, "estimate from a model size: quick 7B --gpus 8 --gpu-mem 80 --engine zero3",
-     CLI_G_QUICK | CLI_G_OUTPUT | CLI_G_PARAMS, true, &cli_help_quick, cli_run_quick},
+     CLI_G_QUICK | CLI_G_OUTPUT | CLI_G_PARAMS, true, &cli_help_quick, cli_run_quick, NULL},
     {{"plan", NULL}, "fastest layouts that fit N GPUs; --max-batch, --max-seq-len, --min-gpus",
-     INPUTS | CLI_G_JSON | CLI_G_PARAMS | CLI_G_PLAN, false, &cli_help_plan, cli_run_plan},
-    {{"validate", NULL}, "check a scenario file", 0, true, &cli_help_validate, cli_run_validate},
-    {{"presets", NULL}, "list the built-in models", 0, false, &cli_help_presets, cli_run_presets},
-    {{"gpus", NULL}, "list the GPU table", 0, false, &cli_help_gpus, cli_run_gpus},
+     INPUTS | CLI_G_JSON | CLI_G_PARAMS | CLI_G_PLAN, false, &cli_help_plan, cli_run_plan, NULL},
+    {{"validate", NULL}, "check a scenario file", 0, true, &cli_help_validate, cli_run_validate, NULL},
+    {{"presets", NULL}, "list the built-in models", CLI_G_JSON, false, &cli_help_presets,
+     cli_run_presets, NULL},
+    {{"gpus", NULL}, "list the GPU table", CLI_G_JSON, false, &cli_help_gpus, cli_run_gpus, NULL},
     {{"params", NULL}, "list the configuration parameters", CLI_G_JSON, false, &cli_help_params,
-     cli_run_params},
+     cli_run_params, NULL},
+    {{"vllm", NULL}, "a `vllm serve` line: llmmem vllm MODEL [vllm flags] [--gpu NAME]", 0, true,
+     &cli_help_vllm, NULL, cli_run_vllm},
 };
 
 static const cli_names version_names[] = {{"--version", "-V"}, {"version", NULL}};
@@ -83,7 +88,7 @@ static int run(const command *c, int argc, char **argv)
     return c->run(&o);
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         print_main_help(stderr);
@@ -102,8 +107,29 @@ int main(int argc, char **argv)
         return 0;
     }
     int k = CLI_FIND(commands, cmd);
-    if (k < 0)
+    if (k < 0) {
+        const char *names[32];
+        int n = 0;
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0] && n < 32; i++)
+            names[n++] = commands[i].names.name;
+        char hint[96];
+        cli_did_you_mean(hint, sizeof hint, "", cli_suggest(cmd, names, n));
         cli_fail_msg(LLMMEM_E_UNKNOWN_PARAM, EXIT_USAGE,
-                     "unknown command \"%s\" (see llmmem --help)", cmd);
+                     "unknown command \"%s\"%s; see llmmem --help", cmd, hint);
+    }
+    if (commands[k].raw)
+        return commands[k].raw(argc - 2, argv + 2);
     return run(&commands[k], argc - 2, argv + 2);
+}
+
+/* Runs the command; output that could not be written (a full disk, a closed pipe) is an
+ * error, not a success. */
+int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout))
+        cli_fail_msg(LLMMEM_E_IO, EXIT_FAIL, "cannot write the output: %s",
+                     errno ? strerror(errno) : "write error");
+    return rc;
 }

@@ -39,6 +39,85 @@ bool cli_is_help(const char *arg)
     return CLI_FIND(help_names, arg) >= 0;
 }
 
+/* Folds case and treats '-' and '_' alike. */
+static char fold(char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return (char)(c - 'A' + 'a');
+    return c == '-' ? '_' : c;
+}
+
+/* Optimal string alignment distance (edits and adjacent transpositions), folded; 99 for
+ * names of 64 characters or more. */
+static int distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n >= 64 || m >= 64)
+        return 99;
+    int d[64][64];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            int v = d[i - 1][j - 1] + (fold(a[i - 1]) != fold(b[j - 1]));
+            if (d[i - 1][j] + 1 < v)
+                v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && fold(a[i - 1]) == fold(b[j - 2]) &&
+                fold(a[i - 2]) == fold(b[j - 1]) && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[n][m];
+}
+
+static bool folded_prefix(const char *prefix, const char *name)
+{
+    for (; *prefix; prefix++, name++)
+        if (!*name || fold(*prefix) != fold(*name))
+            return false;
+    return true;
+}
+
+const char *cli_suggest(const char *written, const char *const *names, int n)
+{
+    size_t len = strlen(written);
+    int best_d = (len < 6 ? 1 : len < 9 ? 2 : 3) + 1, prefixes = 0;
+    const char *best = NULL, *prefixed = NULL;
+    for (int i = 0; i < n; i++) {
+        if (!names[i])
+            continue;
+        int d = distance(written, names[i]);
+        if (d < best_d) {
+            best_d = d;
+            best = names[i];
+        }
+        if (len >= 3 && folded_prefix(written, names[i]) && (!prefixed || strcmp(prefixed, names[i]))) {
+            prefixed = names[i];
+            prefixes++;
+        }
+    }
+    return best ? best : prefixes == 1 ? prefixed : NULL;
+}
+
+void cli_did_you_mean(char *out, size_t cap, const char *prefix, const char *name)
+{
+    if (!name) {
+        out[0] = '\0';
+        return;
+    }
+    char shown[80];
+    snprintf(shown, sizeof shown, "%s%s", prefix, name);
+    if (prefix[0] == '-')
+        for (char *c = shown; *c; c++)
+            if (*c == '_')
+                *c = '-';
+    snprintf(out, cap, " (did you mean %s?)", shown);
+}
+
 /* ---- the flag table ----------------------------------------------------------------------- */
 
 /* How a flag takes its argument. */
@@ -135,13 +214,18 @@ static const cli_flag flags[] = {
      .field = AT(global_batch), .metavar = "G",
      .help = "sequences per optimizer step (default: micro_batch_size x\n"
              "gradient_accumulation_steps x data_parallel_size)"},
-    {.names.name = "gpus", .arg = ARG_TEXT, .groups = CLI_G_QUICK | CLI_G_PLAN, .field = AT(gpus),
-     .metavar = "N", .help = "GPUs to lay out (default: num_gpus, else dp x tp x pp x cp)"},
-    {.names.name = "gpu_mem", .arg = ARG_TEXT, .groups = CLI_G_QUICK, .field = AT(gpu_mem),
-     .metavar = "GB", .help = "memory of one GPU in GB (1e9 bytes)"},
-    {.names.name = "engine", .arg = ARG_TEXT, .groups = CLI_G_QUICK, .field = AT(engine),
+    /* one name per concept on every command that takes parameters */
+    {.names = {"gpus", "num_gpus"}, .arg = ARG_TEXT, .groups = CLI_G_PARAMS, .field = AT(gpus),
+     .metavar = "N",
+     .help = "GPUs (num_gpus; also --num-gpus): data parallel = N / (tp x pp x cp)\n"
+             "unless --data-parallel-size is given"},
+    {.names = {"gpu_mem", "gpu_memory_gb"}, .arg = ARG_TEXT, .groups = CLI_G_PARAMS,
+     .field = AT(gpu_mem), .metavar = "GB",
+     .help = "memory of one GPU in GB (1e9 bytes), instead of the --gpu table's"},
+    {.names.name = "engine", .arg = ARG_TEXT, .groups = CLI_G_PARAMS, .field = AT(engine),
      .metavar = "ENGINE",
-     .help = "single, ddp, zero1, zero2, zero3 (= deepspeed), fsdp, megatron, megatron_deepspeed"},
+     .help = "single, ddp (= pytorch), zero (stage from --zero-stage), zero0..zero3,\n"
+             "deepspeed (= zero2), fsdp, megatron, megatron_deepspeed"},
 };
 
 /* "--name" of a flag as help texts and errors show it: '_' -> '-'. */
@@ -214,9 +298,14 @@ static int enum_value(const parser *p, const cli_flag *f, const char *value)
 {
     int k = cli_find(f->values, f->nvalues, sizeof f->values[0], value);
     if (k < 0) {
-        char shown[64];
+        char shown[64], hint[96];
+        const char *names[16];
+        int n = 0;
+        for (size_t i = 0; i < f->nvalues && n < 16; i++)
+            names[n++] = f->values[i].names.name;
+        cli_did_you_mean(hint, sizeof hint, "", cli_suggest(value, names, n));
         flag_shown(shown, sizeof shown, f->names.name);
-        cli_usage_error("%s: %s \"%s\": %s", p->cmd, shown, value, f->expected);
+        cli_usage_error("%s: %s \"%s\"%s: %s", p->cmd, shown, value, hint, f->expected);
     }
     return f->values[k].value;
 }
@@ -247,6 +336,23 @@ static void add_setting(parser *p, cli_setting *list, int *n, const char *name, 
     s->value = value;
 }
 
+/* The flag of this command nearest to an unknown one: its own flags, the model keys
+ * and the parameters (whichever it takes). */
+static const char *nearest_flag(const parser *p)
+{
+    static const char *names[512];
+    int n = 0;
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (flags[i].groups & p->accepts)
+            names[n++] = flags[i].names.name;
+    if (p->accepts & CLI_G_MODEL)
+        n += cli_model_key_names(names + n, 128);
+    if (p->accepts & CLI_G_PARAMS)
+        for (int i = 0; i < llmmem_param_count() && n < 512; i++)
+            names[n++] = llmmem_param_name(llmmem_param_at(i));
+    return cli_suggest(p->name, names, n);
+}
+
 /* A model key (raw numbers), else a configuration parameter, else an unknown option. */
 static void set_library_flag(parser *p)
 {
@@ -257,9 +363,13 @@ static void set_library_flag(parser *p)
         add_setting(p, o->model_set, &o->nmodel, key, value);
         return;
     }
-    if (!(p->accepts & CLI_G_PARAMS) || !cli_param_known(p->name))
+    if (!(p->accepts & CLI_G_PARAMS) || !cli_param_known(p->name)) {
+        char hint[120];
+        cli_did_you_mean(hint, sizeof hint, "--", nearest_flag(p));
         cli_fail_msg(LLMMEM_E_UNKNOWN_PARAM, EXIT_USAGE,
-                     "%s: unknown option \"--%s\" (see llmmem %s --help)", p->cmd, p->raw, p->cmd);
+                     "%s: unknown option \"--%s\"%s; see llmmem %s --help", p->cmd, p->raw, hint,
+                     p->cmd);
+    }
     const char *value = take_value(p);
     add_setting(p, o->params, &o->nparams, p->name, value);
 }

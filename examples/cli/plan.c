@@ -105,14 +105,10 @@ static int plan_json(char *buf, size_t cap, size_t *need, const void *p)
     return llmmem_plan_to_json(buf, cap, need, p);
 }
 
-/* --gpus N and --global-batch G on the configuration. */
+/* --global-batch G on the configuration (--gpus N is num_gpus, set with the parameters). */
 static void plan_flags(llmmem_config *cfg, const cli_opts *o)
 {
     int rc;
-    if (o->gpus && (rc = llmmem_config_set_i64(
-                        cfg, LLMMEM_P_NUM_GPUS,
-                        cli_parse_count("plan", "--gpus", o->gpus, 1, 10000000))) != 0)
-        cli_fail_lib(rc, EXIT_USAGE, "--gpus");
     if (o->global_batch) {
         long long gb = cli_parse_count("plan", "--global-batch", o->global_batch, 1, 1000000);
         if ((rc = llmmem_config_set_i64(cfg, LLMMEM_P_MICRO_BATCH_SIZE, 1)) != 0 ||

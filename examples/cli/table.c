@@ -2,6 +2,10 @@
  * the peak phase, the totals and the notes; with --explain the inputs and terms. */
 #include "cli.h"
 
+#include <stdarg.h>
+#include <string.h>
+#include <strings.h>
+
 #define MAX_ROWS 64
 
 uint64_t cli_result_u64(const llmmem_result *r, int key)
@@ -16,33 +20,170 @@ int64_t cli_result_i64(const llmmem_result *r, int key)
     return llmmem_result_get_i64(&v, r, key) == 0 ? v : 0;
 }
 
-static void print_config_line(const llmmem_config *cfg, int param, const char *label)
+/* A configuration value as text ("" when unreadable). */
+static const char *cfg_text(char *buf, size_t cap, const llmmem_config *cfg, int param)
 {
-    char v[128];
     size_t need;
-    if (llmmem_config_get_str(v, sizeof v, &need, cfg, param) == 0)
-        printf("%s%s", label, v);
+    if (llmmem_config_get_str(buf, cap, &need, cfg, param) != 0)
+        buf[0] = '\0';
+    return buf;
+}
+
+/* The model's name (a preset's, a scenario's), from its JSON; "" when it has none. */
+static void model_name(char *out, size_t cap, const llmmem_model *m)
+{
+    char buf[4096];
+    size_t need;
+    out[0] = '\0';
+    if (llmmem_model_to_json(buf, sizeof buf, &need, m) != 0 && need > sizeof buf)
+        buf[sizeof buf - 1] = '\0';
+    const char *p = strstr(buf, "\"name\": \"");
+    if (!p)
+        return;
+    p += 9;
+    size_t n = 0;
+    while (p[n] && p[n] != '"' && p[n] != '\\' && n + 1 < cap)
+        n++;
+    memcpy(out, p, n);
+    out[n] = '\0';
+}
+
+/* Whether a result note is an assumption the estimate made (shown with the settings). */
+static bool is_assumption(const char *note)
+{
+    return note && strncasecmp(note, "assum", 5) == 0;
+}
+
+typedef struct items {
+    char (*v)[CLI_ITEM_MAX];
+    int n, max;
+} items;
+
+static void item(items *it, const char *fmt, ...) LLMMEM_PRINTF_CLI(2, 3);
+static void item(items *it, const char *fmt, ...)
+{
+    if (it->n >= it->max)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(it->v[it->n++], CLI_ITEM_MAX, fmt, ap);
+    va_end(ap);
+}
+
+int cli_settings(char (*out)[CLI_ITEM_MAX], int max, const llmmem_result *r,
+                 const llmmem_config *cfg)
+{
+    char a[64], b[64], c[64];
+    items it = {out, 0, max};
+    if (cli_cfg_i64(cfg, LLMMEM_P_MODE) == 1) {
+        item(&it, "inference (%s)", cfg_text(a, sizeof a, cfg, LLMMEM_P_RUNTIME));
+        item(&it, "batch %s", cli_group(a, sizeof a, cli_cfg_i64(cfg, LLMMEM_P_BATCH_SIZE)));
+        item(&it, "prompt %s + decode %s tokens",
+             cli_group(a, sizeof a, cli_cfg_i64(cfg, LLMMEM_P_PROMPT_LEN)),
+             cli_group(b, sizeof b, cli_cfg_i64(cfg, LLMMEM_P_DECODE_LEN)));
+        item(&it, "weights %s", cfg_text(a, sizeof a, cfg, LLMMEM_P_WEIGHTS_FORMAT));
+        item(&it, "KV cache %s", cfg_text(a, sizeof a, cfg, LLMMEM_P_KV_CACHE_DTYPE));
+    } else {
+        item(&it, "training");
+        item(&it, "seq_len %s tokens", cli_group(a, sizeof a, cli_cfg_i64(cfg, LLMMEM_P_SEQ_LEN)));
+        item(&it, "micro-batch %s x %s accumulation step(s)",
+             cli_group(a, sizeof a, cli_cfg_i64(cfg, LLMMEM_P_MICRO_BATCH_SIZE)),
+             cli_group(b, sizeof b, cli_cfg_i64(cfg, LLMMEM_P_GRAD_ACCUM_STEPS)));
+        item(&it, "optimizer %s", cfg_text(a, sizeof a, cfg, LLMMEM_P_OPTIMIZER));
+        item(&it, "activation checkpointing %s", cfg_text(a, sizeof a, cfg, LLMMEM_P_CHECKPOINTING));
+        if (cli_cfg_i64(cfg, LLMMEM_P_LORA_RANK) > 0)
+            item(&it, "LoRA rank %lld%s%s", (long long)cli_cfg_i64(cfg, LLMMEM_P_LORA_RANK),
+                 cli_cfg_i64(cfg, LLMMEM_P_QLORA) ? ", QLoRA " : "",
+                 cli_cfg_i64(cfg, LLMMEM_P_QLORA) ? cfg_text(c, sizeof c, cfg, LLMMEM_P_QLORA) : "");
+        if (cli_cfg_i64(cfg, LLMMEM_P_ENGINE) == 2)
+            item(&it, "engine zero (ZeRO stage %lld)", (long long)cli_cfg_i64(cfg, LLMMEM_P_ZERO_STAGE));
+        else
+            item(&it, "engine %s", cfg_text(a, sizeof a, cfg, LLMMEM_P_ENGINE));
+    }
+    item(&it, "%lld GPU(s)", (long long)cli_result_i64(r, LLMMEM_R_NUM_GPUS));
+    return it.n;
+}
+
+void cli_verdict(char *buf, size_t cap, const llmmem_result *r, const llmmem_model *m,
+                 const llmmem_config *cfg, enum cli_units u)
+{
+    char name[64], mtype[64] = "", t[64], c[64], h[64], g[64];
+    size_t need;
+    model_name(name, sizeof name, m);
+    llmmem_model_type(mtype, sizeof mtype, &need, m);
+    int64_t head = cli_result_i64(r, LLMMEM_R_HEADROOM_BYTES);
+    cli_fmt_bytes(t, sizeof t, cli_result_u64(r, LLMMEM_R_TOTAL_BYTES_PER_GPU), u);
+    cli_fmt_bytes(c, sizeof c, cli_result_u64(r, LLMMEM_R_GPU_MEMORY_BYTES), u);
+    cli_fmt_bytes(h, sizeof h, (uint64_t)(head < 0 ? -head : head), u);
+    cfg_text(g, sizeof g, cfg, LLMMEM_P_GPU);
+    snprintf(buf, cap, "%s: %s, %s of %s per %s GPU (%s %s)",
+             name[0] ? name : mtype[0] ? mtype : "raw model",
+             cli_result_i64(r, LLMMEM_R_FITS) ? "fits" : "does NOT fit", t, c, g, h,
+             head < 0 ? "short" : "free");
+}
+
+const char *cli_precision(char *buf, size_t cap, const llmmem_result *r)
+{
+    buf[0] = '\0';
+    const char *w = llmmem_result_enum_name(LLMMEM_R_PARAM_DTYPE, cli_result_i64(r, LLMMEM_R_PARAM_DTYPE));
+    if (!w || !strcmp(w, "none"))
+        return buf;
+    const char *master = llmmem_result_enum_name(LLMMEM_R_MASTER_DTYPE, cli_result_i64(r, LLMMEM_R_MASTER_DTYPE));
+    snprintf(buf, cap, "%s weights, %s compute, %s masters, %s grads, %s optimizer state", w,
+             llmmem_result_enum_name(LLMMEM_R_COMPUTE_DTYPE, cli_result_i64(r, LLMMEM_R_COMPUTE_DTYPE)),
+             master && strcmp(master, "none") ? master : "no",
+             llmmem_result_enum_name(LLMMEM_R_GRAD_DTYPE, cli_result_i64(r, LLMMEM_R_GRAD_DTYPE)),
+             llmmem_result_enum_name(LLMMEM_R_OPTIMIZER_STATE_DTYPE,
+                                     cli_result_i64(r, LLMMEM_R_OPTIMIZER_STATE_DTYPE)));
+    return buf;
 }
 
 static void print_header(const llmmem_result *r, const llmmem_model *m, const llmmem_config *cfg,
                          enum cli_units u)
 {
-    char a[64], b[64];
+    char a[64], b[64], name[64];
     char mtype[64] = "";
     size_t need;
     llmmem_model_type(mtype, sizeof mtype, &need, m);
-    printf("model       %s, %s parameters", mtype[0] ? mtype : "(raw)",
-           cli_group(a, sizeof a, cli_result_i64(r, LLMMEM_R_PARAMS)));
+    model_name(name, sizeof name, m);
+    printf("%-12s", "Model");
+    if (name[0] && strcmp(name, mtype) != 0)
+        printf("%s (%s)", name, mtype[0] ? mtype : "raw");
+    else
+        printf("%s", mtype[0] ? mtype : "(raw)");
+    printf(", %s parameters", cli_group(a, sizeof a, cli_result_i64(r, LLMMEM_R_PARAMS)));
     int64_t trainable = cli_result_i64(r, LLMMEM_R_TRAINABLE_PARAMS);
     if (trainable != cli_result_i64(r, LLMMEM_R_PARAMS))
         printf(" (%s trainable)", cli_group(b, sizeof b, trainable));
     printf("\n");
-    print_config_line(cfg, LLMMEM_P_MODE, "workload    ");
-    print_config_line(cfg, LLMMEM_P_ENGINE, ", engine ");
-    printf(", %lld GPU(s)\n", (long long)cli_result_i64(r, LLMMEM_R_NUM_GPUS));
-    print_config_line(cfg, LLMMEM_P_GPU, "GPU         ");
-    printf(", %s\n\n",
+    char it[CLI_MAX_ITEMS][CLI_ITEM_MAX];
+    int n = cli_settings(it, CLI_MAX_ITEMS, r, cfg), col = printf("%-12s", "Settings");
+    for (int i = 0; i < n; i++) {
+        if (i && col + 2 + (int)strlen(it[i]) > 98)
+            col = printf(",\n%-12s", "") - 2;
+        else if (i)
+            col += printf(", ");
+        col += printf("%s", it[i]);
+    }
+    printf("\n");
+    char prec[256];
+    if (cli_precision(prec, sizeof prec, r)[0])
+        printf("%-12s%s\n", "Precision", prec);
+    /* the GPU and its capacity: what the verdict compares against */
+    int64_t gpu = cli_cfg_i64(cfg, LLMMEM_P_GPU), def = 0;
+    llmmem_param_default_i64(&def, LLMMEM_P_GPU);
+    printf("%-12s%s, %s per GPU", "GPU", cfg_text(b, sizeof b, cfg, LLMMEM_P_GPU),
            cli_fmt_bytes(a, sizeof a, cli_result_u64(r, LLMMEM_R_GPU_MEMORY_BYTES), u));
+    if (cli_cfg_i64(cfg, LLMMEM_P_GPU_MEMORY_BYTES) > 0)
+        printf(" (memory as given, not the table's)");
+    else if (gpu == def)
+        printf(" (the default GPU; --gpu NAME for another)");
+    printf("\n");
+    int notes = llmmem_result_note_count(r);
+    for (int i = 0; i < notes; i++)
+        if (is_assumption(llmmem_result_note(r, i)))
+            printf("%-12s%s\n", "Assumed", llmmem_result_note(r, i));
+    printf("\n");
 }
 
 /* One bar per non-zero value, scaled to the largest; name column `label` wide. */
@@ -123,12 +264,16 @@ static void print_totals(const llmmem_result *r, enum cli_units u)
 
 static void print_notes(const llmmem_result *r, const llmmem_model *m)
 {
-    int notes = llmmem_result_note_count(r);
+    int notes = 0;
+    for (int i = 0; i < llmmem_result_note_count(r); i++)
+        notes += !is_assumption(llmmem_result_note(r, i));
     int mnotes = llmmem_model_note_count(m);
     if (notes > 0 || mnotes > 0)
         printf("\nNotes\n");
+    notes = llmmem_result_note_count(r);
     for (int i = 0; i < notes; i++)
-        printf("  - %s\n", llmmem_result_note(r, i));
+        if (!is_assumption(llmmem_result_note(r, i)))
+            printf("  - %s\n", llmmem_result_note(r, i));
     for (int i = 0; i < mnotes; i++)
         printf("  - model: %s\n", llmmem_model_note(m, i));
 }

@@ -10,10 +10,11 @@ Probe mode builds the scenario's model with transformers from its config.json (r
 weights, nothing downloaded), runs a few real training steps (or a prefill and decode
 steps) with PyTorch on the GPU, and prints measured against estimated bytes per phase and
 for the components a measurement can isolate (weights, optimizer state, what autograd
-saves, the KV cache), the estimate coming from libllmmem through the Python binding
-(examples/python/llmmem.py). With --out it appends a record in the format of the dev set
-(test/data/groundtruth/h200-dev.jsonl: a scenario with a "measured" object) so the
-measurement can join the test data; `llmmem estimate --scenario` loads it as it is.
+saves, the KV cache), the estimate coming from libllmmem through the Python binding (the
+package llmmem; examples/python/llmmem.py loads it). With --out it appends a record in the
+format of the dev set (test/data/groundtruth/h200-dev.jsonl: a scenario with a "measured"
+object) so the measurement can join the test data; `llmmem estimate --scenario` loads it as
+it is.
 
 The measurement is the one of ../shared/groundtruth/measure.py and test/gpu/measure_more.py:
 the model is built on the GPU after a first matmul has created the cuBLAS workspace; byte
@@ -118,7 +119,7 @@ def run_spec(cfg, hf_path):
             problems.append("param_dtype %s" % pd)
         if cd != pd and not (pd == "fp32" and cd in ("bf16", "fp16")):
             problems.append("param_dtype %s with compute_dtype %s (autocast runs fp32 weights)" % (pd, cd))
-        if c["master_weights"]:
+        if c["master_weights"] is True:  # "auto": the single engine keeps none
             problems.append("master_weights (plain PyTorch keeps none)")
         opt = _OPTIMIZERS.get((c["optimizer"], c["optimizer_impl"]))
         if opt is None:

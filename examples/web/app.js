@@ -1,6 +1,8 @@
-/* The page of examples/web: a form generated from the library's parameter table, the
- * estimate, the planner, charts, and the equivalent llmmem command / scenario JSON.
- * Every number comes from libllmmem (llmmem-api.js); this file only lays it out. */
+/* The page of examples/web: a form for people (labels with units, a line of help, only the
+ * fields that apply), one or two scenarios side by side, the verdict with the settings it
+ * rests on and a chart that agrees with it, the planner, and the equivalent llmmem command,
+ * scenario JSON and shareable link. Every number comes from libllmmem (llmmem-api.js); this
+ * file only lays it out. */
 (function () {
   "use strict";
 
@@ -8,34 +10,50 @@
   const GiB = 1073741824;
   let api = null;
   let PARAMS = [];
+  let BYNAME = {};
+  let GPUS = [];
   let seq = 0;
-  let last = null; // {model, settings, result, config}
+  let last = null; // the active scenario's {model, settings, result, config}
 
   // Parameter sections: the hundreds of the parameter ids (include/llmmem.h).
   const SECTIONS = {
     1: "Workload", 2: "Precision", 3: "Optimizer", 4: "Activations", 5: "LoRA / QLoRA",
-    6: "Engine", 7: "Parallelism", 8: "Serving runtime (inference)", 9: "GPU",
+    6: "Engine", 7: "GPUs and parallelism", 8: "Serving runtime (vLLM)", 9: "GPU",
     10: "Vision inputs",
   };
   // Shown outside the "more" fold of their section.
   const PRIMARY = new Set([
     "mode", "micro_batch_size", "seq_len", "gradient_accumulation_steps", "batch_size", "prompt_len",
     "decode_len", "param_dtype", "compute_dtype", "master_weights", "weights_format", "kv_cache_dtype",
-    "optimizer", "optimizer_impl", "attention", "activation_checkpointing", "loss", "lora_rank", "qlora",
+    "optimizer", "attention", "activation_checkpointing", "lora_rank", "qlora", "lora_alpha", "lora_targets",
     "engine", "zero_stage", "offload_optimizer", "offload_param", "sharding_strategy", "fsdp_version",
     "distributed_optimizer", "num_gpus", "data_parallel_size", "tensor_parallel_size",
     "pipeline_parallel_size", "context_parallel_size", "expert_parallel_size", "sequence_parallel",
     "runtime", "gpu_memory_utilization", "max_num_seqs", "max_model_len", "gpu", "gpu_memory_bytes",
   ]);
   const PALETTE = ["#4e79a7", "#a0cbe8", "#f28e2b", "#ffbe7d", "#59a14f", "#8cd17d", "#b6992d", "#f1ce63",
-                   "#499894", "#86bcb6", "#e15759", "#ff9d9a", "#79706e", "#d37295"];
+                   "#499894", "#86bcb6", "#e15759", "#ff9d9a", "#79706e", "#bab0ac"];
+  const RESERVE = "#d3d3d3", CONTEXT = "#6b6b6b";
 
   const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
-  // As the CLI's tables: GiB and GB with two decimals.
   const gib = (b) => (b / GiB).toFixed(2) + " GiB";
   const gb = (b) => (b / 1e9).toFixed(2) + " GB";
   const both = (b) => gib(b) + " / " + gb(b);
   const group = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  // The CLI's sizes (examples/cli/format.c): the largest unit under 1024 (1000), 2 decimals.
+  function scaled(v, binary) {
+    const names = binary ? ["B", "KiB", "MiB", "GiB", "TiB", "PiB"] : ["B", "KB", "MB", "GB", "TB", "PB"];
+    const base = binary ? 1024 : 1000;
+    let u = 0;
+    while (v >= base && u < 5) { v /= base; u++; }
+    return u === 0 ? v.toFixed(0) + " " + names[0] : v.toFixed(2) + " " + names[u];
+  }
+  function fmtBytes(b, units) {
+    const a = scaled(b, true), d = scaled(b, false);
+    if (units === "GiB") return a;
+    if (units === "GB") return d;
+    return a === d ? a : a + " / " + d;
+  }
 
   function setStatus(state, text) {
     const s = $("status");
@@ -43,24 +61,50 @@
     s.textContent = text;
   }
 
-  // ---- the form ----------------------------------------------------------------------
+  // ---- scenarios: a and b, each a model source and the text of every parameter ----------
+  const state = { active: "a", compare: false, units: "both", a: null, b: null };
+  function freshScenario() {
+    const values = {};
+    for (const p of PARAMS) values[p.name] = p.defaultText;
+    return { source: "preset", preset: "llama-3.1-8b", hf: "", cal: "", values };
+  }
+  const cur = () => state[state.active];
+  const copyScenario = (s) => JSON.parse(JSON.stringify(s));
+
+  // Ordered settings that apply and differ from the defaults: [[name, text], ...]
+  function settingsOf(s) {
+    const out = [];
+    for (const p of PARAMS) {
+      const v = String(s.values[p.name] ?? p.defaultText).trim();
+      if (v !== "" && v !== p.defaultText && LlmmemLabels.applies(p.name, s.values)) out.push([p.name, v]);
+    }
+    return out;
+  }
+  function modelOf(s) {
+    const m = s.source === "hf" ? { hfJson: s.hf } : { preset: s.preset };
+    if (s.cal.trim()) m.calibration = s.cal.trim();
+    return m;
+  }
+
+  // ---- the form ------------------------------------------------------------------------
   function widget(p) {
     const id = "p-" + p.name;
     let input;
     if (p.type === "enum") {
       input = `<select id="${id}" data-param="${p.name}">` +
-        p.values.map((v) => `<option${v === p.defaultText ? " selected" : ""}>${esc(v)}</option>`).join("") + "</select>";
+        p.values.map((v) => `<option>${esc(v)}</option>`).join("") + "</select>";
     } else if (p.type === "bool") {
-      input = `<select id="${id}" data-param="${p.name}"><option${p.defaultText === "true" ? " selected" : ""}>true</option>` +
-        `<option${p.defaultText === "false" ? " selected" : ""}>false</option></select>`;
+      input = `<select id="${id}" data-param="${p.name}"><option>true</option><option>false</option></select>`;
     } else if (p.type === "i64" || p.type === "f64") {
       const step = p.type === "f64" ? "any" : "1";
-      input = `<input type="number" id="${id}" data-param="${p.name}" step="${step}" value="${esc(p.defaultText)}"` +
+      input = `<input type="number" id="${id}" data-param="${p.name}" step="${step}"` +
         (p.bounds ? ` min="${p.bounds[0]}" max="${p.bounds[1]}"` : "") + ">";
     } else {
-      input = `<input type="text" id="${id}" data-param="${p.name}" value="${esc(p.defaultText)}">`;
+      input = `<input type="text" id="${id}" data-param="${p.name}">`;
     }
-    return `<label class="param" title="${esc(p.doc || "")}"><span>${esc(p.name)}</span>${input}</label>`;
+    return `<label class="param" id="row-${p.name}" title="${esc(p.name)}: ${esc(p.doc || "")}">` +
+      `<span class="lbl">${esc(LlmmemLabels.label(p.name))}</span>${input}` +
+      `<span class="help">${esc(p.doc || "")}</span></label>`;
   }
 
   function buildForm() {
@@ -76,35 +120,64 @@
       const rest = ps.filter((p) => !PRIMARY.has(p.name));
       html += `<fieldset id="sec-${g}"><legend>${esc(SECTIONS[g] || "Other")}</legend>` + prim.map(widget).join("");
       if (rest.length)
-        html += `<details><summary>${rest.length} more</summary>${rest.map(widget).join("")}</details>`;
+        html += `<details><summary>more</summary>${rest.map(widget).join("")}</details>`;
       html += "</fieldset>";
     }
     $("params").innerHTML = html;
   }
 
-  function paramValue(p) {
-    const el = $("p-" + p.name);
-    return el ? el.value.trim() : p.defaultText;
-  }
-
-  // Ordered settings that differ from the defaults: [[name, text], ...]
-  function settings() {
-    const out = [];
+  // The form shows the active scenario: its values, and only the fields that apply.
+  function showScenario() {
+    const s = cur();
     for (const p of PARAMS) {
-      const v = paramValue(p);
-      if (v !== "" && v !== p.defaultText) out.push([p.name, v]);
+      const el = $("p-" + p.name);
+      if (el) el.value = s.values[p.name];
     }
-    return out;
+    $("src-preset").checked = s.source === "preset";
+    $("src-hf").checked = s.source === "hf";
+    $("preset").value = s.preset;
+    $("hf-json").value = s.hf;
+    $("calibration-json").value = s.cal;
+    showApplicable();
+    for (const x of ["a", "b"]) {
+      $("tab-" + x).classList.toggle("active", state.active === x);
+      $("tab-" + x).setAttribute("aria-selected", String(state.active === x));
+    }
+    $("editing").textContent = state.compare ? "Editing scenario " + state.active.toUpperCase() : "";
   }
 
-  function modelSource() {
-    const m = $("src-hf").checked ? { hfJson: $("hf-json").value } : { preset: $("preset").value };
-    const cal = $("calibration-json").value.trim();
-    if (cal) m.calibration = cal;
-    return m;
+  function showApplicable() {
+    const v = cur().values;
+    for (const p of PARAMS) {
+      const row = $("row-" + p.name);
+      if (row) row.hidden = !LlmmemLabels.applies(p.name, v);
+    }
+    for (const fs of document.querySelectorAll("#params fieldset")) {
+      const rows = [...fs.querySelectorAll("label.param")];
+      fs.hidden = rows.length > 0 && rows.every((r) => r.hidden);
+      const d = fs.querySelector("details");
+      if (d) {
+        const n = [...d.querySelectorAll("label.param")].filter((r) => !r.hidden).length;
+        d.hidden = n === 0;
+        d.querySelector("summary").textContent = n + " more";
+      }
+    }
+    const p = PRESETS.find((x) => x.name === $("preset").value);
+    $("preset-doc").textContent = p ? p.description : "";
   }
 
-  // ---- command and scenario ---------------------------------------------------------------
+  // Reads the form into the active scenario.
+  function readForm(ev) {
+    const s = cur();
+    const t = ev && ev.target;
+    if (t && t.dataset && t.dataset.param) s.values[t.dataset.param] = t.value;
+    s.source = $("src-hf").checked ? "hf" : "preset";
+    s.preset = $("preset").value;
+    s.hf = $("hf-json").value;
+    s.cal = $("calibration-json").value;
+  }
+
+  // ---- command, scenario, link ---------------------------------------------------------------
   const shq = (s) => (/^[A-Za-z0-9._,\/:=+@%-]+$/.test(s) ? s : "'" + String(s).replace(/'/g, "'\\''") + "'");
   function commandArgs(model, sets) {
     const a = [];
@@ -123,58 +196,169 @@
     return s;
   }
 
-  // ---- charts -------------------------------------------------------------------------------
-  function phasesOf(r) {
-    return Object.keys(r.phases).filter((ph) => r.phases[ph].total > 0 || Object.keys(r.phases).length <= 3);
+  // The link: each scenario's model and the settings that apply ("b." in front for B).
+  const b64 = (t) => btoa(unescape(encodeURIComponent(t))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const unb64 = (t) => decodeURIComponent(escape(atob(t.replace(/-/g, "+").replace(/_/g, "/"))));
+  const LINK_HF_MAX = 6000;
+  function linkOf() {
+    const q = new URLSearchParams();
+    for (const x of state.compare ? ["a", "b"] : ["a"]) {
+      const s = state[x], pre = x === "a" ? "" : "b.";
+      if (s.source === "hf") {
+        if (s.hf.length <= LINK_HF_MAX) q.set(pre + "hf", b64(JSON.stringify(JSON.parse(s.hf))));
+      } else {
+        q.set(pre + "preset", s.preset);
+      }
+      if (s.cal.trim()) q.set(pre + "cal", b64(s.cal.trim()));
+      for (const [n, v] of settingsOf(s)) q.set(pre + n, v);
+    }
+    if (state.compare) q.set("compare", "1");
+    if (state.units !== "both") q.set("units", state.units);
+    return q.toString();
+  }
+  function readLink(hash) {
+    const q = new URLSearchParams(hash.replace(/^#/, ""));
+    const a = freshScenario(), b = freshScenario();
+    let any = false;
+    for (const [k, v] of q) {
+      any = true;
+      const s = k.startsWith("b.") ? b : a, n = k.startsWith("b.") ? k.slice(2) : k;
+      if (n === "preset") { s.source = "preset"; s.preset = v; }
+      else if (n === "hf") { s.source = "hf"; s.hf = JSON.stringify(JSON.parse(unb64(v)), null, 2); }
+      else if (n === "cal") s.cal = unb64(v);
+      else if (n === "compare") state.compare = v === "1";
+      else if (n === "units") state.units = v;
+      else if (n in s.values) s.values[n] = v;
+    }
+    if (!any) return false;
+    state.a = a;
+    state.b = b;
+    return true;
   }
 
-  // 1, 2 or 5 times a power of ten, at least x
+  // ---- the settings and the verdict, as the CLI's table and chart give them ------------------
+  // The CLI's settings items (examples/cli/table.c cli_settings).
+  function settingsItems(r, c) {
+    const it = [];
+    if (c.mode === "inference") {
+      it.push(`inference (${c.runtime})`, `batch ${group(c.batch_size)}`,
+              `prompt ${group(c.prompt_len)} + decode ${group(c.decode_len)} tokens`,
+              `weights ${c.weights_format}`, `KV cache ${c.kv_cache_dtype}`);
+    } else {
+      it.push("training", `seq_len ${group(c.seq_len)} tokens`,
+              `micro-batch ${group(c.micro_batch_size)} x ${group(c.gradient_accumulation_steps)} accumulation step(s)`);
+      it.push(`optimizer ${c.optimizer}`, `activation checkpointing ${c.activation_checkpointing}`);
+      if (c.lora_rank > 0) it.push(`LoRA rank ${c.lora_rank}` + (c.qlora !== "none" ? `, QLoRA ${c.qlora}` : ""));
+      it.push(c.engine === "zero" ? `engine zero (ZeRO stage ${c.zero_stage})` : `engine ${c.engine}`);
+    }
+    it.push(`${r.num_gpus} GPU(s)`);
+    return it;
+  }
+  // The precision the estimate assumed, resolved by the engine (cli_precision); "" for inference.
+  function precisionLine(r) {
+    if (!r.param_dtype || r.param_dtype === "none") return "";
+    return `${r.param_dtype} weights, ${r.compute_dtype} compute, ${r.master_dtype !== "none" ? r.master_dtype : "no"} masters, ` +
+      `${r.grad_dtype} grads, ${r.optimizer_state_dtype} optimizer state`;
+  }
+  // The CLI's verdict line (cli_verdict), in GiB when the units are both.
+  function verdictText(r, model, c, units) {
+    const u = units === "both" ? "GiB" : units;
+    const name = model.name || r.model_type || "raw model";
+    const h = r.headroom_bytes;
+    return `${name}: ${r.fits ? "fits" : "does NOT fit"}, ${fmtBytes(r.total_bytes_per_gpu, u)} of ` +
+      `${fmtBytes(r.gpu_memory_bytes, u)} per ${c.gpu} GPU (${fmtBytes(Math.abs(h), u)} ${h < 0 ? "short" : "free"})`;
+  }
+  function gpuLine(r, c, units) {
+    const def = BYNAME.gpu ? BYNAME.gpu.defaultText : "";
+    return `${c.gpu}, ${fmtBytes(r.gpu_memory_bytes, units)} per GPU` +
+      (c.gpu_memory_bytes > 0 ? " (memory as given, not the table's)" : c.gpu === def ? " (the default GPU)" : "");
+  }
+
+  // ---- the chart: the total per GPU against the capacity, then each phase ----------------------
   function niceStep(x) {
     const p = Math.pow(10, Math.floor(Math.log10(Math.max(x, 1e-9))));
     for (const m of [1, 2, 5, 10]) if (m * p >= x) return m * p;
     return 10 * p;
   }
+  function phasesOf(r) {
+    return Object.keys(r.phases).filter((ph) => r.phases[ph].total > 0);
+  }
 
-  function barChart(r) {
+  // The first bar stacks what total_bytes_per_gpu is made of: the peak phase's components
+  // (= peak allocated), the allocator's reserve, the CUDA context; it crosses the capacity
+  // line exactly when the total exceeds it. The other bars: allocated at each phase's peak.
+  function barChart(r, units) {
+    const unit = units === "GB" ? 1e9 : GiB, un = units === "GB" ? "GB" : "GiB";
     const comps = Object.keys(r.components);
     const phases = phasesOf(r);
     const cap = r.gpu_memory_bytes;
-    const ymax = Math.max(cap, r.total_bytes_per_gpu, ...phases.map((ph) => r.phases[ph].total)) * 1.08;
-    const W = 640, H = 300, L = 70, B = 30, T = 10, bw = Math.min(90, (W - L - 180) / phases.length * 0.6);
-    const step = (W - L - 180) / phases.length;
+    const top = Math.max(cap, r.total_bytes_per_gpu, ...phases.map((ph) => r.phases[ph].total)) * 1.08;
+    const tick = niceStep(top / unit / 8), ticks = Math.max(1, Math.ceil(top / unit / tick));
+    const ymax = tick * ticks * unit;
+    const W = 720, H = 320, L = 62, B = 48, T = 14, plotR = W - 220, LX = plotR + 84;
+    const n = phases.length + 1, step = (plotR - L) / n, bw = Math.min(80, step * 0.62);
     const y = (v) => T + (H - T - B) * (1 - v / ymax);
-    let svg = `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="bytes per phase and component">`;
-    const tick = niceStep(ymax / GiB / 5);
-    for (let v = 0; v <= ymax / GiB; v += tick) {
-      const yy = y(v * GiB);
-      svg += `<line x1="${L}" x2="${W - 180}" y1="${yy}" y2="${yy}" class="grid"/><text x="${L - 6}" y="${yy + 4}" class="ax" text-anchor="end">${+v.toFixed(3)} GiB</text>`;
+    let svg = `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="total per GPU against the capacity, and each phase">`;
+    for (let i = 0; i <= ticks; i++) {
+      const yy = y(i * tick * unit);
+      svg += `<line x1="${L}" x2="${plotR}" y1="${yy}" y2="${yy}" class="grid"/><text x="${L - 6}" y="${yy + 4}" class="ax" text-anchor="end">${+(i * tick).toFixed(3)} ${un}</text>`;
     }
+    const seg = (x, w, base, v, colour, what) => v > 0
+      ? `<rect class="segment" x="${x}" y="${y(base + v)}" width="${w}" height="${Math.max(0, y(base) - y(base + v))}" fill="${colour}"><title>${esc(what)}: ${fmtBytes(v, units)}</title></rect>` : "";
+    // the total bar
+    let x = L + (step - bw) / 2, base = 0;
+    const peak = r.phases[r.peak_phase];
+    comps.forEach((c, ci) => {
+      const v = peak ? peak.components[c] : 0;
+      svg += seg(x, bw, base, v, PALETTE[ci % PALETTE.length], r.peak_phase + " / " + c);
+      base += v || 0;
+    });
+    base = Math.max(base, r.peak_allocated_bytes);
+    const reserve = Math.max(0, r.peak_reserved_bytes - base);
+    svg += seg(x, bw, base, reserve, RESERVE, "allocator reserve (reserved - allocated)");
+    base += reserve;
+    svg += seg(x, bw, base, r.cuda_context_bytes, CONTEXT, "CUDA context and memory outside PyTorch");
+    svg += `<text x="${x + bw / 2}" y="${y(r.total_bytes_per_gpu) - 4}" text-anchor="middle" class="val total">${(r.total_bytes_per_gpu / unit).toFixed(2)}</text>`;
+    svg += `<text x="${x + bw / 2}" y="${H - B + 14}" text-anchor="middle" class="ax peak">total per GPU</text>` +
+      `<text x="${x + bw / 2}" y="${H - B + 27}" text-anchor="middle" class="ax">(peak: ${esc(r.peak_phase)})</text>`;
+    const sep = L + step;
+    svg += `<line x1="${sep}" x2="${sep}" y1="${T}" y2="${H - B}" class="sep"/>`;
     phases.forEach((ph, i) => {
+      const px = L + step * (i + 1) + (step - bw) / 2;
       let acc = 0;
-      const x = L + step * i + (step - bw) / 2;
       comps.forEach((c, ci) => {
         const v = r.phases[ph].components[c];
-        if (!v) return;
-        svg += `<rect x="${x}" y="${y(acc + v)}" width="${bw}" height="${Math.max(0, y(acc) - y(acc + v))}" fill="${PALETTE[ci % PALETTE.length]}"><title>${esc(ph)} / ${esc(c)}: ${both(v)}</title></rect>`;
-        acc += v;
+        svg += seg(px, bw, acc, v, PALETTE[ci % PALETTE.length], ph + " / " + c);
+        acc += v || 0;
       });
-      const peak = ph === r.peak_phase;
-      svg += `<text x="${x + bw / 2}" y="${H - B + 16}" text-anchor="middle" class="ax${peak ? " peak" : ""}">${esc(ph)}</text>`;
-      svg += `<text x="${x + bw / 2}" y="${y(acc) - 4}" text-anchor="middle" class="val">${(acc / GiB).toFixed(1)}</text>`;
+      svg += `<text x="${px + bw / 2}" y="${H - B + 14}" text-anchor="middle" class="ax">${esc(ph)}</text>`;
+      svg += `<text x="${px + bw / 2}" y="${y(acc) - 4}" text-anchor="middle" class="val">${(acc / unit).toFixed(2)}</text>`;
     });
-    svg += `<line x1="${L}" x2="${W - 180}" y1="${y(cap)}" y2="${y(cap)}" class="cap"/><text x="${W - 182}" y="${y(cap) - 4}" text-anchor="end" class="cap-t">capacity ${gib(cap)}</text>`;
+    if (phases.length)
+      svg += `<text x="${sep + 6}" y="${H - 6}" class="ax">allocated at each phase's peak (${un}; no reserve, no context)</text>`;
+    svg += `<line x1="${L}" x2="${plotR}" y1="${y(cap)}" y2="${y(cap)}" class="cap"/>` +
+      `<text x="${plotR + 4}" y="${y(cap) - 2}" class="cap-t">GPU capacity</text>` +
+      `<text x="${plotR + 4}" y="${y(cap) + 11}" class="cap-t">${fmtBytes(cap, units === "both" ? "GiB" : units)}</text>`;
+    if (r.requested_bytes > 0)
+      svg += `<line x1="${L}" x2="${plotR}" y1="${y(r.requested_bytes)}" y2="${y(r.requested_bytes)}" class="budget"/>` +
+        `<text x="${plotR + 4}" y="${y(r.requested_bytes) + 11}" class="budget-t">vLLM budget</text>`;
+    svg += `<line x1="${L}" x2="${plotR}" y1="${y(0)}" y2="${y(0)}" class="base"/>`;
     let ly = T + 4;
+    const used = comps.map((c) => phases.some((ph) => r.phases[ph].components[c]));
     comps.forEach((c, ci) => {
-      if (!phases.some((ph) => r.phases[ph].components[c])) return;
-      svg += `<rect x="${W - 170}" y="${ly}" width="10" height="10" fill="${PALETTE[ci % PALETTE.length]}"/><text x="${W - 155}" y="${ly + 9}" class="ax">${esc(c)}</text>`;
-      ly += 15;
+      if (!used[ci]) return;
+      svg += `<rect x="${LX}" y="${ly + 30}" width="9" height="9" fill="${PALETTE[ci % PALETTE.length]}"/><text x="${LX + 13}" y="${ly + 38}" class="ax">${esc(c.replace(/_/g, " "))}</text>`;
+      ly += 13;
     });
+    for (const [colour, what] of [[RESERVE, "allocator reserve"], [CONTEXT, "CUDA context"]]) {
+      svg += `<rect x="${LX}" y="${ly + 30}" width="9" height="9" fill="${colour}"/><text x="${LX + 13}" y="${ly + 38}" class="ax">${what}</text>`;
+      ly += 13;
+    }
     return svg + "</svg>";
   }
 
   // Live bytes through one step: the phases in order, each at its peak, back to what stays
-  // allocated between steps (persistent_bytes); the capacity less the CUDA context and the
-  // allocator's reserve above the peak is the line not to cross.
+  // allocated between steps (persistent_bytes).
   function timeline(r) {
     const phases = phasesOf(r);
     const pts = [["start", r.persistent_bytes]].concat(phases.map((ph) => [ph, r.phases[ph].total]));
@@ -188,20 +372,41 @@
     pts.forEach(([ph, v], i) => {
       const x0 = L + seg * i, x1 = x0 + seg;
       path += (i ? `L${x0},${y(v)}` : `M${x0},${y(v)}`) + `L${x1},${y(v)}`;
-      const peak = ph === r.peak_phase;
-      svg += `<text x="${(x0 + x1) / 2}" y="${H - B + 16}" text-anchor="middle" class="ax${peak ? " peak" : ""}">${esc(ph)}</text>`;
+      svg += `<text x="${(x0 + x1) / 2}" y="${H - B + 16}" text-anchor="middle" class="ax${ph === r.peak_phase ? " peak" : ""}">${esc(ph)}</text>`;
       svg += `<text x="${(x0 + x1) / 2}" y="${y(v) - 4}" text-anchor="middle" class="val">${(v / GiB).toFixed(1)}</text>`;
     });
-    const area = path + `L${L + seg * pts.length},${y(0)}L${L},${y(0)}Z`;
-    svg += `<path d="${area}" class="area"/><path d="${path}" class="line"/>`;
-    svg += `<line x1="${L}" x2="${W - 20}" y1="${y(cap)}" y2="${y(cap)}" class="cap"/><text x="${W - 22}" y="${y(cap) - 4}" text-anchor="end" class="cap-t">capacity</text>`;
+    svg += `<path d="${path}L${L + seg * pts.length},${y(0)}L${L},${y(0)}Z" class="area"/><path d="${path}" class="line"/>`;
+    svg += `<line x1="${L}" x2="${W - 20}" y1="${y(cap)}" y2="${y(cap)}" class="cap"/><text x="${W - 22}" y="${y(cap) - 4}" text-anchor="end" class="cap-t">capacity (the total adds the reserve and the context)</text>`;
     svg += `<text x="${L - 6}" y="${y(0) + 4}" class="ax" text-anchor="end">0</text><text x="${L - 6}" y="${y(cap) + 4}" class="ax" text-anchor="end">${(cap / GiB).toFixed(0)} GiB</text>`;
     return svg + "</svg>";
   }
 
   // ---- rendering ------------------------------------------------------------------------------
+  // One scenario's pane: the verdict, the settings and GPU lines, the chart, the command.
+  function renderPane(x, out, model, sets) {
+    const r = out.result, c = out.config;
+    const v = $("verdict-" + x);
+    v.textContent = verdictText(r, out.model, c, state.units);
+    v.className = "verdict " + (r.fits ? "ok" : "bad");
+    $("settings-" + x).textContent = settingsItems(r, c).join(", ");
+    const prec = precisionLine(r);
+    $("precision-" + x).textContent = prec;
+    $("precision-" + x).hidden = $("precision-t-" + x).hidden = !prec;
+    $("gpu-" + x).textContent = gpuLine(r, c, state.units);
+    const notes = (r.notes || []).filter((n) => /^assum/i.test(n));
+    $("assumed-" + x).innerHTML = notes.map((n) => `<li>${esc(n)}</li>`).join("");
+    $("chart-" + x).innerHTML = barChart(r, state.units);
+    $("command-" + x).textContent = "llmmem estimate " + commandArgs(model, sets).join(" ");
+  }
+  function clearPane(x, message) {
+    $("verdict-" + x).textContent = message;
+    $("verdict-" + x).className = "verdict bad";
+    for (const k of ["settings", "precision", "gpu", "chart", "command", "assumed"]) $(k + "-" + x).textContent = "";
+  }
+
   function renderResult(out, model, sets) {
     const r = out.result;
+    const u = state.units;
     $("fits").textContent = r.fits ? "yes" : "no";
     $("card-fits").className = "card " + (r.fits ? "ok" : "bad");
     $("headroom").textContent = (r.headroom_bytes >= 0 ? "headroom " : "short by ") + both(Math.abs(r.headroom_bytes));
@@ -210,7 +415,7 @@
     $("utilization").textContent = (r.utilization * 100).toFixed(1) + " %";
     $("peak-phase").textContent = "peak in " + r.peak_phase + (r.pipeline_stages > 1 ? ", stage " + r.peak_stage : "");
     $("gpus-needed").textContent = String(r.gpus_needed);
-    $("num-gpus").textContent = "layout uses " + r.num_gpus;
+    $("num-gpus").textContent = r.gpus_needed === 0 ? "no GPU count fits as configured" : "layout uses " + r.num_gpus;
     $("peak-allocated").textContent = both(r.peak_allocated_bytes);
     $("peak-reserved").textContent = both(r.peak_reserved_bytes);
     $("cuda-context").textContent = both(r.cuda_context_bytes);
@@ -221,24 +426,22 @@
     $("trainable-count").textContent = group(r.trainable_params);
     $("host-bytes").textContent = both(r.host_bytes);
     $("nvme-bytes").textContent = both(r.nvme_bytes);
-    $("chart").innerHTML = barChart(r);
     $("timeline").innerHTML = timeline(r);
 
     const phases = Object.keys(r.phases);
     let t = "<tr><th>component</th>" + phases.map((p) => `<th>${esc(p)}</th>`).join("") + "</tr>";
     for (const c of Object.keys(r.components))
-      t += `<tr><td>${esc(c)}</td>` + phases.map((p) => `<td class="num" title="${group(r.phases[p].components[c])} bytes">${(r.phases[p].components[c] / GiB).toFixed(3)}</td>`).join("") + "</tr>";
-    t += "<tr><th>total (GiB)</th>" + phases.map((p) => `<th class="num">${(r.phases[p].total / GiB).toFixed(3)}</th>`).join("") + "</tr>";
+      t += `<tr><td>${esc(c)}</td>` + phases.map((p) => `<td class="num" title="${group(r.phases[p].components[c])} bytes">${fmtBytes(r.phases[p].components[c], u)}</td>`).join("") + "</tr>";
+    t += "<tr><th>total</th>" + phases.map((p) => `<th class="num">${fmtBytes(r.phases[p].total, u)}</th>`).join("") + "</tr>";
     $("breakdown").innerHTML = t;
     $("terms").innerHTML = "<tr><th>term</th><th>bytes</th><th>formula and source</th></tr>" +
       (r.terms || []).map((x) => `<tr><td>${esc(x.name)}</td><td class="num">${group(x.bytes)}</td><td>${esc(x.formula)}</td></tr>`).join("");
-    const notes = (r.notes || []).concat((out.model.notes || []).map((n) => "model: " + n));
+    const notes = (r.notes || []).filter((n) => !/^assum/i.test(n)).concat((out.model.notes || []).map((n) => "model: " + n));
     $("notes").innerHTML = notes.map((n) => `<li>${esc(n)}</li>`).join("");
     $("model-json").textContent = JSON.stringify(out.model, null, 2);
     $("result-json").textContent = JSON.stringify(r, null, 2);
 
-    const args = commandArgs(model, sets);
-    $("command").textContent = "llmmem estimate " + args.join(" ");
+    $("command").textContent = "llmmem estimate " + commandArgs(model, sets).join(" ");
     $("scenario-out").textContent = JSON.stringify(scenarioObject(model, sets, out.config), null, 2);
     $("export-hf").hidden = !!model.preset;
   }
@@ -251,9 +454,8 @@
       "llmmem plan " + args.join(" ") + " --max-batch --max-seq-len --min-gpus";
     try {
       const inv = api.inverse(model, sets);
-      for (const [key, id] of [["max_batch", "max-batch"], ["max_seq_len", "max-seq-len"], ["min_gpus", "min-gpus"]]) {
+      for (const [key, id] of [["max_batch", "max-batch"], ["max_seq_len", "max-seq-len"], ["min_gpus", "min-gpus"]])
         $(id).textContent = inv[key] == null ? "(" + inv[key + "_error"] + ")" : group(inv[key]);
-      }
     } catch (e) {
       $("max-batch").textContent = $("max-seq-len").textContent = $("min-gpus").textContent = "";
     }
@@ -263,13 +465,14 @@
     } catch (e) {
       $("plan-summary").textContent = "planner: " + e.message;
       $("plan-table").innerHTML = "";
+      delete $("plan-table").dataset.json;
       return;
     }
     const rej = Object.entries(p.rejected).map(([a, b]) => a + " " + group(b)).join(", ");
     $("plan-summary").textContent = `${group(p.candidates)} candidate layouts of ${p.num_gpus} x ${p.gpu}: ` +
       `${group(p.feasible)} fit; rejected ${rej}. Ranked by the step-time model (docs/planner.md).`;
     const train = p.mode === "training";
-    let h = "<tr><th>#</th>" + (train ? "<th>engine</th><th>dp</th><th>tp</th><th>pp</th><th>cp</th><th>ep</th><th>options</th><th>recompute</th><th>mbs</th><th>accum</th>"
+    let h = "<tr><th>#</th>" + (train ? "<th>engine</th><th>dp</th><th>tp</th><th>pp</th><th>cp</th><th>ep</th><th>options</th><th>recompute</th><th>micro-batch</th><th>accumulation</th>"
                                       : "<th>tp</th><th>replicas</th><th>batch</th>") +
       "<th>peak allocated</th><th>total per GPU</th><th>step (s)</th></tr>";
     for (const l of p.layouts) {
@@ -291,22 +494,41 @@
 
   function compute() {
     if (!api) return;
-    const model = modelSource();
-    const sets = settings();
     const my = ++seq;
+    $("panes").classList.toggle("two", state.compare);
+    $("pane-b").hidden = !state.compare;
+    $("tab-b").hidden = !state.compare;
+    $("copy-to-b").hidden = !state.compare;
+    $("compare").checked = state.compare;
+    $("units").value = state.units;
     for (const el of document.querySelectorAll("[data-param]")) el.classList.remove("invalid");
-    try {
-      const out = api.estimate(model, sets);
-      last = { model, settings: sets, result: out.result, config: out.config };
-      renderResult(out, model, sets);
-      renderPlan(model, sets);
-      $("status").dataset.seq = String(my);
-      setStatus("ok", `Estimated with libllmmem ${api.version} (WebAssembly).`);
-    } catch (e) {
-      if (e.param && $("p-" + e.param)) $("p-" + e.param).classList.add("invalid");
-      $("status").dataset.seq = String(my);
-      setStatus("error", e.message);
+    let error = null;
+    for (const x of state.compare ? ["a", "b"] : ["a"]) {
+      const s = state[x], model = modelOf(s), sets = settingsOf(s);
+      try {
+        const out = api.estimate(model, sets);
+        renderPane(x, out, model, sets);
+        if (x === state.active) {
+          last = { model, settings: sets, result: out.result, config: out.config };
+          renderResult(out, model, sets);
+          renderPlan(model, sets);
+        }
+      } catch (e) {
+        clearPane(x, (state.compare ? x.toUpperCase() + ": " : "") + e.message);
+        if (x === state.active) {
+          if (e.param && $("p-" + e.param)) $("p-" + e.param).classList.add("invalid");
+          error = e;
+        }
+      }
     }
+    try {
+      const link = linkOf();
+      history.replaceState(null, "", "#" + link);
+      $("share-link").value = location.href;
+    } catch (e) { /* a pasted config.json that is not JSON: the link keeps its last state */ }
+    $("status").dataset.seq = String(my);
+    if (error) setStatus("error", error.message);
+    else setStatus("ok", `Estimated with libllmmem ${api.version} (WebAssembly).`);
   }
 
   let timer = 0;
@@ -316,7 +538,7 @@
     timer = setTimeout(compute, 120);
   }
 
-  // ---- buttons ----------------------------------------------------------------------------------
+  // ---- files: a config.json or a scenario, dropped, opened or pasted ----------------------------
   function download(name, text) {
     const a = document.createElement("a");
     a.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
@@ -326,14 +548,13 @@
     setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 0);
   }
 
-  async function copyCommand() {
-    const text = $("command").textContent;
+  async function copyText(text, el) {
     try {
       await navigator.clipboard.writeText(text);
       $("copy-msg").textContent = "copied";
     } catch (e) { // no clipboard permission (plain http, headless): select it instead
       const range = document.createRange();
-      range.selectNodeContents($("command"));
+      range.selectNodeContents(el);
       const sel = window.getSelection();
       sel.removeAllRanges();
       sel.addRange(range);
@@ -341,42 +562,66 @@
     }
   }
 
-  function loadScenario() {
-    const text = $("scenario-json").value;
+  // A scenario JSON into the active scenario (its model: a preset or a config.json to paste).
+  function loadScenario(text) {
+    let js, cfg;
+    try {
+      js = JSON.parse(text);
+      cfg = api.scenarioConfig(text);
+    } catch (e) {
+      return "not a scenario: " + e.message;
+    }
+    const s = cur();
+    for (const p of PARAMS) if (cfg[p.name] !== undefined) s.values[p.name] = String(cfg[p.name]);
+    const m = js.model;
+    const preset = typeof m === "string" ? m : m && m.preset;
+    let msg;
+    if (preset) {
+      s.source = "preset";
+      s.preset = preset;
+      msg = "scenario loaded";
+    } else if (m && m.hf_config) {
+      s.source = "hf";
+      msg = "scenario loaded; drop or paste " + m.hf_config + " as the model";
+    } else {
+      msg = "scenario loaded (its raw model is not read here: choose a preset or a config.json)";
+    }
+    showScenario();
+    schedule();
+    return msg;
+  }
+
+  // What a JSON text is: a HuggingFace config.json, a scenario, or neither.
+  function takeJson(text, from) {
     let js;
     try {
       js = JSON.parse(text);
     } catch (e) {
-      $("scenario-msg").textContent = "not JSON: " + e.message;
+      $("drop-msg").textContent = from + ": not JSON (" + e.message + ")";
       return;
     }
-    let cfg;
-    try {
-      cfg = api.scenarioConfig(text);
-    } catch (e) {
-      $("scenario-msg").textContent = e.message;
-      return;
-    }
-    for (const p of PARAMS) {
-      const el = $("p-" + p.name);
-      if (el && cfg[p.name] !== undefined) el.value = String(cfg[p.name]);
-    }
-    const m = js.model;
-    const preset = typeof m === "string" ? m : m && m.preset;
-    if (preset) {
-      $("preset").value = preset;
-      $("src-preset").checked = true;
-      $("scenario-msg").textContent = "loaded";
-    } else if (m && m.hf_config) {
-      $("src-hf").checked = true;
-      $("scenario-msg").textContent = "loaded; paste the content of " + m.hf_config + " above";
+    if (js && typeof js === "object" && (js.model_type || js.architectures || js.text_config)) {
+      const s = cur();
+      s.source = "hf";
+      s.hf = text;
+      showScenario();
+      schedule();
+      $("drop-msg").textContent = from + ": a config.json (" + (js.model_type || "?") + ") is the model of scenario " + state.active.toUpperCase();
+    } else if (js && typeof js === "object") {
+      $("drop-msg").textContent = from + ": " + loadScenario(text);
     } else {
-      $("scenario-msg").textContent = "loaded the configuration; this page takes a preset or a pasted config.json as the model";
+      $("drop-msg").textContent = from + ": neither a config.json nor a scenario";
     }
-    schedule();
+  }
+
+  async function takeFiles(files, how) {
+    if (!files || !files.length) return;
+    const f = files[0];
+    takeJson(await f.text(), how + " " + f.name);
   }
 
   // ---- start ------------------------------------------------------------------------------------
+  let PRESETS = [];
   async function main() {
     try {
       api = await LlmmemApi.load();
@@ -387,32 +632,84 @@
     $("version").textContent = api.version;
     $("version2").textContent = api.version;
     fetch("cjson-version.txt").then((r) => (r.ok ? r.text() : "")).then((t) => ($("cjson-version").textContent = t.trim())).catch(() => {});
+    fetch("libyaml-version.txt").then((r) => (r.ok ? r.text() : "")).then((t) => ($("libyaml-version").textContent = t.trim())).catch(() => {});
     PARAMS = api.params();
-    const presets = api.presets();
-    $("preset").innerHTML = presets.map((p) => `<option title="${esc(p.description)}">${esc(p.name)}</option>`).join("");
-    if (presets.some((p) => p.name === "llama-3.1-8b")) $("preset").value = "llama-3.1-8b";
-    const showDoc = () => {
-      const p = presets.find((x) => x.name === $("preset").value);
-      $("preset-doc").textContent = p ? p.description : "";
-    };
-    showDoc();
+    BYNAME = Object.fromEntries(PARAMS.map((p) => [p.name, p]));
+    GPUS = api.gpus();
+    PRESETS = api.presets();
+    $("preset").innerHTML = PRESETS.map((p) => `<option title="${esc(p.description)}">${esc(p.name)}</option>`).join("");
     buildForm();
-    $("form").addEventListener("input", schedule);
-    $("form").addEventListener("change", () => { showDoc(); schedule(); });
-    $("hf-json").addEventListener("input", () => { $("src-hf").checked = true; });
+    state.a = freshScenario();
+    state.b = freshScenario();
+    readLink(location.hash);
+    showScenario();
+
+    $("form").addEventListener("input", (ev) => { readForm(ev); showApplicable(); schedule(); });
+    $("form").addEventListener("change", (ev) => { readForm(ev); showApplicable(); schedule(); });
+    $("hf-json").addEventListener("input", () => { $("src-hf").checked = true; readForm(); });
     $("plan-gpus").addEventListener("input", schedule);
     $("plan-top").addEventListener("input", schedule);
     $("reset").addEventListener("click", () => {
-      for (const p of PARAMS) if ($("p-" + p.name)) $("p-" + p.name).value = p.defaultText;
+      const s = cur();
+      for (const p of PARAMS) s.values[p.name] = p.defaultText;
+      $("drop-msg").textContent = "";
+      showScenario();
       schedule();
     });
-    $("copy-command").addEventListener("click", copyCommand);
+    for (const x of ["a", "b"])
+      $("tab-" + x).addEventListener("click", () => { state.active = x; showScenario(); schedule(); });
+    $("compare").addEventListener("change", () => {
+      state.compare = $("compare").checked;
+      if (!state.compare) state.active = "a";
+      showScenario();
+      schedule();
+    });
+    $("copy-to-b").addEventListener("click", () => {
+      state.b = copyScenario(state.a);
+      state.active = "b";
+      showScenario();
+      schedule();
+    });
+    $("units").addEventListener("change", () => { state.units = $("units").value; schedule(); });
+    $("copy-command").addEventListener("click", () => copyText($("command").textContent, $("command")));
+    $("copy-link").addEventListener("click", () => copyText(location.href, $("share-link")));
     $("export-json").addEventListener("click", () => download("scenario.json", $("scenario-out").textContent + "\n"));
-    $("export-hf").addEventListener("click", () => download("config.json", $("hf-json").value));
-    $("scenario-load").addEventListener("click", loadScenario);
+    $("export-hf").addEventListener("click", () => download("config.json", cur().hf));
+    $("scenario-load").addEventListener("click", () => { $("scenario-msg").textContent = loadScenario($("scenario-json").value); });
+    $("file").addEventListener("change", () => takeFiles($("file").files, "opened"));
+    const drop = $("drop");
+    for (const t of ["dragenter", "dragover"])
+      document.addEventListener(t, (e) => { e.preventDefault(); drop.classList.add("over"); });
+    document.addEventListener("dragleave", (e) => { if (!e.relatedTarget) drop.classList.remove("over"); });
+    document.addEventListener("drop", (e) => {
+      e.preventDefault();
+      drop.classList.remove("over");
+      const dt = e.dataTransfer;
+      if (dt.files && dt.files.length) takeFiles(dt.files, "dropped");
+      else if (dt.getData("text")) takeJson(dt.getData("text"), "dropped text");
+    });
+    // JSON pasted anywhere but into a field: a config.json or a scenario
+    document.addEventListener("paste", (e) => {
+      const t = e.target;
+      if (t && (t.tagName === "TEXTAREA" || t.tagName === "INPUT")) return;
+      const text = (e.clipboardData || window.clipboardData).getData("text");
+      if (text && /^\s*\{/.test(text)) {
+        e.preventDefault();
+        takeJson(text, "pasted");
+      }
+    });
+    window.addEventListener("hashchange", () => {
+      if (location.hash.slice(1) !== linkOf() && readLink(location.hash)) {
+        showScenario();
+        schedule();
+      }
+    });
     compute();
   }
 
-  window.llmmemPage = { compute, settings, modelSource, get last() { return last; } };
+  window.llmmemPage = {
+    compute, takeJson, state, settingsOf, params: () => PARAMS.map((p) => p.name),
+    settings: () => settingsOf(cur()), modelSource: () => modelOf(cur()), get last() { return last; },
+  };
   main();
 })();

@@ -161,7 +161,11 @@ static void key_json(llmmem__buf *b, const llmmem_result *r, int key)
     case LLMMEM_TYPE_U64: llmmem__buf_printf(b, "%llu", (unsigned long long)r->v[i].u); break;
     case LLMMEM_TYPE_F64: llmmem__buf_f64(b, r->v[i].f); break;
     case LLMMEM_TYPE_BOOL: llmmem__buf_printf(b, "%s", r->v[i].i ? "true" : "false"); break;
-    case LLMMEM_TYPE_ENUM: llmmem__buf_json_string(b, llmmem_phase_name((int)r->v[i].i)); break;
+    case LLMMEM_TYPE_ENUM: {
+        const char *v = llmmem_result_enum_name(key, r->v[i].i);
+        llmmem__buf_json_string(b, v ? v : "none");
+        break;
+    }
     default: llmmem__buf_printf(b, "%lld", (long long)r->v[i].i);
     }
 }

@@ -26,12 +26,60 @@ static char *str_field(struct llmmem_config *c, const llmmem__param_info *p)
     return (char *)c + p->offset;
 }
 
+/* Index of a parameter in the table (its bit in set_mask), -1 if unknown. */
+static int param_index(int param)
+{
+    for (int i = 0; i < llmmem_param_count(); i++)
+        if (llmmem_param_at(i) == param)
+            return i;
+    return -1;
+}
+
+static void mark_set(struct llmmem_config *c, const llmmem__param_info *p)
+{
+    int i = param_index(p->id);
+    if (i >= 0 && i < 64 * LLMMEM__SET_WORDS)
+        c->set_mask[i / 64] |= UINT64_C(1) << (i % 64);
+}
+
+bool llmmem__config_was_set(const struct llmmem_config *c, int param)
+{
+    int i = param_index(param);
+    return i >= 0 && i < 64 * LLMMEM__SET_WORDS && (c->set_mask[i / 64] >> (i % 64) & 1);
+}
+
+void llmmem__config_set_origin(struct llmmem_config *c, int param, const char *where)
+{
+    int k = 0;
+    while (k < c->origin_count && c->origins[k].param != param)
+        k++;
+    if (k == c->origin_count) {
+        if (c->origin_count == LLMMEM__ORIGINS) { /* keep the latest: drop the oldest */
+            memmove(&c->origins[0], &c->origins[1], sizeof c->origins[0] * (LLMMEM__ORIGINS - 1));
+            k = LLMMEM__ORIGINS - 1;
+        } else {
+            c->origin_count++;
+        }
+    }
+    c->origins[k].param = param;
+    snprintf(c->origins[k].where, sizeof c->origins[k].where, " (set at %s)", where);
+}
+
+const char *llmmem__config_origin(const struct llmmem_config *c, int param)
+{
+    for (int k = 0; k < c->origin_count; k++)
+        if (c->origins[k].param == param)
+            return c->origins[k].where;
+    return "";
+}
+
 static void set_defaults(struct llmmem_config *c)
 {
     memset(c, 0, sizeof *c);
     llmmem_config_clear_calibration(c);
+    /* table order, one row each: a lookup by id per row made it quadratic */
     for (int i = 0; i < llmmem_param_count(); i++) {
-        const llmmem__param_info *p = llmmem__param_find(llmmem_param_at(i));
+        const llmmem__param_info *p = llmmem__param_info_at(i);
         switch (p->type) {
         case LLMMEM_TYPE_F64: *f64_field(c, p) = p->def_f; break;
         case LLMMEM_TYPE_STR: snprintf(str_field(c, p), LLMMEM__STR_MAX, "%s", p->def_s); break;
@@ -122,6 +170,7 @@ int llmmem_config_set_i64(llmmem_config *cfg, int param, int64_t value)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "parameter \"%s\": %lld is outside [%lld, %lld]",
                              p->name, (long long)value, (long long)p->lo, (long long)hi);
     *i64_field(cfg, p) = value;
+    mark_set(cfg, p);
     return LLMMEM_OK;
 }
 
@@ -139,6 +188,7 @@ int llmmem_config_set_f64(llmmem_config *cfg, int param, double value)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "parameter \"%s\": %g is outside [%g, %g]",
                              p->name, value, p->lo_f, p->hi_f);
     *f64_field(cfg, p) = value;
+    mark_set(cfg, p);
     return LLMMEM_OK;
 }
 
@@ -169,25 +219,48 @@ int llmmem_config_set_str(llmmem_config *cfg, int param, const char *value)
             return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "parameter \"%s\": text of %zu bytes, at most %d",
                                  p->name, n, LLMMEM__STR_MAX - 1);
         memcpy(str_field(cfg, p), value, n + 1);
+        mark_set(cfg, p);
+        return LLMMEM_OK;
+    }
+    if (p->type == LLMMEM_TYPE_ENUM && p->id == LLMMEM_P_GPU) {
+        int idx, first;
+        int rc = llmmem__gpu_find(&idx, &first, value);
+        if (rc)
+            return rc;
+        *i64_field(cfg, p) = idx;
         return LLMMEM_OK;
     }
     if (p->type == LLMMEM_TYPE_ENUM) {
         int idx = llmmem__name_index(p->enum_names, value);
         if (idx < 0) {
+            const char *near = llmmem__suggest(p->enum_names, value);
             char list[400];
             size_t n = 0;
             list[0] = '\0';
             for (int i = 0; p->enum_names[i] && n < sizeof list - 1; i++)
                 n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "",
                                       p->enum_names[i]);
-            return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "parameter \"%s\": unknown value \"%.60s\" (one of: %s)",
-                                 p->name, value, list);
+            return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
+                                 "parameter \"%s\": unknown value \"%.60s\"%s%s%s (one of: %s)",
+                                 p->name, value, near ? " (did you mean " : "", near ? near : "",
+                                 near ? "?)" : "", list);
         }
         *i64_field(cfg, p) = idx;
+        mark_set(cfg, p);
         return LLMMEM_OK;
     }
     return llmmem__error(LLMMEM_E_PARAM_TYPE, "parameter \"%s\" takes %s, not text", p->name,
                          type_word(p->type));
+}
+
+/* The bool spellings llmmem_config_set accepts: 1 true, 0 false, -1 neither. */
+static int bool_text(const char *value)
+{
+    if (!strcmp(value, "true") || !strcmp(value, "1") || !strcmp(value, "yes") || !strcmp(value, "on"))
+        return 1;
+    if (!strcmp(value, "false") || !strcmp(value, "0") || !strcmp(value, "no") || !strcmp(value, "off"))
+        return 0;
+    return -1;
 }
 
 int llmmem_config_set(llmmem_config *cfg, const char *name, const char *value)
@@ -199,18 +272,15 @@ int llmmem_config_set(llmmem_config *cfg, const char *name, const char *value)
     if (rc)
         return rc;
     const llmmem__param_info *p = llmmem__param_find(id);
+    if (llmmem__param_is_tribool(p) && bool_text(value) >= 0)
+        return llmmem_config_set_i64(cfg, id, bool_text(value));
     switch (p->type) {
     case LLMMEM_TYPE_STR:
     case LLMMEM_TYPE_ENUM:
         return llmmem_config_set_str(cfg, id, value);
     case LLMMEM_TYPE_BOOL: {
-        int64_t b;
-        if (!strcmp(value, "true") || !strcmp(value, "1") || !strcmp(value, "yes") || !strcmp(value, "on"))
-            b = 1;
-        else if (!strcmp(value, "false") || !strcmp(value, "0") || !strcmp(value, "no") ||
-                 !strcmp(value, "off"))
-            b = 0;
-        else
+        int b = bool_text(value);
+        if (b < 0)
             return llmmem__error(LLMMEM_E_PARSE, "parameter \"%s\": expected true or false, got \"%.60s\"",
                                  p->name, value);
         return llmmem_config_set_i64(cfg, id, b);
@@ -218,9 +288,11 @@ int llmmem_config_set(llmmem_config *cfg, const char *name, const char *value)
     case LLMMEM_TYPE_I64: {
         int64_t v;
         if (parse_i64(&v, value) != 0) {
-            /* Accept human-readable counts for large integers ("5e8", "2B"). */
-            if (llmmem__parse_count(&v, value) != 0)
-                return llmmem__error(LLMMEM_E_PARSE, "parameter \"%s\": expected an integer, got \"%.60s\"",
+            /* Accept human-readable counts for large integers ("5e8", "2B"), whole
+             * ones only: "1.5" and "1,5" are errors, not 2 and 15. */
+            if (llmmem__parse_whole_count(&v, value) != 0)
+                return llmmem__error(LLMMEM_E_PARSE,
+                                     "parameter \"%s\": expected a whole number, got \"%.60s\"",
                                      p->name, value);
         }
         return llmmem_config_set_i64(cfg, id, v);
@@ -281,7 +353,9 @@ static void value_json(llmmem__buf *b, const struct llmmem_config *c, const llmm
         break;
     case LLMMEM_TYPE_ENUM: {
         int64_t v = *ci64_field(c, p);
-        if (quote)
+        if (quote && llmmem__param_is_tribool(p) && v <= 1) /* a bool's JSON: true / false */
+            llmmem__buf_printf(b, "%s", p->enum_names[v]);
+        else if (quote)
             llmmem__buf_json_string(b, p->enum_names[v]);
         else
             llmmem__buf_printf(b, "%s", p->enum_names[v]);

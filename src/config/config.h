@@ -38,6 +38,16 @@ enum llmmem__fsdp { LLMMEM__FSDP_FULL_SHARD = 0, LLMMEM__FSDP_SHARD_GRAD_OP = 1,
 enum llmmem__accounting { LLMMEM__ACC_RUNTIME = 0, LLMMEM__ACC_DEEPSPEED = 1,
                           LLMMEM__ACC_MEGATRON = 2 };
 enum llmmem__runtime { LLMMEM__RT_HF = 0, LLMMEM__RT_VLLM = 1 };
+/* vLLM --quantization (order = vllm_quant_names in params.c). */
+enum llmmem__vquant { LLMMEM__VQ_AUTO = 0, LLMMEM__VQ_FP8, LLMMEM__VQ_GPTQ, LLMMEM__VQ_GPTQ_MARLIN,
+                      LLMMEM__VQ_AWQ, LLMMEM__VQ_AWQ_MARLIN, LLMMEM__VQ_BITSANDBYTES,
+                      LLMMEM__VQ_MXFP4 };
+/* vLLM usage context (LLMMEM_P_VLLM_USAGE_CONTEXT). */
+enum llmmem__vusage { LLMMEM__VU_SERVE = 0, LLMMEM__VU_LLM = 1 };
+/* vLLM model runner (LLMMEM_P_VLLM_MODEL_RUNNER). */
+enum llmmem__vrunner { LLMMEM__VR_AUTO = 0, LLMMEM__VR_V1 = 1, LLMMEM__VR_V2 = 2 };
+/* Values of LLMMEM_P_MASTER_WEIGHTS (order = names in params.c; 0/1 were the bool's). */
+enum llmmem__master { LLMMEM__MASTER_OFF = 0, LLMMEM__MASTER_ON = 1, LLMMEM__MASTER_AUTO = 2 };
 enum llmmem__fp8 { LLMMEM__FP8_NONE = 0, LLMMEM__FP8_DELAYED = 1, LLMMEM__FP8_BLOCKWISE = 2 };
 
 /* The optimizer catalogue (optimizers.c); enum order = names in params.c. */
@@ -50,6 +60,17 @@ enum llmmem__optim {
     LLMMEM__OPT_ADAM_8BIT, LLMMEM__OPT_PAGED_ADAM_8BIT, LLMMEM__OPT_PAGED_ADAMW_32BIT,
     LLMMEM__OPT_ADAMW_TORCHAO_8BIT, LLMMEM__OPT_ADAMW_TORCHAO_4BIT, LLMMEM__OPT_COUNT
 };
+
+/* Where a reader set a parameter: "source:line:col key.path" (config.c). */
+#define LLMMEM__ORIGINS 16
+#define LLMMEM__ORIGIN_MAX 160
+typedef struct llmmem__origin {
+    int param;
+    char where[LLMMEM__ORIGIN_MAX];
+} llmmem__origin;
+
+/* Bits of the set-parameter mask: at least as many as table rows (params.c asserts it). */
+#define LLMMEM__SET_WORDS 8
 
 struct llmmem_config {
     /* workload */
@@ -78,7 +99,9 @@ struct llmmem_config {
     int64_t stage3_max_live_parameters, stage3_prefetch_bucket_size;
     int64_t stage3_param_persistence_threshold, zero_hpz_partition_size;
     int64_t fsdp_version, fsdp_sharding, fsdp_cpu_offload, distributed_optimizer;
-    int64_t accounting, zero_init, fsdp_custom_sharded_layers;
+    int64_t accounting, zero_init;
+    int64_t fsdp_param_dtype, fsdp_reduce_dtype, fsdp_reshard_after_forward;
+    int64_t fsdp_custom_sharded_layers;
     /* parallelism */
     int64_t num_gpus, dp, tp, pp, cp, ep, etp, sequence_parallel, vpp, num_microbatches;
     int64_t gpus_per_node;
@@ -86,12 +109,23 @@ struct llmmem_config {
     int64_t runtime;
     double gpu_memory_utilization;
     int64_t max_num_batched_tokens, max_num_seqs, kv_block_size, max_model_len, cuda_graphs;
+    char vllm_version[LLMMEM__STR_MAX];
+    int64_t enforce_eager, quantization, enable_chunked_prefill, vllm_usage_context;
+    int64_t flashinfer_sampler, enable_expert_parallel, disable_custom_all_reduce;
+    int64_t enable_prefix_caching, kv_cache_memory_bytes, disable_hybrid_kv_cache_manager;
+    int64_t num_gpu_blocks_override, mamba_ssm_cache_dtype, vllm_model_runner;
+    int64_t cudagraph_memory_estimate, vllm_image;
     /* hardware */
     int64_t gpu, gpu_memory_bytes, cuda_context_bytes, cublas_workspace_bytes;
     int64_t expandable_segments;
     /* vision-language */
     int64_t images_per_sample, image_height, image_width, video_frames, vision_training;
     int64_t min_pixels, max_pixels, encoder_cache;
+    /* which parameters were set (by llmmem_config_set_*, by index in the table),
+     * and where the readers found the last LLMMEM__ORIGINS of them */
+    uint64_t set_mask[LLMMEM__SET_WORDS];
+    int origin_count;
+    llmmem__origin origins[LLMMEM__ORIGINS];
     /* calibration profile (calib.c); all 1.0 / 0 = identity */
     bool calibrated;
     double calib_component[LLMMEM__COMPONENTS_MAX];
@@ -121,7 +155,23 @@ typedef struct llmmem__param_info {
 } llmmem__param_info;
 
 const llmmem__param_info *llmmem__param_find(int id);
+/* The row of the i-th parameter (table order), NULL out of range. */
+const llmmem__param_info *llmmem__param_info_at(int index);
 const llmmem__param_info *llmmem__param_by_name(const char *name);
+/* Whether a parameter was set since the config was made or reset (any setter). */
+bool llmmem__config_was_set(const struct llmmem_config *c, int param);
+/* Records where a reader set a parameter ("ds.json:4:12 zero_optimization.stage"). */
+void llmmem__config_set_origin(struct llmmem_config *c, int param, const char *where);
+/* " (set at <where>)" for a parameter a reader set, else "" (static or c's storage). */
+const char *llmmem__config_origin(const struct llmmem_config *c, int param);
+/* An enum whose values are false, true, auto (LLMMEM_P_MASTER_WEIGHTS): read and
+ * written like a bool, plus "auto". */
+static inline bool llmmem__param_is_tribool(const llmmem__param_info *p)
+{
+    return p->type == LLMMEM_TYPE_ENUM && p->enum_names && p->enum_names[0] && p->enum_names[1] &&
+           p->enum_names[0][0] == 'f' && p->enum_names[1][0] == 't' && p->enum_names[2] &&
+           p->enum_names[2][0] == 'a';
+}
 
 /* Values of LLMMEM_P_VISION_TRAINING (order = vision_names in params.c). */
 enum llmmem__vtrain { LLMMEM__VT_FROZEN = 0, LLMMEM__VT_FULL = 1, LLMMEM__VT_LORA = 2 };

@@ -15,6 +15,9 @@ static const char *const dtype_names[] = {"auto", "fp32", "fp16", "bf16", "fp8",
 static const char *const quant_names[] = {"auto", "fp32", "fp16", "bf16", "fp8", "fp8_block",
                                           "int8", "int4", "nf4", "nf4_dq", "fp4", "gptq", "awq",
                                           "mxfp4", NULL};
+/* A bool with an "auto": 0 and 1 keep a bool's meaning (config.c reads and writes them as
+ * true and false). Order = enum llmmem__master. */
+static const char *const tribool_names[] = {"false", "true", "auto", NULL};
 static const char *const fp8_names[] = {"none", "delayed", "blockwise", NULL};
 /* Order = enum llmmem__optim. */
 static const char *const optim_names[] = {
@@ -43,6 +46,12 @@ static const char *const fsdp_names[] = {"full_shard", "shard_grad_op", "no_shar
 static const char *const acc_names[] = {"runtime", "deepspeed_estimator", "megatron_theoretical",
                                         NULL};
 static const char *const runtime_names[] = {"hf", "vllm", NULL};
+/* Order = enum llmmem__vquant: vLLM's --quantization values that change memory. */
+static const char *const vllm_quant_names[] = {"auto",       "fp8",          "gptq",
+                                               "gptq_marlin", "awq",         "awq_marlin",
+                                               "bitsandbytes", "mxfp4",      NULL};
+static const char *const usage_names[] = {"serve", "llm", NULL};
+static const char *const runner_names[] = {"auto", "v1", "v2", NULL};
 static const char *const vision_names[] = {"frozen", "full", "lora", NULL};
 
 /* GPU names live in gpus.c; the enum parameter reads them through this list. */
@@ -84,10 +93,13 @@ static const llmmem__param_info params[] = {
          "dtype of the stored weights (fp32 with compute bf16 = autocast)"),
     ENUM(LLMMEM_P_COMPUTE_DTYPE, "compute_dtype", "training", compute_dtype, dtype_names,
          LLMMEM__DT_AUTO, "dtype of the matmuls; auto = param_dtype; differs = torch.autocast"),
-    BOOL(LLMMEM_P_MASTER_WEIGHTS, "master_weights", "training", master_weights, 0,
-         "separate fp32 master weights (DeepSpeed/Megatron mixed precision)"),
+    ENUM(LLMMEM_P_MASTER_WEIGHTS, "master_weights", "training", master_weights, tribool_names,
+         LLMMEM__MASTER_AUTO,
+         "separate fp32 master weights; auto = the engine's (ZeRO: with 16-bit compute and always "
+         "at stages 1-2; Megatron: with 16-bit compute; single, DDP, FSDP: no)"),
     ENUM(LLMMEM_P_GRAD_DTYPE, "grad_dtype", "training", grad_dtype, dtype_names, LLMMEM__DT_AUTO,
-         "gradient dtype; auto = param dtype (fp32 main grads under Megatron)"),
+         "gradient dtype; auto = the engine's (the dtype the model runs in; Megatron bf16: fp32 "
+         "main grads)"),
     ENUM(LLMMEM_P_WEIGHTS_FORMAT, "weights_format", "inference", weights_format, quant_names,
          LLMMEM__Q_AUTO, "weight storage for inference; auto = quantization_config, else torch_dtype"),
     ENUM(LLMMEM_P_KV_CACHE_DTYPE, "kv_cache_dtype", "inference", kv_cache_dtype, dtype_names,
@@ -103,7 +115,8 @@ static const llmmem__param_info params[] = {
     ENUM(LLMMEM_P_OPTIMIZER_IMPL, "optimizer_impl", "training", optimizer_impl, impl_names, 0,
          "PyTorch optimizer implementation: foreach (default), fused, forloop"),
     ENUM(LLMMEM_P_OPTIMIZER_STATE_DTYPE, "optimizer_state_dtype", "training", optimizer_state_dtype,
-         dtype_names, LLMMEM__DT_AUTO, "optimizer state dtype; auto = master/param dtype"),
+         dtype_names, LLMMEM__DT_AUTO,
+         "optimizer state dtype; auto = the engine's (fp32 beside masters, else the param dtype)"),
     ENUM(LLMMEM_P_STEP, "step", "training", step, step_names, 0,
          "which step: max of both, first (states created), steady"),
     BOOL(LLMMEM_P_OPTIMIZER_IN_BACKWARD, "optimizer_in_backward", "training", optimizer_in_backward, 0,
@@ -183,6 +196,18 @@ static const llmmem__param_info params[] = {
          "runtime model, or reproduce DeepSpeed's / Megatron's own estimator"),
     BOOL(LLMMEM_P_ZERO_INIT, "zero_init", "engine", zero_init, 1,
          "deepspeed.zero.Init (DeepSpeed estimator mode)"),
+    ENUM(LLMMEM_P_FSDP_PARAM_DTYPE, "fsdp_param_dtype", "engine", fsdp_param_dtype, dtype_names,
+         LLMMEM__DT_AUTO,
+         "FSDP MixedPrecisionPolicy param_dtype: all-gather and compute dtype; auto = no policy "
+         "(the stored param_dtype)"),
+    ENUM(LLMMEM_P_FSDP_REDUCE_DTYPE, "fsdp_reduce_dtype", "engine", fsdp_reduce_dtype, dtype_names,
+         LLMMEM__DT_AUTO,
+         "FSDP MixedPrecisionPolicy reduce_dtype (reduce-scatter); auto = the gradients' dtype "
+         "(fsdp_param_dtype)"),
+    I64(LLMMEM_P_FSDP_RESHARD_AFTER_FORWARD, "reshard_after_forward", "engine",
+        fsdp_reshard_after_forward, -1, 1000000, -1,
+        "FSDP2 reshard_after_forward: -1 auto (every unit but the root), 0 false, 1 true, "
+        "k >= 2 reshard to k ranks"),
     BOOL(LLMMEM_P_FSDP_CUSTOM_SHARDED_LAYERS, "fsdp_custom_sharded_layers", "engine", fsdp_custom_sharded_layers, 0,
          "FSDP: embedding and output head wrapped as units of their own, not in the root "
          "(torchtune custom_sharded_layers)"),
@@ -211,17 +236,65 @@ static const llmmem__param_info params[] = {
     ENUM(LLMMEM_P_RUNTIME, "runtime", "inference", runtime, runtime_names, 0,
          "serving runtime: hf generate or vllm"),
     F64(LLMMEM_P_GPU_MEMORY_UTILIZATION, "gpu_memory_utilization", "inference",
-        gpu_memory_utilization, 0.01, 1.0, 0.9, "vLLM fraction of total GPU memory"),
+        gpu_memory_utilization, 0.0, 1.0, 0.0,
+        "vLLM fraction of total GPU memory; 0 = the version's default (0.9, 0.92 from 0.20)"),
     I64(LLMMEM_P_MAX_NUM_BATCHED_TOKENS, "max_num_batched_tokens", "inference",
         max_num_batched_tokens, 0, MAXTOK, 0, "vLLM tokens per forward (chunked prefill); 0 = default"),
-    I64(LLMMEM_P_MAX_NUM_SEQS, "max_num_seqs", "inference", max_num_seqs, 1, 1000000, 256,
-        "vLLM maximum concurrent sequences"),
-    I64(LLMMEM_P_KV_BLOCK_SIZE, "kv_block_size", "inference", kv_block_size, 1, 65536, 16,
-        "paged KV block size in tokens"),
+    I64(LLMMEM_P_MAX_NUM_SEQS, "max_num_seqs", "inference", max_num_seqs, 0, 1000000, 0,
+        "vLLM maximum concurrent sequences; 0 = vLLM's default for the GPU and usage context"),
+    I64(LLMMEM_P_KV_BLOCK_SIZE, "kv_block_size", "inference", kv_block_size, 0, 65536, 0,
+        "paged KV block size in tokens; 0 = 16, raised for attention + Mamba hybrids"),
     I64(LLMMEM_P_MAX_MODEL_LEN, "max_model_len", "inference", max_model_len, 0, MAXTOK, 0,
         "vLLM maximum context; 0 = the model's max positions"),
     BOOL(LLMMEM_P_CUDA_GRAPHS, "cuda_graphs", "inference", cuda_graphs, 1,
          "vLLM CUDA graph capture"),
+    STR(LLMMEM_P_VLLM_VERSION, "vllm_version", "inference", vllm_version, "",
+        "vLLM version whose memory accounting applies (0.8.0 and later); empty = 0.33.0"),
+    BOOL(LLMMEM_P_ENFORCE_EAGER, "enforce_eager", "inference", enforce_eager, 0,
+         "vLLM --enforce-eager: no CUDA graphs"),
+    ENUM(LLMMEM_P_QUANTIZATION, "quantization", "inference", quantization, vllm_quant_names, 0,
+         "vLLM --quantization: auto = the checkpoint's method (Marlin kernels where vLLM picks "
+         "them); gptq/awq = the original kernels; fp8/bitsandbytes on an unquantized checkpoint "
+         "quantize while loading"),
+    ENUM(LLMMEM_P_ENABLE_CHUNKED_PREFILL, "enable_chunked_prefill", "inference",
+         enable_chunked_prefill, tri_names, 0,
+         "vLLM chunked prefill; off: max_num_batched_tokens = max(max_model_len, 2048)"),
+    ENUM(LLMMEM_P_VLLM_USAGE_CONTEXT, "vllm_usage_context", "inference", vllm_usage_context,
+         usage_names, 0, "vLLM batch defaults of `vllm serve` or of the LLM class"),
+    ENUM(LLMMEM_P_FLASHINFER_SAMPLER, "flashinfer_sampler", "inference", flashinfer_sampler,
+         tri_names, 0,
+         "vLLM's FlashInfer top-k/top-p sampler (VLLM_USE_FLASHINFER_SAMPLER): auto = the "
+         "version's default (up to 0.11 when FlashInfer is installed, see vllm_image; from "
+         "0.21), else PyTorch sort / Triton"),
+    BOOL(LLMMEM_P_ENABLE_EXPERT_PARALLEL, "enable_expert_parallel", "inference",
+         enable_expert_parallel, 0, "vLLM --enable-expert-parallel: experts split over tp x dp"),
+    BOOL(LLMMEM_P_DISABLE_CUSTOM_ALL_REDUCE, "disable_custom_all_reduce", "inference",
+         disable_custom_all_reduce, 0, "vLLM --disable-custom-all-reduce"),
+    ENUM(LLMMEM_P_ENABLE_PREFIX_CACHING, "enable_prefix_caching", "inference",
+         enable_prefix_caching, tri_names, 0,
+         "vLLM prefix caching (on by default): Mamba groups hold 2 blocks per request ('align')"),
+    I64(LLMMEM_P_KV_CACHE_MEMORY_BYTES, "kv_cache_memory_bytes", "inference",
+        kv_cache_memory_bytes, 0, INT64_C(1) << 50, 0,
+        "vLLM --kv-cache-memory in bytes; 0 = from gpu_memory_utilization"),
+    BOOL(LLMMEM_P_DISABLE_HYBRID_KV_CACHE_MANAGER, "disable_hybrid_kv_cache_manager", "inference",
+         disable_hybrid_kv_cache_manager, 0,
+         "vLLM --disable-hybrid-kv-cache-manager: sliding-window layers sized as full attention"),
+    I64(LLMMEM_P_NUM_GPU_BLOCKS_OVERRIDE, "num_gpu_blocks_override", "inference",
+        num_gpu_blocks_override, 0, BIG, 0, "vLLM --num-gpu-blocks-override; 0 = none"),
+    ENUM(LLMMEM_P_MAMBA_SSM_CACHE_DTYPE, "mamba_ssm_cache_dtype", "inference",
+         mamba_ssm_cache_dtype, dtype_names, LLMMEM__DT_AUTO,
+         "vLLM --mamba-ssm-cache-dtype; auto = the model dtype (set fp32 for a checkpoint with "
+         "mamba_ssm_dtype float32)"),
+    ENUM(LLMMEM_P_VLLM_MODEL_RUNNER, "vllm_model_runner", "inference", vllm_model_runner,
+         runner_names, 0,
+         "vLLM model runner: auto = the version's choice (V2 for dense models from 0.25, all "
+         "from 0.29), or VLLM_USE_V2_MODEL_RUNNER"),
+    ENUM(LLMMEM_P_CUDAGRAPH_MEMORY_ESTIMATE, "cudagraph_memory_estimate", "inference",
+         cudagraph_memory_estimate, tri_names, 0,
+         "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS: auto = subtracted from 0.20 on"),
+    BOOL(LLMMEM_P_VLLM_IMAGE, "vllm_image", "inference", vllm_image, 0,
+         "vLLM before 0.12 installed with FlashInfer and triton_kernels (the vllm/vllm-openai "
+         "image); off = pip install vllm, which has neither"),
     ENUM(LLMMEM_P_GPU, "gpu", "hardware", gpu, llmmem__gpu_names, 0, "GPU model (llmmem gpus)"),
     I64(LLMMEM_P_GPU_MEMORY_BYTES, "gpu_memory_bytes", "hardware", gpu_memory_bytes, 0,
         INT64_C(1) << 50, 0, "GPU memory in bytes; 0 = from the GPU table"),
@@ -269,6 +342,11 @@ static const struct {
     {"weights_dtype", LLMMEM_P_WEIGHTS_FORMAT},
     {"kv_dtype", LLMMEM_P_KV_CACHE_DTYPE},
     {"stage", LLMMEM_P_ZERO_STAGE},
+    {"block_size", LLMMEM_P_KV_BLOCK_SIZE},
+    {"kv_cache_memory", LLMMEM_P_KV_CACHE_MEMORY_BYTES},
+    {"fsdp_reshard_after_forward", LLMMEM_P_FSDP_RESHARD_AFTER_FORWARD},
+    {"mp_param_dtype", LLMMEM_P_FSDP_PARAM_DTYPE},
+    {"mp_reduce_dtype", LLMMEM_P_FSDP_REDUCE_DTYPE},
     {"optimizer_in_bwd", LLMMEM_P_OPTIMIZER_IN_BACKWARD},
 };
 
@@ -278,6 +356,13 @@ const llmmem__param_info *llmmem__param_find(int id)
         if (params[i].id == id)
             return &params[i];
     return NULL;
+}
+
+const llmmem__param_info *llmmem__param_info_at(int index)
+{
+    if (index < 0 || (size_t)index >= LLMMEM_ARRAY_LEN(params))
+        return NULL;
+    return &params[index];
 }
 
 const llmmem__param_info *llmmem__param_by_name(const char *name)
@@ -300,6 +385,8 @@ static int enum_count(const char *const *names)
         n++;
     return n;
 }
+
+_Static_assert(LLMMEM_ARRAY_LEN(params) <= 64 * LLMMEM__SET_WORDS, "config set_mask has fewer bits than parameters");
 
 int llmmem_param_count(void) { return (int)LLMMEM_ARRAY_LEN(params); }
 

@@ -114,17 +114,27 @@ typedef struct llmmem__gpu {
     uint64_t cublas_workspace_bytes; /* per handle/stream, through the allocator */
     double bf16_tflops;             /* dense, for the planner */
     double link_gbps;               /* intra-node bandwidth, GB/s per direction */
+    int cc;                         /* compute capability x 10 (90 = sm_90); ROCm: 0 */
+    int sms;                        /* streaming multiprocessors (compute units) */
 } llmmem__gpu;
 const llmmem__gpu *llmmem__gpu_at(int index);
+/* The GPU a written name means (llmmem_gpu_find); when it fits several, *first is the
+ * first of them and the status LLMMEM_E_INCONSISTENT. */
+int llmmem__gpu_find(int *out, int *first, const char *name);
 
 /* ---- small text helpers (text.c) ------------------------------------------ */
 
 /* Parses a human-readable count: "7B", "1.5e9", "770M", "13b", "1,000". */
 int llmmem__parse_count(int64_t *out, const char *text);
+/* The same for counts that must be whole ("5e8", "2K"): no fraction, no separator. */
+int llmmem__parse_whole_count(int64_t *out, const char *text);
 /* Parses a real number without the locale ("0.9", "-1.5e3"); -1 if not one. */
 int llmmem__parse_f64(double *out, const char *text);
 /* Case-sensitive name lookup in a NULL-terminated list; -1 if absent. */
 int llmmem__name_index(const char *const *names, const char *name);
+/* The name of a NULL-terminated list nearest to `written` (case, '-' and '_' ignored;
+ * edit distance with transpositions, or the only name it prefixes), NULL if none is near. */
+const char *llmmem__suggest(const char *const *names, const char *written);
 
 /* snprintf-style output buffer that counts what it would need. */
 typedef struct llmmem__buf {

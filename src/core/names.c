@@ -44,6 +44,19 @@ static const struct {
     {"pipeline_stages", LLMMEM_TYPE_I64},
     {"peak_stage", LLMMEM_TYPE_I64},
     {"active_params", LLMMEM_TYPE_I64},
+    {"kv_available_bytes", LLMMEM_TYPE_U64},
+    {"kv_tokens", LLMMEM_TYPE_I64},
+    {"max_concurrency", LLMMEM_TYPE_F64},
+    {"profile_peak_bytes", LLMMEM_TYPE_U64},
+    {"non_torch_bytes", LLMMEM_TYPE_U64},
+    {"cuda_graph_bytes", LLMMEM_TYPE_U64},
+    {"kv_block_tokens", LLMMEM_TYPE_I64},
+    {"requested_bytes", LLMMEM_TYPE_U64},
+    {"param_dtype", LLMMEM_TYPE_ENUM},
+    {"compute_dtype", LLMMEM_TYPE_ENUM},
+    {"master_dtype", LLMMEM_TYPE_ENUM},
+    {"grad_dtype", LLMMEM_TYPE_ENUM},
+    {"optimizer_state_dtype", LLMMEM_TYPE_ENUM},
     {"managed_bytes", LLMMEM_TYPE_U64},
     {"load_peak_bytes", LLMMEM_TYPE_U64},
 };
@@ -85,4 +98,20 @@ int llmmem_result_key_type(int key)
     if (i < 0 || i >= LLMMEM__RKEYS)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "unknown result key %d", key);
     return result_keys[i].type;
+}
+
+/* Names of the dtype result keys' values (order = LLMMEM__RDT: none, enum llmmem__dtype,
+ * int8, int4). */
+static const char *const result_dtype_names[] = {"none", "fp32", "fp16", "bf16",
+                                                 "fp8",  "int8", "int4"};
+
+const char *llmmem_result_enum_name(int key, int64_t value)
+{
+    if (key == LLMMEM_R_PEAK_PHASE)
+        return value >= 0 && value < LLMMEM__PHASES ? phase_names[value] : NULL;
+    if (key >= LLMMEM_R_PARAM_DTYPE && key <= LLMMEM_R_OPTIMIZER_STATE_DTYPE)
+        return value >= 0 && value < (int64_t)LLMMEM_ARRAY_LEN(result_dtype_names)
+                   ? result_dtype_names[value]
+                   : NULL;
+    return NULL;
 }

@@ -19,6 +19,74 @@ int llmmem__name_index(const char *const *names, const char *name)
     return -1;
 }
 
+/* Folds case and treats '-' and '_' alike, for suggestions. */
+static char fold(char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return (char)(c - 'A' + 'a');
+    return c == '-' ? '_' : c;
+}
+
+/* Optimal string alignment distance (Levenshtein with adjacent transpositions) of two
+ * names of at most 63 characters; 99 for longer ones. */
+static int edit_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 63 || m > 63)
+        return 99;
+    int d[64][64];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            int cost = fold(a[i - 1]) != fold(b[j - 1]);
+            int v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < v)
+                v = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && fold(a[i - 1]) == fold(b[j - 2]) &&
+                fold(a[i - 2]) == fold(b[j - 1]) && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[n][m];
+}
+
+static bool folded_prefix(const char *prefix, const char *name)
+{
+    for (; *prefix; prefix++, name++)
+        if (!*name || fold(*prefix) != fold(*name))
+            return false;
+    return true;
+}
+
+const char *llmmem__suggest(const char *const *names, const char *written)
+{
+    if (!names || !written || !*written)
+        return NULL;
+    size_t len = strlen(written);
+    int limit = len < 6 ? 1 : len < 9 ? 2 : 3;
+    const char *best = NULL, *prefixed = NULL;
+    int best_d = limit + 1, prefixes = 0;
+    for (int i = 0; names[i]; i++) {
+        int d = edit_distance(written, names[i]);
+        if (d < best_d) {
+            best_d = d;
+            best = names[i];
+        }
+        if (len >= 3 && folded_prefix(written, names[i])) {
+            prefixed = names[i];
+            prefixes++;
+        }
+    }
+    if (best)
+        return best;
+    return prefixes == 1 ? prefixed : NULL;
+}
+
 /* Parses a decimal number without the locale: digits, optional fraction,
  * optional exponent. Returns the number of characters used, 0 if none. */
 static size_t parse_decimal(double *out, const char *s)
@@ -60,7 +128,18 @@ static size_t parse_decimal(double *out, const char *s)
     return i;
 }
 
-int llmmem__parse_count(int64_t *out, const char *text)
+static int parse_count(int64_t *out, const char *text, bool whole);
+
+int llmmem__parse_count(int64_t *out, const char *text) { return parse_count(out, text, false); }
+
+int llmmem__parse_whole_count(int64_t *out, const char *text)
+{
+    if (text && strpbrk(text, ",_"))
+        return llmmem__error(LLMMEM_E_PARSE, "count \"%.60s\": separators are not read", text);
+    return parse_count(out, text, true);
+}
+
+static int parse_count(int64_t *out, const char *text, bool whole)
 {
     if (!out || !text)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "count: NULL argument");
@@ -95,6 +174,8 @@ int llmmem__parse_count(int64_t *out, const char *text)
             return llmmem__error(LLMMEM_E_PARSE, "count \"%.60s\": trailing text \"%s\"", text, suf + 1);
     }
     v *= mult;
+    if (whole && isfinite(v) && v != floor(v))
+        return llmmem__error(LLMMEM_E_PARSE, "count \"%.60s\": not a whole number", text);
     if (!isfinite(v) || v < 1.0 || v > 9.0e15)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "count \"%.60s\": must be between 1 and 9e15", text);
     *out = (int64_t)llround(v);

@@ -7,19 +7,21 @@
  * zero.c, FSDP in fsdp.c, Megatron-LM and Megatron-DeepSpeed in megatron.c;
  * docs/engines.md lists the sources of each term. */
 #include "engines/engines.h"
+#include "model/registry.h"
 
 #include <string.h>
 
 /* ---- layout ---------------------------------------------------------------- */
 
-static int need_one(int64_t v, const char *key, const char *engine)
+static int need_one(const struct llmmem_config *c, int param, int64_t v, const char *engine)
 {
     if (v == 1)
         return LLMMEM_OK;
     return llmmem__error(LLMMEM_E_INCONSISTENT,
-                         "%s = %lld: engine \"%s\" is data parallel only; use engine megatron "
+                         "%s = %lld%s: engine \"%s\" is data parallel only; use engine megatron "
                          "for tensor, pipeline, context or expert parallelism",
-                         key, (long long)v, engine);
+                         llmmem_param_name(param), (long long)v, llmmem__config_origin(c, param),
+                         engine);
 }
 
 /* The sizes of the config; a data-parallel-only engine needs 1 for the rest. */
@@ -37,36 +39,39 @@ static int layout_sizes(llmmem__layout *l, const struct llmmem_config *c, bool m
     if (model_parallel)
         return LLMMEM_OK;
     int rc;
-    if ((rc = need_one(l->tp, "tensor_parallel_size", engine)) ||
-        (rc = need_one(l->pp, "pipeline_parallel_size", engine)) ||
-        (rc = need_one(l->cp, "context_parallel_size", engine)) ||
-        (rc = need_one(l->ep, "expert_parallel_size", engine)) ||
-        (rc = need_one(l->etp, "expert_tensor_parallel_size", engine)) ||
-        (rc = need_one(l->vpp, "virtual_pipeline_size", engine)))
+    if ((rc = need_one(c, LLMMEM_P_TENSOR_PARALLEL, l->tp, engine)) ||
+        (rc = need_one(c, LLMMEM_P_PIPELINE_PARALLEL, l->pp, engine)) ||
+        (rc = need_one(c, LLMMEM_P_CONTEXT_PARALLEL, l->cp, engine)) ||
+        (rc = need_one(c, LLMMEM_P_EXPERT_PARALLEL, l->ep, engine)) ||
+        (rc = need_one(c, LLMMEM_P_EXPERT_TENSOR_PARALLEL, l->etp, engine)) ||
+        (rc = need_one(c, LLMMEM_P_VIRTUAL_PIPELINE, l->vpp, engine)))
         return rc;
     return LLMMEM_OK;
 }
 
 /* world = dp x tp x pp x cp; num_gpus alone gives the data-parallel size (dp
- * left at its default), else it must equal that product. */
+ * left unset), else it must equal that product. */
 static int layout_world(llmmem__layout *l, const struct llmmem_config *c)
 {
     const int64_t mp = l->tp * l->pp * l->cp;
+    const bool dp_set = llmmem__config_was_set(c, LLMMEM_P_DATA_PARALLEL);
     if (c->num_gpus > 0) {
-        if (l->dp == 1 && c->num_gpus != mp) {
+        if (l->dp == 1 && !dp_set && c->num_gpus != mp) {
             if (c->num_gpus % mp != 0)
                 return llmmem__error(LLMMEM_E_INCONSISTENT,
-                                     "num_gpus = %lld is not a multiple of tensor x pipeline x context "
+                                     "num_gpus = %lld%s is not a multiple of tensor x pipeline x context "
                                      "parallel = %lld x %lld x %lld = %lld",
-                                     (long long)c->num_gpus, (long long)l->tp, (long long)l->pp,
-                                     (long long)l->cp, (long long)mp);
+                                     (long long)c->num_gpus, llmmem__config_origin(c, LLMMEM_P_NUM_GPUS),
+                                     (long long)l->tp, (long long)l->pp, (long long)l->cp, (long long)mp);
             l->dp = c->num_gpus / mp;
         } else if (c->num_gpus != l->dp * mp) {
             return llmmem__error(LLMMEM_E_INCONSISTENT,
-                                 "num_gpus = %lld but data x tensor x pipeline x context parallel = "
-                                 "%lld x %lld x %lld x %lld = %lld",
-                                 (long long)c->num_gpus, (long long)l->dp, (long long)l->tp,
-                                 (long long)l->pp, (long long)l->cp, (long long)(l->dp * mp));
+                                 "num_gpus = %lld%s but data x tensor x pipeline x context parallel = "
+                                 "%lld%s x %lld x %lld x %lld = %lld",
+                                 (long long)c->num_gpus, llmmem__config_origin(c, LLMMEM_P_NUM_GPUS),
+                                 (long long)l->dp, llmmem__config_origin(c, LLMMEM_P_DATA_PARALLEL),
+                                 (long long)l->tp, (long long)l->pp, (long long)l->cp,
+                                 (long long)(l->dp * mp));
         }
     }
     l->world = l->dp * mp;
@@ -82,26 +87,30 @@ static int layout_dense_split(const llmmem__layout *l, const struct llmmem_model
 {
     if (m->num_heads % l->tp != 0)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
-                             "num_attention_heads = %lld is not divisible by tensor_parallel_size = %lld",
-                             (long long)m->num_heads, (long long)l->tp);
+                             "num_attention_heads = %lld is not divisible by tensor_parallel_size = %lld%s",
+                             (long long)m->num_heads, (long long)l->tp,
+                             llmmem__config_origin(c, LLMMEM_P_TENSOR_PARALLEL));
     if (m->num_kv_heads % l->tp != 0)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "num_key_value_heads (query groups) = %lld is not divisible by "
-                             "tensor_parallel_size = %lld",
-                             (long long)m->num_kv_heads, (long long)l->tp);
+                             "tensor_parallel_size = %lld%s",
+                             (long long)m->num_kv_heads, (long long)l->tp,
+                             llmmem__config_origin(c, LLMMEM_P_TENSOR_PARALLEL));
     if (m->num_layers % (l->pp * l->vpp) != 0)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "num_layers = %lld is not divisible by pipeline_parallel_size x "
-                             "virtual_pipeline_size = %lld x %lld",
-                             (long long)m->num_layers, (long long)l->pp, (long long)l->vpp);
+                             "virtual_pipeline_size = %lld%s x %lld",
+                             (long long)m->num_layers, (long long)l->pp,
+                             llmmem__config_origin(c, LLMMEM_P_PIPELINE_PARALLEL), (long long)l->vpp);
     if (l->vpp > 1 && l->pp < 2)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "virtual_pipeline_size = %lld needs pipeline_parallel_size > 1 (it is %lld)",
                              (long long)l->vpp, (long long)l->pp);
     if (c->seq_len % l->cp != 0)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
-                             "seq_len = %lld is not divisible by context_parallel_size = %lld",
-                             (long long)c->seq_len, (long long)l->cp);
+                             "seq_len = %lld%s is not divisible by context_parallel_size = %lld%s",
+                             (long long)c->seq_len, llmmem__config_origin(c, LLMMEM_P_SEQ_LEN),
+                             (long long)l->cp, llmmem__config_origin(c, LLMMEM_P_CONTEXT_PARALLEL));
     return LLMMEM_OK;
 }
 
@@ -160,6 +169,13 @@ uint64_t llmmem__engine_scale(uint64_t bytes, uint64_t num, uint64_t den)
     return llmmem__add(&o, a, llmmem__ceil_div(b, den));
 }
 
+void llmmem__no_gpu_count_fits(struct llmmem_result *r, const char *why)
+{
+    llmmem__result_set_i64(r, LLMMEM_R_GPUS_NEEDED, 0);
+    llmmem__result_note(r, "gpus_needed 0: no number of GPUs makes this fit as configured (%s)",
+                        why);
+}
+
 void llmmem__engine_keys(struct llmmem_result *r, const llmmem__layout *l, uint64_t host,
                          uint64_t nvme, uint64_t sharded)
 {
@@ -175,11 +191,15 @@ void llmmem__engine_keys(struct llmmem_result *r, const llmmem__layout *l, uint6
         uint64_t cap = llmmem__result_u64(r, LLMMEM_R_GPU_MEMORY_BYTES);
         uint64_t fixed = llmmem__sub0(total, sharded);
         if (sharded == 0 || fixed >= cap) {
-            needed = 0;
-        } else {
-            uint64_t dp = llmmem__ceil_div(llmmem__engine_scale(sharded, (uint64_t)l->dp, 1), cap - fixed);
-            needed = (int64_t)dp * l->tp * l->pp * l->cp;
+            llmmem__no_gpu_count_fits(r, sharded == 0 ? "nothing of this engine's memory is "
+                                                        "split over data-parallel ranks"
+                                                      : "the memory not split over "
+                                                        "data-parallel ranks exceeds the "
+                                                        "capacity alone");
+            return;
         }
+        uint64_t dp = llmmem__ceil_div(llmmem__engine_scale(sharded, (uint64_t)l->dp, 1), cap - fixed);
+        needed = (int64_t)dp * l->tp * l->pp * l->cp;
     }
     llmmem__result_set_i64(r, LLMMEM_R_GPUS_NEEDED, needed);
 }
@@ -193,6 +213,105 @@ void llmmem__engine_formula_keys(struct llmmem_result *r, const struct llmmem_mo
     llmmem__result_set_i64(r, LLMMEM_R_PARAMS, m->params);
     llmmem__result_set_i64(r, LLMMEM_R_TRAINABLE_PARAMS, m->params);
     llmmem__result_set_i64(r, LLMMEM_R_ACTIVE_PARAMS, m->params_active);
+}
+
+/* ---- settings that contradict the engine -------------------------------------- */
+
+static const char *engine_name(int engine) { return llmmem_param_enum_name(LLMMEM_P_ENGINE, engine); }
+
+/* Learned absolute positions (GPT-2 wpe, OPT embed_positions) have
+ * max_position_embeddings rows: a longer sequence indexes past the table
+ * (modeling_gpt2.py / modeling_opt.py raise an index error on the GPU). */
+static int positions_check(const struct llmmem_model *m, int64_t tokens, const char *what)
+{
+    const bool learned = m->family == LLMMEM__FAM_GPT2 || m->family == LLMMEM__FAM_OPT;
+    if (!learned || m->max_positions <= 0 || tokens <= m->max_positions)
+        return LLMMEM_OK;
+    return llmmem__error(LLMMEM_E_INCONSISTENT,
+                         "%s = %lld is longer than max_position_embeddings = %lld of %s, whose "
+                         "learned position table has that many rows",
+                         what, (long long)tokens, (long long)m->max_positions, m->model_type);
+}
+
+int llmmem__engine_check(const struct llmmem_model *m, const struct llmmem_config *c, int engine)
+{
+    const bool deepspeed = engine == LLMMEM__ENG_ZERO || engine == LLMMEM__ENG_MEGATRON_DEEPSPEED;
+    if (c->zero_stage > 0 && !deepspeed)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "zero_stage = %lld%s with engine %s%s: ZeRO stages are DeepSpeed's (set "
+                             "engine zero, or leave zero_stage at 0)",
+                             (long long)c->zero_stage, llmmem__config_origin(c, LLMMEM_P_ZERO_STAGE),
+                             engine_name(engine), llmmem__config_origin(c, LLMMEM_P_ENGINE));
+    if ((c->offload_optimizer != LLMMEM__OFFLOAD_NONE || c->offload_param != LLMMEM__OFFLOAD_NONE) &&
+        engine != LLMMEM__ENG_ZERO)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "%s with engine %s: optimizer and parameter offload are DeepSpeed ZeRO's "
+                             "(engine zero; FSDP has fsdp_cpu_offload)",
+                             c->offload_optimizer != LLMMEM__OFFLOAD_NONE ? "offload_optimizer"
+                                                                          : "offload_param",
+                             engine_name(engine));
+    if (c->fsdp_cpu_offload && engine != LLMMEM__ENG_FSDP)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "fsdp_cpu_offload with engine %s: it is FSDP's CPUOffload (engine fsdp)",
+                             engine_name(engine));
+    if (c->distributed_optimizer && engine != LLMMEM__ENG_MEGATRON)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "distributed_optimizer with engine %s: it is Megatron-LM's "
+                             "(--use-distributed-optimizer, engine megatron)",
+                             engine_name(engine));
+    if (engine != LLMMEM__ENG_FSDP &&
+        (c->fsdp_param_dtype != LLMMEM__DT_AUTO || c->fsdp_reduce_dtype != LLMMEM__DT_AUTO ||
+         c->fsdp_reshard_after_forward != -1))
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "%s with engine %s: it is FSDP's MixedPrecisionPolicy / fully_shard "
+                             "argument (engine fsdp)",
+                             c->fsdp_param_dtype != LLMMEM__DT_AUTO    ? "fsdp_param_dtype"
+                             : c->fsdp_reduce_dtype != LLMMEM__DT_AUTO ? "fsdp_reduce_dtype"
+                                                                       : "reshard_after_forward",
+                             engine_name(engine));
+    if (c->qlora != LLMMEM__QLORA_NONE && c->lora_rank <= 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "qlora = %s with lora_rank = 0: QLoRA trains LoRA adapters over the "
+                             "quantised base (set lora_rank > 0, or qlora none for full fine-tuning)",
+                             llmmem_param_enum_name(LLMMEM_P_QLORA, c->qlora));
+    if (m->num_experts > 0 && m->experts_per_token <= 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "model \"%s\": %lld experts with num_experts_per_tok = %lld: the router "
+                             "picks no expert",
+                             m->model_type, (long long)m->num_experts, (long long)m->experts_per_token);
+    if (m->num_experts <= 0 && (m->num_moe_layers > 0 || (m->fam && m->fam->ffn.rule == LLMMEM__FR_MOE &&
+                                                         m->experts_per_token > 0)))
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "model \"%s\": an MoE architecture (every layer routed) with "
+                             "num_experts = 0: its router would pick %lld of no experts",
+                             m->model_type, (long long)m->experts_per_token);
+    return positions_check(m, c->seq_len, "seq_len");
+}
+
+int llmmem__engine_check_inference(const struct llmmem_model *m, const struct llmmem_config *c)
+{
+    if (c->engine != LLMMEM__ENG_SINGLE)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "engine %s with mode inference: the engines are training engines; "
+                             "inference runs on runtime hf or vllm (leave engine at single)",
+                             engine_name((int)c->engine));
+    if (c->zero_stage > 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "zero_stage = %lld with mode inference: ZeRO partitions training states",
+                             (long long)c->zero_stage);
+    if (c->qlora != LLMMEM__QLORA_NONE)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "qlora = %s with mode inference: qlora is the training base's storage; "
+                             "for inference set weights_format (nf4, int8, ...)",
+                             llmmem_param_enum_name(LLMMEM_P_QLORA, c->qlora));
+    if (m->num_experts > 0 && m->experts_per_token <= 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "model \"%s\": %lld experts with num_experts_per_tok = %lld: the router "
+                             "picks no expert",
+                             m->model_type, (long long)m->num_experts, (long long)m->experts_per_token);
+    if (c->runtime == LLMMEM__RT_HF)
+        return positions_check(m, c->prompt_len + c->decode_len, "prompt_len + decode_len");
+    return LLMMEM_OK;
 }
 
 int llmmem__check_args(const llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg,

@@ -66,13 +66,19 @@ int llmmem_estimate_ddp(llmmem_result *out, const llmmem_model *model, const llm
     if (rc)
         return rc;
     llmmem__layout l;
-    if ((rc = llmmem__engine_layout(&l, model, cfg, false, "ddp")) != 0)
+    if ((rc = llmmem__engine_check(model, cfg, LLMMEM__ENG_DDP)) != 0 ||
+        (rc = llmmem__engine_layout(&l, model, cfg, false, "ddp")) != 0)
         return rc;
+    const struct llmmem_config *orig = cfg;
+    struct llmmem_config resolved;
+    llmmem__engine_precision(&resolved, orig, LLMMEM__ENG_DDP);
+    cfg = &resolved;
     llmmem__result_clear(out);
     llmmem__train t;
     if ((rc = llmmem__train_compute(&t, out, model, cfg)) != 0)
         return rc;
     out->engine = LLMMEM__ENG_DDP;
+    llmmem__engine_precision_report(out, orig, cfg, &t.st, LLMMEM__ENG_DDP, 0, 0);
 
     llmmem__engine_extra x;
     memset(&x, 0, sizeof x);

@@ -10,6 +10,14 @@ int llmmem__check_args(const llmmem_result *out, const llmmem_model *model, cons
                        const char *fn);
 
 
+/* Settings that contradict the training engine or each other (common.c):
+ * LLMMEM_E_INCONSISTENT naming both (zero_stage without DeepSpeed, offload or
+ * FSDP/Megatron options on another engine, qlora without lora_rank, a router
+ * with no expert, a sequence past a learned position table). */
+int llmmem__engine_check(const struct llmmem_model *m, const struct llmmem_config *c, int engine);
+/* The same for mode inference (engine, ZeRO and LoRA settings it cannot use). */
+int llmmem__engine_check_inference(const struct llmmem_model *m, const struct llmmem_config *c);
+
 /* A parallel layout: world = dp x tp x pp x cp; experts split over ep x etp. */
 typedef struct llmmem__layout {
     int64_t world, dp, tp, pp, cp, ep, etp, vpp;
@@ -26,6 +34,8 @@ uint64_t llmmem__engine_scale(uint64_t bytes, uint64_t num, uint64_t den);
  * sharded: bytes per GPU at the peak that shrink as 1/dp (0 when none). */
 void llmmem__engine_keys(struct llmmem_result *r, const llmmem__layout *l, uint64_t host,
                          uint64_t nvme, uint64_t sharded);
+/* GPUS_NEEDED 0 and a note saying why no GPU count makes the workload fit. */
+void llmmem__no_gpu_count_fits(struct llmmem_result *r, const char *why);
 /* The keys of a result that reproduces a framework's own formula (accounting
  * deepspeed_estimator, megatron_theoretical): training mode, the model and its
  * parameter counts, the phase the formula fills. */
@@ -62,6 +72,17 @@ int llmmem__infer_hf(struct llmmem_result *r, const struct llmmem_model *m,
 /* vLLM's memory budget and KV pool (vllm.c): fills and finishes r. */
 int llmmem__infer_vllm(struct llmmem_result *r, const struct llmmem_model *m,
                        const struct llmmem_config *c, const llmmem__infer_base *b);
+/* The precision a training engine runs with (precision.c): a copy of c with
+ * master_weights "auto" (and Megatron's grad_dtype "auto") resolved the way
+ * the engine's own code decides. */
+int llmmem__engine_precision(struct llmmem_config *out, const struct llmmem_config *c, int engine);
+/* Reports the resolved dtypes (LLMMEM_R_PARAM_DTYPE .. OPTIMIZER_STATE_DTYPE)
+ * and a note naming the engine's source. orig: the caller's config; c: the
+ * resolved one; stored: the dtype of the stored weights; grad: the gradient
+ * dtype the optimizer reads (0: from st->grad_bytes). */
+void llmmem__engine_precision_report(struct llmmem_result *r, const struct llmmem_config *orig,
+                                     const struct llmmem_config *c, const llmmem__states *st,
+                                     int engine, int64_t stored, int64_t grad);
 /* ---- end of the engines block ---- */
 
 #endif /* LLMMEM_ENGINES_ENGINES_H */

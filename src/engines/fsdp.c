@@ -1,9 +1,14 @@
-/* PyTorch FSDP (1: FlatParameter units, torch/distributed/fsdp/_flat_param.py;
- * 2: fully_shard, torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py):
- * sharding strategies, the unsharded all-gather outputs of the unit being
- * computed and of the root, reduce-scatter inputs, mixed-precision dtypes and
- * CPU offload. The wrap assumed is the usual one: each decoder layer is a
- * unit, the root holds the embedding, final norm and head. */
+/* PyTorch FSDP (1: FlatParameter units, torch/distributed/fsdp/_flat_param.py,
+ * _runtime_utils.py; 2: fully_shard, torch/distributed/fsdp/_fully_shard/
+ * _fsdp_param_group.py, _fsdp_collectives.py, _fsdp_state.py): sharding
+ * strategies and reshard_after_forward, the mixed-precision policy (the dtype
+ * units are all-gathered and computed in, the reduce-scatter dtype), the
+ * unsharded units alive at each point of the step, the reduce-scatter inputs
+ * and CPU offload. The wrap assumed is the usual one: each decoder layer is a
+ * unit, the root holds the embedding, final norm and head; with
+ * fsdp_custom_sharded_layers the embedding and the head are units of their
+ * own (torchtune training/_distributed.py shard_model, custom_sharded_layers
+ * ["tok_embeddings", "output"]) and the root keeps the final norm. */
 #include "engines/engines.h"
 
 #include <string.h>
@@ -33,45 +38,71 @@ typedef struct fsdp_run {
     llmmem__engine_extra x;
     llmmem__ovf o;
     int strat;
+    int version;            /* 1 or 2 */
+    int64_t reshard;        /* FSDP2 reshard_after_forward: 0 keep, 1 reshard, k: to k ranks */
+    bool gathers;           /* world > 1: all-gathers allocate their own output buffers */
     uint64_t N;             /* ranks of the shard group */
     uint64_t P;             /* parameters */
-    uint64_t gb;            /* bytes per gradient element (reduce dtype) */
-    uint64_t ub;            /* bytes per unsharded parameter element */
+    uint64_t sb;            /* bytes per stored (sharded) parameter element */
+    uint64_t ub;            /* bytes per unsharded element (MixedPrecisionPolicy.param_dtype) */
+    uint64_t rb;            /* bytes per reduce-scatter element (reduce_dtype) */
     uint64_t layer_params;  /* parameters of one decoder-layer unit */
+    uint64_t root_params;   /* parameters of the root unit (embedding, final norm, head) */
+    uint64_t head_params;   /* the head's weight (the root's first gradient in backward) */
     uint64_t unit, root;    /* unsharded bytes of a layer unit / of the root */
-    bool separate;          /* embedding and head wrapped as units of their own */
-    uint64_t vh;            /* elements of the embedding (= of an untied head) */
-    bool tied;
-    uint64_t head_unit;     /* ... the larger of them, unsharded */
-    uint64_t rs;            /* reduce-scatter input */
+    uint64_t layer_gp, root_gp, head_gp, side_gp; /* elements with a gradient (trainable) of a
+                                                     layer unit, the root, the head, a side unit */
+    uint64_t kept;          /* layer units' parameters kept from forward to backward */
+    uint64_t rs;            /* a layer unit's reduce-scatter input */
+    uint64_t root_rs;       /* the root's reduce-scatter input (end of backward) */
     uint64_t host, sharded; /* host RAM per node; bytes per GPU that shrink as 1/dp */
+    bool lora;              /* LoRA/QLoRA: the base weights are frozen */
+    bool separate;          /* fsdp_custom_sharded_layers: embedding and head are units */
+    bool tied;              /* ... and the head is the embedding's weight (one unit) */
+    uint64_t side_unit;     /* ... the embedding's (= an untied head's) unsharded bytes */
+    uint64_t side_rs;       /* ... its reduce-scatter input */
 } fsdp_run;
 
-/* Parameters of one decoder-layer unit: its gradient bytes / grad bytes; under
- * LoRA (frozen layers are still gathered) P / (layers + 1), split evenly. */
+/* Parameters of one decoder-layer unit: the per-layer gradient bytes / the
+ * stored bytes per element; under LoRA (frozen layers are still gathered)
+ * P / (layers + 1), split evenly. */
 static uint64_t fsdp_layer_params(const fsdp_run *f)
 {
     const uint64_t L = (uint64_t)(f->t->layers > 0 ? f->t->layers : 1);
-    uint64_t n = f->t->st.trainable == f->t->st.params && f->gb ? f->t->layer_grad / f->gb : 0;
+    const uint64_t gb = (uint64_t)(f->t->st.grad_bytes > 0 ? f->t->st.grad_bytes : 4);
+    uint64_t n = f->t->st.trainable == f->t->st.params ? f->t->layer_grad / gb : 0;
     return n ? n : f->P / (L + 1);
 }
 
-/* Unsharded units in MixedPrecision.param_dtype: a decoder layer (layer
+/* Unsharded units in MixedPrecisionPolicy.param_dtype: a decoder layer (layer
  * params x ub) and the root, which holds the embedding, final norm and head
- * ((P - layer params x L) x ub). */
-static void fsdp_unit_sizes(fsdp_run *f)
+ * ((P - layer params x L) x ub). With custom_sharded_layers the embedding and
+ * an untied head (vocab x hidden each) leave the root: fully_shard on each,
+ * so the root keeps the final norm (torchtune shard_model). */
+static void fsdp_unit_sizes(fsdp_run *f, const struct llmmem_model *m)
 {
     const uint64_t L = (uint64_t)(f->t->layers > 0 ? f->t->layers : 1);
     f->layer_params = fsdp_layer_params(f);
-    uint64_t root_params = llmmem__sub0(f->P, llmmem__mul(&f->o, f->layer_params, L));
-    f->unit = llmmem__mul(&f->o, f->layer_params, f->ub);
+    f->root_params = llmmem__sub0(f->P, llmmem__mul(&f->o, f->layer_params, L));
+    const uint64_t vh = llmmem__mul(&f->o, (uint64_t)m->vocab_size, (uint64_t)m->hidden_size);
+    f->head_params = llmmem__min(f->root_params, vh);
     if (f->separate) {
-        /* torchtune shard_model(custom_sharded_layers=["tok_embeddings",
-         * "output"]): fully_shard on each, so the root keeps the final norm */
-        root_params = llmmem__sub0(root_params, llmmem__mul(&f->o, f->vh, f->tied ? 1 : 2));
-        f->head_unit = llmmem__mul(&f->o, f->vh, f->ub);
+        const uint64_t sides = llmmem__mul(&f->o, f->head_params, f->tied ? 1 : 2);
+        f->root_params = llmmem__sub0(f->root_params, sides);
+        f->side_unit = llmmem__mul(&f->o, f->head_params, f->ub);
     }
-    f->root = llmmem__mul(&f->o, root_params, f->ub);
+    f->unit = llmmem__mul(&f->o, f->layer_params, f->ub);
+    f->root = llmmem__mul(&f->o, f->root_params, f->ub);
+    /* A LoRA/QLoRA base is frozen: no gradient, not reduce-scattered
+     * (_fsdp_collectives.py foreach_reduce takes the params with a gradient);
+     * the trainable elements are the model's gradient bytes (the adapters) /
+     * grad bytes, before sharding. */
+    const bool frozen = f->lora;
+    const uint64_t gb = (uint64_t)(f->t->st.grad_bytes > 0 ? f->t->st.grad_bytes : 4);
+    f->layer_gp = frozen ? f->t->layer_grad / gb : f->layer_params;
+    f->root_gp = frozen ? f->t->other_grad / gb : f->root_params;
+    f->head_gp = frozen ? llmmem__min(f->head_params, f->root_gp) : f->head_params;
+    f->side_gp = frozen || !f->separate ? 0 : f->head_params;
 }
 
 /* Sharded params + masters + grads + optimizer state of one rank. */
@@ -83,9 +114,16 @@ static uint64_t fsdp_rank_states(fsdp_run *f)
 }
 
 /* States sharded over the shard group, 1/N each (FlatParameter / DTensor
- * shards). */
-static void fsdp_shard_states(fsdp_run *f)
+ * shards, in the stored dtype: the reduce-scatter output is cast back to it,
+ * _fsdp_collectives.py foreach_reduce). The root's sharded gradients appear
+ * only at the end of backward, after its reduce-scatter; an untied head unit
+ * of its own has its sharded gradient from its post-backward on (the first
+ * in backward). */
+static void fsdp_shard_states(fsdp_run *f, bool units)
 {
+    const uint64_t gb = (uint64_t)(f->t->st.grad_bytes > 0 ? f->t->st.grad_bytes : 4);
+    const uint64_t head_grad =
+        llmmem__min(f->t->other_grad, llmmem__mul(&f->o, f->head_params, gb));
     llmmem__states *st = &f->t->st;
     st->weights = llmmem__ceil_div(st->weights, f->N);
     st->master = llmmem__ceil_div(st->master, f->N);
@@ -93,37 +131,86 @@ static void fsdp_shard_states(fsdp_run *f)
     st->optim = llmmem__ceil_div(st->optim, f->N);
     st->optim_transient = llmmem__ceil_div(st->optim_transient, f->N);
     f->t->layer_grad = llmmem__ceil_div(f->t->layer_grad, f->N);
-    f->t->other_grad = llmmem__ceil_div(f->t->other_grad, f->N);
+    f->t->other_grad = !units                     ? llmmem__ceil_div(f->t->other_grad, f->N)
+                       : f->separate && !f->tied ? llmmem__ceil_div(head_grad, f->N)
+                                                 : 0;
     f->sharded = f->N > 1 || f->strat != LLMMEM__FSDP_NO_SHARD ? fsdp_rank_states(f) : 0;
 }
 
-/* The all-gather outputs alive in forward and backward. SHARD_GRAD_OP: not
- * resharded after forward, every unit stays unsharded until the end of
- * backward (api.py SHARD_GRAD_OP): P x ub. Otherwise the root is not
- * resharded after forward; a layer unit is gathered for its forward and again
- * for its backward, with the next one prefetched (FSDP1 limit_all_gathers
- * keeps two in flight; FSDP2 prefetches one). Measured at world size 1: the
- * forward peak (at the loss) holds the root alone; backward holds root + one
- * unit. */
-static void fsdp_gathered_params(fsdp_run *f)
+/* Layer units (and the embedding and head units of their own) kept unsharded
+ * from their forward to their backward: none when resharded after forward
+ * (FULL_SHARD, FSDP2 True), all of them when not (SHARD_GRAD_OP, FSDP2
+ * False), a 1/k slice each when FSDP2 reshards to k ranks (_fsdp_param.py
+ * to_sharded_post_forward, in param_dtype). */
+static uint64_t fsdp_kept_units(fsdp_run *f)
 {
-    if (f->strat == LLMMEM__FSDP_SHARD_GRAD_OP) {
-        uint64_t all = llmmem__mul(&f->o, f->P, f->ub);
-        f->x.fwd[LLMMEM_C_GATHERED_PARAMS] = all;
-        f->x.bwd[LLMMEM_C_GATHERED_PARAMS] = all;
-    } else {
-        f->x.fwd[LLMMEM_C_GATHERED_PARAMS] = f->root;
-        /* separate head unit: regathered for the loss's backward beside the
-         * prefetched last layer */
-        f->x.bwd[LLMMEM_C_GATHERED_PARAMS] = llmmem__add(&f->o, llmmem__add(&f->o, f->root, f->unit), f->head_unit);
-    }
+    const uint64_t L = (uint64_t)(f->t->layers > 0 ? f->t->layers : 1);
+    const uint64_t sides = llmmem__mul(&f->o, f->side_unit, f->tied ? 1 : 2);
+    const uint64_t all = llmmem__add(&f->o, llmmem__mul(&f->o, f->unit, L), sides);
+    if (f->reshard == 0)
+        return all;
+    if (f->reshard >= 2)
+        return llmmem__ceil_div(all, (uint64_t)f->reshard);
+    return 0;
 }
 
-/* Reduce-scatter input: one unit's unsharded gradients, layer params x reduce
- * dtype (_fsdp_collectives.py foreach_reduce, reduce_dtype). */
-static uint64_t fsdp_reduce_scatter(fsdp_run *f)
+/* The unsharded parameters alive at each point (both versions keep the root
+ * unsharded from its forward to its backward: FSDP2 _fsdp_state.py lazy init
+ * sets the root's reshard_after_forward False, FSDP1 _runtime_utils.py
+ * _post_forward_reshard skips the root):
+ *  - forward, at the loss (inside the root's forward): root + kept units; FSDP2
+ *    also still holds the last layer's all-gather output, freed by the root's
+ *    post-forward (_fsdp_state.py _post_forward: comm_ctx.all_gather_state);
+ *  - backward, at its start: root + kept + the unit prefetched for the last
+ *    layer's backward (FSDP2 _backward_prefetch, FSDP1 BACKWARD_PRE);
+ *  - inside a layer's backward: root + kept + the layer's unit + the next one
+ *    prefetched (a kept unit is already unsharded: no prefetch).
+ * With an embedding and a head unit of their own (custom_sharded_layers) the
+ * last all-gather of forward is the head's, and backward starts with the head
+ * regathered for its backward beside the last layer prefetched; the head is
+ * resharded at its post-backward, before the layers' backward. */
+static void fsdp_gathered_params(fsdp_run *f)
 {
-    return llmmem__mul(&f->o, f->layer_params, f->gb);
+    f->kept = fsdp_kept_units(f);
+    const uint64_t in_flight = f->gathers ? f->unit : 0;
+    const uint64_t base = llmmem__add(&f->o, f->root, f->kept);
+    const uint64_t head = f->separate ? f->side_unit : 0;
+    /* FSDP2's last all-gather of forward: the last layer's, or the head's */
+    const uint64_t last_gather = f->separate ? (f->gathers ? head : 0) : in_flight;
+    const uint64_t last = f->version == 2 ? last_gather : 0;
+    f->x.fwd[LLMMEM_C_GATHERED_PARAMS] = llmmem__add(&f->o, base, f->reshard == 0 ? 0 : last);
+    f->x.bwd_start[LLMMEM_C_GATHERED_PARAMS] =
+        llmmem__add(&f->o, base, f->reshard == 0 ? 0 : llmmem__add(&f->o, in_flight, head));
+    f->x.bwd_layer[LLMMEM_C_GATHERED_PARAMS] =
+        f->reshard == 0 ? base : llmmem__add(&f->o, base, llmmem__add(&f->o, f->unit, in_flight));
+}
+
+/* Gradients outside the sharded ones. The head's unsharded gradient (ub) is
+ * made at the start of backward and waits for the root's reduce-scatter at
+ * its end (the root's post-backward runs last, _fsdp_state.py
+ * _root_post_backward_final_callback); a layer's unsharded gradients (ub)
+ * are reduce-scattered when its backward ends, into a reduce_dtype input of
+ * the whole unit (foreach_reduce: reduce_scatter_input, kept in
+ * reduce_scatter_state until the next unit's post-backward frees it; FSDP1
+ * casts the flat gradient to reduce_dtype the same way). The end of backward:
+ * the root's unsharded gradients and its reduce-scatter input. An untied
+ * head unit of its own is reduce-scattered at its post-backward, before the
+ * layers' backward; the embedding unit (also a tied head's) is the last
+ * before the root: its unsharded gradient and reduce-scatter input beside
+ * the root's at the end. */
+static void fsdp_gradients(fsdp_run *f)
+{
+    const uint64_t head_grad = f->separate && !f->tied ? 0 : llmmem__mul(&f->o, f->head_gp, f->ub);
+    f->rs = llmmem__mul(&f->o, f->layer_gp, f->rb);
+    f->root_rs = llmmem__mul(&f->o, f->root_gp, f->rb);
+    f->side_rs = llmmem__mul(&f->o, f->side_gp, f->rb);
+    f->x.bwd_layer[LLMMEM_C_GRADIENTS] =
+        llmmem__add(&f->o, head_grad, llmmem__mul(&f->o, f->layer_gp, f->ub));
+    f->x.bwd_layer[LLMMEM_C_COMM_BUFFERS] = f->rs;
+    f->x.bwd_end[LLMMEM_C_GRADIENTS] =
+        llmmem__mul(&f->o, llmmem__add(&f->o, f->root_gp, f->side_gp), f->ub);
+    f->x.bwd_end[LLMMEM_C_COMM_BUFFERS] = llmmem__add(&f->o, f->root_rs, f->side_rs);
+    f->x.end_point = true;
 }
 
 /* CPUOffload(offload_params=True): sharded params, grads and the optimizer
@@ -142,23 +229,101 @@ static void fsdp_cpu_offload(fsdp_run *f, uint64_t per_node)
 }
 
 /* The engine's terms, after llmmem__train_fill. */
-static void fsdp_terms(struct llmmem_result *out, const fsdp_run *f, bool unshard_copies)
+static void fsdp_terms(struct llmmem_result *out, const fsdp_run *f, bool units)
 {
-    if (unshard_copies) {
-        llmmem__result_term(out, "fsdp_root_unsharded", "(embedding + final norm + head params) x "
-                                                        "unsharded dtype: root kept after forward",
+    static const char *const root_all =
+        "(embedding + final norm + head params) x param_dtype: the root, kept from its "
+        "forward to its post-backward (_fsdp_state.py lazy init; FSDP1 "
+        "_post_forward_reshard)";
+    static const char *const root_norm =
+        "final norm params x param_dtype: the root without the embedding and head units "
+        "(custom_sharded_layers), kept from its forward to its post-backward (_fsdp_state.py "
+        "lazy init)";
+    static const char *const rs_all =
+        "one decoder layer's params x reduce_dtype: reduce-scatter input (_fsdp_collectives.py "
+        "foreach_reduce)";
+    static const char *const rs_lora =
+        "one decoder layer's trainable (adapter) params x reduce_dtype: reduce-scatter input "
+        "(_fsdp_collectives.py foreach_reduce; a frozen base has no gradient)";
+    static const char *const root_rs_all =
+        "root params x reduce_dtype, beside the root's unsharded gradients: the end of backward "
+        "(_root_post_backward_final_callback)";
+    static const char *const root_rs_lora =
+        "root trainable (adapter) params x reduce_dtype, beside the root's unsharded gradients: "
+        "the end of backward (_root_post_backward_final_callback)";
+    if (units) {
+        llmmem__result_term(out, "fsdp_root_unsharded", f->separate ? root_norm : root_all,
                             f->root);
-        llmmem__result_term(out, "fsdp_unit_unsharded", "one decoder layer's params x unsharded dtype "
-                                                        "(all-gather output)",
+        if (f->separate)
+            llmmem__result_term(out, "fsdp_embedding_head_unit",
+                                "vocab x hidden x param_dtype: the embedding's or the head's unit "
+                                "(torchtune shard_model custom_sharded_layers), gathered for the "
+                                "head's forward and backward and the embedding's backward",
+                                f->side_unit);
+        llmmem__result_term(out, "fsdp_unit_unsharded",
+                            "one decoder layer's params x param_dtype: the unit computed, and the one "
+                            "prefetched (_fsdp_param_group.py wait_for_unshard, _backward_prefetch)",
                             f->unit);
-        llmmem__result_term(out, "fsdp_reduce_scatter", "one decoder layer's params x reduce dtype "
-                                                        "(reduce-scatter input)",
-                            f->rs);
+        if (f->kept)
+            llmmem__result_term(out, "fsdp_kept_after_forward",
+                                "layer units x param_dtype (/ k for reshard_after_forward = k): not "
+                                "resharded after forward (SHARD_GRAD_OP, reshard_after_forward)",
+                                f->kept);
+        llmmem__result_term(out, "fsdp_reduce_scatter", f->lora ? rs_lora : rs_all, f->rs);
+        llmmem__result_term(out, "fsdp_root_reduce_scatter", f->lora ? root_rs_lora : root_rs_all,
+                            f->root_rs);
     }
     if (f->host)
         llmmem__result_term(out, "fsdp_cpu_offload", "sharded params + grads + optimizer per rank x "
                                                      "ranks per node (host RAM)",
                             f->host);
+}
+
+/* The options FSDP accepts together (FSDP2 fully_shard: reshard_after_forward
+ * an int divides the shard group, excluding 1 and the group itself; FSDP1
+ * takes sharding_strategy instead; a policy's param_dtype is the compute
+ * dtype). */
+static int fsdp_check(const struct llmmem_config *c, int64_t shard)
+{
+    const int64_t raf = c->fsdp_reshard_after_forward;
+    if (raf != -1 && c->fsdp_version == 1)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "reshard_after_forward = %lld with fsdp_version 1: FSDP1 takes "
+                             "sharding_strategy (full_shard reshards, shard_grad_op keeps)",
+                             (long long)raf);
+    if (raf >= 0 && c->fsdp_sharding == LLMMEM__FSDP_SHARD_GRAD_OP && raf != 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "reshard_after_forward = %lld with sharding_strategy shard_grad_op, which "
+                             "keeps the units unsharded after forward (reshard_after_forward 0)",
+                             (long long)raf);
+    if (raf >= 2 && (raf >= shard || shard % raf != 0))
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "reshard_after_forward = %lld must divide the shard group of %lld ranks "
+                             "and be smaller (fully_shard: a non-trivial divisor)",
+                             (long long)raf, (long long)shard);
+    const int64_t x = c->fsdp_param_dtype;
+    if (x != LLMMEM__DT_AUTO && c->compute_dtype != LLMMEM__DT_AUTO && c->compute_dtype != x &&
+        llmmem__dtype_bytes((int)c->compute_dtype) >= llmmem__dtype_bytes((int)x))
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "fsdp_param_dtype = %s with compute_dtype = %s: the policy's param_dtype is "
+                             "what the units compute in",
+                             llmmem_param_enum_name(LLMMEM_P_FSDP_PARAM_DTYPE, x),
+                             llmmem_param_enum_name(LLMMEM_P_COMPUTE_DTYPE, c->compute_dtype));
+    return LLMMEM_OK;
+}
+
+/* The configuration the units compute with: a MixedPrecisionPolicy whose
+ * param_dtype differs from the stored dtype runs the model in param_dtype
+ * (no autocast copies: the weights already are in that dtype, and
+ * cast_forward_inputs makes the residual stream that dtype too) while the
+ * optimizer steps the stored shards, which act as the fp32 masters. */
+static void fsdp_compute_config(struct llmmem_config *cx, const struct llmmem_config *c)
+{
+    memcpy(cx, c, sizeof *cx);
+    if (c->fsdp_param_dtype == LLMMEM__DT_AUTO || c->fsdp_param_dtype == c->param_dtype)
+        return;
+    cx->compute_dtype = c->fsdp_param_dtype;
+    cx->master_weights = LLMMEM__MASTER_ON;
 }
 
 int llmmem_estimate_fsdp(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
@@ -172,41 +337,63 @@ int llmmem_estimate_fsdp(llmmem_result *out, const llmmem_model *model, const ll
     memset(&f, 0, sizeof f);
     f.t = &t;
     f.strat = (int)cfg->fsdp_sharding;
+    f.version = (int)cfg->fsdp_version;
     int64_t shard;
-    if ((rc = llmmem__engine_layout(&l, model, cfg, false, "fsdp")) != 0 ||
-        (rc = fsdp_shard_group(&shard, &l, f.strat)) != 0)
+    if ((rc = llmmem__engine_check(model, cfg, LLMMEM__ENG_FSDP)) != 0 ||
+        (rc = llmmem__engine_layout(&l, model, cfg, false, "fsdp")) != 0 ||
+        (rc = fsdp_shard_group(&shard, &l, f.strat)) != 0 || (rc = fsdp_check(cfg, shard)) != 0)
         return rc;
+    struct llmmem_config c, cx;
+    llmmem__engine_precision(&c, cfg, LLMMEM__ENG_FSDP);
+    fsdp_compute_config(&cx, &c);
     /* FSDP1 falls back to NO_SHARD on one rank (fully_sharded_data_parallel.py
      * _init_core_state warns and switches); FSDP2 still all-gathers. */
-    const bool unshard_copies = !(cfg->fsdp_version == 1 && shard == 1) &&
-                                f.strat != LLMMEM__FSDP_NO_SHARD;
+    const bool units = !(f.version == 1 && shard == 1) && f.strat != LLMMEM__FSDP_NO_SHARD;
     llmmem__result_clear(out);
     out->engine = LLMMEM__ENG_FSDP;
-    if ((rc = llmmem__train_compute(&t, out, model, cfg)) != 0)
+    /* What the units compute (activations, casts, loss) with the policy's
+     * dtype; the model states in the stored dtype (a second pass when they
+     * differ). */
+    if ((rc = llmmem__train_compute(&t, out, model, &cx)) != 0)
         return rc;
+    if (cx.master_weights != c.master_weights) {
+        struct llmmem_result scratch;
+        llmmem__train ts;
+        if ((rc = llmmem__train_compute(&ts, &scratch, model, &c)) != 0)
+            return rc;
+        t.st = ts.st;
+        t.layer_grad = ts.layer_grad;
+        t.other_grad = ts.other_grad;
+        t.embed_grad_extra = ts.embed_grad_extra;
+    }
     f.N = (uint64_t)shard;
     f.P = (uint64_t)t.st.params;
-    f.gb = (uint64_t)(t.st.grad_bytes > 0 ? t.st.grad_bytes : 4);
-    /* Unsharded parameters are in MixedPrecision.param_dtype (the compute
-     * dtype when the model trains with masters) else in the stored dtype. */
-    f.ub = (uint64_t)(t.st.weight_bytes > 0 ? t.st.weight_bytes : 4);
-    f.separate = cfg->fsdp_custom_sharded_layers != 0;
-    f.vh = llmmem__mul(&f.o, llmmem__nonneg(model->vocab_size), llmmem__nonneg(model->hidden_size));
-    f.tied = model->tie_embeddings;
-    fsdp_unit_sizes(&f);
-    fsdp_shard_states(&f);
-    if (unshard_copies) {
+    f.gathers = l.world > 1;
+    f.reshard = f.strat == LLMMEM__FSDP_SHARD_GRAD_OP ? 0
+                : cfg->fsdp_reshard_after_forward < 0 ? 1
+                                                      : cfg->fsdp_reshard_after_forward;
+    f.sb = (uint64_t)(t.st.weight_bytes > 0 ? t.st.weight_bytes : 4);
+    f.ub = c.fsdp_param_dtype != LLMMEM__DT_AUTO ? (uint64_t)llmmem__dtype_bytes((int)c.fsdp_param_dtype)
+                                                 : f.sb;
+    f.rb = c.fsdp_reduce_dtype != LLMMEM__DT_AUTO ? (uint64_t)llmmem__dtype_bytes((int)c.fsdp_reduce_dtype)
+                                                  : f.ub;
+    f.lora = c.lora_rank > 0;
+    f.separate = units && cfg->fsdp_custom_sharded_layers != 0;
+    f.tied = model->tie_embeddings != 0;
+    fsdp_unit_sizes(&f, model);
+    fsdp_shard_states(&f, units);
+    if (units) {
         fsdp_gathered_params(&f);
-        f.rs = fsdp_reduce_scatter(&f);
-        f.x.bwd[LLMMEM_C_COMM_BUFFERS] = f.rs;
+        fsdp_gradients(&f);
     }
     if (cfg->fsdp_cpu_offload)
         fsdp_cpu_offload(&f, (uint64_t)l.per_node);
     if (f.o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "FSDP estimate overflows 64-bit byte counts");
-    if ((rc = llmmem__train_fill(out, &t, &f.x, model, cfg)) != 0)
+    llmmem__engine_precision_report(out, cfg, &c, &t.st, LLMMEM__ENG_FSDP, 0, 0);
+    if ((rc = llmmem__train_fill(out, &t, &f.x, model, &cx)) != 0)
         return rc;
-    fsdp_terms(out, &f, unshard_copies);
+    fsdp_terms(out, &f, units);
     llmmem__engine_keys(out, &l, f.host, 0, f.strat == LLMMEM__FSDP_NO_SHARD ? 0 : f.sharded);
     return LLMMEM_OK;
 }

@@ -24,8 +24,10 @@ static void hf_shapes(llmmem__infer *x, llmmem__ovf *o, const struct llmmem_mode
     x->d = u(m->head_dim);
     x->f = u(m->intermediate_size) / (uint64_t)b->tp;
     x->V = u(m->vocab_size);
-    x->kv_tl = b->kv_tl;
-    x->kv_part_tl = llmmem__kv_part_token_layer(o, m, b->kvb, x->k);
+    /* decode_len 0 generates nothing: a forward over the prompt with use_cache=False
+     * (generate refuses max_new_tokens=0), so no KV cache is kept */
+    x->kv_tl = x->N ? b->kv_tl : 0;
+    x->kv_part_tl = x->N ? llmmem__kv_part_token_layer(o, m, b->kvb, x->k) : 0;
     x->half = b->fmt == LLMMEM__Q_FP16 || (b->fmt != LLMMEM__Q_BF16 && b->fmt != LLMMEM__Q_FP32 &&
                                            m->torch_dtype == LLMMEM__DT_FP16);
     llmmem__kv_layers_of(&x->layers, m, x->L);

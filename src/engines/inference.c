@@ -56,7 +56,10 @@ static void set_gpus_needed(struct llmmem_result *r, const struct llmmem_model *
             }
         }
     }
-    llmmem__result_set_i64(r, LLMMEM_R_GPUS_NEEDED, needed);
+    if (needed == 0 && search)
+        llmmem__no_gpu_count_fits(r, "no tensor-parallel size that divides the heads fits");
+    else
+        llmmem__result_set_i64(r, LLMMEM_R_GPUS_NEEDED, needed);
 }
 
 int llmmem_estimate_inference(llmmem_result *r, const llmmem_model *m, const llmmem_config *c)
@@ -126,9 +129,10 @@ static void infer_base(llmmem__infer_base *b, llmmem__ovf *o, const struct llmme
     b->kv_tok = llmmem__mul(o, b->kv_tl, u(m->num_layers));
 }
 
-/* The keys and the weights term both runtimes report. */
+/* The keys both runtimes report; the weights term of HF transformers (vLLM
+ * stores the weights its own way and reports them itself, vllm.c). */
 static void infer_keys(struct llmmem_result *r, const struct llmmem_model *m,
-                       const llmmem__infer_base *b)
+                       const llmmem__infer_base *b, bool hf)
 {
     llmmem__result_set_i64(r, LLMMEM_R_PARAMS, m->params);
     llmmem__result_set_i64(r, LLMMEM_R_TRAINABLE_PARAMS, 0);
@@ -138,7 +142,8 @@ static void infer_keys(struct llmmem_result *r, const struct llmmem_model *m,
     llmmem__result_set_u64(r, LLMMEM_R_WEIGHTS_BYTES, b->weights);
     llmmem__result_set_u64(r, LLMMEM_R_PERSISTENT_BYTES, b->weights);
     llmmem__result_set_u64(r, LLMMEM_R_KV_BYTES_PER_TOKEN, b->kv_tok);
-    llmmem__result_term(r, "weights", llmmem__weights_formula(b->fmt), b->weights);
+    if (hf)
+        llmmem__result_term(r, "weights", llmmem__weights_formula(b->fmt), b->weights);
 }
 
 static int infer(llmmem_result *r, const llmmem_model *m, const llmmem_config *c, bool search)
@@ -161,7 +166,7 @@ static int infer(llmmem_result *r, const llmmem_model *m, const llmmem_config *c
     if ((rc = llmmem__vision_compute(&b.vb, m, c, u(c->batch_size), &o)) != 0)
         return rc;
     b.overflow = o.overflow;
-    infer_keys(r, m, &b);
+    infer_keys(r, m, &b, c->runtime != LLMMEM__RT_VLLM);
     rc = c->runtime == LLMMEM__RT_VLLM ? llmmem__infer_vllm(r, m, c, &b)
                                        : llmmem__infer_hf(r, m, c, &b);
     if (rc == 0)

@@ -221,6 +221,8 @@ typedef struct mg_run {
     llmmem__ovf o;
     int zero_stage;     /* 0: Megatron's own optimizer; 1/2: DeepSpeed ZeRO */
     bool master, sp, dropout;
+    bool lora;                   /* adapters train, the base is frozen */
+    uint64_t adapters_per_layer; /* LoRA parameters of one layer on one GPU */
     uint64_t tp, pp, vpp, h, V, emb, head;
     uint64_t per_layer; /* parameters of one layer on one GPU */
     uint64_t lps;       /* layers per pipeline stage */
@@ -245,19 +247,18 @@ static uint64_t mg_params_per_layer(const struct llmmem_model *m, const llmmem__
     return dense_body / L / (uint64_t)l->tp + experts / L / (uint64_t)(l->ep * l->etp);
 }
 
-/* Bytes per parameter: the model in its stored dtype; gradients in the fp32
- * main-grad buffer when training with fp32 masters (Megatron's
- * accumulate_allreduce_grads_in_fp32 default; DeepSpeed keeps 16-bit grads);
- * masters 4 B; optimizer state per trainable param. The optimizer states are
- * sharded over DeepSpeed's data-parallel group (ZeRO) or, with the
- * distributed optimizer, over dp x cp (distrib_optimizer.py). */
+/* Bytes per parameter: the model in its stored dtype; gradients in the dtype
+ * the engine's precision resolved (precision.c: Megatron's fp32 main-grad
+ * buffer with --bf16, DeepSpeed's model-dtype grads); masters 4 B; optimizer
+ * state per trainable param. The optimizer states are sharded over
+ * DeepSpeed's data-parallel group (ZeRO) or, with the distributed optimizer,
+ * over dp x cp (distrib_optimizer.py). */
 static void mg_bytes_per_param(mg_run *r)
 {
     const llmmem__states *st = &r->base->st;
-    r->master = st->master > 0;
+    r->master = r->c->master_weights == LLMMEM__MASTER_ON;
     r->wbp = (uint64_t)(st->weight_bytes > 0 ? st->weight_bytes : 2);
-    r->gbp = r->master && r->c->grad_dtype == LLMMEM__DT_AUTO && r->zero_stage == 0
-                 ? 4 : (uint64_t)(st->grad_bytes > 0 ? st->grad_bytes : 2);
+    r->gbp = (uint64_t)(st->grad_bytes > 0 ? st->grad_bytes : 2);
     r->obp = st->trainable > 0 ? (double)st->optim / (double)st->trainable : 0;
     r->otp = st->trainable > 0 ? (double)st->optim_transient / (double)st->trainable : 0;
     r->shard_div = 1;
@@ -265,6 +266,14 @@ static void mg_bytes_per_param(mg_run *r)
         r->shard_div = (uint64_t)r->l.dp; /* ZeRO over Megatron's data-parallel group */
     else if (r->c->distributed_optimizer)
         r->shard_div = (uint64_t)(r->l.dp * r->l.cp); /* distrib_optimizer.py: dp x cp group */
+    /* LoRA (Megatron-Bridge peft/lora.py over megatron-core): the frozen base
+     * has no main grad or optimizer state (param_and_grad_buffer.py and the
+     * optimizer take requires_grad parameters only); the adapters sit in the
+     * decoder layers, split over tp like the Linears they adapt. */
+    r->lora = st->trainable < st->params;
+    r->adapters_per_layer = r->lora ? (uint64_t)st->trainable / (uint64_t)r->m->num_layers /
+                                          (uint64_t)r->l.tp
+                                    : 0;
 }
 
 /* The shared quantities, after llmmem__train_compute filled r->base. */
@@ -336,23 +345,27 @@ static mg_stage mg_stage_at(mg_run *r, int si, int stages)
 }
 
 /* Model states of n parameters on one GPU: weights, grads (partitioned under
- * ZeRO-2), masters and optimizer state (sharded by shard_div). */
+ * ZeRO-2), masters and optimizer state (sharded by shard_div). Under LoRA the
+ * trainable ones are the stage's adapters; the frozen base keeps only its
+ * weights. */
 static void mg_stage_states(mg_run *r, llmmem__train *t, uint64_t n)
 {
+    const uint64_t tr = r->lora ? llmmem__mul(&r->o, r->adapters_per_layer, r->lps) : n;
+    const uint64_t tr_layer = r->lora ? r->adapters_per_layer : r->per_layer;
     t->st.params = (int64_t)n;
-    t->st.trainable = (int64_t)n;
-    t->st.weights = llmmem__mul(&r->o, n, r->wbp);
-    t->st.grads = llmmem__mul(&r->o, n, r->gbp);
-    t->st.master = r->master ? llmmem__mul(&r->o, n, 4) : 0;
-    t->st.optim = (uint64_t)((double)n * r->obp);
-    t->st.optim_transient = (uint64_t)((double)n * r->otp);
+    t->st.trainable = (int64_t)tr;
+    t->st.weights = llmmem__mul(&r->o, r->lora ? n + tr : n, r->wbp);
+    t->st.grads = llmmem__mul(&r->o, tr, r->gbp);
+    t->st.master = r->master ? llmmem__mul(&r->o, tr, 4) : 0;
+    t->st.optim = (uint64_t)((double)tr * r->obp);
+    t->st.optim_transient = (uint64_t)((double)tr * r->otp);
     t->st.master = llmmem__ceil_div(t->st.master, r->shard_div);
     t->st.optim = llmmem__ceil_div(t->st.optim, r->shard_div);
     t->st.optim_transient = llmmem__ceil_div(t->st.optim_transient, r->shard_div);
     if (r->zero_stage >= 2)
         t->st.grads = llmmem__ceil_div(t->st.grads, r->shard_div);
     t->layers = (int64_t)r->lps;
-    t->layer_grad = llmmem__ceil_div(llmmem__mul(&r->o, r->per_layer, r->gbp),
+    t->layer_grad = llmmem__ceil_div(llmmem__mul(&r->o, tr_layer, r->gbp),
                                      r->zero_stage >= 2 ? r->shard_div : 1);
     t->other_grad = llmmem__sub0(t->st.grads, llmmem__mul(&r->o, t->layer_grad, r->lps));
 }
@@ -483,6 +496,32 @@ static void mg_report(mg_run *r, struct llmmem_result *out, int engine)
     llmmem__engine_keys(out, &r->l, 0, 0, sharded);
 }
 
+/* What each Megatron engine has for LoRA and QLoRA. Megatron-LM has no
+ * adapters of its own; Megatron-Bridge (peft/lora.py, lora_layers.py) adds
+ * LoRA over megatron-core's parallel Linears, with no 4-bit base (its
+ * Linears are TE/megatron-core modules, never bitsandbytes). Megatron-DeepSpeed
+ * has no adapter layer in megatron/model at all. */
+static int megatron_lora_check(const struct llmmem_config *c, int engine)
+{
+    if (c->lora_rank <= 0)
+        return LLMMEM_OK;
+    if (engine == LLMMEM__ENG_MEGATRON_DEEPSPEED)
+        return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                             "lora_rank = %lld with engine megatron_deepspeed: Megatron-DeepSpeed has "
+                             "no LoRA layers (megatron/model); use engine zero (peft over DeepSpeed) or "
+                             "megatron (Megatron-Bridge LoRA)",
+                             (long long)c->lora_rank);
+    if (c->qlora != LLMMEM__QLORA_NONE)
+        return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                             "qlora = %s with engine megatron: Megatron-LM and Megatron-Bridge have no "
+                             "quantised (bitsandbytes) base for LoRA; use engine single, ddp, zero or "
+                             "fsdp for QLoRA",
+                             c->qlora == LLMMEM__QLORA_NF4   ? "nf4"
+                             : c->qlora == LLMMEM__QLORA_FP4 ? "fp4"
+                                                             : "int8");
+    return LLMMEM_OK;
+}
+
 /* zero_stage: 0 = Megatron's own optimizer (distributed or not), 1/2 = DeepSpeed ZeRO. */
 static int megatron_run(struct llmmem_result *out, const struct llmmem_model *m,
                         const struct llmmem_config *c, int engine, int zero_stage)
@@ -491,9 +530,10 @@ static int megatron_run(struct llmmem_result *out, const struct llmmem_model *m,
     llmmem__train base;
     memset(&r, 0, sizeof r);
     r.base = &base;
-    int rc = llmmem__engine_layout(&r.l, m, c, true,
-                                   engine == LLMMEM__ENG_MEGATRON ? "megatron" : "megatron_deepspeed");
-    if (rc)
+    int rc;
+    if ((rc = llmmem__engine_check(m, c, engine)) != 0 ||
+        (rc = llmmem__engine_layout(&r.l, m, c, true,
+                                    engine == LLMMEM__ENG_MEGATRON ? "megatron" : "megatron_deepspeed")) != 0)
         return rc;
     llmmem__result_clear(out);
     out->engine = engine;
@@ -501,16 +541,21 @@ static int megatron_run(struct llmmem_result *out, const struct llmmem_model *m,
         return theoretical_mode(out, m, c, &r.l);
     if (c->accounting == LLMMEM__ACC_DEEPSPEED)
         return llmmem__error(LLMMEM_E_INCONSISTENT, "accounting deepspeed_estimator needs engine zero");
-    if ((rc = llmmem__train_compute(&base, out, m, c)) != 0)
+    if ((rc = megatron_lora_check(c, engine)) != 0)
         return rc;
-    llmmem__optim_engine_fused(&base.st, c);
+    struct llmmem_config resolved;
+    llmmem__engine_precision(&resolved, c, engine);
+    if ((rc = llmmem__train_compute(&base, out, m, &resolved)) != 0)
+        return rc;
+    llmmem__optim_engine_fused(&base.st, &resolved);
     r.m = m;
-    r.c = c;
+    r.c = &resolved;
     r.zero_stage = zero_stage;
     mg_setup(&r);
     if ((rc = mg_stages(&r, out)) != 0)
         return rc;
     mg_report(&r, out, engine);
+    llmmem__engine_precision_report(out, c, &resolved, &base.st, engine, 0, 0);
     return LLMMEM_OK;
 }
 

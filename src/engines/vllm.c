@@ -1,199 +1,736 @@
-/* Runtime vllm: vLLM's memory budget (vllm/v1/worker/gpu_worker.py
- * determine_available_memory): the KV pool is what is left of
- * total*gpu_memory_utilization after weights, the profile run's peak
- * activations and non-torch memory, cut into blocks of every layer's page.
- * docs/inference.md "vLLM" has the formulas and the comparison with llm-d's
- * measurements. */
+/* Runtime vllm: how vLLM V1 sizes its KV cache at startup, by version
+ * (docs/inference.md "vLLM", docs/research/vllm-v1.md).
+ *
+ *   requested = total * gpu_memory_utilization      (v1/worker/gpu_worker.py init_device)
+ *   available = requested - weights - profile peak - non-torch [- CUDA graph estimate]
+ *                                                   (Worker.determine_available_memory)
+ *   blocks    = available // (page * layers per group)   (v1/core/kv_cache_utils.py)
+ *
+ * The weights, the KV layout and the profile peak are the byte model's
+ * (memory/vllm_*.c); this file reads vLLM's arguments with the defaults of the
+ * version, the GPU and the usage context, adds what lives outside PyTorch's
+ * allocator and the CUDA graphs, applies the budget of the version and writes
+ * the figures vLLM prints. Everything here is per rank. */
 #include "engines/engines.h"
+#include "memory/vllm.h"
+
+#include <math.h>
+#include <string.h>
+#include <strings.h>
 
 #define u llmmem__nonneg
 
 #define MiB (UINT64_C(1) << 20)
+#define GiB (UINT64_C(1) << 30)
 
-/* Non-torch memory vLLM's profiler attributes to the run (cuBLAS handles,
- * NCCL): llm-d-benchmark config_explorer/empirical-vllm-memory-results.md,
- * vLLM 0.11 on H100: 0.13 GiB at TP=1, 0.54-0.55 GiB at TP=2. */
-#define VLLM_NON_TORCH_TP1 (UINT64_C(133) * MiB)
-#define VLLM_NON_TORCH_TPN (UINT64_C(563) * MiB)
-/* Bytes per (sequence, vocab entry) live during the sampler warm-up
- * (vllm/v1/worker/gpu_model_runner.py _dummy_sampler_run over max_num_seqs
- * rows; vllm/v1/sample/ops/topk_topp_sampler.py): logits in the model dtype 2,
- * fp32 copy 4, sort values 4 + int64 indices 8, top-k and top-p bool masks
- * 1 + 1, softmax of the sorted logits 4, scatter back 4, probs 4, exponential
- * noise 4 = 36. */
-#define VLLM_SAMPLER_BYTES 36
+/* The newest wheel read (docs/research/vllm-v1.md); the default version. */
+#define VLLM_NEWEST LLMMEM__VLLM_V(0, 33, 0)
 
-/* The engine arguments that size the budget, with vLLM's defaults. */
-typedef struct vllm_args {
-    uint64_t requested; /* total * gpu_memory_utilization (0.9) */
-    uint64_t seqs;      /* max_num_seqs (256) */
-    uint64_t maxlen;    /* max_model_len (max_position_embeddings, else 4096) */
-    uint64_t tokens;    /* max_num_batched_tokens (8192) */
-    uint64_t block;     /* block_size (16) */
-} vllm_args;
+/* ---- memory outside PyTorch's allocator (non-torch) ------------------------------
+ * What appears after init_device's baseline snapshot outside the caching
+ * allocator. Environment-dependent (driver, NCCL, interconnect); the figures
+ * below are the assumptions --explain states:
+ *  - the cuBLAS handle and the kernel images the first GEMMs load: 68 MiB
+ *    (71,303,168 B measured on an H200, torch 2.11 + CUDA 13, lazy loading:
+ *    678,232,064 B in use after the first matmul - 552,402,944 B before - the
+ *    allocator's 54,525,952 B; test/data/probe/h200-probe.jsonl);
+ *  - one NCCL communicator per process group of more than one rank (vLLM's
+ *    PyNcclCommunicator for TP, PP and DP; distributed/device_communicators/
+ *    cuda_communicator.py, not for EP): on NVLink/NVSwitch Hopper and Blackwell
+ *    parts 0.42 GiB (llm-d-benchmark empirical-vllm-memory-results.md, vLLM
+ *    0.11 on H100: non-torch 0.55 GiB at TP=2 against 0.13 at TP=1); elsewhere
+ *    NCCL's default buffers on 2 ring channels: SIMPLE 4 MiB (NCCL_BUFFSIZE) +
+ *    LL 512 KiB per channel (NCCL src/include/comm.h defaults);
+ *  - custom all-reduce (distributed/device_communicators/custom_all_reduce.py
+ *    CustomAllreduce: an 8 MiB IPC buffer and meta_size() + 8 MiB, cudaMalloc'd)
+ *    when on: TP group of 2..8 ranks on NVLink, or of 2 over PCIe. */
+#define NT_BASE UINT64_C(71303168)
+#define NT_NCCL_NVSWITCH ((UINT64_C(42) * GiB) / 100)
+#define NT_NCCL_CHANNEL (UINT64_C(4) * MiB + UINT64_C(512) * 1024)
+#define NT_NCCL_CHANNELS 2
+#define NT_CUSTOM_AR (UINT64_C(16) * MiB)
+/* vLLM's own floor for the driver memory of one captured graph
+ * (gpu_model_runner.py profile_cudagraph_memory: max(second capture, 1 MiB)). */
+#define CG_PER_GRAPH MiB
 
-static void vllm_read_args(vllm_args *v, const struct llmmem_model *m,
-                           const struct llmmem_config *c, const llmmem__infer_base *b)
+/* ---- the version ------------------------------------------------------------------ */
+
+static int parse_version(int *ver, bool *newer, const char *text)
 {
-    const uint64_t total =
-        c->gpu_memory_bytes > 0 ? (uint64_t)c->gpu_memory_bytes : b->gpu->memory_bytes;
-    const double util = c->gpu_memory_utilization > 0.0 ? c->gpu_memory_utilization : 0.9;
-    v->requested = (uint64_t)((double)total * util);
-    v->seqs = c->max_num_seqs > 0 ? u(c->max_num_seqs) : 256;
+    *newer = false;
+    if (!text || !*text) {
+        *ver = VLLM_NEWEST;
+        return 0;
+    }
+    const char *p = text;
+    if (*p == 'v' || *p == 'V')
+        p++;
+    long part[3] = {0, 0, 0};
+    int n = 0;
+    while (n < 3 && *p >= '0' && *p <= '9') {
+        long v = 0;
+        while (*p >= '0' && *p <= '9' && v < 1000)
+            v = v * 10 + (*p++ - '0');
+        part[n++] = v;
+        if (*p != '.')
+            break;
+        p++;
+    }
+    if (n < 2 || part[0] > 9 || part[1] > 99 || part[2] > 99)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
+                             "vllm_version \"%.40s\": expected a version such as 0.10.2", text);
+    *ver = (int)(part[0] * 10000 + part[1] * 100 + part[2]);
+    if (*ver < LLMMEM__VLLM_V(0, 8, 0))
+        return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                             "vllm_version %.40s: the V0 engine (before 0.8.0) is not modelled; "
+                             "the V1 accounting starts at 0.8.0",
+                             text);
+    *newer = *ver > VLLM_NEWEST;
+    return 0;
+}
+
+/* ---- the engine arguments with vLLM's defaults ------------------------------------ */
+
+typedef struct vargs {
+    int ver;
+    bool newer;
+    const llmmem__gpu *gpu;
+    uint64_t total, requested;
+    double util;
+    uint64_t maxlen, seqs, tokens, reqs;
+    uint64_t tp, pp, dp, ep;
+    bool graphs, cg_applied, runner_v2, prefix_caching, hybrid_manager;
+    int sampler;   /* enum llmmem__vllm_sampler */
+    int fmt;       /* weight storage (enum llmmem__quant) */
+    bool marlin;
+    int mxfp4;
+    uint64_t e, kvb, ssmb;
+    uint64_t bits, group; /* GPTQ/AWQ packing */
+    bool mamba_layers;
+} vargs;
+
+static bool has_mixer(const struct llmmem_model *m, int mx)
+{
+    for (int y = 0; y < LLMMEM__FF_COUNT; y++)
+        if (m->layers_of[mx][y] > 0)
+            return true;
+    return false;
+}
+
+/* EngineArgs._set_default_args (engine/arg_utils.py): max_num_batched_tokens
+ * and max_num_seqs by usage context and device memory; the A100 exclusion
+ * from 0.9, the >= 160 GiB tier from 0.28, GB10 (cc 12.1) on the small tier
+ * in 0.33. */
+static void batch_defaults(uint64_t *tokens, uint64_t *seqs, const vargs *v, bool llm_class)
+{
+    const bool a100 = v->ver >= LLMMEM__VLLM_V(0, 9, 0) && strncasecmp(v->gpu->name, "A100", 4) == 0;
+    const bool gb10 = v->ver >= LLMMEM__VLLM_V(0, 33, 0) && v->gpu->cc == 121;
+    if (v->ver >= LLMMEM__VLLM_V(0, 28, 0) && v->total >= 160 * GiB) {
+        *tokens = 16384;
+        *seqs = 1024;
+    } else if (v->total >= 70 * GiB && !a100 && !gb10) {
+        *tokens = llm_class ? 16384 : 8192;
+        *seqs = 1024;
+    } else {
+        *tokens = llm_class ? 8192 : 2048;
+        *seqs = 256;
+    }
+}
+
+/* Which model runner runs the profile (config/vllm.py use_v2_model_runner):
+ * V1 before 0.25; V2 for models that are neither MoE nor hybrid in
+ * 0.25 - 0.28 (and the MoE architectures listed in
+ * DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES); V2 for all from 0.29. */
+static bool runner_v2(const struct llmmem_model *m, const struct llmmem_config *c, int ver)
+{
+    if (c->vllm_model_runner != LLMMEM__VR_AUTO)
+        return c->vllm_model_runner == LLMMEM__VR_V2;
+    if (ver >= LLMMEM__VLLM_V(0, 29, 0))
+        return true;
+    if (ver < LLMMEM__VLLM_V(0, 25, 0))
+        return false;
+    const bool hybrid = has_mixer(m, LLMMEM__MX_LINEAR) || has_mixer(m, LLMMEM__MX_MAMBA) ||
+                        has_mixer(m, LLMMEM__MX_CONV);
+    const bool listed = strcmp(m->model_type, "deepseek_v2") == 0 ||
+                        strcmp(m->model_type, "qwen2_moe") == 0 ||
+                        strcmp(m->model_type, "granitemoe") == 0;
+    return listed || (m->num_experts == 0 && !hybrid);
+}
+
+/* The dummy sampler run's path (v1/sample/ops/topk_topp_sampler.py
+ * TopKTopPSampler.__init__ by version): FlashInfer up to 0.11 when it is
+ * installed (VLLM_USE_FLASHINFER_SAMPLER unset counts as on; pip installs
+ * lack it, the vllm-openai image has it) and again from 0.21 (default True,
+ * compute capability 7.5 - 12.1); otherwise PyTorch's sort, replaced from 0.17
+ * by the Triton kernel for 8 or more rows. */
+static int sampler_path(const vargs *v, const struct llmmem_config *c)
+{
+    if (v->runner_v2)
+        return LLMMEM__VSAMP_RUNNER_V2;
+    const int cc = v->gpu->cc;
+    bool fi;
+    if (c->flashinfer_sampler != LLMMEM__TRI_AUTO)
+        fi = c->flashinfer_sampler == LLMMEM__TRI_ON;
+    else if (v->ver < LLMMEM__VLLM_V(0, 12, 0))
+        fi = c->vllm_image != 0;
+    else
+        fi = v->ver >= LLMMEM__VLLM_V(0, 21, 0) && cc >= 75 && cc <= 121;
+    if (fi)
+        return LLMMEM__VSAMP_FLASHINFER;
+    if (v->ver >= LLMMEM__VLLM_V(0, 17, 0) && v->reqs >= 8)
+        return LLMMEM__VSAMP_TRITON;
+    return LLMMEM__VSAMP_SORT;
+}
+
+/* The weight storage: the checkpoint's method (or weights_format), vLLM's
+ * --quantization, and the kernel it picks (gptq_marlin/awq_marlin on sm_80+
+ * unless the original kernel is asked for; get_mxfp4_backend). */
+static int storage(vargs *v, const struct llmmem_model *m, const struct llmmem_config *c)
+{
+    int fmt = llmmem__weights_format(m, c);
+    const bool plain = fmt == LLMMEM__Q_FP16 || fmt == LLMMEM__Q_BF16 || fmt == LLMMEM__Q_FP32;
+    switch (c->quantization) {
+    case LLMMEM__VQ_FP8:
+        if (plain) /* online quantization: fp8 weights, one scale per shard */
+            fmt = LLMMEM__Q_FP8;
+        else if (fmt != LLMMEM__Q_FP8 && fmt != LLMMEM__Q_FP8_BLOCK)
+            return llmmem__error(LLMMEM_E_INCONSISTENT,
+                                 "vllm: --quantization fp8 on a %s checkpoint",
+                                 llmmem_param_enum_name(LLMMEM_P_WEIGHTS_FORMAT, fmt));
+        break;
+    case LLMMEM__VQ_BITSANDBYTES:
+        if (plain) /* in-flight 4-bit NF4 (bitsandbytes.py) */
+            fmt = LLMMEM__Q_NF4;
+        break;
+    case LLMMEM__VQ_GPTQ:
+    case LLMMEM__VQ_GPTQ_MARLIN:
+        if (fmt != LLMMEM__Q_GPTQ)
+            return llmmem__error(LLMMEM_E_INCONSISTENT,
+                                 "vllm: --quantization gptq needs a GPTQ checkpoint");
+        break;
+    case LLMMEM__VQ_AWQ:
+    case LLMMEM__VQ_AWQ_MARLIN:
+        if (fmt != LLMMEM__Q_AWQ)
+            return llmmem__error(LLMMEM_E_INCONSISTENT,
+                                 "vllm: --quantization awq needs an AWQ checkpoint");
+        break;
+    case LLMMEM__VQ_MXFP4:
+        if (fmt != LLMMEM__Q_MXFP4)
+            return llmmem__error(LLMMEM_E_INCONSISTENT,
+                                 "vllm: --quantization mxfp4 needs an MXFP4 checkpoint");
+        break;
+    default: break;
+    }
+    v->fmt = fmt;
+    const int cc = v->gpu->cc;
+    v->marlin = (fmt == LLMMEM__Q_GPTQ || fmt == LLMMEM__Q_AWQ) && c->quantization != LLMMEM__VQ_GPTQ &&
+                c->quantization != LLMMEM__VQ_AWQ && cc >= 80;
+    /* get_mxfp4_backend: FlashInfer on sm_100; triton_kernels on sm_90 (an optional
+     * package in 0.10.2 - 0.11, vendored from 0.12); Marlin otherwise */
+    const bool optional = v->ver >= LLMMEM__VLLM_V(0, 12, 0) || c->vllm_image;
+    if (cc >= 100 && cc < 110 && optional)
+        v->mxfp4 = LLMMEM__MXFP4_FI_256;
+    else if (cc == 90 && v->ver >= LLMMEM__VLLM_V(0, 10, 2) && optional)
+        v->mxfp4 = LLMMEM__MXFP4_TRITON;
+    else if (cc == 0)
+        v->mxfp4 = LLMMEM__MXFP4_FI_128; /* ROCm */
+    else
+        v->mxfp4 = LLMMEM__MXFP4_MARLIN;
+    v->e = llmmem__weights_act_bytes(fmt, m, c);
+    v->bits = c->quant_bits > 0 ? u(c->quant_bits) : m->quant_bits > 0 ? u(m->quant_bits) : 4;
+    const int64_t g = c->quant_group_size != 0   ? c->quant_group_size
+                      : m->quant_group_size != 0 ? m->quant_group_size
+                                                 : 128;
+    v->group = g < 0 ? 0 : (uint64_t)g;
+    return 0;
+}
+
+static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem_config *c,
+                     const llmmem__infer_base *b)
+{
+    memset(v, 0, sizeof *v);
+    int rc = parse_version(&v->ver, &v->newer, c->vllm_version);
+    if (rc)
+        return rc;
+    v->gpu = b->gpu;
+    v->total = c->gpu_memory_bytes > 0 ? (uint64_t)c->gpu_memory_bytes : b->gpu->memory_bytes;
+    /* CacheConfig.gpu_memory_utilization: 0.9, 0.92 from 0.20 */
+    v->util = c->gpu_memory_utilization > 0.0 ? c->gpu_memory_utilization
+              : v->ver >= LLMMEM__VLLM_V(0, 20, 0) ? 0.92
+                                                   : 0.9;
+    v->requested = (uint64_t)floor((double)v->total * v->util);
+    /* ModelConfig max_model_len: the config's max_position_embeddings */
     v->maxlen = c->max_model_len > 0   ? u(c->max_model_len)
                 : m->max_positions > 0 ? u(m->max_positions)
-                                       : 4096;
-    v->tokens = c->max_num_batched_tokens > 0 ? u(c->max_num_batched_tokens) : 8192;
-    v->block = c->kv_block_size > 0 ? u(c->kv_block_size) : 16;
+                                       : 2048;
+    uint64_t dtok, dseq;
+    batch_defaults(&dtok, &dseq, v, c->vllm_usage_context == LLMMEM__VU_LLM);
+    v->seqs = c->max_num_seqs > 0 ? u(c->max_num_seqs) : dseq;
+    if (c->max_num_batched_tokens > 0)
+        v->tokens = u(c->max_num_batched_tokens);
+    else if (c->enable_chunked_prefill == LLMMEM__TRI_OFF) /* SchedulerConfig: max(len, 2048) */
+        v->tokens = llmmem__max(v->maxlen, 2048);
+    else
+        v->tokens = dtok;
+    v->reqs = llmmem__min(v->tokens, v->seqs);
+    v->tp = (uint64_t)b->tp;
+    v->pp = c->pp > 0 ? u(c->pp) : 1;
+    v->dp = c->dp > 0 ? u(c->dp) : 1;
+    v->ep = c->enable_expert_parallel && m->num_experts > 0 ? v->tp * v->dp : 1;
+    if (v->pp > u(m->num_layers))
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "pipeline_parallel_size %llu is larger than num_layers %lld",
+                             (unsigned long long)v->pp, (long long)m->num_layers);
+    v->graphs = c->cuda_graphs && !c->enforce_eager;
+    /* VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS: "0" in 0.18 - 0.19, "1" from 0.20 */
+    v->cg_applied = v->graphs && (c->cudagraph_memory_estimate == LLMMEM__TRI_ON ||
+                                  (c->cudagraph_memory_estimate == LLMMEM__TRI_AUTO &&
+                                   v->ver >= LLMMEM__VLLM_V(0, 20, 0)));
+    v->runner_v2 = runner_v2(m, c, v->ver);
+    v->sampler = sampler_path(v, c);
+    v->prefix_caching = c->enable_prefix_caching != LLMMEM__TRI_OFF;
+    /* the hybrid KV cache manager: from 0.9 unless disabled */
+    v->hybrid_manager = v->ver >= LLMMEM__VLLM_V(0, 9, 0) && !c->disable_hybrid_kv_cache_manager;
+    v->mamba_layers = has_mixer(m, LLMMEM__MX_LINEAR) || has_mixer(m, LLMMEM__MX_MAMBA) ||
+                      has_mixer(m, LLMMEM__MX_CONV);
+    if ((rc = storage(v, m, c)) != 0)
+        return rc;
+    v->kvb = (uint64_t)llmmem__dtype_bytes((int)c->kv_cache_dtype);
+    if (!v->kvb)
+        v->kvb = v->e;
+    v->ssmb = (uint64_t)llmmem__dtype_bytes((int)c->mamba_ssm_cache_dtype);
+    return 0;
 }
 
-/* The profile run (gpu_model_runner profile_run): one forward over
- * max_num_batched_tokens dummy tokens with fused kernels (qkv_proj,
- * SiluAndMul: gate_up 2f + out f, residual and hidden h each), or fused_moe's
- * intermediate caches per (token, expert), and fp32 logits for at most
- * max_num_seqs rows. */
-static uint64_t profile_forward(llmmem__ovf *o, const vllm_args *v, const struct llmmem_model *m,
-                                const llmmem__infer_base *b)
+/* The layers of pipeline stage `s` (distributed/utils.py get_pp_indices: an
+ * even split, the remainder to the stages before the last). */
+static void stage_layers(uint64_t *L0, uint64_t *L1, uint64_t L, uint64_t pp, uint64_t s)
 {
-    const uint64_t h = u(m->hidden_size), e = b->e;
-    const uint64_t f = u(m->intermediate_size) / (uint64_t)b->tp;
-    uint64_t fwd = llmmem__mul3(o, v->tokens, e, llmmem__add(o, 2 * h, 3 * f));
-    if (m->num_experts > 0) {
-        uint64_t fm =
-            (m->moe_intermediate_size > 0 ? u(m->moe_intermediate_size) : f) / (uint64_t)b->tp;
-        uint64_t pairs = llmmem__mul(o, v->tokens, u(m->experts_per_token));
-        fwd = llmmem__max(fwd, llmmem__mul3(o, pairs, e, llmmem__add(o, 3 * fm, h)));
+    uint64_t per[64], n = pp < 64 ? pp : 64, start = 0;
+    for (uint64_t i = 0; i < n; i++)
+        per[i] = L / n;
+    for (uint64_t i = 2; i < L % n + 2 && i <= n; i++)
+        per[n - i]++;
+    for (uint64_t i = 0; i < s && i < n; i++)
+        start += per[i];
+    *L0 = start;
+    *L1 = start + (s < n ? per[s] : 0);
+}
+
+/* ---- non-torch memory and CUDA graphs ---------------------------------------------- */
+
+static bool nvswitch(const llmmem__gpu *g) { return g->cc >= 90 && g->link_gbps >= 300.0; }
+
+static uint64_t non_torch(const vargs *v, const struct llmmem_config *c, bool *custom_ar)
+{
+    uint64_t comms = (v->tp > 1) + (v->pp > 1) + (v->dp > 1);
+    uint64_t nccl = nvswitch(v->gpu) ? NT_NCCL_NVSWITCH : NT_NCCL_CHANNELS * NT_NCCL_CHANNEL;
+    *custom_ar = v->tp > 1 && v->tp <= 8 && !c->disable_custom_all_reduce &&
+                 (v->gpu->link_gbps >= 300.0 || v->tp == 2);
+    return NT_BASE + comms * nccl + (*custom_ar ? NT_CUSTOM_AR : 0);
+}
+
+/* CUDA graph capture sizes (config/vllm.py _set_cudagraph_sizes): before
+ * 0.20 [1, 2, 4] + range(8, N + 1, 8); from 0.20 [1, 2, 4] + range(8, 256, 8)
+ * + range(256, N + 1, 16); N = min(2 * max_num_seqs, 512, max_num_batched_tokens). */
+static uint64_t capture_sizes(uint64_t largest, int ver)
+{
+    uint64_t n = 0;
+    for (uint64_t s = 1; s <= largest; s++) {
+        bool in;
+        if (s <= 4)
+            in = s == 1 || s == 2 || s == 4;
+        else if (ver >= LLMMEM__VLLM_V(0, 20, 0) && s >= 256)
+            in = (s - 256) % 16 == 0;
+        else
+            in = s % 8 == 0;
+        n += in;
     }
-    return llmmem__add(o, fwd,
-                       llmmem__mul3(o, llmmem__min(v->seqs, v->tokens), u(m->vocab_size), 4));
+    return n;
 }
 
-/* The sampler warm-up over max_num_seqs rows of the vocabulary
- * (_dummy_sampler_run). */
-static uint64_t sampler_warmup(llmmem__ovf *o, const vllm_args *v, const struct llmmem_model *m)
+/* The CUDA graph memory (gpu_model_runner.py profile_cudagraph_memory from
+ * 0.18; the capture after the KV cache before): per mode the first capture
+ * (the pool of the largest graph: the forward's working set at that size)
+ * and vLLM's own 1 MiB per further graph. PIECEWISE graphs for every size;
+ * FULL decode graphs up to max_num_seqs too when cudagraph_mode is
+ * FULL_AND_PIECEWISE (0.11 on; 0.10.2 for Mamba hybrids). */
+static uint64_t graph_memory(llmmem__ovf *o, const vargs *v, uint64_t fwd_tok, uint64_t *graphs)
 {
-    return llmmem__mul3(o, v->seqs, u(m->vocab_size), VLLM_SAMPLER_BYTES);
+    const uint64_t N = llmmem__min(llmmem__min(2 * v->seqs, 512), v->tokens);
+    const uint64_t pw = capture_sizes(N, v->ver);
+    uint64_t mem = llmmem__add(o, llmmem__mul(o, fwd_tok, N), llmmem__mul(o, pw, CG_PER_GRAPH));
+    *graphs = pw;
+    const bool full = v->ver >= LLMMEM__VLLM_V(0, 11, 0) ||
+                      (v->ver >= LLMMEM__VLLM_V(0, 10, 2) && v->mamba_layers);
+    if (full) {
+        const uint64_t D = llmmem__min(v->seqs, N), fd = capture_sizes(D, v->ver);
+        mem = llmmem__add(o, mem, llmmem__add(o, llmmem__mul(o, fwd_tok, D), llmmem__mul(o, fd, CG_PER_GRAPH)));
+        *graphs += fd;
+    }
+    return mem;
 }
 
-/* vLLM's encoder budget (multimodal/encoder_budget / compute_encoder_budget):
- * at least one item's worth of encoder tokens; the profile run encodes dummy
- * images (the peak of `act` or the encoder pass) and keeps their outputs in
- * the encoder cache. */
-static uint64_t with_encoder(llmmem__ovf *o, uint64_t act, const vllm_args *v,
-                             const struct llmmem_model *m, const struct llmmem_config *c,
-                             const llmmem__infer_base *b)
+/* ---- one pipeline stage ------------------------------------------------------------ */
+
+typedef struct vstage {
+    llmmem__vllm_weights w;
+    llmmem__vllm_profile prof;
+    llmmem__vllm_kv kv;
+    uint64_t fwd_tok;
+    double available; /* bytes (vLLM keeps it as a float) */
+    uint64_t blocks;
+} vstage;
+
+static void rank_of(llmmem__vllm_rank *r, const vargs *v, uint64_t s, uint64_t L)
 {
-    const llmmem__vision_bytes *vb = &b->vb;
-    const uint64_t enc_tok = vb->lm_tokens ? llmmem__max(v->tokens, vb->lm_tokens) : 0;
-    if (!enc_tok)
-        return act;
-    uint64_t per_item =
-        vb->lm_tokens ? vb->transient / (u(c->batch_size) ? u(c->batch_size) : 1) : 0;
-    act = llmmem__max(act, llmmem__mul(o, per_item, llmmem__ceil_div(enc_tok, vb->lm_tokens)));
-    if (c->encoder_cache)
-        act = llmmem__add(o, act, llmmem__mul3(o, enc_tok, u(m->hidden_size), b->e));
-    return act;
+    memset(r, 0, sizeof *r);
+    r->ver = v->ver;
+    r->cc = v->gpu->cc;
+    r->sms = (uint64_t)v->gpu->sms;
+    r->tp = v->tp;
+    r->ep = v->ep;
+    r->pp = v->pp;
+    r->stage = s;
+    stage_layers(&r->L0, &r->L1, L, v->pp, s);
+    r->fmt = v->fmt;
+    r->marlin = v->marlin;
+    r->mxfp4 = v->mxfp4;
+    r->e = v->e;
+    r->bits = v->bits;
+    r->group = v->group;
 }
 
-/* The profile run's peak: max(forward, sampler warm-up), then the encoder. */
-static uint64_t profile_activation(llmmem__ovf *o, const vllm_args *v, const struct llmmem_model *m,
-                                   const struct llmmem_config *c, const llmmem__infer_base *b)
+static void kv_in_of(llmmem__vllm_kv_in *k, const vargs *v, const llmmem__vllm_rank *r,
+                     uint64_t maxlen, uint64_t block)
 {
-    uint64_t act = llmmem__max(profile_forward(o, v, m, b), sampler_warmup(o, v, m));
-    return with_encoder(o, act, v, m, c, b);
+    memset(k, 0, sizeof *k);
+    k->ver = v->ver;
+    k->block = block;
+    k->kvb = v->kvb;
+    k->ssmb = v->ssmb;
+    k->e = v->e;
+    k->tp = v->tp;
+    k->maxlen = maxlen;
+    /* tokens in flight beyond a window: max_num_batched_tokens; from 0.26
+     * max_concurrent_batches of them (2 with async scheduling, pp with PP) */
+    k->in_flight = v->tokens;
+    if (v->ver >= LLMMEM__VLLM_V(0, 26, 0))
+        k->in_flight = v->tokens * (v->pp > 1 ? v->pp + (v->runner_v2 ? 1 : 0) : 2);
+    k->hybrid_manager = v->hybrid_manager;
+    /* Mamba groups: one block per request, two in prefix caching's 'align'
+     * mode (default with prefix caching from 0.15; v1/kv_cache_interface.py
+     * MambaSpec.max_memory_usage_bytes) */
+    k->mamba_pages = v->prefix_caching && v->ver >= LLMMEM__VLLM_V(0, 15, 0) ? 2 : 1;
+    k->L0 = r->L0;
+    k->L1 = r->L1;
 }
 
-/* The KV pool in blocks. The page of a layer is block * per-token bytes
- * (AttentionSpec.page_size_bytes); every layer gets a page per block (sliding
- * layers as full attention without the hybrid allocator), and a sequence of
- * max_model_len needs ceil(maxlen / block) of them (kv_cache_utils). */
-typedef struct vllm_pool {
-    uint64_t page_all; /* one block of every layer */
-    uint64_t blocks, per_seq, conc, bytes;
-} vllm_pool;
-
-static void kv_pool(vllm_pool *p, llmmem__ovf *o, const vllm_args *v, const llmmem__infer_base *b,
-                    uint64_t avail)
+static int run_stage(vstage *st, llmmem__ovf *o, const vargs *v, const struct llmmem_model *m,
+                     const struct llmmem_config *c, const llmmem__infer_base *b, uint64_t s,
+                     uint64_t non_torch_b, uint64_t *cg_out, uint64_t *graphs)
 {
-    p->page_all = llmmem__mul(o, v->block, b->kv_tok);
-    p->blocks = p->page_all ? avail / p->page_all : 0;
-    p->per_seq = llmmem__ceil_div(v->maxlen, v->block);
-    p->conc = p->per_seq ? p->blocks / p->per_seq : 0;
-    if (p->conc > v->seqs)
-        p->conc = v->seqs;
-    p->bytes = llmmem__mul(o, p->blocks, p->page_all);
+    const uint64_t L = u(m->num_layers);
+    llmmem__vllm_rank r;
+    rank_of(&r, v, s, L);
+    llmmem__vllm_weights_of(&st->w, o, m, &r);
+    if (!m->tensors.n) {
+        /* a model described without its tensor list (raw numbers): the
+         * parameter count in its storage format, split over TP and stages */
+        const uint64_t w = llmmem__ceil_div(b->weights, v->pp);
+        st->w.bytes = llmmem__add(o, st->w.bytes, w);
+        st->w.tensors = llmmem__add(o, st->w.tensors, w);
+        st->w.largest = llmmem__max(st->w.largest, w / (u(m->num_layers) ? u(m->num_layers) : 1));
+    }
+    llmmem__vllm_profile_in pi;
+    memset(&pi, 0, sizeof pi);
+    pi.tokens = v->tokens;
+    pi.reqs = v->reqs;
+    pi.tp = v->tp;
+    pi.ep = v->ep;
+    pi.e = v->e;
+    const uint64_t kvh = u(m->num_kv_heads ? m->num_kv_heads : m->num_heads);
+    pi.k_r = kvh >= v->tp ? kvh / v->tp : 1;
+    pi.fmt = v->fmt;
+    pi.sampler = v->sampler;
+    pi.last_stage = s + 1 == v->pp;
+    pi.first_stage = s == 0;
+    pi.mrv1_rand = !v->runner_v2;
+    pi.sms = (uint64_t)v->gpu->sms;
+    pi.ws = c->cublas_workspace_bytes >= 0 ? (uint64_t)c->cublas_workspace_bytes
+                                           : v->gpu->cublas_workspace_bytes;
+    pi.L0 = r.L0;
+    pi.L1 = r.L1;
+    int rc = llmmem__vllm_profile_run(&st->prof, o, m, c, &pi);
+    if (rc)
+        return rc;
+    st->fwd_tok = llmmem__vllm_forward_token(o, m, &pi);
+    llmmem__vllm_kv_in ki;
+    kv_in_of(&ki, v, &r, v->maxlen, u(c->kv_block_size));
+    if ((rc = llmmem__vllm_kv_layout(&st->kv, o, m, &ki)) != 0)
+        return rc;
+    uint64_t cg = v->graphs ? graph_memory(o, v, st->fwd_tok, graphs) : 0;
+    *cg_out = llmmem__max(*cg_out, cg);
+    double avail;
+    if (c->kv_cache_memory_bytes > 0) {
+        avail = (double)c->kv_cache_memory_bytes;
+    } else {
+        double non_kv = (double)st->w.bytes + (double)st->prof.peak + (double)non_torch_b;
+        if (v->ver < LLMMEM__VLLM_V(0, 9, 0)) /* 0.8: no baseline, the CUDA context counts */
+            non_kv += (double)(c->cuda_context_bytes >= 0 ? (uint64_t)c->cuda_context_bytes
+                                                          : v->gpu->cuda_context_bytes);
+        avail = (double)v->total * v->util - non_kv - (v->cg_applied ? (double)cg : 0.0);
+    }
+    st->available = avail;
+    st->blocks = avail > 0 && st->kv.bytes_per_block
+                     ? (uint64_t)(floor(avail) / (double)st->kv.bytes_per_block)
+                     : 0;
+    if (c->num_gpu_blocks_override > 0)
+        st->blocks = u(c->num_gpu_blocks_override);
+    return 0;
 }
 
-/* CUDA graphs: vLLM < 0.21 captures them after the KV pool is sized, so
- * their memory is not part of the budget (the llm-d vectors); a note says so. */
-static void cuda_graphs(struct llmmem_result *r, const struct llmmem_config *c)
+/* The longest max_model_len whose request fits `avail` bytes
+ * (kv_cache_utils.py estimate_max_model_len, a binary search). */
+static uint64_t longest_len(llmmem__ovf *o, const vargs *v, const struct llmmem_model *m,
+                            const struct llmmem_config *c, const vstage *st, double avail)
 {
-    if (c->cuda_graphs)
-        llmmem__result_note(r, "vllm: CUDA graph memory is not subtracted from the KV budget "
-                               "(vLLM < 0.21 behaviour)");
+    uint64_t lo = 0, hi = v->maxlen;
+    llmmem__vllm_rank r;
+    rank_of(&r, v, 0, u(m->num_layers));
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        llmmem__vllm_kv_in ki;
+        llmmem__vllm_kv k;
+        kv_in_of(&ki, v, &r, mid, u(c->kv_block_size));
+        ki.L0 = 0;
+        ki.L1 = u(m->num_layers);
+        if (llmmem__vllm_kv_layout(&k, o, m, &ki) != 0)
+            break;
+        double need = (double)k.per_request * (double)k.bytes_per_block;
+        if (need <= avail)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    (void)st;
+    return lo;
 }
 
-/* The decode phase and the pool's keys. */
-static void vllm_phase(struct llmmem_result *r, llmmem__ovf *o, const vllm_args *v,
-                       const vllm_pool *p, const llmmem__infer_base *b, uint64_t act,
-                       uint64_t non_torch)
+/* ---- the result ---------------------------------------------------------------------- */
+
+static const char *sampler_name(int s)
 {
-    const int D = LLMMEM_PHASE_DECODE;
-    r->phase_used[D] = true;
-    r->bytes[D][LLMMEM_C_WEIGHTS] = b->weights;
-    r->bytes[D][LLMMEM_C_ACTIVATION_TRANSIENT] = act;
-    r->bytes[D][LLMMEM_C_OTHER] = non_torch;
-    /* when not even one max_model_len sequence fits, show what one needs */
-    r->bytes[D][LLMMEM_C_KV_CACHE] = p->conc ? p->bytes : llmmem__mul(o, p->per_seq, p->page_all);
-    r->largest_block = llmmem__mul(o, p->blocks, llmmem__mul(o, v->block, b->kv_tl));
-    llmmem__result_set_u64(r, LLMMEM_R_KV_CACHE_BYTES, p->bytes);
-    llmmem__result_set_i64(r, LLMMEM_R_KV_BLOCKS, (int64_t)p->blocks);
-    llmmem__result_set_i64(r, LLMMEM_R_MAX_CONCURRENT_SEQS, (int64_t)p->conc);
-    llmmem__result_set_i64(r, LLMMEM_R_MAX_CONTEXT_TOKENS,
-                           (int64_t)llmmem__mul(o, p->blocks, v->block));
+    switch (s) {
+    case LLMMEM__VSAMP_FLASHINFER: return "FlashInfer top-k/top-p (12 B per logit)";
+    case LLMMEM__VSAMP_TRITON: return "Triton top-k/top-p in place (12 B per logit + SM buffer)";
+    case LLMMEM__VSAMP_RUNNER_V2: return "V2 model runner, greedy dummy batch (logits only)";
+    default: return "PyTorch sort of the fp32 logits (36-48 B per logit)";
+    }
 }
 
-/* The terms --explain reports for runtime vllm, and its notes. */
-static void vllm_terms(struct llmmem_result *r, const struct llmmem_config *c, const vllm_args *v,
-                       const vllm_pool *p, uint64_t act, uint64_t non_torch)
+static void terms(struct llmmem_result *r, const vargs *v, const vstage *st, uint64_t nt,
+                  uint64_t cg, uint64_t kv_bytes, bool custom_ar)
 {
-    llmmem__result_term(r, "profile_activation",
-                        "max(forward over max_num_batched_tokens, max_num_seqs*vocab*36 sampler "
-                        "warm-up) [vllm gpu_model_runner profile_run/_dummy_sampler_run]",
-                        act);
-    llmmem__result_term(r, "non_torch", "0.13 GiB TP=1, 0.55 GiB TP>1 [llm-d vLLM measurements]",
-                        non_torch);
-    llmmem__result_term(
-        r, "kv_pool",
-        "floor((total*util - weights - activation - non_torch) / (block*kv_bytes_per_token))"
-        " blocks [vllm gpu_worker.determine_available_memory, kv_cache_utils]",
-        p->bytes);
-    if (!p->conc)
-        llmmem__result_note(r,
-                            "vllm: the KV pool (%llu blocks of %llu tokens) cannot hold one "
-                            "sequence of max_model_len %llu",
-                            (unsigned long long)p->blocks, (unsigned long long)v->block,
-                            (unsigned long long)v->maxlen);
-    cuda_graphs(r, c);
+    llmmem__result_term(r, "requested",
+                        "total * gpu_memory_utilization (total = cudaMemGetInfo, the GPU table) "
+                        "[vllm v1/worker/gpu_worker.py init_device]",
+                        v->requested);
+    llmmem__result_term(r, "weights",
+                        "each tensor as vLLM stores it on this rank (TP/EP split, fused qkv and "
+                        "gate_up, quantized layout, vocab padded to 64, rotary cache) as the caching "
+                        "allocator counts it [gpu_model_runner.py load_model; linear.py, "
+                        "fused_moe/layer.py, quantization/*.py]",
+                        st->w.bytes);
+    llmmem__result_term(r, "weights_rotary", "max_position * rotary_dim * dtype [rotary_embedding get_rope]",
+                        st->w.rotary);
+    llmmem__result_term(r, "weights_allocator_rounding",
+                        "segments of 2 MiB kept whole when the tail is <= 1 MiB "
+                        "[c10/cuda/CUDACachingAllocator.cpp]",
+                        st->w.bytes - st->w.tensors);
+    llmmem__result_term(r, "profile_forward",
+                        "max_num_batched_tokens x the largest layer piece: residual + gate_up + act "
+                        "(dense), fused_moe caches (MoE), qkv + roped q/k + attention output "
+                        "[gpu_model_runner.py profile_run/_dummy_run, fused_moe.py]",
+                        st->prof.forward);
+    llmmem__result_term(r, "profile_sampler",
+                        "held [T,h] + [N,h] rows, logits [N,V/tp] (+ all-gather), the sampler "
+                        "path's bytes per logit [gpu_model_runner.py _dummy_sampler_run, "
+                        "v1/sample/ops/topk_topp_sampler.py]",
+                        st->prof.sampler);
+    if (st->prof.encoder)
+        llmmem__result_term(r, "profile_encoder",
+                            "encoder over max(1, budget/item tokens) items of the largest size + "
+                            "their cached outputs [profile_run, encoder_cache_manager.py]",
+                            st->prof.encoder);
+    llmmem__result_term(r, "profile_peak",
+                        "max(forward, sampler, encoder) + cuBLAS workspace: torch peak increase "
+                        "[utils memory_profiling]",
+                        st->prof.peak);
+    llmmem__result_term(r, "non_torch",
+                        custom_ar ? "68 MiB cuBLAS/kernels + NCCL per TP/PP/DP group + 16 MiB custom "
+                                    "all-reduce [custom_all_reduce.py, pynccl.py]"
+                                  : "68 MiB cuBLAS/kernels + NCCL per TP/PP/DP group of > 1 rank "
+                                    "[cuda_communicator.py, pynccl.py]",
+                        nt);
+    llmmem__result_term(r, "cuda_graphs",
+                        v->cg_applied ? "largest graph's pool + 1 MiB per graph, subtracted "
+                                        "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, 0.20 on) "
+                                        "[gpu_model_runner.py profile_cudagraph_memory]"
+                                      : "largest graph's pool + 1 MiB per graph, captured after "
+                                        "the KV cache, outside the budget [capture_model]",
+                        cg);
+    llmmem__result_term(r, "kv_available",
+                        v->ver >= LLMMEM__VLLM_V(0, 9, 0)
+                            ? "requested - weights - profile_peak - non_torch [- cuda_graphs] "
+                              "[gpu_worker.py determine_available_memory]"
+                            : "total*util - (weights + profile peak) - (non_torch + CUDA context) "
+                              "[0.8 gpu_worker.py determine_available_memory]",
+                        st->available > 0 ? (uint64_t)st->available : 0);
+    llmmem__result_term(r, "kv_cache",
+                        "floor(available / (page * layers per group)) blocks x page x layers per "
+                        "group [kv_cache_utils.py get_kv_cache_config(s)]",
+                        kv_bytes);
+}
+
+static void inputs(struct llmmem_result *r, const vargs *v, const vstage *st)
+{
+    llmmem__result_input(r, "vllm version (major*10000+minor*100+patch)", v->ver);
+    llmmem__result_input(r, "T max_num_batched_tokens", (int64_t)v->tokens);
+    llmmem__result_input(r, "N dummy requests = min(T, max_num_seqs)", (int64_t)v->reqs);
+    llmmem__result_input(r, "max_num_seqs", (int64_t)v->seqs);
+    llmmem__result_input(r, "max_model_len", (int64_t)v->maxlen);
+    llmmem__result_input(r, "block tokens", (int64_t)st->kv.block);
+    llmmem__result_input(r, "page bytes (one block, one layer)", (int64_t)st->kv.page);
+    llmmem__result_input(r, "layers per group", (int64_t)st->kv.group_size);
+    llmmem__result_input(r, "KV cache groups", (int64_t)st->kv.groups);
+    llmmem__result_input(r, "blocks per max_model_len request", (int64_t)st->kv.per_request);
+    llmmem__result_input(r, "tensor parallel", (int64_t)v->tp);
+    llmmem__result_input(r, "experts split over (EP)", (int64_t)v->ep);
+}
+
+static void notes(struct llmmem_result *r, const vargs *v, const struct llmmem_config *c,
+                  const vstage *st, uint64_t graphs, bool custom_ar)
+{
+    const int va = v->ver / 10000, vb = v->ver / 100 % 100, vc = v->ver % 100;
+    llmmem__result_note(r, "vllm %d.%d.%d: %s%s", va, vb, vc,
+                        v->ver >= LLMMEM__VLLM_V(0, 27, 0)   ? "total_consumed + transient headroom"
+                        : v->ver >= LLMMEM__VLLM_V(0, 9, 0) ? "weights + peak + non-torch"
+                                                             : "0.8 budget without baseline",
+                        v->cg_applied ? ", CUDA graph estimate subtracted" : "");
+    if (v->newer)
+        llmmem__result_note(r, "vllm: newer than 0.33.0, the newest read; its accounting assumed");
+    llmmem__result_note(r, "vllm: %s model runner; sampler: %s", v->runner_v2 ? "V2" : "V1",
+                        sampler_name(v->sampler));
+    if (v->ver < LLMMEM__VLLM_V(0, 12, 0))
+        llmmem__result_note(r, "vllm: %s (vllm_image); no other process on the GPU",
+                            c->vllm_image ? "FlashInfer and triton_kernels installed"
+                                          : "pip install: no FlashInfer, no triton_kernels");
+    else
+        llmmem__result_note(r, "vllm: no other process on the GPU");
+    if (v->tp > 1 || v->pp > 1 || v->dp > 1)
+        llmmem__result_note(r, "vllm: NCCL %s per group%s (environment-dependent)",
+                            nvswitch(v->gpu) ? "0.42 GiB (llm-d H100 reading)"
+                                             : "2 channels x 4.5 MiB (NCCL defaults)",
+                            custom_ar ? ", custom all-reduce on" : "");
+    if (v->graphs)
+        llmmem__result_note(r, "vllm: %llu CUDA graphs; driver memory per graph assumed 1 MiB "
+                               "(vLLM's floor)",
+                            (unsigned long long)graphs);
+    if (st->kv.hybrid)
+        llmmem__result_note(r, "vllm: hybrid KV cache manager, %llu groups of %llu layers, "
+                               "block %llu tokens",
+                            (unsigned long long)st->kv.groups, (unsigned long long)st->kv.group_size,
+                            (unsigned long long)st->kv.block);
+    if (st->prof.enc_items)
+        llmmem__result_note(r, "vllm: encoder profiled with %llu items of the largest size "
+                               "(budget %llu tokens)",
+                            (unsigned long long)st->prof.enc_items,
+                            (unsigned long long)st->prof.enc_tokens);
 }
 
 int llmmem__infer_vllm(struct llmmem_result *r, const struct llmmem_model *m,
                        const struct llmmem_config *c, const llmmem__infer_base *b)
 {
     llmmem__ovf o = {b->overflow};
-    vllm_args v;
-    vllm_read_args(&v, m, c, b);
-    const uint64_t act = profile_activation(&o, &v, m, c, b);
-    const uint64_t non_torch = b->tp > 1 ? VLLM_NON_TORCH_TPN : VLLM_NON_TORCH_TP1;
-    const uint64_t used = llmmem__add(&o, llmmem__add(&o, b->weights, act), non_torch);
-    vllm_pool p;
-    kv_pool(&p, &o, &v, b, llmmem__sub0(v.requested, used));
+    vargs v;
+    int rc = read_args(&v, m, c, b);
+    if (rc)
+        return rc;
+    bool custom_ar = false;
+    const uint64_t nt = non_torch(&v, c, &custom_ar);
+    /* each stage sizes its own pool; the engine keeps the smallest
+     * (get_kv_cache_configs / unify_kv_cache_configs) */
+    vstage st, best;
+    uint64_t cg = 0, graphs = 0;
+    memset(&best, 0, sizeof best);
+    for (uint64_t s = 0; s < v.pp; s++) {
+        if ((rc = run_stage(&st, &o, &v, m, c, b, s, nt, &cg, &graphs)) != 0)
+            return rc;
+        if (s == 0 || st.blocks < best.blocks)
+            best = st;
+    }
     if (o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "vllm budget overflows 64-bit byte counts");
-    vllm_phase(r, &o, &v, &p, b, act, non_torch);
-    vllm_terms(r, c, &v, &p, act, non_torch);
-    int rc = llmmem__result_finish(r, c);
-    if (rc == 0 && !p.conc)
-        llmmem__result_set_i64(r, LLMMEM_R_FITS, 0);
+    const uint64_t blocks = best.blocks;
+    const double conc = best.kv.per_request ? (double)blocks / (double)best.kv.per_request : 0.0;
+    /* "GPU KV cache size": blocks // groups * block up to 0.20, int(C * max_model_len) from 0.21 */
+    uint64_t tokens;
+    if (v.ver >= LLMMEM__VLLM_V(0, 21, 0))
+        tokens = (uint64_t)(conc * (double)v.maxlen);
+    else
+        tokens = llmmem__mul(&o, blocks / (best.kv.groups ? best.kv.groups : 1), best.kv.block);
+    const uint64_t kv_bytes = llmmem__mul(&o, blocks, best.kv.bytes_per_block);
+    const double need = (double)best.kv.per_request * (double)best.kv.bytes_per_block;
+    const uint64_t free_at_start =
+        llmmem__sub0(v.total, c->cuda_context_bytes >= 0 ? (uint64_t)c->cuda_context_bytes
+                                                         : v.gpu->cuda_context_bytes);
+    const bool room = v.ver < LLMMEM__VLLM_V(0, 9, 0) || c->kv_cache_memory_bytes > 0 ||
+                      v.requested <= free_at_start;
+    const bool started = room && best.available > 0 && need <= best.available;
+
+    const int D = LLMMEM_PHASE_DECODE;
+    r->phase_used[D] = true;
+    r->bytes[D][LLMMEM_C_WEIGHTS] = best.w.bytes;
+    r->bytes[D][LLMMEM_C_ACTIVATION_TRANSIENT] = best.prof.peak;
+    r->bytes[D][LLMMEM_C_OTHER] = llmmem__add(&o, nt, v.cg_applied ? cg : 0);
+    r->bytes[D][LLMMEM_C_KV_CACHE] = started ? kv_bytes : (uint64_t)(need > 0 ? need : 0);
+    r->largest_block = best.w.largest;
+    llmmem__result_set_u64(r, LLMMEM_R_WEIGHTS_BYTES, best.w.bytes);
+    llmmem__result_set_u64(r, LLMMEM_R_PERSISTENT_BYTES, best.w.bytes);
+    llmmem__result_set_u64(r, LLMMEM_R_KV_BYTES_PER_TOKEN, best.kv.kv_bytes_per_token);
+    llmmem__result_set_u64(r, LLMMEM_R_KV_CACHE_BYTES, kv_bytes);
+    llmmem__result_set_i64(r, LLMMEM_R_KV_BLOCKS, (int64_t)blocks);
+    uint64_t seqs = conc > 0 ? (uint64_t)conc : 0;
+    llmmem__result_set_i64(r, LLMMEM_R_MAX_CONCURRENT_SEQS, (int64_t)llmmem__min(seqs, v.seqs));
+    llmmem__result_set_i64(r, LLMMEM_R_MAX_CONTEXT_TOKENS,
+                           (int64_t)llmmem__mul(&o, blocks, best.kv.block));
+    llmmem__result_set_u64(r, LLMMEM_R_KV_AVAILABLE_BYTES,
+                           best.available > 0 ? (uint64_t)best.available : 0);
+    llmmem__result_set_i64(r, LLMMEM_R_KV_TOKENS, (int64_t)tokens);
+    llmmem__result_set_f64(r, LLMMEM_R_MAX_CONCURRENCY, conc);
+    llmmem__result_set_u64(r, LLMMEM_R_PROFILE_PEAK_BYTES, best.prof.peak);
+    llmmem__result_set_u64(r, LLMMEM_R_NON_TORCH_BYTES, nt);
+    llmmem__result_set_u64(r, LLMMEM_R_CUDA_GRAPH_BYTES, cg);
+    llmmem__result_set_i64(r, LLMMEM_R_KV_BLOCK_TOKENS, (int64_t)best.kv.block);
+    llmmem__result_set_u64(r, LLMMEM_R_REQUESTED_BYTES, v.requested);
+    terms(r, &v, &best, nt, cg, kv_bytes, custom_ar);
+    inputs(r, &v, &best);
+    notes(r, &v, c, &best, graphs, custom_ar);
+    if (!room)
+        llmmem__result_note(r, "vllm: free memory at start (total - CUDA context) is less than "
+                               "total * gpu_memory_utilization: vLLM refuses to start");
+    else if (best.available <= 0)
+        llmmem__result_note(r, "vllm: \"No available memory for the cache blocks\"");
+    else if (!started)
+        llmmem__result_note(r, "vllm: one max_model_len request needs %.2f GiB of KV cache, %.2f "
+                               "available; estimated maximum model length %llu",
+                            need / (double)GiB, best.available / (double)GiB,
+                            (unsigned long long)longest_len(&o, &v, m, c, &best, best.available));
+    if (o.overflow)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "vllm budget overflows 64-bit byte counts");
+    rc = llmmem__result_finish(r, c);
+    if (rc == 0)
+        llmmem__result_set_i64(r, LLMMEM_R_FITS, started);
     return rc;
 }

@@ -132,10 +132,14 @@ static int zero_check(const struct llmmem_config *cfg, const llmmem__layout *l)
     const int stage = (int)cfg->zero_stage;
     if (cfg->offload_param != LLMMEM__OFFLOAD_NONE && stage != 3)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
-                             "offload_param = %s needs zero_stage 3 (zero_stage = %d)",
-                             cfg->offload_param == LLMMEM__OFFLOAD_CPU ? "cpu" : "nvme", stage);
+                             "offload_param = %s%s needs zero_stage 3 (zero_stage = %d%s)",
+                             cfg->offload_param == LLMMEM__OFFLOAD_CPU ? "cpu" : "nvme",
+                             llmmem__config_origin(cfg, LLMMEM_P_OFFLOAD_PARAM), stage,
+                             llmmem__config_origin(cfg, LLMMEM_P_ZERO_STAGE));
     if (cfg->offload_optimizer != LLMMEM__OFFLOAD_NONE && stage == 0)
-        return llmmem__error(LLMMEM_E_INCONSISTENT, "offload_optimizer needs zero_stage 1, 2 or 3 (zero_stage = 0)");
+        return llmmem__error(LLMMEM_E_INCONSISTENT, "offload_optimizer%s needs zero_stage 1, 2 or 3 (zero_stage = 0%s)",
+                             llmmem__config_origin(cfg, LLMMEM_P_OFFLOAD_OPTIMIZER),
+                             llmmem__config_origin(cfg, LLMMEM_P_ZERO_STAGE));
     const int64_t hpz = cfg->zero_hpz_partition_size;
     if (hpz > 1 && (stage != 3 || l->dp % hpz != 0))
         return llmmem__error(LLMMEM_E_INCONSISTENT,
@@ -373,9 +377,14 @@ int llmmem_estimate_zero(llmmem_result *out, const llmmem_model *model, const ll
     if (rc)
         return rc;
     llmmem__layout l;
-    if ((rc = llmmem__engine_layout(&l, model, cfg, false, "zero")) != 0 ||
+    if ((rc = llmmem__engine_check(model, cfg, LLMMEM__ENG_ZERO)) != 0 ||
+        (rc = llmmem__engine_layout(&l, model, cfg, false, "zero")) != 0 ||
         (rc = zero_check(cfg, &l)) != 0)
         return rc;
+    const struct llmmem_config *orig = cfg;
+    struct llmmem_config resolved;
+    llmmem__engine_precision(&resolved, orig, LLMMEM__ENG_ZERO);
+    cfg = &resolved;
     llmmem__result_clear(out);
     out->engine = LLMMEM__ENG_ZERO;
     if (cfg->accounting == LLMMEM__ACC_DEEPSPEED)
@@ -390,6 +399,7 @@ int llmmem_estimate_zero(llmmem_result *out, const llmmem_model *model, const ll
     if ((rc = llmmem__train_compute(&t, out, model, cfg)) != 0)
         return rc;
     llmmem__optim_engine_fused(&t.st, cfg);
+    llmmem__engine_precision_report(out, orig, cfg, &t.st, LLMMEM__ENG_ZERO, 0, 0);
     z.stage = (int)cfg->zero_stage;
     z.N = (uint64_t)l.dp;
     z.per_node = (uint64_t)l.per_node;

@@ -153,11 +153,13 @@ static int ckpt_kwargs(const llmmem__json *doc, const llmmem__jnode *root, llmme
 
 /* fsdp_config keys beside its mixed precision (training_args.py fsdp_config,
  * accelerate FullyShardedDataParallelPlugin): activation_checkpointing,
- * offload_params / cpu_offload, reshard_after_forward. */
+ * offload_params / cpu_offload, reshard_after_forward. Read only when FSDP is on
+ * (the fsdp key, or the framework's own switch, made the engine fsdp): Trainer
+ * ignores fsdp_config otherwise, and a saved TrainingArguments always has one. */
 static int fsdp_keys(const llmmem__json *doc, const llmmem__jnode *root, llmmem_config *cfg)
 {
     const llmmem__jnode *fc = llmmem__json_get(root, "fsdp_config");
-    if (!fc || !llmmem__json_is_object(fc))
+    if (!fc || !llmmem__json_is_object(fc) || cfg->engine != LLMMEM__ENG_FSDP)
         return LLMMEM_OK;
     static const char *const noted[] = {"transformer_layer_cls_to_wrap", "min_num_params", "backward_prefetch",
                                         "forward_prefetch", "limit_all_gathers", "use_orig_params",

@@ -109,6 +109,13 @@ int llmmem__input_set_checkpointing(const llmmem__json *doc, llmmem_config *cfg,
 /* An offload parameter from a name, a bool, null or {"device": ...}. */
 int llmmem__input_set_offload(const llmmem__json *doc, llmmem_config *cfg, int id,
                               const llmmem__jnode *n, const char *path);
+/* One key of a scenario's "vllm" section: vLLM's own argument name
+ * (gpu_memory_utilization, max_model_len, tensor_parallel_size, kv_cache_dtype,
+ * enforce_eager, quantization, block_size, enable_chunked_prefill, ...) onto the
+ * parameters; arguments without effect on GPU memory are accepted, those that
+ * change it in a way not modelled are LLMMEM_E_UNSUPPORTED. */
+int llmmem__input_set_vllm_arg(const llmmem__json *doc, llmmem_config *cfg, const char *key,
+                               const llmmem__jnode *n, const char *path);
 /* lora_targets from a list of module names or one string. */
 int llmmem__input_set_targets(const llmmem__json *doc, llmmem_config *cfg,
                               const llmmem__jnode *n, const char *path);

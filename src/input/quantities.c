@@ -17,8 +17,101 @@ static const bounds qbounds[LLMMEM__QT_COUNT_] = {
     [LLMMEM__QT_DIM] = {1, INT64_C(1) << 22},    [LLMMEM__QT_DIM0] = {0, INT64_C(1) << 22},
     [LLMMEM__QT_LAYERS] = {1, 100000},           [LLMMEM__QT_COUNT] = {0, INT64_C(1) << 22},
     [LLMMEM__QT_VOCAB] = {1, INT64_C(1) << 26},  [LLMMEM__QT_POS] = {0, INT64_C(1) << 40},
-    [LLMMEM__QT_BOOL] = {0, 1},                  [LLMMEM__QT_REAL] = {0, 0},
+    [LLMMEM__QT_INT] = {-(INT64_C(1) << 40), INT64_C(1) << 40},
+    [LLMMEM__QT_AUTO] = {1, INT64_C(1) << 22},   [LLMMEM__QT_BOOL] = {0, 1},
+    [LLMMEM__QT_REAL] = {0, 0},                  [LLMMEM__QT_STR] = {0, 0},
+    [LLMMEM__QT_LIST] = {0, INT64_C(1) << 22}, /* each entry (and one number for every layer) */
+    [LLMMEM__QT_LEN] = {1, 100000},
 };
+
+/* Whether an item of a list of names is a number ("compressed|4": sep '|'),
+ * or of a map ("M=4,*=0": sep ',', the part before '=') is a number, or, with
+ * `number` false, one character long. */
+static bool any_item(const char *list, char sep, bool number)
+{
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, sep);
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', n);
+        size_t kn = eq ? (size_t)(eq - p) : n;
+        bool digits = kn > 0;
+        for (size_t j = 0; j < kn; j++)
+            digits &= p[j] >= '0' && p[j] <= '9';
+        if (number ? digits : kn == 1)
+            return true;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return false;
+}
+
+/* The 1-based position of v among "a|b|c", 0 when it is none of them. */
+static int64_t choice_of(const char *choices, const char *v, size_t vn)
+{
+    int64_t k = 1;
+    for (const char *p = choices; p && *p; k++) {
+        const char *bar = strchr(p, '|');
+        size_t n = bar ? (size_t)(bar - p) : strlen(p);
+        if (n == vn && !memcmp(p, v, vn))
+            return k;
+        if (!bar)
+            break;
+        p = bar + 1;
+    }
+    return 0;
+}
+
+/* QT_LIST (registry.h): with choices, how many entries are among them (an
+ * integer entry by its decimal text, where a choice is a number); without,
+ * the sum of its integer entries. */
+static int read_list(int64_t *out, const llmmem__qdef *d, const llmmem__json *doc, const llmmem__jnode *n,
+                     const char *path)
+{
+    bool numbers = any_item(d->choices, '|', true);
+    if (llmmem__json_type(n) != LLMMEM__J_ARRAY)
+        return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "expected an array of %s",
+                                     !d->choices ? "integers (one per layer) or one number"
+                                     : numbers   ? "strings or integers (one per layer)"
+                                                 : "strings (one per layer)");
+    int64_t sum = 0;
+    for (const llmmem__jnode *it = llmmem__json_first(n); it; it = llmmem__json_next(it)) {
+        int64_t v = 0;
+        const char *s = llmmem__json_string(it);
+        char num[24];
+        if (d->choices && !s && numbers && llmmem__json_type(it) == LLMMEM__J_NUMBER) {
+            int rc = llmmem__json_read_i64(&v, doc, it, NULL, path, -(INT64_C(1) << 40), INT64_C(1) << 40, true);
+            if (rc)
+                return rc;
+            snprintf(num, sizeof num, "%lld", (long long)v);
+            s = num;
+        }
+        if (d->choices && !s)
+            return llmmem__json_error_at(doc, it, LLMMEM_E_SCHEMA, path, "expected a string%s entry",
+                                         numbers ? " or integer" : "");
+        int rc = d->choices ? 0
+                            : llmmem__json_read_i64(&v, doc, it, NULL, path, 0, qbounds[LLMMEM__QT_LIST].hi, true);
+        if (rc)
+            return rc;
+        sum += d->choices ? choice_of(d->choices, s, strlen(s)) > 0 : v; /* at most 2^22 x 2^25 entries */
+    }
+    *out = sum;
+    return 0;
+}
+
+/* QT_LEN: the length of an array or a string, within the type's bounds. */
+static int read_len(int64_t *out, const llmmem__json *doc, const llmmem__jnode *n, const char *path)
+{
+    int t = llmmem__json_type(n);
+    if (t != LLMMEM__J_ARRAY && t != LLMMEM__J_STRING)
+        return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "expected an array or a string");
+    *out = t == LLMMEM__J_STRING ? (int64_t)strlen(llmmem__json_string(n)) : llmmem__json_array_size(n);
+    const bounds *b = &qbounds[LLMMEM__QT_LEN];
+    if (*out < b->lo || *out > b->hi)
+        return llmmem__json_error_at(doc, n, LLMMEM_E_OUT_OF_RANGE, path, "length %lld is out of [%lld, %lld]",
+                                     (long long)*out, (long long)b->lo, (long long)b->hi);
+    return 0;
+}
 
 /* The item of an array by its decimal index (NULL if out of range). */
 static const llmmem__jnode *array_item(const llmmem__jnode *arr, const char *key, size_t n)
@@ -142,15 +235,34 @@ static int read_one(llmmem__qvals *q, const char *what, const llmmem__qdef *d, i
         q->src[i] = LLMMEM__QS_LIST;
         return 0;
     }
-    if (LLMMEM__QT_BASE(d->type) == LLMMEM__QT_REAL) {
-        int rc = llmmem__json_read_f64(&q->r[i], doc, n, NULL, path, -1e18, 1e18, true);
-        if (rc)
+    int type = LLMMEM__QT_BASE(d->type), rc = 0;
+    const char *s = llmmem__json_string(n);
+    if (type == LLMMEM__QT_AUTO && s && !strcmp(s, "auto"))
+        return 0; /* the class computes it: the entry's default */
+    if (type == LLMMEM__QT_LIST && t == LLMMEM__J_NUMBER && !d->choices) {
+        int64_t v = 0; /* one number for every layer: r x L at each count */
+        if ((rc = read_int(&v, d, doc, n, path)))
             return rc;
-    } else {
-        int rc = read_int(&q->v[i], d, doc, n, path);
-        if (rc)
-            return rc;
+        q->r[i] = (double)v;
+        q->src[i] = LLMMEM__QS_PER_LAYER;
+        return 0;
     }
+    if (type == LLMMEM__QT_LIST) {
+        rc = read_list(&q->v[i], d, doc, n, path);
+    } else if (type == LLMMEM__QT_LEN) {
+        rc = read_len(&q->v[i], doc, n, path);
+    } else if (type == LLMMEM__QT_REAL) {
+        rc = llmmem__json_read_f64(&q->r[i], doc, n, NULL, path, -1e18, 1e18, true);
+    } else if (type == LLMMEM__QT_STR && !s) {
+        rc = llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "expected a string");
+    } else if ((type == LLMMEM__QT_STR || type == LLMMEM__QT_BOOL) && s && d->choices) {
+        int64_t k = choice_of(d->choices, s, strlen(s)); /* BOOL: true when among the choices */
+        q->v[i] = type == LLMMEM__QT_STR ? k : k > 0;
+    } else {
+        rc = read_int(&q->v[i], d, doc, n, path);
+    }
+    if (rc)
+        return rc;
     q->src[i] = LLMMEM__QS_GIVEN;
     return 0;
 }
@@ -201,7 +313,7 @@ int llmmem__check_quantities(const struct llmmem_model *m, const llmmem__json *d
                                      "%lld experts per token but only %lld experts", (long long)m->experts_per_token,
                                      (long long)m->num_experts);
     }
-    if (m->family != LLMMEM__FAM_DEEPSEEK && m->num_kv_heads > 0 && m->num_heads % m->num_kv_heads != 0) {
+    if (llmmem__kv_heads_divide(m) && m->num_kv_heads > 0 && m->num_heads % m->num_kv_heads != 0) {
         n = llmmem__quantity_node(m, "k", obj, path, sizeof path, prefix);
         return llmmem__json_error_at(doc, n ? n : obj, LLMMEM_E_INCONSISTENT, n ? path : "num_key_value_heads",
                                      "%lld does not divide num_attention_heads %lld",
@@ -233,8 +345,9 @@ static bool map_value(const char *map, const char *v, size_t vn, int *mixer, int
     return false;
 }
 
-/* Layer indices of an integer list (mlp_only_layers) as a bitmap over [0, L). */
-static int index_list(uint8_t *bits, int64_t L, const llmmem__json *doc, const llmmem__jnode *n,
+/* Layer indices of an integer list (mlp_only_layers, attn_layer_indices) as a
+ * bitmap over [0, L); indices count from `base` (1 for kimi's lists). */
+static int index_list(uint8_t *bits, int64_t L, int base, const llmmem__json *doc, const llmmem__jnode *n,
                       const char *path)
 {
     if (llmmem__json_type(n) != LLMMEM__J_ARRAY)
@@ -244,67 +357,127 @@ static int index_list(uint8_t *bits, int64_t L, const llmmem__json *doc, const l
         int rc = llmmem__json_read_i64(&v, doc, it, NULL, path, 0, INT64_C(1) << 22, true);
         if (rc)
             return rc;
-        if (v < L)
+        v -= base;
+        if (v >= 0 && v < L)
             bits[v / 8] |= (uint8_t)(1u << (v % 8));
     }
     return 0;
 }
 
-typedef struct lists {
-    const llmmem__jnode *mixer; /* array or string, NULL when absent */
-    const llmmem__jnode *dense; /* FR_STEP: indices that stay dense; FR_MOE_LIST: indices that are MoE */
-    const llmmem__jnode *plc;   /* per_layer_config: {"<layer>": {key: value}} */
-    const llmmem__jnode *item[LLMMEM__MAX_VSYMS]; /* the current item of each LAYERWISE list */
-    char mixer_path[96], dense_path[96], plc_path[96];
-} lists;
+/* A per-layer list of kinds: a pattern string (one character a layer, where
+ * the map has one-character values) or an array, plain or run-length
+ * ([[["global", "local"], 12], ...] expanded); a cyclic one repeats over the
+ * layers (recurrent_gemma's block_types: (block_types * 100)[:L]). */
+typedef struct slist {
+    const llmmem__jnode *node;  /* NULL when absent */
+    const char *map;            /* its values -> kinds */
+    bool cycle;
+    const char *what;           /* "layer", "feed-forward": for messages */
+    char path[96];
+    const llmmem__jnode **item; /* the entries of an array, NULL for a pattern string */
+    int64_t n;                  /* entries */
+} slist;
 
-static int mixer_at(int *mx, int *ff, struct llmmem_model *m, const llmmem__json *doc, const lists *ls,
-                    const llmmem__jnode **it, int64_t i)
+static int run_length(slist *l, int64_t cap, const llmmem__json *doc)
 {
-    const llmmem__arch *f = m->fam;
-    int rc;
-    if ((rc = llmmem__registry_ffn_of(ff, m, i)))
-        return rc;
-    if (!ls->mixer)
-        return llmmem__registry_mixer_of(mx, m, i);
-    const char *v;
-    size_t vn;
-    char num[24];
-    if (llmmem__json_type(ls->mixer) == LLMMEM__J_STRING) {
-        v = llmmem__json_string(ls->mixer) + i;
-        vn = 1;
-    } else {
-        v = llmmem__json_string(*it);
-        if (!v && llmmem__json_type(*it) == LLMMEM__J_NUMBER) { /* a number matches its digits */
-            snprintf(num, sizeof num, "%.0f", llmmem__json_number(*it));
-            v = num;
-        }
-        if (!v)
-            return llmmem__json_error_at(doc, *it, LLMMEM_E_SCHEMA, ls->mixer_path, "expected a string entry");
-        vn = strlen(v);
-        *it = llmmem__json_next(*it);
+    for (const llmmem__jnode *run = llmmem__json_first(l->node); run; run = llmmem__json_next(run)) {
+        const llmmem__jnode *kinds = llmmem__json_first(run);
+        const llmmem__jnode *times = kinds ? llmmem__json_next(kinds) : NULL;
+        int64_t k = 0;
+        int rc;
+        if (llmmem__json_type(run) != LLMMEM__J_ARRAY || llmmem__json_type(kinds) != LLMMEM__J_ARRAY || !times)
+            return llmmem__json_error_at(doc, run, LLMMEM_E_SCHEMA, l->path, "expected [[kinds...], repeats]");
+        if ((rc = llmmem__json_read_i64(&k, doc, times, NULL, l->path, 0, 100000, true)))
+            return rc;
+        for (int64_t r = 0; r < k; r++)
+            for (const llmmem__jnode *it = llmmem__json_first(kinds); it; it = llmmem__json_next(it), l->n++)
+                if (l->n < cap)
+                    l->item[l->n] = it;
     }
-    if (!map_value(f->mixer.map, v, vn, mx, ff))
-        return llmmem__json_error_at(doc, ls->mixer, LLMMEM_E_UNSUPPORTED, ls->mixer_path,
-                                     "layer %lld is \"%.*s\": not a layer kind of %s (%s)", (long long)i,
-                                     (int)vn, v, f->type, f->mixer.map);
     return 0;
 }
 
-static bool has_key(const char *keys, const char *k)
+/* Reads a list; it must have num_hidden_layers entries (a cyclic one at least one). */
+static int read_slist(slist *l, int64_t L, const llmmem__json *doc)
 {
-    size_t kn = strlen(k);
-    for (const char *p = keys; p && *p;) {
-        const char *bar = strchr(p, '|');
-        size_t n = bar ? (size_t)(bar - p) : strlen(p);
-        if (n == kn && !memcmp(p, k, n))
-            return true;
-        if (!bar)
-            break;
-        p = bar + 1;
+    int t = llmmem__json_type(l->node);
+    if (t == LLMMEM__J_STRING && any_item(l->map, ',', false)) { /* one character a layer */
+        l->n = (int64_t)strlen(llmmem__json_string(l->node));
+    } else if (t != LLMMEM__J_ARRAY) {
+        return llmmem__json_error_at(doc, l->node, LLMMEM_E_SCHEMA, l->path, "expected an array of layer kinds");
+    } else {
+        const llmmem__jnode *first = llmmem__json_first(l->node);
+        bool runs = llmmem__json_type(first) == LLMMEM__J_ARRAY;
+        int64_t cap = runs ? L : llmmem__json_array_size(l->node);
+        l->item = calloc((size_t)cap + 1, sizeof *l->item);
+        if (!l->item)
+            return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", l->path);
+        if (runs) {
+            int rc = run_length(l, cap, doc);
+            if (rc)
+                return rc;
+        } else {
+            for (const llmmem__jnode *it = first; it; it = llmmem__json_next(it))
+                l->item[l->n++] = it;
+        }
     }
-    return false;
+    if (l->cycle && l->n < 1)
+        return llmmem__json_error_at(doc, l->node, LLMMEM_E_INCONSISTENT, l->path,
+                                     "is empty: it repeats over the layers");
+    if (!l->cycle && l->n != L)
+        return llmmem__json_error_at(doc, l->node, LLMMEM_E_INCONSISTENT, l->path,
+                                     "has %lld entries but num_hidden_layers is %lld", (long long)l->n,
+                                     (long long)L);
+    return 0;
 }
+
+/* The kinds of layer i in list l, through its map: a string entry is matched
+ * whole; an integer (a boolean as 1 or 0) by its decimal text, where the map
+ * has numbers. */
+static int kind_at(int *mx, int *ff, const slist *l, const llmmem__arch *f, const llmmem__json *doc, int64_t i)
+{
+    const char *v;
+    size_t vn;
+    char num[32];
+    if (!l->item) {
+        v = llmmem__json_string(l->node) + i % l->n;
+        vn = 1;
+    } else {
+        const llmmem__jnode *it = l->item[i % l->n];
+        int t = llmmem__json_type(it);
+        double x = t == LLMMEM__J_NUMBER ? llmmem__json_number(it) : 0;
+        v = llmmem__json_string(it);
+        if (t == LLMMEM__J_BOOL && any_item(l->map, ',', true)) {
+            v = llmmem__json_true(it) ? "1" : "0";
+        } else if (t == LLMMEM__J_NUMBER && any_item(l->map, ',', true)) {
+            if (x > -9e15 && x < 9e15 && x == (double)(int64_t)x)
+                snprintf(num, sizeof num, "%lld", (long long)x);
+            else
+                snprintf(num, sizeof num, "%g", x);
+            v = num;
+        }
+        if (!v)
+            return llmmem__json_error_at(doc, it, LLMMEM_E_SCHEMA, l->path, "expected a string entry");
+        vn = strlen(v);
+    }
+    if (!map_value(l->map, v, vn, mx, ff))
+        return llmmem__json_error_at(doc, l->node, LLMMEM_E_UNSUPPORTED, l->path,
+                                     "layer %lld is \"%.*s\": not a %s kind of %s (%s)", (long long)i, (int)vn, v,
+                                     l->what, f->type, l->map);
+    return 0;
+}
+
+typedef struct lists {
+    slist mixer, ffn;           /* per-layer kinds */
+    const llmmem__jnode *dense; /* FR_STEP: indices that stay dense; FR_MOE_LIST: indices that are MoE */
+    const llmmem__jnode *idx;   /* mixer.idx: the layers that are mixer.on (when no mixer list) */
+    const llmmem__jnode *plc;   /* per_layer_config: {"<layer>": {key: value}} */
+    const llmmem__jnode *item[LLMMEM__MAX_VSYMS]; /* the current item of each LAYERWISE list */
+    char dense_path[96], idx_path[96], plc_path[96];
+} lists;
+
+/* Whether "k1|k2|..." names k. */
+static bool has_key(const char *keys, const char *k) { return choice_of(keys, k, strlen(k)) > 0; }
 
 /* The quantity a per_layer_config attribute overrides: a LAYERWISE one keyed
  * by the attribute (or by "~attribute": per_layer_config only); -2 when only
@@ -389,17 +562,27 @@ static int layer_given(llmmem__layer_given *g, struct llmmem_model *m, const llm
     return 0;
 }
 
-static int walk_layers(struct llmmem_model *m, const llmmem__json *doc, lists *ls, const uint8_t *dense)
+static int walk_layers(struct llmmem_model *m, const llmmem__json *doc, lists *ls, const uint8_t *dense,
+                       const uint8_t *on)
 {
-    const llmmem__jnode *it = ls->mixer && llmmem__json_type(ls->mixer) == LLMMEM__J_ARRAY
-                                  ? llmmem__json_first(ls->mixer)
-                                  : NULL;
-    bool moe_list = m->fam->ffn.rule == LLMMEM__FR_MOE_LIST && ls->dense;
+    const llmmem__arch *f = m->fam;
+    bool moe_list = f->ffn.rule == LLMMEM__FR_MOE_LIST && ls->dense;
     memset(m->layers_of, 0, sizeof m->layers_of);
     for (int64_t i = 0; i < m->num_layers; i++) {
-        int mx, ff;
+        int mx, ff, unused;
         llmmem__layer_given g;
-        int rc = mixer_at(&mx, &ff, m, doc, ls, &it, i);
+        int rc = llmmem__registry_ffn_of(&ff, m, i);
+        if (rc)
+            return rc;
+        if (ls->mixer.node)
+            rc = kind_at(&mx, &ff, &ls->mixer, f, doc, i);
+        else if (on)
+            mx = (on[i / 8] >> (i % 8) & 1) ? f->mixer.on : f->mixer.off;
+        else
+            rc = llmmem__registry_mixer_of(&mx, m, i);
+        /* a feed-forward list decides over the mixer list's "/ffn" */
+        if (!rc && ls->ffn.node)
+            rc = kind_at(&ff, &unused, &ls->ffn, f, doc, i);
         if (rc || (rc = layer_given(&g, m, doc, ls, i)))
             return rc;
         bool listed = dense && (dense[i / 8] >> (i % 8) & 1);
@@ -414,19 +597,19 @@ static int walk_layers(struct llmmem_model *m, const llmmem__json *doc, lists *l
     return 0;
 }
 
-/* The node of a list key ("a|b": the first present, non-null, non-empty one). */
-static const llmmem__jnode *list_node(const llmmem__jnode *obj, const char *keys, char *path, size_t cap,
-                                      const char *prefix)
+/* The node of a list key ("a|b": the first present, non-null, non-empty one,
+ * or with `empty_ok` the first present, non-null one; "x.y" reads a sub-object). */
+static const llmmem__jnode *list_node(const llmmem__jnode *obj, const char *keys, bool empty_ok, char *path,
+                                      size_t cap, const char *prefix)
 {
     for (const char *p = keys; p && *p;) {
         const char *bar = strchr(p, '|');
         size_t n = bar ? (size_t)(bar - p) : strlen(p);
-        char key[64];
-        snprintf(key, sizeof key, "%.*s", (int)n, p);
-        const llmmem__jnode *node = llmmem__json_get(obj, key);
+        const llmmem__jnode *node = lookup(obj, p, n);
         int t = llmmem__json_type(node);
-        if (node && t != LLMMEM__J_NULL && !(t == LLMMEM__J_ARRAY && llmmem__json_array_size(node) == 0)) {
-            snprintf(path, cap, "%s%s", prefix, key);
+        if (node && t != LLMMEM__J_NULL &&
+            (empty_ok || !(t == LLMMEM__J_ARRAY && llmmem__json_array_size(node) == 0))) {
+            snprintf(path, cap, "%s%.*s", prefix, (int)n, p);
             return node;
         }
         if (!bar)
@@ -447,7 +630,7 @@ static int layerwise_lists(lists *ls, struct llmmem_model *m, const llmmem__json
         if (m->q.src[q] != LLMMEM__QS_LIST)
             continue;
         char path[96];
-        const llmmem__jnode *n = list_node(obj, m->fam->q[q].keys, path, sizeof path, prefix);
+        const llmmem__jnode *n = list_node(obj, m->fam->q[q].keys, false, path, sizeof path, prefix);
         if (!n)
             continue;
         if (llmmem__json_array_size(n) != m->num_layers)
@@ -460,6 +643,39 @@ static int layerwise_lists(lists *ls, struct llmmem_model *m, const llmmem__json
     return 0;
 }
 
+static int slist_at(slist *l, const llmmem__pattern *p, const char *what, const llmmem__jnode *obj,
+                    const char *prefix)
+{
+    l->map = p->map;
+    l->what = what;
+    l->cycle = p->cycle != 0;
+    /* an empty list is absent, but a cyclic one cannot repeat: an error */
+    l->node = p->map ? list_node(obj, p->list, l->cycle, l->path, sizeof l->path, prefix) : NULL;
+    return l->node != NULL;
+}
+
+static int bitmap(uint8_t **out, int64_t L, int base, const llmmem__json *doc, const llmmem__jnode *n,
+                  const char *path)
+{
+    if (!n)
+        return 0;
+    *out = calloc((size_t)(L / 8 + 1), 1);
+    if (!*out)
+        return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", path);
+    return index_list(*out, L, base, doc, n, path);
+}
+
+static int read_lists(lists *ls, uint8_t **dense, uint8_t **on, struct llmmem_model *m, const llmmem__json *doc)
+{
+    int64_t L = m->num_layers;
+    int rc;
+    if ((ls->mixer.node && (rc = read_slist(&ls->mixer, L, doc))) ||
+        (ls->ffn.node && (rc = read_slist(&ls->ffn, L, doc))) ||
+        (rc = bitmap(dense, L, 0, doc, ls->dense, ls->dense_path)))
+        return rc;
+    return bitmap(on, L, m->fam->mixer.base, doc, ls->idx, ls->idx_path);
+}
+
 int llmmem__read_layer_lists(struct llmmem_model *m, const llmmem__json *doc, const llmmem__jnode *obj,
                              const char *prefix)
 {
@@ -468,46 +684,30 @@ int llmmem__read_layer_lists(struct llmmem_model *m, const llmmem__json *doc, co
     memset(&ls, 0, sizeof ls);
     bool per_layer = false;
     int rc;
-    ls.mixer = list_node(obj, f->mixer.list, ls.mixer_path, sizeof ls.mixer_path, prefix);
-    ls.dense = f->ffn.rule == LLMMEM__FR_STEP || f->ffn.rule == LLMMEM__FR_MOE_LIST
-                   ? list_node(obj, f->ffn.list, ls.dense_path, sizeof ls.dense_path, prefix)
-                   : NULL;
+    per_layer |= slist_at(&ls.mixer, &f->mixer, "layer", obj, prefix);
+    per_layer |= slist_at(&ls.ffn, &f->ffn, "feed-forward", obj, prefix);
+    if (!f->ffn.map && (f->ffn.rule == LLMMEM__FR_STEP || f->ffn.rule == LLMMEM__FR_MOE_LIST))
+        ls.dense = list_node(obj, f->ffn.list, false, ls.dense_path, sizeof ls.dense_path, prefix);
+    if (!ls.mixer.node)
+        ls.idx = list_node(obj, f->mixer.idx, true, ls.idx_path, sizeof ls.idx_path, prefix); /* [] = none */
+    per_layer |= ls.dense != NULL || ls.idx != NULL;
     if (m->variants.nsym > 0) {
         if ((rc = layerwise_lists(&ls, m, doc, obj, prefix, &per_layer)))
             return rc;
-        ls.plc = list_node(obj, "per_layer_config", ls.plc_path, sizeof ls.plc_path, prefix);
+        ls.plc = list_node(obj, "per_layer_config", false, ls.plc_path, sizeof ls.plc_path, prefix);
         if (ls.plc && llmmem__json_type(ls.plc) != LLMMEM__J_OBJECT)
             return llmmem__json_error_at(doc, ls.plc, LLMMEM_E_SCHEMA, ls.plc_path, "expected an object");
         per_layer |= ls.plc != NULL;
     }
-    if (!ls.mixer && !ls.dense && !per_layer)
+    if (!per_layer)
         return 0;
-    int64_t L = m->num_layers;
-    if (ls.mixer) {
-        int t = llmmem__json_type(ls.mixer);
-        int64_t n = t == LLMMEM__J_ARRAY    ? llmmem__json_array_size(ls.mixer)
-                    : t == LLMMEM__J_STRING ? (int64_t)strlen(llmmem__json_string(ls.mixer))
-                                            : -1;
-        if (n < 0)
-            return llmmem__json_error_at(doc, ls.mixer, LLMMEM_E_SCHEMA, ls.mixer_path,
-                                         "expected an array of layer kinds");
-        if (n != L)
-            return llmmem__json_error_at(doc, ls.mixer, LLMMEM_E_INCONSISTENT, ls.mixer_path,
-                                         "has %lld entries but num_hidden_layers is %lld", (long long)n,
-                                         (long long)L);
-    }
-    uint8_t *dense = NULL;
-    if (ls.dense) {
-        dense = calloc((size_t)(L / 8 + 1), 1);
-        if (!dense)
-            return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", ls.dense_path);
-        rc = index_list(dense, L, doc, ls.dense, ls.dense_path);
-        if (rc) {
-            free(dense);
-            return rc;
-        }
-    }
-    rc = walk_layers(m, doc, &ls, dense);
+    uint8_t *dense = NULL, *on = NULL;
+    rc = read_lists(&ls, &dense, &on, m, doc);
+    if (!rc)
+        rc = walk_layers(m, doc, &ls, dense, on);
     free(dense);
+    free(on);
+    free(ls.mixer.item);
+    free(ls.ffn.item);
     return rc;
 }

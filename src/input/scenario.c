@@ -31,6 +31,10 @@ typedef struct ctx {
     int64_t model_max_seq_len; /* gpu-mem-calculator: model.max_seq_len is the sequence */
     bool saw_gpu_memory;       /* hardware memory given: an ambiguous gpu name is fine */
     uint64_t seen[64];         /* parameters / model keys set by the current object (set_once) */
+    /* the engine section's "zero3"-like name and its stage key, which must agree */
+    const llmmem__jnode *alias_node, *stage_node;
+    int64_t alias_stage;
+    char alias_path[LLMMEM__KEYPATH_MAX], stage_path[LLMMEM__KEYPATH_MAX];
 } ctx;
 
 /* ---- values only scenarios have ------------------------------------------------ */
@@ -92,62 +96,19 @@ static int set_engine(const llmmem__json *doc, llmmem_config *cfg, const llmmem_
                                  llmmem__input_value_text(v, sizeof v, n));
 }
 
-/* The error for a GPU name that prefixes several table entries. */
-static int gpu_ambiguous(ctx *c, const llmmem__jnode *n, const char *path, const char *name)
-{
-    char list[256] = "";
-    size_t used = 0, len = strlen(name);
-    int count = llmmem_param_enum_count(LLMMEM_P_GPU);
-    for (int i = 0; i < count; i++) {
-        const char *g = llmmem_param_enum_name(LLMMEM_P_GPU, i);
-        if (g && strncasecmp(g, name, len) == 0 && used + strlen(g) + 3 < sizeof list) {
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", g);
-        }
-    }
-    return llmmem__json_error_at(c->doc, n, LLMMEM_E_INCONSISTENT, path,
-                                 "GPU \"%.60s\" is ambiguous (one of: %s); name one, or "
-                                 "give gpu_memory_gib",
-                                 llmmem__json_string(n), list);
-}
-
-/* GPU by name: exact, then case-insensitive, then a unique prefix ("H200" for
- * "H200-141GB"); a leading "NVIDIA " is dropped. */
+/* GPU by name (llmmem_gpu_find: case, separators and vendor words do not matter, the
+ * driver's names are known, a family names its only GPU). A name that fits several GPUs
+ * is an error unless the memory is given too (it overrides the table's). */
 static int set_gpu(ctx *c, const llmmem__jnode *n, const char *path)
 {
     if (!llmmem__json_is_string(n))
         return llmmem__input_type_error(c->doc, n, path, "a GPU name (string)");
-    const char *name = llmmem__json_string(n);
-    if (strncasecmp(name, "nvidia ", 7) == 0)
-        name += 7;
-    int count = llmmem_param_enum_count(LLMMEM_P_GPU);
-    int found = -1, prefix = -1, prefixes = 0;
-    size_t len = strlen(name);
-    for (int i = 0; i < count; i++) {
-        const char *g = llmmem_param_enum_name(LLMMEM_P_GPU, i);
-        if (!g)
-            continue;
-        if (strcmp(g, name) == 0) {
-            found = i;
-            break;
-        }
-        if (found < 0 && strcasecmp(g, name) == 0)
-            found = i;
-        if (len > 0 && strncasecmp(g, name, len) == 0 &&
-            (g[len] == '-' || g[len] == ' ' || g[len] == '_')) {
-            if (prefix < 0)
-                prefix = i;
-            prefixes++;
-        }
-    }
-    if (found < 0 && prefixes == 1)
-        found = prefix;
-    if (found < 0 && prefixes > 1) {
-        if (!c->saw_gpu_memory)
-            return gpu_ambiguous(c, n, path, name);
-        found = prefix; /* the memory given overrides the table anyway */
-    }
-    if (found < 0) /* the parameter's own error lists the GPUs */
-        return llmmem__input_set_param(c->doc, c->cfg, LLMMEM_P_GPU, n, path);
+    int found, first;
+    int rc = llmmem__gpu_find(&found, &first, llmmem__json_string(n));
+    if (rc == LLMMEM_E_INCONSISTENT && c->saw_gpu_memory)
+        found = first, rc = 0;
+    if (rc)
+        return llmmem__input_wrap(c->doc, n, path, rc);
     return llmmem__input_set_i64(c->doc, c->cfg, LLMMEM_P_GPU, found, n, path);
 }
 
@@ -215,9 +176,43 @@ static int sp_ckpt(ctx *c, const llmmem__jnode *n, const char *path, int arg)
 {
     return llmmem__input_set_checkpointing(c->doc, c->cfg, n, path);
 }
+/* An engine name that carries a stage ("zero3") and a stage key in the same
+ * object must agree: LLMMEM_E_INCONSISTENT naming both. */
+static int stage_agrees(ctx *c, const llmmem__jnode *type_node, const char *type_path,
+                        const llmmem__jnode *stage_node, const char *stage_path, int64_t alias_stage,
+                        int64_t stage)
+{
+    if (alias_stage == stage)
+        return LLMMEM_OK;
+    int line = 0, col = 0;
+    llmmem__json_pos(c->doc, stage_node, &line, &col);
+    return llmmem__json_error_at(c->doc, type_node, LLMMEM_E_INCONSISTENT, type_path,
+                                 "engine %s is ZeRO stage %lld, but %s (line %d:%d) says %lld",
+                                 llmmem__json_string(type_node), (long long)alias_stage, stage_path,
+                                 line, col, (long long)stage);
+}
+
 static int sp_engine(ctx *c, const llmmem__jnode *n, const char *path, int arg)
 {
-    return set_engine(c->doc, c->cfg, n, path);
+    const bool stage_first = c->stage_node != NULL;
+    const int64_t before = c->cfg->zero_stage;
+    int rc = set_engine(c->doc, c->cfg, n, path);
+    if (rc)
+        return rc;
+    if (c->cfg->zero_stage != before || llmmem__config_was_set(c->cfg, LLMMEM_P_ZERO_STAGE)) {
+        /* the name set a stage when it differs, or when it re-set the same one */
+        char low[64];
+        llmmem__input_lower_copy(low, sizeof low, llmmem__json_string(n));
+        const char *digit = strpbrk(low, "0123");
+        if (digit && strstr(low, "zero")) {
+            c->alias_node = n;
+            snprintf(c->alias_path, sizeof c->alias_path, "%s", path);
+            c->alias_stage = *digit - '0';
+            if (stage_first)
+                return stage_agrees(c, n, path, c->stage_node, c->stage_path, c->alias_stage, before);
+        }
+    }
+    return LLMMEM_OK;
 }
 static int sp_offload(ctx *c, const llmmem__jnode *n, const char *path, int id)
 {
@@ -324,6 +319,15 @@ static int section_key(ctx *c, const char *section, const llmmem__jnode *m)
     const llmmem__param_info *p = llmmem__param_by_name(key);
     if (p && strcmp(p->section, section) == 0) {
         int rc = set_once(c, p->id, m, path);
+        if (rc == 0 && p->id == LLMMEM_P_ZERO_STAGE) {
+            c->stage_node = m;
+            snprintf(c->stage_path, sizeof c->stage_path, "%s", path);
+            const int64_t alias = c->alias_node ? c->alias_stage : -1;
+            rc = llmmem__input_set_param(c->doc, c->cfg, p->id, m, path);
+            if (rc == 0 && alias >= 0)
+                rc = stage_agrees(c, c->alias_node, c->alias_path, m, path, alias, c->cfg->zero_stage);
+            return rc;
+        }
         return rc ? rc : llmmem__input_set_param(c->doc, c->cfg, p->id, m, path);
     }
     return unknown_section_key(c, m, section, path, p);
@@ -361,6 +365,25 @@ static int apply_params(ctx *c, const llmmem__jnode *obj)
         if (rc == 0)
             rc = llmmem__input_set_param(c->doc, c->cfg, id, m, path);
         if (rc)
+            return rc;
+    }
+    return LLMMEM_OK;
+}
+
+/* "vllm": {vLLM's own argument names}: an inference run of runtime vllm
+ * (values.c llmmem__input_set_vllm_arg reads each argument). */
+static int apply_vllm(ctx *c, const llmmem__jnode *obj)
+{
+    int rc = unique_object(c, obj, "vllm", "an object of vLLM arguments");
+    if (rc)
+        return rc;
+    c->saw_inference = true;
+    if ((rc = llmmem__input_set_str(c->doc, c->cfg, LLMMEM_P_RUNTIME, "vllm", obj, "vllm")) != 0)
+        return rc;
+    for (const llmmem__jnode *m = llmmem__json_first(obj); m; m = llmmem__json_next(m)) {
+        char path[LLMMEM__KEYPATH_MAX];
+        llmmem__input_join_path(path, sizeof path, "vllm", llmmem__json_key(m));
+        if ((rc = llmmem__input_set_vllm_arg(c->doc, c->cfg, llmmem__json_key(m), m, path)) != 0)
             return rc;
     }
     return LLMMEM_OK;
@@ -590,12 +613,14 @@ static int scenario_key(ctx *c, const llmmem__jnode *m, const llmmem__jnode **mo
         return apply_params(c, m);
     if (strcmp(key, "engine") == 0 && llmmem__json_is_string(m)) /* "engine": "zero3" */
         return set_engine(c->doc, c->cfg, m, "engine");
+    if (strcmp(key, "vllm") == 0)
+        return apply_vllm(c, m);
     int s = llmmem__name_index(sections, key);
     if (s < 0)
         return llmmem__json_error_at(c->doc, m, LLMMEM_E_UNKNOWN_PARAM, key,
                                      "unknown top-level key (one of: id, model, mode, training, "
                                      "inference, lora, engine, parallelism, hardware, vision, "
-                                     "params, measured)");
+                                     "vllm, params, measured)");
     if (s == 0)
         c->saw_training = true;
     if (s == 1)

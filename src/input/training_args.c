@@ -121,34 +121,87 @@ static int fsdp_text(char *text, size_t cap, const llmmem__json *doc, const llmm
     return LLMMEM_OK;
 }
 
-/* FSDP through Trainer: "fsdp": "full_shard auto_wrap" (training_args.py
- * FSDPOption), and fsdp_config.version. */
+/* A member of fsdp_config by its name or with the "fsdp_" prefix accelerate's
+ * YAML uses (training_args.py strips that prefix). */
+static const llmmem__jnode *fsdp_key(const llmmem__jnode *fc, const char *key, char *path, size_t cap)
+{
+    char pre[64];
+    snprintf(pre, sizeof pre, "fsdp_%s", key);
+    const llmmem__jnode *n = llmmem__json_get(fc, key);
+    snprintf(path, cap, "fsdp_config.%s", n ? key : pre);
+    return n ? n : llmmem__json_get(fc, pre);
+}
+
+/* fsdp_config.reshard_after_forward: a bool (FSDP2), or a sharding strategy
+ * name (FSDP1, accelerate FullyShardedDataParallelPlugin). */
+static int hf_fsdp_reshard(const llmmem__json *doc, llmmem_config *cfg, const llmmem__jnode *n,
+                           const char *path)
+{
+    if (llmmem__json_is_bool(n))
+        return llmmem__input_set_i64(doc, cfg, LLMMEM_P_FSDP_RESHARD_AFTER_FORWARD,
+                                     llmmem__json_true(n) ? 1 : 0, n, path);
+    return llmmem__input_set_param(doc, cfg, LLMMEM_P_FSDP_SHARDING, n, path);
+}
+
+/* FSDP through Trainer: "fsdp": "full_shard auto_wrap" (training_args.py: each
+ * word an FSDPOption, else ValueError), fsdp_config (version, reshard_after_forward,
+ * offload_params), and the mixed precision accelerate gives it: bf16/fp16 set
+ * MixedPrecisionPolicy(param_dtype, reduce_dtype) to that dtype
+ * (FullyShardedDataParallelPlugin.set_mixed_precision) and FSDP2 upcasts the
+ * trainable parameters to fp32 (utils/fsdp_utils.py fsdp2_prepare_model). */
 static int hf_fsdp(const llmmem__json *doc, llmmem_config *cfg, const llmmem__jnode *root)
 {
-    static const char *const strategies[] = {"full_shard", "shard_grad_op", "no_shard",
-                                             "hybrid_shard", NULL};
+    static const char *const options[] = {"full_shard", "shard_grad_op", "no_shard", "hybrid_shard",
+                                          "hybrid_shard_zero2", "offload", "auto_wrap", NULL};
     const llmmem__jnode *n = hf_get(root, "fsdp");
     char text[256] = "";
     int rc;
     if (n && (rc = fsdp_text(text, sizeof text, doc, n)) != 0)
         return rc;
-    if (text[0]) {
-        if ((rc = llmmem__input_set_str(doc, cfg, LLMMEM_P_ENGINE, "fsdp", n, "fsdp")) != 0)
+    if (!text[0])
+        return LLMMEM_OK;
+    if ((rc = llmmem__input_set_str(doc, cfg, LLMMEM_P_ENGINE, "fsdp", n, "fsdp")) != 0)
+        return rc;
+    char words[256];
+    snprintf(words, sizeof words, "%s", text);
+    for (char *save = NULL, *w = strtok_r(words, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+        int k = llmmem__name_index(options, w);
+        if (k < 0)
+            return llmmem__json_error_at(doc, n, LLMMEM_E_OUT_OF_RANGE, "fsdp",
+                                         "\"%.40s\" is not an FSDPOption (one of: full_shard, "
+                                         "shard_grad_op, no_shard, hybrid_shard, hybrid_shard_zero2, "
+                                         "offload, auto_wrap)",
+                                         w);
+        const char *strategy = k == 4 ? "hybrid_shard" : k <= 3 ? options[k] : NULL;
+        if (strategy && (rc = llmmem__input_set_str(doc, cfg, LLMMEM_P_FSDP_SHARDING, strategy, n, "fsdp")) != 0)
             return rc;
-        for (int i = 0; strategies[i]; i++)
-            if (strstr(text, strategies[i]) &&
-                (rc = llmmem__input_set_str(doc, cfg, LLMMEM_P_FSDP_SHARDING, strategies[i], n,
-                                            "fsdp")) != 0)
-                return rc;
-        if (strstr(text, "offload") &&
-            (rc = llmmem__input_set_i64(doc, cfg, LLMMEM_P_FSDP_CPU_OFFLOAD, 1, n, "fsdp")) != 0)
+        if (k == 5 && (rc = llmmem__input_set_i64(doc, cfg, LLMMEM_P_FSDP_CPU_OFFLOAD, 1, n, "fsdp")) != 0)
             return rc;
     }
     const llmmem__jnode *fc = llmmem__json_get(root, "fsdp_config");
-    if (fc && llmmem__json_is_object(fc) && (n = llmmem__json_get(fc, "version")) != NULL &&
-        (rc = llmmem__input_set_param(doc, cfg, LLMMEM_P_FSDP_VERSION, n, "fsdp_config.version")) !=
-            0)
-        return rc;
+    char path[96];
+    if (fc && llmmem__json_is_object(fc)) {
+        if ((n = fsdp_key(fc, "version", path, sizeof path)) != NULL &&
+            (rc = llmmem__input_set_param(doc, cfg, LLMMEM_P_FSDP_VERSION, n, path)) != 0)
+            return rc;
+        if ((n = fsdp_key(fc, "reshard_after_forward", path, sizeof path)) != NULL &&
+            (rc = hf_fsdp_reshard(doc, cfg, n, path)) != 0)
+            return rc;
+        if ((n = fsdp_key(fc, "offload_params", path, sizeof path)) != NULL &&
+            (rc = llmmem__input_set_param(doc, cfg, LLMMEM_P_FSDP_CPU_OFFLOAD, n, path)) != 0)
+            return rc;
+    }
+    const int64_t mp = cfg->compute_dtype;
+    if (mp == LLMMEM__DT_BF16 || mp == LLMMEM__DT_FP16) {
+        n = hf_get(root, mp == LLMMEM__DT_BF16 ? "bf16" : "fp16");
+        const char *name = mp == LLMMEM__DT_BF16 ? "bf16" : "fp16";
+        if ((rc = llmmem__input_set_str(doc, cfg, LLMMEM_P_FSDP_PARAM_DTYPE, name, n, name)) != 0 ||
+            (rc = llmmem__input_set_str(doc, cfg, LLMMEM_P_FSDP_REDUCE_DTYPE, name, n, name)) != 0)
+            return rc;
+        if (cfg->fsdp_version != 1 &&
+            (rc = llmmem__input_set_str(doc, cfg, LLMMEM_P_PARAM_DTYPE, "fp32", n, name)) != 0)
+            return rc;
+    }
     return LLMMEM_OK;
 }
 

@@ -88,6 +88,10 @@ void llmmem__input_lower_copy(char *out, size_t cap, const char *s)
 static int set_name_node(const llmmem__json *doc, llmmem_config *cfg, int id, int type,
                          const llmmem__jnode *n, const char *path)
 {
+    if (llmmem__json_is_bool(n) && llmmem__param_is_tribool(llmmem__param_find(id))) {
+        int rb = llmmem_config_set_i64(cfg, id, llmmem__json_true(n) ? 1 : 0);
+        return rb ? llmmem__input_wrap(doc, n, path, rb) : LLMMEM_OK;
+    }
     if (!llmmem__json_is_string(n))
         return llmmem__input_type_error(doc, n, path,
                                         type == LLMMEM_TYPE_ENUM ? "a name (string)" : "a string");
@@ -117,8 +121,32 @@ static int set_bool_node(const llmmem__json *doc, llmmem_config *cfg, int id,
     return rc ? llmmem__input_wrap(doc, n, path, rc) : LLMMEM_OK;
 }
 
+/* Records where a value was read, for the estimate's errors to cite. */
+static void note_origin(const llmmem__json *doc, llmmem_config *cfg, int id, const llmmem__jnode *n,
+                        const char *path)
+{
+    int line = 0, col = 0;
+    llmmem__json_pos(doc, n, &line, &col);
+    char where[LLMMEM__ORIGIN_MAX];
+    const char *src = llmmem__json_source(doc);
+    snprintf(where, sizeof where, "%.80s:%d:%d: %.60s", src ? src : "<json>", line, col, path ? path : "");
+    llmmem__config_set_origin(cfg, id, where);
+}
+
+static int set_param_node(const llmmem__json *doc, llmmem_config *cfg, int id,
+                          const llmmem__jnode *n, const char *path);
+
 int llmmem__input_set_param(const llmmem__json *doc, llmmem_config *cfg, int id,
                             const llmmem__jnode *n, const char *path)
+{
+    int rc = set_param_node(doc, cfg, id, n, path);
+    if (rc == 0)
+        note_origin(doc, cfg, id, n, path);
+    return rc;
+}
+
+static int set_param_node(const llmmem__json *doc, llmmem_config *cfg, int id,
+                          const llmmem__jnode *n, const char *path)
 {
     int type = llmmem_param_type(id);
     int rc;
@@ -149,6 +177,8 @@ int llmmem__input_set_str(const llmmem__json *doc, llmmem_config *cfg, int id, c
                           const llmmem__jnode *n, const char *path)
 {
     int rc = llmmem_config_set_str(cfg, id, value);
+    if (rc == 0)
+        note_origin(doc, cfg, id, n, path);
     return rc ? llmmem__input_wrap(doc, n, path, rc) : LLMMEM_OK;
 }
 
@@ -156,6 +186,8 @@ int llmmem__input_set_i64(const llmmem__json *doc, llmmem_config *cfg, int id, i
                           const llmmem__jnode *n, const char *path)
 {
     int rc = llmmem_config_set_i64(cfg, id, value);
+    if (rc == 0)
+        note_origin(doc, cfg, id, n, path);
     return rc ? llmmem__input_wrap(doc, n, path, rc) : LLMMEM_OK;
 }
 
@@ -383,4 +415,131 @@ int llmmem__input_expect_keys(const llmmem__json *doc, const llmmem__jnode *root
 found:
     return llmmem__json_error_at(doc, root, LLMMEM_E_SCHEMA, "", "none of the keys %s reads (%s, %s, ...): this looks like %s",
                                  reader, keys[0], keys[1], what);
+}
+
+/* ---- vLLM's own argument names (the "vllm" section of a scenario) ---------- */
+
+/* How a vLLM argument (engine/arg_utils.py EngineArgs) is read. */
+enum vkind {
+    VK_PARAM,    /* the parameter `param`, by its type */
+    VK_TRI,      /* a bool onto an auto/off/on parameter */
+    VK_DTYPE,    /* --dtype: param_dtype and compute_dtype */
+    VK_KV_DTYPE, /* a vLLM dtype name onto a dtype parameter */
+    VK_QUANT,    /* --quantization: null = auto */
+    VK_IGNORE,   /* no effect on GPU memory */
+    VK_REFUSE    /* changes GPU memory in a way not modelled */
+};
+
+static const struct {
+    const char *name;
+    int kind;
+    int param;
+} vllm_args[] = {
+    {"gpu_memory_utilization", VK_PARAM, LLMMEM_P_GPU_MEMORY_UTILIZATION},
+    {"max_model_len", VK_PARAM, LLMMEM_P_MAX_MODEL_LEN},
+    {"max_num_seqs", VK_PARAM, LLMMEM_P_MAX_NUM_SEQS},
+    {"max_num_batched_tokens", VK_PARAM, LLMMEM_P_MAX_NUM_BATCHED_TOKENS},
+    {"tensor_parallel_size", VK_PARAM, LLMMEM_P_TENSOR_PARALLEL},
+    {"pipeline_parallel_size", VK_PARAM, LLMMEM_P_PIPELINE_PARALLEL},
+    {"data_parallel_size", VK_PARAM, LLMMEM_P_DATA_PARALLEL},
+    {"block_size", VK_PARAM, LLMMEM_P_KV_BLOCK_SIZE},
+    {"enforce_eager", VK_PARAM, LLMMEM_P_ENFORCE_EAGER},
+    {"enable_expert_parallel", VK_PARAM, LLMMEM_P_ENABLE_EXPERT_PARALLEL},
+    {"disable_custom_all_reduce", VK_PARAM, LLMMEM_P_DISABLE_CUSTOM_ALL_REDUCE},
+    {"disable_hybrid_kv_cache_manager", VK_PARAM, LLMMEM_P_DISABLE_HYBRID_KV_CACHE_MANAGER},
+    {"kv_cache_memory_bytes", VK_PARAM, LLMMEM_P_KV_CACHE_MEMORY_BYTES},
+    {"kv_cache_memory", VK_PARAM, LLMMEM_P_KV_CACHE_MEMORY_BYTES},
+    {"num_gpu_blocks_override", VK_PARAM, LLMMEM_P_NUM_GPU_BLOCKS_OVERRIDE},
+    {"version", VK_PARAM, LLMMEM_P_VLLM_VERSION},
+    {"vllm_version", VK_PARAM, LLMMEM_P_VLLM_VERSION},
+    {"usage_context", VK_PARAM, LLMMEM_P_VLLM_USAGE_CONTEXT},
+    {"flashinfer_sampler", VK_TRI, LLMMEM_P_FLASHINFER_SAMPLER},
+    {"vllm_image", VK_PARAM, LLMMEM_P_VLLM_IMAGE},
+    {"enable_chunked_prefill", VK_TRI, LLMMEM_P_ENABLE_CHUNKED_PREFILL},
+    {"enable_prefix_caching", VK_TRI, LLMMEM_P_ENABLE_PREFIX_CACHING},
+    {"dtype", VK_DTYPE, 0},
+    {"kv_cache_dtype", VK_KV_DTYPE, LLMMEM_P_KV_CACHE_DTYPE},
+    {"mamba_ssm_cache_dtype", VK_KV_DTYPE, LLMMEM_P_MAMBA_SSM_CACHE_DTYPE},
+    {"quantization", VK_QUANT, LLMMEM_P_QUANTIZATION},
+    {"swap_space", VK_IGNORE, 0}, /* CPU memory */
+    {"seed", VK_IGNORE, 0},
+    {"trust_remote_code", VK_IGNORE, 0},
+    {"served_model_name", VK_IGNORE, 0},
+    {"tokenizer", VK_IGNORE, 0},
+    {"revision", VK_IGNORE, 0},
+    {"load_format", VK_IGNORE, 0},
+    {"distributed_executor_backend", VK_IGNORE, 0},
+    {"max_logprobs", VK_IGNORE, 0},
+    {"speculative_config", VK_REFUSE, 0},
+    {"enable_lora", VK_REFUSE, 0},
+    {"cpu_offload_gb", VK_REFUSE, 0},
+    {"compilation_config", VK_REFUSE, 0},
+    {"cudagraph_capture_sizes", VK_REFUSE, 0},
+    {"limit_mm_per_prompt", VK_REFUSE, 0},
+    {"kv_transfer_config", VK_REFUSE, 0},
+    {"hf_overrides", VK_REFUSE, 0},
+};
+
+/* vLLM dtype names (auto, half, float16, bfloat16, float, float32, fp8, fp8_e4m3,
+ * fp8_e5m2) onto the library's. */
+static const char *vllm_dtype(const char *v)
+{
+    static const struct {
+        const char *vllm, *lib;
+    } map[] = {{"auto", "auto"},     {"half", "fp16"},    {"float16", "fp16"},
+               {"bfloat16", "bf16"}, {"float", "fp32"},   {"float32", "fp32"},
+               {"fp8", "fp8"},       {"fp8_e4m3", "fp8"}, {"fp8_e5m2", "fp8"},
+               {"fp8_inc", "fp8"}};
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(map); i++)
+        if (strcmp(map[i].vllm, v) == 0)
+            return map[i].lib;
+    return NULL;
+}
+
+int llmmem__input_set_vllm_arg(const llmmem__json *doc, llmmem_config *cfg, const char *key,
+                               const llmmem__jnode *n, const char *path)
+{
+    char name[64];
+    llmmem__input_lower_copy(name, sizeof name, key);
+    size_t i = 0;
+    while (i < LLMMEM_ARRAY_LEN(vllm_args) && strcmp(vllm_args[i].name, name) != 0)
+        i++;
+    if (i == LLMMEM_ARRAY_LEN(vllm_args))
+        return llmmem__json_error_at(doc, n, LLMMEM_E_UNKNOWN_PARAM, path,
+                                     "not a vLLM argument llmmem reads (docs/inference.md lists "
+                                     "them)");
+    const int id = vllm_args[i].param;
+    switch (vllm_args[i].kind) {
+    case VK_PARAM: return llmmem__input_set_param(doc, cfg, id, n, path);
+    case VK_TRI:
+        if (llmmem__json_is_bool(n))
+            return llmmem__input_set_str(doc, cfg, id, llmmem__json_true(n) ? "on" : "off", n, path);
+        if (llmmem__json_type(n) == LLMMEM__J_NULL)
+            return llmmem__input_set_str(doc, cfg, id, "auto", n, path);
+        return llmmem__input_type_error(doc, n, path, "true, false or null");
+    case VK_DTYPE:
+    case VK_KV_DTYPE: {
+        if (!llmmem__json_is_string(n))
+            return llmmem__input_type_error(doc, n, path, "a vLLM dtype name (string)");
+        const char *lib = vllm_dtype(llmmem__json_string(n));
+        if (!lib)
+            return llmmem__json_error_at(doc, n, LLMMEM_E_UNSUPPORTED, path,
+                                         "dtype \"%.40s\" is not modelled",
+                                         llmmem__json_string(n));
+        if (vllm_args[i].kind == VK_KV_DTYPE)
+            return llmmem__input_set_str(doc, cfg, id, lib, n, path);
+        if (strcmp(lib, "auto") == 0)
+            return LLMMEM_OK; /* the checkpoint's dtype */
+        int rc = llmmem__input_set_str(doc, cfg, LLMMEM_P_PARAM_DTYPE, lib, n, path);
+        return rc ? rc : llmmem__input_set_str(doc, cfg, LLMMEM_P_COMPUTE_DTYPE, lib, n, path);
+    }
+    case VK_QUANT:
+        if (llmmem__json_type(n) == LLMMEM__J_NULL)
+            return llmmem__input_set_str(doc, cfg, id, "auto", n, path);
+        return llmmem__input_set_param(doc, cfg, id, n, path);
+    case VK_IGNORE: return LLMMEM_OK;
+    default:
+        return llmmem__json_error_at(doc, n, LLMMEM_E_UNSUPPORTED, path,
+                                     "changes GPU memory in a way llmmem does not model");
+    }
 }

@@ -214,9 +214,17 @@ uint64_t llmmem__recipes_sac_layer(const struct llmmem_model *m, const llmmem__r
 /* The recipe terms of --explain (recipes.c). */
 void llmmem__recipes_explain(struct llmmem_result *r, const llmmem__train *t, const struct llmmem_config *c);
 
-/* Extra bytes an engine adds per phase (buffers, gathered parameters). */
+/* Extra bytes an engine adds per phase (buffers, gathered parameters). bwd
+ * is added at every point of the backward; bwd_start only at its start (the
+ * loss gradients), bwd_layer only inside the decoder layers (and the LoRA
+ * recompute point); with end_point set, one more candidate is the end of
+ * backward: the layers' gradients (layer_grad x L + other_grad) + bwd +
+ * bwd_end (FSDP's root reduce-scatter, before the root's own shard exists). */
 typedef struct llmmem__engine_extra {
     uint64_t fwd[LLMMEM__COMPONENTS], bwd[LLMMEM__COMPONENTS], opt[LLMMEM__COMPONENTS];
+    uint64_t bwd_start[LLMMEM__COMPONENTS], bwd_layer[LLMMEM__COMPONENTS];
+    uint64_t bwd_end[LLMMEM__COMPONENTS];
+    bool end_point;
 } llmmem__engine_extra;
 /* Fills a result's phases from a (possibly sharded) training model (phases.c). */
 int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t,
@@ -247,6 +255,10 @@ const char *llmmem__optim_source(int optim);
  * Clears st->optim_transient in that case. */
 void llmmem__optim_engine_fused(struct llmmem__states *st, const struct llmmem_config *c);
 bool llmmem__optim_paged(int optim);
+/* The dtype an optimizer keeps its state in whatever optimizer_state_dtype says, as a
+ * value of the dtype result keys (LLMMEM__RDT_INT8 for bitsandbytes/torchao 8-bit,
+ * LLMMEM__RDT_INT4 for torchao 4-bit, fp32 for bitsandbytes 32-bit); 0 = the configured one. */
+int64_t llmmem__optim_state_rdt(int optim);
 
 /* ---- inference: weights, KV cache, HF prefill and decode ------------------
  * (weights.c, kv.c, prefill.c, decode.c; the runtimes compose them in

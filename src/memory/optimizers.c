@@ -87,6 +87,19 @@ const char *llmmem__optim_source(int id)
 
 bool llmmem__optim_paged(int id) { return id >= 0 && id < LLMMEM__OPT_COUNT && rows[id].paged; }
 
+int64_t llmmem__optim_state_rdt(int id)
+{
+    if (id < 0 || id >= LLMMEM__OPT_COUNT)
+        return 0;
+    switch (rows[id].kind) {
+    case ST_8BIT:
+    case ST_AO_8BIT: return LLMMEM__RDT_INT8;
+    case ST_AO_4BIT: return LLMMEM__RDT_INT4;
+    case ST_FP32: return LLMMEM__DT_FP32;
+    default: return 0;
+    }
+}
+
 /* bitsandbytes get_state_buffer: a paged optimizer puts the states of
  * tensors of at least 1e5 elements in managed memory. */
 #define BNB_PAGED_MIN 100000

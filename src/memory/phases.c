@@ -212,24 +212,49 @@ static void backward_recompute(uint64_t *r, step *p)
     put(r, LLMMEM_C_ACTIVATION_TRANSIENT, llmmem__add(o, t->recompute_transient, t->quant_transient), o);
 }
 
+/* Adds an engine's extra bytes to a candidate row (x may be NULL). */
+static void add_extra(uint64_t *r, const uint64_t *x, llmmem__ovf *o)
+{
+    if (!x)
+        return;
+    for (int k = 0; k < LLMMEM__COMPONENTS; k++)
+        put(r, k, x[k], o);
+}
+
 /* The largest of: the start, the first and the last decoder layer, the end,
- * and the LoRA recompute point. */
-static void phase_backward(uint64_t *bw, step *p)
+ * and the LoRA recompute point, each with the engine's bytes at that point. */
+static void phase_backward(uint64_t *bw, step *p, const llmmem__engine_extra *x)
 {
     uint64_t best = 0;
     row cand;
+    const uint64_t *all = x ? x->bwd : NULL;
     backward_start(cand, p);
+    add_extra(cand, all, &p->o);
+    add_extra(cand, x ? x->bwd_start : NULL, &p->o);
     keep_larger(bw, &best, cand, &p->o);
-    backward_layer(cand, p, 0);
-    keep_larger(bw, &best, cand, &p->o);
-    backward_layer(cand, p, p->L - 1);
-    keep_larger(bw, &best, cand, &p->o);
+    for (int i = 0; i < 2; i++) {
+        backward_layer(cand, p, i == 0 ? 0 : p->L - 1);
+        add_extra(cand, all, &p->o);
+        add_extra(cand, x ? x->bwd_layer : NULL, &p->o);
+        keep_larger(bw, &best, cand, &p->o);
+    }
     if (p->t->embed_grad_extra || p->t->optim_in_bwd) {
         backward_end(cand, p);
+        add_extra(cand, all, &p->o);
+        keep_larger(bw, &best, cand, &p->o);
+    }
+    if (x && x->end_point) { /* the layers' gradients; the rest is the engine's */
+        backward_point(cand, p);
+        put(cand, LLMMEM_C_GRADIENTS,
+            llmmem__add(&p->o, llmmem__mul(&p->o, p->t->layer_grad, p->L), p->t->other_grad), &p->o);
+        add_extra(cand, all, &p->o);
+        add_extra(cand, x->bwd_end, &p->o);
         keep_larger(bw, &best, cand, &p->o);
     }
     if (p->t->recompute_transient) {
         backward_recompute(cand, p);
+        add_extra(cand, all, &p->o);
+        add_extra(cand, x ? x->bwd_layer : NULL, &p->o);
         keep_larger(bw, &best, cand, &p->o);
     }
 }
@@ -329,7 +354,7 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
     uint64_t *fw = r->bytes[LLMMEM_PHASE_FORWARD], *bw = r->bytes[LLMMEM_PHASE_BACKWARD];
     uint64_t *op = r->bytes[LLMMEM_PHASE_OPTIMIZER];
     phase_forward(fw, &p);
-    phase_backward(bw, &p);
+    phase_backward(bw, &p, extra);
     phase_optimizer(op, &p);
     r->phase_used[LLMMEM_PHASE_FORWARD] = true;
     r->phase_used[LLMMEM_PHASE_BACKWARD] = true;
@@ -337,7 +362,6 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
     if (extra) {
         for (int k = 0; k < LLMMEM__COMPONENTS; k++) {
             put(fw, k, extra->fwd[k], &p.o);
-            put(bw, k, extra->bwd[k], &p.o);
             put(op, k, extra->opt[k], &p.o);
         }
     }

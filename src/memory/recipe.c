@@ -25,11 +25,15 @@ void llmmem__recipe_of(llmmem__recipe *rc, const struct llmmem_model *m, const s
     memset(rc, 0, sizeof *rc);
     rc->pdt = llmmem__recipe_bytes(c->param_dtype, 2);
     const uint64_t cdt = llmmem__recipe_bytes(c->compute_dtype, rc->pdt);
-    rc->master = c->master_weights != 0;
+    rc->master = c->master_weights == LLMMEM__MASTER_ON; /* engines resolve "auto" */
     /* Mixed precision with masters: the model runs in the compute dtype. */
     rc->pb = rc->master ? cdt : rc->pdt;
     rc->cb = cdt;
-    rc->amp = !rc->master && rc->pdt > cdt;
+    /* An FSDP MixedPrecisionPolicy with param_dtype = compute dtype runs the units in
+     * that dtype over wider stored shards (fsdp.c fsdp_compute_config): no autocast. */
+    const bool policy =
+        c->fsdp_param_dtype != LLMMEM__DT_AUTO && c->fsdp_param_dtype == c->compute_dtype;
+    rc->amp = !rc->master && rc->pdt > cdt && !policy;
     rc->rb = rc->amp ? rc->pdt : cdt;
     rc->lora = c->lora_rank > 0;
     rc->qlora = rc->lora && c->qlora != LLMMEM__QLORA_NONE;

@@ -8,7 +8,9 @@
  *   sum   := prod {('+'|'-') prod}   prod := unary {('*'|'/'|'%') unary}
  *   unary := ['-'|'!'] atom
  *   atom  := number | symbol | fn '(' expr {',' expr} ')' | '(' expr ')'
- *   fn    := max | min | cdiv        (cdiv(a, b): a / b rounded up)
+ *   fn    := max | min | cdiv | isqrt | rmul
+ *            (cdiv(a, b): a / b rounded up; isqrt(a): the floor of the square
+ *            root; rmul(x, r): floor(x * r), r a real quantity)
  *
  * Symbols are the quantities of the model (llmmem__qvals). Division by zero,
  * an overflow, an unknown symbol or a syntax error is an error with the
@@ -16,6 +18,7 @@
  * fail loudly (test_model.c evaluates every entry). */
 #include "model/model.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -78,8 +81,44 @@ bool llmmem__qvals_find(const llmmem__qvals *q, const char *sym, size_t len, int
     return false;
 }
 
+/* floor(sqrt(v)) for v >= 0, in integers (Python's math.isqrt / floor(math.sqrt)) */
+static int64_t isqrt64(int64_t v)
+{
+    int64_t r = 0;
+    for (int64_t bit = INT64_C(1) << 31; bit > 0; bit >>= 1)
+        if ((r + bit) <= v / (r + bit))
+            r += bit;
+    return r;
+}
+
+/* rmul(x, r): floor(x * r) for a real quantity r (Python's int(x * factor):
+ * lfm2's block_ffn_dim_multiplier, xlstm's qk_dim_factor). */
+static int64_t rmul(ex *e)
+{
+    int64_t x = expr(e);
+    if (!eat(e, ","))
+        return fail(e, LLMMEM_E_INTERNAL, "rmul takes two arguments");
+    skip(e);
+    const char *s = e->p;
+    while (is_ident(*e->p) || is_digit(*e->p))
+        e->p++;
+    int i;
+    if (e->p == s || !llmmem__qvals_find(e->q, s, (size_t)(e->p - s), &i)) {
+        e->p = s;
+        return fail(e, LLMMEM_E_INTERNAL, "rmul needs a real symbol");
+    }
+    if (!eat(e, ")"))
+        return fail(e, LLMMEM_E_INTERNAL, "expected ')'");
+    double v = floor((double)x * e->q->r[i]);
+    if (!(v > -9.0e18 && v < 9.0e18))
+        return fail(e, LLMMEM_E_OUT_OF_RANGE, "overflow");
+    return (int64_t)v;
+}
+
 static int64_t call(ex *e, const char *fn, size_t n)
 {
+    if (n == 4 && !memcmp(fn, "rmul", 4))
+        return rmul(e);
     int64_t args[2] = {0, 0};
     int argc = 0;
     do {
@@ -90,8 +129,14 @@ static int64_t call(ex *e, const char *fn, size_t n)
     } while (eat(e, ","));
     if (!eat(e, ")"))
         return fail(e, LLMMEM_E_INTERNAL, "expected ')'");
-    if (argc != 2)
-        return fail(e, LLMMEM_E_INTERNAL, "a function takes two arguments");
+    bool unary_fn = n == 5 && !memcmp(fn, "isqrt", 5);
+    if (argc != (unary_fn ? 1 : 2))
+        return fail(e, LLMMEM_E_INTERNAL, unary_fn ? "isqrt takes one argument" : "a function takes two arguments");
+    if (unary_fn) {
+        if (args[0] < 0)
+            return fail(e, LLMMEM_E_OUT_OF_RANGE, "isqrt of a negative value");
+        return isqrt64(args[0]);
+    }
     if (n == 3 && !memcmp(fn, "max", 3))
         return args[0] > args[1] ? args[0] : args[1];
     if (n == 3 && !memcmp(fn, "min", 3))

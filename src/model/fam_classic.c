@@ -11,9 +11,6 @@
 /* A non-gated MLP of two Linears with biases `bias`. */
 #define MLP2(up, down, bias) \
     LINEAR(up, "f", "h", MLP, W_ALL, bias), LINEAR(down, "h", "f", MLP, W_ALL, bias)
-#define HEAD_ROWS(name)                                                                   \
-    {name, "V", "h", T_(HEAD), LLMMEM__TF_LINEAR, W_ONCE, "!tie", NULL},                  \
-        {name, "V", NULL, T_(HEAD), LLMMEM__TF_BIAS, W_ONCE, "hb", NULL}
 
 /* ---- GPT-2: Conv1D c_attn/c_proj/c_fc, learned positions ---------------------------- */
 
@@ -170,15 +167,7 @@ static const llmmem__qdef q_deepseek_v3[] = {
  * one q_proj; keys and values through kv_a_proj_with_mqa (the latent and the
  * shared rope key) then kv_b_proj. */
 static const llmmem__tdef t_deepseek[] = {
-    WEIGHT("model.embed_tokens", "V", "h", EMBED, W_ONCE),
-    LINEAR_IF("self_attn.q_a_proj", "ql", "h", ATTN, W_ALL, "ab", "ql > 0"),
-    NORM_IF("self_attn.q_a_layernorm", "ql", "0", W_ALL, "ql > 0"),
-    LINEAR_IF("self_attn.q_b_proj", "a * (dn + dr)", "ql", ATTN, W_ALL, "0", "ql > 0"),
-    LINEAR_IF("self_attn.q_proj", "a * (dn + dr)", "h", ATTN, W_ALL, "0", "ql == 0"),
-    LINEAR("self_attn.kv_a_proj_with_mqa", "kvl + dr", "h", ATTN, W_ALL, "ab"),
-    NORM("self_attn.kv_a_layernorm", "kvl", "0", W_ALL),
-    LINEAR("self_attn.kv_b_proj", "a * (dn + dv)", "kvl", ATTN, W_ALL, "0"),
-    LINEAR("self_attn.o_proj", "h", "a * dv", ATTN, W_ALL, "ab"),
+    EMBED_TOKENS, MLA_ATTN(W_ALL),
     LINEAR("mlp.gate_proj", "f", "h", MLP, DENSE_LAYERS, "0"), LINEAR("mlp.up_proj", "f", "h", MLP, DENSE_LAYERS, "0"),
     LINEAR("mlp.down_proj", "h", "f", MLP, DENSE_LAYERS, "0"),
     WEIGHT("mlp.gate", "E", "h", ROUTER, MOE_LAYERS),
@@ -263,6 +252,9 @@ static const llmmem__tdef t_generic[] = {
 const llmmem__arch llmmem__fam_classic[] = {
     {"gpt2", LLMMEM__FAM_GPT2, ROWS(q_gpt2), ROWS(t_gpt2), MIXER_FULL, FFN_DENSE, LLMMEM__NORM_LAYER,
      LLMMEM__ACT_GELU_NEW, "modeling_gpt2.py: Conv1D, learned positions"},
+    /* GPT-SW3 is GPT2LMHeadModel (CONFIG_MAPPING "gpt-sw3": GPT2Config) */
+    {"gpt-sw3", LLMMEM__FAM_GPT2, ROWS(q_gpt2), ROWS(t_gpt2), MIXER_FULL, FFN_DENSE, LLMMEM__NORM_LAYER,
+     LLMMEM__ACT_GELU_NEW, "modeling_gpt2.py (gpt-sw3 configs are GPT2Config)"},
     {"gpt_neox", LLMMEM__FAM_GPT_NEOX, ROWS(q_gpt_neox), ROWS(t_gpt_neox), MIXER_FULL, FFN_DENSE,
      LLMMEM__NORM_LAYER, LLMMEM__ACT_GELU, "modeling_gpt_neox.py: fused query_key_value"},
     {"gptj", LLMMEM__FAM_GPTJ, ROWS(q_gptj), ROWS(t_gptj), MIXER_FULL, FFN_DENSE, LLMMEM__NORM_LAYER,

@@ -5,37 +5,12 @@
  * [E, h, f]). Defaults are those of configuration_<type>.py. */
 #include "model/families.h"
 
-/* ---- shared rows ---------------------------------------------------------------- */
 
-#define EMBED_TOKENS WEIGHT("model.embed_tokens", "V", "h", EMBED, W_ONCE)
-#define LM_HEAD                                                                       \
-    {"lm_head", "V", "h", T_(HEAD), LLMMEM__TF_LINEAR, W_ONCE, "!tie", NULL},       \
-        {"lm_head", "V", NULL, T_(HEAD), LLMMEM__TF_BIAS, W_ONCE, "hb", NULL}
-#define FINAL_NORM NORM("model.norm", "h", "norm", W_ONCE)
-
-/* LlamaAttention: q/k/v with bias `ab`, o with bias `ob`. */
-#define ATTN_QKVO(where)                                                   \
-    LINEAR("self_attn.q_proj", "a * d", "h", ATTN, where, "ab"),           \
-        LINEAR("self_attn.k_proj", "k * d", "h", ATTN, where, "ab"),       \
-        LINEAR("self_attn.v_proj", "k * d", "h", ATTN, where, "ab"),       \
-        LINEAR("self_attn.o_proj", "h", "a * d", ATTN, where, "ob")
-/* q_norm/k_norm: per head (qwen3, gemma3: head_dim) or over the whole
- * projection (olmo2, olmoe), when qkn. */
-#define QK_NORM(qwidth, kwidth, where)                                          \
-    NORM_IF("self_attn.q_norm", qwidth, "norm", where, "qkn"),                 \
-        NORM_IF("self_attn.k_norm", kwidth, "norm", where, "qkn")
-/* LlamaMLP: act(gate(x)) * up(x) -> down. */
-#define MLP_GATED(prefix, width, where, bias)                                  \
-    LINEAR(prefix ".gate_proj", width, "h", MLP, where, bias),                 \
-        LINEAR(prefix ".up_proj", width, "h", MLP, where, bias),               \
-        LINEAR(prefix ".down_proj", "h", width, MLP, where, bias)
 /* A sparse MoE block: the router's weight [E, h] and the fused experts. */
 #define MOE_EXPERTS(router)                                                        \
     WEIGHT(router, "E", "h", ROUTER, MOE_LAYERS),                                  \
         PARAM("mlp.experts.gate_up_proj", "E * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL), \
         PARAM("mlp.experts.down_proj", "E * h", "fm", EXPERT, MOE_LAYERS, NULL)
-/* LlamaDecoderLayer: input_layernorm, post_attention_layernorm */
-#define LAYER_NORMS NORM("input_layernorm", "h", "norm", W_ALL), NORM("post_attention_layernorm", "h", "norm", W_ALL)
 /* Gemma2/3DecoderLayer: also pre_/post_feedforward_layernorm */
 #define GEMMA2_NORMS                                                               \
     LAYER_NORMS, NORM("pre_feedforward_layernorm", "h", "norm", W_ALL),            \
@@ -44,17 +19,7 @@
 #define OLMO2_NORMS                                                                     \
     NORM("post_attention_layernorm", "h", "norm", W_ALL), NORM("post_feedforward_layernorm", "h", "norm", W_ALL)
 
-/* The dimensions every llama-like config has, with the class's defaults. */
-#define Q_BASE(V, h, f, L, a, k, pos)                                       \
-    Q("V", "vocab_size", V, NULL, VOCAB), Q("h", "hidden_size", h, NULL, DIM), \
-        Q("f", "intermediate_size", f, NULL, DIM),                          \
-        Q("L", "num_hidden_layers", L, NULL, LAYERS),                       \
-        Q("a", "num_attention_heads", a, NULL, COUNT),                      \
-        Q("k", "num_key_value_heads", k, "a", COUNT),                       \
-        Q("pos", "max_position_embeddings", pos, NULL, POS)
 #define Q_HEAD_DIM(def) Q("d", "head_dim", def, "h / a", DIM)
-#define Q_TIE(def) Q("tie", "tie_word_embeddings", def, NULL, BOOL)
-#define Q_DROPOUT QR("pa", "attention_dropout", "0")
 #define Q_RMS QD("norm", "0"), QD("npl", "2"), QD("hb", "0"), QD("gated", "1")
 
 /* ---- llama, mistral, mixtral ------------------------------------------------------ */

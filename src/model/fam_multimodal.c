@@ -5,10 +5,6 @@
  * (5.17); defaults are those of configuration_<type>.py. */
 #include "model/families.h"
 
-/* ---- shared rows ---------------------------------------------------------------- */
-
-#define EMBED_TOKENS WEIGHT("model.embed_tokens", "V", "h", EMBED, W_ONCE)
-#define LM_HEAD {"lm_head", "V", "h", T_(HEAD), LLMMEM__TF_LINEAR, W_ONCE, "!tie", NULL}
 #define GEMMA_NORMS                                                                               \
     NORM("input_layernorm", "h", "0", W_ALL), NORM("post_attention_layernorm", "h", "0", W_ALL),   \
         NORM("pre_feedforward_layernorm", "h", "0", W_ALL),                                       \
@@ -17,12 +13,11 @@
 #define ONCE_N(name, rows, cols, kind, flags, n) {name, rows, cols, T_(kind), flags, W_ONCE, NULL, n}
 #define ONCE_N_IF(name, rows, cols, kind, flags, n, when) {name, rows, cols, T_(kind), flags, W_ONCE, when, n}
 /* nn.Linear(in, out) repeated n times outside the decoder layers, bias when `bias` */
-#define LINEAR_N(name, out, in, kind, bias, n)                                                    \
+#define LINEAR_ONCE_N(name, out, in, kind, bias, n)                                                    \
     ONCE_N(name, out, in, kind, LLMMEM__TF_LINEAR, n), ONCE_N_IF(name, out, NULL, kind, LLMMEM__TF_BIAS, n, bias)
 /* LayerNorm (weight + bias when `bias`) or RMSNorm (bias "0") of width w, n times */
-#define NORM_N(name, w, bias, n) ONCE_N(name, w, NULL, NORM, 0, n), ONCE_N_IF(name, w, NULL, NORM, 0, n, bias)
+#define NORM_ONCE_N(name, w, bias, n) ONCE_N(name, w, NULL, NORM, 0, n), ONCE_N_IF(name, w, NULL, NORM, 0, n, bias)
 
-#define Q_DROPOUT QR("pa", "attention_dropout", "0")
 
 /* ---- gemma3n_text ------------------------------------------------------------------- */
 
@@ -78,7 +73,7 @@ static const llmmem__tdef t_gemma3n_text[] = {
     NORM("model.per_layer_projection_norm", "hp", "0", W_ONCE),
     ONCE_N("model.altup_projections.{j}", "h", "h", ATTN, LLMMEM__TF_LINEAR, "an - 1"),
     ONCE_N("model.altup_unembed_projections.{j}", "h", "h", ATTN, LLMMEM__TF_LINEAR, "an - 1"),
-    LM_HEAD,
+    HEAD_NOBIAS("lm_head"),
 };
 
 /* ---- gemma4_text, gemma4_unified_text ------------------------------------------------- */
@@ -148,10 +143,10 @@ static const llmmem__tdef t_gemma4_text[] = {
     WEIGHT_IF("model.embed_tokens_per_layer", "Vp", "L * hp", EMBED, W_ONCE, "hp > 0"),
     LINEAR_IF("model.per_layer_model_projection", "L * hp", "h", ATTN, W_ONCE, "0", "hp > 0"),
     NORM_IF("model.per_layer_projection_norm", "hp", "0", W_ONCE, "hp > 0"),
-    LM_HEAD,
+    HEAD_NOBIAS("lm_head"),
 };
 /* Gemma4DecoderLayer: every layer MoE with enable_moe_block. */
-#define GEMMA4_FFN {LLMMEM__FR_EXPR, NULL, NULL, 0, 0, "moe && E > 0 ? 1 : 0", NULL, NULL}
+#define GEMMA4_FFN FFN_EXPR("moe && E > 0 ? 1 : 0")
 #define GEMMA4_MIXER                                                                                        \
     MIXER_LIST("layer_types", "sliding_attention=1,full_attention=0", LLMMEM__MR_PERIODIC, "6", "1", 0, 1, \
                NULL)
@@ -162,7 +157,7 @@ static const llmmem__qdef q_gemma4_unified_text[] = {
     Q_GEMMA4("262144", "2304", "9216", "30", "8", "4", "262144", "1024"),
 };
 static const llmmem__tdef t_gemma4_unified_text[] = {
-    EMBED_TOKENS, GEMMA4_ATTN, NORM("model.norm", "h", "0", W_ONCE), LM_HEAD,
+    EMBED_TOKENS, GEMMA4_ATTN, NORM("model.norm", "h", "0", W_ONCE), HEAD_NOBIAS("lm_head"),
 };
 
 /* ---- llama4_text -------------------------------------------------------------------- */
@@ -203,7 +198,7 @@ static const llmmem__tdef t_llama4_text[] = {
     LINEAR("feed_forward.shared_expert.up_proj", "fs", "h", MLP, MOE_LAYERS, "0"),
     LINEAR("feed_forward.shared_expert.down_proj", "h", "fs", MLP, MOE_LAYERS, "0"),
     NORM("input_layernorm", "h", "0", W_ALL), NORM("post_attention_layernorm", "h", "0", W_ALL),
-    NORM("model.norm", "h", "0", W_ONCE), LM_HEAD,
+    NORM("model.norm", "h", "0", W_ONCE), HEAD_NOBIAS("lm_head"),
 };
 #define LLAMA4_MIXER                                                                                   \
     MIXER_LIST("layer_types|no_rope_layers", "chunked_attention=2,full_attention=0,1=2,0=0", LLMMEM__MR_EXPR, \
@@ -251,22 +246,22 @@ static const llmmem__tdef t_siglip[] = {
     ONCE_N("embeddings.patch_embedding", "h", "ch * p * p", EMBED, 0, "1"),
     ONCE_N("embeddings.patch_embedding", "h", NULL, EMBED, LLMMEM__TF_BIAS, "1"),
     ONCE_N("embeddings.position_embedding", "np", "h", EMBED, 0, "1"),
-    NORM_N(SIGLIP_LAYER("layer_norm1"), "h", "1", "L"),
-    LINEAR_N(SIGLIP_LAYER("self_attn.k_proj"), "h", "h", ATTN, "1", "L"),
-    LINEAR_N(SIGLIP_LAYER("self_attn.v_proj"), "h", "h", ATTN, "1", "L"),
-    LINEAR_N(SIGLIP_LAYER("self_attn.q_proj"), "h", "h", ATTN, "1", "L"),
-    LINEAR_N(SIGLIP_LAYER("self_attn.out_proj"), "h", "h", ATTN, "1", "L"),
-    NORM_N(SIGLIP_LAYER("layer_norm2"), "h", "1", "L"),
-    LINEAR_N(SIGLIP_LAYER("mlp.fc1"), "f", "h", MLP, "1", "L"),
-    LINEAR_N(SIGLIP_LAYER("mlp.fc2"), "h", "f", MLP, "1", "L"),
-    NORM_N("post_layernorm", "h", "1", "1"),
+    NORM_ONCE_N(SIGLIP_LAYER("layer_norm1"), "h", "1", "L"),
+    LINEAR_ONCE_N(SIGLIP_LAYER("self_attn.k_proj"), "h", "h", ATTN, "1", "L"),
+    LINEAR_ONCE_N(SIGLIP_LAYER("self_attn.v_proj"), "h", "h", ATTN, "1", "L"),
+    LINEAR_ONCE_N(SIGLIP_LAYER("self_attn.q_proj"), "h", "h", ATTN, "1", "L"),
+    LINEAR_ONCE_N(SIGLIP_LAYER("self_attn.out_proj"), "h", "h", ATTN, "1", "L"),
+    NORM_ONCE_N(SIGLIP_LAYER("layer_norm2"), "h", "1", "L"),
+    LINEAR_ONCE_N(SIGLIP_LAYER("mlp.fc1"), "f", "h", MLP, "1", "L"),
+    LINEAR_ONCE_N(SIGLIP_LAYER("mlp.fc2"), "h", "f", MLP, "1", "L"),
+    NORM_ONCE_N("post_layernorm", "h", "1", "1"),
     ONCE_N("head.probe", "1", "h", ATTN, 0, "head"),
     ONCE_N("head.attention.in_proj_weight", "3 * h", "h", ATTN, 0, "head"),
     ONCE_N("head.attention.in_proj_bias", "3 * h", NULL, ATTN, 0, "head"),
-    LINEAR_N("head.attention.out_proj", "h", "h", ATTN, "1", "head"),
-    NORM_N("head.layernorm", "h", "1", "head"),
-    LINEAR_N("head.mlp.fc1", "f", "h", MLP, "1", "head"),
-    LINEAR_N("head.mlp.fc2", "h", "f", MLP, "1", "head"),
+    LINEAR_ONCE_N("head.attention.out_proj", "h", "h", ATTN, "1", "head"),
+    NORM_ONCE_N("head.layernorm", "h", "1", "head"),
+    LINEAR_ONCE_N("head.mlp.fc1", "f", "h", MLP, "1", "head"),
+    LINEAR_ONCE_N("head.mlp.fc2", "h", "f", MLP, "1", "head"),
 };
 
 /* Gemma4VisionModel (modeling_gemma4.py): a linear patch embedder (3 p^2 -> h)
@@ -282,20 +277,20 @@ static const llmmem__qdef q_gemma4_vision[] = {
 #define G4V_LAYER(x) "encoder.layers.{j}." x
 static const llmmem__tdef t_gemma4_vision[] = {
     ONCE_N("patch_embedder.position_embedding_table", "2 * pes", "h", EMBED, 0, "1"),
-    LINEAR_N("patch_embedder.input_proj", "h", "3 * p * p", EMBED, "0", "1"),
-    LINEAR_N(G4V_LAYER("self_attn.q_proj.linear"), "a * d", "h", ATTN, "0", "L"),
-    LINEAR_N(G4V_LAYER("self_attn.k_proj.linear"), "k * d", "h", ATTN, "0", "L"),
-    LINEAR_N(G4V_LAYER("self_attn.v_proj.linear"), "k * d", "h", ATTN, "0", "L"),
-    LINEAR_N(G4V_LAYER("self_attn.o_proj.linear"), "h", "a * d", ATTN, "0", "L"),
-    NORM_N(G4V_LAYER("self_attn.q_norm"), "d", "0", "L"),
-    NORM_N(G4V_LAYER("self_attn.k_norm"), "d", "0", "L"),
-    LINEAR_N(G4V_LAYER("mlp.gate_proj.linear"), "f", "h", MLP, "0", "L"),
-    LINEAR_N(G4V_LAYER("mlp.up_proj.linear"), "f", "h", MLP, "0", "L"),
-    LINEAR_N(G4V_LAYER("mlp.down_proj.linear"), "h", "f", MLP, "0", "L"),
-    NORM_N(G4V_LAYER("input_layernorm"), "h", "0", "L"),
-    NORM_N(G4V_LAYER("post_attention_layernorm"), "h", "0", "L"),
-    NORM_N(G4V_LAYER("pre_feedforward_layernorm"), "h", "0", "L"),
-    NORM_N(G4V_LAYER("post_feedforward_layernorm"), "h", "0", "L"),
+    LINEAR_ONCE_N("patch_embedder.input_proj", "h", "3 * p * p", EMBED, "0", "1"),
+    LINEAR_ONCE_N(G4V_LAYER("self_attn.q_proj.linear"), "a * d", "h", ATTN, "0", "L"),
+    LINEAR_ONCE_N(G4V_LAYER("self_attn.k_proj.linear"), "k * d", "h", ATTN, "0", "L"),
+    LINEAR_ONCE_N(G4V_LAYER("self_attn.v_proj.linear"), "k * d", "h", ATTN, "0", "L"),
+    LINEAR_ONCE_N(G4V_LAYER("self_attn.o_proj.linear"), "h", "a * d", ATTN, "0", "L"),
+    NORM_ONCE_N(G4V_LAYER("self_attn.q_norm"), "d", "0", "L"),
+    NORM_ONCE_N(G4V_LAYER("self_attn.k_norm"), "d", "0", "L"),
+    LINEAR_ONCE_N(G4V_LAYER("mlp.gate_proj.linear"), "f", "h", MLP, "0", "L"),
+    LINEAR_ONCE_N(G4V_LAYER("mlp.up_proj.linear"), "f", "h", MLP, "0", "L"),
+    LINEAR_ONCE_N(G4V_LAYER("mlp.down_proj.linear"), "h", "f", MLP, "0", "L"),
+    NORM_ONCE_N(G4V_LAYER("input_layernorm"), "h", "0", "L"),
+    NORM_ONCE_N(G4V_LAYER("post_attention_layernorm"), "h", "0", "L"),
+    NORM_ONCE_N(G4V_LAYER("pre_feedforward_layernorm"), "h", "0", "L"),
+    NORM_ONCE_N(G4V_LAYER("post_feedforward_layernorm"), "h", "0", "L"),
 };
 
 /* Gemma4AudioModel (modeling_gemma4.py, a Universal Speech Model conformer):
@@ -313,32 +308,32 @@ static const llmmem__qdef q_gemma4_audio[] = {
 };
 #define G4A_LAYER(x) "layers.{j}." x
 #define G4A_FFW(n)                                                                            \
-    LINEAR_N(G4A_LAYER(n ".ffw_layer_1.linear"), "4 * h", "h", MLP, "0", "L"),                \
-        LINEAR_N(G4A_LAYER(n ".ffw_layer_2.linear"), "h", "4 * h", MLP, "0", "L"),            \
-        NORM_N(G4A_LAYER(n ".pre_layer_norm"), "h", "0", "L"),                                \
-        NORM_N(G4A_LAYER(n ".post_layer_norm"), "h", "0", "L")
+    LINEAR_ONCE_N(G4A_LAYER(n ".ffw_layer_1.linear"), "4 * h", "h", MLP, "0", "L"),                \
+        LINEAR_ONCE_N(G4A_LAYER(n ".ffw_layer_2.linear"), "h", "4 * h", MLP, "0", "L"),            \
+        NORM_ONCE_N(G4A_LAYER(n ".pre_layer_norm"), "h", "0", "L"),                                \
+        NORM_ONCE_N(G4A_LAYER(n ".post_layer_norm"), "h", "0", "L")
 static const llmmem__tdef t_gemma4_audio[] = {
     ONCE_N("subsample_conv_projection.layer0.conv", "c0", "9", EMBED, 0, "1"),
-    NORM_N("subsample_conv_projection.layer0.norm", "c0", "0", "1"),
+    NORM_ONCE_N("subsample_conv_projection.layer0.norm", "c0", "0", "1"),
     ONCE_N("subsample_conv_projection.layer1.conv", "c1", "c0 * 9", EMBED, 0, "1"),
-    NORM_N("subsample_conv_projection.layer1.norm", "c1", "0", "1"),
-    LINEAR_N("subsample_conv_projection.input_proj_linear", "h", "c0 / 4 * c1", EMBED, "0", "1"),
+    NORM_ONCE_N("subsample_conv_projection.layer1.norm", "c1", "0", "1"),
+    LINEAR_ONCE_N("subsample_conv_projection.input_proj_linear", "h", "c0 / 4 * c1", EMBED, "0", "1"),
     G4A_FFW("feed_forward1"), G4A_FFW("feed_forward2"),
     ONCE_N(G4A_LAYER("self_attn.per_dim_scale"), "d", NULL, ATTN, 0, "L"),
-    LINEAR_N(G4A_LAYER("self_attn.q_proj.linear"), "a * d", "h", ATTN, "0", "L"),
-    LINEAR_N(G4A_LAYER("self_attn.k_proj.linear"), "a * d", "h", ATTN, "0", "L"),
-    LINEAR_N(G4A_LAYER("self_attn.v_proj.linear"), "a * d", "h", ATTN, "0", "L"),
-    LINEAR_N(G4A_LAYER("self_attn.post.linear"), "h", "h", ATTN, "0", "L"),
-    LINEAR_N(G4A_LAYER("self_attn.relative_k_proj"), "a * d", "h", ATTN, "0", "L"),
-    LINEAR_N(G4A_LAYER("lconv1d.linear_start.linear"), "2 * h", "h", MLP, "0", "L"),
-    LINEAR_N(G4A_LAYER("lconv1d.linear_end.linear"), "h", "h", MLP, "0", "L"),
+    LINEAR_ONCE_N(G4A_LAYER("self_attn.q_proj.linear"), "a * d", "h", ATTN, "0", "L"),
+    LINEAR_ONCE_N(G4A_LAYER("self_attn.k_proj.linear"), "a * d", "h", ATTN, "0", "L"),
+    LINEAR_ONCE_N(G4A_LAYER("self_attn.v_proj.linear"), "a * d", "h", ATTN, "0", "L"),
+    LINEAR_ONCE_N(G4A_LAYER("self_attn.post.linear"), "h", "h", ATTN, "0", "L"),
+    LINEAR_ONCE_N(G4A_LAYER("self_attn.relative_k_proj"), "a * d", "h", ATTN, "0", "L"),
+    LINEAR_ONCE_N(G4A_LAYER("lconv1d.linear_start.linear"), "2 * h", "h", MLP, "0", "L"),
+    LINEAR_ONCE_N(G4A_LAYER("lconv1d.linear_end.linear"), "h", "h", MLP, "0", "L"),
     ONCE_N(G4A_LAYER("lconv1d.depthwise_conv1d"), "h", "ck", MLP, 0, "L"),
-    NORM_N(G4A_LAYER("lconv1d.pre_layer_norm"), "h", "0", "L"),
-    NORM_N(G4A_LAYER("lconv1d.conv_norm"), "h", "0", "L"),
-    NORM_N(G4A_LAYER("norm_pre_attn"), "h", "0", "L"),
-    NORM_N(G4A_LAYER("norm_post_attn"), "h", "0", "L"),
-    NORM_N(G4A_LAYER("norm_out"), "h", "0", "L"),
-    LINEAR_N("output_proj", "op", "h", MLP, "1", "1"),
+    NORM_ONCE_N(G4A_LAYER("lconv1d.pre_layer_norm"), "h", "0", "L"),
+    NORM_ONCE_N(G4A_LAYER("lconv1d.conv_norm"), "h", "0", "L"),
+    NORM_ONCE_N(G4A_LAYER("norm_pre_attn"), "h", "0", "L"),
+    NORM_ONCE_N(G4A_LAYER("norm_post_attn"), "h", "0", "L"),
+    NORM_ONCE_N(G4A_LAYER("norm_out"), "h", "0", "L"),
+    LINEAR_ONCE_N("output_proj", "op", "h", MLP, "1", "1"),
 };
 
 /* Gemma4UnifiedVisionEmbedder (modeling_gemma4_unified.py): no encoder; merged
@@ -354,10 +349,10 @@ static const llmmem__qdef q_gemma4u_vision[] = {
 };
 static const llmmem__tdef t_gemma4u_vision[] = {
     ONCE_N("pos_embedding", "mp * 2", "me", EMBED, 0, "1"),
-    NORM_N("patch_ln1", "pd", "1", "1"),
-    LINEAR_N("patch_dense", "me", "pd", EMBED, "1", "1"),
-    NORM_N("patch_ln2", "me", "1", "1"),
-    NORM_N("pos_norm", "me", "1", "1"),
+    NORM_ONCE_N("patch_ln1", "pd", "1", "1"),
+    LINEAR_ONCE_N("patch_dense", "me", "pd", EMBED, "1", "1"),
+    NORM_ONCE_N("patch_ln2", "me", "1", "1"),
+    NORM_ONCE_N("pos_norm", "me", "1", "1"),
 };
 static const llmmem__qdef q_gemma4u_audio[] = {
     Q("op", "audio_embed_dim|output_proj_dims|hidden_size|audio_samples_per_token", "640", NULL, DIM),
@@ -378,20 +373,20 @@ static const llmmem__qdef q_llama4_vision[] = {
 };
 #define L4V_LAYER(x) "model.layers.{j}." x
 static const llmmem__tdef t_llama4_vision[] = {
-    LINEAR_N("patch_embedding.linear", "h", "ch * p * p", EMBED, "0", "1"),
+    LINEAR_ONCE_N("patch_embedding.linear", "h", "ch * p * p", EMBED, "0", "1"),
     ONCE_N("class_embedding", "h", NULL, EMBED, 0, "1"),
     ONCE_N("positional_embedding_vlm", "np", "h", EMBED, 0, "1"),
-    NORM_N("layernorm_pre", "h", "1", "1"), NORM_N("layernorm_post", "h", "1", "1"),
-    LINEAR_N(L4V_LAYER("self_attn.q_proj"), "a * d", "h", ATTN, "1", "L"),
-    LINEAR_N(L4V_LAYER("self_attn.k_proj"), "a * d", "h", ATTN, "1", "L"),
-    LINEAR_N(L4V_LAYER("self_attn.v_proj"), "a * d", "h", ATTN, "1", "L"),
-    LINEAR_N(L4V_LAYER("self_attn.o_proj"), "h", "a * d", ATTN, "1", "L"),
-    LINEAR_N(L4V_LAYER("mlp.fc1"), "f", "h", MLP, "1", "L"),
-    LINEAR_N(L4V_LAYER("mlp.fc2"), "h", "f", MLP, "1", "L"),
-    NORM_N(L4V_LAYER("input_layernorm"), "h", "1", "L"),
-    NORM_N(L4V_LAYER("post_attention_layernorm"), "h", "1", "L"),
-    LINEAR_N("vision_adapter.mlp.fc1", "pin", "f", MLP, "0", "1"),
-    LINEAR_N("vision_adapter.mlp.fc2", "pout", "pout", MLP, "0", "1"),
+    NORM_ONCE_N("layernorm_pre", "h", "1", "1"), NORM_ONCE_N("layernorm_post", "h", "1", "1"),
+    LINEAR_ONCE_N(L4V_LAYER("self_attn.q_proj"), "a * d", "h", ATTN, "1", "L"),
+    LINEAR_ONCE_N(L4V_LAYER("self_attn.k_proj"), "a * d", "h", ATTN, "1", "L"),
+    LINEAR_ONCE_N(L4V_LAYER("self_attn.v_proj"), "a * d", "h", ATTN, "1", "L"),
+    LINEAR_ONCE_N(L4V_LAYER("self_attn.o_proj"), "h", "a * d", ATTN, "1", "L"),
+    LINEAR_ONCE_N(L4V_LAYER("mlp.fc1"), "f", "h", MLP, "1", "L"),
+    LINEAR_ONCE_N(L4V_LAYER("mlp.fc2"), "h", "f", MLP, "1", "L"),
+    NORM_ONCE_N(L4V_LAYER("input_layernorm"), "h", "1", "L"),
+    NORM_ONCE_N(L4V_LAYER("post_attention_layernorm"), "h", "1", "L"),
+    LINEAR_ONCE_N("vision_adapter.mlp.fc1", "pin", "f", MLP, "0", "1"),
+    LINEAR_ONCE_N("vision_adapter.mlp.fc2", "pout", "pout", MLP, "0", "1"),
 };
 
 /* Qwen3_5VisionModel (modeling_qwen3_5.py, also Qwen3.5-MoE's): a biased
@@ -413,14 +408,14 @@ static const llmmem__tdef t_qwen3_5_vision[] = {
     ONCE_N("patch_embed.proj", "h", "ch * tp * p * p", EMBED, 0, "1"),
     ONCE_N("patch_embed.proj", "h", NULL, EMBED, LLMMEM__TF_BIAS, "1"),
     ONCE_N("pos_embed", "npe", "h", EMBED, 0, "1"),
-    NORM_N(Q35V_BLOCK("norm1"), "h", "1", "L"), NORM_N(Q35V_BLOCK("norm2"), "h", "1", "L"),
-    LINEAR_N(Q35V_BLOCK("attn.qkv"), "3 * h", "h", ATTN, "1", "L"),
-    LINEAR_N(Q35V_BLOCK("attn.proj"), "h", "h", ATTN, "1", "L"),
-    LINEAR_N(Q35V_BLOCK("mlp.linear_fc1"), "f", "h", MLP, "1", "L"),
-    LINEAR_N(Q35V_BLOCK("mlp.linear_fc2"), "h", "f", MLP, "1", "L"),
-    NORM_N("merger.norm", "h", "1", "1"),
-    LINEAR_N("merger.linear_fc1", "mh", "mh", MLP, "1", "1"),
-    LINEAR_N("merger.linear_fc2", "oh", "mh", MLP, "1", "1"),
+    NORM_ONCE_N(Q35V_BLOCK("norm1"), "h", "1", "L"), NORM_ONCE_N(Q35V_BLOCK("norm2"), "h", "1", "L"),
+    LINEAR_ONCE_N(Q35V_BLOCK("attn.qkv"), "3 * h", "h", ATTN, "1", "L"),
+    LINEAR_ONCE_N(Q35V_BLOCK("attn.proj"), "h", "h", ATTN, "1", "L"),
+    LINEAR_ONCE_N(Q35V_BLOCK("mlp.linear_fc1"), "f", "h", MLP, "1", "L"),
+    LINEAR_ONCE_N(Q35V_BLOCK("mlp.linear_fc2"), "h", "f", MLP, "1", "L"),
+    NORM_ONCE_N("merger.norm", "h", "1", "1"),
+    LINEAR_ONCE_N("merger.linear_fc1", "mh", "mh", MLP, "1", "1"),
+    LINEAR_ONCE_N("merger.linear_fc2", "oh", "mh", MLP, "1", "1"),
 };
 
 /* PixtralVisionModel (modeling_pixtral.py; Mistral 3's vision tower): a Conv2d
@@ -435,16 +430,16 @@ static const llmmem__qdef q_pixtral[] = {
 #define PIX_LAYER(x) "transformer.layers.{j}." x
 static const llmmem__tdef t_pixtral[] = {
     ONCE_N("patch_conv", "h", "ch * p * p", EMBED, 0, "1"),
-    NORM_N("ln_pre", "h", "0", "1"),
-    NORM_N(PIX_LAYER("attention_norm"), "h", "0", "L"),
-    LINEAR_N(PIX_LAYER("feed_forward.gate_proj"), "f", "h", MLP, "0", "L"),
-    LINEAR_N(PIX_LAYER("feed_forward.up_proj"), "f", "h", MLP, "0", "L"),
-    LINEAR_N(PIX_LAYER("feed_forward.down_proj"), "h", "f", MLP, "0", "L"),
-    LINEAR_N(PIX_LAYER("attention.k_proj"), "h", "h", ATTN, "0", "L"),
-    LINEAR_N(PIX_LAYER("attention.v_proj"), "h", "h", ATTN, "0", "L"),
-    LINEAR_N(PIX_LAYER("attention.q_proj"), "h", "h", ATTN, "0", "L"),
-    LINEAR_N(PIX_LAYER("attention.o_proj"), "h", "h", ATTN, "0", "L"),
-    NORM_N(PIX_LAYER("ffn_norm"), "h", "0", "L"),
+    NORM_ONCE_N("ln_pre", "h", "0", "1"),
+    NORM_ONCE_N(PIX_LAYER("attention_norm"), "h", "0", "L"),
+    LINEAR_ONCE_N(PIX_LAYER("feed_forward.gate_proj"), "f", "h", MLP, "0", "L"),
+    LINEAR_ONCE_N(PIX_LAYER("feed_forward.up_proj"), "f", "h", MLP, "0", "L"),
+    LINEAR_ONCE_N(PIX_LAYER("feed_forward.down_proj"), "h", "f", MLP, "0", "L"),
+    LINEAR_ONCE_N(PIX_LAYER("attention.k_proj"), "h", "h", ATTN, "0", "L"),
+    LINEAR_ONCE_N(PIX_LAYER("attention.v_proj"), "h", "h", ATTN, "0", "L"),
+    LINEAR_ONCE_N(PIX_LAYER("attention.q_proj"), "h", "h", ATTN, "0", "L"),
+    LINEAR_ONCE_N(PIX_LAYER("attention.o_proj"), "h", "h", ATTN, "0", "L"),
+    NORM_ONCE_N(PIX_LAYER("ffn_norm"), "h", "0", "L"),
 };
 
 #define TOWER(type, q, t, about) \
@@ -479,7 +474,7 @@ static const llmmem__qdef q_gemma3[] = {
 };
 static const llmmem__tdef t_gemma3[] = {
     ONCE_N("model.multi_modal_projector.mm_input_projection_weight", "vh", "th", MLP, 0, "1"),
-    NORM_N("model.multi_modal_projector.mm_soft_emb_norm", "vh", "0", "1"),
+    NORM_ONCE_N("model.multi_modal_projector.mm_soft_emb_norm", "vh", "0", "1"),
 };
 
 /* Gemma4ForConditionalGeneration: towers only where the config has their
@@ -515,7 +510,7 @@ static const llmmem__qdef q_llama4[] = {
     Q("th", "@text.h", "0", NULL, DIM0),
 };
 static const llmmem__tdef t_llama4[] = {
-    LINEAR_N("multi_modal_projector.linear_1", "th", "vo", MLP, "0", "1"),
+    LINEAR_ONCE_N("multi_modal_projector.linear_1", "th", "vo", MLP, "0", "1"),
 };
 
 /* Qwen3_5(Moe)ForConditionalGeneration: the vision model's merger is the projector. */
@@ -535,10 +530,10 @@ static const llmmem__qdef q_mistral3[] = {
     Q("vh", "@vision.h", "0", NULL, DIM0), Q("th", "@text.h", "0", NULL, DIM0),
 };
 static const llmmem__tdef t_mistral3[] = {
-    NORM_N("model.multi_modal_projector.norm", "vh", "0", "1"),
-    LINEAR_N("model.multi_modal_projector.patch_merger.merging_layer", "vh", "vh * sm * sm", MLP, "0", "1"),
-    LINEAR_N("model.multi_modal_projector.linear_1", "th", "vh * nfl", MLP, "pb", "1"),
-    LINEAR_N("model.multi_modal_projector.linear_2", "th", "th", MLP, "pb", "1"),
+    NORM_ONCE_N("model.multi_modal_projector.norm", "vh", "0", "1"),
+    LINEAR_ONCE_N("model.multi_modal_projector.patch_merger.merging_layer", "vh", "vh * sm * sm", MLP, "0", "1"),
+    LINEAR_ONCE_N("model.multi_modal_projector.linear_1", "th", "vh * nfl", MLP, "pb", "1"),
+    LINEAR_ONCE_N("model.multi_modal_projector.linear_2", "th", "th", MLP, "pb", "1"),
 };
 #define MISTRAL3_TEXT                                                                                    \
     "{\"model_type\": \"mistral\", \"attention_dropout\": 0.0, \"head_dim\": 128, \"hidden_act\": \"silu\", " \

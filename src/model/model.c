@@ -114,6 +114,11 @@ void llmmem__tensors_of(llmmem__tensors *t, const struct llmmem_model *m)
     t->exact = params == 0 || params == tmp.params;
 }
 
+bool llmmem__kv_heads_divide(const struct llmmem_model *m)
+{
+    return m->family != LLMMEM__FAM_DEEPSEEK && !llmmem__qvals_get(&m->q, "kv_nodiv", 0);
+}
+
 int llmmem__model_validate(const struct llmmem_model *m)
 {
     if (!m)
@@ -135,7 +140,7 @@ int llmmem__model_validate(const struct llmmem_model *m)
         if (pos[i].v <= 0)
             return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model \"%s\": %s must be positive, got %lld",
                                  m->model_type, pos[i].name, (long long)pos[i].v);
-    if (m->family != LLMMEM__FAM_DEEPSEEK && m->num_heads % m->num_kv_heads != 0)
+    if (llmmem__kv_heads_divide(m) && m->num_heads % m->num_kv_heads != 0)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "model \"%s\": num_attention_heads %lld is not a multiple of "
                              "num_key_value_heads %lld",
@@ -249,14 +254,54 @@ static bool is_raw(const struct llmmem_model *m) { return strcmp(m->model_type, 
 
 static int64_t round_up(int64_t v, int64_t mult) { return (v + mult - 1) / mult * mult; }
 
-/* Heads for a raw hidden size: head_dim 128 where it divides (Llama-2/3), else 64, else 1 head. */
-static int64_t raw_heads(int64_t h)
+/* The shape fields of a raw model a caller can give; what is not given is derived from
+ * what is, whatever the order of the calls (docs/models.md "Raw models"). */
+enum {
+    RAW_L = 1 << 0,   /* num_hidden_layers */
+    RAW_H = 1 << 1,   /* hidden_size */
+    RAW_A = 1 << 2,   /* num_attention_heads */
+    RAW_K = 1 << 3,   /* num_key_value_heads */
+    RAW_D = 1 << 4,   /* head_dim */
+    RAW_F = 1 << 5,   /* intermediate_size */
+    RAW_V = 1 << 6,   /* vocab_size */
+    RAW_POS = 1 << 7, /* max_position_embeddings */
+};
+
+static unsigned raw_bit(int key)
 {
+    switch (key) {
+    case LLMMEM_M_NUM_LAYERS: return RAW_L;
+    case LLMMEM_M_HIDDEN_SIZE: return RAW_H;
+    case LLMMEM_M_NUM_HEADS: return RAW_A;
+    case LLMMEM_M_NUM_KV_HEADS: return RAW_K;
+    case LLMMEM_M_HEAD_DIM: return RAW_D;
+    case LLMMEM_M_INTERMEDIATE_SIZE: return RAW_F;
+    case LLMMEM_M_VOCAB_SIZE: return RAW_V;
+    case LLMMEM_M_MAX_POSITIONS: return RAW_POS;
+    default: return 0;
+    }
+}
+
+/* Heads for a given hidden size: hidden/head_dim when head_dim is given and divides,
+ * else head_dim 128 where it divides (Llama-2/3), else 64, else 1 head. */
+static int64_t raw_heads(const struct llmmem_model *m, int64_t h)
+{
+    if ((m->raw_given & RAW_D) && m->head_dim > 0 && h % m->head_dim == 0)
+        return h / m->head_dim;
     if (h % 128 == 0)
         return h / 128;
     if (h % 64 == 0)
         return h / 64;
     return 1;
+}
+
+/* Heads of a size-derived shape near `want`: 1, 2, 4 or a multiple of 8, so that
+ * tensor-parallel sizes 2, 4 and 8 divide them (Llama-2 7B/13B/70B have 32, 40, 64). */
+static int64_t size_heads(int64_t want)
+{
+    if (want < 6)
+        return want <= 1 ? 1 : want <= 2 ? 2 : 4;
+    return (want + 4) / 8 * 8;
 }
 
 /* Exact count of a llama-like raw shape, without touching the model. */
@@ -268,23 +313,71 @@ static int64_t raw_count(struct llmmem_model *m)
     return t.params;
 }
 
-/* Shape from a size alone (docs/models.md "Raw models"): Llama-2's aspect ratio
- * hidden = 128 * layers, head_dim 128, MHA, SwiGLU; the layer count that comes
- * closest to the target is taken, then intermediate_size is solved so that the
- * total lands within 3 * hidden * layers of the target. */
+/* The fields derived from the given ones: heads, head_dim, KV heads (MHA), the SwiGLU
+ * width 8h/3 rounded up to 256, vocab 32000 and 4096 positions; `notes` says which. */
+static void raw_defaults(struct llmmem_model *m, bool notes)
+{
+    const unsigned g = m->raw_given;
+    const int64_t h = m->hidden_size;
+    if (!(g & RAW_A)) {
+        m->num_heads = raw_heads(m, h);
+        if (notes)
+            llmmem__model_note(m, "num_attention_heads not given: %lld (head_dim %lld)",
+                               (long long)m->num_heads, (long long)(h / m->num_heads));
+    }
+    if (!(g & RAW_D)) {
+        m->head_dim = h / m->num_heads > 0 ? h / m->num_heads : 1;
+        if (notes && h % m->num_heads != 0)
+            llmmem__model_note(m, "hidden_size %lld is not a multiple of num_attention_heads %lld: "
+                                  "head_dim %lld (give head_dim to choose)",
+                               (long long)h, (long long)m->num_heads, (long long)m->head_dim);
+    }
+    if (!(g & RAW_K))
+        m->num_kv_heads = m->num_heads;
+    if (!(g & RAW_F)) {
+        m->intermediate_size = round_up(8 * h / 3, 256);
+        if (notes)
+            llmmem__model_note(m, "intermediate_size not given: %lld (8h/3 rounded up to 256, "
+                                  "SwiGLU)",
+                               (long long)m->intermediate_size);
+    }
+    if (!(g & RAW_V)) {
+        m->vocab_size = 32000;
+        if (notes)
+            llmmem__model_note(m, "vocab_size not given: 32000 (Llama-2)");
+    }
+    if (!(g & RAW_POS))
+        m->max_positions = 4096;
+}
+
+/* The shape of layer count L for a size target: the given fields, else Llama-2's aspect
+ * ratio (heads near L, head_dim 128: hidden = 128 x heads), then raw_defaults. */
+static void size_shape(struct llmmem_model *m, int64_t L)
+{
+    const unsigned g = m->raw_given;
+    m->num_layers = L;
+    if (!(g & RAW_H)) {
+        int64_t a = (g & RAW_A) ? m->num_heads : size_heads(L);
+        int64_t d = (g & RAW_D) ? m->head_dim : 128;
+        m->hidden_size = a * d;
+    }
+    raw_defaults(m, false);
+}
+
+/* Shape from a size target (docs/models.md "Raw models"): the given fields are kept;
+ * the layer count (unless given: 1 to 7 or a multiple of 4) whose shape comes closest to
+ * the target is taken, then
+ * intermediate_size (unless given) is solved in multiples of 8 so that the total lands
+ * within 12 x hidden x layers of the target. */
 static void derive_from_size(struct llmmem_model *m, int64_t target)
 {
-    if (m->vocab_size <= 0)
-        m->vocab_size = 32000;
-    if (m->max_positions <= 0)
-        m->max_positions = 4096;
-    int64_t best_L = 1, best_err = INT64_MAX;
-    for (int64_t L = 1; L <= 256; L++) {
-        m->num_layers = L;
-        m->hidden_size = 128 * L;
-        m->num_heads = m->num_kv_heads = L;
-        m->head_dim = 128;
-        m->intermediate_size = round_up(8 * m->hidden_size / 3, 256);
+    const unsigned g = m->raw_given;
+    int64_t lo = (g & RAW_L) ? m->num_layers : 1, hi = (g & RAW_L) ? m->num_layers : 256;
+    int64_t best_L = lo, best_err = INT64_MAX;
+    for (int64_t L = lo; L <= hi; L++) {
+        if (!(g & RAW_L) && L >= 8 && L % 4 != 0)
+            continue; /* layer counts that pipeline sizes 2 and 4 divide */
+        size_shape(m, L);
         int64_t c = raw_count(m);
         int64_t err = c > target ? c - target : target - c;
         if (err < best_err) {
@@ -292,57 +385,63 @@ static void derive_from_size(struct llmmem_model *m, int64_t target)
             best_L = L;
         }
     }
-    int64_t L = best_L, h = 128 * L;
-    m->num_layers = L;
-    m->hidden_size = h;
-    m->num_heads = m->num_kv_heads = L;
-    m->head_dim = 128;
-    m->intermediate_size = 1;
-    int64_t base = raw_count(m) - 3 * h * L; /* everything but the MLP width */
-    int64_t f = (target - base + (3 * h * L) / 2) / (3 * h * L) + 1;
-    m->intermediate_size = f < 1 ? 1 : f;
+    size_shape(m, best_L);
+    if (!(g & RAW_F)) {
+        const int64_t per = 3 * m->hidden_size * m->num_layers; /* gate, up, down per unit */
+        m->intermediate_size = 8;
+        int64_t base = raw_count(m) - 8 * per; /* everything but the MLP width */
+        int64_t units = (target - base + 4 * per) / (8 * per);
+        m->intermediate_size = 8 * (units < 1 ? 1 : units);
+    }
 }
 
-static void raw_fill(struct llmmem_model *m, int64_t target)
+/* Derives what was not given (raw_given) from what was: from the size target when
+ * there is one, else from hidden_size and num_hidden_layers (nothing without them). */
+static void raw_fill(struct llmmem_model *m)
 {
+    static const struct {
+        unsigned bit;
+        size_t off;
+    } fields[] = {
+        {RAW_L, offsetof(struct llmmem_model, num_layers)},
+        {RAW_H, offsetof(struct llmmem_model, hidden_size)},
+        {RAW_A, offsetof(struct llmmem_model, num_heads)},
+        {RAW_K, offsetof(struct llmmem_model, num_kv_heads)},
+        {RAW_D, offsetof(struct llmmem_model, head_dim)},
+        {RAW_F, offsetof(struct llmmem_model, intermediate_size)},
+        {RAW_V, offsetof(struct llmmem_model, vocab_size)},
+        {RAW_POS, offsetof(struct llmmem_model, max_positions)},
+    };
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(fields); i++)
+        if (!(m->raw_given & fields[i].bit))
+            *(int64_t *)(void *)((char *)m + fields[i].off) = 0;
     m->note_count = 0;
+    m->from_size_only = false;
+    const int64_t target = m->raw_target;
     if (target > 0) {
         derive_from_size(m, target);
-        m->from_size_only = true;
+        const unsigned shape = RAW_L | RAW_H | RAW_A | RAW_K | RAW_D | RAW_F;
+        m->from_size_only = (m->raw_given & shape) != shape;
         llmmem__model_count(m);
-        llmmem__model_note(m, "shape derived from num_parameters=%lld (hidden = 128 x layers, "
-                              "head_dim 128, SwiGLU): parameter counts are approximate",
+        if (!m->from_size_only) {
+            llmmem__model_note(m, "num_parameters=%lld ignored: the shape is given in full and "
+                                  "counts %lld",
+                               (long long)target, (long long)m->params);
+            return;
+        }
+        llmmem__model_note(m, "shape derived from num_parameters=%lld (llama-like, head_dim "
+                              "128, heads a multiple of 8): parameter counts are approximate",
                            (long long)target);
-        llmmem__model_note(m, "derived: %lld layers, hidden %lld, %lld heads, intermediate %lld, "
-                              "vocab %lld",
+        llmmem__model_note(m, "derived: %lld layers, hidden %lld, %lld heads (%lld KV), "
+                              "intermediate %lld, vocab %lld",
                            (long long)m->num_layers, (long long)m->hidden_size,
-                           (long long)m->num_heads, (long long)m->intermediate_size,
-                           (long long)m->vocab_size);
+                           (long long)m->num_heads, (long long)m->num_kv_heads,
+                           (long long)m->intermediate_size, (long long)m->vocab_size);
         return;
     }
     if (m->hidden_size <= 0 || m->num_layers <= 0)
         return;
-    int64_t h = m->hidden_size;
-    if (m->num_heads <= 0) {
-        m->num_heads = raw_heads(h);
-        llmmem__model_note(m, "num_attention_heads not given: %lld (head_dim %lld)",
-                           (long long)m->num_heads, (long long)(h / m->num_heads));
-    }
-    if (m->head_dim <= 0)
-        m->head_dim = h / m->num_heads > 0 ? h / m->num_heads : 1;
-    if (m->num_kv_heads <= 0)
-        m->num_kv_heads = m->num_heads;
-    if (m->intermediate_size <= 0) {
-        m->intermediate_size = round_up(8 * h / 3, 256);
-        llmmem__model_note(m, "intermediate_size not given: %lld (8h/3 rounded up to 256, SwiGLU)",
-                           (long long)m->intermediate_size);
-    }
-    if (m->vocab_size <= 0) {
-        m->vocab_size = 32000;
-        llmmem__model_note(m, "vocab_size not given: 32000 (Llama-2)");
-    }
-    if (m->max_positions <= 0)
-        m->max_positions = 4096;
+    raw_defaults(m, true);
 }
 
 int llmmem_model_new(llmmem_model **out)
@@ -401,9 +500,8 @@ int llmmem_model_set_i64(llmmem_model *m, int key, int64_t value)
                                  "num_parameters can only describe a raw model (llmmem_model_new); "
                                  "this one is \"%s\"",
                                  t.model_type);
-        t.hidden_size = t.num_layers = t.num_heads = t.num_kv_heads = t.head_dim = 0;
-        t.intermediate_size = 0;
-        raw_fill(&t, value);
+        t.raw_target = value;
+        raw_fill(&t);
     } else {
         if (key == LLMMEM_M_TIE_EMBEDDINGS)
             t.tie_embeddings = value != 0;
@@ -416,17 +514,11 @@ int llmmem_model_set_i64(llmmem_model *m, int key, int64_t value)
         if (key == LLMMEM_M_SLIDING_WINDOW)
             t.num_sliding_layers = value > 0 ? t.num_layers : 0;
         if (is_raw(&t)) {
-            if (key == LLMMEM_M_HIDDEN_SIZE || key == LLMMEM_M_NUM_HEADS)
-                t.head_dim = t.num_heads > 0 ? t.hidden_size / t.num_heads : 0;
-            if (key == LLMMEM_M_NUM_HEADS && t.from_size_only)
-                t.num_kv_heads = value;
+            t.raw_given |= raw_bit(key);
+            if (raw_bit(key))
+                raw_fill(&t);
             if (key == LLMMEM_M_NUM_EXPERTS && value > 0 && t.moe_intermediate_size <= 0)
                 t.moe_intermediate_size = t.intermediate_size;
-            if (key != LLMMEM_M_VOCAB_SIZE && key != LLMMEM_M_MAX_POSITIONS &&
-                key != LLMMEM_M_TIE_EMBEDDINGS)
-                t.from_size_only = false;
-            if (!t.from_size_only)
-                raw_fill(&t, 0);
         }
     }
     int rc = llmmem__model_count(&t);
@@ -612,7 +704,8 @@ static void json_vision(llmmem__buf *b, const struct llmmem_model *m)
 static void json_layers(llmmem__buf *b, const struct llmmem_model *m)
 {
     static const char *const mixers[LLMMEM__MX_COUNT] = {"full_attention", "sliding_attention", "chunked_attention",
-                                                         "linear_attention", "mamba", "conv", "none", "hybrid"};
+                                                         "linear_attention", "mamba", "conv", "none", "hybrid",
+                                                         "sparse_attention"};
     static const char *const ffns[LLMMEM__FF_COUNT] = {"dense", "moe", "none"};
     llmmem__buf_printf(b, ", \"layers\": [");
     bool first = true;

@@ -91,6 +91,10 @@ struct llmmem_model {
     } mm;
     bool generic;                      /* unknown model_type estimated as dense decoder */
     bool from_size_only;               /* shape derived from num_parameters */
+    /* raw models: the fields the caller set (RAW_* bits of model.c) and the size
+     * target (num_parameters, 0: none); the rest is derived from them after each set */
+    unsigned raw_given;
+    int64_t raw_target;
 
     int64_t vocab_size;
     int64_t hidden_size;
@@ -211,6 +215,10 @@ enum llmmem__vkind { LLMMEM__V_NONE = 0, LLMMEM__V_CLIP, LLMMEM__V_SIGLIP, LLMME
 int llmmem__model_count(struct llmmem_model *m);
 /* Checks that an estimator can use the model (positive dims etc.). */
 int llmmem__model_validate(const struct llmmem_model *m);
+/* Whether num_key_value_heads must divide num_attention_heads: not for MLA,
+ * nor where the entry's symbol kv_nodiv is set (its configuration class builds
+ * the model whatever the ratio: jais2). */
+bool llmmem__kv_heads_divide(const struct llmmem_model *m);
 void llmmem__model_note(struct llmmem_model *m, const char *fmt, ...) LLMMEM_PRINTF(2, 3);
 
 #endif /* LLMMEM_MODEL_MODEL_H */

@@ -116,6 +116,10 @@ static int defaults_of(llmmem__qvals *q, const llmmem__qdef *defs, int n, const 
         if (q->src[i] == LLMMEM__QS_GIVEN || q->src[i] == LLMMEM__QS_LIST)
             continue;
         const llmmem__qdef *d = &defs[i];
+        if (q->src[i] == LLMMEM__QS_PER_LAYER) { /* one number for every layer of a per-layer list */
+            q->v[i] = (int64_t)q->r[i] * llmmem__qvals_get(q, "L", 1);
+            continue;
+        }
         const char *e = q->src[i] == LLMMEM__QS_NULL ? d->nul : d->def;
         if (!e)
             return llmmem__error(LLMMEM_E_SCHEMA, "model \"%s\": \"%s\" is required", what,
@@ -142,6 +146,9 @@ static const struct {
     {llmmem__fam_llama, &llmmem__fam_llama_count},
     {llmmem__fam_classic, &llmmem__fam_classic_count},
     {llmmem__fam_multimodal, &llmmem__fam_multimodal_count},
+    {llmmem__fam_dense1, &llmmem__fam_dense1_count},
+    {llmmem__fam_hybrid, &llmmem__fam_hybrid_count},
+    {llmmem__fam_dense2, &llmmem__fam_dense2_count},
 };
 
 int llmmem__arch_count(void)
@@ -466,10 +473,22 @@ static int64_t layers_where(const struct llmmem_model *m, unsigned where_kinds)
     return layers_in(m->layers_of, where_kinds);
 }
 
+/* The layers of each kind, as the symbols L_<kind> of the entries that
+ * declare them (for the counts of shared blocks: zamba2's adapters). */
 static void pattern_counts(struct llmmem_model *m)
 {
+    static const char *const mx[LLMMEM__MX_COUNT] = {"L_full", "L_sliding", "L_chunked", "L_linear", "L_mamba",
+                                                     "L_conv", "L_none", "L_hybrid", "L_sparse"};
+    static const char *const ff[LLMMEM__FF_COUNT] = {"L_dense", "L_moe", "L_noffn"};
     m->num_sliding_layers = layers_where(m, LLMMEM__W_MIXER | LLMMEM__MX(SLIDING) << LLMMEM__WHERE_SHIFT);
     m->num_moe_layers = layers_where(m, LLMMEM__W_FFN | LLMMEM__FF(MOE) << LLMMEM__WHERE_SHIFT);
+    int slot;
+    for (int x = 0; x < LLMMEM__MX_COUNT; x++)
+        if (llmmem__qvals_find(&m->q, mx[x], strlen(mx[x]), &slot))
+            m->q.v[slot] = layers_where(m, LLMMEM__W_MIXER | (1u << x) << LLMMEM__WHERE_SHIFT);
+    for (int y = 0; y < LLMMEM__FF_COUNT; y++)
+        if (llmmem__qvals_find(&m->q, ff[y], strlen(ff[y]), &slot))
+            m->q.v[slot] = layers_where(m, LLMMEM__W_FFN | (1u << y) << LLMMEM__WHERE_SHIFT);
 }
 
 /* ---- tensors and counts --------------------------------------------------------- */
@@ -646,13 +665,15 @@ static int tensors(struct llmmem_model *m)
     for (int i = 0; i < f->nt; i++) {
         const llmmem__tdef *d = &f->t[i];
         int rc;
-        if (d->where != LLMMEM__W_ONCE && m->variants.n > 0) {
+        /* W_COUNT: `count` is the row's total over the layers, whatever their variants */
+        bool once = d->where == LLMMEM__W_ONCE || d->where == LLMMEM__W_COUNT;
+        if (!once && m->variants.n > 0) {
             if ((rc = variant_rows(m, rows, i, &k)))
                 return rc;
             continue;
         }
         llmmem__tensor x;
-        int64_t layers = d->where == LLMMEM__W_ONCE ? 1 : layers_where(m, d->where);
+        int64_t layers = once ? 1 : layers_where(m, d->where);
         if ((rc = eval_row(&x, d, &m->q, layers, m->model_type)))
             return rc;
         if (x.count == 0)

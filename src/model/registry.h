@@ -26,7 +26,9 @@
 #define LLMMEM__MAX_Q 64
 
 /* Value kinds and their bounds (a config value outside them is
- * LLMMEM_E_OUT_OF_RANGE naming the key). */
+ * LLMMEM_E_OUT_OF_RANGE naming the key). DIM .. AUTO read an integer, BOOL a
+ * boolean, REAL a number; STR, LIST and LEN read strings and lists, matched
+ * against the entry's `choices` where it has them. */
 enum llmmem__qtype {
     LLMMEM__QT_DIM = 0, /* a width: 1 .. 2^22 */
     LLMMEM__QT_DIM0,    /* a width that may be 0 (absent part): 0 .. 2^22 */
@@ -34,8 +36,23 @@ enum llmmem__qtype {
     LLMMEM__QT_COUNT,   /* heads, experts, groups, indices: 0 .. 2^22 */
     LLMMEM__QT_VOCAB,   /* 1 .. 2^26 */
     LLMMEM__QT_POS,     /* positions, windows: 0 .. 2^40 */
-    LLMMEM__QT_BOOL,    /* true/false (JSON booleans only) */
+    LLMMEM__QT_INT,     /* a signed index (-1 = "the last layer"): -2^40 .. 2^40 */
+    LLMMEM__QT_AUTO,    /* a width (1 .. 2^22) that may be the string "auto": the class computes
+                           it then, which is the entry's default (mamba's time_step_rank) */
+    LLMMEM__QT_BOOL,    /* true/false; with `choices`, a string also: true when it is one of
+                           them (laguna's gating: true or "per-head") */
     LLMMEM__QT_REAL,    /* a real (dropout, rotary fraction, soft-cap): default parsed as a number */
+    LLMMEM__QT_STR,     /* a string, read as its 1-based position among `choices`, 0 when it is
+                           none of them (apertus: hidden_act "xielu" has parameters) */
+    LLMMEM__QT_LIST,    /* a per-layer list read as one integer: without `choices` the sum of its
+                           integer entries (0 .. 2^22 each: laguna's num_attention_heads_per_layer,
+                           hrm_text's L_bp_cycles), one number standing for every layer (the sum
+                           is number x L: hunyuan's moe_topk); with `choices` how many entries are
+                           among them (glm_moe_dsa's indexer_types "full"; integer entries are
+                           matched by their decimal text where a choice is a number:
+                           deepseek_v4's compress_ratios 4) */
+    LLMMEM__QT_LEN,     /* the length (1 .. 100000) of the array or string at the key
+                           (nemotron_h: the layers are the entries of layers_block_type) */
     LLMMEM__QT_COUNT_
 };
 /* A flag on the type: the value may differ from layer to layer. Layer i takes
@@ -61,6 +78,7 @@ typedef struct llmmem__qdef {
                          NULL: a key is required */
     const char *nul;  /* value when the key is JSON null; NULL: null is an error */
     int type;         /* enum llmmem__qtype */
+    const char *choices; /* STR, LIST, BOOL: the strings that count ("a|b"); NULL: none */
 } llmmem__qdef;
 
 /* Where a quantity's value comes from. */
@@ -68,7 +86,9 @@ enum llmmem__qsrc {
     LLMMEM__QS_DEFAULT = 0, /* absent: the entry's default, evaluated at each count */
     LLMMEM__QS_GIVEN = 1,   /* read from the config or set through the API */
     LLMMEM__QS_NULL = 2,    /* JSON null: the entry's `nul`, evaluated at each count */
-    LLMMEM__QS_LIST = 3     /* a LAYERWISE quantity given as a per-layer list (v: its largest item) */
+    LLMMEM__QS_LIST = 3,    /* a LAYERWISE quantity given as a per-layer list (v: its largest item) */
+    LLMMEM__QS_PER_LAYER = 4 /* a QT_LIST given as one number for every layer (kept in r):
+                                the value is r x L, evaluated at each count */
 };
 
 /* The values of a model's quantities. Integers (BOOL as 0/1) in v, reals in r. */
@@ -101,7 +121,8 @@ enum llmmem__mixer {
     LLMMEM__MX_MAMBA,    /* selective state space (Mamba 1/2) */
     LLMMEM__MX_CONV,     /* gated short convolution (lfm2) */
     LLMMEM__MX_NONE,     /* no mixer (an MLP-only layer of a hybrid pattern) */
-    LLMMEM__MX_HYBRID,   /* Mamba plus a shared attention block (zamba) */
+    LLMMEM__MX_HYBRID,   /* Mamba and attention in one layer (zamba's shared block, falcon_h1's parallel heads) */
+    LLMMEM__MX_SPARSE,   /* softmax attention over blocks an indexer selects (minimax_m3_sparse) */
     LLMMEM__MX_COUNT
 };
 /* What follows the mixer. */
@@ -112,7 +133,8 @@ enum llmmem__ffn {
     LLMMEM__FF_COUNT
 };
 
-/* How the mixer of layer i is decided when the config has no per-layer list. */
+/* How the mixer of layer i is decided when the config has no per-layer list
+ * (nor index list, below). */
 enum llmmem__mixer_rule {
     LLMMEM__MR_FULL = 0,  /* every layer: full attention */
     LLMMEM__MR_SLIDING,   /* every layer: sliding (full when sw == 0) */
@@ -130,6 +152,19 @@ enum llmmem__ffn_rule {
     LLMMEM__FR_MOE_LIST   /* MoE when i is in the `list` key (llama4 moe_layers); without
                              the key, when (i + 1) % arg == 0 */
 };
+/* Symbolic kinds for MR_EXPR / FR_EXPR expressions and maps (the enum values as text). */
+#define LLMMEM__K_FULL "0"
+#define LLMMEM__K_SLIDING "1"
+#define LLMMEM__K_CHUNKED "2"
+#define LLMMEM__K_LINEAR "3"
+#define LLMMEM__K_MAMBA "4"
+#define LLMMEM__K_CONV "5"
+#define LLMMEM__K_NONE "6"
+#define LLMMEM__K_HYBRID "7"
+#define LLMMEM__K_SPARSE "8"
+#define LLMMEM__K_DENSE "0"
+#define LLMMEM__K_MOE "1"
+#define LLMMEM__K_NOFFN "2"
 
 typedef struct llmmem__pattern {
     int rule;         /* enum llmmem__mixer_rule / llmmem__ffn_rule */
@@ -137,19 +172,37 @@ typedef struct llmmem__pattern {
     const char *arg2;
     int on, off;      /* MR_PERIODIC kinds */
     const char *expr; /* MR_EXPR / FR_EXPR: expression of i */
-    /* The per-layer list in the config, when there is one: its key and how its
+    /* The per-layer list in the config, when there is one: its key ("a|b":
+     * the first present, non-empty one; "x.y" reads a sub-object) and how its
      * values map to kinds ("sliding_attention=1,full_attention=0"; a string
-     * value is matched whole, a number as its decimal digits; for a pattern
-     * string, each character: "M=4,*=0,-=6"). "a|b": the first present,
-     * non-empty one. For FR_STEP: the key of the indices that stay dense; for
-     * FR_MOE_LIST: of the indices that are MoE. */
+     * value is matched whole, a number (a boolean as 1/0) as its decimal
+     * digits where the map has numbers, else it is an error; a string, where
+     * the map has one-character values, gives one character a layer:
+     * "M=4,*=0,-=6"; a run-length list [[["global", "local"], 12]] (gpt_neo's
+     * attention_types) is expanded first; a mixer map may give the
+     * feed-forward too: "moe=6/1"). For the feed-forward pattern, `list` with
+     * a `map` is a per-layer list of feed-forward kinds (mlp_layer_types:
+     * "dense=0,sparse=1"), which decides over the mixer map's; without a map,
+     * for FR_STEP: the key of the indices that stay dense; for FR_MOE_LIST: of
+     * the indices that are MoE. */
     const char *list;
     const char *map;
+    /* The list repeats over the layers when shorter (recurrent_gemma's
+     * block_types: (block_types * 100)[:L]); empty, it is an error (an empty
+     * list that does not repeat counts as absent). */
+    int cycle;
+    /* Mixer only: a key of layer indices (counted from `base`) whose layers
+     * are `on`, the others `off`, used when `list` is absent (bamba's
+     * attn_layer_indices, lfm2's full_attn_idxs, kimi's 1-based
+     * linear_attn_config.full_attn_layers). */
+    const char *idx;
+    int base;
 } llmmem__pattern;
 
 /* Layers whose LAYERWISE quantities (above) take the same values form a
  * variant; a layer tensor is counted once per variant, with the variant's
- * values, over the variant's layers of the tensor's kinds. */
+ * values, over the variant's layers of the tensor's kinds (a W_COUNT row,
+ * whose count is explicit, once with the model's values). */
 #define LLMMEM__MAX_VARIANTS 8
 #define LLMMEM__MAX_VSYMS 8
 typedef struct llmmem__variants {
@@ -174,12 +227,22 @@ enum llmmem__where {
     LLMMEM__W_ONCE = 0,   /* the model once (embeddings, final norm, head) x count */
     LLMMEM__W_LAYER = 1,  /* every decoder layer */
     LLMMEM__W_MIXER = 2,  /* layers whose mixer is in `kinds` (a bit mask of 1 << enum llmmem__mixer) */
-    LLMMEM__W_FFN = 3     /* layers whose feed-forward is in `kinds` (1 << enum llmmem__ffn) */
+    LLMMEM__W_FFN = 3,    /* layers whose feed-forward is in `kinds` (1 << enum llmmem__ffn) */
+    LLMMEM__W_COUNT = 4   /* decoder-layer rows whose `count` is explicit: rows x cols x count in
+                             all, not multiplied by the layers of a kind. For a tensor only some
+                             layers hold, chosen by a list the pattern does not describe
+                             (glm_moe_dsa's indexer_types, the last layer only); for a shape that
+                             already totals the layers (laguna's q_proj over heads summed from
+                             num_attention_heads_per_layer: count 1); for a block the layers
+                             share, held `count` times (zamba's shared attention block,
+                             hrm_text's stacks run in cycles). `count` may use the layer counts
+                             L_<kind> (L_hybrid, L_moe, ...: one symbol per mixer and
+                             feed-forward kind, L_noffn for "none") when the entry declares them */
 };
 #define LLMMEM__WHERE_SHIFT 4
 #define LLMMEM__MX(k) (1u << LLMMEM__MX_##k)
 #define LLMMEM__FF(k) (1u << LLMMEM__FF_##k)
-#define LLMMEM__ATTN_MIXERS (LLMMEM__MX(FULL) | LLMMEM__MX(SLIDING) | LLMMEM__MX(CHUNKED))
+#define LLMMEM__ATTN_MIXERS (LLMMEM__MX(FULL) | LLMMEM__MX(SLIDING) | LLMMEM__MX(CHUNKED) | LLMMEM__MX(SPARSE))
 
 enum llmmem__tflag {
     LLMMEM__TF_LINEAR = 1, /* an nn.Linear (or GPT-2 Conv1D) weight: LoRA target, autocast-cast */
@@ -260,6 +323,16 @@ extern const llmmem__arch llmmem__towers_multimodal[];
 extern const int llmmem__towers_multimodal_count;
 extern const llmmem__composite llmmem__composites_multimodal[];
 extern const int llmmem__composites_multimodal_count;
+/* Dense and MoE decoders, model_types a-g (src/model/fam_dense1.c). */
+extern const llmmem__arch llmmem__fam_dense1[];
+extern const int llmmem__fam_dense1_count;
+/* Hybrid and recurrent decoders: Mamba, linear attention, short convolutions,
+ * shared blocks (src/model/fam_hybrid.c). */
+extern const llmmem__arch llmmem__fam_hybrid[];
+extern const int llmmem__fam_hybrid_count;
+/* Dense and MoE decoders, model_types h-z (src/model/fam_dense2.c). */
+extern const llmmem__arch llmmem__fam_dense2[];
+extern const int llmmem__fam_dense2_count;
 
 /* All families, and lookup by model_type (NULL if unknown). */
 const llmmem__arch *llmmem__arch_find(const char *type);

@@ -1,7 +1,9 @@
-"""Tests of the Python bindings (examples/python/llmmem.py, llmmem_cffi.py); stdlib unittest.
+"""Tests of the Python binding, the package llmmem (python/llmmem): the C API through it;
+stdlib unittest. test_package.py tests its Pythonic layer, safety and packaging.
 
-    make check      (builds the library first; sets LLMMEM_LIBRARY and PYTHONPATH)
+    make check      (builds the library first; PYTHONPATH=python, LLMMEM_LIBRARY)
     python3 -m unittest discover -s test/python -t test/python
+    .ci/run         the same against the installed wheel (LLMMEM_TEST_INSTALLED=1)
 
 A library that is not built or does not match the binding fails the run.
 """
@@ -14,7 +16,6 @@ import threading
 import unittest
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "examples", "python"))
 SCEN = os.path.join(ROOT, "test", "data", "scenarios")
 HEADER = os.path.join(ROOT, "include", "llmmem.h")
 
@@ -41,17 +42,23 @@ def header_functions():
 
 class TestBinding(unittest.TestCase):
     def test_every_function_bound(self):
+        """Every function of the header is in the binding, with its argument count; the
+        binding made at build time (installed wheel) or read from the header (tree)."""
         names = header_functions()
         self.assertGreater(len(names), 80)
-        self.assertEqual(names, set(llmmem._PROTOTYPES), "header and binding differ")
+        self.assertEqual(names, set(llmmem._ffi.API["functions"]), "header and binding differ")
+        src = read(HEADER)
         for name in names:
             f = getattr(llmmem.lib, name)
             self.assertIsNotNone(f.argtypes, name)
+            args = re.search(r"LLMMEM_API[^;(]*\b%s\s*\(([^)]*)\)" % name, src).group(1).strip()
+            self.assertEqual(len(f.argtypes), 0 if args == "void" else args.count(",") + 1, name)
 
     def test_version(self):
         src = read(HEADER)
         want = re.search(r'#define LLMMEM_VERSION_STRING "([^"]+)"', src).group(1)
         self.assertEqual(llmmem.version(), want)
+        self.assertEqual(llmmem.__version__, want)
         self.assertEqual(llmmem.soversion(), int(re.search(r"#define LLMMEM_SOVERSION (\d+)", src).group(1)))
 
     def test_names_at_run_time(self):
@@ -75,6 +82,7 @@ class TestSmoke(unittest.TestCase):
             self.assertEqual(c["micro_batch_size"], 4)
             self.assertEqual(c["param_dtype"], "fp32")
             self.assertEqual(m["hidden_size"], 2048)
+            self.assertEqual(m.hidden_size, 2048)
             with llmmem.estimate(m, c) as r:
                 d = r.to_dict()
                 # groundtruth t01: model.parameters() counted 1,235,814,400
@@ -85,7 +93,7 @@ class TestSmoke(unittest.TestCase):
                     self.assertIn(k, d)
                 self.assertIsInstance(r["fits"], bool)
                 self.assertGreater(r.phase_bytes("backward"), r.component_bytes("backward", "weights"))
-                self.assertTrue(all(isinstance(t[2], int) for t in r.terms))
+                self.assertTrue(all(isinstance(t["bytes"], int) for t in r.terms))
                 ins = dict(r.inputs)
                 self.assertTrue(ins)
                 self.assertTrue(all(isinstance(v, int) for v in ins.values()))
@@ -96,7 +104,7 @@ class TestSmoke(unittest.TestCase):
             c["lora_alpha"] = 32
             c["gradient_as_bucket_view"] = True
             c["optimizer"] = "adafactor"
-            c.set("micro-batch-size", "3")
+            c.set("micro-batch-size", "3")  # a dashed spelling, a value from text
             self.assertEqual(c["seq_len"], 4096)
             self.assertEqual(c["lora_alpha"], 32.0)
             self.assertIs(c["gradient_as_bucket_view"], True)
@@ -297,50 +305,6 @@ class TestErrors(unittest.TestCase):
         for t in threads:
             t.join()
         self.assertEqual(failures, [])
-
-
-class TestCffi(unittest.TestCase):
-    def setUp(self):
-        # cffi is a test dependency (setup.sh installs python3-cffi): without it the
-        # cffi binding is untested, which is a failure, not a skip.
-        try:
-            import cffi  # noqa: F401
-        except ImportError as exc:
-            self.fail("cffi is not installed (python3-cffi, see setup.sh): %s" % exc)
-
-    def test_cffi_estimate(self):
-        import llmmem_cffi as lc
-        ffi, lib = lc.ffi, lc.lib
-        self.assertEqual(ffi.string(lib.llmmem_version_string()).decode(), llmmem.version())
-        m = ffi.new("llmmem_model **")
-        c = ffi.new("llmmem_config **")
-        r = ffi.new("llmmem_result **")
-        lc.check(lib.llmmem_scenario_from_file(m, c, os.path.join(SCEN, "t01.json").encode()))
-        lc.check(lib.llmmem_result_new(r))
-        lc.check(lib.llmmem_estimate(r[0], m[0], c[0]))
-        d = json.loads(lc.text(lib.llmmem_result_to_json, r[0]))
-        self.assertEqual(d["params"], 1235814400)
-        peak = ffi.new("uint64_t *")
-        lc.check(lib.llmmem_result_get_u64(peak, r[0], lib.LLMMEM_R_PEAK_ALLOCATED_BYTES))
-        self.assertEqual(peak[0], d["peak_allocated_bytes"])
-        with self.assertRaises(lc.Error) as cm:
-            lc.check(lib.llmmem_config_set(c[0], b"seq_len", b"-5"))
-        self.assertEqual(cm.exception.status_name, "LLMMEM_E_OUT_OF_RANGE")
-        # functions added after the first binding: planner and calibration
-        self.assertEqual(ffi.string(lib.llmmem_plan_reject_name(lib.LLMMEM_REJECT_OOM)), b"oom")
-        prof = b'{"cuda_context_bytes": 1000000}'
-        lc.check(lib.llmmem_config_apply_calibration_json(c[0], prof, len(prof)))
-        lc.check(lib.llmmem_estimate(r[0], m[0], c[0]))
-        ctx = ffi.new("uint64_t *")
-        lc.check(lib.llmmem_result_get_u64(ctx, r[0], lib.LLMMEM_R_CUDA_CONTEXT_BYTES))
-        self.assertEqual(ctx[0], 1000000)
-        lc.check(lib.llmmem_config_clear_calibration(c[0]))
-        mb = ffi.new("int64_t *")
-        lc.check(lib.llmmem_plan_max_batch(mb, m[0], c[0]))
-        self.assertGreater(mb[0], 0)
-        lib.llmmem_result_free(r[0])
-        lib.llmmem_config_free(c[0])
-        lib.llmmem_model_free(m[0])
 
 
 if __name__ == "__main__":

@@ -9,10 +9,19 @@
  *   - the result JSON of the page equals `llmmem estimate ... --json` run with the very
  *     command the page shows (so the command is right and the numbers are the CLI's),
  *   - the exported scenario JSON, given to `llmmem estimate --scenario`, gives it too,
+ *   - the verdict line, the settings line and the GPU line are the CLI's (its table and
+ *     its --svg title), and the chart agrees with the verdict: its first bar stacks the
+ *     total per GPU in the scale of the capacity line and crosses it exactly when the
+ *     estimate does not fit,
  *   - the summary shows those numbers (GiB/GB recomputed here from the CLI's bytes),
  *   - the planner's table is `llmmem plan ... --gpus N --top K --json` and the inverse
- *     answers are `llmmem plan ... --max-batch --max-seq-len --min-gpus --json`,
- * and that a bad value shows the library's error, as the CLI reports it.
+ *     answers are `llmmem plan ... --max-batch --max-seq-len --min-gpus --json`.
+ * Then: the fields have labels for people and a line of help, and show only where they
+ * apply; the link holds the settings (opened in a fresh page it gives the same result); a
+ * config.json dropped, a scenario opened and a config.json pasted become the model; two
+ * scenarios side by side are each the CLI's; a bad value shows the library's error as the
+ * CLI reports it. Screenshots: OUTDIR/web.png, web-zero3.png, web-vllm.png, compare.png
+ * (docs/web-compare.png is a copy of the last, for reviewers).
  * Chromium is Debian's (/usr/bin/chromium, or CHROMIUM), driven by playwright-core.
  */
 "use strict";
@@ -46,6 +55,23 @@ function runCommand(line, cwd, expectFail) {
   return r;
 }
 
+// The CLI's table lines of a command: "Settings" (with its continuation lines) and "GPU".
+function cliHeader(line, cwd) {
+  const out = runCommand(line, cwd).stdout.split("\n");
+  const at = out.findIndex((l) => l.startsWith("Settings"));
+  let settings = out[at].slice(12).trim();
+  for (let i = at + 1; out[i].startsWith("            "); i++) settings += " " + out[i].trim();
+  const gpu = out.find((l) => l.startsWith("GPU ")).slice(12).trim();
+  const prec = out.find((l) => l.startsWith("Precision "));
+  return { settings, gpu, precision: prec ? prec.slice(12).trim() : "" };
+}
+// The CLI's verdict: the title of its --svg.
+function cliVerdict(line, cwd) {
+  const svg = path.join(cwd, "verdict.svg");
+  runCommand(line + " --svg verdict.svg", cwd);
+  return fs.readFileSync(svg, "utf8").match(/<title>([^<]*)<\/title>/)[1].replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+}
+
 async function settle(page) {
   await page.waitForFunction(() => {
     const s = document.getElementById("status");
@@ -53,9 +79,12 @@ async function settle(page) {
   }, null, { timeout: 30000 });
 }
 
-// Sets one parameter the way a user does: opens its fold, then types or picks.
+// Sets one parameter the way a user does: the field must be shown; opens its fold, then
+// types or picks.
 async function setParam(page, name, value) {
   const sel = "#p-" + name;
+  assert.ok(await page.isVisible("#row-" + name) || await page.$eval("#row-" + name, (r) => !r.hidden && !r.closest("[hidden]")),
+            "field " + name + " is shown");
   await page.$eval(sel, (el) => { const d = el.closest("details"); if (d) d.open = true; });
   const tag = await page.$eval(sel, (el) => el.tagName);
   if (tag === "SELECT") await page.selectOption(sel, String(value));
@@ -81,7 +110,36 @@ function sameJson(page, cli, what) {
   assert.ok(d.length === 0, what + " differ (are the page and the CLI built from the same sources?):\n  " + d.slice(0, 12).join("\n  "));
 }
 
+// The chart of pane x against the result: the first bar is the total per GPU in the scale
+// of the capacity line, made of the peak phase's components, the reserve and the context.
+async function checkChart(page, x, r) {
+  const g = await page.$eval("#chart-" + x + " svg", (svg) => {
+    const segs = [...svg.querySelectorAll("rect.segment")].map((e) => ({
+      x: +e.getAttribute("x"), y: +e.getAttribute("y"), h: +e.getAttribute("height"), t: e.textContent }));
+    const x0 = Math.min(...segs.map((s) => s.x));
+    const first = segs.filter((s) => s.x === x0);
+    return { cap: +svg.querySelector("line.cap").getAttribute("y1"), base: +svg.querySelector("line.base").getAttribute("y1"),
+             top: Math.min(...first.map((s) => s.y)), height: first.reduce((a, s) => a + s.h, 0), names: first.map((s) => s.t).join(" | ") };
+  });
+  const want = r.total_bytes_per_gpu / r.gpu_memory_bytes, got = g.height / (g.base - g.cap);
+  assert.ok(Math.abs(got - want) < 0.005, `first bar / capacity ${got.toFixed(4)}, total / capacity ${want.toFixed(4)}`);
+  assert.ok(/allocator reserve/.test(g.names) && /CUDA context/.test(g.names), "first bar: " + g.names);
+  // vLLM's verdict is its KV budget (total x gpu_memory_utilization), not the capacity
+  if (!r.requested_bytes) assert.strictEqual(g.top < g.cap, !r.fits, "bar crosses the capacity line iff it does not fit");
+}
+
+// The pane's verdict, settings and GPU lines are the CLI's.
+async function checkPane(page, x, command, dir) {
+  const h = cliHeader(command, dir);
+  assert.strictEqual((await page.textContent("#settings-" + x)).trim(), h.settings, "settings line of " + x);
+  assert.strictEqual((await page.textContent("#precision-" + x)).trim(), h.precision, "precision line of " + x);
+  const gpu = (await page.textContent("#gpu-" + x)).trim();
+  assert.strictEqual(gpu.split(" per GPU")[0], h.gpu.split(" per GPU")[0], "GPU line of " + x);
+  assert.strictEqual((await page.textContent("#verdict-" + x)).trim(), cliVerdict(command, dir), "verdict of " + x);
+}
+
 async function resetForm(page) {
+  if (await page.isChecked("#compare")) await press(page, "#compare");
   await press(page, "#reset");
   await press(page, "#src-preset");
   await page.$eval("#calibration-json", (el) => { el.closest("details").open = true; });
@@ -100,6 +158,8 @@ const SCENARIOS = [
     set: [["micro_batch_size", 4], ["seq_len", 4096], ["activation_checkpointing", "full"], ["engine", "zero"],
           ["zero_stage", 3], ["offload_optimizer", "cpu"], ["num_gpus", 8], ["data_parallel_size", 8], ["gpu", "H200"]],
     planGpus: 16, planTop: 4, screenshot: "web-zero3.png" },
+  { name: "does NOT fit by 1 GiB although peak allocated is 9 GiB under the capacity", preset: "llama-3.2-1b",
+    set: [["micro_batch_size", 8], ["seq_len", 2560]] },
   { name: "Megatron TP2 PP2 DP2 with sequence parallel", preset: "llama-3.1-8b",
     set: [["engine", "megatron"], ["tensor_parallel_size", 2], ["pipeline_parallel_size", 2], ["data_parallel_size", 2],
           ["sequence_parallel", "true"], ["distributed_optimizer", "true"], ["num_microbatches", 8], ["micro_batch_size", 2]] },
@@ -140,6 +200,7 @@ async function checkScenario(page, sc, idx) {
 
   const pageResult = JSON.parse(await page.textContent("#result-json"));
   const command = (await page.textContent("#command")).trim();
+  assert.strictEqual((await page.textContent("#command-a")).trim(), command, "pane command");
   fs.writeFileSync(path.join(dir, "command.txt"), command + "\n");
   // every parameter the test set appears in the command with its value
   for (const [n, v] of sc.set) assert.ok(command.includes("--" + n.replace(/_/g, "-") + " " + v), `command has ${n} ${v}: ${command}`);
@@ -155,7 +216,11 @@ async function checkScenario(page, sc, idx) {
     (sc.calibration ? " --calibration calibration.json" : "") + " --json", dir).stdout);
   sameJson(viaScenario, cli, "exported scenario's result and CLI result");
 
-  // 3. the summary shows those numbers
+  // 3. the verdict, the settings and the GPU are the CLI's; the chart agrees with the verdict
+  await checkPane(page, "a", command, dir);
+  await checkChart(page, "a", cli);
+
+  // 4. the summary shows those numbers
   assert.strictEqual(await page.textContent("#fits"), cli.fits ? "yes" : "no");
   assert.strictEqual(await page.textContent("#peak-allocated"), both(cli.peak_allocated_bytes));
   assert.strictEqual(await page.textContent("#peak-reserved"), both(cli.peak_reserved_bytes));
@@ -164,14 +229,10 @@ async function checkScenario(page, sc, idx) {
                      (cli.headroom_bytes >= 0 ? "headroom " : "short by ") + both(Math.abs(cli.headroom_bytes)));
   assert.strictEqual(await page.textContent("#utilization"), (cli.utilization * 100).toFixed(1) + " %");
   assert.strictEqual(await page.textContent("#gpus-needed"), String(cli.gpus_needed));
-  // the chart has one bar segment per non-zero (phase, component)
-  const want = Object.values(cli.phases).reduce((a, ph) => a + Object.values(ph.components).filter((v) => v > 0).length, 0);
-  const rects = await page.$$eval("#chart svg rect title", (ts) => ts.length);
-  assert.strictEqual(rects, want, "bar segments");
   assert.ok(await page.$("#timeline svg path.line"), "timeline drawn");
   if (sc.calibration) assert.strictEqual(cli.cuda_context_bytes, 500000000, "calibration applied");
 
-  // 4. planner: the table and the inverse answers are the CLI's
+  // 5. planner: the table and the inverse answers are the CLI's
   const planLines = (await page.textContent("#plan-command")).trim().split("\n");
   const planJson = await page.getAttribute("#plan-table", "data-json");
   assert.ok(planJson, "plan computed: " + (await page.textContent("#plan-summary")));
@@ -189,19 +250,25 @@ async function checkScenario(page, sc, idx) {
   return cli;
 }
 
+// A page at url, settled; its errors and requests recorded.
+async function open(browser, url, errors, requests) {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  page.setDefaultTimeout(15000);
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  page.on("request", (r) => requests.push(r.url()));
+  await page.goto(url);
+  await settle(page);
+  return page;
+}
+
 (async () => {
   const exe = process.env.CHROMIUM || "/usr/bin/chromium";
   const browser = await chromium.launch({ executablePath: exe, args: ["--no-sandbox", "--disable-gpu"] });
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  page.setDefaultTimeout(15000);
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(e.message));
-  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
-  const requests = [];
-  page.on("request", (r) => requests.push(r.url()));
+  const errors = [], requests = [];
+  let page;
   try {
-    await page.goto(URL);
-    await settle(page);
+    page = await open(browser, URL, errors, requests);
     assert.strictEqual(await page.getAttribute("#status", "data-state"), "ok", await page.textContent("#status"));
     assert.strictEqual((await page.textContent("#version")).trim(),
                        execFileSync(CLI_ABS, ["--version"], { encoding: "utf8" }).match(/library ([0-9.]+)/)[1]);
@@ -213,13 +280,153 @@ async function checkScenario(page, sc, idx) {
     process.exit(1);
   }
 
+  // Labels for people: no parameter name as a label, a unit where there is one, a line of help.
+  try {
+    const rows = await page.$$eval("label.param", (ls) => ls.map((l) => ({
+      name: l.id.slice(4), label: l.querySelector(".lbl").textContent, help: l.querySelector(".help").textContent })));
+    assert.ok(rows.length >= 50, "fields: " + rows.length);
+    for (const r of rows) {
+      assert.ok(!/_/.test(r.label) && r.label !== r.name, "label of " + r.name + ": " + r.label);
+      assert.ok(r.help.trim().length > 0, "help of " + r.name);
+    }
+    // every parameter of the library has its label in labels.js (a new one gets a
+    // readable name meanwhile; this says to write its label)
+    const unlabelled = await page.evaluate(() => llmmemPage.params().filter((n) => !LlmmemLabels.known(n)));
+    assert.deepStrictEqual(unlabelled, [], "parameters without a label in examples/web/labels.js");
+    const lbl = (n) => rows.find((r) => r.name === n).label;
+    assert.strictEqual(lbl("micro_batch_size"), "Micro-batch size (sequences per GPU)");
+    assert.strictEqual(lbl("seq_len"), "Sequence length (tokens)");
+    assert.strictEqual(lbl("bucket_cap_mb"), "DDP bucket size (MiB)");
+    ok(`every field has a label for people and a line of help (${rows.length} fields)`);
+  } catch (e) {
+    bad("labels", e);
+  }
+
+  // Fields only where they apply; a hidden field's value is not applied.
+  try {
+    await resetForm(page);
+    const shown = async (n) => page.$eval("#row-" + n, (r) => !r.hidden && !r.closest("[hidden]"));
+    assert.ok(await shown("micro_batch_size") && !(await shown("batch_size")) && !(await shown("zero_stage")) &&
+              !(await shown("max_model_len")) && !(await shown("tensor_parallel_size")), "training, single");
+    await setParam(page, "engine", "zero");
+    assert.ok(await shown("zero_stage") && !(await shown("offload_param")), "zero: the stage; offload_param at stage 3");
+    await setParam(page, "zero_stage", 3);
+    assert.ok(await shown("offload_param"), "zero stage 3: offload_param");
+    await setParam(page, "engine", "ddp");
+    await settle(page);
+    assert.ok(!(await shown("zero_stage")) && await shown("bucket_cap_mb"), "ddp");
+    const cmd = (await page.textContent("#command")).trim();
+    assert.ok(!/--zero-stage/.test(cmd), "a hidden field is not applied: " + cmd);
+    await setParam(page, "mode", "inference");
+    assert.ok(await shown("batch_size") && !(await shown("micro_batch_size")) && !(await shown("engine")) &&
+              !(await shown("optimizer")) && !(await shown("max_model_len")), "inference (hf)");
+    await setParam(page, "runtime", "vllm");
+    assert.ok(await shown("max_model_len") && await shown("gpu_memory_utilization"), "vllm");
+    ok("fields show only where they apply (mode, engine, ZeRO stage, runtime); hidden ones are not applied");
+  } catch (e) {
+    bad("fields where they apply", e);
+  }
+
   for (let i = 0; i < SCENARIOS.length; i++) {
     try {
       const r = await checkScenario(page, SCENARIOS[i], i);
-      ok(`${SCENARIOS[i].name}: page == CLI (peak ${both(r.peak_allocated_bytes)}, fits ${r.fits})`);
+      ok(`${SCENARIOS[i].name}: page == CLI (total ${both(r.total_bytes_per_gpu)}, fits ${r.fits})`);
     } catch (e) {
       bad(SCENARIOS[i].name, e);
     }
+  }
+
+  // The link holds the settings: a fresh page opened with it shows the same result.
+  try {
+    await resetForm(page);
+    for (const [n, v] of SCENARIOS[1].set) await setParam(page, n, v);
+    await settle(page);
+    const url = page.url();
+    assert.ok(/zero_stage=3/.test(url) && /gpu=H200/.test(url), "link: " + url);
+    assert.strictEqual(await page.inputValue("#share-link"), url);
+    const want = JSON.parse(await page.textContent("#result-json"));
+    const fresh = await open(browser, url, errors, requests);
+    assert.strictEqual(await fresh.inputValue("#p-zero_stage"), "3");
+    sameJson(JSON.parse(await fresh.textContent("#result-json")), want, "result from the link and the page's");
+    await fresh.close();
+    ok("the link holds the settings: " + url.slice(url.indexOf("#")));
+  } catch (e) {
+    bad("link", e);
+  }
+
+  // A config.json dropped on the page, a scenario opened, a config.json pasted.
+  try {
+    await resetForm(page);
+    await page.evaluate((text) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([text], "config.json", { type: "application/json" }));
+      document.getElementById("drop").dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, hfText);
+    await page.waitForFunction(() => document.getElementById("src-hf").checked);
+    await settle(page);
+    let command = (await page.textContent("#command")).trim();
+    assert.ok(command.startsWith("llmmem estimate --hf-config config.json"), command);
+    const dir = path.join(OUT, "dropped");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "config.json"), hfText);
+    sameJson(JSON.parse(await page.textContent("#result-json")), JSON.parse(runCommand(command + " --json", dir).stdout),
+             "dropped config.json: page and CLI");
+    assert.ok(/config\.json/.test(await page.textContent("#drop-msg")));
+
+    const scenFile = path.join(dir, "scenario.json");
+    fs.writeFileSync(scenFile, JSON.stringify({ model: { preset: "qwen2.5-7b" }, training: { micro_batch_size: 2, seq_len: 1024 } }));
+    await page.setInputFiles("#file", scenFile);
+    await page.waitForFunction(() => document.getElementById("p-micro_batch_size").value === "2");
+    await settle(page);
+    command = (await page.textContent("#command")).trim();
+    assert.strictEqual(command, "llmmem estimate --preset qwen2.5-7b --micro-batch-size 2 --seq-len 1024");
+
+    await resetForm(page);
+    await page.evaluate((text) => {
+      const dt = new DataTransfer();
+      dt.setData("text/plain", text);
+      document.body.dispatchEvent(new ClipboardEvent("paste", { clipboardData: dt, bubbles: true, cancelable: true }));
+    }, hfText);
+    await page.waitForFunction(() => document.getElementById("src-hf").checked);
+    await settle(page);
+    assert.ok((await page.textContent("#command")).startsWith("llmmem estimate --hf-config config.json"));
+    ok("a config.json dropped or pasted becomes the model; a scenario file opened fills the form");
+  } catch (e) {
+    bad("drop / open / paste", e);
+  }
+
+  // Two scenarios side by side, each the CLI's.
+  try {
+    await resetForm(page);
+    await page.fill("#hf-json", "");
+    await press(page, "#src-preset");
+    await page.selectOption("#preset", "llama-3.1-8b");
+    await setParam(page, "micro_batch_size", 4);
+    await setParam(page, "activation_checkpointing", "full");
+    await press(page, "#compare");
+    await settle(page);
+    await press(page, "#copy-to-b");
+    await settle(page);
+    assert.strictEqual(await page.getAttribute("#tab-b", "aria-selected"), "true", "editing B");
+    await setParam(page, "gpu", "H200");
+    await setParam(page, "micro_batch_size", 8);
+    await settle(page);
+    const dir = path.join(OUT, "compare");
+    fs.mkdirSync(dir, { recursive: true });
+    const cmds = {};
+    for (const x of ["a", "b"]) {
+      cmds[x] = (await page.textContent("#command-" + x)).trim();
+      const cli = JSON.parse(runCommand(cmds[x] + " --json", dir).stdout);
+      await checkPane(page, x, cmds[x], dir);
+      await checkChart(page, x, cli);
+    }
+    assert.strictEqual(cmds.a, "llmmem estimate --preset llama-3.1-8b --micro-batch-size 4 --activation-checkpointing full");
+    assert.strictEqual(cmds.b, "llmmem estimate --preset llama-3.1-8b --micro-batch-size 8 --activation-checkpointing full --gpu H200");
+    assert.ok(/compare=1/.test(page.url()) && /b\.gpu=H200/.test(page.url()), "link holds both: " + page.url());
+    await page.screenshot({ path: path.join(OUT, "compare.png"), fullPage: false });
+    ok("two scenarios side by side: " + cmds.a + " | " + cmds.b);
+  } catch (e) {
+    bad("two scenarios", e);
   }
 
   // A bad value: the page shows the library's message, the CLI refuses the same flag.
@@ -231,10 +438,17 @@ async function checkScenario(page, sc, idx) {
     const msg = await page.textContent("#status");
     assert.ok(/micro_batch_size/.test(msg) && /OUT_OF_RANGE/.test(msg), msg);
     assert.ok(await page.$("#p-micro_batch_size.invalid"), "field marked");
-    const r = runCommand("llmmem estimate --preset llama-3.1-8b --micro-batch-size 0", OUT, true);
+    let r = runCommand("llmmem estimate --preset llama-3.1-8b --micro-batch-size 0", OUT, true);
     assert.notStrictEqual(r.status, 0);
     assert.ok(/OUT_OF_RANGE/.test(r.stderr), r.stderr);
-    ok("bad value: page and CLI report LLMMEM_E_OUT_OF_RANGE for micro_batch_size");
+    await page.$eval("#p-micro_batch_size", (el) => { el.type = "text"; });
+    await setParam(page, "micro_batch_size", "1.5");
+    await settle(page);
+    assert.ok(/whole number/.test(await page.textContent("#status")), await page.textContent("#status"));
+    r = runCommand("llmmem estimate --preset llama-3.1-8b --micro-batch-size 1.5", OUT, true);
+    assert.strictEqual(r.status, 2, r.stderr);
+    await page.$eval("#p-micro_batch_size", (el) => { el.type = "number"; });
+    ok("bad values: the page and the CLI refuse micro_batch_size 0 and 1.5");
   } catch (e) {
     bad("bad value", e);
   }
@@ -280,7 +494,7 @@ async function checkScenario(page, sc, idx) {
     await resetForm(page);
     await page.screenshot({ path: path.join(OUT, "web.png"), fullPage: true });
     assert.deepStrictEqual(errors, [], "no page errors");
-    ok("screenshot " + path.join(OUT, "web.png"));
+    ok("screenshots in " + OUT + " (web.png, web-zero3.png, web-vllm.png, compare.png)");
   } catch (e) {
     bad("page errors", e);
   }

@@ -94,6 +94,31 @@ case("hf_bf16_string", H, '{"bf16": "true"}\n', "LLMMEM_E_SCHEMA", ['"bf16"'], a
 case("hf_lora_rank_fraction", H, '{"finetuning_type": "lora", "lora_rank": 8.5}\n', "LLMMEM_E_SCHEMA", ['"lora_rank"', "8.5"], at="8.5")
 case("hf_truncated", H, '{"bf16": tr', "LLMMEM_E_PARSE", [], at=None)
 
+# Contradictions the estimate refuses (issue 20.3): a scenario that loads, then
+# llmmem_estimate's error names both settings; settings read from the file are cited with
+# their file:line:col and key path.
+E = "estimate"
+P8 = '{"model": {"preset": "llama-3.1-8b"}, "mode": "training", '
+case("estimate_zero_stage_engine_single", E, P8 + '"engine": {"type": "single",\n  "zero_stage": 3}}\n', "LLMMEM_E_INCONSISTENT", ["zero_stage = 3", "engine single", "engine.zero_stage"], at="3}")
+case("estimate_qlora_without_rank", E, P8 + '"lora": {"qlora": "nf4", "rank": 0}}\n', "LLMMEM_E_INCONSISTENT", ["qlora = nf4", "lora_rank = 0"])
+case("estimate_dp1_with_8_gpus", E, P8 + '"engine": {"type": "ddp"},\n "parallelism": {"data_parallel_size": 1, "num_gpus": 8}}\n', "LLMMEM_E_INCONSISTENT", ["num_gpus = 8", "= 1", "parallelism.data_parallel_size"], at="1,")
+case("scenario_engine_zero3_stage_1", S, P8 + '"engine": {"type": "zero3", "stage": 1}}\n', "LLMMEM_E_INCONSISTENT", ["zero3", "stage 3", "engine.stage", "says 1"], at='"zero3"')
+case("estimate_inference_with_zero", E, '{"model": {"preset": "llama-3.1-8b"}, "mode": "inference", "engine": {"type": "zero3"}, "lora": {"rank": 8}}\n', "LLMMEM_E_INCONSISTENT", ["engine zero", "mode inference"])
+case("estimate_inference_with_qlora", E, '{"model": {"preset": "llama-3.1-8b"}, "mode": "inference", "lora": {"rank": 8, "qlora": "nf4"}}\n', "LLMMEM_E_INCONSISTENT", ["qlora = nf4", "mode inference", "weights_format"])
+case("estimate_gpt2_seq_4096", E, '{"model": {"preset": "gpt2"}, "mode": "training", "training": {"seq_len": 4096}}\n', "LLMMEM_E_INCONSISTENT", ["seq_len = 4096", "max_position_embeddings = 1024"])
+case("estimate_tp_kv_heads_cited", E, P8 + '"engine": {"type": "megatron"},\n "parallelism": {"tensor_parallel_size": 3, "num_gpus": 6}}\n', "LLMMEM_E_INCONSISTENT", ["not divisible by tensor_parallel_size = 3", "parallelism.tensor_parallel_size"], at="3,")
+case("estimate_offload_param_stage_2_cited", E, P8 + '"engine": {"type": "zero", "zero_stage": 2,\n  "offload_param": "cpu"}, "parallelism": {"num_gpus": 8}}\n', "LLMMEM_E_INCONSISTENT", ["offload_param = cpu", "needs zero_stage 3", "engine.offload_param", "engine.zero_stage"], at='"cpu"')
+case("estimate_megatron_qlora", E, P8 + '"engine": {"type": "megatron"}, "lora": {"rank": 16, "qlora": "nf4"}}\n', "LLMMEM_E_UNSUPPORTED", ["qlora = nf4", "engine megatron"])
+case("estimate_megatron_deepspeed_lora", E, P8 + '"engine": {"type": "megatron_deepspeed"}, "lora": {"rank": 16}}\n', "LLMMEM_E_UNSUPPORTED", ["lora_rank = 16", "megatron_deepspeed"])
+case("estimate_fsdp1_reshard_after_forward", E, P8 + '"engine": {"type": "fsdp1", "reshard_after_forward": 0}, "parallelism": {"num_gpus": 8}}\n', "LLMMEM_E_INCONSISTENT", ["reshard_after_forward = 0", "fsdp_version 1", "sharding_strategy"])
+case("estimate_fsdp_reshard_not_divisor", E, P8 + '"engine": {"type": "fsdp2", "reshard_after_forward": 3}, "parallelism": {"num_gpus": 8}}\n', "LLMMEM_E_INCONSISTENT", ["reshard_after_forward = 3", "8 ranks"])
+case("estimate_fsdp_policy_on_zero", E, P8 + '"engine": {"type": "zero3", "fsdp_param_dtype": "bf16"}, "parallelism": {"num_gpus": 8}}\n', "LLMMEM_E_INCONSISTENT", ["fsdp_param_dtype", "engine zero"])
+case("estimate_fsdp_policy_vs_compute", E, P8 + '"training": {"param_dtype": "fp32", "compute_dtype": "fp32"}, "engine": {"type": "fsdp2", "fsdp_param_dtype": "bf16"}, "parallelism": {"num_gpus": 8}}\n', "LLMMEM_E_INCONSISTENT", ["fsdp_param_dtype = bf16", "compute_dtype = fp32"])
+case("estimate_offload_on_ddp", E, P8 + '"engine": {"type": "ddp", "offload_optimizer": "cpu"}, "parallelism": {"num_gpus": 8}}\n', "LLMMEM_E_INCONSISTENT", ["offload_optimizer", "engine ddp"])
+H = "hf_args"
+case("hf_fsdp_bogus", H, '{"fsdp": "bogus"}\n', "LLMMEM_E_OUT_OF_RANGE", ['"fsdp"', "bogus", "FSDPOption"], at='"bogus"')
+case("hf_fsdp_one_bogus_word", H, '{"fsdp": "full_shard autowrap"}\n', "LLMMEM_E_OUT_OF_RANGE", ['"fsdp"', "autowrap", "FSDPOption"], at='"full_shard')
+
 import shutil
 for name in os.listdir(root):
     if os.path.isdir(os.path.join(root, name)):

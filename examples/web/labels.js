@@ -1,0 +1,147 @@
+/* What the page calls each parameter of the library: a label for people, with its unit, and
+ * where it applies. The one-line help under each field is the library's own description
+ * (llmmem_param_doc). A parameter missing here (added to the library later) is shown with
+ * its name made readable and shown everywhere. */
+(function (root) {
+  "use strict";
+
+  // When a parameter applies, from the scenario's values (v: name -> text).
+  const train = (v) => v.mode !== "inference";
+  const infer = (v) => v.mode === "inference";
+  const vllm = (v) => infer(v) && v.runtime === "vllm";
+  const engine = (...names) => (v) => train(v) && names.includes(v.engine);
+  const zero = (v) => train(v) && (v.engine === "zero" || v.engine === "megatron_deepspeed");
+  const zero3 = (v) => zero(v) && v.zero_stage === "3";
+  const megatron = engine("megatron", "megatron_deepspeed");
+  const multi = engine("ddp", "zero", "fsdp", "megatron", "megatron_deepspeed");
+  const lora = (v) => train(v) && Number(v.lora_rank) > 0;
+  const always = () => true;
+
+  // name: [label (with its unit), applies]
+  const LABELS = {
+    mode: ["What to estimate", always],
+    micro_batch_size: ["Micro-batch size (sequences per GPU)", train],
+    seq_len: ["Sequence length (tokens)", train],
+    gradient_accumulation_steps: ["Gradient accumulation (micro-steps per step)", train],
+    batch_size: ["Batch size (sequences generated together)", infer],
+    prompt_len: ["Prompt length (tokens)", infer],
+    decode_len: ["Generated tokens per sequence (0 = prompt only)", infer],
+    peak_scope: ["Peak over (step, or the whole process with loading)", train],
+    param_dtype: ["Weight precision", always],
+    compute_dtype: ["Compute precision (auto = weight precision)", always],
+    master_weights: ["fp32 master weights", train],
+    grad_dtype: ["Gradient precision", train],
+    weights_format: ["Weight format / quantization", infer],
+    kv_cache_dtype: ["KV cache precision", infer],
+    quant_bits: ["Quantization bits (GPTQ/AWQ; 0 = the model's)", infer],
+    quant_group_size: ["Quantization group size (0 = the model's)", infer],
+    fp8_recipe: ["FP8 recipe (Transformer Engine)", train],
+    optimizer: ["Optimizer", train],
+    optimizer_impl: ["Optimizer implementation", train],
+    optimizer_state_dtype: ["Optimizer state precision", train],
+    step: ["Which optimizer step", train],
+    optimizer_in_backward: ["Optimizer step inside backward", train],
+    attention: ["Attention kernel", always],
+    activation_checkpointing: ["Activation checkpointing (recompute)", train],
+    loss: ["Loss implementation", train],
+    activation_profile: ["Activation accounting", train],
+    dropout: ["Dropout masks", train],
+    compile: ["torch.compile scope", train],
+    activation_offloading: ["Activation offloading to CPU", (v) => train(v) && v.activation_checkpointing === "full"],
+    loss_chunks: ["Loss output chunks (0 = 8)", (v) => train(v) && v.loss === "torchtune_chunked"],
+    liger_kernels: ["Liger RMSNorm/SwiGLU/RoPE kernels", train],
+    lora_rank: ["LoRA rank (0 = full fine-tuning)", train],
+    lora_alpha: ["LoRA alpha", lora],
+    lora_targets: ["LoRA target modules", lora],
+    lora_dropout: ["LoRA dropout (probability)", lora],
+    qlora: ["QLoRA: frozen base storage", lora],
+    qlora_double_quant: ["QLoRA double quantization", (v) => lora(v) && v.qlora !== "none"],
+    engine: ["Training engine", train],
+    zero_stage: ["ZeRO stage", zero],
+    offload_optimizer: ["Optimizer offload (ZeRO)", zero],
+    offload_param: ["Parameter offload (ZeRO-3)", zero3],
+    bucket_cap_mb: ["DDP bucket size (MiB)", engine("ddp")],
+    gradient_as_bucket_view: ["Gradients as views of the DDP buckets", engine("ddp")],
+    reduce_bucket_size: ["ZeRO reduce bucket (elements)", zero],
+    allgather_bucket_size: ["ZeRO all-gather bucket (elements)", zero],
+    contiguous_gradients: ["ZeRO contiguous gradient buffer", zero],
+    overlap_comm: ["ZeRO overlap communication", zero],
+    stage3_max_live_parameters: ["ZeRO-3 max live parameters (elements)", zero3],
+    stage3_prefetch_bucket_size: ["ZeRO-3 prefetch bucket (elements)", zero3],
+    stage3_param_persistence_threshold: ["ZeRO-3 persistence threshold (elements)", zero3],
+    zero_hpz_partition_size: ["ZeRO++ hpZ partition (GPUs)", zero3],
+    fsdp_version: ["FSDP version", engine("fsdp")],
+    sharding_strategy: ["FSDP sharding strategy", engine("fsdp")],
+    fsdp_cpu_offload: ["FSDP CPU offload", engine("fsdp")],
+    fsdp_param_dtype: ["FSDP mixed precision: parameter dtype", engine("fsdp")],
+    fsdp_reduce_dtype: ["FSDP mixed precision: reduce dtype", engine("fsdp")],
+    reshard_after_forward: ["FSDP2 reshard after forward (-1 auto, 0 no, 1 yes, k ranks)", engine("fsdp")],
+    fsdp_custom_sharded_layers: ["FSDP: embedding and head as units of their own", engine("fsdp")],
+    distributed_optimizer: ["Megatron distributed optimizer", megatron],
+    accounting: ["Accounting (runtime, or a framework's own formula)", engine("zero", "megatron")],
+    zero_init: ["deepspeed.zero.Init", zero3],
+    num_gpus: ["GPUs", always],
+    data_parallel_size: ["Data-parallel size (GPUs)", (v) => multi(v) || vllm(v)],
+    tensor_parallel_size: ["Tensor-parallel size (GPUs)", (v) => megatron(v) || infer(v)],
+    pipeline_parallel_size: ["Pipeline-parallel size (stages)", (v) => megatron(v) || vllm(v)],
+    context_parallel_size: ["Context-parallel size (GPUs)", megatron],
+    expert_parallel_size: ["Expert-parallel size (GPUs)", megatron],
+    expert_tensor_parallel_size: ["Expert tensor-parallel size (GPUs)", megatron],
+    sequence_parallel: ["Sequence parallelism", megatron],
+    virtual_pipeline_size: ["Virtual pipeline stages per GPU", megatron],
+    num_microbatches: ["Micro-batches per step (pipeline; 0 = pipeline size)", megatron],
+    gpus_per_node: ["GPUs per node", multi],
+    runtime: ["Serving runtime", infer],
+    gpu_memory_utilization: ["vLLM GPU memory utilization (fraction)", vllm],
+    max_num_batched_tokens: ["vLLM max batched tokens (0 = vLLM's)", vllm],
+    max_num_seqs: ["vLLM max sequences (0 = vLLM's)", vllm],
+    kv_block_size: ["KV cache block (tokens)", vllm],
+    max_model_len: ["vLLM max model length (tokens; 0 = the model's)", vllm],
+    cuda_graphs: ["CUDA graph capture", vllm],
+    vllm_version: ["vLLM version (empty = the newest modelled)", vllm],
+    enforce_eager: ["vLLM --enforce-eager", vllm],
+    quantization: ["vLLM --quantization", vllm],
+    enable_chunked_prefill: ["vLLM chunked prefill", vllm],
+    vllm_usage_context: ["vLLM defaults of", vllm],
+    flashinfer_sampler: ["FlashInfer sampler", vllm],
+    enable_expert_parallel: ["vLLM expert parallel", vllm],
+    disable_custom_all_reduce: ["vLLM --disable-custom-all-reduce", vllm],
+    enable_prefix_caching: ["vLLM prefix caching", vllm],
+    kv_cache_memory_bytes: ["vLLM KV cache memory (bytes; 0 = from the budget)", vllm],
+    disable_hybrid_kv_cache_manager: ["vLLM --disable-hybrid-kv-cache-manager", vllm],
+    num_gpu_blocks_override: ["vLLM GPU blocks override (0 = none)", vllm],
+    mamba_ssm_cache_dtype: ["Mamba SSM cache precision", vllm],
+    vllm_model_runner: ["vLLM model runner", vllm],
+    cudagraph_memory_estimate: ["CUDA graph memory in the profile", vllm],
+    vllm_image: ["vLLM docker image (FlashInfer installed)", vllm],
+    gpu: ["GPU", always],
+    gpu_memory_bytes: ["GPU memory (bytes; 0 = the GPU's)", always],
+    cuda_context_bytes: ["CUDA context (bytes; -1 = the GPU's)", always],
+    cublas_workspace_bytes: ["cuBLAS workspace (bytes; -1 = the GPU's)", always],
+    expandable_segments: ["Allocator expandable segments", always],
+    images_per_sample: ["Images per sequence (0 = text only)", always],
+    image_height: ["Image height (pixels; 0 = the processor's)", always],
+    image_width: ["Image width (pixels; 0 = the processor's)", always],
+    video_frames: ["Video frames", always],
+    vision_training: ["Vision tower", train],
+    min_pixels: ["Min pixels (Qwen2-VL; 0 = default)", always],
+    max_pixels: ["Max pixels (Qwen2-VL; 0 = default)", always],
+    encoder_cache: ["Encoder cache (serving)", infer],
+  };
+
+  function label(name) {
+    const l = LABELS[name];
+    if (l) return l[0];
+    const s = name.replace(/_/g, " ");
+    return s.charAt(0).toUpperCase() + s.slice(1);
+  }
+  // values: name -> text of every parameter of the scenario
+  function applies(name, values) {
+    const l = LABELS[name];
+    return !l || l[1](values);
+  }
+
+  const api = { label, applies, known: (name) => name in LABELS };
+  if (typeof module === "object" && module.exports) module.exports = api;
+  else root.LlmmemLabels = api;
+})(typeof self !== "undefined" ? self : this);

@@ -1,0 +1,44 @@
+"""The ``llmmem`` command of the package: runs the C command-line program.
+
+The wheel bundles the CLI built from examples/cli/ (``llmmem/bin/llmmem``, linked with the
+static library; its RUNPATH finds the cJSON copy in ``llmmem/lib``); in a source
+tree it is ``examples/llmmem`` beside ``python/``; ``LLMMEM_CLI`` names another one. The
+process is replaced by it (``os.execv``), so its output, exit status and signals are the
+C program's own: ``llmmem estimate --preset llama-3.1-8b`` is the same as in C.
+"""
+
+import os
+import sys
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def binary():
+    """The path of the C ``llmmem`` program this package runs."""
+    env = os.environ.get("LLMMEM_CLI")
+    if env:
+        return env
+    for cand in (os.path.join(_HERE, "bin", "llmmem"),
+                 os.path.normpath(os.path.join(_HERE, "..", "..", "examples", "llmmem"))):
+        if os.access(cand, os.X_OK):
+            return cand
+    raise FileNotFoundError("llmmem: the command-line program is not there (a wheel bundles it as "
+                            "llmmem/bin/llmmem; in a source tree run make); set LLMMEM_CLI")
+
+
+def main(argv=None):
+    """Entry point of the ``llmmem`` console script and of ``python -m llmmem``."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        exe = binary()
+    except FileNotFoundError as exc:
+        sys.stderr.write("%s\n" % exc)
+        return 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(exe, [exe] + argv)
+    return 127  # not reached
+
+
+if __name__ == "__main__":
+    sys.exit(main())

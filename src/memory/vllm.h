@@ -1,0 +1,148 @@
+/* vLLM V1 at startup, the byte-model half: the weights as vLLM stores them on
+ * one rank (vllm_weights.c), the KV cache specs, groups and blocks
+ * (vllm_kv.c) and the profile run's peak (vllm_profile.c). engines/vllm.c
+ * puts them into the budget of each vLLM version. docs/inference.md "vLLM"
+ * and docs/research/vllm-v1.md name the upstream file of every formula.
+ * Not installed. */
+#ifndef LLMMEM_MEMORY_VLLM_H
+#define LLMMEM_MEMORY_VLLM_H
+
+#include "memory/memory.h"
+
+/* A vLLM version as one number: 0.10.2 -> 1002, 1.2.3 -> 10203. */
+#define LLMMEM__VLLM_V(a, b, c) ((a) * 10000 + (b) * 100 + (c))
+
+/* How the routed experts of an MXFP4 checkpoint are laid out
+ * (model_executor/layers/quantization/mxfp4.py Mxfp4MoEMethod.create_weights
+ * and process_weights_after_loading, by the backend get_mxfp4_backend picks). */
+enum llmmem__vllm_mxfp4 {
+    LLMMEM__MXFP4_MARLIN = 0, /* no native FP4 (< sm_90, or 0.10.1): I -> 128, h -> 256 */
+    LLMMEM__MXFP4_TRITON,     /* sm_90/sm_100 triton_kernels: I -> 64, fp32 biases, and the
+                                 swizzled scales beside the loaded ones (the layer keeps both) */
+    LLMMEM__MXFP4_FI_256,     /* sm_100 FlashInfer BF16 / MXFP8-TRTLLM: I and h -> 256 */
+    LLMMEM__MXFP4_FI_128      /* FlashInfer CUTLASS, ROCm: I and h -> 128 */
+};
+
+/* One rank of the engine as the byte model sees it. */
+typedef struct llmmem__vllm_rank {
+    int ver;          /* LLMMEM__VLLM_V */
+    int cc;           /* compute capability x10 (90 = sm_90) */
+    uint64_t sms;     /* streaming multiprocessors */
+    uint64_t tp;      /* tensor-parallel ranks */
+    uint64_t ep;      /* ranks the routed experts are split over (1: none) */
+    uint64_t pp, stage;
+    uint64_t L0, L1;  /* decoder layers [L0, L1) on this pipeline stage */
+    int fmt;          /* storage of the linear layers (enum llmmem__quant) */
+    bool marlin;      /* GPTQ/AWQ repacked for the Marlin kernels (gptq_marlin, awq_marlin) */
+    int mxfp4;        /* enum llmmem__vllm_mxfp4 */
+    uint64_t e;       /* bytes of the unquantized tensors and the activations */
+    uint64_t bits, group;
+} llmmem__vllm_rank;
+
+/* "Model loading took": torch-allocated bytes after load_model, by part. */
+typedef struct llmmem__vllm_weights {
+    uint64_t bytes;     /* allocated (each tensor as the caching allocator hands it out) */
+    uint64_t tensors;   /* the tensors' own bytes */
+    uint64_t experts;   /* of which routed experts (with their scales and biases) */
+    uint64_t rotary;    /* the rotary cos_sin_cache buffer */
+    uint64_t vision;    /* the vision encoder and projector */
+    uint64_t largest;   /* the largest tensor */
+} llmmem__vllm_weights;
+/* The weights of one rank of stage r->stage (vllm_weights.c). */
+void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const struct llmmem_model *m,
+                             const llmmem__vllm_rank *r);
+/* The bytes the caching allocator counts for a sequence of allocations
+ * (vllm_weights.c): a 512-byte round, and a whole 2 MiB-rounded segment when
+ * the tail would be too small to split off (c10/cuda/CUDACachingAllocator.cpp). */
+typedef struct llmmem__vllm_pool {
+    int n;
+    uint64_t free_blocks[64]; /* large-pool blocks split off and still free */
+} llmmem__vllm_pool;
+uint64_t llmmem__vllm_alloc(llmmem__vllm_pool *p, llmmem__ovf *o, uint64_t bytes);
+
+/* ---- KV cache (vllm_kv.c) --------------------------------------------------- */
+
+/* Kinds of KV cache spec (v1/kv_cache_interface.py). */
+enum llmmem__vllm_spec {
+    LLMMEM__VS_FULL = 0, /* FullAttentionSpec, MLAAttentionSpec */
+    LLMMEM__VS_SLIDING,  /* SlidingWindowSpec */
+    LLMMEM__VS_CHUNKED,  /* ChunkedLocalAttentionSpec */
+    LLMMEM__VS_MAMBA,    /* MambaSpec: Mamba 1/2, gated delta rule, short convolution */
+    LLMMEM__VS_KINDS
+};
+
+typedef struct llmmem__vllm_kv_in {
+    int ver;
+    uint64_t block;      /* --block-size (0: 16, raised for attention + Mamba hybrids) */
+    uint64_t kvb;        /* KV element bytes */
+    uint64_t ssmb;       /* Mamba SSM / recurrent state bytes (0: the model's dtype) */
+    uint64_t e;          /* model dtype bytes (conv states) */
+    uint64_t tp;
+    uint64_t maxlen;     /* max_model_len */
+    uint64_t in_flight;  /* tokens a sliding/chunked layer holds beyond its window */
+    bool hybrid_manager; /* hybrid KV cache manager on (no --disable-hybrid-kv-cache-manager) */
+    uint64_t mamba_pages; /* pages a request holds per Mamba group: 1 ("none"), 2 ("align") */
+    uint64_t L0, L1;     /* decoder layers on this stage */
+} llmmem__vllm_kv_in;
+
+typedef struct llmmem__vllm_kv {
+    uint64_t n[LLMMEM__VS_KINDS]; /* layers of each kind on the stage */
+    uint64_t block;               /* tokens per block */
+    uint64_t page;                /* bytes of one block of one layer (uniform after padding) */
+    uint64_t attn_page;           /* the attention page before any padding */
+    uint64_t mamba_page;          /* one Mamba layer's state before padding (0: none) */
+    uint64_t group_size;          /* layers that share one block id */
+    uint64_t groups;              /* KV cache groups */
+    uint64_t bytes_per_block;     /* page * group_size */
+    uint64_t per_request;         /* blocks one max_model_len request holds, all groups */
+    uint64_t kv_bytes_per_token;  /* attention layers, per token (for the result key) */
+    bool hybrid;                  /* more than one spec kind kept apart */
+} llmmem__vllm_kv;
+/* The KV layout of one stage; LLMMEM_E_UNSUPPORTED for a mixer vLLM's
+ * MambaSpec is not modelled for. */
+int llmmem__vllm_kv_layout(llmmem__vllm_kv *k, llmmem__ovf *o, const struct llmmem_model *m,
+                           const llmmem__vllm_kv_in *in);
+
+/* ---- the profile run (vllm_profile.c) ------------------------------------- */
+
+/* How the dummy sampler run samples (v1/sample/ops/topk_topp_sampler.py by
+ * version, or the V2 model runner's sampler). */
+enum llmmem__vllm_sampler {
+    LLMMEM__VSAMP_FLASHINFER = 0, /* top_k_top_p_sampling_from_logits: 14 B per logit */
+    LLMMEM__VSAMP_SORT,           /* PyTorch sort of the fp32 logits (cub segmented sort) */
+    LLMMEM__VSAMP_TRITON,         /* apply_top_k_top_p_triton in place + softmax + noise */
+    LLMMEM__VSAMP_RUNNER_V2       /* v1/worker/gpu: greedy dummy batch, logits only */
+};
+
+typedef struct llmmem__vllm_profile_in {
+    uint64_t tokens;   /* max_num_batched_tokens */
+    uint64_t reqs;     /* min(tokens, max_num_seqs) */
+    uint64_t tp, ep;
+    uint64_t e;
+    uint64_t k_r;      /* KV heads per rank */
+    int fmt;           /* storage format (quantized activations of fp8 MoE) */
+    int sampler;       /* enum llmmem__vllm_sampler */
+    bool last_stage;   /* the sampler runs here */
+    bool first_stage;  /* the multimodal encoder runs here */
+    bool mrv1_rand;    /* the V1 runner's rand_like of the sampled hidden states */
+    uint64_t sms;      /* Triton sampler buffer rows */
+    uint64_t ws;       /* cuBLAS workspace made by the first matmul */
+    uint64_t L0, L1;
+} llmmem__vllm_profile_in;
+
+typedef struct llmmem__vllm_profile {
+    uint64_t forward;    /* the dummy forward's working set beyond what was allocated before */
+    uint64_t sampler;    /* the dummy sampler run's working set */
+    uint64_t encoder;    /* the multimodal encoder's working set and cached outputs */
+    uint64_t persistent; /* of the peak, what stays allocated (workspaces, sampler buffer) */
+    uint64_t peak;       /* torch peak increase: max of the three + persistent */
+    uint64_t enc_tokens; /* encoder budget tokens (0: text only) */
+    uint64_t enc_items;  /* dummy items of the largest size */
+} llmmem__vllm_profile;
+int llmmem__vllm_profile_run(llmmem__vllm_profile *p, llmmem__ovf *o, const struct llmmem_model *m,
+                             const struct llmmem_config *c, const llmmem__vllm_profile_in *in);
+/* The forward working set of one token (the largest layer piece), for the CUDA graph pool. */
+uint64_t llmmem__vllm_forward_token(llmmem__ovf *o, const struct llmmem_model *m,
+                                    const llmmem__vllm_profile_in *in);
+
+#endif /* LLMMEM_MEMORY_VLLM_H */

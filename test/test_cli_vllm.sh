@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# `llmmem vllm MODEL [vllm flags]` (issue 15): a pasted `vllm serve` line gives the lines
+# vLLM prints; vLLM's flag spellings (--flag v, --flag=v, -tp 2, 32K, --no-flag,
+# --flag true) reach the same parameters as llmmem's own flags; flags without effect on
+# GPU memory are accepted and listed; flags that change memory in a way not modelled, and
+# flags llmmem does not know, are refused with one stderr line. Run from the repository
+# root (make check does).
+set -u
+cd "$(dirname "$0")/.."
+CLI=${LLMMEM_CLI:-examples/llmmem}
+A=test/data/anchors/vllm/configs
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+    fail=$((fail + 1))
+    echo "FAIL: $*"
+}
+run() { # run EXPECTED_STATUS ARGS...
+    local want=$1
+    shift
+    "$CLI" "$@" >"$TMP/out" 2>"$TMP/err"
+    local got=$?
+    if [ "$got" -ne "$want" ]; then
+        bad "llmmem $* -> exit $got, want $want; stderr: $(head -c 300 "$TMP/err")"
+        return 1
+    fi
+    ok
+}
+has() { # has FILE TEXT
+    if grep -qF -- "$2" "$TMP/$1"; then ok; else bad "$1 lacks \"$2\": $(head -c 400 "$TMP/$1")"; fi
+}
+one_line() { # one_line STATUS FRAGMENT
+    if [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "^llmmem: $1: " "$TMP/err" &&
+        grep -qF -- "$2" "$TMP/err" && [ ! -s "$TMP/out" ]; then ok; else
+        bad "want one line \"llmmem: $1: ...$2...\", got: $(cat "$TMP/err") / $(head -c 200 "$TMP/out")"
+    fi
+}
+key() { # key NAME: the value of a key of the JSON on stdout
+    python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$TMP/out" "$1"
+}
+
+[ -x "$CLI" ] || { echo "no $CLI (run make)"; exit 1; }
+
+run 0 vllm --help && has out "usage: llmmem vllm"
+run 0 help vllm && has out "usage: llmmem vllm"
+
+# a pasted serve line (anchor a019): the four lines vLLM logs
+run 0 vllm "$A/qwen2-7b-instruct.json" --host 0.0.0.0 --port 8081 --max-model-len 16384 \
+    --gpu-memory-utilization 0.25 --gpu A100-80GB --vllm-version 0.10.1.1 \
+    --flashinfer-sampler on --trust-remote-code
+has out "Model loading took 14.2487 GiB"
+has out "Available KV cache memory:"
+has out "GPU KV cache size:"
+has out "Maximum concurrency for 16,384 tokens per request:"
+has out "vLLM flags without effect on GPU memory: --host, --port, --trust-remote-code"
+
+# vLLM's spellings give the same estimate as llmmem's parameter flags
+run 0 vllm qwen3-8b -tp 2 --max-model-len=32K --no-enable-prefix-caching --enforce-eager true \
+    --gpu H100-80GB --json
+a=$(key kv_tokens)
+run 0 estimate --preset qwen3-8b --mode inference --runtime vllm --tensor-parallel-size 2 \
+    --max-model-len 32768 --enable-prefix-caching off --enforce-eager true --gpu H100-80GB --json
+b=$(key kv_tokens)
+[ "$a" = "$b" ] && ok || bad "vllm spellings $a tokens, parameter flags $b"
+run 0 vllm qwen3-8b --max-model-len 32k --gpu L4 --json
+[ "$(python3 -c "import json;print(json.load(open('$TMP/out'))['kv_tokens']>=0)")" = True ] && ok ||
+    bad "32k"
+
+# -O0 is eager: no CUDA graphs
+run 0 vllm qwen3-8b -O0 --gpu L4 --json
+[ "$(key cuda_graph_bytes)" = 0 ] && ok || bad "-O0 left CUDA graphs"
+
+# refused: memory-relevant flags not modelled, unknown flags, V0 versions
+run 2 vllm qwen3-8b --speculative-config '{"method":"eagle"}'
+one_line LLMMEM_E_UNSUPPORTED "--speculative-config"
+run 2 vllm qwen3-8b --max-num-seq 16
+one_line LLMMEM_E_UNKNOWN_PARAM "--max-num-seq"
+run 2 vllm qwen3-8b --kv-cache-dtype int4
+one_line LLMMEM_E_UNSUPPORTED "int4"
+run 1 vllm qwen3-8b --vllm-version 0.6.4
+one_line LLMMEM_E_UNSUPPORTED "V0"
+run 2 vllm
+one_line LLMMEM_E_INVALID_ARG "MODEL missing"
+run 2 vllm qwen3-8b --max-model-len 3x
+one_line LLMMEM_E_INVALID_ARG "expected a count"
+
+echo "test_cli_vllm: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

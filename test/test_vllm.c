@@ -1,0 +1,375 @@
+/* vLLM V1 startup accounting (runtime vllm): the KV cache manager of hybrid
+ * models, the versions' rules, the caching allocator's rounding of the
+ * weights and the sampler paths. Expected values are hand computations from
+ * vLLM's code (docs/research/vllm-v1.md, file and function named at each
+ * test) checked against the public startup logs of test/data/anchors/vllm;
+ * test/vllm_anchors.py re-predicts the whole anchor set. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engines/engines.h"
+#include "memory/vllm.h"
+
+#define GIB 1073741824.0
+#define MIB (UINT64_C(1) << 20)
+
+static void set(llmmem_config *c, const char *name, const char *value)
+{
+    int rc = llmmem_config_set(c, name, value);
+    if (rc)
+        fail_msg("%s=%s: %s", name, value, llmmem_last_error());
+}
+
+static llmmem_config *vllm_config(void)
+{
+    llmmem_config *c = NULL;
+    assert_int_equal(llmmem_config_new(&c), 0);
+    set(c, "mode", "inference");
+    set(c, "runtime", "vllm");
+    return c;
+}
+
+static int64_t get_i64(const llmmem_result *r, int key)
+{
+    int64_t v = 0;
+    assert_int_equal(llmmem_result_get_i64(&v, r, key), 0);
+    return v;
+}
+
+static uint64_t get_u64(const llmmem_result *r, int key)
+{
+    uint64_t v = 0;
+    assert_int_equal(llmmem_result_get_u64(&v, r, key), 0);
+    return v;
+}
+
+static double get_f64(const llmmem_result *r, int key)
+{
+    double v = 0;
+    assert_int_equal(llmmem_result_get_f64(&v, r, key), 0);
+    return v;
+}
+
+static void estimate(llmmem_result *r, const struct llmmem_model *m, const llmmem_config *c)
+{
+    int rc = llmmem_estimate_inference(r, m, c);
+    if (rc)
+        fail_msg("estimate: %s", llmmem_last_error());
+}
+
+/* Attention + gated-delta-rule hybrid (Qwen3-Next / Qwen3.5 layout) built by
+ * hand: `full` attention layers and `linear` GDN layers. */
+static void gdn_hybrid(struct llmmem_model *m, int64_t full, int64_t linear, int64_t h, int64_t a,
+                       int64_t k, int64_t d, int64_t V)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->model_type, sizeof m->model_type, "%s", "gdn_hybrid");
+    m->family = LLMMEM__FAM_LLAMA;
+    m->vocab_size = V;
+    m->hidden_size = h;
+    m->num_layers = full + linear;
+    m->num_heads = a;
+    m->num_kv_heads = k;
+    m->head_dim = d;
+    m->intermediate_size = 4 * h;
+    m->gated_mlp = true;
+    m->partial_rotary_factor = 0.25;
+    m->torch_dtype = LLMMEM__DT_BF16;
+    m->params = 1000000000;
+    m->max_positions = 262144;
+    m->layers_of[LLMMEM__MX_FULL][LLMMEM__FF_DENSE] = full;
+    m->layers_of[LLMMEM__MX_LINEAR][LLMMEM__FF_DENSE] = linear;
+    m->lin.kind = 1;
+    m->lin.k_heads = 16;
+    m->lin.k_dim = 128;
+    m->lin.v_heads = 32;
+    m->lin.v_dim = 128;
+    m->lin.conv = 4;
+}
+
+/* Anchor a002 (Qwen3-Next-80B-A3B, 2 x H200, TP2, vLLM 0.10.2): the GDN state
+ * per layer and rank is conv (2*16*128 + 32*128)/2 x 3 x 2 B = 24,576 B plus
+ * recurrent 16 x 128 x 128 x 2 B = 524,288 B; the attention page of one token
+ * 2 x 1 KV head x 256 x 2 = 1024 B, so the block is 16 * cdiv(548864, 16*1024)
+ * = 544 tokens (HybridAttentionMambaModelConfig.verify_and_update_config; the
+ * log prints "Setting attention block size to 544 tokens"). 12 attention + 36
+ * GDN layers: groups of min(12, 36) = 12 layers, 4 groups; with the 47,878,721,024
+ * bytes the log gives for the KV cache: 47878721024 // (544*1024*12) = 7162
+ * blocks; tokens 7162 // 4 * 544 = 973,760; concurrency 7162 / (cdiv(262144,
+ * 544) + 3) = 14.77 (all three printed). */
+static void test_hybrid_gdn_blocks(void **state)
+{
+    (void)state;
+    struct llmmem_model m;
+    gdn_hybrid(&m, 12, 36, 2048, 16, 2, 256, 151936);
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    set(c, "vllm_version", "0.10.2");
+    set(c, "tensor_parallel_size", "2");
+    set(c, "gpu", "H200");
+    set(c, "max_model_len", "262144");
+    set(c, "max_num_batched_tokens", "8192");
+    set(c, "kv_cache_memory_bytes", "47878721024");
+    estimate(r, &m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_KV_BLOCK_TOKENS), 544);
+    assert_int_equal(get_i64(r, LLMMEM_R_KV_BLOCKS), 7162);
+    assert_int_equal(get_i64(r, LLMMEM_R_KV_TOKENS), 973760);
+    assert_true(fabs(get_f64(r, LLMMEM_R_MAX_CONCURRENCY) - 14.77) < 0.005);
+    /* from 0.15 prefix caching keeps two blocks per Mamba group ('align'):
+     * 7162 / (482 + 3*2); from 0.21 the tokens are int(C * max_model_len) */
+    set(c, "vllm_version", "0.29.0");
+    estimate(r, &m, c);
+    assert_true(fabs(get_f64(r, LLMMEM_R_MAX_CONCURRENCY) - 7162.0 / 488.0) < 1e-9);
+    assert_int_equal(get_i64(r, LLMMEM_R_KV_TOKENS), (int64_t)(7162.0 / 488.0 * 262144.0));
+    /* without prefix caching, one block per request again */
+    set(c, "enable_prefix_caching", "off");
+    estimate(r, &m, c);
+    assert_true(fabs(get_f64(r, LLMMEM_R_MAX_CONCURRENCY) - 14.77) < 0.005);
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+}
+
+/* Anchor a026 (Qwen3.5-4B, L4, vLLM 0.29): mamba_ssm_dtype float32 makes the
+ * recurrent state 32 x 128 x 128 x 4 B; with the bf16 conv state 8192 x 3 x 2
+ * that is 2,146,304 B per layer, block 16 * cdiv(2146304, 16*4096) = 528
+ * tokens (printed). 8 attention + 24 GDN layers, groups of 8: with 9.1 GiB
+ * available, 9.1 GiB // (528*4096*8) = 564 blocks; a request needs
+ * cdiv(32768, 528) + 3 groups x 2 = 69, concurrency 8.17 (printed). */
+static void test_hybrid_gdn_fp32_state(void **state)
+{
+    (void)state;
+    struct llmmem_model m;
+    gdn_hybrid(&m, 8, 24, 2560, 16, 4, 256, 248320);
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    set(c, "vllm_version", "0.29.0");
+    set(c, "gpu", "L4");
+    set(c, "max_model_len", "32768");
+    set(c, "mamba_ssm_cache_dtype", "fp32");
+    char bytes[32];
+    snprintf(bytes, sizeof bytes, "%.0f", floor(9.1 * GIB));
+    set(c, "kv_cache_memory_bytes", bytes);
+    estimate(r, &m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_KV_BLOCK_TOKENS), 528);
+    assert_int_equal(get_i64(r, LLMMEM_R_KV_BLOCKS), 564);
+    assert_true(fabs(get_f64(r, LLMMEM_R_MAX_CONCURRENCY) - 8.17) < 0.005);
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+}
+
+/* Sliding window + full attention (gpt-oss-120b, anchor a024, 4 x A100 TP4,
+ * vLLM 0.10.1): 18 + 18 layers in two groups of 18; 2 KV heads x 64 per rank,
+ * page 2*16*2*64*2 = 8192 B; a request holds cdiv(16384, 16) = 1024 full
+ * blocks and cdiv(min(128 - 1 + 2048, 16384), 16) + 1 = 137 sliding ones
+ * (SlidingWindowSpec.max_memory_usage_bytes), tokens blocks // 2 * 16. The
+ * printed 2,640,144 tokens are 330,018 blocks of 18 x 8192 B (45.32 GiB, as
+ * printed); with that memory: 2,640,144 tokens and 330018 / 1161 = 284.25x
+ * (printed). */
+static void test_sliding_groups(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "gpt-oss-120b"), 0);
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    set(c, "vllm_version", "0.10.1");
+    set(c, "gpu", "A100-80GB");
+    set(c, "tensor_parallel_size", "4");
+    set(c, "max_model_len", "16384");
+    set(c, "kv_cache_memory_bytes", "48663134208"); /* 330018 x 18 x 8192 */
+    estimate(r, m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_KV_BLOCKS), 330018);
+    assert_int_equal(get_i64(r, LLMMEM_R_KV_TOKENS), 2640144);
+    assert_true(fabs(get_f64(r, LLMMEM_R_MAX_CONCURRENCY) - 284.25) < 0.005);
+    /* --disable-hybrid-kv-cache-manager: sliding layers sized as full
+     * attention, one group of 36 layers and 1024 blocks per request */
+    set(c, "disable_hybrid_kv_cache_manager", "true");
+    estimate(r, m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_KV_BLOCKS), 48663134208 / (8192 * 36));
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
+/* PyTorch's caching allocator (c10/cuda/CUDACachingAllocator.cpp): a request
+ * above 1 MiB and below 10 MiB is cut from a 20 MiB segment; from 10 MiB the
+ * segment is the request rounded to 2 MiB, kept whole when the tail would be
+ * 1 MiB or less. Qwen2-7B's qkv (31.5 MiB) takes 32 MiB, o_proj (24.5 MiB)
+ * 24.5 MiB, gate_up (259 MiB) 260 MiB, down (129.5 MiB) 130 MiB: 2 MiB a
+ * layer, the 57 MiB by which vLLM's "Model loading took 14.2488 GiB" (anchor
+ * a019) exceeds the tensors' bytes and the 8 MiB rotary cache. */
+static void test_allocator_rounding(void **state)
+{
+    (void)state;
+    llmmem__vllm_pool p;
+    memset(&p, 0, sizeof p);
+    llmmem__ovf o = {false};
+    assert_int_equal(llmmem__vllm_alloc(&p, &o, 31 * MIB + MIB / 2), 32 * MIB);
+    assert_int_equal(llmmem__vllm_alloc(&p, &o, 24 * MIB + MIB / 2), 24 * MIB + MIB / 2);
+    assert_int_equal(llmmem__vllm_alloc(&p, &o, 259 * MIB), 260 * MIB);
+    assert_int_equal(llmmem__vllm_alloc(&p, &o, 129 * MIB + MIB / 2), 130 * MIB);
+    assert_int_equal(llmmem__vllm_alloc(&p, &o, 9216), 9216);
+    assert_int_equal(llmmem__vllm_alloc(&p, &o, 100), 512);
+    /* 8 MiB from a new 20 MiB segment; 12 MiB of it stays free and a later
+     * 11.5 MiB request takes it whole (the 0.5 MiB tail is not split off) */
+    assert_int_equal(llmmem__vllm_alloc(&p, &o, 8 * MIB), 8 * MIB);
+    assert_int_equal(llmmem__vllm_alloc(&p, &o, 11 * MIB + MIB / 2), 12 * MIB);
+    assert_false(o.overflow);
+}
+
+/* The dummy sampler run over N = min(max_num_batched_tokens, max_num_seqs)
+ * rows of the vocabulary V: FlashInfer (0.10/0.11 when installed) holds the
+ * bf16 logits, their fp32 copy, the top-k masked copy and the probabilities
+ * (14 B a logit); without FlashInfer the PyTorch sort adds sorted values,
+ * int64 indices, the int64 index input of the segmented sort and cub's
+ * alternate key/value buffers (38 B a logit for N >= 128). The difference of
+ * the two profile peaks is 24 B x N x V when the sampler is the peak. */
+static void test_sampler_paths(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "qwen3-0.6b"), 0);
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    set(c, "vllm_version", "0.10.2");
+    set(c, "gpu", "A100-80GB");
+    set(c, "max_model_len", "4096");
+    set(c, "max_num_batched_tokens", "8192");
+    set(c, "max_num_seqs", "256");
+    set(c, "flashinfer_sampler", "on");
+    estimate(r, m, c);
+    const uint64_t fi = get_u64(r, LLMMEM_R_PROFILE_PEAK_BYTES);
+    set(c, "flashinfer_sampler", "auto"); /* pip install: no FlashInfer */
+    estimate(r, m, c);
+    const uint64_t sort = get_u64(r, LLMMEM_R_PROFILE_PEAK_BYTES);
+    assert_int_equal(sort - fi, UINT64_C(24) * 256 * 151936);
+    /* the same image with FlashInfer gives the FlashInfer figure */
+    set(c, "vllm_image", "true");
+    estimate(r, m, c);
+    assert_int_equal(get_u64(r, LLMMEM_R_PROFILE_PEAK_BYTES), fi);
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
+/* The versions' rules: the default utilization (CacheConfig: 0.9, 0.92 from
+ * 0.20), the batch defaults by device memory and usage context
+ * (EngineArgs._set_default_args: 8192/1024 serve on a >= 70 GiB non-A100
+ * GPU, 2048/256 otherwise), V0 refused, an unreadable version refused. */
+static void test_version_rules(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "llama-3.1-8b"), 0);
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    set(c, "gpu", "H100-80GB");
+    set(c, "max_model_len", "8192");
+    uint64_t total = 0;
+    assert_int_equal(llmmem_gpu_memory_bytes(&total, 0), 0);
+    set(c, "vllm_version", "0.19.0");
+    estimate(r, m, c);
+    assert_int_equal(get_u64(r, LLMMEM_R_REQUESTED_BYTES), (uint64_t)floor((double)total * 0.9));
+    set(c, "vllm_version", "0.20.0");
+    estimate(r, m, c);
+    assert_int_equal(get_u64(r, LLMMEM_R_REQUESTED_BYTES), (uint64_t)floor((double)total * 0.92));
+    /* from 0.20 the CUDA graph estimate comes out of the budget: the same run
+     * with the estimate off has that much more KV memory */
+    const uint64_t with = get_u64(r, LLMMEM_R_KV_AVAILABLE_BYTES);
+    const uint64_t cg = get_u64(r, LLMMEM_R_CUDA_GRAPH_BYTES);
+    set(c, "cudagraph_memory_estimate", "off");
+    estimate(r, m, c);
+    assert_true(cg > 0);
+    assert_int_equal(get_u64(r, LLMMEM_R_KV_AVAILABLE_BYTES) - with, cg);
+    set(c, "cudagraph_memory_estimate", "auto");
+    /* --enforce-eager: no graphs at all */
+    set(c, "enforce_eager", "true");
+    estimate(r, m, c);
+    assert_int_equal(get_u64(r, LLMMEM_R_CUDA_GRAPH_BYTES), 0);
+    set(c, "vllm_version", "0.7.3");
+    assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_UNSUPPORTED);
+    assert_non_null(strstr(llmmem_last_error(), "V0"));
+    set(c, "vllm_version", "latest");
+    assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_OUT_OF_RANGE);
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
+/* "GPU KV cache size" up to 0.20 is blocks * block_size; from 0.21 it is
+ * int(C * max_model_len) with C = blocks / cdiv(max_model_len, block)
+ * (kv_cache_utils.py _report_kv_cache_config / get_kv_cache_capacity): with a
+ * max_model_len that is not a multiple of 16 the two differ. */
+static void test_tokens_by_version(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "qwen3-8b"), 0);
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    set(c, "gpu", "A100-80GB");
+    set(c, "max_model_len", "10000");
+    set(c, "kv_cache_memory_bytes", "10737418240");
+    set(c, "vllm_version", "0.20.0");
+    estimate(r, m, c);
+    const int64_t blocks = get_i64(r, LLMMEM_R_KV_BLOCKS);
+    assert_int_equal(get_i64(r, LLMMEM_R_KV_TOKENS), blocks * 16);
+    set(c, "vllm_version", "0.21.0");
+    estimate(r, m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_KV_TOKENS), (int64_t)((double)blocks / 625.0 * 10000.0));
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
+/* A start vLLM refuses: one max_model_len request needs more KV cache than is
+ * available (check_enough_kv_cache_memory). gpt-oss-120b on an H100 at util
+ * 0.95 and 131,072 tokens (anchor a008: 1.71 GiB available, 4.54 needed). */
+static void test_refused_start(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "gpt-oss-120b"), 0);
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    set(c, "vllm_version", "0.11.0");
+    set(c, "gpu", "H100-80GB");
+    set(c, "gpu_memory_utilization", "0.95");
+    set(c, "max_model_len", "131072");
+    set(c, "max_num_batched_tokens", "1024");
+    estimate(r, m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_FITS), 0);
+    assert_true(get_f64(r, LLMMEM_R_MAX_CONCURRENCY) < 1.0);
+    bool said = false;
+    for (int i = 0; i < llmmem_result_note_count(r); i++)
+        said = said || strstr(llmmem_result_note(r, i), "estimated maximum model length");
+    assert_true(said);
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hybrid_gdn_blocks),   cmocka_unit_test(test_hybrid_gdn_fp32_state),
+        cmocka_unit_test(test_sliding_groups),      cmocka_unit_test(test_allocator_rounding),
+        cmocka_unit_test(test_sampler_paths),       cmocka_unit_test(test_version_rules),
+        cmocka_unit_test(test_tokens_by_version),   cmocka_unit_test(test_refused_start),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
