@@ -216,6 +216,11 @@ typedef enum llmmem_param {
     LLMMEM_P_CUDA_CONTEXT_BYTES = 902, /**< i64: -1 = default for the GPU */
     LLMMEM_P_CUBLAS_WORKSPACE_BYTES = 903, /**< i64: -1 = default for the GPU */
     LLMMEM_P_EXPANDABLE_SEGMENTS = 904, /**< bool: PYTORCH_CUDA_ALLOC_CONF */
+    LLMMEM_P_ALLOCATOR_REPLAY = 905, /**< bool: peak_reserved from a replay of the caching allocator (0.2) */
+    LLMMEM_P_MAX_SPLIT_SIZE_BYTES = 906, /**< i64: PYTORCH_CUDA_ALLOC_CONF max_split_size_mb x 2^20 (0 = unlimited; 0.2) */
+    LLMMEM_P_GC_THRESHOLD = 907,    /**< f64: PYTORCH_CUDA_ALLOC_CONF garbage_collection_threshold (0 = off; 0.2) */
+    LLMMEM_P_EMPTY_CACHE_STEPS = 908, /**< i64: torch.cuda.empty_cache() every N optimizer steps (0 = never; 0.2) */
+    LLMMEM_P_PRIOR_WORKSPACE_SEGMENT_BYTES = 909, /**< i64: segment an earlier run left around the autograd thread's cuBLAS workspace (0 = fresh process; 0.2) */
     /* vision-language workloads (10xx) */
     LLMMEM_P_IMAGES_PER_SAMPLE = 1000, /**< i64: images per sequence (0 = text only) */
     LLMMEM_P_IMAGE_HEIGHT = 1001,   /**< i64 pixels (0 = the processor's fixed size) */
@@ -452,6 +457,23 @@ LLMMEM_API const char *llmmem_preset_name(int index);
 /** @return a one-line description of preset @p index, NULL if out of range. */
 LLMMEM_API const char *llmmem_preset_description(int index);
 
+/** How a config.json's model_type is read (llmmem_architecture_kind). */
+typedef enum llmmem_arch_kind {
+    LLMMEM_ARCH_DECODER = 0,    /**< a decoder-only LM, counted exactly from its config */
+    LLMMEM_ARCH_MULTIMODAL = 1, /**< a multimodal wrapper: its text model plus the towers it describes */
+    LLMMEM_ARCH_REFUSED = 2     /**< known and refused with LLMMEM_E_UNSUPPORTED (encoder,
+                                     encoder-decoder, speech or vision-first model) */
+} llmmem_arch_kind;
+
+/** The model_types the config.json reader knows: decoders, then multimodal wrappers, then
+ *  the refused ones. A model_type outside the list is estimated from the keys the registry
+ *  recognises and flagged approximate (LLMMEM_M_APPROXIMATE). */
+LLMMEM_API int llmmem_architecture_count(void);
+/** @return model_type @p index ("llama", "gemma3", "bert"), NULL if out of range. */
+LLMMEM_API const char *llmmem_architecture_name(int index);
+/** @return the llmmem_arch_kind of @p index, LLMMEM_E_INVALID_ARG if out of range. */
+LLMMEM_API int llmmem_architecture_kind(int index);
+
 /** GPU table (the values of the enum parameter LLMMEM_P_GPU). */
 LLMMEM_API int llmmem_gpu_count(void);
 /** @return the GPU's name ("H100-80GB"), NULL if out of range. */
@@ -501,6 +523,25 @@ LLMMEM_API int llmmem_config_note_count(const llmmem_config *cfg);
 LLMMEM_API const char *llmmem_config_note(const llmmem_config *cfg, int index);
 /** Serialises every parameter as a flat JSON object of name: value. */
 LLMMEM_API int llmmem_config_to_json(char *buf, size_t cap, size_t *needed, const llmmem_config *cfg);
+
+/* ---- allocation timeline ----------------------------------------------- */
+
+/** Formats of llmmem_timeline (0.2). */
+typedef enum llmmem_timeline_format {
+    LLMMEM_TIMELINE_JSON = 0,    /**< active bytes by category and reserved bytes over the events, phases */
+    LLMMEM_TIMELINE_SVG = 1,     /**< the same as a stacked-area chart with the reserved and GPU lines */
+    LLMMEM_TIMELINE_SNAPSHOT = 2 /**< torch.cuda.memory._snapshot() as JSON, for pytorch.org/memory_viz */
+} llmmem_timeline_format;
+
+/** Replays the estimate's allocation timeline (the measuring process: workspace, model build,
+ *  three training steps or a prefill and the decode steps) through the model of PyTorch's
+ *  caching allocator and writes it in `format` (::llmmem_timeline_format) into @p buf,
+ *  snprintf-style (@p needed incl. NUL; call with cap 0 to size). Single-GPU training and HF
+ *  generate only: LLMMEM_E_UNSUPPORTED for other engines and runtimes. (0.2) */
+LLMMEM_API int llmmem_timeline(char *buf, size_t cap, size_t *needed, const llmmem_model *model,
+                               const llmmem_config *cfg, int format);
+/** "json", "svg", "snapshot"; NULL for an unknown format. Static. (0.2) */
+LLMMEM_API const char *llmmem_timeline_format_name(int format);
 
 /* ---- scenario and framework files --------------------------------------- */
 

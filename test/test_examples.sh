@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 unset LD_LIBRARY_PATH
 
 for e in examples/minimal examples/scheduler examples/llmmem; do
-    readelf -d "$e" | grep -q 'R.*PATH.*\$ORIGIN/../lib' || { echo "$e lacks rpath \$ORIGIN/../lib"; exit 1; }
+    grep -q 'R.*PATH.*\$ORIGIN/../lib' <<<"$(readelf -d "$e")" || { echo "$e lacks rpath \$ORIGIN/../lib"; exit 1; }
 done
 
 examples/minimal >"$tmp/minimal.out"

@@ -235,13 +235,16 @@ int cli_run_quick(cli_opts *o);
 int cli_run_plan(cli_opts *o);
 int cli_run_validate(cli_opts *o);
 int cli_run_presets(cli_opts *o);
+int cli_run_architectures(cli_opts *o);
 int cli_run_gpus(cli_opts *o);
 int cli_run_params(cli_opts *o);
 /* llmmem vllm: reads vLLM's own flags (vllm.c). */
 int cli_run_vllm(int argc, char **argv);
+int cli_run_timeline(cli_opts *o); /* timeline.c */
+extern const cli_help cli_help_timeline;
 
 extern const cli_help cli_help_estimate, cli_help_explain, cli_help_model, cli_help_quick,
     cli_help_plan, cli_help_validate, cli_help_presets, cli_help_gpus, cli_help_params,
-    cli_help_vllm;
+    cli_help_vllm, cli_help_architectures;
 
 #endif

@@ -28,9 +28,13 @@ static const command commands[] = {
      CLI_G_QUICK | CLI_G_OUTPUT | CLI_G_PARAMS, true, &cli_help_quick, cli_run_quick, NULL},
     {{"plan", NULL}, "fastest layouts that fit N GPUs; --max-batch, --max-seq-len, --min-gpus",
      INPUTS | CLI_G_JSON | CLI_G_PARAMS | CLI_G_PLAN, false, &cli_help_plan, cli_run_plan, NULL},
+    {{"timeline", NULL}, "the predicted allocation timeline: SVG chart, JSON, or a memory_viz snapshot",
+     INPUTS | CLI_G_OUTPUT | CLI_G_PARAMS, true, &cli_help_timeline, cli_run_timeline, NULL},
     {{"validate", NULL}, "check a scenario file", 0, true, &cli_help_validate, cli_run_validate, NULL},
     {{"presets", NULL}, "list the built-in models", CLI_G_JSON, false, &cli_help_presets,
      cli_run_presets, NULL},
+    {{"architectures", NULL}, "list the config.json model_types: counted, multimodal, refused",
+     CLI_G_JSON, false, &cli_help_architectures, cli_run_architectures, NULL},
     {{"gpus", NULL}, "list the GPU table", CLI_G_JSON, false, &cli_help_gpus, cli_run_gpus, NULL},
     {{"params", NULL}, "list the configuration parameters", CLI_G_JSON, false, &cli_help_params,
      cli_run_params, NULL},
@@ -49,7 +53,7 @@ static void print_main_help(FILE *out)
           "Commands:\n",
           out);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(out, "  %-10s %s\n", commands[i].names.name, commands[i].summary);
+        fprintf(out, "  %-13s %s\n", commands[i].names.name, commands[i].summary);
     fputs("\n"
           "llmmem COMMAND --help shows a command's options. llmmem --version prints the version.\n"
           "Errors: one line on stderr, \"llmmem: LLMMEM_E_...: message\"; exit status 2 for\n"

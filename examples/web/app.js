@@ -427,6 +427,7 @@
     $("host-bytes").textContent = both(r.host_bytes);
     $("nvme-bytes").textContent = both(r.nvme_bytes);
     $("timeline").innerHTML = timeline(r);
+    if (window.LlmmemAllocTimeline) LlmmemAllocTimeline.render(api, model, sets);
 
     const phases = Object.keys(r.phases);
     let t = "<tr><th>component</th>" + phases.map((p) => `<th>${esc(p)}</th>`).join("") + "</tr>";

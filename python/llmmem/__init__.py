@@ -40,7 +40,7 @@ __all__ = [
     "Error", "UnknownParameterError", "InapplicableParameterError", "NotEstimatedError",
     "Model", "Config", "Result", "Plan", "estimate", "plan", "max_batch", "max_seq_len",
     "min_gpus", "load_scenario", "scenario_from_json", "scenario_from_file", "params",
-    "presets", "gpus", "phase_names", "component_names", "result_key_names",
+    "presets", "architectures", "timeline", "gpus", "phase_names", "component_names", "result_key_names",
     "model_key_names", "reject_names", "version", "version_number", "soversion",
     "status_name", "strerror", "last_error", "clear_error", "lib", "LIBRARY_PATH",
     "framework_names", "framework_detect", "__version__",
@@ -409,6 +409,17 @@ def presets():
     """{name: one-line description} of the built-in models."""
     return {_s(lib.llmmem_preset_name(i)): _s(lib.llmmem_preset_description(i))
             for i in range(lib.llmmem_preset_count())}
+
+
+_ARCH_KINDS = ("decoder", "multimodal", "refused")
+
+
+def architectures():
+    """{model_type: kind} of the config.json model_types the library knows; kind is
+    "decoder" (counted exactly), "multimodal" (text model plus the towers the config
+    describes) or "refused" (out of scope: loading one raises Error)."""
+    return {_s(lib.llmmem_architecture_name(i)): _ARCH_KINDS[_check(lib.llmmem_architecture_kind(i))]
+            for i in range(lib.llmmem_architecture_count())}
 
 
 def gpus():
@@ -1674,6 +1685,26 @@ def plan(model, config: Optional[Config] = None, *, top_k: int = 10, **params) -
 
 
 plan.__doc__ += "\n\n" + _doc("llmmem_plan_layouts")
+
+
+_TIMELINE_FORMATS = {"json": 0, "svg": 1, "snapshot": 2}
+
+
+def timeline(model, config: Optional[Config] = None, *, format: str = "json", **params):
+    """The estimate's allocation timeline replayed through the model of PyTorch's caching
+    allocator (``llmmem_timeline``): ``format="json"`` (a dict: active bytes by category and
+    reserved bytes over the events, the phases), ``"svg"`` (the chart, as text) or
+    ``"snapshot"`` (the dict ``torch.cuda.memory._snapshot()`` returns, for
+    pytorch.org/memory_viz). Single-GPU training and HF generate only."""
+    if format not in _TIMELINE_FORMATS:
+        raise ValueError("format %r: one of %s" % (format, ", ".join(_TIMELINE_FORMATS)))
+    fmt = _TIMELINE_FORMATS[format]
+
+    def call(mh, ch):
+        return _text(lambda buf, cap, need: lib.llmmem_timeline(buf, cap, need, mh, ch, fmt))
+
+    text = _with_params(call, model, config, params)
+    return text if format == "svg" else json.loads(text)
 
 
 def _plan_i64(fn, model, config, params):

@@ -108,6 +108,7 @@ int llmmem_config_clone(llmmem_config **out, const llmmem_config *cfg)
     if (!c)
         return llmmem__error(LLMMEM_E_NOMEM, "llmmem_config_clone: out of memory");
     memcpy(c, cfg, sizeof *c);
+    c->record = NULL;
     *out = c;
     return LLMMEM_OK;
 }

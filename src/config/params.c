@@ -305,6 +305,20 @@ static const llmmem__param_info params[] = {
         "cuBLAS workspace per handle; -1 = GPU default"),
     BOOL(LLMMEM_P_EXPANDABLE_SEGMENTS, "expandable_segments", "hardware", expandable_segments, 0,
          "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
+    BOOL(LLMMEM_P_ALLOCATOR_REPLAY, "allocator_replay", "hardware", allocator_replay, 1,
+         "peak_reserved from a replay of PyTorch's caching allocator over the allocation timeline "
+         "(off: allocated peak + largest transient block)"),
+    I64(LLMMEM_P_MAX_SPLIT_SIZE_BYTES, "max_split_size_bytes", "hardware", max_split_size_bytes, 0,
+        INT64_C(1) << 50, 0, "PYTORCH_CUDA_ALLOC_CONF max_split_size_mb in bytes; 0 = unlimited"),
+    F64(LLMMEM_P_GC_THRESHOLD, "garbage_collection_threshold", "hardware", gc_threshold, 0.0, 1.0, 0.0,
+        "PYTORCH_CUDA_ALLOC_CONF garbage_collection_threshold (with a per-process memory fraction); 0 = off"),
+    I64(LLMMEM_P_EMPTY_CACHE_STEPS, "empty_cache_steps", "hardware", empty_cache_steps, 0, 1000000, 0,
+        "torch.cuda.empty_cache() after every N optimizer steps (TrainingArguments.torch_empty_cache_steps); "
+        "0 = never"),
+    I64(LLMMEM_P_PRIOR_WORKSPACE_SEGMENT_BYTES, "prior_workspace_segment_bytes", "hardware", prior_ws_segment, 0,
+        INT64_C(1) << 50, 0,
+        "a process that trained before: the cached segment holding the autograd thread's cuBLAS workspace "
+        "(its bytes, from that run's timeline); 0 = a fresh process"),
     I64(LLMMEM_P_IMAGES_PER_SAMPLE, "images_per_sample", "vision", images_per_sample, 0, 10000, 0,
         "images per sequence (vision-language models; 0 = text only)"),
     I64(LLMMEM_P_IMAGE_HEIGHT, "image_height", "vision", image_height, 0, 1000000, 0,

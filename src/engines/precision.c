@@ -121,9 +121,8 @@ void llmmem__engine_precision_report(struct llmmem_result *r, const struct llmme
     llmmem__result_set_i64(r, LLMMEM_R_OPTIMIZER_STATE_DTYPE, state);
     static const char *const names[] = {"none", "fp32", "fp16", "bf16", "fp8", "int8", "int4"};
     const int64_t g = r->v[LLMMEM_R_GRAD_DTYPE - LLMMEM_R_PARAMS].i;
-    llmmem__result_note(r, "precision: %s weights, %s compute, %s masters, %s grads, %s optimizer state "
-                           "(%s%s)",
-                        names[stored], names[compute_of(c)], master ? "fp32" : "no", names[g],
-                        names[state], defaulted ? "engine defaults: " : "as configured; ",
-                        engine_source(engine));
+    llmmem__result_note_join(r, "precision: ", names[stored], " weights, ", names[compute_of(c)], " compute, ",
+                             master ? "fp32" : "no", " masters, ", names[g], " grads, ", names[state],
+                             " optimizer state (", defaulted ? "engine defaults: " : "as configured; ",
+                             engine_source(engine), ")", (const char *)NULL);
 }

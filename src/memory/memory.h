@@ -36,6 +36,97 @@ uint64_t llmmem__alloc_block(uint64_t request);
 uint64_t llmmem__alloc_reserved(uint64_t peak_allocated, uint64_t largest_block,
                                 bool checkpointing, bool expandable_segments);
 
+/* ---- allocation timeline and allocator replay (replay.c, record.c) ------- */
+
+/* Streams whose blocks the allocator keeps apart (a pool per stream). */
+enum llmmem__stream { LLMMEM__ST_DEFAULT = 0, LLMMEM__ST_COMM = 1, LLMMEM__STREAMS = 4 };
+
+/* PYTORCH_CUDA_ALLOC_CONF of the run and the memory its segments may take. */
+typedef struct llmmem__alloc_conf {
+    bool expandable;     /* expandable_segments:True */
+    uint64_t max_split;  /* max_split_size_mb in bytes (0: unlimited) */
+    double gc_threshold; /* garbage_collection_threshold (0: off) */
+    uint64_t budget;     /* bytes of segments before a cudaMalloc fails (0: no limit) */
+} llmmem__alloc_conf;
+
+typedef struct llmmem__rp_block {
+    uint64_t addr, size, req;
+    int32_t prev, next; /* address neighbours in the segment; `next` chains spare slots */
+    int32_t id;         /* tensor while allocated */
+    int64_t gc_base;    /* free-block searches when it was cached */
+    uint8_t alloc, pool, stream, cat, mapped, exp, in_set;
+    const char *what;   /* static label of the tensor */
+} llmmem__rp_block;
+typedef struct llmmem__rp_set {
+    int32_t *v;
+    int32_t n, cap;
+} llmmem__rp_set;
+struct llmmem__tl;
+typedef struct llmmem__replay {
+    llmmem__alloc_conf conf;
+    llmmem__rp_block *b;
+    int32_t nb, capb, spare;
+    int32_t *id2b;
+    int32_t nid, capid;
+    int32_t *scratch;
+    int32_t capscratch;
+    llmmem__rp_set free[2][LLMMEM__STREAMS]; /* [small, large][stream] */
+    int32_t exp_head[2][LLMMEM__STREAMS];    /* first block of each expandable segment */
+    uint64_t exp_base[2][LLMMEM__STREAMS];
+    int64_t gc_calls[2];
+    uint64_t next_addr;
+    uint64_t reserved, allocated, peak_reserved, peak_allocated;
+    uint64_t cat_bytes[LLMMEM__COMPONENTS];
+    bool oom;   /* a segment did not fit the budget even after releasing the cache */
+    bool nomem; /* the replay could not allocate its own bookkeeping */
+    struct llmmem__tl *rec; /* NULL, or where every event is recorded */
+} llmmem__replay;
+
+void llmmem__rp_init(llmmem__replay *r, const llmmem__alloc_conf *conf);
+void llmmem__rp_release(llmmem__replay *r);
+/* Allocates `request` bytes of component `cat` on `stream`; returns the
+ * tensor's id (negative when the replay ran out of its own memory). */
+int32_t llmmem__rp_alloc(llmmem__replay *r, uint64_t request, int cat, int stream, const char *what);
+void llmmem__rp_free(llmmem__replay *r, int32_t id);
+void llmmem__rp_empty_cache(llmmem__replay *r);
+/* A segment of `segment` bytes an earlier run left, holding a live block of
+ * `request` bytes at its start (the autograd thread's cuBLAS workspace): its
+ * id, or -1 (expandable segments, or a segment smaller than the block). */
+int32_t llmmem__rp_prior_segment(llmmem__replay *r, uint64_t segment, uint64_t request, int cat, const char *what);
+
+/* A recorded timeline (record.c): every event with the allocator's state. */
+enum llmmem__tl_op {
+    LLMMEM__TL_ALLOC = 0, LLMMEM__TL_FREE, LLMMEM__TL_SEG_ALLOC, LLMMEM__TL_SEG_FREE,
+    LLMMEM__TL_SEG_MAP, LLMMEM__TL_SEG_UNMAP, LLMMEM__TL_PHASE
+};
+typedef struct llmmem__tl_event {
+    uint64_t addr, size, req;
+    uint64_t reserved; /* segment bytes after the event */
+    const char *what;  /* static label (PHASE: the phase's name) */
+    uint8_t op, cat, stream;
+} llmmem__tl_event;
+typedef struct llmmem__tl {
+    llmmem__tl_event *ev;
+    size_t n, cap;
+    uint64_t capacity; /* the GPU's bytes for the allocator (budget) */
+    bool nomem;
+} llmmem__tl;
+void llmmem__tl_alloc(struct llmmem__tl *t, const llmmem__replay *r, const llmmem__rp_block *b);
+void llmmem__tl_free(struct llmmem__tl *t, const llmmem__replay *r, const llmmem__rp_block *b);
+void llmmem__tl_segment(struct llmmem__tl *t, const llmmem__replay *r, int op, uint64_t addr, uint64_t bytes,
+                        int stream);
+void llmmem__tl_phase(struct llmmem__tl *t, const llmmem__replay *r, const char *name);
+void llmmem__tl_release(struct llmmem__tl *t);
+
+/* The timeline of a training run over `layers` decoder layers, `steps`
+ * optimizer steps of at most `micro` micro-steps each (0: the configured
+ * gradient accumulation) (tl_train.c), replayed into rp; *act_prog: the
+ * first layer's saved bytes the layer program made (before the estimator's
+ * remainder). */
+struct llmmem__train;
+int llmmem__timeline_train(llmmem__replay *rp, const struct llmmem__train *t, const struct llmmem_model *m,
+                           const struct llmmem_config *c, uint64_t layers, int steps, int micro, uint64_t *act_prog);
+
 /* Bytes of the model states, shared by every engine (states.c). Engines shard
  * or offload these; they never recompute them. */
 typedef struct llmmem__states {
@@ -214,6 +305,13 @@ uint64_t llmmem__recipes_sac_layer(const struct llmmem_model *m, const llmmem__r
 /* The recipe terms of --explain (recipes.c). */
 void llmmem__recipes_explain(struct llmmem_result *r, const llmmem__train *t, const struct llmmem_config *c);
 
+/* The allocator settings and budget of a configuration (reserved.c). */
+void llmmem__alloc_conf_of(llmmem__alloc_conf *conf, const struct llmmem_config *c);
+/* Replays the training run's allocations (tl_train.c) through the caching
+ * allocator and keeps its peaks in the result (reserved.c). */
+int llmmem__reserved_train(struct llmmem_result *r, const llmmem__train *t, const struct llmmem_model *m,
+                           const struct llmmem_config *c);
+
 /* Extra bytes an engine adds per phase (buffers, gathered parameters). bwd
  * is added at every point of the backward; bwd_start only at its start (the
  * loss gradients), bwd_layer only inside the decoder layers (and the LoRA
@@ -376,6 +474,15 @@ int llmmem__prefill_mlp(llmmem__ovf *o, const llmmem__prefill *p,
 uint64_t llmmem__prefill_cublaslt_workspace(const struct llmmem_model *m);
 /* Logits of the last position, [B, 1, V] in the activation dtype (prefill.c). */
 uint64_t llmmem__prefill_logits_last(llmmem__ovf *o, const llmmem__infer *x);
+/* The timeline of one generate call over `layers` decoder layers
+ * (tl_infer.c), replayed into r; lt_ws: the cuBLASLt workspace of the first
+ * biased matmul (0: none); prior: a segment an earlier run left around the
+ * autograd thread's workspace (0: a fresh process). */
+int llmmem__timeline_infer(llmmem__replay *r, const llmmem__infer *x, const struct llmmem_model *m,
+                           uint64_t weights, uint64_t ws, uint64_t lt_ws, uint64_t prior, uint64_t layers);
+/* The replay of a generate call's timeline into the result (reserved.c). */
+int llmmem__reserved_infer(struct llmmem_result *r, const llmmem__infer *x, const struct llmmem_model *m,
+                           const struct llmmem_config *c, uint64_t weights, uint64_t ws);
 /* Decode peak over steps 1..N and the KV that stays (decode.c). */
 void llmmem__decode_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_model *m,
                          uint64_t ws);

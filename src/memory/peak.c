@@ -22,15 +22,34 @@ static int peak_phase_of(const struct llmmem_result *r, uint64_t *peak, llmmem__
     return peak_phase;
 }
 
-/* Reserved bytes: the allocator model (alloc.c), its slack scaled by a
- * calibration profile. */
+/* Reserved bytes beyond the allocated peak as the allocator replay found
+ * them (reserved.c): the replay's own peaks differ from the phase model's by
+ * the tensors it draws coarser, so its fragmentation (peak reserved less
+ * peak allocated) is laid on the validated allocated peak. A run the replay
+ * saw fit in the GPU after the allocator released its cache stays within
+ * the budget. */
+static uint64_t replayed_reserved(const struct llmmem_result *r, const struct llmmem_config *c, uint64_t peak,
+                                  llmmem__ovf *o)
+{
+    uint64_t slack = r->replay_reserved > r->replay_allocated ? r->replay_reserved - r->replay_allocated : 0;
+    uint64_t reserved = llmmem__add(o, peak, slack);
+    llmmem__alloc_conf conf;
+    llmmem__alloc_conf_of(&conf, c);
+    if (!r->replay_oom && conf.budget && reserved > conf.budget && peak <= conf.budget)
+        reserved = conf.budget;
+    return reserved;
+}
+
+/* Reserved bytes: the allocator replay, or the rule of thumb (alloc.c); the
+ * slack scaled by a calibration profile. */
 static uint64_t reserved_of(const struct llmmem_result *r, const struct llmmem_config *c, uint64_t peak,
                             llmmem__ovf *o)
 {
-    uint64_t reserved = llmmem__alloc_reserved(peak, r->largest_block, r->checkpointing,
-                                               c->expandable_segments != 0);
+    uint64_t reserved = r->replayed ? replayed_reserved(r, c, peak, o)
+                                    : llmmem__alloc_reserved(peak, r->largest_block, r->checkpointing,
+                                                             c->expandable_segments != 0);
     if (c->calibrated && c->calib_reserved != 1.0) {
-        double head = (double)(reserved - peak) * c->calib_reserved;
+        double head = reserved > peak ? (double)(reserved - peak) * c->calib_reserved : 0.0;
         /* 1.8e19 < 2^64: the conversion is defined below it; above, an overflow */
         if (head >= 1.8e19)
             o->overflow = true;
@@ -89,7 +108,7 @@ int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c
     llmmem__result_set_u64(r, LLMMEM_R_TOTAL_BYTES_PER_GPU, total);
     llmmem__result_set_u64(r, LLMMEM_R_GPU_MEMORY_BYTES, cap);
     llmmem__result_set_i64(r, LLMMEM_R_PEAK_PHASE, peak_phase);
-    llmmem__result_set_i64(r, LLMMEM_R_FITS, total <= cap);
+    llmmem__result_set_i64(r, LLMMEM_R_FITS, total <= cap && !(r->replayed && r->replay_oom));
     llmmem__result_set_f64(r, LLMMEM_R_UTILIZATION, cap ? (double)total / (double)cap : 0.0);
     llmmem__result_set_i64(r, LLMMEM_R_HEADROOM_BYTES,
                            total <= cap ? (int64_t)(cap - total) : -(int64_t)(total - cap));

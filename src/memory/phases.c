@@ -296,7 +296,7 @@ static void set_keys(struct llmmem_result *r, step *p, const struct llmmem_model
         llmmem__result_set_u64(r, LLMMEM_R_HOST_BYTES, t->host_offload);
     r->checkpointing = t->checkpointing;
     r->mode = LLMMEM__MODE_TRAINING;
-    snprintf(r->model_type, sizeof r->model_type, "%s", m->model_type);
+    llmmem__str_join(r->model_type, sizeof r->model_type, m->model_type, (const char *)NULL);
 }
 
 /* Explained terms (static formulas with sources). */
@@ -369,5 +369,10 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
     explain_terms(r, &p, c);
     if (p.o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "training estimate overflows 64-bit byte counts");
+    if (c->allocator_replay && !extra) {
+        int rc = llmmem__reserved_train(r, t, m, c);
+        if (rc)
+            return rc;
+    }
     return llmmem__result_finish(r, c);
 }

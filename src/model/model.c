@@ -679,7 +679,7 @@ static void json_moe_mla(llmmem__buf *b, const struct llmmem_model *m)
 /* Vision tower (input/towers.c); null when none. */
 static void json_vision(llmmem__buf *b, const struct llmmem_model *m)
 {
-    static const char *const vkind_names[] = {"none", "clip", "siglip", "qwen2_vl"};
+    static const char *const vkind_names[] = {"none", "clip", "siglip", "qwen2_vl", "qwen3_vl"};
     const struct llmmem__vision_tower *vt = &m->vision;
     if (vt->kind == LLMMEM__V_NONE) {
         llmmem__buf_printf(b, ", \"vision\": null");
@@ -739,6 +739,33 @@ static void json_layers(llmmem__buf *b, const struct llmmem_model *m)
         llmmem__buf_printf(b, "}}");
     }
     llmmem__buf_printf(b, "]");
+}
+
+/* The state-space and linear-attention mixers' dimensions (null when none). */
+static void json_mixers(llmmem__buf *b, const struct llmmem_model *m)
+{
+    const struct llmmem__ssm *x = &m->ssm;
+    const struct llmmem__lin *l = &m->lin;
+    /* the recurrent state's dtype the config names ("auto": the model dtype) */
+    const char *state_dtype = name_of(dtype_names, LLMMEM_ARRAY_LEN(dtype_names), m->ssm_state_dtype);
+    if (x->inner > 0)
+        llmmem__buf_printf(b,
+                           ", \"ssm\": {\"version\": %lld, \"inner\": %lld, \"state\": %lld, \"groups\": %lld, "
+                           "\"heads\": %lld, \"conv\": %lld, \"dt_rank\": %lld, \"state_dtype\": \"%s\"}",
+                           (long long)x->version, (long long)x->inner, (long long)x->state, (long long)x->groups,
+                           (long long)x->heads, (long long)x->conv, (long long)x->dt_rank, state_dtype);
+    else
+        llmmem__buf_printf(b, ", \"ssm\": null");
+    if (l->kind > 0)
+        llmmem__buf_printf(b,
+                           ", \"linear_attention\": {\"kind\": %lld, \"k_heads\": %lld, \"k_dim\": %lld, "
+                           "\"v_heads\": %lld, \"v_dim\": %lld, \"conv\": %lld, \"state_dtype\": \"%s\"}",
+                           (long long)l->kind, (long long)l->k_heads, (long long)l->k_dim, (long long)l->v_heads,
+                           (long long)l->v_dim, (long long)l->conv, state_dtype);
+    else
+        llmmem__buf_printf(b, ", \"linear_attention\": null");
+    llmmem__buf_printf(b, ", \"conv_kernel\": %lld, \"chunk_size\": %lld", (long long)m->conv_kernel,
+                       (long long)m->chunk_size);
 }
 
 /* Parameter tensors as the registry lists them, named with their path. */
@@ -805,6 +832,7 @@ int llmmem_model_to_json(char *buf, size_t cap, size_t *needed, const llmmem_mod
     json_moe_mla(&b, m);
     json_vision(&b, m);
     json_layers(&b, m);
+    json_mixers(&b, m);
     json_tensors(&b, m);
     llmmem__buf_printf(&b, ", \"notes\": [");
     for (int i = 0; i < m->note_count; i++) {

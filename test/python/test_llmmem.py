@@ -71,6 +71,21 @@ class TestBinding(unittest.TestCase):
         self.assertIn("adamw", ps["optimizer"]["values"])
         self.assertEqual(ps["micro_batch_size"]["bounds"][0], 1)
         self.assertTrue(llmmem.presets())
+        arch = llmmem.architectures()
+        self.assertEqual(arch["llama"], "decoder")
+        self.assertEqual(arch["gemma3"], "multimodal")
+        self.assertEqual(arch["whisper"], "refused")
+        with self.assertRaises(llmmem.Error) as e:
+            llmmem.Model.from_hf_json('{"model_type": "whisper"}')
+        self.assertIn("speech", str(e.exception))
+        tl = llmmem.timeline("llama-3.2-1b", seq_len=512)
+        self.assertEqual(tl["model_type"], "llama")
+        self.assertTrue(llmmem.timeline("llama-3.2-1b", format="svg").startswith("<svg"))
+        self.assertIn("segments", llmmem.timeline("llama-3.2-1b", format="snapshot"))
+        with self.assertRaises(ValueError):
+            llmmem.timeline("llama-3.2-1b", format="png")
+        with self.assertRaises(llmmem.Error):
+            llmmem.timeline("llama-3.2-1b", engine="zero", zero_stage=2)
         self.assertIn("H200", " ".join(llmmem.gpus()))
         self.assertEqual(llmmem.status_name(llmmem.E_PARSE), "LLMMEM_E_PARSE")
 
