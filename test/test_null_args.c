@@ -405,6 +405,31 @@ static void files(void **state)
     EXPECT_NULL_ARG(llmmem_config_apply_calibration_file(NULL, "x.json"));
     EXPECT_NULL_ARG(llmmem_config_apply_calibration_file(c, NULL));
     EXPECT(llmmem_config_apply_calibration_file(c, "/dev/null"), LLMMEM_E_IO);
+    /* framework YAML files and the configuration's notes */
+    const char *tt = "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\nbatch_size: 2\nfoo: 1\n";
+    int kind = -1;
+    EXPECT_NULL_ARG(llmmem_framework_detect(NULL, tt, strlen(tt)));
+    EXPECT_NULL_ARG(llmmem_framework_detect(&kind, NULL, 4));
+    assert_int_equal(llmmem_framework_detect(&kind, tt, strlen(tt)), 0);
+    assert_int_equal(kind, LLMMEM_FW_TORCHTUNE);
+    assert_string_equal(llmmem_framework_name(LLMMEM_FW_TORCHTUNE), "torchtune");
+    assert_null(llmmem_framework_name(-1));
+    assert_null(llmmem_framework_name(5));
+    EXPECT_NULL_ARG(llmmem_config_apply_framework_yaml(NULL, NULL, 0, tt, strlen(tt)));
+    EXPECT_NULL_ARG(llmmem_config_apply_framework_yaml(c, NULL, 0, NULL, 4));
+    EXPECT(llmmem_config_apply_framework_yaml(c, NULL, 99, tt, strlen(tt)), LLMMEM_E_INVALID_ARG);
+    EXPECT(llmmem_config_apply_framework_yaml(c, NULL, 0, tt, 0), LLMMEM_E_PARSE);
+    EXPECT_NULL_ARG(llmmem_config_apply_framework_file(NULL, NULL, 0, "x.yaml"));
+    EXPECT_NULL_ARG(llmmem_config_apply_framework_file(c, NULL, 0, NULL));
+    EXPECT(llmmem_config_apply_framework_file(c, NULL, 0, "no-such.yaml"), LLMMEM_E_IO);
+    EXPECT(llmmem_config_apply_framework_file(c, NULL, 0, "test"), LLMMEM_E_IO);
+    assert_int_equal(llmmem_config_note_count(NULL), 0);
+    assert_null(llmmem_config_note(NULL, 0));
+    assert_int_equal(llmmem_config_apply_framework_yaml(c, NULL, 0, tt, strlen(tt)), 0);
+    assert_true(llmmem_config_note_count(c) >= 1);
+    assert_null(llmmem_config_note(c, -1));
+    assert_null(llmmem_config_note(c, llmmem_config_note_count(c)));
+    assert_non_null(strstr(llmmem_config_note(c, llmmem_config_note_count(c) - 1), "foo"));
     llmmem_config_free(c);
 }
 

@@ -80,7 +80,7 @@ enum cli_units { UNITS_BOTH, UNITS_GIB, UNITS_GB };
 enum {
     CLI_G_SCENARIO = 1 << 0,
     CLI_G_MODEL = 1 << 1,  /* --hf-config, --preset, raw numbers */
-    CLI_G_FILES = 1 << 2,  /* --deepspeed-config, --hf-training-args, --calibration */
+    CLI_G_FILES = 1 << 2,  /* --deepspeed-config, --hf-training-args, --calibration, YAML configs */
     CLI_G_OUTPUT = 1 << 3, /* --json, --explain, --units, --svg */
     CLI_G_JSON = 1 << 4,   /* --json only */
     CLI_G_PARAMS = 1 << 5, /* --<parameter>, and --gpus, --gpu-mem, --engine */
@@ -99,6 +99,8 @@ typedef struct cli_setting {
 typedef struct cli_opts {
     const char *scenario, *hf_config, *preset, *ds_config, *hf_args, *svg;
     const char *calibration;
+    /* framework YAML files: accelerate, then the recipe (auto-detected or named) */
+    const char *fw_config, *torchtune_config, *axolotl_config, *accelerate_config, *llamafactory_config;
     bool json, explain, help;
     int units; /* enum cli_units */
     const char *positional[4];

@@ -186,6 +186,18 @@ static const cli_flag flags[] = {
     {.names.name = "hf_training_args", .arg = ARG_TEXT, .groups = CLI_G_FILES,
      .field = AT(hf_args), .metavar = "FILE",
      .help = "HF TrainingArguments JSON (also LLaMA-Factory keys)"},
+    {.names.name = "framework_config", .arg = ARG_TEXT, .groups = CLI_G_FILES,
+     .field = AT(fw_config), .metavar = "FILE",
+     .help = "a framework YAML, its kind detected: torchtune recipe, axolotl,\n"
+             "accelerate config or LLaMA-Factory"},
+    {.names.name = "torchtune_config", .arg = ARG_TEXT, .groups = CLI_G_FILES,
+     .field = AT(torchtune_config), .metavar = "FILE", .help = "a torchtune recipe config (YAML)"},
+    {.names.name = "axolotl_config", .arg = ARG_TEXT, .groups = CLI_G_FILES,
+     .field = AT(axolotl_config), .metavar = "FILE", .help = "an axolotl config (YAML)"},
+    {.names.name = "accelerate_config", .arg = ARG_TEXT, .groups = CLI_G_FILES,
+     .field = AT(accelerate_config), .metavar = "FILE", .help = "an accelerate config (YAML)"},
+    {.names.name = "llamafactory_config", .arg = ARG_TEXT, .groups = CLI_G_FILES,
+     .field = AT(llamafactory_config), .metavar = "FILE", .help = "a LLaMA-Factory training config (YAML)"},
     {.names.name = "calibration", .arg = ARG_TEXT, .groups = CLI_G_FILES,
      .field = AT(calibration), .metavar = "FILE",
      .help = "a calibration profile fitted from probe records\n"

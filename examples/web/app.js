@@ -633,6 +633,7 @@
     $("version").textContent = api.version;
     $("version2").textContent = api.version;
     fetch("cjson-version.txt").then((r) => (r.ok ? r.text() : "")).then((t) => ($("cjson-version").textContent = t.trim())).catch(() => {});
+    fetch("libyaml-version.txt").then((r) => (r.ok ? r.text() : "")).then((t) => ($("libyaml-version").textContent = t.trim())).catch(() => {});
     PARAMS = api.params();
     BYNAME = Object.fromEntries(PARAMS.map((p) => [p.name, p]));
     GPUS = api.gpus();

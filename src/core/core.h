@@ -103,7 +103,7 @@ enum llmmem__quant {
 
 /* Sizes shared by models, configurations and results. */
 #define LLMMEM__NAME_MAX 64
-#define LLMMEM__MAX_NOTES 16
+#define LLMMEM__MAX_NOTES 24
 #define LLMMEM__NOTE_MAX 512
 #define LLMMEM__PHASES 5
 #define LLMMEM__COMPONENTS 14

@@ -40,8 +40,12 @@ void llmmem__result_note(struct llmmem_result *r, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->notes[r->note_count++], LLMMEM__NOTE_MAX, fmt, ap);
+    vsnprintf(r->notes[r->note_count], LLMMEM__NOTE_MAX, fmt, ap);
     va_end(ap);
+    for (int i = 0; i < r->note_count; i++)
+        if (strcmp(r->notes[i], r->notes[r->note_count]) == 0)
+            return; /* said once */
+    r->note_count++;
 }
 
 void llmmem__result_note_join(struct llmmem_result *r, ...)

@@ -9,9 +9,13 @@
 #define LLMMEM__MAX_TERMS 48
 #define LLMMEM__MAX_STAGES 64
 #define LLMMEM__MAX_INPUTS 24
-#define LLMMEM__RKEYS 39 /* LLMMEM_R_PARAMS .. LLMMEM_R_OPTIMIZER_STATE_DTYPE */
-/* Values of the dtype result keys: 0 "none", then enum llmmem__dtype, then int8. */
+#define LLMMEM__RKEYS 41 /* LLMMEM_R_PARAMS .. LLMMEM_R_LOAD_PEAK_BYTES */
+/* Keys from here on are serialised only when set (non-zero), so that the JSON
+ * of a result that does not use them is what it was before they existed. */
+#define LLMMEM__RKEY_OPTIONAL LLMMEM_R_MANAGED_BYTES
+/* Values of the dtype result keys: 0 "none", then enum llmmem__dtype, then int8, int4. */
 #define LLMMEM__RDT_INT8 5
+#define LLMMEM__RDT_INT4 6
 
 typedef struct llmmem__term {
     const char *name;    /* static */

@@ -137,6 +137,7 @@ typedef struct llmmem__states {
     uint64_t grads;           /* gradient bytes of trainable params */
     uint64_t optim;           /* optimizer state */
     uint64_t optim_transient; /* step temporaries (foreach copies etc.) */
+    uint64_t managed;         /* optimizer state in CUDA managed memory (paged), not in optim */
     int weight_bytes;         /* bytes per trainable weight element */
     int grad_bytes;
     int state_bytes;          /* bytes per element of a full-size optimizer state */
@@ -171,6 +172,19 @@ typedef struct llmmem__train {
     uint64_t encoder_transient; /* the vision encoder's forward working set */
     uint64_t workspace;         /* one cuBLAS workspace */
     bool checkpointing;         /* full recompute */
+    /* training recipes (recipes.c) */
+    uint64_t ckpt_live_fwd;     /* checkpoint inputs on the GPU at the end of forward (L unless offloaded) */
+    uint64_t ckpt_live_bwd;     /* ... at most, during backward */
+    uint64_t host_offload;      /* pinned host bytes of offloaded activations */
+    bool optim_in_bwd;          /* per-parameter step in backward: gradients do not accumulate */
+    uint64_t grad_inflight;     /* optim_in_bwd: one layer parameter's gradient at a time */
+    uint64_t step_inflight;     /* optim_in_bwd: that parameter's step temporaries */
+    uint64_t grad_inflight_end; /* optim_in_bwd: the embedding's gradient and step temporaries */
+    uint64_t grad_held;         /* optim_in_bwd: a tied head's gradient held until the embedding's */
+    uint64_t loss_grad_accum;   /* head weight gradient sum + newest chunk's, at a chunked loss's backward */
+    uint64_t managed;           /* CUDA managed memory (paged optimizer state), outside the phases */
+    uint64_t load_peak;         /* peak while loading and quantising the weights (QLoRA), 0 otherwise */
+    const char *loss_explain[3]; /* the loss terms' formulas (loss.c); NULL: HF's */
 } llmmem__train;
 
 int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struct llmmem_model *m,
@@ -199,6 +213,7 @@ typedef struct llmmem__recipe {
     bool masked;   /* SDPA gets a materialised mask (sliding window shorter than s) */
     bool fp8;      /* Transformer Engine fp8 Linears */
     bool selective; /* Korthikanti et al. 2022 §5: the attention core is recomputed */
+    bool liger;     /* Liger RMSNorm / SwiGLU kernels (saved.c) */
 } llmmem__recipe;
 void llmmem__recipe_of(llmmem__recipe *rc, const struct llmmem_model *m, const struct llmmem_config *c);
 /* Bytes of a configured dtype, or `fallback` for auto. */
@@ -223,6 +238,8 @@ typedef struct llmmem__train_in {
     llmmem__vision_bytes vb;   /* the vision tower (zeros for text-only models) */
     uint64_t s;                /* sequence with image tokens */
     uint64_t T;                /* tokens per micro-batch */
+    uint64_t qlin;             /* QLoRA: elements of the quantised Linear weights */
+    uint64_t qlin_largest;     /* QLoRA: elements of the largest of them */
 } llmmem__train_in;
 
 /* Weights, masters, gradients, optimizer state; per-layer and embedding
@@ -254,6 +271,39 @@ void llmmem__casts_compute(llmmem__train *t, const llmmem__train_in *in, llmmem_
 void llmmem__loss_compute(llmmem__train *t, const llmmem__train_in *in, llmmem__ovf *o);
 /* fwd_transient, bwd_transient, recompute_transient and mlp_tail (transient.c). */
 void llmmem__transient_compute(llmmem__train *t, const llmmem__train_in *in, llmmem__ovf *o);
+
+/* ---- framework model code, torch.compile and the training recipes ---------
+ * (frameworks.c, compile.c, recipes.c) */
+/* Whether activation_profile names a framework's own model code (torchtune, litgpt). */
+bool llmmem__frameworks_own(const struct llmmem_config *c);
+/* Refuses what the framework profile does not model (families, autocast, eager attention). */
+int llmmem__frameworks_check(const struct llmmem_model *m, const struct llmmem_config *c,
+                             const llmmem__recipe *rc);
+/* Saved bytes per token of one decoder layer in the framework's module code (eager). */
+uint64_t llmmem__frameworks_saved_layer(const struct llmmem_model *m, const struct llmmem_config *c,
+                                        const llmmem__recipe *rc);
+/* The Linears QLoRA quantises under the profile: *n their elements, *largest the largest. */
+void llmmem__frameworks_qlora_linears(uint64_t *n, uint64_t *largest, const llmmem__train_in *in,
+                                      llmmem__ovf *o);
+/* Refuses compile settings the partitioner model does not cover. */
+int llmmem__compile_check(const struct llmmem_model *m, const struct llmmem_config *c, const llmmem__recipe *rc);
+/* Per token: what the min-cut partitioner saves for one compiled decoder layer. */
+uint64_t llmmem__compile_saved_layer(const struct llmmem_model *m, const struct llmmem_config *c,
+                                     const llmmem__recipe *rc);
+/* Per token: the compiled final norm (compile model). */
+uint64_t llmmem__compile_saved_head(const struct llmmem_model *m, const struct llmmem_config *c,
+                                    const llmmem__recipe *rc);
+/* Contradictions between recipe switches (offloading without checkpointing,
+ * optimizer in backward with accumulation) (recipes.c). */
+int llmmem__recipes_check(const struct llmmem_model *m, const struct llmmem_config *c);
+/* Offloading residency, optimizer in backward, paged state, load peak (recipes.c). */
+void llmmem__recipes_compute(llmmem__train *t, struct llmmem_result *r, const llmmem__train_in *in,
+                             llmmem__ovf *o);
+
+/* Per token: what op-level selective checkpointing keeps of one layer (recipes.c). */
+uint64_t llmmem__recipes_sac_layer(const struct llmmem_model *m, const llmmem__recipe *rc);
+/* The recipe terms of --explain (recipes.c). */
+void llmmem__recipes_explain(struct llmmem_result *r, const llmmem__train *t, const struct llmmem_config *c);
 
 /* The allocator settings and budget of a configuration (reserved.c). */
 void llmmem__alloc_conf_of(llmmem__alloc_conf *conf, const struct llmmem_config *c);
@@ -287,6 +337,7 @@ typedef struct llmmem__lora_shape {
 } llmmem__lora_shape;
 typedef struct llmmem__optim_bytes {
     uint64_t state;     /* persistent state bytes */
+    uint64_t managed;   /* of which in CUDA managed memory (paged optimizers) */
     uint64_t transient; /* extra bytes at the peak of step() */
 } llmmem__optim_bytes;
 /* State and step temporaries of optimizer `optim` over the model's tensors, or
@@ -302,8 +353,10 @@ const char *llmmem__optim_source(int optim);
  * Clears st->optim_transient in that case. */
 void llmmem__optim_engine_fused(struct llmmem__states *st, const struct llmmem_config *c);
 bool llmmem__optim_paged(int optim);
-/* Whether the optimizer keeps 8-bit (bitsandbytes) state. */
-bool llmmem__optim_8bit(int optim);
+/* The dtype an optimizer keeps its state in whatever optimizer_state_dtype says, as a
+ * value of the dtype result keys (LLMMEM__RDT_INT8 for bitsandbytes/torchao 8-bit,
+ * LLMMEM__RDT_INT4 for torchao 4-bit, fp32 for bitsandbytes 32-bit); 0 = the configured one. */
+int64_t llmmem__optim_state_rdt(int optim);
 
 /* ---- inference: weights, KV cache, HF prefill and decode ------------------
  * (weights.c, kv.c, prefill.c, decode.c; the runtimes compose them in

@@ -88,7 +88,7 @@ static int replay_settings_check(const struct llmmem_result *r, const struct llm
                                      ? "a multi-GPU engine"
                                  : c->runtime == LLMMEM__RT_VLLM && c->mode != LLMMEM__MODE_TRAINING
                                      ? "vLLM's budget"
-                                     : "the timeline is past the replay's bounds; see the notes");
+                                     : "the timeline does not draw this run; see the notes");
     return LLMMEM_OK;
 }
 
@@ -116,9 +116,17 @@ int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c
     int rc = replay_settings_check(r, c);
     if (rc)
         return rc;
+    /* Loading and quantising the weights (QLoRA) can peak above the step:
+     * max_memory_allocated is over the whole process. */
+    const uint64_t load_peak = llmmem__result_u64(r, LLMMEM_R_LOAD_PEAK_BYTES);
+    if (load_peak > peak) {
+        peak = load_peak;
+        llmmem__result_note(r, "the peak is reached while the weights are loaded and quantised, not in a step");
+    }
     uint64_t reserved = reserved_of(r, c, peak, &o);
     uint64_t ctx = context_of(c, g);
-    uint64_t total = llmmem__add(&o, reserved, ctx);
+    /* paged (CUDA managed) optimizer state: resident beside the allocator's segments */
+    uint64_t total = llmmem__add(&o, llmmem__add(&o, reserved, ctx), llmmem__result_u64(r, LLMMEM_R_MANAGED_BYTES));
     uint64_t cap = c->gpu_memory_bytes > 0 ? (uint64_t)c->gpu_memory_bytes : g->memory_bytes;
     /* headroom_bytes is int64: total - cap beyond INT64_MAX has no representation */
     if (total > cap && total - cap > (uint64_t)INT64_MAX)
@@ -142,6 +150,8 @@ int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c
                            total <= cap ? (int64_t)(cap - total) : -(int64_t)(total - cap));
     if (r->v[LLMMEM_R_PIPELINE_STAGES - LLMMEM_R_PARAMS].i == 0)
         llmmem__result_set_i64(r, LLMMEM_R_PIPELINE_STAGES, r->stage_count);
+    for (int i = 0; i < c->note_count; i++)
+        llmmem__result_note(r, "%s", c->notes[i]);
     return LLMMEM_OK;
 }
 

@@ -61,9 +61,35 @@ static bool replay_bounded(struct llmmem_result *r, uint64_t events, bool overfl
     return true;
 }
 
+/* What of a training recipe the timeline (tl_train.c) does not draw: it
+ * draws HF transformers' eager modules, the Trainer's loop and an optimizer
+ * whose state lives in the caching allocator. NULL when it draws the run. */
+static const char *undrawn_recipe(const struct llmmem_config *c)
+{
+    if (c->compile != LLMMEM__COMPILE_NONE)
+        return "torch.compile";
+    if (c->activation_offloading != LLMMEM__AOFF_NONE)
+        return "activation offloading";
+    if (c->optimizer_in_backward)
+        return "the optimizer in backward";
+    if (c->liger_kernels)
+        return "Liger kernels";
+    if (llmmem__optim_paged((int)c->optimizer))
+        return "a paged optimizer";
+    if (c->activation_profile == LLMMEM__PROFILE_TORCHTUNE || c->activation_profile == LLMMEM__PROFILE_LITGPT)
+        return c->activation_profile == LLMMEM__PROFILE_TORCHTUNE ? "torchtune's modules" : "LitGPT's modules";
+    return NULL;
+}
+
 int llmmem__reserved_train(struct llmmem_result *r, const llmmem__train *t, const struct llmmem_model *m,
                            const struct llmmem_config *c)
 {
+    const char *undrawn = undrawn_recipe(c);
+    if (undrawn) {
+        llmmem__result_note(r, "peak_reserved from the rule of thumb: the allocation timeline does not draw %s",
+                            undrawn);
+        return LLMMEM_OK;
+    }
     const uint64_t L = (uint64_t)(t->layers > 0 ? t->layers : 1);
     llmmem__ovf o = {false};
     /* the largest tensors of the timeline: logits and loss, MLP and score-sized ones */

@@ -152,6 +152,21 @@ class TestSmoke(unittest.TestCase):
             self.assertEqual(c["zero_stage"], 3)
             self.assertEqual(c["reduce_bucket_size"], 2048 * 2048)  # HF Trainer: hidden^2
 
+    def test_framework_yaml(self):
+        # a torchtune recipe: its keys onto parameters, the unknown one in the notes
+        text = read(os.path.join(ROOT, "test/data/anchors/training/configs/tr014.yaml")) + "mystery: 1\n"
+        self.assertEqual(llmmem.framework_detect(text), "torchtune")
+        with llmmem.Config() as c:
+            c.apply_framework(text)
+            self.assertEqual(c["activation_profile"], "torchtune")
+            self.assertEqual(c["activation_offloading"], "streams")
+            self.assertTrue(c["optimizer_in_backward"])
+            self.assertTrue(any("mystery" in n for n in c.notes))
+            with self.assertRaises(llmmem.Error) as e:
+                c.apply_framework("model:\n  _component_: x.llama3_2_1b\nloss:\n  _component_: my.Loss\n")
+            self.assertEqual(e.exception.status, llmmem.E_UNSUPPORTED)
+            self.assertIn('"loss._component_"', str(e.exception))
+
     def test_close(self):
         m = llmmem.Model.from_hf_file(os.path.join(SCEN, "configs/dev/llama-3.2-1b.json"))
         m.close()
