@@ -258,7 +258,10 @@ typedef enum llmmem_model_key {
     LLMMEM_M_PARAMS_VISION = 206,
     LLMMEM_M_PARAMS_ACTIVE = 207,
     LLMMEM_M_PARAMS_ROUTER = 208,
-    LLMMEM_M_PARAMS_EXPERTS = 209
+    LLMMEM_M_PARAMS_EXPERTS = 209,
+    LLMMEM_M_APPROXIMATE = 210 /**< 1: a model_type the registry does not know (estimated from the
+                                    keys every HF config shares) or a shape from a size alone; the
+                                    model's notes say which (read only) @since 0.2 */
 } llmmem_model_key;
 
 /** Phases of a step. Append only. */
@@ -335,8 +338,12 @@ typedef enum llmmem_result_key {
     LLMMEM_R_MANAGED_BYTES = 139,      /**< u64: CUDA managed memory (bitsandbytes paged optimizer
                                             state): resident on the GPU, outside peak_allocated;
                                             counted in total_bytes_per_gpu @since 0.2 */
-    LLMMEM_R_LOAD_PEAK_BYTES = 140     /**< u64: peak allocated while the weights are loaded and
+    LLMMEM_R_LOAD_PEAK_BYTES = 140,    /**< u64: peak allocated while the weights are loaded and
                                             quantised (QLoRA); 0 when not modelled @since 0.2 */
+    LLMMEM_R_APPROXIMATE = 141         /**< bool: the model is approximate (a model_type the registry
+                                            does not know, estimated from the keys every HF config
+                                            shares; or a shape derived from a parameter count): a
+                                            note beginning "approximate:" says why @since 0.2 */
 } llmmem_result_key;
 
 /* ---- library information ------------------------------------------------ */
@@ -467,7 +474,7 @@ typedef enum llmmem_arch_kind {
 
 /** The model_types the config.json reader knows: decoders, then multimodal wrappers, then
  *  the refused ones. A model_type outside the list is estimated from the keys the registry
- *  recognises and flagged approximate (LLMMEM_M_APPROXIMATE). */
+ *  recognises and flagged approximate (LLMMEM_R_APPROXIMATE in every result). */
 LLMMEM_API int llmmem_architecture_count(void);
 /** @return model_type @p index ("llama", "gemma3", "bert"), NULL if out of range. */
 LLMMEM_API const char *llmmem_architecture_name(int index);

@@ -428,13 +428,27 @@ run 0 estimate --preset llama-3.1-8b --gpu T4 --json &&
 run 0 estimate --preset llama-3.1-8b --gpu T4 && grep -q "gpus_needed 0: no number of GPUs" "$TMP/out" && ok ||
     bad "table lacks the gpus_needed note"
 
-# ---- speed: start to JSON out -------------------------------------------------------
-start=$(date +%s%N)
-for _ in 1 2 3 4 5 6 7 8 9 10; do "$CLI" estimate --scenario "$S/t01.json" --json >/dev/null; done
-end=$(date +%s%N)
-ms=$(((end - start) / 10000000))
-echo "estimate --json: ${ms} ms per run (10 runs)"
-[ "$ms" -lt 100 ] && ok || bad "estimate takes ${ms} ms per run"
+# ---- issue 14 (5): an approximate model says so where a user looks ------------------------
+printf '{"model_type": "foobar", "hidden_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 8, "intermediate_size": 4096, "vocab_size": 32000}' >"$TMP/unknown.json"
+run 0 estimate --hf-config "$TMP/unknown.json" &&
+    sed -n 2p "$TMP/out" | grep -q '^WARNING  *model_type "foobar" is not in the registry' &&
+    grep -q "the figures below are approximate (--strict makes this an error)" "$TMP/out" && ok ||
+    bad "no WARNING line for an unknown model_type: $(head -n 4 "$TMP/out")"
+run 0 estimate --hf-config "$TMP/unknown.json" --json &&
+    [ "$(jget "$TMP/out" 'd["approximate"], any(n.startswith("approximate: ") for n in d["notes"])')" = "True True" ] &&
+    ok || bad "JSON of an unknown model_type lacks approximate: true and its note"
+run 3 estimate --hf-config "$TMP/unknown.json" --strict && grep -q "^WARNING" "$TMP/out" &&
+    grep -q "approximate (see the notes) and --strict was given" "$TMP/err" && ok || bad "--strict with an unknown model_type"
+run 3 estimate --num-parameters 7B --strict --json &&
+    [ "$(jget "$TMP/out" 'd["approximate"]')" = True ] && ok || bad "--strict with a shape from a size alone"
+run 3 quick 7B --gpus 8 --gpu-mem 80 --strict
+run 3 plan --hf-config "$TMP/unknown.json" --gpus 8 --top 1 --strict && grep -q "^WARNING .*foobar" "$TMP/out" &&
+    ok || bad "plan of an unknown model_type: no WARNING"
+run 0 estimate --preset llama-3.2-1b --strict --json && [ "$(jget "$TMP/out" 'd["approximate"]')" = False ] && ok ||
+    bad "a preset is approximate"
+run 0 estimate --preset llama-3.2-1b && ! grep -q "^WARNING" "$TMP/out" && ok || bad "WARNING for a preset"
+run 0 estimate --num-layers 4 --hidden-size 1024 --num-heads 8 --strict
+run 2 timeline --preset llama-3.2-1b --strict
 
 echo "test_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -166,6 +166,81 @@ static void test_presets(void **state)
 /* llmmem_architecture_*: every name once; decoders are registry entries, multimodal
  * names composites or wrappers, and a refused one is refused by the reader with its
  * reason; indices out of range are NULL / LLMMEM_E_INVALID_ARG. */
+/* An approximate model says so in the model (LLMMEM_M_APPROXIMATE) and in every
+ * result (LLMMEM_R_APPROXIMATE, a note beginning "approximate:" that names why), whatever
+ * the engine or runtime; a counted family, a preset and a raw model given its shape are not. */
+static int64_t result_approximate(const llmmem_model *m, const char *engine, const char *mode, const char *why)
+{
+    llmmem_config *c = NULL;
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_config_new(&c), 0);
+    assert_int_equal(llmmem_result_new(&r), 0);
+    assert_int_equal(llmmem_config_set(c, "mode", mode), 0);
+    assert_int_equal(llmmem_config_set(c, "engine", engine), 0);
+    if (!strcmp(engine, "zero"))
+        assert_int_equal(llmmem_config_set(c, "zero_stage", "3"), 0);
+    if (llmmem_estimate(r, m, c))
+        fail_msg("%s %s: %s", engine, mode, llmmem_last_error());
+    int64_t v = -1;
+    assert_int_equal(llmmem_result_get_i64(&v, r, LLMMEM_R_APPROXIMATE), 0);
+    int said = 0;
+    for (int i = 0; i < llmmem_result_note_count(r); i++)
+        said += !strncmp(llmmem_result_note(r, i), "approximate: ", 13) && strstr(llmmem_result_note(r, i), why);
+    if (said != (v ? 1 : 0))
+        fail_msg("%s %s: approximate = %lld with %d notes naming \"%s\"", engine, mode, (long long)v, said, why);
+    char json[16384];
+    size_t need;
+    assert_int_equal(llmmem_result_to_json(json, sizeof json, &need, r), 0);
+    assert_non_null(strstr(json, v ? "\"approximate\": true" : "\"approximate\": false"));
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    return v;
+}
+
+static void test_approximate(void **state)
+{
+    (void)state;
+    static const char *const engines[] = {"single", "ddp", "zero", "fsdp", "megatron", "megatron_deepspeed"};
+    llmmem_model *unknown = from_text("{\"model_type\": \"foobar\", \"hidden_size\": 1024, "
+                                      "\"num_hidden_layers\": 4, \"num_attention_heads\": 8, "
+                                      "\"intermediate_size\": 4096, \"vocab_size\": 32000}");
+    llmmem_model *counted = from_text("{\"model_type\": \"llama\", \"hidden_size\": 1024, "
+                                      "\"num_hidden_layers\": 4, \"num_attention_heads\": 8, "
+                                      "\"intermediate_size\": 4096, \"vocab_size\": 32000}");
+    llmmem_model *sized = NULL, *shaped = NULL, *preset = NULL;
+    assert_int_equal(llmmem_model_new(&sized), 0);
+    assert_int_equal(llmmem_model_set(sized, "num_parameters", "1B"), 0);
+    assert_int_equal(llmmem_model_new(&shaped), 0);
+    assert_int_equal(llmmem_model_set(shaped, "num_layers", "4"), 0);
+    assert_int_equal(llmmem_model_set(shaped, "hidden_size", "1024"), 0);
+    assert_int_equal(llmmem_model_set(shaped, "num_heads", "8"), 0);
+    assert_int_equal(llmmem_model_from_preset(&preset, "llama-3.2-1b"), 0);
+    const struct {
+        const llmmem_model *m;
+        int64_t want;
+        const char *why;
+    } cases[] = {{unknown, 1, "\"foobar\" is not in the registry"},
+                 {sized, 1, "num_parameters = 1000000000 alone"},
+                 {counted, 0, ""},
+                 {shaped, 0, ""},
+                 {preset, 0, ""}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t v = -1;
+        assert_int_equal(llmmem_model_get_i64(&v, cases[i].m, LLMMEM_M_APPROXIMATE), 0);
+        assert_int_equal(v, cases[i].want);
+        for (size_t e = 0; e < sizeof engines / sizeof engines[0]; e++)
+            assert_int_equal(result_approximate(cases[i].m, engines[e], "training", cases[i].why), cases[i].want);
+        assert_int_equal(result_approximate(cases[i].m, "single", "inference", cases[i].why), cases[i].want);
+    }
+    /* read only */
+    assert_int_equal(llmmem_model_set_i64(shaped, LLMMEM_M_APPROXIMATE, 0), LLMMEM_E_INVALID_ARG);
+    llmmem_model_free(unknown);
+    llmmem_model_free(counted);
+    llmmem_model_free(sized);
+    llmmem_model_free(shaped);
+    llmmem_model_free(preset);
+}
+
 static void test_architectures(void **state)
 {
     (void)state;
@@ -694,7 +769,7 @@ static void test_keys_and_json(void **state)
 {
     (void)state;
     int n = llmmem_model_key_count();
-    assert_int_equal(n, 24);
+    assert_int_equal(n, 25);
     for (int i = 0; i < n; i++)
         assert_non_null(llmmem_model_key_name(llmmem_model_key_at(i)));
     assert_int_equal(llmmem_model_key_at(n), LLMMEM_E_INVALID_ARG);
@@ -745,6 +820,7 @@ int main(void)
         cmocka_unit_test(test_registry_entries),
         cmocka_unit_test(test_registry_rules),
         cmocka_unit_test(test_architectures),
+        cmocka_unit_test(test_approximate),
         cmocka_unit_test(test_qwen3_5_state_and_tower),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

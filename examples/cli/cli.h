@@ -39,6 +39,7 @@
 
 #define EXIT_USAGE 2
 #define EXIT_FAIL 1
+#define EXIT_APPROXIMATE 3 /* --strict with an approximate model */
 #define CLI_MAX_SETTINGS 256
 
 /* ---- errors.c ------------------------------------------------------------------------ */
@@ -81,12 +82,14 @@ enum {
     CLI_G_SCENARIO = 1 << 0,
     CLI_G_MODEL = 1 << 1,  /* --hf-config, --preset, raw numbers */
     CLI_G_FILES = 1 << 2,  /* --deepspeed-config, --hf-training-args, --calibration, YAML configs */
-    CLI_G_OUTPUT = 1 << 3, /* --json, --explain, --units, --svg */
+    CLI_G_OUTPUT = 1 << 3, /* --json, --explain, --units */
     CLI_G_JSON = 1 << 4,   /* --json only */
     CLI_G_PARAMS = 1 << 5, /* --<parameter>, and --gpus, --gpu-mem, --engine */
     CLI_G_QUICK = 1 << 6,  /* llmmem quick (no flags of its own beyond CLI_G_PARAMS) */
     CLI_G_PLAN = 1 << 7,   /* --top, --global-batch, --max-batch, --max-seq-len,
                               --min-gpus */
+    CLI_G_SVG = 1 << 8,    /* --svg */
+    CLI_G_STRICT = 1 << 9, /* --strict: an approximate model is an error */
 };
 
 /* A model key or parameter flag as given. */
@@ -101,7 +104,7 @@ typedef struct cli_opts {
     const char *calibration;
     /* framework YAML files: accelerate, then the recipe (auto-detected or named) */
     const char *fw_config, *torchtune_config, *axolotl_config, *accelerate_config, *llamafactory_config;
-    bool json, explain, help;
+    bool json, explain, help, strict;
     int units; /* enum cli_units */
     const char *positional[4];
     int npositional;
@@ -209,6 +212,7 @@ int cli_settings(char (*items)[CLI_ITEM_MAX], int max, const llmmem_result *r,
  * bf16 compute, fp32 masters, fp32 grads, fp32 optimizer state"); "" for inference. */
 const char *cli_precision(char *buf, size_t cap, const llmmem_result *r);
 /* "llama-3.1-8b: does NOT fit, 81.2 GiB of 79.2 GiB per H100-80GB GPU (2.0 GiB short)" */
+void cli_print_approximate(const llmmem_result *r);
 void cli_verdict(char *buf, size_t cap, const llmmem_result *r, const llmmem_model *m,
                  const llmmem_config *cfg, enum cli_units u);
 /* The chart of the verdict (svg.c): title, settings line, sizes in `units`. */

@@ -202,7 +202,10 @@ static const cli_flag flags[] = {
      .field = AT(calibration), .metavar = "FILE",
      .help = "a calibration profile fitted from probe records\n"
              "(docs/calibration.md; default: none, the identity)"},
-    {.names.name = "svg", .arg = ARG_TEXT, .groups = CLI_G_OUTPUT, .field = AT(svg),
+    {.names.name = "strict", .arg = ARG_SWITCH, .groups = CLI_G_STRICT, .field = AT(strict),
+     .help = "exit 3 when the model is approximate (a model_type the\n"
+             "registry does not know, or a shape from a size alone)"},
+    {.names.name = "svg", .arg = ARG_TEXT, .groups = CLI_G_SVG, .field = AT(svg),
      .metavar = "FILE", .help = "a stacked bar per phase with the GPU capacity line"},
     {.names.name = "units", .arg = ARG_ENUM, .groups = CLI_G_OUTPUT, .field = AT(units),
      .metavar = "GiB|GB|both", .help = "units of the table (default both)",

@@ -1445,11 +1445,12 @@ class Result(_Handle):
         if self._state is None:
             return "<llmmem.Result (not estimated)>"
         d = self.to_dict()
-        return ("<llmmem.Result %s %s, %s: peak %s allocated (%s), %s reserved, %s per GPU of %s: %s>" % (
+        return ("<llmmem.Result %s %s, %s: peak %s allocated (%s), %s reserved, %s per GPU of %s: %s%s>" % (
             d["model_type"], d["mode"], d["engine"] if d["mode"] == "training" else "inference",
             _gib(d["peak_allocated_bytes"]), d["peak_phase"], _gib(d["peak_reserved_bytes"]),
             _gib(d["total_bytes_per_gpu"]), _gib(d["gpu_memory_bytes"]),
-            "fits" if d["fits"] else "does not fit"))
+            "fits" if d["fits"] else "does not fit",
+            " (APPROXIMATE model: see notes)" if d.get("approximate") else ""))
 
     def _repr_html_(self):
         if not self._h or self._state is None:

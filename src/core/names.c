@@ -59,9 +59,10 @@ static const struct {
     {"optimizer_state_dtype", LLMMEM_TYPE_ENUM},
     {"managed_bytes", LLMMEM_TYPE_U64},
     {"load_peak_bytes", LLMMEM_TYPE_U64},
+    {"approximate", LLMMEM_TYPE_BOOL},
 };
 
-_Static_assert(LLMMEM_R_LOAD_PEAK_BYTES - LLMMEM_R_PARAMS + 1 == LLMMEM__RKEYS,
+_Static_assert(LLMMEM_R_APPROXIMATE - LLMMEM_R_PARAMS + 1 == LLMMEM__RKEYS,
                "result key table out of step with the header");
 
 const char *llmmem_phase_name(int phase)

@@ -209,7 +209,7 @@ void llmmem__engine_formula_keys(struct llmmem_result *r, const struct llmmem_mo
 {
     r->phase_used[phase] = true;
     r->mode = LLMMEM__MODE_TRAINING;
-    memcpy(r->model_type, m->model_type, sizeof r->model_type);
+    llmmem__result_model(r, m);
     llmmem__result_set_i64(r, LLMMEM_R_PARAMS, m->params);
     llmmem__result_set_i64(r, LLMMEM_R_TRAINABLE_PARAMS, m->params);
     llmmem__result_set_i64(r, LLMMEM_R_ACTIVE_PARAMS, m->params_active);

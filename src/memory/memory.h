@@ -24,6 +24,10 @@ int llmmem__vision_compute(llmmem__vision_bytes *out, const struct llmmem_model 
  * peak is taken (calib.c); no-op without a profile. */
 void llmmem__calib_apply(struct llmmem_result *r, const struct llmmem_config *c);
 
+/* The model a result describes: its model_type, and whether it is approximate
+ * (LLMMEM_R_APPROXIMATE, with a note saying why). */
+void llmmem__result_model(struct llmmem_result *r, const struct llmmem_model *m);
+
 /* Sums each phase, picks the peak phase, applies the allocator model, adds the
  * CUDA context and compares with the GPU: fills the peak/fits keys. */
 int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c);

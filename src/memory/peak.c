@@ -92,6 +92,23 @@ static int replay_settings_check(const struct llmmem_result *r, const struct llm
     return LLMMEM_OK;
 }
 
+void llmmem__result_model(struct llmmem_result *r, const struct llmmem_model *m)
+{
+    llmmem__str_join(r->model_type, sizeof r->model_type, m->model_type, (const char *)NULL);
+    const bool approximate = m->generic || m->from_size_only;
+    llmmem__result_set_i64(r, LLMMEM_R_APPROXIMATE, approximate);
+    if (m->generic)
+        llmmem__result_note(r, "approximate: model_type \"%s\" is not in the registry; estimated as a "
+                               "decoder from the keys every HF config shares (layers, hidden, heads, "
+                               "head_dim, MLP, experts, vocabulary)",
+                            m->model_type);
+    else if (m->from_size_only)
+        llmmem__result_note(r, "approximate: the shape is derived from num_parameters = %lld alone "
+                               "(a llama-like decoder of that size); give num_layers, hidden_size and "
+                               "num_heads for the model's own",
+                            (long long)m->raw_target);
+}
+
 /* The CUDA context: configured, calibrated, or the GPU's. */
 static uint64_t context_of(const struct llmmem_config *c, const llmmem__gpu *g)
 {

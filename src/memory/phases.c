@@ -296,7 +296,7 @@ static void set_keys(struct llmmem_result *r, step *p, const struct llmmem_model
         llmmem__result_set_u64(r, LLMMEM_R_HOST_BYTES, t->host_offload);
     r->checkpointing = t->checkpointing;
     r->mode = LLMMEM__MODE_TRAINING;
-    llmmem__str_join(r->model_type, sizeof r->model_type, m->model_type, (const char *)NULL);
+    llmmem__result_model(r, m);
 }
 
 /* Explained terms (static formulas with sources). */

@@ -198,6 +198,7 @@ static const key_info keys[] = {
     {LLMMEM_M_PARAMS_ACTIVE, "params_active", F(params_active), true, 0, ""},
     {LLMMEM_M_PARAMS_ROUTER, "params_router", F(params_router), true, 0, ""},
     {LLMMEM_M_PARAMS_EXPERTS, "params_experts", F(params_experts), true, 0, ""},
+    {LLMMEM_M_APPROXIMATE, "approximate", SPECIAL, true, 0, ""},
 };
 #undef F
 
@@ -563,6 +564,8 @@ int llmmem_model_get_i64(int64_t *out, const llmmem_model *m, int key)
         *out = m->tie_embeddings;
     else if (key == LLMMEM_M_NUM_PARAMETERS)
         *out = m->params;
+    else if (key == LLMMEM_M_APPROXIMATE)
+        *out = m->generic || m->from_size_only;
     else
         *out = *(const int64_t *)((const char *)m + k->off);
     return 0;
@@ -824,9 +827,9 @@ int llmmem_model_to_json(char *buf, size_t cap, size_t *needed, const llmmem_mod
     llmmem__buf_json_string(&b, m->model_type);
     llmmem__buf_printf(&b, ", \"name\": ");
     llmmem__buf_json_string(&b, m->name);
-    llmmem__buf_printf(&b, ", \"family\": \"%s\", \"generic\": %s, \"from_size_only\": %s",
-                       name_of(family_names, LLMMEM_ARRAY_LEN(family_names), m->family), yes(m->generic),
-                       yes(m->from_size_only));
+    llmmem__buf_printf(&b, ", \"family\": \"%s\", \"approximate\": %s, \"generic\": %s, \"from_size_only\": %s",
+                       name_of(family_names, LLMMEM_ARRAY_LEN(family_names), m->family),
+                       yes(m->generic || m->from_size_only), yes(m->generic), yes(m->from_size_only));
     json_counts(&b, m);
     json_shape(&b, m);
     json_moe_mla(&b, m);

@@ -176,6 +176,27 @@ class TestSmoke(unittest.TestCase):
         self.assertEqual(cm.exception.status, llmmem.E_INVALID_ARG)
 
 
+class TestApproximate(unittest.TestCase):
+    """An unknown model_type or a shape from a size alone: result.approximate, its note,
+    the repr; a counted model is not approximate."""
+
+    UNKNOWN = {"model_type": "foobar", "hidden_size": 1024, "num_hidden_layers": 4,
+               "num_attention_heads": 8, "intermediate_size": 4096, "vocab_size": 32000}
+
+    def test_unknown_model_type(self):
+        r = llmmem.estimate(self.UNKNOWN)
+        self.assertIs(r.approximate, True)
+        self.assertIs(r.to_dict()["approximate"], True)
+        self.assertTrue(any(n.startswith("approximate: ") and '"foobar"' in n for n in r.notes))
+        self.assertIn("APPROXIMATE", repr(r))
+
+    def test_counted_model(self):
+        r = llmmem.estimate(dict(self.UNKNOWN, model_type="llama"))
+        self.assertIs(r.approximate, False)
+        self.assertNotIn("APPROXIMATE", repr(r))
+        self.assertFalse(any(n.startswith("approximate: ") for n in r.notes))
+
+
 class TestCalibration(unittest.TestCase):
     """The profile's meaning (docs/calibration.md): each component scaled in every phase,
     the CUDA context replaced; the identity by default and after clear."""
