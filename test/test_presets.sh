@@ -38,6 +38,8 @@ for line in open(tsv):
             a -= d["components"]["embedding"]
         if conv == "active-emb-head":
             a -= d["components"]["head"]
+        if conv == "active-text":
+            a -= sum(d["components"].get(k, 0) for k in ("vision", "audio"))
         ok = agrees(a / 1e9, act, how)
         msg += f"  active {a / 1e9:.2f}B vs {act}B ({arule}): {'ok' if ok else 'DIFFERS'}"
         if not ok:

@@ -432,6 +432,34 @@ static const preset presets[] = {
      "\"rope_scaling\": {\"attention_factor\": 1.2079441541679836, \"beta_fast\": 32, \"beta_slow\": 1, \"fact"
      "or\": 8.0, \"original_max_position_embeddings\": 8192, \"rope_type\": \"yarn\"}, \"rope_theta\": 500000,"
      " \"sliding_window\": 4096, \"tie_word_embeddings\": false, \"vocab_size\": 100278}"},
+    /* meta-llama/Llama-4-Scout-17B-16E-Instruct: github yuekaizhang/dynamo lib/llm/tests/data/sample-models/Llama-4-Scout-17B-16E-Instruct/ */
+    {"llama-4-scout-17b-16e", "Meta Llama 4 Scout 17B-16E Instruct (109B MoE, 16 experts top-1 + shared, vision tower)",
+     "{\"architectures\": [\"Llama4ForConditionalGeneration\"], \"boi_token_index\": 200080, \"eoi_token_index"
+     "\": 200081, \"image_token_index\": 200092, \"model_type\": \"llama4\", \"text_config\": {\"_attn_impleme"
+     "ntation_autoset\": true, \"attention_bias\": false, \"attention_chunk_size\": 8192, \"attention_dropout"
+     "\": 0.0, \"bos_token_id\": 200000, \"eos_token_id\": [200001, 200007, 200008], \"for_llm_compressor\": f"
+     "alse, \"head_dim\": 128, \"hidden_act\": \"silu\", \"hidden_size\": 5120, \"interleave_moe_layer_step\":"
+     " 1, \"intermediate_size\": 8192, \"intermediate_size_mlp\": 16384, \"max_position_embeddings\": 10485760"
+     ", \"model_type\": \"llama4_text\", \"no_rope_layers\": [], \"num_attention_heads\": 40, \"num_experts_pe"
+     "r_tok\": 1, \"num_hidden_layers\": 48, \"num_key_value_heads\": 8, \"num_local_experts\": 16, \"output_r"
+     "outer_logits\": false, \"pad_token_id\": 200018, \"rms_norm_eps\": 1e-05, \"rope_scaling\": {\"factor\":"
+     " 16.0, \"high_freq_factor\": 1.0, \"low_freq_factor\": 1.0, \"original_max_position_embeddings\": 8192, "
+     "\"rope_type\": \"llama3\"}, \"rope_theta\": 500000.0, \"router_aux_loss_coef\": 0.001, \"router_jitter_n"
+     "oise\": 0.0, \"torch_dtype\": \"bfloat16\", \"use_qk_norm\": true, \"vocab_size\": 202048}, \"torch_dtyp"
+     "e\": \"bfloat16\", \"vision_config\": {\"_attn_implementation_autoset\": true, \"attention_dropout\": 0."
+     "0, \"hidden_act\": \"gelu\", \"hidden_size\": 1408, \"image_size\": 336, \"intermediate_size\": 5632, \""
+     "model_type\": \"llama4_vision_model\", \"multi_modal_projector_bias\": false, \"norm_eps\": 1e-05, \"num"
+     "_attention_heads\": 16, \"num_channels\": 3, \"num_hidden_layers\": 34, \"patch_size\": 14, \"pixel_shuf"
+     "fle_ratio\": 0.5, \"projector_dropout\": 0.0, \"projector_input_dim\": 4096, \"projector_output_dim\": 4"
+     "096, \"rope_theta\": 10000, \"vision_feature_layer\": -1, \"vision_feature_select_strategy\": \"default"
+     "\", \"vision_output_dim\": 4096}}"},
+    /* baidu/ERNIE-4.5-0.3B-PT: public GitHub file holding exactly this config.json (search index file id 28060091361) */
+    {"ernie-4.5-0.3b", "Baidu ERNIE 4.5 0.3B (dense, tied embeddings)",
+     "{\"architectures\": [\"Ernie4_5_ForCausalLM\"], \"bos_token_id\": 1, \"eos_token_id\": 2, \"hidden_act\""
+     ": \"silu\", \"hidden_size\": 1024, \"intermediate_size\": 3072, \"max_position_embeddings\": 131072, \"m"
+     "odel_type\": \"ernie4_5\", \"num_attention_heads\": 16, \"num_key_value_heads\": 2, \"head_dim\": 128, "
+     "\"num_hidden_layers\": 18, \"pad_token_id\": 0, \"rms_norm_eps\": 1e-05, \"vocab_size\": 103424, \"rope_"
+     "theta\": 500000, \"use_bias\": false, \"tie_word_embeddings\": true, \"torch_dtype\": \"bfloat16\"}"},
 /* clang-format on */
 };
 
