@@ -39,7 +39,7 @@ CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CPPFLAGS += -Iinclude -Isrc
 LIBCFLAGS := -std=c11 $(WARN) -fPIC -fvisibility=hidden -D_POSIX_C_SOURCE=200809L
-LDLIBS_LIB := -lcjson -lm
+LDLIBS_LIB := -lcjson -lyaml -lm
 EXE_CFLAGS := -std=c11 $(WARN) -D_POSIX_C_SOURCE=200809L -Iinclude
 RPATH := -Wl,-rpath,'$$ORIGIN/../lib'
 INSTALL ?= install

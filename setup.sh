@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-build_pkgs=(make gcc libc6-dev pkg-config libcjson-dev)
+build_pkgs=(make gcc libc6-dev pkg-config libcjson-dev libyaml-dev)
 # python3-venv: the Python package is built and installed into a venv by the tests (pip
 # inside it comes from ensurepip); cmake: the CMake package test (test/test_cmake.sh).
 test_pkgs=(g++ libcmocka-dev valgrind abigail-tools doxygen python3 python3-venv cmake binutils)

@@ -121,6 +121,8 @@ static inline void bench_inputs_build(bench_inputs *s, const char *what, const b
         in->model = ms->m[k];
         snprintf(in->label, sizeof in->label, "%s", ms->name[k]);
         bench_check(llmmem_config_new(&in->cfg), "config_new");
+        /* the plain estimate unless the setup turns the allocator replay on */
+        bench_check(llmmem_config_set(in->cfg, "allocator_replay", "false"), "allocator_replay");
         setup(in, in->model, k);
         int rc = llmmem_estimate(s->res, in->model, in->cfg);
         if (rc)
@@ -290,6 +292,17 @@ static inline void setup_inference(bench_input *in, const llmmem_model *m, int k
 }
 
 static inline void setup_hf(bench_input *in, const llmmem_model *m, int k) { setup_inference(in, m, k, false); }
+/* The same with peak_reserved from the replay of the caching allocator. */
+static inline void setup_single_replay(bench_input *in, const llmmem_model *m, int k)
+{
+    setup_single(in, m, k);
+    bench_check(llmmem_config_set(in->cfg, "allocator_replay", "true"), "allocator_replay");
+}
+static inline void setup_hf_replay(bench_input *in, const llmmem_model *m, int k)
+{
+    setup_hf(in, m, k);
+    bench_check(llmmem_config_set(in->cfg, "allocator_replay", "true"), "allocator_replay");
+}
 static inline void setup_vllm(bench_input *in, const llmmem_model *m, int k) { setup_inference(in, m, k, true); }
 
 /* ---- config.json texts ------------------------------------------------------------- */

@@ -105,6 +105,7 @@ typedef enum llmmem_param {
     LLMMEM_P_BATCH_SIZE = 104,      /**< i64: inference sequences */
     LLMMEM_P_PROMPT_LEN = 105,      /**< i64: inference prompt tokens */
     LLMMEM_P_DECODE_LEN = 106,      /**< i64: generated tokens */
+    LLMMEM_P_PEAK_SCOPE = 107,      /**< enum: step, process (also loading and quantising) @since 0.2 */
     /* precision (2xx) */
     LLMMEM_P_PARAM_DTYPE = 200,     /**< enum dtype of the stored weights */
     LLMMEM_P_COMPUTE_DTYPE = 201,   /**< enum dtype of matmuls (autocast when != param) */
@@ -122,12 +123,19 @@ typedef enum llmmem_param {
     LLMMEM_P_OPTIMIZER_IMPL = 301,  /**< enum: foreach, fused, forloop */
     LLMMEM_P_OPTIMIZER_STATE_DTYPE = 302, /**< enum: auto (= the engine's default: master/param dtype), fp32, bf16 */
     LLMMEM_P_STEP = 303,            /**< enum: max, first, steady */
+    LLMMEM_P_OPTIMIZER_IN_BACKWARD = 304, /**< bool: per-parameter step inside backward, gradients
+                                         freed as they go (torchtune optimizer_in_bwd) @since 0.2 */
     /* activations (4xx) */
     LLMMEM_P_ATTENTION = 400,       /**< enum: sdpa, flash, eager */
-    LLMMEM_P_CHECKPOINTING = 401,   /**< enum: none, full, selective */
-    LLMMEM_P_LOSS = 402,            /**< enum: hf, vocab_parallel, chunked, liger */
-    LLMMEM_P_ACTIVATION_PROFILE = 403, /**< enum: auto, hf, megatron */
+    LLMMEM_P_CHECKPOINTING = 401,   /**< enum: none, full, selective, selective_op */
+    LLMMEM_P_LOSS = 402,            /**< enum: hf, vocab_parallel, chunked, liger, torchtune_chunked, litgpt_chunked */
+    LLMMEM_P_ACTIVATION_PROFILE = 403, /**< enum: auto, hf, megatron, torchtune, litgpt */
     LLMMEM_P_DROPOUT = 404,         /**< enum: model (from config), off, on */
+    LLMMEM_P_COMPILE = 405,         /**< enum: none, layers, model (torch.compile scope) @since 0.2 */
+    LLMMEM_P_ACTIVATION_OFFLOADING = 406, /**< enum: none, streams, save_on_cpu @since 0.2 */
+    LLMMEM_P_LOSS_CHUNKS = 407,     /**< i64: output chunks of torchtune_chunked (0 = 8) @since 0.2 */
+    LLMMEM_P_LIGER_KERNELS = 408,   /**< bool: Liger RMSNorm, SwiGLU and RoPE kernels replace the HF
+                                         modules @since 0.2 */
     /* LoRA / QLoRA (5xx) */
     LLMMEM_P_LORA_RANK = 500,       /**< i64: 0 = full fine-tuning */
     LLMMEM_P_LORA_ALPHA = 501,      /**< f64 */
@@ -164,6 +172,8 @@ typedef enum llmmem_param {
     LLMMEM_P_FSDP_RESHARD_AFTER_FORWARD = 622, /**< i64: FSDP2 reshard_after_forward: -1 auto (True
                                                     for every unit but the root), 0 False, 1 True,
                                                     k >= 2 reshard to k ranks @since 0.2 */
+    LLMMEM_P_FSDP_CUSTOM_SHARDED_LAYERS = 623, /**< bool: embedding and head as FSDP units of their own
+                                                 (torchtune custom_sharded_layers) @since 0.2 */
     /* parallelism (7xx) */
     LLMMEM_P_NUM_GPUS = 700,        /**< i64: total GPUs (0 = product of the sizes) */
     LLMMEM_P_DATA_PARALLEL = 701,   /**< i64 */
@@ -206,6 +216,11 @@ typedef enum llmmem_param {
     LLMMEM_P_CUDA_CONTEXT_BYTES = 902, /**< i64: -1 = default for the GPU */
     LLMMEM_P_CUBLAS_WORKSPACE_BYTES = 903, /**< i64: -1 = default for the GPU */
     LLMMEM_P_EXPANDABLE_SEGMENTS = 904, /**< bool: PYTORCH_CUDA_ALLOC_CONF */
+    LLMMEM_P_ALLOCATOR_REPLAY = 905, /**< bool: peak_reserved from a replay of the caching allocator (0.2) */
+    LLMMEM_P_MAX_SPLIT_SIZE_BYTES = 906, /**< i64: PYTORCH_CUDA_ALLOC_CONF max_split_size_mb x 2^20 (0 = unlimited; 0.2) */
+    LLMMEM_P_GC_THRESHOLD = 907,    /**< f64: PYTORCH_CUDA_ALLOC_CONF garbage_collection_threshold (0 = off; 0.2) */
+    LLMMEM_P_EMPTY_CACHE_STEPS = 908, /**< i64: torch.cuda.empty_cache() every N optimizer steps (0 = never; 0.2) */
+    LLMMEM_P_PRIOR_WORKSPACE_SEGMENT_BYTES = 909, /**< i64: segment an earlier run left around the autograd thread's cuBLAS workspace (0 = fresh process; 0.2) */
     /* vision-language workloads (10xx) */
     LLMMEM_P_IMAGES_PER_SAMPLE = 1000, /**< i64: images per sequence (0 = text only) */
     LLMMEM_P_IMAGE_HEIGHT = 1001,   /**< i64 pixels (0 = the processor's fixed size) */
@@ -243,7 +258,10 @@ typedef enum llmmem_model_key {
     LLMMEM_M_PARAMS_VISION = 206,
     LLMMEM_M_PARAMS_ACTIVE = 207,
     LLMMEM_M_PARAMS_ROUTER = 208,
-    LLMMEM_M_PARAMS_EXPERTS = 209
+    LLMMEM_M_PARAMS_EXPERTS = 209,
+    LLMMEM_M_APPROXIMATE = 210 /**< 1: a model_type the registry does not know (estimated from the
+                                    keys every HF config shares) or a shape from a size alone; the
+                                    model's notes say which (read only) @since 0.2 */
 } llmmem_model_key;
 
 /** Phases of a step. Append only. */
@@ -316,7 +334,16 @@ typedef enum llmmem_result_key {
     LLMMEM_R_COMPUTE_DTYPE = 135,      /**< enum: dtype of the matmuls */
     LLMMEM_R_MASTER_DTYPE = 136,       /**< enum: separate master weights (fp32), or none */
     LLMMEM_R_GRAD_DTYPE = 137,         /**< enum: dtype of the gradients the optimizer reads */
-    LLMMEM_R_OPTIMIZER_STATE_DTYPE = 138 /**< enum: dtype of a full-size optimizer state */
+    LLMMEM_R_OPTIMIZER_STATE_DTYPE = 138, /**< enum: dtype of a full-size optimizer state */
+    LLMMEM_R_MANAGED_BYTES = 139,      /**< u64: CUDA managed memory (bitsandbytes paged optimizer
+                                            state): resident on the GPU, outside peak_allocated;
+                                            counted in total_bytes_per_gpu @since 0.2 */
+    LLMMEM_R_LOAD_PEAK_BYTES = 140,    /**< u64: peak allocated while the weights are loaded and
+                                            quantised (QLoRA); 0 when not modelled @since 0.2 */
+    LLMMEM_R_APPROXIMATE = 141         /**< bool: the model is approximate (a model_type the registry
+                                            does not know, estimated from the keys every HF config
+                                            shares; or a shape derived from a parameter count): a
+                                            note beginning "approximate:" says why @since 0.2 */
 } llmmem_result_key;
 
 /* ---- library information ------------------------------------------------ */
@@ -437,6 +464,23 @@ LLMMEM_API const char *llmmem_preset_name(int index);
 /** @return a one-line description of preset @p index, NULL if out of range. */
 LLMMEM_API const char *llmmem_preset_description(int index);
 
+/** How a config.json's model_type is read (llmmem_architecture_kind). */
+typedef enum llmmem_arch_kind {
+    LLMMEM_ARCH_DECODER = 0,    /**< a decoder-only LM, counted exactly from its config */
+    LLMMEM_ARCH_MULTIMODAL = 1, /**< a multimodal wrapper: its text model plus the towers it describes */
+    LLMMEM_ARCH_REFUSED = 2     /**< known and refused with LLMMEM_E_UNSUPPORTED (encoder,
+                                     encoder-decoder, speech or vision-first model) */
+} llmmem_arch_kind;
+
+/** The model_types the config.json reader knows: decoders, then multimodal wrappers, then
+ *  the refused ones. A model_type outside the list is estimated from the keys the registry
+ *  recognises and flagged approximate (LLMMEM_R_APPROXIMATE in every result). */
+LLMMEM_API int llmmem_architecture_count(void);
+/** @return model_type @p index ("llama", "gemma3", "bert"), NULL if out of range. */
+LLMMEM_API const char *llmmem_architecture_name(int index);
+/** @return the llmmem_arch_kind of @p index, LLMMEM_E_INVALID_ARG if out of range. */
+LLMMEM_API int llmmem_architecture_kind(int index);
+
 /** GPU table (the values of the enum parameter LLMMEM_P_GPU). */
 LLMMEM_API int llmmem_gpu_count(void);
 /** @return the GPU's name ("H100-80GB"), NULL if out of range. */
@@ -479,8 +523,32 @@ LLMMEM_API int llmmem_config_get_f64(double *out, const llmmem_config *cfg, int 
 /** Reads any parameter as text (enum: the value name), snprintf-style. */
 LLMMEM_API int llmmem_config_get_str(char *buf, size_t cap, size_t *needed,
                                      const llmmem_config *cfg, int param);
+/** Number of notes the framework-file readers left on @p cfg (keys read with an
+ *  assumption, keys not read); estimates copy them into their result. @since 0.2 */
+LLMMEM_API int llmmem_config_note_count(const llmmem_config *cfg);
+/** @return the i-th note of @p cfg (owned by it), NULL if out of range. @since 0.2 */
+LLMMEM_API const char *llmmem_config_note(const llmmem_config *cfg, int index);
 /** Serialises every parameter as a flat JSON object of name: value. */
 LLMMEM_API int llmmem_config_to_json(char *buf, size_t cap, size_t *needed, const llmmem_config *cfg);
+
+/* ---- allocation timeline ----------------------------------------------- */
+
+/** Formats of llmmem_timeline (0.2). */
+typedef enum llmmem_timeline_format {
+    LLMMEM_TIMELINE_JSON = 0,    /**< active bytes by category and reserved bytes over the events, phases */
+    LLMMEM_TIMELINE_SVG = 1,     /**< the same as a stacked-area chart with the reserved and GPU lines */
+    LLMMEM_TIMELINE_SNAPSHOT = 2 /**< torch.cuda.memory._snapshot() as JSON, for pytorch.org/memory_viz */
+} llmmem_timeline_format;
+
+/** Replays the estimate's allocation timeline (the measuring process: workspace, model build,
+ *  three training steps or a prefill and the decode steps) through the model of PyTorch's
+ *  caching allocator and writes it in `format` (::llmmem_timeline_format) into @p buf,
+ *  snprintf-style (@p needed incl. NUL; call with cap 0 to size). Single-GPU training and HF
+ *  generate only: LLMMEM_E_UNSUPPORTED for other engines and runtimes. (0.2) */
+LLMMEM_API int llmmem_timeline(char *buf, size_t cap, size_t *needed, const llmmem_model *model,
+                               const llmmem_config *cfg, int format);
+/** "json", "svg", "snapshot"; NULL for an unknown format. Static. (0.2) */
+LLMMEM_API const char *llmmem_timeline_format_name(int format);
 
 /* ---- scenario and framework files --------------------------------------- */
 
@@ -506,6 +574,29 @@ LLMMEM_API int llmmem_config_apply_hf_training_args_file(llmmem_config *cfg, con
 /** Applies HF TrainingArguments saved as JSON (also LLaMA-Factory keys). */
 LLMMEM_API int llmmem_config_apply_hf_training_args_json(llmmem_config *cfg, const char *json,
                                                          size_t len);
+
+/** Kinds of framework configuration file (YAML) read by
+ *  llmmem_config_apply_framework_file. Values are part of the ABI. @since 0.2 */
+typedef enum llmmem_framework {
+    LLMMEM_FW_AUTO = 0,        /**< detect from the keys */
+    LLMMEM_FW_TORCHTUNE = 1,   /**< a torchtune recipe config (tune run ... --config) */
+    LLMMEM_FW_AXOLOTL = 2,     /**< an axolotl config */
+    LLMMEM_FW_ACCELERATE = 3,  /**< an accelerate config (accelerate config / --config_file) */
+    LLMMEM_FW_LLAMAFACTORY = 4 /**< a LLaMA-Factory training YAML */
+} llmmem_framework;
+/** @return "torchtune", ...; NULL if unknown. @since 0.2 */
+LLMMEM_API const char *llmmem_framework_name(int kind);
+/** Which kind of framework file @p yaml is (LLMMEM_FW_AUTO when none). @since 0.2 */
+LLMMEM_API int llmmem_framework_detect(int *kind, const char *yaml, size_t len);
+/** Applies a framework configuration in YAML to @p cfg, all or nothing: every
+ *  memory-relevant key is set, refused (LLMMEM_E_UNSUPPORTED naming the key
+ *  path and line:column) or noted (llmmem_config_note). @p kind is a
+ *  ::llmmem_framework; @p model may be NULL. @since 0.2 */
+LLMMEM_API int llmmem_config_apply_framework_yaml(llmmem_config *cfg, const llmmem_model *model, int kind,
+                                                  const char *yaml, size_t len);
+/** The same from a file (a regular file of at most 64 MiB); errors name the path. @since 0.2 */
+LLMMEM_API int llmmem_config_apply_framework_file(llmmem_config *cfg, const llmmem_model *model, int kind,
+                                                  const char *path);
 
 /** Applies a calibration profile (JSON, docs/calibration.md) to @p cfg: scale
  *  factors for named result components (e.g. "activations": 1.02), an

@@ -86,6 +86,37 @@ if [ ! -f "$CJSON_DIR/cJSON.c" ]; then
 fi
 say "cJSON: $(cat "$CJSON_DIR/VERSION") ($(wc -l <"$CJSON_DIR/PATCHES") Debian patches applied)"
 
+# ---- libyaml from Debian's source package (the framework YAML readers) ---------------
+# Fetched like cJSON, with the same private apt state; its src/*.c compiled as its
+# own build does, the version macros its configure script would define given here.
+YAML_DIR=$B/libyaml
+if [ ! -f "$YAML_DIR/src/api.c" ]; then
+    say "fetching Debian's libyaml source package into $B/apt"
+    abs=$(pwd)/$B/apt
+    aptopts=(-o "Dir::Etc::SourceList=$abs/sources.list" -o Dir::Etc::SourceParts=/dev/null
+             -o "Dir::State::Lists=$abs/lists" -o "Dir::Cache=$abs/cache"
+             -o "Dir::State::status=$abs/status")
+    [ "$(id -u)" = 0 ] && aptopts+=(-o APT::Sandbox::User=root)
+    mkdir -p "$B/apt/ysrc"
+    rm -rf "$B/apt/ysrc"/*
+    (cd "$B/apt/ysrc" && apt-get "${aptopts[@]}" source -q libyaml </dev/null) >"$B/apt/ysource.log" 2>&1 || {
+        cat "$B/apt/ysource.log" >&2
+        say "apt-get source libyaml failed" >&2
+        exit 1
+    }
+    ysrc=$(find "$B/apt/ysrc" -maxdepth 1 -type d -name 'libyaml-*' | head -n 1)
+    [ -n "$ysrc" ] && [ -f "$ysrc/src/api.c" ] || { say "no src/api.c in the libyaml source package" >&2; exit 1; }
+    mkdir -p "$YAML_DIR/src" "$YAML_DIR/include"
+    cp "$ysrc"/src/*.c "$ysrc"/src/*.h "$YAML_DIR/src/"
+    cp "$ysrc/include/yaml.h" "$YAML_DIR/include/yaml.h"
+    basename "$(ls "$B/apt/ysrc"/libyaml_*.dsc | head -n 1)" .dsc >"$YAML_DIR/VERSION"
+fi
+yver=$(sed -n 's/^libyaml_\([0-9]*\)\.\([0-9]*\)\.\([0-9]*\).*/\1 \2 \3/p' "$YAML_DIR/VERSION")
+set -- $yver
+YAML_DEFS=(-DYAML_VERSION_MAJOR="${1:-0}" -DYAML_VERSION_MINOR="${2:-2}" -DYAML_VERSION_PATCH="${3:-5}"
+           -DYAML_VERSION_STRING="\"${1:-0}.${2:-2}.${3:-5}\"" -I"$YAML_DIR/include")
+say "libyaml: $(cat "$YAML_DIR/VERSION")"
+
 # ---- the library in WebAssembly -------------------------------------------------------
 # Every function between the header's cdef markers is exported, as the ABI list is.
 mkdir -p "$B/obj" "$OUT"
@@ -96,14 +127,16 @@ echo "[${exports%,}]" >"$B/exports.json"
 say "exporting $(echo "$funcs" | wc -l) functions"
 
 CFLAGS_WEB=(-std=c11 -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -I"$CJSON_DIR/include"
-            -Wall -Wextra -Wno-unused-parameter)
+            -I"$YAML_DIR/include" -Wall -Wextra -Wno-unused-parameter)
 objs=()
 newest_header=$(ls -t include/llmmem.h src/*/*.h | head -n 1)
-for src in src/*/*.c "$CJSON_DIR/cJSON.c"; do
+for src in src/*/*.c "$CJSON_DIR/cJSON.c" "$YAML_DIR"/src/*.c; do
     obj=$B/obj/$(echo "${src#src/}" | tr / _ | sed 's/\.c$//').o
     if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_header" -nt "$obj" ]; then
         if [ "$src" = "$CJSON_DIR/cJSON.c" ]; then
             "$EMCC" -O2 -c "$src" -o "$obj"  # as Debian builds it: its own flags, no ours
+        elif [ "${src#$YAML_DIR/}" != "$src" ]; then
+            "$EMCC" -O2 "${YAML_DEFS[@]}" -c "$src" -o "$obj"
         else
             "$EMCC" "${CFLAGS_WEB[@]}" -c "$src" -o "$obj"
         fi
@@ -116,5 +149,6 @@ done
     -s ENVIRONMENT=web,node -s EXPORTED_FUNCTIONS=@"$B/exports.json" \
     -s EXPORTED_RUNTIME_METHODS='["UTF8ToString","stringToUTF8","lengthBytesUTF8","getValue","setValue"]'
 cp "$CJSON_DIR/VERSION" "$OUT/cjson-version.txt"
+cp "$YAML_DIR/VERSION" "$OUT/libyaml-version.txt"
 say "built $OUT/llmmem.js and $OUT/llmmem.wasm ($(stat -c %s "$OUT/llmmem.wasm") bytes)"
 say "serve it: (cd $OUT && python3 -m http.server 8000), then open http://localhost:8000/"

@@ -9,7 +9,7 @@ base=$1
 so=$2
 command -v abidiff >/dev/null || { echo "abi-check: abidiff not found (apt-get install abigail-tools)"; exit 1; }
 [ -f "$base" ] || { echo "abi-check: no baseline $base (make abi-baseline)"; exit 1; }
-readelf -S "$so" | grep -q '\.debug_info' || { echo "abi-check: $so has no debug info (build with -g)"; exit 1; }
+grep -q '\.debug_info' <<<"$(readelf -S "$so")" || { echo "abi-check: $so has no debug info (build with -g)"; exit 1; }
 
 # First the full report, for reading: additions show up here.
 set +e

@@ -9,6 +9,7 @@ fitting, a run that fitted reported as fitting, and each measured figure within 
 record's own tolerance from --tolerances (test/data/tolerances.tsv):
 
     peak_allocated_bytes              estimate peak_allocated_bytes
+    peak_reserved_bytes               estimate peak_reserved_bytes (the caching allocator replay)
     kv_cache_bytes_after_decode       estimate kv_cache_bytes
     phase_peak_bytes.<phase>          estimate phases.<phase>.total
     prefill_peak_bytes                estimate phases.prefill.total
@@ -29,21 +30,28 @@ the project's ceilings: a tolerance row above its ceiling is itself a failure.
                        (|error| + 0.10 percentage point, rounded up to 0.01), keeping the
                        notes, the rows of other records and the row order
 
+--one-process FILE: the records of FILE were measured one after another in one process
+(measure.py, measure_more.py MEASURE_BATCH=all): from the first training record on, the
+autograd thread's cuBLAS workspace stays allocated inside the segment that run left it in
+(empty_cache cannot release it), so every later record is estimated with
+prior_workspace_segment_bytes set to that segment, read from `llmmem timeline json` of the
+first training record (autograd_workspace_segment_bytes).
+
 Prints one line per record and a summary; exits 1 on any failure."""
 import argparse, json, math, os, subprocess, sys, tempfile
 
-REQUIRED = ("peak_allocated_bytes", "kv_cache_bytes_after_decode")
+REQUIRED = ("peak_allocated_bytes", "kv_cache_bytes_after_decode", "peak_reserved_bytes")
 OPTIONAL = ("prefill_peak_bytes", "forward_saved_bytes", "weights_bytes", "persistent_bytes")
 MARGIN = 0.10  # percentage points above the error when a row is (re)written
 
 
-def run_cli(cli, sc):
+def run_cli(cli, sc, command="estimate"):
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(sc, f)
         path = f.name
     try:
-        p = subprocess.run([cli, "estimate", "--scenario", path, "--json"], capture_output=True,
-                           text=True, timeout=60)
+        args = [cli, command, "--scenario", path] + (["--json"] if command == "estimate" else ["json"])
+        p = subprocess.run(args, capture_output=True, text=True, timeout=120)
     finally:
         os.unlink(path)
     if p.returncode != 0:
@@ -157,6 +165,8 @@ def check_rows(files, tol, known, copies):
 def ceiling(a, fig):
     if fig == "kv_cache_bytes_after_decode":
         return a.max_kv_err
+    if fig == "peak_reserved_bytes":
+        return a.max_reserved_err
     if fig.startswith("phase_peak_bytes."):
         return a.max_phase_err if a.max_phase_err is not None else a.max_err
     return a.max_err
@@ -181,6 +191,28 @@ def judge(sid, fig, e, a, tol, known, problems):
     return ""
 
 
+def process_priors(a):
+    """id -> prior_workspace_segment_bytes for the records measured after a training record
+    in the same process (--one-process files)."""
+    prior = {}
+    for path in a.one_process:
+        if path not in a.files:
+            continue
+        recs = [sc for sc in records([path])]
+        first = next((i for i, sc in enumerate(recs)
+                      if sc["mode"] == "training" and not sc["measured"].get("oom")), None)
+        if first is None:
+            continue
+        sc = dict(recs[first])
+        sc.pop("measured")
+        out, _ = run_cli(a.cli, sc, "timeline")
+        seg = (out or {}).get("autograd_workspace_segment_bytes", 0)
+        for sc in recs[first + 1:]:
+            if seg:
+                prior[sc["id"]] = seg
+    return prior
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("files", nargs="+")
@@ -192,6 +224,9 @@ def main():
     ap.add_argument("--max-kv-err", type=float, default=0.5)
     ap.add_argument("--max-phase-err", type=float, default=None,
                     help="ceiling for the per-phase peaks (default: --max-err)")
+    ap.add_argument("--max-reserved-err", type=float, default=5.0)
+    ap.add_argument("--one-process", action="append", default=[],
+                    help="a file whose records one process measured in order")
     ap.add_argument("--known-gaps", default=None, help="file of 'id figure pct half reason' lines")
     ap.add_argument("--check-rows", action="store_true")
     ap.add_argument("--copies", nargs="*", default=[], help="scenario files copied from records")
@@ -202,11 +237,14 @@ def main():
     if a.check_rows:
         sys.exit(check_rows(a.files, tol, known, a.copies))
     fails = nknown = 0
-    errs = []
+    errs, rerrs = [], []
+    prior = process_priors(a)
     print(f"{'id':5s} {'mode':5s} {'model':24s} {'estimate GiB':>12s} {'measured GiB':>12s} {'error':>7s}")
     for sc in records(a.files):
         meas = sc.pop("measured")
         sid = sc["id"]
+        if sid in prior:
+            sc.setdefault("params", {})["prior_workspace_segment_bytes"] = prior[sid]
         out, err = run_cli(a.cli, sc)
         name = os.path.basename(sc.get("model", {}).get("hf_config") or "?")[:24]
         if out is None:
@@ -253,6 +291,10 @@ def main():
         errs.append(abs(e))
         kve = fig_err.get("kv_cache_bytes_after_decode")
         kv = f" kv {kve:+.2f}%" if kve is not None else ""
+        re_ = fig_err.get("peak_reserved_bytes")
+        if re_ is not None:
+            rerrs.append(abs(re_))
+            kv += f" reserved {re_:+.2f}%"
         verdict = "; ".join(notes) if notes else "ok"
         if problems:
             verdict = "FAIL " + "; ".join(problems)
@@ -260,8 +302,11 @@ def main():
               f"{m/2**30:12.2f} {e:+6.2f}%{kv} {verdict}")
         fails += bool(problems)
     errs.sort()
+    rerrs.sort()
     if errs:
-        print(f"{len(errs)} compared: median |error| {errs[len(errs)//2]:.2f}%, max {errs[-1]:.2f}%; "
+        res = (f"; peak reserved: median |error| {rerrs[len(rerrs)//2]:.2f}%, max {rerrs[-1]:.2f}%"
+               if rerrs else "")
+        print(f"{len(errs)} compared: median |error| {errs[len(errs)//2]:.2f}%, max {errs[-1]:.2f}%{res}; "
               f"{fails} failing, {nknown} known gaps")
     if a.write_tolerances:
         with open(a.tolerances, "w") as f:

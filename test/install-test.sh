@@ -48,7 +48,7 @@ case ":$runpath:" in *":$prefix/lib64:"*) ;; *) echo "installed llmmem: RUNPATH 
 "$root/bin/llmmem" estimate --preset llama-3.2-1b --json >/dev/null
 echo "installed CLI: ok (RUNPATH $runpath)"
 
-# pkg-config sees only the staged .pc files: no libcjson.pc is needed to link dynamically.
+# pkg-config sees only the staged .pc files: no libcjson.pc or yaml-0.1.pc is needed to link dynamically.
 # (A Requires.private would be resolved even without --static by pkg-config.)
 check_pkgconfig() {
     local libdir=$1 out=$2
@@ -57,13 +57,13 @@ check_pkgconfig() {
     [ "$(pkg-config --variable=libdir llmmem)" -ef "$libdir" ] ||
         { echo "pkg-config libdir $(pkg-config --variable=libdir llmmem) is not $libdir"; exit 1; }
     ! grep -q '^Requires' "$libdir/pkgconfig/llmmem.pc" || { echo "llmmem.pc has a Requires line"; exit 1; }
-    pkg-config --libs llmmem | grep -q -- -lcjson && { echo "--libs names cJSON (only --static should)"; exit 1; }
-    pkg-config --static --libs llmmem | grep -q -- '-lcjson -lm' || { echo "--static --libs lacks -lcjson -lm"; exit 1; }
+    grep -q -e -lcjson -e -lyaml <<<"$(pkg-config --libs llmmem)" && { echo "--libs names cJSON or libyaml (only --static should)"; exit 1; }
+    grep -q -- '-lcjson -lyaml -lm' <<<"$(pkg-config --static --libs llmmem)" || { echo "--static --libs lacks -lcjson -lyaml -lm"; exit 1; }
 
     # Dynamic: the loader finds the staged library through LD_LIBRARY_PATH.
     # shellcheck disable=SC2046
     $CC -std=c99 -Wall -Wextra -Werror examples/minimal.c -o "$out/minimal-dyn" $(pkg-config --cflags --libs llmmem)
-    readelf -d "$out/minimal-dyn" | grep -q "NEEDED.*libllmmem.so.$soversion" ||
+    grep -q "NEEDED.*libllmmem.so.$soversion" <<<"$(readelf -d "$out/minimal-dyn")" ||
         { echo "minimal-dyn does not need libllmmem.so.$soversion"; exit 1; }
     LD_LIBRARY_PATH=$libdir "$out/minimal-dyn" >"$out/dyn.out"
 
@@ -76,7 +76,7 @@ check_pkgconfig() {
     $CC -std=c99 -Wall -Wextra -Werror examples/minimal.c -o "$out/minimal-static2" $(pkg-config --cflags llmmem) \
         $(pkg-config --libs-only-L llmmem) -Wl,-Bstatic -lllmmem -Wl,-Bdynamic $(pkg-config --static --libs-only-l llmmem | sed 's/-lllmmem//')
     for b in minimal-static minimal-static2; do
-        if readelf -d "$out/$b" | grep -q 'NEEDED.*libllmmem'; then
+        if grep -q 'NEEDED.*libllmmem' <<<"$(readelf -d "$out/$b")"; then
             echo "$b still needs libllmmem.so"; exit 1
         fi
         "$out/$b" >"$out/$b.out"

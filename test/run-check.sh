@@ -37,7 +37,7 @@ record() {
         passed=$((passed + 1))
         printf 'PASS  %s\n' "$name"
         # The accuracy test's table is part of the report (issue 3): show it.
-        case "$name" in *test_accuracy* | *test_vllm_anchors*) sed -e 's/^/    | /' "$log" ;; esac
+        case "$name" in *test_accuracy* | *test_anchors* | *test_vllm_anchors*) sed -e 's/^/    | /' "$log" ;; esac
     else
         failed=$((failed + 1))
         failed_names+=("$name")
@@ -66,7 +66,7 @@ build_c_test() {
     local src=$1 bin=$2 log=$3
     # shellcheck disable=SC2086
     $CC -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wno-unused-parameter \
-        -Iinclude -Isrc $CFLAGS "$src" "$LIBA" -lcmocka -lcjson -lm -o "$bin" >"$log" 2>&1
+        -Iinclude -Isrc $CFLAGS "$src" "$LIBA" -lcmocka -lcjson -lyaml -lm -o "$bin" >"$log" 2>&1
 }
 
 for src in "${c_tests[@]}"; do

@@ -42,7 +42,7 @@ cmake -S "$tmp/proj" -B "$tmp/build" -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/config
 grep -- "-- llmmem " "$tmp/configure.log"
 cmake --build "$tmp/build" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
 
-needs() { readelf -d "$1" | grep -q "NEEDED.*libllmmem.so.$soversion"; }
+needs() { grep -q "NEEDED.*libllmmem.so.$soversion" <<<"$(readelf -d "$1")"; }
 needs "$tmp/build/minimal_default" || { echo "llmmem::llmmem does not link libllmmem.so.$soversion"; exit 1; }
 needs "$tmp/build/minimal_shared" || { echo "llmmem::llmmem_shared does not link libllmmem.so.$soversion"; exit 1; }
 if needs "$tmp/build/minimal_static"; then echo "llmmem::llmmem_static links the shared library"; exit 1; fi
@@ -64,7 +64,7 @@ echo "cmake: llmmem_USE_STATIC: ok"
 $MAKE -s install DESTDIR="$tmp/stage64" PREFIX=/opt/llmmem LIBDIR=/opt/llmmem/lib64 >/dev/null
 cmake -S "$tmp/proj" -B "$tmp/build64" -Dllmmem_DIR="$tmp/stage64/opt/llmmem/lib64/cmake/llmmem" >/dev/null
 cmake --build "$tmp/build64" --target minimal_shared >/dev/null
-readelf -d "$tmp/build64/minimal_shared" | grep -q "R.*PATH.*stage64/opt/llmmem/lib64" ||
+grep -q "R.*PATH.*stage64/opt/llmmem/lib64" <<<"$(readelf -d "$tmp/build64/minimal_shared")" ||
     { echo "lib64: minimal_shared is not linked with the lib64 library"; exit 1; }
 "$tmp/build64/minimal_shared" >/dev/null
 echo "cmake: LIBDIR lib64: ok"

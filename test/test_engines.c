@@ -557,6 +557,104 @@ static void expect_bad(const llmmem_model *m, llmmem_config *c, const char *k, c
     llmmem_result_free(r);
 }
 
+/* The caching allocator's settings act through its replay, which draws single-GPU
+ * training and HF inference: set elsewhere (another engine, vLLM, the replay off) they
+ * are refused by name and value, never ignored. */
+static void allocator_settings_need_the_replay(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *key, *value, *engine, *mode, *other, *other_value, *says;
+    } cases[] = {
+        {"max_split_size_bytes", "1048576", "ddp", "training", NULL, NULL, "max_split_size_bytes = 1048576"},
+        {"garbage_collection_threshold", "0.6", "fsdp", "training", NULL, NULL,
+         "garbage_collection_threshold = 0.6"},
+        {"empty_cache_steps", "2", "zero", "training", "zero_stage", "2", "empty_cache_steps = 2"},
+        {"prior_workspace_segment_bytes", "4194304", "single", "inference", "runtime", "vllm", "vLLM's budget"},
+        {"max_split_size_bytes", "2097152", "single", "training", "allocator_replay", "false",
+         "allocator_replay is off"},
+    };
+    llmmem_model *m = load("llama-3.2-1b");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        llmmem_config *c = cfg_new();
+        set(c, "mode", cases[i].mode);
+        set(c, "engine", cases[i].engine);
+        if (cases[i].other)
+            set(c, cases[i].other, cases[i].other_value);
+        set(c, cases[i].key, cases[i].value);
+        llmmem_result *r = NULL;
+        assert_int_equal(llmmem_result_new(&r), 0);
+        int rc = llmmem_estimate(r, m, c);
+        if (rc != LLMMEM_E_UNSUPPORTED || !strstr(llmmem_last_error(), cases[i].says))
+            fail_msg("%s = %s with %s: status %d, \"%s\"", cases[i].key, cases[i].value, cases[i].engine, rc,
+                     llmmem_last_error());
+        llmmem_result_free(r);
+        /* where the replay runs, the same setting is taken */
+        llmmem_config *ok = cfg_new();
+        set(ok, "mode", cases[i].mode);
+        set(ok, cases[i].key, cases[i].value);
+        llmmem_result_free(run(m, ok));
+        llmmem_config_free(ok);
+        llmmem_config_free(c);
+    }
+    llmmem_config *inf = cfg_new(); /* the Trainer's setting: after optimizer steps */
+    set(inf, "mode", "inference");
+    expect_bad(m, inf, "empty_cache_steps", "2", "empty_cache_steps = 2 with mode inference");
+    llmmem_config_free(inf);
+    llmmem_model_free(m);
+}
+
+/* The precision each engine resolves when the user sets only bf16 (the frameworks'
+ * own defaults: DeepSpeed keeps fp32 optimizer partitions and state with grads in the
+ * model dtype; Megatron --bf16 fp32 main params, main grads and state; FSDP and plain
+ * PyTorch step the (sharded) parameters themselves), and the note that says so is whole. */
+static const char *dtype_name(const llmmem_result *r, int key)
+{
+    const char *n = llmmem_result_enum_name(key, (int)i64(r, key));
+    assert_non_null(n);
+    return n;
+}
+
+static void precision_per_engine(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *engine, *extra, *master, *grad, *opt;
+    } cases[] = {
+        {"single", NULL, "none", "bf16", "bf16"},
+        {"ddp", NULL, "none", "bf16", "bf16"},
+        {"zero", "zero_stage", "fp32", "bf16", "fp32"},
+        {"fsdp", NULL, "none", "bf16", "bf16"},
+        {"megatron", NULL, "fp32", "fp32", "fp32"},
+        {"megatron_deepspeed", NULL, "fp32", "bf16", "fp32"},
+    };
+    llmmem_model *m = load("llama-3.2-1b");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        llmmem_config *c = cfg_new();
+        set(c, "engine", cases[i].engine);
+        set(c, "param_dtype", "bf16");
+        if (cases[i].extra)
+            set(c, cases[i].extra, "2");
+        llmmem_result *r = run(m, c);
+        const char *got[] = {dtype_name(r, LLMMEM_R_PARAM_DTYPE), dtype_name(r, LLMMEM_R_MASTER_DTYPE),
+                             dtype_name(r, LLMMEM_R_GRAD_DTYPE), dtype_name(r, LLMMEM_R_OPTIMIZER_STATE_DTYPE)};
+        const char *want[] = {"bf16", cases[i].master, cases[i].grad, cases[i].opt};
+        for (int k = 0; k < 4; k++)
+            if (strcmp(got[k], want[k]))
+                fail_msg("%s: dtype %d is %s, the framework's default is %s", cases[i].engine, k, got[k],
+                         want[k]);
+        const char *note = NULL;
+        for (int k = 0; k < llmmem_result_note_count(r); k++)
+            if (!strncmp(llmmem_result_note(r, k), "precision: ", 11))
+                note = llmmem_result_note(r, k);
+        if (!note || note[strlen(note) - 1] != ')' || !strstr(note, "engine defaults: "))
+            fail_msg("%s: precision note %s", cases[i].engine, note ? note : "(none)");
+        llmmem_result_free(r);
+        llmmem_config_free(c);
+    }
+    llmmem_model_free(m);
+}
+
 static void validation(void **state)
 {
     (void)state;
@@ -719,9 +817,11 @@ int main(void)
         cmocka_unit_test(megatron_theoretical),   cmocka_unit_test(zero_paper_states),
         cmocka_unit_test(zero_invariants),        cmocka_unit_test(n1_against_single),
         cmocka_unit_test(fsdp_strategies),        cmocka_unit_test(megatron_runtime),
-        cmocka_unit_test(validation),             cmocka_unit_test(measured_ws1),
+        cmocka_unit_test(validation),             cmocka_unit_test(precision_per_engine),
+        cmocka_unit_test(measured_ws1),
         cmocka_unit_test(zero_fused_adam_step),   cmocka_unit_test(megatron_functional_golden),
         cmocka_unit_test(zeropp_hpz_secondary),   cmocka_unit_test(megatron_interleaved_warmup),
+        cmocka_unit_test(allocator_settings_need_the_replay),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

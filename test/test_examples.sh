@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 unset LD_LIBRARY_PATH
 
 for e in examples/minimal examples/scheduler examples/llmmem; do
-    readelf -d "$e" | grep -q 'R.*PATH.*\$ORIGIN/../lib' || { echo "$e lacks rpath \$ORIGIN/../lib"; exit 1; }
+    grep -q 'R.*PATH.*\$ORIGIN/../lib' <<<"$(readelf -d "$e")" || { echo "$e lacks rpath \$ORIGIN/../lib"; exit 1; }
 done
 
 examples/minimal >"$tmp/minimal.out"
@@ -38,7 +38,7 @@ n=0
 for src in "$tmp"/readme*.c; do
     [ -e "$src" ] || continue
     n=$((n + 1))
-    $CC -std=c99 -Wall -Wextra -Werror -Iinclude "$src" -o "${src%.c}" lib/libllmmem.a -lcjson -lm
+    $CC -std=c99 -Wall -Wextra -Werror -Iinclude "$src" -o "${src%.c}" lib/libllmmem.a -lcjson -lyaml -lm
     "${src%.c}" >/dev/null
 done
 [ "$n" -gt 0 ] || { echo "README.md has no C example"; exit 1; }

@@ -49,7 +49,7 @@ for src in fuzz/fuzz_*.c; do
         extra="$extra $WRAP"
     fi
     # shellcheck disable=SC2086
-    if ! $CC $CFLAGS_R $SAN fuzz/replay.c "$src" $extra "$LIBA" -lcjson -lm -o "$bin" \
+    if ! $CC $CFLAGS_R $SAN fuzz/replay.c "$src" $extra "$LIBA" -lcjson -lyaml -lm -o "$bin" \
         >"$OUT/$t.build.log" 2>&1; then
         echo "FAIL: cannot build $t"
         cat "$OUT/$t.build.log"

@@ -17,7 +17,7 @@ echo "C11: ok"
 $CXX -std=c++11 $strict -Iinclude -c test/header_cxx.cpp -o "$tmp/cxx.o"
 echo "C++11: ok"
 # C linkage: the C++ object refers to the plain C name, not a mangled one.
-nm -u "$tmp/cxx.o" | grep -qw llmmem_estimate || { echo "llmmem_estimate is mangled in C++"; exit 1; }
+grep -qw llmmem_estimate <<<"$(nm -u "$tmp/cxx.o")" || { echo "llmmem_estimate is mangled in C++"; exit 1; }
 echo "C++ linkage: ok"
 
 ver() { sed -n "s/^#define LLMMEM_VERSION_$1 \\(.*\\)/\\1/p" include/llmmem.h; }

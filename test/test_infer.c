@@ -572,7 +572,7 @@ static void test_kv_mla(void **state)
  * activation peaks (4.76 GiB for Llama-3.1-8B) are the dummy sampler run's
  * PyTorch sort over 1024 x vocab logits (38 B each, memory/vllm_profile.c):
  * a pip install of 0.11 has no FlashInfer. Held within 0.15 GiB (the four
- * land within 0.09 GiB). */
+ * land within 0.13 GiB). */
 static void test_vllm_vectors(void **state)
 {
     (void)state;

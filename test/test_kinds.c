@@ -293,6 +293,24 @@ static void kinds_modelled(void **state)
         assert_int_equal(estimate_status(path, types[i], "hf", NULL), 0);
         assert_int_equal(estimate_status(path, types[i], "megatron", "Megatron"), LLMMEM_E_UNSUPPORTED);
     }
+    /* recipes whose saved tensors are derived for attention layers only */
+    static const char *const recipes[][2] = {{"checkpointing", "selective"}, {"checkpointing", "selective_op"},
+                                             {"compile", "layers"}, {"activation_profile", "litgpt"}};
+    for (size_t i = 0; i < sizeof recipes / sizeof recipes[0]; i++) {
+        llmmem_model *mm = load("mamba2");
+        llmmem_config *cc = cfg_of("bf16", 1, 512);
+        assert_int_equal(llmmem_config_set(cc, recipes[i][0], recipes[i][1]), 0);
+        llmmem_result *rr = NULL;
+        assert_int_equal(llmmem_result_new(&rr), 0);
+        const int rc = llmmem_estimate(rr, mm, cc);
+        if (rc != LLMMEM_E_UNSUPPORTED || !strstr(llmmem_last_error(), "mamba2"))
+            fprintf(stderr, "%s=%s: rc %d: %s\n", recipes[i][0], recipes[i][1], rc, llmmem_last_error());
+        assert_int_equal(rc, LLMMEM_E_UNSUPPORTED);
+        assert_non_null(strstr(llmmem_last_error(), "mamba2"));
+        llmmem_result_free(rr);
+        llmmem_config_free(cc);
+        llmmem_model_free(mm);
+    }
     /* fp32 parameters under bf16 autocast */
     llmmem_model *m = load(("mamba"));
     llmmem_config *c = cfg_of("amp", 1, 512);
@@ -331,6 +349,33 @@ static void mamba_state_not_kv(void **state)
     assert_int_equal(kv[0], 6 * (2048 + 16384));
     assert_int_equal(kv[1], kv[0]);
     llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
+/* The allocation timeline (tl_train.c, tl_infer.c) draws attention layers:
+ * a model with other layer kinds gets peak_reserved from the rule of thumb,
+ * and says so, in training and in HF generation. */
+static void kinds_not_replayed(void **state)
+{
+    (void)state;
+    llmmem_model *m = load("qwen3_next");
+    for (int infer = 0; infer < 2; infer++) {
+        llmmem_config *c = NULL;
+        assert_int_equal(llmmem_config_new(&c), 0);
+        assert_int_equal(llmmem_config_set(c, "mode", infer ? "inference" : "training"), 0);
+        assert_int_equal(llmmem_config_set(c, "param_dtype", "bf16"), 0);
+        assert_int_equal(llmmem_config_set(c, "compute_dtype", "bf16"), 0);
+        llmmem_result *r = NULL;
+        assert_int_equal(llmmem_result_new(&r), 0);
+        assert_int_equal(infer ? llmmem_estimate_inference(r, m, c) : llmmem_estimate(r, m, c), 0);
+        assert_false(r->replayed);
+        bool noted = false;
+        for (int i = 0; i < llmmem_result_note_count(r); i++)
+            noted = noted || strstr(llmmem_result_note(r, i), "layers other than softmax attention") != NULL;
+        assert_true(noted);
+        llmmem_result_free(r);
+        llmmem_config_free(c);
+    }
     llmmem_model_free(m);
 }
 
@@ -462,6 +507,7 @@ int main(void)
         cmocka_unit_test(kinds_modelled),
         cmocka_unit_test(mamba_state_not_kv),
         cmocka_unit_test(working_sets_match_live),
+        cmocka_unit_test(kinds_not_replayed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

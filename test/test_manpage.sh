@@ -38,8 +38,8 @@ assert len(commands) >= 9, commands
 ARGS = {"estimate": ["--preset", "llama-3.2-1b"], "explain": ["--preset", "llama-3.2-1b"],
         "model": ["--preset", "llama-3.2-1b"], "quick": ["7B", "--gpus", "8", "--gpu-mem", "80", "--engine", "zero3"],
         "plan": ["--preset", "llama-3.2-1b", "--gpus", "8", "--top", "2"],
-        "validate": ["test/data/scenarios/t01.json"], "presets": [], "gpus": [], "params": [],
-        "vllm": ["llama-3.2-1b", "--max-model-len", "4096"]}
+        "validate": ["test/data/scenarios/t01.json"], "presets": [], "architectures": [], "gpus": [], "params": [],
+        "vllm": ["llama-3.2-1b", "--max-model-len", "4096"], "timeline": ["--preset", "llama-3.2-1b"]}
 errors = []
 for cmd in commands:
     if cmd not in ARGS:

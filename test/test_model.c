@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "input/input.h"
+#include "model/registry.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +163,118 @@ static void test_presets(void **state)
 /* Published counts not in formulas.md (model cards / papers): OPT-1.3B 1,315,758,080
  * (Zhang et al. 2022 sizes, HF num_parameters), Pythia-6.9B 6,857,302,016 (Pythia paper
  * Table 1 non-embedding 6,444,163,072 + 2 x 50432 x 4096), OLMoE-1B-7B 6,919,161,856. */
+/* llmmem_architecture_*: every name once; decoders are registry entries, multimodal
+ * names composites or wrappers, and a refused one is refused by the reader with its
+ * reason; indices out of range are NULL / LLMMEM_E_INVALID_ARG. */
+/* An approximate model says so in the model (LLMMEM_M_APPROXIMATE) and in every
+ * result (LLMMEM_R_APPROXIMATE, a note beginning "approximate:" that names why), whatever
+ * the engine or runtime; a counted family, a preset and a raw model given its shape are not. */
+static int64_t result_approximate(const llmmem_model *m, const char *engine, const char *mode, const char *why)
+{
+    llmmem_config *c = NULL;
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_config_new(&c), 0);
+    assert_int_equal(llmmem_result_new(&r), 0);
+    assert_int_equal(llmmem_config_set(c, "mode", mode), 0);
+    assert_int_equal(llmmem_config_set(c, "engine", engine), 0);
+    if (!strcmp(engine, "zero"))
+        assert_int_equal(llmmem_config_set(c, "zero_stage", "3"), 0);
+    if (llmmem_estimate(r, m, c))
+        fail_msg("%s %s: %s", engine, mode, llmmem_last_error());
+    int64_t v = -1;
+    assert_int_equal(llmmem_result_get_i64(&v, r, LLMMEM_R_APPROXIMATE), 0);
+    int said = 0;
+    for (int i = 0; i < llmmem_result_note_count(r); i++)
+        said += !strncmp(llmmem_result_note(r, i), "approximate: ", 13) && strstr(llmmem_result_note(r, i), why);
+    if (said != (v ? 1 : 0))
+        fail_msg("%s %s: approximate = %lld with %d notes naming \"%s\"", engine, mode, (long long)v, said, why);
+    char json[16384];
+    size_t need;
+    assert_int_equal(llmmem_result_to_json(json, sizeof json, &need, r), 0);
+    assert_non_null(strstr(json, v ? "\"approximate\": true" : "\"approximate\": false"));
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    return v;
+}
+
+static void test_approximate(void **state)
+{
+    (void)state;
+    static const char *const engines[] = {"single", "ddp", "zero", "fsdp", "megatron", "megatron_deepspeed"};
+    llmmem_model *unknown = from_text("{\"model_type\": \"foobar\", \"hidden_size\": 1024, "
+                                      "\"num_hidden_layers\": 4, \"num_attention_heads\": 8, "
+                                      "\"intermediate_size\": 4096, \"vocab_size\": 32000}");
+    llmmem_model *counted = from_text("{\"model_type\": \"llama\", \"hidden_size\": 1024, "
+                                      "\"num_hidden_layers\": 4, \"num_attention_heads\": 8, "
+                                      "\"intermediate_size\": 4096, \"vocab_size\": 32000}");
+    llmmem_model *sized = NULL, *shaped = NULL, *preset = NULL;
+    assert_int_equal(llmmem_model_new(&sized), 0);
+    assert_int_equal(llmmem_model_set(sized, "num_parameters", "1B"), 0);
+    assert_int_equal(llmmem_model_new(&shaped), 0);
+    assert_int_equal(llmmem_model_set(shaped, "num_layers", "4"), 0);
+    assert_int_equal(llmmem_model_set(shaped, "hidden_size", "1024"), 0);
+    assert_int_equal(llmmem_model_set(shaped, "num_heads", "8"), 0);
+    assert_int_equal(llmmem_model_from_preset(&preset, "llama-3.2-1b"), 0);
+    const struct {
+        const llmmem_model *m;
+        int64_t want;
+        const char *why;
+    } cases[] = {{unknown, 1, "\"foobar\" is not in the registry"},
+                 {sized, 1, "num_parameters = 1000000000 alone"},
+                 {counted, 0, ""},
+                 {shaped, 0, ""},
+                 {preset, 0, ""}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t v = -1;
+        assert_int_equal(llmmem_model_get_i64(&v, cases[i].m, LLMMEM_M_APPROXIMATE), 0);
+        assert_int_equal(v, cases[i].want);
+        for (size_t e = 0; e < sizeof engines / sizeof engines[0]; e++)
+            assert_int_equal(result_approximate(cases[i].m, engines[e], "training", cases[i].why), cases[i].want);
+        assert_int_equal(result_approximate(cases[i].m, "single", "inference", cases[i].why), cases[i].want);
+    }
+    /* read only */
+    assert_int_equal(llmmem_model_set_i64(shaped, LLMMEM_M_APPROXIMATE, 0), LLMMEM_E_INVALID_ARG);
+    llmmem_model_free(unknown);
+    llmmem_model_free(counted);
+    llmmem_model_free(sized);
+    llmmem_model_free(shaped);
+    llmmem_model_free(preset);
+}
+
+static void test_architectures(void **state)
+{
+    (void)state;
+    int n = llmmem_architecture_count(), per_kind[3] = {0, 0, 0};
+    assert_true(n > 200);
+    assert_null(llmmem_architecture_name(n));
+    assert_null(llmmem_architecture_name(-1));
+    assert_int_equal(llmmem_architecture_kind(n), LLMMEM_E_INVALID_ARG);
+    assert_error_has("out of range");
+    for (int i = 0; i < n; i++) {
+        const char *name = llmmem_architecture_name(i);
+        int kind = llmmem_architecture_kind(i);
+        assert_non_null(name);
+        assert_in_range(kind, LLMMEM_ARCH_DECODER, LLMMEM_ARCH_REFUSED);
+        per_kind[kind]++;
+        for (int j = 0; j < i; j++)
+            if (!strcmp(name, llmmem_architecture_name(j)))
+                fail_msg("model_type %s listed twice", name);
+        if (kind == LLMMEM_ARCH_DECODER && !llmmem__arch_find(name))
+            fail_msg("decoder %s is not a registry entry", name);
+        if (kind == LLMMEM_ARCH_REFUSED) {
+            char json[128];
+            snprintf(json, sizeof json, "{\"model_type\": \"%s\", \"hidden_size\": 64}", name);
+            bad_text(json, LLMMEM_E_UNSUPPORTED, name, "is out of scope (");
+        }
+    }
+    assert_true(per_kind[LLMMEM_ARCH_DECODER] > 100 && per_kind[LLMMEM_ARCH_MULTIMODAL] >= 9 &&
+                per_kind[LLMMEM_ARCH_REFUSED] > 50);
+    /* internal entries are not model_types */
+    for (int i = 0; i < n; i++)
+        if (!strcmp(llmmem_architecture_name(i), "raw") || !strcmp(llmmem_architecture_name(i), "generic"))
+            fail_msg("internal entry %s listed", llmmem_architecture_name(i));
+}
+
 static void test_presets_other_published(void **state)
 {
     (void)state;
@@ -439,6 +552,36 @@ static void test_bad_inputs(void **state)
 
 /* ---- registry rules used by the dense/MoE families a-g (fam_dense1.c) ------------------- */
 
+/* The recurrent state's dtype and the vision tower of a Qwen3.5 composite
+ * (test/data/anchors/vllm/configs/qwen3.5-4b.json): text_config names
+ * mamba_ssm_dtype "float32" (read as the canonical ssm_dtype); a text model
+ * without the key leaves it auto. The vision tower is Qwen3-VL's: hidden
+ * 1024, 24 blocks, patch 16, merge 2, a 2304-entry position table, and the
+ * merger as projector: LayerNorm 2*1024, fc1 4096*4096 + 4096, fc2
+ * 2560*4096 + 2560 = 27,271,680. */
+static void test_qwen3_5_state_and_tower(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_hf_file(&m, DATA "anchors/vllm/configs/qwen3.5-4b.json"), 0);
+    assert_int_equal(m->ssm_state_dtype, LLMMEM__DT_FP32);
+    assert_int_equal(m->vision.kind, LLMMEM__V_QWEN3VL);
+    assert_int_equal(m->vision.hidden, 1024);
+    assert_int_equal(m->vision.layers, 24);
+    assert_int_equal(m->vision.patch_size, 16);
+    assert_int_equal(m->vision.merge_size, 2);
+    assert_int_equal(m->vision.pos_embed, 2304);
+    assert_int_equal(m->vision.projector_params, 2 * 1024 + 4096 * 4096 + 4096 + 2560 * 4096 + 2560);
+    llmmem_model_free(m);
+    m = from_text("{\"model_type\": \"qwen3_5_text\", \"num_hidden_layers\": 4}");
+    assert_int_equal(m->ssm_state_dtype, LLMMEM__DT_AUTO);
+    llmmem_model_free(m);
+    m = from_text("{\"model_type\": \"qwen3_5_text\", \"num_hidden_layers\": 4, "
+                  "\"mamba_ssm_dtype\": \"bfloat16\"}");
+    assert_int_equal(m->ssm_state_dtype, LLMMEM__DT_BF16);
+    llmmem_model_free(m);
+}
+
 static void test_registry_rules(void **state)
 {
     (void)state;
@@ -626,7 +769,7 @@ static void test_keys_and_json(void **state)
 {
     (void)state;
     int n = llmmem_model_key_count();
-    assert_int_equal(n, 24);
+    assert_int_equal(n, 25);
     for (int i = 0; i < n; i++)
         assert_non_null(llmmem_model_key_name(llmmem_model_key_at(i)));
     assert_int_equal(llmmem_model_key_at(n), LLMMEM_E_INVALID_ARG);
@@ -676,6 +819,9 @@ int main(void)
         cmocka_unit_test(test_raw_model),     cmocka_unit_test(test_keys_and_json),
         cmocka_unit_test(test_registry_entries),
         cmocka_unit_test(test_registry_rules),
+        cmocka_unit_test(test_architectures),
+        cmocka_unit_test(test_approximate),
+        cmocka_unit_test(test_qwen3_5_state_and_tower),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

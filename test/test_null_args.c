@@ -125,6 +125,9 @@ static void info_and_names(void **state)
     assert_int_equal(llmmem_param_at(llmmem_param_count()), LLMMEM_E_INVALID_ARG);
     assert_null(llmmem_preset_name(llmmem_preset_count()));
     assert_null(llmmem_gpu_name(llmmem_gpu_count()));
+    assert_null(llmmem_architecture_name(llmmem_architecture_count()));
+    assert_null(llmmem_architecture_name(-1));
+    assert_int_equal(llmmem_architecture_kind(-1), LLMMEM_E_INVALID_ARG);
     llmmem_clear_error();
     assert_string_equal(llmmem_last_error(), "");
 }
@@ -402,6 +405,31 @@ static void files(void **state)
     EXPECT_NULL_ARG(llmmem_config_apply_calibration_file(NULL, "x.json"));
     EXPECT_NULL_ARG(llmmem_config_apply_calibration_file(c, NULL));
     EXPECT(llmmem_config_apply_calibration_file(c, "/dev/null"), LLMMEM_E_IO);
+    /* framework YAML files and the configuration's notes */
+    const char *tt = "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\nbatch_size: 2\nfoo: 1\n";
+    int kind = -1;
+    EXPECT_NULL_ARG(llmmem_framework_detect(NULL, tt, strlen(tt)));
+    EXPECT_NULL_ARG(llmmem_framework_detect(&kind, NULL, 4));
+    assert_int_equal(llmmem_framework_detect(&kind, tt, strlen(tt)), 0);
+    assert_int_equal(kind, LLMMEM_FW_TORCHTUNE);
+    assert_string_equal(llmmem_framework_name(LLMMEM_FW_TORCHTUNE), "torchtune");
+    assert_null(llmmem_framework_name(-1));
+    assert_null(llmmem_framework_name(5));
+    EXPECT_NULL_ARG(llmmem_config_apply_framework_yaml(NULL, NULL, 0, tt, strlen(tt)));
+    EXPECT_NULL_ARG(llmmem_config_apply_framework_yaml(c, NULL, 0, NULL, 4));
+    EXPECT(llmmem_config_apply_framework_yaml(c, NULL, 99, tt, strlen(tt)), LLMMEM_E_INVALID_ARG);
+    EXPECT(llmmem_config_apply_framework_yaml(c, NULL, 0, tt, 0), LLMMEM_E_PARSE);
+    EXPECT_NULL_ARG(llmmem_config_apply_framework_file(NULL, NULL, 0, "x.yaml"));
+    EXPECT_NULL_ARG(llmmem_config_apply_framework_file(c, NULL, 0, NULL));
+    EXPECT(llmmem_config_apply_framework_file(c, NULL, 0, "no-such.yaml"), LLMMEM_E_IO);
+    EXPECT(llmmem_config_apply_framework_file(c, NULL, 0, "test"), LLMMEM_E_IO);
+    assert_int_equal(llmmem_config_note_count(NULL), 0);
+    assert_null(llmmem_config_note(NULL, 0));
+    assert_int_equal(llmmem_config_apply_framework_yaml(c, NULL, 0, tt, strlen(tt)), 0);
+    assert_true(llmmem_config_note_count(c) >= 1);
+    assert_null(llmmem_config_note(c, -1));
+    assert_null(llmmem_config_note(c, llmmem_config_note_count(c)));
+    assert_non_null(strstr(llmmem_config_note(c, llmmem_config_note_count(c) - 1), "foo"));
     llmmem_config_free(c);
 }
 
@@ -541,6 +569,17 @@ static void plans(void **state)
     EXPECT_NULL_ARG(llmmem_plan_to_json(NULL, 8, &need, f->plan));
     /* an empty plan serialises (it has nothing in it, but is a valid object) */
     EXPECT(llmmem_plan_to_json(NULL, 0, &need, f->plan), LLMMEM_E_BUFFER_TOO_SMALL);
+    /* the allocation timeline: NULL handles, a NULL buffer with a capacity, unknown formats */
+    EXPECT_NULL_ARG(llmmem_timeline(buf, sizeof buf, &need, NULL, f->cfg, LLMMEM_TIMELINE_JSON));
+    EXPECT_NULL_ARG(llmmem_timeline(buf, sizeof buf, &need, f->model, NULL, LLMMEM_TIMELINE_SVG));
+    EXPECT_NULL_ARG(llmmem_timeline(NULL, 8, &need, f->model, f->cfg, LLMMEM_TIMELINE_SNAPSHOT));
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++) {
+        if (bad_ints[i] >= LLMMEM_TIMELINE_JSON && bad_ints[i] <= LLMMEM_TIMELINE_SNAPSHOT)
+            continue;
+        EXPECT_FAIL(llmmem_timeline(buf, sizeof buf, &need, f->model, f->cfg, bad_ints[i]));
+        assert_null(llmmem_timeline_format_name(bad_ints[i]));
+    }
+    assert_string_equal(llmmem_timeline_format_name(LLMMEM_TIMELINE_SVG), "svg");
 }
 
 /* Every function the header declares is called in this file (a new function must get its

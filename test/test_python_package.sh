@@ -58,6 +58,7 @@ need = {"llmmem/__init__.py", "llmmem/_ffi.py", "llmmem/_header.py", "llmmem/_cl
 missing = need - names
 assert not missing, missing
 assert any(re.match(r"llmmem/lib/libcjson\.so\.\d+$", n) for n in names), "no bundled cJSON"
+assert any(re.match(r"llmmem/lib/libyaml-0\.so\.\d+$", n) for n in names), "no bundled libyaml"
 info = [n for n in names if n.endswith(".dist-info/RECORD")]
 assert len(info) == 1, info
 rows = list(csv.reader(io.StringIO(z.read(info[0]).decode())))
@@ -85,13 +86,18 @@ pkg = os.path.dirname(llmmem.__file__)
 assert llmmem.LIBRARY_PATH.startswith(pkg), llmmem.LIBRARY_PATH
 maps = open("/proc/self/maps").read()
 assert os.path.join(pkg, "lib", "libcjson") in maps, "the bundled cJSON is not the one loaded"
+assert os.path.join(pkg, "lib", "libyaml") in maps, "the bundled libyaml is not the one loaded"
 r = llmmem.estimate("llama-3.2-1b", micro_batch_size=2)
 assert r.fits and r.peak_allocated_bytes > 0 and r.engine == "single"
 print("installed wheel: ok (%s)" % r)
 EOF
 cli=$(w/bin/python -c 'import llmmem; print(llmmem.cli_path())')
-ldd "$cli" | grep -q "libcjson.*=> .*/site-packages/llmmem/.*lib/libcjson" || { ldd "$cli"; echo "the bundled CLI does not take the wheel's cJSON"; exit 1; }
-if ldd "$cli" | grep -q libllmmem; then echo "the bundled CLI needs libllmmem.so (it links the archive)"; exit 1; fi
+# ldd's output read whole first: grep -q stops reading at its match, and with pipefail
+# ldd's SIGPIPE would fail the check
+deps=$(ldd "$cli")
+grep -q "libcjson.*=> .*/site-packages/llmmem/.*lib/libcjson" <<<"$deps" || { echo "$deps"; echo "the bundled CLI does not take the wheel's cJSON"; exit 1; }
+grep -q "libyaml.*=> .*/site-packages/llmmem/.*lib/libyaml" <<<"$deps" || { echo "$deps"; echo "the bundled CLI does not take the wheel's libyaml"; exit 1; }
+if grep -q libllmmem <<<"$deps"; then echo "the bundled CLI needs libllmmem.so (it links the archive)"; exit 1; fi
 w/bin/llmmem estimate --preset llama-3.2-1b >/dev/null
 [ "$(w/bin/python -m llmmem --version)" = "$(w/bin/llmmem --version)" ]
 echo "wheel from make dist: ok ($(basename "$whl"))"

@@ -162,8 +162,216 @@ static void test_hybrid_gdn_fp32_state(void **state)
     assert_int_equal(get_i64(r, LLMMEM_R_KV_BLOCK_TOKENS), 528);
     assert_int_equal(get_i64(r, LLMMEM_R_KV_BLOCKS), 564);
     assert_true(fabs(get_f64(r, LLMMEM_R_MAX_CONCURRENCY) - 8.17) < 0.005);
+    /* the same from the model's own mamba_ssm_dtype with the flag at auto
+     * (Qwen3_5ForConditionalGenerationConfig.verify_and_update_config) */
+    m.ssm_state_dtype = LLMMEM__DT_FP32;
+    set(c, "mamba_ssm_cache_dtype", "auto");
+    estimate(r, &m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_KV_BLOCK_TOKENS), 528);
+    /* --mamba-ssm-cache-dtype wins over the config: a bf16 state of
+     * 8192*3*2 + 32*128*128*2 = 1,097,728 B, 16 * cdiv(1097728, 16*4096) = 272 */
+    set(c, "mamba_ssm_cache_dtype", "bf16");
+    estimate(r, &m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_KV_BLOCK_TOKENS), 272);
     llmmem_result_free(r);
     llmmem_config_free(c);
+}
+
+/* Anchor a002's budget (vLLM 0.10.2, H200, TP2). The dummy sampler run of the
+ * V1 runner holds the all-gathered logits, not the rank's shard as well
+ * (LogitsProcessor._gather_logits rebinds them): with the sampler the peak,
+ * the torch peak increase is the same at TP1 and TP2. Up to 0.10 the
+ * baseline snapshot precedes the distributed init (gpu_worker.py
+ * init_device), so the TP group's two NCCL communicators, vLLM's PyNccl and
+ * torch's (made by the logits all-gather), and the custom all-reduce's
+ * buffers are non-torch memory; from 0.11 the snapshot follows the init, the
+ * PyNccl communicator and the custom all-reduce are in it, torch's is left
+ * (the figure per communicator is an environment assumption; the count is
+ * the code's). */
+static void test_hybrid_budget_0_10(void **state)
+{
+    (void)state;
+    struct llmmem_model m;
+    gdn_hybrid(&m, 12, 36, 2048, 16, 2, 256, 151936);
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    set(c, "gpu", "H200");
+    set(c, "max_model_len", "262144");
+    set(c, "max_num_batched_tokens", "8192");
+    set(c, "max_num_seqs", "1024");
+    uint64_t peak[2], nt[2][2];
+    const char *const vers[2] = {"0.10.2", "0.11.0"};
+    for (int v = 0; v < 2; v++)
+        for (int t = 0; t < 2; t++) {
+            set(c, "vllm_version", vers[v]);
+            set(c, "tensor_parallel_size", t ? "2" : "1");
+            estimate(r, &m, c);
+            nt[v][t] = get_u64(r, LLMMEM_R_NON_TORCH_BYTES);
+            if (v == 0)
+                peak[t] = get_u64(r, LLMMEM_R_PROFILE_PEAK_BYTES);
+        }
+    assert_int_equal(peak[0], peak[1]);
+    /* 0.10.2: two communicators and the custom all-reduce's 8 MiB IPC buffer
+     * + 8 MiB rank data (custom_all_reduce.py); 0.11: torch's communicator */
+    const uint64_t one = nt[1][1] - nt[1][0];
+    assert_true(one > 0);
+    assert_int_equal(nt[0][1] - nt[0][0], 2 * one + 16 * MIB);
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+}
+
+/* The other groups around the baseline (v1/worker/gpu_worker.py init_device).
+ * PP: vLLM's PyNccl communicator (send/recv go through it; none runs in the
+ * profile) counts up to 0.10 only. DP: up to 0.10 its PyNccl; from 0.11
+ * torch's communicator of the DP device group, made by the V1 runner's DP
+ * padding all-reduce in the dummy run (forward_context.py 0.11, not with
+ * --enforce-eager; v1/worker/dp_utils.py 0.12 - 0.13); from 0.14 async
+ * scheduling is on by default and the sync goes over gloo
+ * (disable_nccl_for_dp_synchronization). */
+static void test_groups_by_version(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "llama-3.1-8b"), 0);
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    set(c, "gpu", "H100-80GB");
+    set(c, "max_model_len", "8192");
+    /* one communicator: what TP2 adds to TP1 in 0.11 (torch's, made by the
+     * logits all-gather; the figure per communicator is the assumption) */
+    set(c, "vllm_version", "0.11.0");
+    estimate(r, m, c);
+    const uint64_t tp1 = get_u64(r, LLMMEM_R_NON_TORCH_BYTES);
+    set(c, "tensor_parallel_size", "2");
+    estimate(r, m, c);
+    const uint64_t one = get_u64(r, LLMMEM_R_NON_TORCH_BYTES) - tp1;
+    assert_true(one > 0);
+    set(c, "tensor_parallel_size", "1");
+    static const struct {
+        const char *ver, *eager;
+        int pp_comms, dp_comms;
+    } row[] = {
+        {"0.10.2", "false", 1, 1}, {"0.11.0", "false", 0, 1}, {"0.11.0", "true", 0, 0},
+        {"0.13.0", "false", 0, 1}, {"0.14.1", "false", 0, 0}, {"0.20.0", "false", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof row / sizeof row[0]; i++) {
+        set(c, "vllm_version", row[i].ver);
+        set(c, "enforce_eager", row[i].eager);
+        set(c, "pipeline_parallel_size", "1");
+        set(c, "data_parallel_size", "1");
+        estimate(r, m, c);
+        const uint64_t alone = get_u64(r, LLMMEM_R_NON_TORCH_BYTES);
+        set(c, "data_parallel_size", "2");
+        estimate(r, m, c);
+        const uint64_t dp = get_u64(r, LLMMEM_R_NON_TORCH_BYTES) - alone;
+        set(c, "data_parallel_size", "1");
+        set(c, "pipeline_parallel_size", "2");
+        estimate(r, m, c);
+        const uint64_t pp = get_u64(r, LLMMEM_R_NON_TORCH_BYTES) - alone;
+        if (pp != row[i].pp_comms * one || dp != row[i].dp_comms * one)
+            fail_msg("%s eager=%s: PP +%llu, DP +%llu", row[i].ver, row[i].eager,
+                     (unsigned long long)pp, (unsigned long long)dp);
+    }
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
+/* The V2 model runner's sampler state (v1/worker/gpu/sample/penalties.py
+ * PenaltiesState, built in load_model after "Model loading took"):
+ * output_bin_counts int32 [max_num_seqs, V] and prompt_bin_mask int32
+ * [max_num_seqs, cdiv(V, 32)]. Qwen3-0.6B (V 151,936) on an A100 (256
+ * sequences by default): 155,578,368 + 4,861,952 B, both split from their
+ * segments by the caching allocator (more than 1 MiB left over). From 0.27 the
+ * budget is the free memory taken since the baseline (total_consumed), so it
+ * comes out of the KV cache; the 0.26 budget (weights + peak + non-torch) does
+ * not see it, and neither has the V1 runner. */
+static void test_v2_sampler_state(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "qwen3-0.6b"), 0);
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    set(c, "gpu", "A100-80GB");
+    set(c, "max_model_len", "4096");
+    set(c, "vllm_version", "0.26.0");
+    estimate(r, m, c);
+    const uint64_t before = get_u64(r, LLMMEM_R_KV_AVAILABLE_BYTES);
+    set(c, "vllm_version", "0.27.1");
+    estimate(r, m, c);
+    const uint64_t pen = UINT64_C(256) * 151936 * 4 + UINT64_C(256) * 4748 * 4;
+    assert_int_equal(before - get_u64(r, LLMMEM_R_KV_AVAILABLE_BYTES), pen);
+    bool named = false;
+    for (int i = 0; i < llmmem_result_term_count(r); i++) {
+        const char *name = NULL, *formula = NULL;
+        uint64_t bytes = 0;
+        assert_int_equal(llmmem_result_term(&name, &formula, &bytes, r, i), 0);
+        if (strcmp(name, "sampler_state") == 0) {
+            assert_int_equal(bytes, pen);
+            named = true;
+        }
+    }
+    assert_true(named);
+    /* the V1 runner keeps no such state */
+    set(c, "vllm_model_runner", "v1");
+    estimate(r, m, c);
+    for (int i = 0; i < llmmem_result_term_count(r); i++) {
+        const char *name = NULL, *formula = NULL;
+        uint64_t bytes = 0;
+        assert_int_equal(llmmem_result_term(&name, &formula, &bytes, r, i), 0);
+        assert_true(strcmp(name, "sampler_state") != 0);
+    }
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
+/* The encoder run of Qwen2-VL-7B's profile (qwen2_vl.py; embed 1280, 16
+ * heads, MLP 5120, patch 14, temporal 2, merge 2, text hidden 3584, bf16):
+ * the largest item is the preprocessor's max_pixels 12,845,056 = 3584^2, 256^2
+ * = 65,536 patches and 16,384 tokens; the budget max(8192, 16384) admits one.
+ * Per patch the block's working set 2 x (2 x 1280 + max(4 x 1280, 2 x 5120)) =
+ * 25,600 B; held through the 32 blocks the pixel values 3 x 2 x 14 x 14 =
+ * 1176 values, in bf16 (the processor wrapper's cast) from 0.9 and the
+ * processor's fp32 in 0.8.5, and the rotary table 80 / 2 wide: fp32 up to
+ * 0.11, cos + sin in bf16 from 0.13, 160 B either way. The 16,384 x 3584 bf16
+ * outputs stay in the encoder cache. */
+static void test_qwen2vl_encoder(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_hf_file(&m, "test/data/configs/vlm/qwen2-vl-7b.json"), 0);
+    llmmem_config *c = vllm_config();
+    static const struct {
+        int ver;
+        uint64_t pixel_bytes;
+    } row[] = {{LLMMEM__VLLM_V(0, 8, 5), 4}, {LLMMEM__VLLM_V(0, 11, 0), 2}, {LLMMEM__VLLM_V(0, 20, 0), 2}};
+    for (size_t i = 0; i < sizeof row / sizeof row[0]; i++) {
+        llmmem__vllm_profile_in in;
+        memset(&in, 0, sizeof in);
+        in.ver = row[i].ver;
+        in.tokens = 8192;
+        in.reqs = 256;
+        in.tp = 1;
+        in.ep = 1;
+        in.e = 2;
+        in.k_r = 4;
+        in.first_stage = true;
+        llmmem__vllm_profile p;
+        llmmem__ovf o = {0};
+        assert_int_equal(llmmem__vllm_profile_run(&p, &o, m, c, &in), 0);
+        assert_int_equal(p.enc_items, 1);
+        assert_int_equal(p.enc_tokens, 16384);
+        const uint64_t patches = 65536;
+        const uint64_t want = patches * (25600 + 1176 * row[i].pixel_bytes + 160) + UINT64_C(16384) * 3584 * 2;
+        assert_int_equal(p.encoder, want);
+    }
+    llmmem_config_free(c);
+    llmmem_model_free(m);
 }
 
 /* Sliding window + full attention (gpt-oss-120b, anchor a024, 4 x A100 TP4,
@@ -367,6 +575,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hybrid_gdn_blocks),   cmocka_unit_test(test_hybrid_gdn_fp32_state),
+        cmocka_unit_test(test_hybrid_budget_0_10),  cmocka_unit_test(test_groups_by_version),
+        cmocka_unit_test(test_v2_sampler_state),    cmocka_unit_test(test_qwen2vl_encoder),
         cmocka_unit_test(test_sliding_groups),      cmocka_unit_test(test_allocator_rounding),
         cmocka_unit_test(test_sampler_paths),       cmocka_unit_test(test_version_rules),
         cmocka_unit_test(test_tokens_by_version),   cmocka_unit_test(test_refused_start),

@@ -39,6 +39,7 @@
 
 #define EXIT_USAGE 2
 #define EXIT_FAIL 1
+#define EXIT_APPROXIMATE 3 /* --strict with an approximate model */
 #define CLI_MAX_SETTINGS 256
 
 /* ---- errors.c ------------------------------------------------------------------------ */
@@ -80,13 +81,15 @@ enum cli_units { UNITS_BOTH, UNITS_GIB, UNITS_GB };
 enum {
     CLI_G_SCENARIO = 1 << 0,
     CLI_G_MODEL = 1 << 1,  /* --hf-config, --preset, raw numbers */
-    CLI_G_FILES = 1 << 2,  /* --deepspeed-config, --hf-training-args, --calibration */
-    CLI_G_OUTPUT = 1 << 3, /* --json, --explain, --units, --svg */
+    CLI_G_FILES = 1 << 2,  /* --deepspeed-config, --hf-training-args, --calibration, YAML configs */
+    CLI_G_OUTPUT = 1 << 3, /* --json, --explain, --units */
     CLI_G_JSON = 1 << 4,   /* --json only */
     CLI_G_PARAMS = 1 << 5, /* --<parameter>, and --gpus, --gpu-mem, --engine */
     CLI_G_QUICK = 1 << 6,  /* llmmem quick (no flags of its own beyond CLI_G_PARAMS) */
     CLI_G_PLAN = 1 << 7,   /* --top, --global-batch, --max-batch, --max-seq-len,
                               --min-gpus */
+    CLI_G_SVG = 1 << 8,    /* --svg */
+    CLI_G_STRICT = 1 << 9, /* --strict: an approximate model is an error */
 };
 
 /* A model key or parameter flag as given. */
@@ -99,7 +102,9 @@ typedef struct cli_setting {
 typedef struct cli_opts {
     const char *scenario, *hf_config, *preset, *ds_config, *hf_args, *svg;
     const char *calibration;
-    bool json, explain, help;
+    /* framework YAML files: accelerate, then the recipe (auto-detected or named) */
+    const char *fw_config, *torchtune_config, *axolotl_config, *accelerate_config, *llamafactory_config;
+    bool json, explain, help, strict;
     int units; /* enum cli_units */
     const char *positional[4];
     int npositional;
@@ -207,6 +212,7 @@ int cli_settings(char (*items)[CLI_ITEM_MAX], int max, const llmmem_result *r,
  * bf16 compute, fp32 masters, fp32 grads, fp32 optimizer state"); "" for inference. */
 const char *cli_precision(char *buf, size_t cap, const llmmem_result *r);
 /* "llama-3.1-8b: does NOT fit, 81.2 GiB of 79.2 GiB per H100-80GB GPU (2.0 GiB short)" */
+void cli_print_approximate(const llmmem_result *r);
 void cli_verdict(char *buf, size_t cap, const llmmem_result *r, const llmmem_model *m,
                  const llmmem_config *cfg, enum cli_units u);
 /* The chart of the verdict (svg.c): title, settings line, sizes in `units`. */
@@ -233,13 +239,16 @@ int cli_run_quick(cli_opts *o);
 int cli_run_plan(cli_opts *o);
 int cli_run_validate(cli_opts *o);
 int cli_run_presets(cli_opts *o);
+int cli_run_architectures(cli_opts *o);
 int cli_run_gpus(cli_opts *o);
 int cli_run_params(cli_opts *o);
 /* llmmem vllm: reads vLLM's own flags (vllm.c). */
 int cli_run_vllm(int argc, char **argv);
+int cli_run_timeline(cli_opts *o); /* timeline.c */
+extern const cli_help cli_help_timeline;
 
 extern const cli_help cli_help_estimate, cli_help_explain, cli_help_model, cli_help_quick,
     cli_help_plan, cli_help_validate, cli_help_presets, cli_help_gpus, cli_help_params,
-    cli_help_vllm;
+    cli_help_vllm, cli_help_architectures;
 
 #endif

@@ -20,6 +20,11 @@ static const cli_help_line estimate_help_flags[] = {
     {.flag = "gpu_mem"},
     {.flag = "engine"},
     {.text = "Framework files (applied after the scenario, before the parameter flags):\n"},
+    {.flag = "framework_config"},
+    {.flag = "torchtune_config"},
+    {.flag = "axolotl_config"},
+    {.flag = "accelerate_config"},
+    {.flag = "llamafactory_config"},
     {.flag = "hf_training_args"},
     {.flag = "deepspeed_config"},
     {.flag = "calibration"},
@@ -28,11 +33,12 @@ static const cli_help_line estimate_help_flags[] = {
     {.flag = "explain"},
     {.flag = "units"},
     {.flag = "svg"},
+    {.flag = "strict"},
     {0},
 };
 const cli_help cli_help_estimate = {
     "usage: llmmem estimate [--scenario FILE] [model] [files] [--PARAM VALUE ...]\n"
-    "                       [--json] [--explain] [--units GiB|GB|both] [--svg FILE]\n"
+    "                       [--json] [--explain] [--units GiB|GB|both] [--svg FILE] [--strict]\n"
     "\n"
     "Estimates the per-GPU memory of a training step or an inference run.\n"
     "Integer flags take whole numbers (e-notation for large counts: 5e8); token counts\n"
@@ -85,9 +91,15 @@ int cli_estimate_print(llmmem_model *m, llmmem_config *cfg, const cli_opts *o)
         if (o->explain)
             cli_print_terms(r, o->units);
     }
+    /* --strict: the output stands, and the exit status says it is approximate */
+    const bool refused = o->strict && cli_result_i64(r, LLMMEM_R_APPROXIMATE);
     llmmem_result_free(r);
     llmmem_model_free(m);
     llmmem_config_free(cfg);
+    if (refused) {
+        fprintf(stderr, "llmmem: the model is approximate (see the notes) and --strict was given\n");
+        return EXIT_APPROXIMATE;
+    }
     return 0;
 }
 

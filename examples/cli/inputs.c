@@ -398,14 +398,23 @@ static llmmem_model *build_model(const cli_opts *o, llmmem_model *base, const ch
 
 /* ---- framework files ------------------------------------------------------------------------- */
 
-/* The framework files in their order: TrainingArguments, DeepSpeed, calibration.
- * The library reads each (regular files up to 64 MiB) and names the path in
- * its errors. */
+/* The framework files in their order: the accelerate config (engine, processes),
+ * the recipe YAMLs, TrainingArguments, DeepSpeed, calibration. The library
+ * reads each (regular files up to 64 MiB) and names the path in its errors. */
 static void apply_files(llmmem_config *cfg, const llmmem_model *model, const cli_opts *o)
 {
     int rc = 0;
     const char *path = NULL;
-    if (o->hf_args && (rc = llmmem_config_apply_hf_training_args_file(cfg, path = o->hf_args)) == 0)
+    const struct {
+        const char *path;
+        int kind;
+    } yaml[] = {{o->accelerate_config, LLMMEM_FW_ACCELERATE}, {o->fw_config, LLMMEM_FW_AUTO},
+                {o->torchtune_config, LLMMEM_FW_TORCHTUNE}, {o->axolotl_config, LLMMEM_FW_AXOLOTL},
+                {o->llamafactory_config, LLMMEM_FW_LLAMAFACTORY}};
+    for (size_t i = 0; !rc && i < sizeof yaml / sizeof yaml[0]; i++)
+        if (yaml[i].path)
+            rc = llmmem_config_apply_framework_file(cfg, model, yaml[i].kind, yaml[i].path);
+    if (!rc && o->hf_args && (rc = llmmem_config_apply_hf_training_args_file(cfg, path = o->hf_args)) == 0)
         path = NULL;
     if (!rc && o->ds_config && (rc = llmmem_config_apply_deepspeed_file(cfg, model, path = o->ds_config)) == 0)
         path = NULL;

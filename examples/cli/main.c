@@ -19,18 +19,26 @@ typedef struct command {
 
 static const command commands[] = {
     {{"estimate", NULL}, "estimate a scenario (--scenario FILE, or model + parameter flags)",
-     INPUTS | CLI_G_OUTPUT | CLI_G_PARAMS, false, &cli_help_estimate, cli_run_estimate, NULL},
+     INPUTS | CLI_G_OUTPUT | CLI_G_SVG | CLI_G_STRICT | CLI_G_PARAMS, false, &cli_help_estimate,
+     cli_run_estimate, NULL},
     {{"explain", NULL}, "estimate and show every term with its formula and source",
-     INPUTS | CLI_G_OUTPUT | CLI_G_PARAMS, false, &cli_help_explain, cli_run_explain, NULL},
+     INPUTS | CLI_G_OUTPUT | CLI_G_SVG | CLI_G_STRICT | CLI_G_PARAMS, false, &cli_help_explain,
+     cli_run_explain, NULL},
     {{"model", NULL}, "describe a model (HF config.json, preset or raw numbers)",
      CLI_G_SCENARIO | CLI_G_MODEL | CLI_G_JSON, false, &cli_help_model, cli_run_model, NULL},
     {{"quick", NULL}, "estimate from a model size: quick 7B --gpus 8 --gpu-mem 80 --engine zero3",
-     CLI_G_QUICK | CLI_G_OUTPUT | CLI_G_PARAMS, true, &cli_help_quick, cli_run_quick, NULL},
+     CLI_G_QUICK | CLI_G_OUTPUT | CLI_G_SVG | CLI_G_STRICT | CLI_G_PARAMS, true, &cli_help_quick,
+     cli_run_quick, NULL},
     {{"plan", NULL}, "fastest layouts that fit N GPUs; --max-batch, --max-seq-len, --min-gpus",
-     INPUTS | CLI_G_JSON | CLI_G_PARAMS | CLI_G_PLAN, false, &cli_help_plan, cli_run_plan, NULL},
+     INPUTS | CLI_G_JSON | CLI_G_PARAMS | CLI_G_PLAN | CLI_G_STRICT, false, &cli_help_plan, cli_run_plan,
+     NULL},
+    {{"timeline", NULL}, "the predicted allocation timeline: SVG chart, JSON, or a memory_viz snapshot",
+     INPUTS | CLI_G_JSON | CLI_G_SVG | CLI_G_PARAMS, true, &cli_help_timeline, cli_run_timeline, NULL},
     {{"validate", NULL}, "check a scenario file", 0, true, &cli_help_validate, cli_run_validate, NULL},
     {{"presets", NULL}, "list the built-in models", CLI_G_JSON, false, &cli_help_presets,
      cli_run_presets, NULL},
+    {{"architectures", NULL}, "list the config.json model_types: counted, multimodal, refused",
+     CLI_G_JSON, false, &cli_help_architectures, cli_run_architectures, NULL},
     {{"gpus", NULL}, "list the GPU table", CLI_G_JSON, false, &cli_help_gpus, cli_run_gpus, NULL},
     {{"params", NULL}, "list the configuration parameters", CLI_G_JSON, false, &cli_help_params,
      cli_run_params, NULL},
@@ -49,7 +57,7 @@ static void print_main_help(FILE *out)
           "Commands:\n",
           out);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(out, "  %-10s %s\n", commands[i].names.name, commands[i].summary);
+        fprintf(out, "  %-13s %s\n", commands[i].names.name, commands[i].summary);
     fputs("\n"
           "llmmem COMMAND --help shows a command's options. llmmem --version prints the version.\n"
           "Errors: one line on stderr, \"llmmem: LLMMEM_E_...: message\"; exit status 2 for\n"

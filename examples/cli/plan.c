@@ -9,6 +9,7 @@ static const cli_help_line plan_help_flags[] = {
     {.flag = "global_batch"},
     {.flag = "top"},
     {.flag = "json", .help = "the plan as JSON (docs/planner.md)"},
+    {.flag = "strict"},
     {.text = "Inverse questions (answered on the configuration as given, exact to one unit):\n"},
     {.flag = "max_batch"},
     {.flag = "max_seq_len"},
@@ -18,7 +19,7 @@ static const cli_help_line plan_help_flags[] = {
 };
 const cli_help cli_help_plan = {
     "usage: llmmem plan [--scenario FILE] [model] [files] [--PARAM VALUE ...] --gpus N\n"
-    "                   [--global-batch G] [--top K] [--json] [--units GiB|GB|both]\n"
+    "                   [--global-batch G] [--top K] [--json] [--units GiB|GB|both] [--strict]\n"
     "       llmmem plan [same inputs] --max-batch | --max-seq-len | --min-gpus [--json]\n"
     "\n"
     "Enumerates every layout of N GPUs of the configured kind (--gpu): engine, DP x TP x\n"
@@ -146,11 +147,21 @@ int cli_run_plan(cli_opts *o)
     llmmem_config *cfg;
     cli_build_inputs(&m, &cfg, o, "plan");
     plan_flags(cfg, o);
+    /* an approximate model: said before the layouts (on stderr beside JSON) */
+    int64_t approximate = 0;
+    llmmem_model_get_i64(&approximate, m, LLMMEM_M_APPROXIMATE);
+    if (approximate)
+        for (int i = 0; i < llmmem_model_note_count(m); i++)
+            fprintf(o->json ? stderr : stdout, "%-12s%s\n", "WARNING", llmmem_model_note(m, i));
     if (o->max_batch || o->max_seq_len || o->min_gpus)
         plan_inverse(m, cfg, o);
     else
         plan_layouts(m, cfg, o, top);
     llmmem_model_free(m);
     llmmem_config_free(cfg);
+    if (approximate && o->strict) {
+        fprintf(stderr, "llmmem: the model is approximate (see the notes) and --strict was given\n");
+        return EXIT_APPROXIMATE;
+    }
     return 0;
 }

@@ -9,12 +9,13 @@ static const cli_help_line quick_help_flags[] = {
     {.flag = "gpus"},
     {.flag = "gpu_mem"},
     {.flag = "engine"},
-    {.text = "Output options as for llmmem estimate (--json, --explain, --units, --svg).\n"},
+    {.text = "Output options as for llmmem estimate (--json, --explain, --units, --svg, --strict;\n"
+             "a shape from a size alone is approximate, so --strict always exits 3).\n"},
     {0},
 };
 const cli_help cli_help_quick = {
     "usage: llmmem quick SIZE [--gpus N] [--gpu-mem GB] [--engine ENGINE] [--PARAM VALUE ...]\n"
-    "                   [--json] [--explain] [--units GiB|GB|both] [--svg FILE]\n"
+    "                   [--json] [--explain] [--units GiB|GB|both] [--svg FILE] [--strict]\n"
     "\n"
     "Estimates training of a model known only by its size (\"7B\", \"770M\", \"1.5e9\"; B = 1e9,\n"
     "M = 1e6; a bare number below 10000 means billions, as in gpu-mem-calculator). The shape\n"

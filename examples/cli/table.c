@@ -138,6 +138,17 @@ const char *cli_precision(char *buf, size_t cap, const llmmem_result *r)
     return buf;
 }
 
+void cli_print_approximate(const llmmem_result *r)
+{
+    if (!cli_result_i64(r, LLMMEM_R_APPROXIMATE))
+        return;
+    static const char tag[] = "approximate: ";
+    for (int i = 0; i < llmmem_result_note_count(r); i++)
+        if (!strncmp(llmmem_result_note(r, i), tag, sizeof tag - 1))
+            printf("%-12s%s\n", "WARNING", llmmem_result_note(r, i) + sizeof tag - 1);
+    printf("%-12s%s\n", "", "the figures below are approximate (--strict makes this an error)");
+}
+
 static void print_header(const llmmem_result *r, const llmmem_model *m, const llmmem_config *cfg,
                          enum cli_units u)
 {
@@ -156,6 +167,7 @@ static void print_header(const llmmem_result *r, const llmmem_model *m, const ll
     if (trainable != cli_result_i64(r, LLMMEM_R_PARAMS))
         printf(" (%s trainable)", cli_group(b, sizeof b, trainable));
     printf("\n");
+    cli_print_approximate(r);
     char it[CLI_MAX_ITEMS][CLI_ITEM_MAX];
     int n = cli_settings(it, CLI_MAX_ITEMS, r, cfg), col = printf("%-12s", "Settings");
     for (int i = 0; i < n; i++) {

@@ -427,6 +427,7 @@
     $("host-bytes").textContent = both(r.host_bytes);
     $("nvme-bytes").textContent = both(r.nvme_bytes);
     $("timeline").innerHTML = timeline(r);
+    if (window.LlmmemAllocTimeline) LlmmemAllocTimeline.render(api, model, sets);
 
     const phases = Object.keys(r.phases);
     let t = "<tr><th>component</th>" + phases.map((p) => `<th>${esc(p)}</th>`).join("") + "</tr>";
@@ -632,6 +633,7 @@
     $("version").textContent = api.version;
     $("version2").textContent = api.version;
     fetch("cjson-version.txt").then((r) => (r.ok ? r.text() : "")).then((t) => ($("cjson-version").textContent = t.trim())).catch(() => {});
+    fetch("libyaml-version.txt").then((r) => (r.ok ? r.text() : "")).then((t) => ($("libyaml-version").textContent = t.trim())).catch(() => {});
     PARAMS = api.params();
     BYNAME = Object.fromEntries(PARAMS.map((p) => [p.name, p]));
     GPUS = api.gpus();

@@ -16,6 +16,9 @@
   const multi = engine("ddp", "zero", "fsdp", "megatron", "megatron_deepspeed");
   const lora = (v) => train(v) && Number(v.lora_rank) > 0;
   const always = () => true;
+  // the caching allocator's replay draws single-GPU training and HF inference
+  const replay = (v) => (train(v) && v.engine === "single") || (infer(v) && v.runtime !== "vllm");
+  const replayOn = (v) => replay(v) && !["false", "0"].includes(String(v.allocator_replay));
 
   // name: [label (with its unit), applies]
   const LABELS = {
@@ -26,6 +29,7 @@
     batch_size: ["Batch size (sequences generated together)", infer],
     prompt_len: ["Prompt length (tokens)", infer],
     decode_len: ["Generated tokens per sequence (0 = prompt only)", infer],
+    peak_scope: ["Peak over (step, or the whole process with loading)", train],
     param_dtype: ["Weight precision", always],
     compute_dtype: ["Compute precision (auto = weight precision)", always],
     master_weights: ["fp32 master weights", train],
@@ -39,11 +43,16 @@
     optimizer_impl: ["Optimizer implementation", train],
     optimizer_state_dtype: ["Optimizer state precision", train],
     step: ["Which optimizer step", train],
+    optimizer_in_backward: ["Optimizer step inside backward", train],
     attention: ["Attention kernel", always],
     activation_checkpointing: ["Activation checkpointing (recompute)", train],
     loss: ["Loss implementation", train],
     activation_profile: ["Activation accounting", train],
     dropout: ["Dropout masks", train],
+    compile: ["torch.compile scope", train],
+    activation_offloading: ["Activation offloading to CPU", (v) => train(v) && v.activation_checkpointing === "full"],
+    loss_chunks: ["Loss output chunks (0 = 8)", (v) => train(v) && v.loss === "torchtune_chunked"],
+    liger_kernels: ["Liger RMSNorm/SwiGLU/RoPE kernels", train],
     lora_rank: ["LoRA rank (0 = full fine-tuning)", train],
     lora_alpha: ["LoRA alpha", lora],
     lora_targets: ["LoRA target modules", lora],
@@ -70,6 +79,7 @@
     fsdp_param_dtype: ["FSDP mixed precision: parameter dtype", engine("fsdp")],
     fsdp_reduce_dtype: ["FSDP mixed precision: reduce dtype", engine("fsdp")],
     reshard_after_forward: ["FSDP2 reshard after forward (-1 auto, 0 no, 1 yes, k ranks)", engine("fsdp")],
+    fsdp_custom_sharded_layers: ["FSDP: embedding and head as units of their own", engine("fsdp")],
     distributed_optimizer: ["Megatron distributed optimizer", megatron],
     accounting: ["Accounting (runtime, or a framework's own formula)", engine("zero", "megatron")],
     zero_init: ["deepspeed.zero.Init", zero3],
@@ -112,6 +122,11 @@
     cuda_context_bytes: ["CUDA context (bytes; -1 = the GPU's)", always],
     cublas_workspace_bytes: ["cuBLAS workspace (bytes; -1 = the GPU's)", always],
     expandable_segments: ["Allocator expandable segments", always],
+    allocator_replay: ["Replay PyTorch's caching allocator (peak reserved)", replay],
+    max_split_size_bytes: ["Allocator max_split_size (bytes; 0 = unlimited)", replayOn],
+    garbage_collection_threshold: ["Allocator garbage_collection_threshold (0 = off)", replayOn],
+    empty_cache_steps: ["torch.cuda.empty_cache() every N optimizer steps (0 = never)", (v) => replayOn(v) && train(v)],
+    prior_workspace_segment_bytes: ["Segment an earlier run left (bytes; 0 = fresh process)", replayOn],
     images_per_sample: ["Images per sequence (0 = text only)", always],
     image_height: ["Image height (pixels; 0 = the processor's)", always],
     image_width: ["Image width (pixels; 0 = the processor's)", always],

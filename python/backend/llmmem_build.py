@@ -10,17 +10,19 @@ holds:
 - ``python/llmmem/*.py`` and ``llmmem/_prototypes.py``, generated from include/llmmem.h
   (``llmmem/_header.py``): the binding has no hand-kept table of prototypes;
 - ``llmmem/lib/libllmmem.so.N``: the shared library ``make`` builds, under its SONAME;
-- ``llmmem/lib/libcjson.so.1``: the cJSON it was linked with, copied (as auditwheel would)
-  so the wheel runs where libcjson is not installed; the binding loads it first;
+- ``llmmem/lib/libcjson.so.1``, ``llmmem/lib/libyaml-0.so.2``: the cJSON and libyaml it was
+  linked with, copied (as auditwheel would) so the wheel runs where they are not installed;
+  the binding loads them first;
 - ``llmmem/bin/llmmem``: the C CLI linked with the static library, RUNPATH $ORIGIN/../lib;
   the ``llmmem`` console script runs it;
-- the licenses (this project's and cJSON's).
+- the licenses (this project's, cJSON's and libyaml's).
 
 The version is the header's (LLMMEM_VERSION_STRING); the tag py3-none-<platform>: the
 package has no extension module, only the C library of this machine's platform.
 
 Config settings (``pip wheel . -C make=gmake -C jobs=4``): ``make`` (default $MAKE or
-make), ``jobs`` (default 2), ``bundle-cjson`` ("0" to leave cJSON out).
+make), ``jobs`` (default 2), ``bundle-cjson`` ("0" to leave cJSON and libyaml out: the wheel then
+uses the system's).
 """
 
 import base64
@@ -154,13 +156,20 @@ def _soversion():
         return re.search(r"^#define LLMMEM_SOVERSION (\d+)", f.read(), re.M).group(1)
 
 
-def _cjson_path(solib):
-    """The libcjson.so.N file the built library loads (ldd), or None."""
+# The shared libraries the wheel bundles: (SONAME pattern, name, license files to try).
+_BUNDLED = (
+    (r"libcjson\.so\S*", "cJSON", ("/usr/share/doc/libcjson1/copyright", "/usr/share/licenses/cjson/LICENSE")),
+    (r"libyaml-0\.so\S*", "libyaml", ("/usr/share/doc/libyaml-0-2/copyright", "/usr/share/licenses/libyaml/License")),
+)
+
+
+def _dep_path(solib, pattern):
+    """(SONAME, file) of the library matching ``pattern`` the built library loads (ldd), or None."""
     try:
         out = subprocess.run(["ldd", solib], check=True, capture_output=True, text=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
-    m = re.search(r"^\s*(libcjson\.so\S*)\s+=>\s+(\S+)", out, re.M)
+    m = re.search(r"^\s*(%s)\s+=>\s+(\S+)" % pattern, out, re.M)
     return (m.group(1), m.group(2)) if m and os.path.exists(m.group(2)) else None
 
 
@@ -252,15 +261,16 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     wheel.add("llmmem/_prototypes.py", _prototypes())
     wheel.add_file("llmmem/lib/libllmmem.so.%s" % so, os.path.realpath(solib))
     if str(settings.get("bundle-cjson", "1")) != "0":
-        cj = _cjson_path(solib)
-        if cj is None:
-            raise RuntimeError("llmmem build: cannot find the libcjson the library links (ldd %s); "
-                               "-C bundle-cjson=0 builds a wheel that uses the system's" % solib)
-        wheel.add_file("llmmem/lib/%s" % cj[0], os.path.realpath(cj[1]))
-        for lic in ("/usr/share/doc/libcjson1/copyright", "/usr/share/licenses/cjson/LICENSE"):
-            if os.path.exists(lic):
-                wheel.add_file("%s.dist-info/LICENSE.cJSON" % name, lic)
-                break
+        for pattern, dep, licenses in _BUNDLED:
+            found = _dep_path(solib, pattern)
+            if found is None:
+                raise RuntimeError("llmmem build: cannot find the %s the library links (ldd %s); "
+                                   "-C bundle-cjson=0 builds a wheel that uses the system's" % (dep, solib))
+            wheel.add_file("llmmem/lib/%s" % found[0], os.path.realpath(found[1]))
+            for lic in licenses:
+                if os.path.exists(lic):
+                    wheel.add_file("%s.dist-info/LICENSE.%s" % (name, dep), lic)
+                    break
     wheel.add_file("llmmem/bin/llmmem", os.path.join(ROOT, "build", "python", "bin", "llmmem"))
     _write_dist_info(wheel, name + ".dist-info", tag)
     wheel.close(name + ".dist-info/RECORD")

@@ -40,10 +40,10 @@ __all__ = [
     "Error", "UnknownParameterError", "InapplicableParameterError", "NotEstimatedError",
     "Model", "Config", "Result", "Plan", "estimate", "plan", "max_batch", "max_seq_len",
     "min_gpus", "load_scenario", "scenario_from_json", "scenario_from_file", "params",
-    "presets", "gpus", "phase_names", "component_names", "result_key_names",
+    "presets", "architectures", "timeline", "gpus", "phase_names", "component_names", "result_key_names",
     "model_key_names", "reject_names", "version", "version_number", "soversion",
     "status_name", "strerror", "last_error", "clear_error", "lib", "LIBRARY_PATH",
-    "__version__",
+    "framework_names", "framework_detect", "__version__",
 ]
 
 _C = _ffi.CONSTANTS
@@ -411,6 +411,17 @@ def presets():
             for i in range(lib.llmmem_preset_count())}
 
 
+_ARCH_KINDS = ("decoder", "multimodal", "refused")
+
+
+def architectures():
+    """{model_type: kind} of the config.json model_types the library knows; kind is
+    "decoder" (counted exactly), "multimodal" (text model plus the towers the config
+    describes) or "refused" (out of scope: loading one raises Error)."""
+    return {_s(lib.llmmem_architecture_name(i)): _ARCH_KINDS[_check(lib.llmmem_architecture_kind(i))]
+            for i in range(lib.llmmem_architecture_count())}
+
+
 def gpus():
     """{name: memory in bytes} of the GPU table (the values of the ``gpu`` parameter)."""
     out = {}
@@ -757,10 +768,11 @@ def _get(h, p):
 # (gpu_memory_utilization needs runtime vllm, runtime needs mode inference);
 # test/python/test_package.py checks each row against the library: outside its values the
 # parameter must not change any estimate.
-_TRAINING = ("micro_batch_size", "seq_len", "gradient_accumulation_steps", "engine", "optimizer",
-             "optimizer_impl", "optimizer_state_dtype", "step", "master_weights", "grad_dtype",
-             "fp8_recipe", "activation_checkpointing", "loss", "activation_profile", "dropout",
-             "lora_rank", "lora_alpha", "lora_targets", "lora_dropout", "qlora",
+_TRAINING = ("micro_batch_size", "seq_len", "gradient_accumulation_steps", "peak_scope", "engine",
+             "optimizer", "optimizer_impl", "optimizer_state_dtype", "step", "optimizer_in_backward",
+             "master_weights", "grad_dtype", "fp8_recipe", "activation_checkpointing", "loss",
+             "activation_profile", "dropout", "compile", "activation_offloading", "loss_chunks",
+             "liger_kernels", "lora_rank", "lora_alpha", "lora_targets", "lora_dropout", "qlora",
              "qlora_double_quant", "vision_training")
 _INFERENCE = ("batch_size", "prompt_len", "decode_len", "runtime", "kv_cache_dtype", "quant_bits",
               "quant_group_size", "weights_format")
@@ -777,7 +789,8 @@ _APPLIES = dict(
     + [(n, ("engine", ("zero", "megatron_deepspeed"))) for n in
        ("zero_stage", "reduce_bucket_size", "allgather_bucket_size", "contiguous_gradients")]
     + [(n, ("engine", ("ddp",))) for n in ("bucket_cap_mb", "gradient_as_bucket_view")]
-    + [(n, ("engine", ("fsdp",))) for n in ("fsdp_version", "sharding_strategy", "fsdp_cpu_offload")]
+    + [(n, ("engine", ("fsdp",))) for n in ("fsdp_version", "sharding_strategy", "fsdp_cpu_offload",
+                                             "fsdp_custom_sharded_layers")]
     + [(n, ("engine", ("megatron", "megatron_deepspeed"))) for n in
        ("distributed_optimizer", "sequence_parallel", "num_microbatches")]
     + [("accounting", ("engine", ("zero", "megatron", "megatron_deepspeed")))]
@@ -990,6 +1003,99 @@ class Config(_Handle):
         """Back to the identity (no calibration profile)."""
         _check(lib.llmmem_config_clear_calibration(self._h))
         return self
+
+    @classmethod
+    @_wraps("llmmem_config_apply_framework_yaml", "llmmem_config_apply_framework_file")
+    def from_framework_config(cls, source, kind: Union[str, int] = "auto", model=None, **params) -> "Config":
+        """A configuration from a framework's YAML file (a torchtune recipe config, an
+        axolotl config, an accelerate config, a LLaMA-Factory training file; path or text).
+        ``kind`` is one of :func:`framework_names` ("auto" detects it). Keywords apply after."""
+        c = cls()
+        c.apply_framework(source, kind, model)
+        return c.update(params) if params else c
+
+    @_wraps("llmmem_config_apply_framework_yaml", "llmmem_config_apply_framework_file")
+    def apply_framework(self, source, kind: Union[str, int] = "auto", model=None) -> "Config":
+        """Applies a framework YAML (path or text) to this configuration, all or nothing: a
+        key the estimate does not model raises :class:`Error` (E_UNSUPPORTED) naming it and
+        its line:column; what the reader assumed or did not read is in :attr:`notes`."""
+        k = _framework_kind(kind)
+        mo = None if model is None else _model(model)
+        path, data = _yaml_source(source)
+        if path is not None:
+            _check(lib.llmmem_config_apply_framework_file(self._h, mo, k, _b(path, "path")))
+        else:
+            _check(lib.llmmem_config_apply_framework_yaml(self._h, mo, k, data, len(data)))
+        return self
+
+    @_wraps("llmmem_config_apply_framework_file")
+    def apply_framework_file(self, path, kind: Union[str, int] = "auto", model=None) -> "Config":
+        """Applies the framework YAML file at ``path``; errors name the file."""
+        mo = None if model is None else _model(model)
+        _check(lib.llmmem_config_apply_framework_file(self._h, mo, _framework_kind(kind), _b(path, "path")))
+        return self
+
+    @property
+    @_wraps("llmmem_config_note_count", "llmmem_config_note")
+    def notes(self) -> List[str]:
+        """What the framework-file readers assumed or did not read (estimates copy these
+        into their result's notes)."""
+        return [_s(lib.llmmem_config_note(self._h, i)) for i in range(lib.llmmem_config_note_count(self._h))]
+
+
+def _yaml_source(source):
+    """(path, None) for a path (an os.PathLike, or one line of text naming a file), else
+    (None, bytes) of YAML text."""
+    if isinstance(source, os.PathLike):
+        return os.fspath(source), None
+    if isinstance(source, str):
+        if "\n" not in source and os.path.isfile(source):
+            return source, None
+        return None, _b(source, "YAML text")
+    if isinstance(source, bytes):
+        return None, source
+    raise TypeError("expected a path or YAML text, not %s" % type(source).__name__)
+
+
+def framework_names() -> List[str]:
+    """The kinds of framework file :meth:`Config.apply_framework` reads, by value
+    (``framework_names()[0]`` is "auto")."""
+    return list(_FRAMEWORKS)
+
+
+def _read_frameworks():
+    names = []
+    while True:
+        n = lib.llmmem_framework_name(len(names))
+        if n is None:
+            return tuple(names)
+        names.append(_s(n))
+
+
+def _framework_kind(kind):
+    if isinstance(kind, str):
+        try:
+            return _FRAMEWORKS.index(kind)
+        except ValueError:
+            raise UnknownParameterError("no framework %r (one of: %s)%s" % (
+                kind, ", ".join(_FRAMEWORKS), _suggest(kind, list(_FRAMEWORKS)))) from None
+    return _int(kind, "kind", _INT_MIN, _INT_MAX)
+
+
+@_wraps("llmmem_framework_detect")
+def framework_detect(source) -> str:
+    """The kind of a framework YAML (path or text): "torchtune", "axolotl", "accelerate",
+    "llamafactory"; "auto" when the keys match none."""
+    path, data = _yaml_source(source)
+    if path is not None:
+        with open(path, "rb") as f:
+            data = f.read()
+    out = c_int()
+    _check(lib.llmmem_framework_detect(byref(out), data, len(data)))
+    return _s(lib.llmmem_framework_name(out.value))
+
+
+_FRAMEWORKS = _read_frameworks()
 
 
 def _json_bytes(source):
@@ -1339,11 +1445,12 @@ class Result(_Handle):
         if self._state is None:
             return "<llmmem.Result (not estimated)>"
         d = self.to_dict()
-        return ("<llmmem.Result %s %s, %s: peak %s allocated (%s), %s reserved, %s per GPU of %s: %s>" % (
+        return ("<llmmem.Result %s %s, %s: peak %s allocated (%s), %s reserved, %s per GPU of %s: %s%s>" % (
             d["model_type"], d["mode"], d["engine"] if d["mode"] == "training" else "inference",
             _gib(d["peak_allocated_bytes"]), d["peak_phase"], _gib(d["peak_reserved_bytes"]),
             _gib(d["total_bytes_per_gpu"]), _gib(d["gpu_memory_bytes"]),
-            "fits" if d["fits"] else "does not fit"))
+            "fits" if d["fits"] else "does not fit",
+            " (APPROXIMATE model: see notes)" if d.get("approximate") else ""))
 
     def _repr_html_(self):
         if not self._h or self._state is None:
@@ -1579,6 +1686,26 @@ def plan(model, config: Optional[Config] = None, *, top_k: int = 10, **params) -
 
 
 plan.__doc__ += "\n\n" + _doc("llmmem_plan_layouts")
+
+
+_TIMELINE_FORMATS = {"json": 0, "svg": 1, "snapshot": 2}
+
+
+def timeline(model, config: Optional[Config] = None, *, format: str = "json", **params):
+    """The estimate's allocation timeline replayed through the model of PyTorch's caching
+    allocator (``llmmem_timeline``): ``format="json"`` (a dict: active bytes by category and
+    reserved bytes over the events, the phases), ``"svg"`` (the chart, as text) or
+    ``"snapshot"`` (the dict ``torch.cuda.memory._snapshot()`` returns, for
+    pytorch.org/memory_viz). Single-GPU training and HF generate only."""
+    if format not in _TIMELINE_FORMATS:
+        raise ValueError("format %r: one of %s" % (format, ", ".join(_TIMELINE_FORMATS)))
+    fmt = _TIMELINE_FORMATS[format]
+
+    def call(mh, ch):
+        return _text(lambda buf, cap, need: lib.llmmem_timeline(buf, cap, need, mh, ch, fmt))
+
+    text = _with_params(call, model, config, params)
+    return text if format == "svg" else json.loads(text)
 
 
 def _plan_i64(fn, model, config, params):

@@ -183,6 +183,10 @@ int llmmem_result_to_json(char *buf, size_t cap, size_t *needed, const llmmem_re
     llmmem__buf_printf(&b, ", \"model_type\": ");
     llmmem__buf_json_string(&b, r->model_type);
     for (int i = 0; i < LLMMEM__RKEYS; i++) {
+        /* the optional keys only where non-zero; "approximate" always, true or false */
+        if (LLMMEM_R_PARAMS + i >= LLMMEM__RKEY_OPTIONAL && LLMMEM_R_PARAMS + i != LLMMEM_R_APPROXIMATE &&
+            r->v[i].u == 0)
+            continue;
         llmmem__buf_printf(&b, ", ");
         key_json(&b, r, LLMMEM_R_PARAMS + i);
     }

@@ -3,6 +3,7 @@
 #include "config/config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,7 @@ int llmmem_config_clone(llmmem_config **out, const llmmem_config *cfg)
     if (!c)
         return llmmem__error(LLMMEM_E_NOMEM, "llmmem_config_clone: out of memory");
     memcpy(c, cfg, sizeof *c);
+    c->record = NULL;
     *out = c;
     return LLMMEM_OK;
 }
@@ -405,4 +407,30 @@ int llmmem_config_clear_calibration(llmmem_config *cfg)
     cfg->calib_reserved = 1.0;
     cfg->calib_context_bytes = -1;
     return LLMMEM_OK;
+}
+
+/* ---- notes of the framework-file readers ------------------------------------ */
+
+void llmmem__config_note(struct llmmem_config *c, const char *fmt, ...)
+{
+    if (c->note_count >= LLMMEM__CFG_NOTES)
+        return;
+    char text[LLMMEM__NOTE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    for (int i = 0; i < c->note_count; i++)
+        if (strcmp(c->notes[i], text) == 0)
+            return;
+    memcpy(c->notes[c->note_count++], text, sizeof text);
+}
+
+int llmmem_config_note_count(const llmmem_config *cfg) { return cfg ? cfg->note_count : 0; }
+
+const char *llmmem_config_note(const llmmem_config *cfg, int index)
+{
+    if (!cfg || index < 0 || index >= cfg->note_count)
+        return NULL;
+    return cfg->notes[index];
 }

@@ -7,14 +7,22 @@
 
 #define LLMMEM__STR_MAX 256
 #define LLMMEM__COMPONENTS_MAX 16 /* >= LLMMEM__COMPONENTS */
+#define LLMMEM__CFG_NOTES 12       /* notes a configuration keeps */
 
 /* Enum values of the configuration (order = the names in params.c). */
 enum llmmem__mode { LLMMEM__MODE_TRAINING = 0, LLMMEM__MODE_INFERENCE = 1 };
 enum llmmem__attn { LLMMEM__ATTN_SDPA = 0, LLMMEM__ATTN_FLASH = 1, LLMMEM__ATTN_EAGER = 2 };
-enum llmmem__ckpt { LLMMEM__CKPT_NONE = 0, LLMMEM__CKPT_FULL = 1, LLMMEM__CKPT_SELECTIVE = 2 };
+enum llmmem__ckpt { LLMMEM__CKPT_NONE = 0, LLMMEM__CKPT_FULL = 1, LLMMEM__CKPT_SELECTIVE = 2,
+                    LLMMEM__CKPT_SELECTIVE_OP = 3 };
 enum llmmem__loss { LLMMEM__LOSS_HF = 0, LLMMEM__LOSS_VOCAB_PARALLEL = 1, LLMMEM__LOSS_CHUNKED = 2,
-                    LLMMEM__LOSS_LIGER = 3 };
-enum llmmem__profile { LLMMEM__PROFILE_AUTO = 0, LLMMEM__PROFILE_HF = 1, LLMMEM__PROFILE_MEGATRON = 2 };
+                    LLMMEM__LOSS_LIGER = 3, LLMMEM__LOSS_TORCHTUNE_CHUNKED = 4,
+                    LLMMEM__LOSS_LITGPT_CHUNKED = 5 };
+enum llmmem__profile { LLMMEM__PROFILE_AUTO = 0, LLMMEM__PROFILE_HF = 1, LLMMEM__PROFILE_MEGATRON = 2,
+                       LLMMEM__PROFILE_TORCHTUNE = 3, LLMMEM__PROFILE_LITGPT = 4 };
+/* torch.compile scope (compile.c) and activation offloading (offload.c). */
+enum llmmem__compile { LLMMEM__COMPILE_NONE = 0, LLMMEM__COMPILE_LAYERS = 1, LLMMEM__COMPILE_MODEL = 2 };
+enum llmmem__peak_scope { LLMMEM__SCOPE_STEP = 0, LLMMEM__SCOPE_PROCESS = 1 };
+enum llmmem__act_offload { LLMMEM__AOFF_NONE = 0, LLMMEM__AOFF_STREAMS = 1, LLMMEM__AOFF_SAVE_ON_CPU = 2 };
 enum llmmem__dropout { LLMMEM__DROPOUT_MODEL = 0, LLMMEM__DROPOUT_OFF = 1, LLMMEM__DROPOUT_ON = 2 };
 enum llmmem__impl { LLMMEM__IMPL_FOREACH = 0, LLMMEM__IMPL_FUSED = 1, LLMMEM__IMPL_FORLOOP = 2 };
 enum llmmem__step { LLMMEM__STEP_MAX = 0, LLMMEM__STEP_FIRST = 1, LLMMEM__STEP_STEADY = 2 };
@@ -49,7 +57,8 @@ enum llmmem__optim {
     LLMMEM__OPT_RADAM, LLMMEM__OPT_AMSGRAD, LLMMEM__OPT_ADAMAX, LLMMEM__OPT_ADAFACTOR,
     LLMMEM__OPT_LION, LLMMEM__OPT_LAMB, LLMMEM__OPT_SPARSE_ADAM, LLMMEM__OPT_ADAM_MINI,
     LLMMEM__OPT_MUON, LLMMEM__OPT_ADAMW_8BIT, LLMMEM__OPT_PAGED_ADAMW_8BIT,
-    LLMMEM__OPT_ADAM_8BIT, LLMMEM__OPT_PAGED_ADAM_8BIT, LLMMEM__OPT_COUNT
+    LLMMEM__OPT_ADAM_8BIT, LLMMEM__OPT_PAGED_ADAM_8BIT, LLMMEM__OPT_PAGED_ADAMW_32BIT,
+    LLMMEM__OPT_ADAMW_TORCHAO_8BIT, LLMMEM__OPT_ADAMW_TORCHAO_4BIT, LLMMEM__OPT_COUNT
 };
 
 /* Where a reader set a parameter: "source:line:col key.path" (config.c). */
@@ -67,14 +76,15 @@ struct llmmem_config {
     /* workload */
     int64_t mode;
     int64_t micro_batch_size, seq_len, grad_accum_steps;
-    int64_t batch_size, prompt_len, decode_len;
+    int64_t batch_size, prompt_len, decode_len, peak_scope;
     /* precision */
     int64_t param_dtype, compute_dtype, master_weights, grad_dtype;
     int64_t weights_format, kv_cache_dtype, quant_bits, quant_group_size, fp8_recipe;
     /* optimizer */
-    int64_t optimizer, optimizer_impl, optimizer_state_dtype, step;
+    int64_t optimizer, optimizer_impl, optimizer_state_dtype, step, optimizer_in_backward;
     /* activations */
     int64_t attention, checkpointing, loss, activation_profile, dropout;
+    int64_t compile, activation_offloading, loss_chunks, liger_kernels;
     /* LoRA */
     int64_t lora_rank;
     double lora_alpha;
@@ -91,6 +101,7 @@ struct llmmem_config {
     int64_t fsdp_version, fsdp_sharding, fsdp_cpu_offload, distributed_optimizer;
     int64_t accounting, zero_init;
     int64_t fsdp_param_dtype, fsdp_reduce_dtype, fsdp_reshard_after_forward;
+    int64_t fsdp_custom_sharded_layers;
     /* parallelism */
     int64_t num_gpus, dp, tp, pp, cp, ep, etp, sequence_parallel, vpp, num_microbatches;
     int64_t gpus_per_node;
@@ -107,6 +118,11 @@ struct llmmem_config {
     /* hardware */
     int64_t gpu, gpu_memory_bytes, cuda_context_bytes, cublas_workspace_bytes;
     int64_t expandable_segments;
+    int64_t allocator_replay, max_split_size_bytes, empty_cache_steps, prior_ws_segment;
+    double gc_threshold;
+    /* NULL, or where the allocator replay records its events (llmmem_timeline
+     * sets it on its own copy of the configuration) */
+    struct llmmem__tl *record;
     /* vision-language */
     int64_t images_per_sample, image_height, image_width, video_frames, vision_training;
     int64_t min_pixels, max_pixels, encoder_cache;
@@ -120,7 +136,14 @@ struct llmmem_config {
     double calib_component[LLMMEM__COMPONENTS_MAX];
     double calib_reserved;      /* multiplies peak_reserved - peak_allocated (allocator headroom) */
     int64_t calib_context_bytes; /* replaces the CUDA context when >= 0 */
+    /* notes of the framework-file readers (llmmem__config_note), copied into results */
+    int note_count;
+    char notes[LLMMEM__CFG_NOTES][LLMMEM__NOTE_MAX];
 };
+
+/* Adds a note to a configuration (ignored past LLMMEM__CFG_NOTES; a repeated
+ * text is kept once). */
+void llmmem__config_note(struct llmmem_config *c, const char *fmt, ...) LLMMEM_PRINTF(2, 3);
 
 /* One row of the parameter table (params.c). */
 typedef struct llmmem__param_info {

@@ -23,13 +23,18 @@ static const char *const fp8_names[] = {"none", "delayed", "blockwise", NULL};
 static const char *const optim_names[] = {
     "adamw", "adam", "sgd", "sgd_momentum", "nesterov", "adagrad", "rmsprop", "nadam", "radam",
     "amsgrad", "adamax", "adafactor", "lion", "lamb", "sparse_adam", "adam_mini", "muon",
-    "adamw_8bit", "paged_adamw_8bit", "adam_8bit", "paged_adam_8bit", NULL};
+    "adamw_8bit", "paged_adamw_8bit", "adam_8bit", "paged_adam_8bit", "paged_adamw_32bit",
+    "adamw_torchao_8bit", "adamw_torchao_4bit", NULL};
 static const char *const impl_names[] = {"foreach", "fused", "forloop", NULL};
 static const char *const step_names[] = {"max", "first", "steady", NULL};
 static const char *const attn_names[] = {"sdpa", "flash", "eager", NULL};
-static const char *const ckpt_names[] = {"none", "full", "selective", NULL};
-static const char *const loss_names[] = {"hf", "vocab_parallel", "chunked", "liger", NULL};
-static const char *const profile_names[] = {"auto", "hf", "megatron", NULL};
+static const char *const ckpt_names[] = {"none", "full", "selective", "selective_op", NULL};
+static const char *const loss_names[] = {"hf", "vocab_parallel", "chunked", "liger",
+                                         "torchtune_chunked", "litgpt_chunked", NULL};
+static const char *const profile_names[] = {"auto", "hf", "megatron", "torchtune", "litgpt", NULL};
+static const char *const scope_names[] = {"step", "process", NULL};
+static const char *const compile_names[] = {"none", "layers", "model", NULL};
+static const char *const act_offload_names[] = {"none", "streams", "save_on_cpu", NULL};
 static const char *const dropout_names[] = {"model", "off", "on", NULL};
 static const char *const qlora_names[] = {"none", "nf4", "fp4", "int8", NULL};
 static const char *const engine_names[] = {"single", "ddp", "zero", "fsdp", "megatron",
@@ -81,6 +86,9 @@ static const llmmem__param_info params[] = {
         "prompt tokens per sequence"),
     I64(LLMMEM_P_DECODE_LEN, "decode_len", "inference", decode_len, 0, MAXTOK, 128,
         "generated tokens per sequence"),
+    ENUM(LLMMEM_P_PEAK_SCOPE, "peak_scope", "training", peak_scope, scope_names, 0,
+         "peak over: step (a training step, as torchtune logs it after resetting), process (also "
+         "loading and quantising the weights: torch.cuda.max_memory_allocated since start, as LitGPT prints)"),
     ENUM(LLMMEM_P_PARAM_DTYPE, "param_dtype", "training", param_dtype, dtype_names, LLMMEM__DT_BF16,
          "dtype of the stored weights (fp32 with compute bf16 = autocast)"),
     ENUM(LLMMEM_P_COMPUTE_DTYPE, "compute_dtype", "training", compute_dtype, dtype_names,
@@ -111,16 +119,34 @@ static const llmmem__param_info params[] = {
          "optimizer state dtype; auto = the engine's (fp32 beside masters, else the param dtype)"),
     ENUM(LLMMEM_P_STEP, "step", "training", step, step_names, 0,
          "which step: max of both, first (states created), steady"),
+    BOOL(LLMMEM_P_OPTIMIZER_IN_BACKWARD, "optimizer_in_backward", "training", optimizer_in_backward, 0,
+         "optimizer step per parameter inside backward, gradients freed as they go (torchtune "
+         "optimizer_in_bwd)"),
     ENUM(LLMMEM_P_ATTENTION, "attention", "training", attention, attn_names, 0,
          "attention kernel: sdpa/flash keep no score matrix, eager does"),
     ENUM(LLMMEM_P_CHECKPOINTING, "activation_checkpointing", "training", checkpointing, ckpt_names,
-         0, "activation checkpointing: none, full (per layer), selective (attention core)"),
+         0, "activation checkpointing: none, full (per layer), selective (attention core), selective_op "
+         "(op-level SAC keeping every other matmul output and the attention outputs, torchtitan)"),
     ENUM(LLMMEM_P_LOSS, "loss", "training", loss, loss_names, 0,
-         "cross-entropy: hf (fp32 upcast), vocab_parallel, chunked, liger (fused linear CE)"),
+         "cross-entropy: hf (fp32 upcast), vocab_parallel, chunked, liger (fused linear CE), "
+         "torchtune_chunked (CEWithChunkedOutputLoss), litgpt_chunked (128-token bf16 chunks)"),
     ENUM(LLMMEM_P_ACTIVATION_PROFILE, "activation_profile", "training", activation_profile,
-         profile_names, 0, "activation accounting: hf transformers or megatron-core"),
+         profile_names, 0, "model code whose saved tensors are counted: hf transformers, megatron-core, torchtune "
+         "modules, litgpt model.py"),
     ENUM(LLMMEM_P_DROPOUT, "dropout", "training", dropout, dropout_names, 0,
          "dropout masks: as the model config says, forced off, forced on"),
+    ENUM(LLMMEM_P_COMPILE, "compile", "training", compile, compile_names, 0,
+         "torch.compile: none, layers (each decoder layer, torchtune/torchtitan), model (HF "
+         "torch_compile); AOTAutograd's min-cut partitioner decides what is saved"),
+    ENUM(LLMMEM_P_ACTIVATION_OFFLOADING, "activation_offloading", "training", activation_offloading,
+         act_offload_names, 0,
+         "checkpoint inputs to CPU: streams (torchtune/TRL OffloadActivations), save_on_cpu "
+         "(torch.autograd.graph.save_on_cpu); needs activation_checkpointing full"),
+    I64(LLMMEM_P_LOSS_CHUNKS, "loss_chunks", "training", loss_chunks, 0, 1000000, 0,
+        "output chunks of loss torchtune_chunked (CEWithChunkedOutputLoss); 0 = its default 8"),
+    BOOL(LLMMEM_P_LIGER_KERNELS, "liger_kernels", "training", liger_kernels, 0,
+         "Liger's RMSNorm, SwiGLU and RoPE kernels replace the HF modules (apply_liger_kernel; the fused "
+         "linear cross-entropy is loss liger)"),
     I64(LLMMEM_P_LORA_RANK, "lora_rank", "lora", lora_rank, 0, 65536, 0,
         "LoRA rank; 0 = full fine-tuning"),
     F64(LLMMEM_P_LORA_ALPHA, "lora_alpha", "lora", lora_alpha, 0.0, 1e9, 16.0, "LoRA alpha"),
@@ -182,6 +208,9 @@ static const llmmem__param_info params[] = {
         fsdp_reshard_after_forward, -1, 1000000, -1,
         "FSDP2 reshard_after_forward: -1 auto (every unit but the root), 0 false, 1 true, "
         "k >= 2 reshard to k ranks"),
+    BOOL(LLMMEM_P_FSDP_CUSTOM_SHARDED_LAYERS, "fsdp_custom_sharded_layers", "engine", fsdp_custom_sharded_layers, 0,
+         "FSDP: embedding and output head wrapped as units of their own, not in the root "
+         "(torchtune custom_sharded_layers)"),
     I64(LLMMEM_P_NUM_GPUS, "num_gpus", "parallelism", num_gpus, 0, 10000000, 0,
         "total GPUs; 0 = dp*tp*pp*cp"),
     I64(LLMMEM_P_DATA_PARALLEL, "data_parallel_size", "parallelism", dp, 1, 10000000, 1,
@@ -276,6 +305,20 @@ static const llmmem__param_info params[] = {
         "cuBLAS workspace per handle; -1 = GPU default"),
     BOOL(LLMMEM_P_EXPANDABLE_SEGMENTS, "expandable_segments", "hardware", expandable_segments, 0,
          "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
+    BOOL(LLMMEM_P_ALLOCATOR_REPLAY, "allocator_replay", "hardware", allocator_replay, 1,
+         "peak_reserved from a replay of PyTorch's caching allocator over the allocation timeline "
+         "(off: allocated peak + largest transient block)"),
+    I64(LLMMEM_P_MAX_SPLIT_SIZE_BYTES, "max_split_size_bytes", "hardware", max_split_size_bytes, 0,
+        INT64_C(1) << 50, 0, "PYTORCH_CUDA_ALLOC_CONF max_split_size_mb in bytes; 0 = unlimited"),
+    F64(LLMMEM_P_GC_THRESHOLD, "garbage_collection_threshold", "hardware", gc_threshold, 0.0, 1.0, 0.0,
+        "PYTORCH_CUDA_ALLOC_CONF garbage_collection_threshold (with a per-process memory fraction); 0 = off"),
+    I64(LLMMEM_P_EMPTY_CACHE_STEPS, "empty_cache_steps", "hardware", empty_cache_steps, 0, 1000000, 0,
+        "torch.cuda.empty_cache() after every N optimizer steps (TrainingArguments.torch_empty_cache_steps); "
+        "0 = never"),
+    I64(LLMMEM_P_PRIOR_WORKSPACE_SEGMENT_BYTES, "prior_workspace_segment_bytes", "hardware", prior_ws_segment, 0,
+        INT64_C(1) << 50, 0,
+        "a process that trained before: the cached segment holding the autograd thread's cuBLAS workspace "
+        "(its bytes, from that run's timeline); 0 = a fresh process"),
     I64(LLMMEM_P_IMAGES_PER_SAMPLE, "images_per_sample", "vision", images_per_sample, 0, 10000, 0,
         "images per sequence (vision-language models; 0 = text only)"),
     I64(LLMMEM_P_IMAGE_HEIGHT, "image_height", "vision", image_height, 0, 1000000, 0,
@@ -318,6 +361,7 @@ static const struct {
     {"fsdp_reshard_after_forward", LLMMEM_P_FSDP_RESHARD_AFTER_FORWARD},
     {"mp_param_dtype", LLMMEM_P_FSDP_PARAM_DTYPE},
     {"mp_reduce_dtype", LLMMEM_P_FSDP_REDUCE_DTYPE},
+    {"optimizer_in_bwd", LLMMEM_P_OPTIMIZER_IN_BACKWARD},
 };
 
 const llmmem__param_info *llmmem__param_find(int id)

@@ -9,13 +9,16 @@
 #include "llmmem.h"
 
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #if defined(__GNUC__)
 #define LLMMEM_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define LLMMEM_SENTINEL __attribute__((sentinel))
 #else
 #define LLMMEM_PRINTF(a, b)
+#define LLMMEM_SENTINEL
 #endif
 
 #define LLMMEM_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -100,8 +103,8 @@ enum llmmem__quant {
 
 /* Sizes shared by models, configurations and results. */
 #define LLMMEM__NAME_MAX 64
-#define LLMMEM__MAX_NOTES 16
-#define LLMMEM__NOTE_MAX 160
+#define LLMMEM__MAX_NOTES 24
+#define LLMMEM__NOTE_MAX 512
 #define LLMMEM__PHASES 5
 #define LLMMEM__COMPONENTS 14
 
@@ -135,6 +138,12 @@ int llmmem__name_index(const char *const *names, const char *name);
 /* The name of a NULL-terminated list nearest to `written` (case, '-' and '_' ignored;
  * edit distance with transpositions, or the only name it prefixes), NULL if none is near. */
 const char *llmmem__suggest(const char *const *names, const char *written);
+
+/* Joins the strings of the NULL-terminated argument list into dst (cap > 0 bytes, cut
+ * and always terminated): snprintf("%s%s...") without the format machinery, for the
+ * notes every estimate writes. */
+void llmmem__str_join(char *dst, size_t cap, ...) LLMMEM_SENTINEL;
+void llmmem__str_vjoin(char *dst, size_t cap, va_list ap);
 
 /* snprintf-style output buffer that counts what it would need. */
 typedef struct llmmem__buf {

@@ -57,9 +57,12 @@ static const struct {
     {"master_dtype", LLMMEM_TYPE_ENUM},
     {"grad_dtype", LLMMEM_TYPE_ENUM},
     {"optimizer_state_dtype", LLMMEM_TYPE_ENUM},
+    {"managed_bytes", LLMMEM_TYPE_U64},
+    {"load_peak_bytes", LLMMEM_TYPE_U64},
+    {"approximate", LLMMEM_TYPE_BOOL},
 };
 
-_Static_assert(LLMMEM_R_OPTIMIZER_STATE_DTYPE - LLMMEM_R_PARAMS + 1 == LLMMEM__RKEYS,
+_Static_assert(LLMMEM_R_APPROXIMATE - LLMMEM_R_PARAMS + 1 == LLMMEM__RKEYS,
                "result key table out of step with the header");
 
 const char *llmmem_phase_name(int phase)
@@ -98,8 +101,10 @@ int llmmem_result_key_type(int key)
     return result_keys[i].type;
 }
 
-/* Names of the dtype result keys' values (order = LLMMEM__RDT: none, enum llmmem__dtype, int8). */
-static const char *const result_dtype_names[] = {"none", "fp32", "fp16", "bf16", "fp8", "int8"};
+/* Names of the dtype result keys' values (order = LLMMEM__RDT: none, enum llmmem__dtype,
+ * int8, int4). */
+static const char *const result_dtype_names[] = {"none", "fp32", "fp16", "bf16",
+                                                 "fp8",  "int8", "int4"};
 
 const char *llmmem_result_enum_name(int key, int64_t value)
 {

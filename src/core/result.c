@@ -19,6 +19,8 @@ void llmmem__result_clear(struct llmmem_result *r)
     r->engine = 0;
     r->largest_block = 0;
     r->checkpointing = false;
+    r->replayed = r->replay_oom = false;
+    r->replay_reserved = r->replay_allocated = 0;
     r->model_type[0] = '\0';
 }
 
@@ -38,7 +40,21 @@ void llmmem__result_note(struct llmmem_result *r, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->notes[r->note_count++], LLMMEM__NOTE_MAX, fmt, ap);
+    vsnprintf(r->notes[r->note_count], LLMMEM__NOTE_MAX, fmt, ap);
+    va_end(ap);
+    for (int i = 0; i < r->note_count; i++)
+        if (strcmp(r->notes[i], r->notes[r->note_count]) == 0)
+            return; /* said once */
+    r->note_count++;
+}
+
+void llmmem__result_note_join(struct llmmem_result *r, ...)
+{
+    if (r->note_count >= LLMMEM__MAX_NOTES)
+        return;
+    va_list ap;
+    va_start(ap, r);
+    llmmem__str_vjoin(r->notes[r->note_count++], LLMMEM__NOTE_MAX, ap);
     va_end(ap);
 }
 

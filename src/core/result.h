@@ -9,9 +9,13 @@
 #define LLMMEM__MAX_TERMS 48
 #define LLMMEM__MAX_STAGES 64
 #define LLMMEM__MAX_INPUTS 24
-#define LLMMEM__RKEYS 39 /* LLMMEM_R_PARAMS .. LLMMEM_R_OPTIMIZER_STATE_DTYPE */
-/* Values of the dtype result keys: 0 "none", then enum llmmem__dtype, then int8. */
+#define LLMMEM__RKEYS 42 /* LLMMEM_R_PARAMS .. LLMMEM_R_APPROXIMATE */
+/* Keys from here on are serialised only when set (non-zero), so that the JSON
+ * of a result that does not use them is what it was before they existed. */
+#define LLMMEM__RKEY_OPTIONAL LLMMEM_R_MANAGED_BYTES
+/* Values of the dtype result keys: 0 "none", then enum llmmem__dtype, then int8, int4. */
 #define LLMMEM__RDT_INT8 5
+#define LLMMEM__RDT_INT4 6
 
 typedef struct llmmem__term {
     const char *name;    /* static */
@@ -41,6 +45,11 @@ struct llmmem_result {
     int engine;     /* enum llmmem__engine */
     uint64_t largest_block; /* largest transient tensor (allocator model) */
     bool checkpointing;
+    /* the caching allocator's replay (memory/reserved.c), when it ran */
+    bool replayed;
+    bool replay_oom;           /* a segment did not fit the GPU even after freeing the cache */
+    uint64_t replay_reserved;  /* peak segment bytes */
+    uint64_t replay_allocated; /* peak allocated bytes of the replayed timeline */
     char model_type[LLMMEM__NAME_MAX];
 };
 
@@ -49,6 +58,8 @@ void llmmem__result_clear(struct llmmem_result *r);
 void llmmem__result_term(struct llmmem_result *r, const char *name, const char *formula,
                          uint64_t bytes);
 void llmmem__result_note(struct llmmem_result *r, const char *fmt, ...) LLMMEM_PRINTF(2, 3);
+/* A note joined from the strings of the NULL-terminated list (llmmem__str_join). */
+void llmmem__result_note_join(struct llmmem_result *r, ...) LLMMEM_SENTINEL;
 /* Records an input symbol of the formulas (name static; ignored past the limit). */
 void llmmem__result_input(struct llmmem_result *r, const char *name, int64_t value);
 void llmmem__result_set_u64(struct llmmem_result *r, int key, uint64_t v);

@@ -9,6 +9,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+void llmmem__str_vjoin(char *dst, size_t cap, va_list ap)
+{
+    size_t at = 0;
+    for (const char *s = va_arg(ap, const char *); s; s = va_arg(ap, const char *)) {
+        size_t n = strlen(s);
+        if (n > cap - 1 - at)
+            n = cap - 1 - at;
+        memcpy(dst + at, s, n);
+        at += n;
+    }
+    dst[at] = '\0';
+}
+
+void llmmem__str_join(char *dst, size_t cap, ...)
+{
+    va_list ap;
+    va_start(ap, cap);
+    llmmem__str_vjoin(dst, cap, ap);
+    va_end(ap);
+}
+
 int llmmem__name_index(const char *const *names, const char *name)
 {
     if (!names || !name)

@@ -209,7 +209,7 @@ void llmmem__engine_formula_keys(struct llmmem_result *r, const struct llmmem_mo
 {
     r->phase_used[phase] = true;
     r->mode = LLMMEM__MODE_TRAINING;
-    memcpy(r->model_type, m->model_type, sizeof r->model_type);
+    llmmem__result_model(r, m);
     llmmem__result_set_i64(r, LLMMEM_R_PARAMS, m->params);
     llmmem__result_set_i64(r, LLMMEM_R_TRAINABLE_PARAMS, m->params);
     llmmem__result_set_i64(r, LLMMEM_R_ACTIVE_PARAMS, m->params_active);
@@ -231,6 +231,20 @@ static int positions_check(const struct llmmem_model *m, int64_t tokens, const c
                          "%s = %lld is longer than max_position_embeddings = %lld of %s, whose "
                          "learned position table has that many rows",
                          what, (long long)tokens, (long long)m->max_positions, m->model_type);
+}
+
+/* An MoE model whose router picks no expert: refused by training and inference alike. */
+static bool routes_nothing(const struct llmmem_model *m)
+{
+    return m->num_experts > 0 && m->experts_per_token <= 0;
+}
+
+static int routes_nothing_error(const struct llmmem_model *m)
+{
+    return llmmem__error(LLMMEM_E_INCONSISTENT,
+                         "model \"%s\": %lld experts with num_experts_per_tok = %lld: the router "
+                         "picks no expert",
+                         m->model_type, (long long)m->num_experts, (long long)m->experts_per_token);
 }
 
 int llmmem__engine_check(const struct llmmem_model *m, const struct llmmem_config *c, int engine)
@@ -274,11 +288,8 @@ int llmmem__engine_check(const struct llmmem_model *m, const struct llmmem_confi
                              "qlora = %s with lora_rank = 0: QLoRA trains LoRA adapters over the "
                              "quantised base (set lora_rank > 0, or qlora none for full fine-tuning)",
                              llmmem_param_enum_name(LLMMEM_P_QLORA, c->qlora));
-    if (m->num_experts > 0 && m->experts_per_token <= 0)
-        return llmmem__error(LLMMEM_E_INCONSISTENT,
-                             "model \"%s\": %lld experts with num_experts_per_tok = %lld: the router "
-                             "picks no expert",
-                             m->model_type, (long long)m->num_experts, (long long)m->experts_per_token);
+    if (routes_nothing(m))
+        return routes_nothing_error(m);
     if (m->num_experts <= 0 && (m->num_moe_layers > 0 || (m->fam && m->fam->ffn.rule == LLMMEM__FR_MOE &&
                                                          m->experts_per_token > 0)))
         return llmmem__error(LLMMEM_E_INCONSISTENT,
@@ -304,11 +315,13 @@ int llmmem__engine_check_inference(const struct llmmem_model *m, const struct ll
                              "qlora = %s with mode inference: qlora is the training base's storage; "
                              "for inference set weights_format (nf4, int8, ...)",
                              llmmem_param_enum_name(LLMMEM_P_QLORA, c->qlora));
-    if (m->num_experts > 0 && m->experts_per_token <= 0)
+    if (c->empty_cache_steps != 0)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
-                             "model \"%s\": %lld experts with num_experts_per_tok = %lld: the router "
-                             "picks no expert",
-                             m->model_type, (long long)m->num_experts, (long long)m->experts_per_token);
+                             "empty_cache_steps = %lld with mode inference: it is the Trainer's "
+                             "torch_empty_cache_steps, after optimizer steps (leave it at 0)",
+                             (long long)c->empty_cache_steps);
+    if (routes_nothing(m))
+        return routes_nothing_error(m);
     if (c->runtime == LLMMEM__RT_HF)
         return positions_check(m, c->prompt_len + c->decode_len, "prompt_len + decode_len");
     return LLMMEM_OK;

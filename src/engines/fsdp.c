@@ -5,7 +5,10 @@
  * units are all-gathered and computed in, the reduce-scatter dtype), the
  * unsharded units alive at each point of the step, the reduce-scatter inputs
  * and CPU offload. The wrap assumed is the usual one: each decoder layer is a
- * unit, the root holds the embedding, final norm and head. */
+ * unit, the root holds the embedding, final norm and head; with
+ * fsdp_custom_sharded_layers the embedding and the head are units of their
+ * own (torchtune training/_distributed.py shard_model, custom_sharded_layers
+ * ["tok_embeddings", "output"]) and the root keeps the final norm. */
 #include "engines/engines.h"
 
 #include <string.h>
@@ -47,10 +50,17 @@ typedef struct fsdp_run {
     uint64_t root_params;   /* parameters of the root unit (embedding, final norm, head) */
     uint64_t head_params;   /* the head's weight (the root's first gradient in backward) */
     uint64_t unit, root;    /* unsharded bytes of a layer unit / of the root */
+    uint64_t layer_gp, root_gp, head_gp, side_gp; /* elements with a gradient (trainable) of a
+                                                     layer unit, the root, the head, a side unit */
     uint64_t kept;          /* layer units' parameters kept from forward to backward */
     uint64_t rs;            /* a layer unit's reduce-scatter input */
     uint64_t root_rs;       /* the root's reduce-scatter input (end of backward) */
     uint64_t host, sharded; /* host RAM per node; bytes per GPU that shrink as 1/dp */
+    bool lora;              /* LoRA/QLoRA: the base weights are frozen */
+    bool separate;          /* fsdp_custom_sharded_layers: embedding and head are units */
+    bool tied;              /* ... and the head is the embedding's weight (one unit) */
+    uint64_t side_unit;     /* ... the embedding's (= an untied head's) unsharded bytes */
+    uint64_t side_rs;       /* ... its reduce-scatter input */
 } fsdp_run;
 
 /* Parameters of one decoder-layer unit: the per-layer gradient bytes / the
@@ -66,16 +76,33 @@ static uint64_t fsdp_layer_params(const fsdp_run *f)
 
 /* Unsharded units in MixedPrecisionPolicy.param_dtype: a decoder layer (layer
  * params x ub) and the root, which holds the embedding, final norm and head
- * ((P - layer params x L) x ub). */
+ * ((P - layer params x L) x ub). With custom_sharded_layers the embedding and
+ * an untied head (vocab x hidden each) leave the root: fully_shard on each,
+ * so the root keeps the final norm (torchtune shard_model). */
 static void fsdp_unit_sizes(fsdp_run *f, const struct llmmem_model *m)
 {
     const uint64_t L = (uint64_t)(f->t->layers > 0 ? f->t->layers : 1);
     f->layer_params = fsdp_layer_params(f);
     f->root_params = llmmem__sub0(f->P, llmmem__mul(&f->o, f->layer_params, L));
-    f->head_params = llmmem__min(f->root_params, llmmem__mul(&f->o, (uint64_t)m->vocab_size,
-                                                              (uint64_t)m->hidden_size));
+    const uint64_t vh = llmmem__mul(&f->o, (uint64_t)m->vocab_size, (uint64_t)m->hidden_size);
+    f->head_params = llmmem__min(f->root_params, vh);
+    if (f->separate) {
+        const uint64_t sides = llmmem__mul(&f->o, f->head_params, f->tied ? 1 : 2);
+        f->root_params = llmmem__sub0(f->root_params, sides);
+        f->side_unit = llmmem__mul(&f->o, f->head_params, f->ub);
+    }
     f->unit = llmmem__mul(&f->o, f->layer_params, f->ub);
     f->root = llmmem__mul(&f->o, f->root_params, f->ub);
+    /* A LoRA/QLoRA base is frozen: no gradient, not reduce-scattered
+     * (_fsdp_collectives.py foreach_reduce takes the params with a gradient);
+     * the trainable elements are the model's gradient bytes (the adapters) /
+     * grad bytes, before sharding. */
+    const bool frozen = f->lora;
+    const uint64_t gb = (uint64_t)(f->t->st.grad_bytes > 0 ? f->t->st.grad_bytes : 4);
+    f->layer_gp = frozen ? f->t->layer_grad / gb : f->layer_params;
+    f->root_gp = frozen ? f->t->other_grad / gb : f->root_params;
+    f->head_gp = frozen ? llmmem__min(f->head_params, f->root_gp) : f->head_params;
+    f->side_gp = frozen || !f->separate ? 0 : f->head_params;
 }
 
 /* Sharded params + masters + grads + optimizer state of one rank. */
@@ -89,9 +116,14 @@ static uint64_t fsdp_rank_states(fsdp_run *f)
 /* States sharded over the shard group, 1/N each (FlatParameter / DTensor
  * shards, in the stored dtype: the reduce-scatter output is cast back to it,
  * _fsdp_collectives.py foreach_reduce). The root's sharded gradients appear
- * only at the end of backward, after its reduce-scatter. */
+ * only at the end of backward, after its reduce-scatter; an untied head unit
+ * of its own has its sharded gradient from its post-backward on (the first
+ * in backward). */
 static void fsdp_shard_states(fsdp_run *f, bool units)
 {
+    const uint64_t gb = (uint64_t)(f->t->st.grad_bytes > 0 ? f->t->st.grad_bytes : 4);
+    const uint64_t head_grad =
+        llmmem__min(f->t->other_grad, llmmem__mul(&f->o, f->head_params, gb));
     llmmem__states *st = &f->t->st;
     st->weights = llmmem__ceil_div(st->weights, f->N);
     st->master = llmmem__ceil_div(st->master, f->N);
@@ -99,18 +131,22 @@ static void fsdp_shard_states(fsdp_run *f, bool units)
     st->optim = llmmem__ceil_div(st->optim, f->N);
     st->optim_transient = llmmem__ceil_div(st->optim_transient, f->N);
     f->t->layer_grad = llmmem__ceil_div(f->t->layer_grad, f->N);
-    f->t->other_grad = units ? 0 : llmmem__ceil_div(f->t->other_grad, f->N);
+    f->t->other_grad = !units                     ? llmmem__ceil_div(f->t->other_grad, f->N)
+                       : f->separate && !f->tied ? llmmem__ceil_div(head_grad, f->N)
+                                                 : 0;
     f->sharded = f->N > 1 || f->strat != LLMMEM__FSDP_NO_SHARD ? fsdp_rank_states(f) : 0;
 }
 
-/* Layer units kept unsharded from their forward to their backward: none when
- * resharded after forward (FULL_SHARD, FSDP2 True), all of them when not
- * (SHARD_GRAD_OP, FSDP2 False), a 1/k slice each when FSDP2 reshards to k
- * ranks (_fsdp_param.py to_sharded_post_forward, in param_dtype). */
+/* Layer units (and the embedding and head units of their own) kept unsharded
+ * from their forward to their backward: none when resharded after forward
+ * (FULL_SHARD, FSDP2 True), all of them when not (SHARD_GRAD_OP, FSDP2
+ * False), a 1/k slice each when FSDP2 reshards to k ranks (_fsdp_param.py
+ * to_sharded_post_forward, in param_dtype). */
 static uint64_t fsdp_kept_units(fsdp_run *f)
 {
     const uint64_t L = (uint64_t)(f->t->layers > 0 ? f->t->layers : 1);
-    const uint64_t all = llmmem__mul(&f->o, f->unit, L);
+    const uint64_t sides = llmmem__mul(&f->o, f->side_unit, f->tied ? 1 : 2);
+    const uint64_t all = llmmem__add(&f->o, llmmem__mul(&f->o, f->unit, L), sides);
     if (f->reshard == 0)
         return all;
     if (f->reshard >= 2)
@@ -128,15 +164,23 @@ static uint64_t fsdp_kept_units(fsdp_run *f)
  *  - backward, at its start: root + kept + the unit prefetched for the last
  *    layer's backward (FSDP2 _backward_prefetch, FSDP1 BACKWARD_PRE);
  *  - inside a layer's backward: root + kept + the layer's unit + the next one
- *    prefetched (a kept unit is already unsharded: no prefetch). */
+ *    prefetched (a kept unit is already unsharded: no prefetch).
+ * With an embedding and a head unit of their own (custom_sharded_layers) the
+ * last all-gather of forward is the head's, and backward starts with the head
+ * regathered for its backward beside the last layer prefetched; the head is
+ * resharded at its post-backward, before the layers' backward. */
 static void fsdp_gathered_params(fsdp_run *f)
 {
     f->kept = fsdp_kept_units(f);
     const uint64_t in_flight = f->gathers ? f->unit : 0;
     const uint64_t base = llmmem__add(&f->o, f->root, f->kept);
-    const uint64_t last = f->version == 2 ? in_flight : 0;
+    const uint64_t head = f->separate ? f->side_unit : 0;
+    /* FSDP2's last all-gather of forward: the last layer's, or the head's */
+    const uint64_t last_gather = f->separate ? (f->gathers ? head : 0) : in_flight;
+    const uint64_t last = f->version == 2 ? last_gather : 0;
     f->x.fwd[LLMMEM_C_GATHERED_PARAMS] = llmmem__add(&f->o, base, f->reshard == 0 ? 0 : last);
-    f->x.bwd_start[LLMMEM_C_GATHERED_PARAMS] = llmmem__add(&f->o, base, f->reshard == 0 ? 0 : in_flight);
+    f->x.bwd_start[LLMMEM_C_GATHERED_PARAMS] =
+        llmmem__add(&f->o, base, f->reshard == 0 ? 0 : llmmem__add(&f->o, in_flight, head));
     f->x.bwd_layer[LLMMEM_C_GATHERED_PARAMS] =
         f->reshard == 0 ? base : llmmem__add(&f->o, base, llmmem__add(&f->o, f->unit, in_flight));
 }
@@ -149,16 +193,23 @@ static void fsdp_gathered_params(fsdp_run *f)
  * the whole unit (foreach_reduce: reduce_scatter_input, kept in
  * reduce_scatter_state until the next unit's post-backward frees it; FSDP1
  * casts the flat gradient to reduce_dtype the same way). The end of backward:
- * the root's unsharded gradients and its reduce-scatter input. */
+ * the root's unsharded gradients and its reduce-scatter input. An untied
+ * head unit of its own is reduce-scattered at its post-backward, before the
+ * layers' backward; the embedding unit (also a tied head's) is the last
+ * before the root: its unsharded gradient and reduce-scatter input beside
+ * the root's at the end. */
 static void fsdp_gradients(fsdp_run *f)
 {
-    const uint64_t head_grad = llmmem__mul(&f->o, f->head_params, f->ub);
-    f->rs = llmmem__mul(&f->o, f->layer_params, f->rb);
-    f->root_rs = llmmem__mul(&f->o, f->root_params, f->rb);
-    f->x.bwd_layer[LLMMEM_C_GRADIENTS] = llmmem__add(&f->o, head_grad, f->unit);
+    const uint64_t head_grad = f->separate && !f->tied ? 0 : llmmem__mul(&f->o, f->head_gp, f->ub);
+    f->rs = llmmem__mul(&f->o, f->layer_gp, f->rb);
+    f->root_rs = llmmem__mul(&f->o, f->root_gp, f->rb);
+    f->side_rs = llmmem__mul(&f->o, f->side_gp, f->rb);
+    f->x.bwd_layer[LLMMEM_C_GRADIENTS] =
+        llmmem__add(&f->o, head_grad, llmmem__mul(&f->o, f->layer_gp, f->ub));
     f->x.bwd_layer[LLMMEM_C_COMM_BUFFERS] = f->rs;
-    f->x.bwd_end[LLMMEM_C_GRADIENTS] = f->root;
-    f->x.bwd_end[LLMMEM_C_COMM_BUFFERS] = f->root_rs;
+    f->x.bwd_end[LLMMEM_C_GRADIENTS] =
+        llmmem__mul(&f->o, llmmem__add(&f->o, f->root_gp, f->side_gp), f->ub);
+    f->x.bwd_end[LLMMEM_C_COMM_BUFFERS] = llmmem__add(&f->o, f->root_rs, f->side_rs);
     f->x.end_point = true;
 }
 
@@ -180,12 +231,35 @@ static void fsdp_cpu_offload(fsdp_run *f, uint64_t per_node)
 /* The engine's terms, after llmmem__train_fill. */
 static void fsdp_terms(struct llmmem_result *out, const fsdp_run *f, bool units)
 {
+    static const char *const root_all =
+        "(embedding + final norm + head params) x param_dtype: the root, kept from its "
+        "forward to its post-backward (_fsdp_state.py lazy init; FSDP1 "
+        "_post_forward_reshard)";
+    static const char *const root_norm =
+        "final norm params x param_dtype: the root without the embedding and head units "
+        "(custom_sharded_layers), kept from its forward to its post-backward (_fsdp_state.py "
+        "lazy init)";
+    static const char *const rs_all =
+        "one decoder layer's params x reduce_dtype: reduce-scatter input (_fsdp_collectives.py "
+        "foreach_reduce)";
+    static const char *const rs_lora =
+        "one decoder layer's trainable (adapter) params x reduce_dtype: reduce-scatter input "
+        "(_fsdp_collectives.py foreach_reduce; a frozen base has no gradient)";
+    static const char *const root_rs_all =
+        "root params x reduce_dtype, beside the root's unsharded gradients: the end of backward "
+        "(_root_post_backward_final_callback)";
+    static const char *const root_rs_lora =
+        "root trainable (adapter) params x reduce_dtype, beside the root's unsharded gradients: "
+        "the end of backward (_root_post_backward_final_callback)";
     if (units) {
-        llmmem__result_term(out, "fsdp_root_unsharded",
-                            "(embedding + final norm + head params) x param_dtype: the root, kept from its "
-                            "forward to its post-backward (_fsdp_state.py lazy init; FSDP1 "
-                            "_post_forward_reshard)",
+        llmmem__result_term(out, "fsdp_root_unsharded", f->separate ? root_norm : root_all,
                             f->root);
+        if (f->separate)
+            llmmem__result_term(out, "fsdp_embedding_head_unit",
+                                "vocab x hidden x param_dtype: the embedding's or the head's unit "
+                                "(torchtune shard_model custom_sharded_layers), gathered for the "
+                                "head's forward and backward and the embedding's backward",
+                                f->side_unit);
         llmmem__result_term(out, "fsdp_unit_unsharded",
                             "one decoder layer's params x param_dtype: the unit computed, and the one "
                             "prefetched (_fsdp_param_group.py wait_for_unshard, _backward_prefetch)",
@@ -195,13 +269,8 @@ static void fsdp_terms(struct llmmem_result *out, const fsdp_run *f, bool units)
                                 "layer units x param_dtype (/ k for reshard_after_forward = k): not "
                                 "resharded after forward (SHARD_GRAD_OP, reshard_after_forward)",
                                 f->kept);
-        llmmem__result_term(out, "fsdp_reduce_scatter",
-                            "one decoder layer's params x reduce_dtype: reduce-scatter input "
-                            "(_fsdp_collectives.py foreach_reduce)",
-                            f->rs);
-        llmmem__result_term(out, "fsdp_root_reduce_scatter",
-                            "root params x reduce_dtype, beside the root's unsharded gradients: the "
-                            "end of backward (_root_post_backward_final_callback)",
+        llmmem__result_term(out, "fsdp_reduce_scatter", f->lora ? rs_lora : rs_all, f->rs);
+        llmmem__result_term(out, "fsdp_root_reduce_scatter", f->lora ? root_rs_lora : root_rs_all,
                             f->root_rs);
     }
     if (f->host)
@@ -308,6 +377,9 @@ int llmmem_estimate_fsdp(llmmem_result *out, const llmmem_model *model, const ll
                                                  : f.sb;
     f.rb = c.fsdp_reduce_dtype != LLMMEM__DT_AUTO ? (uint64_t)llmmem__dtype_bytes((int)c.fsdp_reduce_dtype)
                                                   : f.ub;
+    f.lora = c.lora_rank > 0;
+    f.separate = units && cfg->fsdp_custom_sharded_layers != 0;
+    f.tied = model->tie_embeddings != 0;
     fsdp_unit_sizes(&f, model);
     fsdp_shard_states(&f, units);
     if (units) {

@@ -139,5 +139,10 @@ int llmmem__infer_hf(struct llmmem_result *r, const struct llmmem_model *m,
         llmmem__max(x.largest, x.kv_tl ? llmmem__mul3(&o, x.B, x.S + x.N, x.kv_tl) : 0);
     llmmem__result_set_u64(r, LLMMEM_R_KV_CACHE_BYTES, x.kv_after);
     hf_terms(r, &x, b);
+    if (c->allocator_replay && !b->vb.lm_tokens) {
+        int rc = llmmem__reserved_infer(r, &x, m, c, b->weights, b->ws);
+        if (rc)
+            return rc;
+    }
     return llmmem__result_finish(r, c);
 }

@@ -159,8 +159,7 @@ static int infer(llmmem_result *r, const llmmem_model *m, const llmmem_config *c
     llmmem__ovf o = {false};
     llmmem__result_clear(r);
     r->mode = LLMMEM__MODE_INFERENCE;
-    memcpy(r->model_type, m->model_type, sizeof r->model_type);
-    r->model_type[sizeof r->model_type - 1] = '\0';
+    llmmem__result_model(r, m);
     infer_base(&b, &o, m, c);
     /* Vision-language models (vision.c): image tokens join each prompt; the
      * frozen encoder's working set for the batch's images is a prefill point. */

@@ -115,14 +115,14 @@ void llmmem__engine_precision_report(struct llmmem_result *r, const struct llmme
     const bool master = st->master > 0 || c->master_weights == LLMMEM__MASTER_ON;
     llmmem__result_set_i64(r, LLMMEM_R_MASTER_DTYPE, master ? LLMMEM__DT_FP32 : 0);
     llmmem__result_set_i64(r, LLMMEM_R_GRAD_DTYPE, grad ? grad : dtype_of_bytes(c, st->grad_bytes));
-    int64_t state = llmmem__optim_8bit((int)c->optimizer) ? LLMMEM__RDT_INT8
-                                                           : dtype_of_bytes(c, st->state_bytes);
+    int64_t state = llmmem__optim_state_rdt((int)c->optimizer);
+    if (!state)
+        state = dtype_of_bytes(c, st->state_bytes);
     llmmem__result_set_i64(r, LLMMEM_R_OPTIMIZER_STATE_DTYPE, state);
-    static const char *const names[] = {"none", "fp32", "fp16", "bf16", "fp8", "int8"};
+    static const char *const names[] = {"none", "fp32", "fp16", "bf16", "fp8", "int8", "int4"};
     const int64_t g = r->v[LLMMEM_R_GRAD_DTYPE - LLMMEM_R_PARAMS].i;
-    llmmem__result_note(r, "precision: %s weights, %s compute, %s masters, %s grads, %s optimizer state "
-                           "(%s%s)",
-                        names[stored], names[compute_of(c)], master ? "fp32" : "no", names[g],
-                        names[state], defaulted ? "engine defaults: " : "as configured; ",
-                        engine_source(engine));
+    llmmem__result_note_join(r, "precision: ", names[stored], " weights, ", names[compute_of(c)], " compute, ",
+                             master ? "fp32" : "no", " masters, ", names[g], " grads, ", names[state],
+                             " optimizer state (", defaulted ? "engine defaults: " : "as configured; ",
+                             engine_source(engine), ")", (const char *)NULL);
 }

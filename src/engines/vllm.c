@@ -34,16 +34,17 @@
  *    (71,303,168 B measured on an H200, torch 2.11 + CUDA 13, lazy loading:
  *    678,232,064 B in use after the first matmul - 552,402,944 B before - the
  *    allocator's 54,525,952 B; test/data/probe/h200-probe.jsonl);
- *  - one NCCL communicator per process group of more than one rank (vLLM's
- *    PyNcclCommunicator for TP, PP and DP; distributed/device_communicators/
- *    cuda_communicator.py, not for EP): on NVLink/NVSwitch Hopper and Blackwell
- *    parts 0.42 GiB (llm-d-benchmark empirical-vllm-memory-results.md, vLLM
- *    0.11 on H100: non-torch 0.55 GiB at TP=2 against 0.13 at TP=1); elsewhere
- *    NCCL's default buffers on 2 ring channels: SIMPLE 4 MiB (NCCL_BUFFSIZE) +
- *    LL 512 KiB per channel (NCCL src/include/comm.h defaults);
+ *  - each NCCL communicator made after the baseline (nccl_comms below: by
+ *    version, which of vLLM's PyNcclCommunicator and torch's ProcessGroupNCCL
+ *    ones): on NVLink/NVSwitch Hopper and Blackwell parts 0.42 GiB
+ *    (llm-d-benchmark empirical-vllm-memory-results.md, vLLM 0.11 on H100:
+ *    non-torch 0.55 GiB at TP=2 against 0.13 at TP=1, one communicator after
+ *    the baseline); elsewhere NCCL's default buffers on 2 ring channels:
+ *    SIMPLE 4 MiB (NCCL_BUFFSIZE) + LL 512 KiB per channel (NCCL
+ *    src/include/comm.h defaults);
  *  - custom all-reduce (distributed/device_communicators/custom_all_reduce.py
  *    CustomAllreduce: an 8 MiB IPC buffer and meta_size() + 8 MiB, cudaMalloc'd)
- *    when on: TP group of 2..8 ranks on NVLink, or of 2 over PCIe. */
+ *    when on and made after the baseline (up to 0.10). */
 #define NT_BASE UINT64_C(71303168)
 #define NT_NCCL_NVSWITCH ((UINT64_C(42) * GiB) / 100)
 #define NT_NCCL_CHANNEL (UINT64_C(4) * MiB + UINT64_C(512) * 1024)
@@ -107,6 +108,7 @@ typedef struct vargs {
     uint64_t e, kvb, ssmb;
     uint64_t bits, group; /* GPTQ/AWQ packing */
     bool mamba_layers;
+    bool ssm_from_config; /* the state dtype is the config's mamba_ssm_dtype */
 } vargs;
 
 static bool has_mixer(const struct llmmem_model *m, int mx)
@@ -298,7 +300,15 @@ static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem
     v->kvb = (uint64_t)llmmem__dtype_bytes((int)c->kv_cache_dtype);
     if (!v->kvb)
         v->kvb = v->e;
+    /* the SSM / recurrent state: --mamba-ssm-cache-dtype, else the config's
+     * mamba_ssm_dtype (model_executor/models/config.py
+     * Qwen3_5ForConditionalGenerationConfig sets mamba_ssm_cache_dtype from it
+     * while the flag is "auto"), else the model dtype (MambaStateDtypeCalculator) */
     v->ssmb = (uint64_t)llmmem__dtype_bytes((int)c->mamba_ssm_cache_dtype);
+    if (!v->ssmb && v->mamba_layers && m->ssm_state_dtype) {
+        v->ssmb = (uint64_t)llmmem__dtype_bytes(m->ssm_state_dtype);
+        v->ssm_from_config = v->ssmb != 0;
+    }
     return 0;
 }
 
@@ -321,14 +331,96 @@ static void stage_layers(uint64_t *L0, uint64_t *L1, uint64_t L, uint64_t pp, ui
 
 static bool nvswitch(const llmmem__gpu *g) { return g->cc >= 90 && g->link_gbps >= 300.0; }
 
-static uint64_t non_torch(const vargs *v, const struct llmmem_config *c, bool *custom_ar)
+/* NCCL communicators whose memory appears after init_device's baseline
+ * snapshot, on a pipeline stage (`last`: the one that computes the logits).
+ * A process group of more than one rank gets vLLM's PyNcclCommunicator when
+ * initialize_model_parallel builds it (device_communicators/
+ * cuda_communicator.py, with a warm-up all-reduce; not the EP group:
+ * use_pynccl = "ep" not in unique_name), and torch's ProcessGroupNCCL
+ * communicator of its device group when the first torch.distributed
+ * collective runs on that group (new_group without a bound device_id is
+ * lazy; VLLM_DISTRIBUTED_USE_SPLIT_GROUP, 0.25 on, is off by default). The
+ * TP group's first is the logits all-gather of the profile's sampler run on
+ * the last stage (LogitsProcessor._gather_logits -> base_device_communicator.py
+ * all_gather -> dist.all_gather_into_tensor; CudaCommunicator.all_gather of
+ * 0.25 - 0.33 passes a gather along the vocabulary to it). PP's send/recv
+ * use PyNccl and none runs in the profile.
+ *  - Up to 0.10 the snapshot precedes init_worker_distributed_environment
+ *    (v1/worker/gpu_worker.py init_device): every group's PyNccl counts, and
+ *    the TP group's torch communicator on the last stage (0.8 has no
+ *    baseline: the same ones count).
+ *  - From 0.11 init_device builds the groups first ("Initialize the
+ *    distributed environment BEFORE taking memory snapshot"; read in 0.11 -
+ *    0.33): the PyNccl communicators are in the baseline. After it come the
+ *    TP group's torch communicator on the last stage, and the DP group's
+ *    when the V1 runner's DP padding all-reduce runs over NCCL on its device
+ *    group in the dummy run (forward_context.py DPMetadata.num_tokens_across_dp
+ *    in 0.11, skipped with --enforce-eager; v1/worker/dp_utils.py from 0.12):
+ *    up to 0.13, and in 0.14 with PP; from 0.14 async scheduling is on by
+ *    default (0.14 turns it off with PP) and disable_nccl_for_dp_synchronization
+ *    follows it to gloo; the V2 runner syncs over gloo (v1/worker/gpu/dp_utils.py). */
+static uint64_t nccl_comms(const vargs *v, const struct llmmem_config *c, bool last)
 {
-    uint64_t comms = (v->tp > 1) + (v->pp > 1) + (v->dp > 1);
-    uint64_t nccl = nvswitch(v->gpu) ? NT_NCCL_NVSWITCH : NT_NCCL_CHANNELS * NT_NCCL_CHANNEL;
-    *custom_ar = v->tp > 1 && v->tp <= 8 && !c->disable_custom_all_reduce &&
-                 (v->gpu->link_gbps >= 300.0 || v->tp == 2);
-    return NT_BASE + comms * nccl + (*custom_ar ? NT_CUSTOM_AR : 0);
+    const uint64_t tp_torch = v->tp > 1 && last;
+    if (v->ver < LLMMEM__VLLM_V(0, 11, 0))
+        return (v->tp > 1) + tp_torch + (v->pp > 1) + (v->dp > 1);
+    bool dp_nccl = v->dp > 1 && !v->runner_v2;
+    if (v->ver < LLMMEM__VLLM_V(0, 12, 0))
+        dp_nccl = dp_nccl && !c->enforce_eager;
+    else if (v->ver >= LLMMEM__VLLM_V(0, 15, 0) ||
+             (v->ver >= LLMMEM__VLLM_V(0, 14, 0) && v->pp == 1))
+        dp_nccl = false;
+    return tp_torch + dp_nccl;
 }
+
+/* vLLM's custom all-reduce (custom_all_reduce.py CustomAllreduce, made with
+ * the TP group's CudaCommunicator): TP group of 2..8 ranks on NVLink, or of 2
+ * over PCIe, unless --disable-custom-all-reduce. */
+static bool custom_allreduce(const vargs *v, const struct llmmem_config *c)
+{
+    return v->tp > 1 && v->tp <= 8 && !c->disable_custom_all_reduce &&
+           (v->gpu->link_gbps >= 300.0 || v->tp == 2);
+}
+
+/* Non-torch memory after the baseline on one stage: the cuBLAS handle and
+ * kernels, the NCCL communicators above, and the custom all-reduce buffers
+ * up to 0.10 (from 0.11 they are made before the snapshot, with the TP
+ * group's CudaCommunicator). */
+static uint64_t non_torch(const vargs *v, const struct llmmem_config *c, bool last)
+{
+    const uint64_t nccl = nvswitch(v->gpu) ? NT_NCCL_NVSWITCH : NT_NCCL_CHANNELS * NT_NCCL_CHANNEL;
+    const bool ar = custom_allreduce(v, c) && v->ver < LLMMEM__VLLM_V(0, 11, 0);
+    return NT_BASE + nccl_comms(v, c, last) * nccl + (ar ? NT_CUSTOM_AR : 0);
+}
+
+/* ---- the V2 model runner's sampler state ---------------------------------------------
+ * GPUModelRunner.load_model (v1/worker/gpu/model_runner.py) builds the
+ * Sampler after "Model loading took", on the last pipeline stage of a
+ * generating model; its PenaltiesState (v1/worker/gpu/sample/penalties.py)
+ * allocates, whether or not a request ever asks for a penalty,
+ * output_bin_counts int32 [max_num_reqs, vocab] and prompt_bin_mask int32
+ * [max_num_reqs, cdiv(vocab, 32)] (max_num_reqs = max_num_seqs, vocab =
+ * get_vocab_size(), unpadded; read in 0.21, 0.25.1 - 0.33; the other sampler
+ * states are a few values per request). It is torch memory that is neither
+ * weights nor profile peak: it enters the budget from 0.27, whose
+ * total_consumed is the free memory taken since the baseline
+ * (utils/mem_utils.py memory_profiling); the budget before (weights + peak
+ * increase + non-torch) leaves it out. The V2 runner is the default for
+ * models neither MoE nor hybrid from 0.25 and for all from 0.29 (runner_v2). */
+static uint64_t sampler_state(llmmem__ovf *o, const vargs *v, const struct llmmem_model *m,
+                              bool last)
+{
+    if (!v->runner_v2 || !last)
+        return 0;
+    const uint64_t V = u(m->vocab_size);
+    llmmem__vllm_pool pool;
+    memset(&pool, 0, sizeof pool);
+    const uint64_t mask =
+        llmmem__vllm_alloc(&pool, o, llmmem__mul3(o, v->seqs, llmmem__ceil_div(V, 32), 4));
+    return llmmem__add(o, mask, llmmem__vllm_alloc(&pool, o, llmmem__mul3(o, v->seqs, V, 4)));
+}
+
+static bool state_in_budget(const vargs *v) { return v->ver >= LLMMEM__VLLM_V(0, 27, 0); }
 
 /* CUDA graph capture sizes (config/vllm.py _set_cudagraph_sizes): before
  * 0.20 [1, 2, 4] + range(8, N + 1, 8); from 0.20 [1, 2, 4] + range(8, 256, 8)
@@ -378,6 +470,9 @@ typedef struct vstage {
     llmmem__vllm_profile prof;
     llmmem__vllm_kv kv;
     uint64_t fwd_tok;
+    uint64_t nt;      /* non-torch memory after the baseline */
+    uint64_t state;   /* the V2 runner's sampler state */
+    bool last;        /* the last pipeline stage (logits, sampler) */
     double available; /* bytes (vLLM keeps it as a float) */
     uint64_t blocks;
 } vstage;
@@ -428,7 +523,7 @@ static void kv_in_of(llmmem__vllm_kv_in *k, const vargs *v, const llmmem__vllm_r
 
 static int run_stage(vstage *st, llmmem__ovf *o, const vargs *v, const struct llmmem_model *m,
                      const struct llmmem_config *c, const llmmem__infer_base *b, uint64_t s,
-                     uint64_t non_torch_b, uint64_t *cg_out, uint64_t *graphs)
+                     uint64_t *cg_out, uint64_t *graphs)
 {
     const uint64_t L = u(m->num_layers);
     llmmem__vllm_rank r;
@@ -444,6 +539,7 @@ static int run_stage(vstage *st, llmmem__ovf *o, const vargs *v, const struct ll
     }
     llmmem__vllm_profile_in pi;
     memset(&pi, 0, sizeof pi);
+    pi.ver = v->ver;
     pi.tokens = v->tokens;
     pi.reqs = v->reqs;
     pi.tp = v->tp;
@@ -471,11 +567,16 @@ static int run_stage(vstage *st, llmmem__ovf *o, const vargs *v, const struct ll
         return rc;
     uint64_t cg = v->graphs ? graph_memory(o, v, st->fwd_tok, graphs) : 0;
     *cg_out = llmmem__max(*cg_out, cg);
+    st->last = pi.last_stage;
+    st->nt = non_torch(v, c, pi.last_stage);
+    st->state = sampler_state(o, v, m, pi.last_stage);
     double avail;
     if (c->kv_cache_memory_bytes > 0) {
         avail = (double)c->kv_cache_memory_bytes;
     } else {
-        double non_kv = (double)st->w.bytes + (double)st->prof.peak + (double)non_torch_b;
+        double non_kv = (double)st->w.bytes + (double)st->prof.peak + (double)st->nt;
+        if (state_in_budget(v))
+            non_kv += (double)st->state;
         if (v->ver < LLMMEM__VLLM_V(0, 9, 0)) /* 0.8: no baseline, the CUDA context counts */
             non_kv += (double)(c->cuda_context_bytes >= 0 ? (uint64_t)c->cuda_context_bytes
                                                           : v->gpu->cuda_context_bytes);
@@ -529,8 +630,8 @@ static const char *sampler_name(int s)
     }
 }
 
-static void terms(struct llmmem_result *r, const vargs *v, const vstage *st, uint64_t nt,
-                  uint64_t cg, uint64_t kv_bytes, bool custom_ar)
+static void terms(struct llmmem_result *r, const vargs *v, const vstage *st, uint64_t cg,
+                  uint64_t kv_bytes)
 {
     llmmem__result_term(r, "requested",
                         "total * gpu_memory_utilization (total = cudaMemGetInfo, the GPU table) "
@@ -554,9 +655,13 @@ static void terms(struct llmmem_result *r, const vargs *v, const vstage *st, uin
                         "[gpu_model_runner.py profile_run/_dummy_run, fused_moe.py]",
                         st->prof.forward);
     llmmem__result_term(r, "profile_sampler",
-                        "held [T,h] + [N,h] rows, logits [N,V/tp] (+ all-gather), the sampler "
-                        "path's bytes per logit [gpu_model_runner.py _dummy_sampler_run, "
-                        "v1/sample/ops/topk_topp_sampler.py]",
+                        v->runner_v2 ? "held [T,h] + [N,h] rows, logits [N,V/tp] (+ all-gather), the sampler "
+                                       "path's bytes per logit [gpu_model_runner.py _dummy_sampler_run, "
+                                       "v1/sample/ops/topk_topp_sampler.py]"
+                                     : "held [T,h] + 2 [N,h] rows, the all-gathered logits [N,V] (the "
+                                       "rank's shard is freed), the sampler path's bytes per logit "
+                                       "[gpu_model_runner.py _dummy_sampler_run, logits_processor.py, "
+                                       "v1/sample/ops/topk_topp_sampler.py]",
                         st->prof.sampler);
     if (st->prof.encoder)
         llmmem__result_term(r, "profile_encoder",
@@ -567,12 +672,27 @@ static void terms(struct llmmem_result *r, const vargs *v, const vstage *st, uin
                         "max(forward, sampler, encoder) + cuBLAS workspace: torch peak increase "
                         "[utils memory_profiling]",
                         st->prof.peak);
-    llmmem__result_term(r, "non_torch",
-                        custom_ar ? "68 MiB cuBLAS/kernels + NCCL per TP/PP/DP group + 16 MiB custom "
-                                    "all-reduce [custom_all_reduce.py, pynccl.py]"
-                                  : "68 MiB cuBLAS/kernels + NCCL per TP/PP/DP group of > 1 rank "
-                                    "[cuda_communicator.py, pynccl.py]",
-                        nt);
+    const char *nt_formula =
+        v->ver < LLMMEM__VLLM_V(0, 11, 0)
+            ? "68 MiB cuBLAS/kernels + each NCCL communicator made after the baseline (TP: vLLM's "
+              "PyNccl, and torch's on the last stage, made by the logits all-gather; PP, DP: "
+              "PyNccl) [+ 16 MiB custom all-reduce] [gpu_worker.py init_device, pynccl.py, "
+              "base_device_communicator.py, custom_all_reduce.py]"
+            : "68 MiB cuBLAS/kernels + torch's NCCL communicators made after the baseline (TP: "
+              "the logits all-gather, last stage; DP: the V1 runner's padding all-reduce over "
+              "NCCL, up to 0.13); vLLM's PyNccl and custom all-reduce precede it [gpu_worker.py "
+              "init_device, base_device_communicator.py all_gather, dp_utils.py]";
+    llmmem__result_term(r, "non_torch", nt_formula, st->nt);
+    if (st->state)
+        llmmem__result_term(r, "sampler_state",
+                            state_in_budget(v)
+                                ? "V2 runner PenaltiesState: int32 output_bin_counts [max_num_seqs, V] "
+                                  "+ prompt_bin_mask [max_num_seqs, V/32], made after \"Model loading "
+                                  "took\", in total_consumed [v1/worker/gpu/sample/penalties.py]"
+                                : "V2 runner PenaltiesState: int32 output_bin_counts [max_num_seqs, V] "
+                                  "+ prompt_bin_mask [max_num_seqs, V/32], outside the budget before "
+                                  "0.27 [v1/worker/gpu/sample/penalties.py]",
+                            st->state);
     llmmem__result_term(r, "cuda_graphs",
                         v->cg_applied ? "largest graph's pool + 1 MiB per graph, subtracted "
                                         "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, 0.20 on) "
@@ -582,8 +702,8 @@ static void terms(struct llmmem_result *r, const vargs *v, const vstage *st, uin
                         cg);
     llmmem__result_term(r, "kv_available",
                         v->ver >= LLMMEM__VLLM_V(0, 9, 0)
-                            ? "requested - weights - profile_peak - non_torch [- cuda_graphs] "
-                              "[gpu_worker.py determine_available_memory]"
+                            ? "requested - weights - profile_peak - non_torch [- sampler_state, "
+                              "0.27+] [- cuda_graphs] [gpu_worker.py determine_available_memory]"
                             : "total*util - (weights + profile peak) - (non_torch + CUDA context) "
                               "[0.8 gpu_worker.py determine_available_memory]",
                         st->available > 0 ? (uint64_t)st->available : 0);
@@ -628,11 +748,18 @@ static void notes(struct llmmem_result *r, const vargs *v, const struct llmmem_c
                                           : "pip install: no FlashInfer, no triton_kernels");
     else
         llmmem__result_note(r, "vllm: no other process on the GPU");
-    if (v->tp > 1 || v->pp > 1 || v->dp > 1)
-        llmmem__result_note(r, "vllm: NCCL %s per group%s (environment-dependent)",
-                            nvswitch(v->gpu) ? "0.42 GiB (llm-d H100 reading)"
-                                             : "2 channels x 4.5 MiB (NCCL defaults)",
-                            custom_ar ? ", custom all-reduce on" : "");
+    const char *nccl =
+        nvswitch(v->gpu) ? "0.42 GiB (llm-d H100)" : "2 channels x 4.5 MiB (NCCL defaults)";
+    const unsigned long long comms = (unsigned long long)nccl_comms(v, c, st->last);
+    if (v->ver < LLMMEM__VLLM_V(0, 11, 0) && (v->tp > 1 || v->pp > 1 || v->dp > 1))
+        llmmem__result_note(r, "vllm: NCCL communicators after the baseline: %llu x %s%s%s "
+                               "(environment-dependent)",
+                            comms, nccl, v->tp > 1 && st->last ? " (TP: PyNccl, torch's)" : "",
+                            custom_ar ? ", custom all-reduce" : "");
+    else if (v->tp > 1 || v->pp > 1 || v->dp > 1)
+        llmmem__result_note(r, "vllm: NCCL communicators after the baseline: %llu x %s (torch's); "
+                               "PyNccl%s before it (environment-dependent)",
+                            comms, nccl, custom_ar ? " and custom all-reduce" : "");
     if (v->graphs)
         llmmem__result_note(r, "vllm: %llu CUDA graphs; driver memory per graph assumed 1 MiB "
                                "(vLLM's floor)",
@@ -642,6 +769,10 @@ static void notes(struct llmmem_result *r, const vargs *v, const struct llmmem_c
                                "block %llu tokens",
                             (unsigned long long)st->kv.groups, (unsigned long long)st->kv.group_size,
                             (unsigned long long)st->kv.block);
+    if (v->ssm_from_config)
+        llmmem__result_note(r, "vllm: recurrent state in %llu-byte elements (the config's mamba_ssm_dtype; "
+                               "--mamba-ssm-cache-dtype overrides)",
+                            (unsigned long long)v->ssmb);
     if (st->prof.enc_items)
         llmmem__result_note(r, "vllm: encoder profiled with %llu items of the largest size "
                                "(budget %llu tokens)",
@@ -657,15 +788,14 @@ int llmmem__infer_vllm(struct llmmem_result *r, const struct llmmem_model *m,
     int rc = read_args(&v, m, c, b);
     if (rc)
         return rc;
-    bool custom_ar = false;
-    const uint64_t nt = non_torch(&v, c, &custom_ar);
+    const bool custom_ar = custom_allreduce(&v, c);
     /* each stage sizes its own pool; the engine keeps the smallest
      * (get_kv_cache_configs / unify_kv_cache_configs) */
     vstage st, best;
     uint64_t cg = 0, graphs = 0;
     memset(&best, 0, sizeof best);
     for (uint64_t s = 0; s < v.pp; s++) {
-        if ((rc = run_stage(&st, &o, &v, m, c, b, s, nt, &cg, &graphs)) != 0)
+        if ((rc = run_stage(&st, &o, &v, m, c, b, s, &cg, &graphs)) != 0)
             return rc;
         if (s == 0 || st.blocks < best.blocks)
             best = st;
@@ -693,7 +823,10 @@ int llmmem__infer_vllm(struct llmmem_result *r, const struct llmmem_model *m,
     r->phase_used[D] = true;
     r->bytes[D][LLMMEM_C_WEIGHTS] = best.w.bytes;
     r->bytes[D][LLMMEM_C_ACTIVATION_TRANSIENT] = best.prof.peak;
-    r->bytes[D][LLMMEM_C_OTHER] = llmmem__add(&o, nt, v.cg_applied ? cg : 0);
+    /* what the budget holds besides weights, peak and KV (the CUDA graphs
+     * before 0.20 and the sampler state before 0.27 come on top of it) */
+    r->bytes[D][LLMMEM_C_OTHER] = llmmem__add(&o, llmmem__add(&o, best.nt, v.cg_applied ? cg : 0),
+                                              state_in_budget(&v) ? best.state : 0);
     r->bytes[D][LLMMEM_C_KV_CACHE] = started ? kv_bytes : (uint64_t)(need > 0 ? need : 0);
     r->largest_block = best.w.largest;
     llmmem__result_set_u64(r, LLMMEM_R_WEIGHTS_BYTES, best.w.bytes);
@@ -710,13 +843,17 @@ int llmmem__infer_vllm(struct llmmem_result *r, const struct llmmem_model *m,
     llmmem__result_set_i64(r, LLMMEM_R_KV_TOKENS, (int64_t)tokens);
     llmmem__result_set_f64(r, LLMMEM_R_MAX_CONCURRENCY, conc);
     llmmem__result_set_u64(r, LLMMEM_R_PROFILE_PEAK_BYTES, best.prof.peak);
-    llmmem__result_set_u64(r, LLMMEM_R_NON_TORCH_BYTES, nt);
+    llmmem__result_set_u64(r, LLMMEM_R_NON_TORCH_BYTES, best.nt);
     llmmem__result_set_u64(r, LLMMEM_R_CUDA_GRAPH_BYTES, cg);
     llmmem__result_set_i64(r, LLMMEM_R_KV_BLOCK_TOKENS, (int64_t)best.kv.block);
     llmmem__result_set_u64(r, LLMMEM_R_REQUESTED_BYTES, v.requested);
-    terms(r, &v, &best, nt, cg, kv_bytes, custom_ar);
+    terms(r, &v, &best, cg, kv_bytes);
     inputs(r, &v, &best);
     notes(r, &v, c, &best, graphs, custom_ar);
+    if (best.prof.enc_items && m->vision.kind == LLMMEM__V_QWEN3VL && c->max_pixels <= 0)
+        llmmem__result_note(r, "vllm: largest image %lld pixels, the checkpoints' processor size "
+                               "(preprocessor_config.json, not in config.json; max_pixels overrides)",
+                            (long long)m->vision.max_pixels);
     if (!room)
         llmmem__result_note(r, "vllm: free memory at start (total - CUDA context) is less than "
                                "total * gpu_memory_utilization: vLLM refuses to start");

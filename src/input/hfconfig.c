@@ -142,37 +142,60 @@ static int read_quant(struct llmmem_model *m, ctx *top)
 
 /* ---- what is out of scope ----------------------------------------------------------- */
 
-/* model_types that are not decoder-only language models: encoders, encoder-
- * decoders (and their decoders), speech, vision and multimodal-first models
- * (the in_scope false families of transformers 5.17, and their relatives). */
-static const char *const out_of_scope[] = {
-    "albert", "bart", "bert", "bert-generation", "big_bird", "bigbird_pegasus", "biogpt", "blenderbot",
-    "blenderbot-small", "blt", "camembert", "canine", "convbert", "cpmant", "ctrl", "data2vec-audio",
-    "data2vec-text", "data2vec-vision", "deberta", "deberta-v2", "distilbert", "electra", "emu3",
-    "encoder-decoder", "ernie", "esm", "flaubert", "fnet", "fsmt", "funnel", "fuyu", "gemma3n", "git",
-    "got_ocr2", "ibert", "layoutlm", "led", "longformer", "longt5", "luke", "m2m_100", "marian", "markuplm",
-    "mbart", "mega", "megatron-bert", "mllama", "mobilebert", "modernbert", "modernbert-decoder", "moshi",
-    "mpnet", "mra", "mt5", "mvp", "nezha", "nllb-moe", "nystromformer", "openai-gpt", "opt-encoder",
-    "pegasus", "pegasus_x", "phi4_multimodal", "plbart", "prophetnet", "qdqbert", "reformer", "rembert",
-    "roberta", "roberta-prelayernorm", "roc_bert", "roformer", "seamless_m4t", "speech_to_text",
-    "speecht5", "splinter", "squeezebert", "switch_transformers", "t5", "tapas", "trocr", "umt5",
-    "wav2vec2", "whisper", "xlm", "xlm-prophetnet", "xlm-roberta", "xlm-roberta-xl", "xlnet", "xmod",
-    "yoso",
+/* model_types refused with LLMMEM_E_UNSUPPORTED (the in_scope false families of
+ * transformers 5.17 and their relatives), each with the reason the error gives. */
+typedef struct refused_type {
+    const char *type;
+    const char *why;
+} refused_type;
+
+#define ENCODER "an encoder-only model"
+#define ENCDEC "an encoder-decoder model, or the decoder of one"
+#define SPEECH "a speech or audio model"
+#define VISION "a vision- or multimodal-first model whose towers are not modelled"
+#define LEGACY "a legacy or byte-level decoder this library does not model"
+
+static const refused_type out_of_scope[] = {
+    {"albert", ENCODER}, {"bert", ENCODER}, {"big_bird", ENCODER}, {"camembert", ENCODER},
+    {"canine", ENCODER}, {"convbert", ENCODER}, {"data2vec-text", ENCODER}, {"deberta", ENCODER},
+    {"deberta-v2", ENCODER}, {"distilbert", ENCODER}, {"electra", ENCODER}, {"ernie", ENCODER},
+    {"esm", ENCODER}, {"flaubert", ENCODER}, {"fnet", ENCODER}, {"funnel", ENCODER},
+    {"ibert", ENCODER}, {"layoutlm", ENCODER}, {"longformer", ENCODER}, {"luke", ENCODER},
+    {"markuplm", ENCODER}, {"mega", ENCODER}, {"megatron-bert", ENCODER}, {"mobilebert", ENCODER},
+    {"modernbert", ENCODER}, {"mpnet", ENCODER}, {"mra", ENCODER}, {"nezha", ENCODER},
+    {"nystromformer", ENCODER}, {"qdqbert", ENCODER}, {"rembert", ENCODER}, {"roberta", ENCODER},
+    {"roberta-prelayernorm", ENCODER}, {"roc_bert", ENCODER}, {"roformer", ENCODER},
+    {"splinter", ENCODER}, {"squeezebert", ENCODER}, {"tapas", ENCODER}, {"xlm", ENCODER},
+    {"xlm-roberta", ENCODER}, {"xlm-roberta-xl", ENCODER}, {"xlnet", ENCODER}, {"xmod", ENCODER},
+    {"yoso", ENCODER}, {"bart", ENCDEC}, {"bert-generation", ENCDEC}, {"bigbird_pegasus", ENCDEC},
+    {"blenderbot", ENCDEC}, {"blenderbot-small", ENCDEC}, {"encoder-decoder", ENCDEC},
+    {"fsmt", ENCDEC}, {"led", ENCDEC}, {"longt5", ENCDEC}, {"m2m_100", ENCDEC}, {"marian", ENCDEC},
+    {"mbart", ENCDEC}, {"mt5", ENCDEC}, {"mvp", ENCDEC}, {"nllb-moe", ENCDEC}, {"opt-encoder", ENCDEC},
+    {"pegasus", ENCDEC}, {"pegasus_x", ENCDEC}, {"plbart", ENCDEC}, {"prophetnet", ENCDEC},
+    {"switch_transformers", ENCDEC}, {"t5", ENCDEC}, {"trocr", ENCDEC}, {"umt5", ENCDEC},
+    {"xlm-prophetnet", ENCDEC}, {"data2vec-audio", SPEECH}, {"moshi", SPEECH},
+    {"seamless_m4t", SPEECH}, {"speech_to_text", SPEECH}, {"speecht5", SPEECH},
+    {"wav2vec2", SPEECH}, {"whisper", SPEECH}, {"data2vec-vision", VISION}, {"emu3", VISION},
+    {"fuyu", VISION}, {"gemma3n", VISION}, {"git", VISION}, {"got_ocr2", VISION},
+    {"mllama", VISION}, {"phi4_multimodal", VISION}, {"biogpt", LEGACY}, {"blt", LEGACY},
+    {"cpmant", LEGACY}, {"ctrl", LEGACY}, {"modernbert-decoder", LEGACY}, {"openai-gpt", LEGACY},
+    {"reformer", LEGACY},
 };
 
-static bool is_out_of_scope(const char *type)
+/* The reason `type` is refused, or NULL when it is not. */
+static const char *refused_why(const char *type)
 {
     for (size_t i = 0; i < LLMMEM_ARRAY_LEN(out_of_scope); i++)
-        if (!strcmp(out_of_scope[i], type))
-            return true;
-    return false;
+        if (!strcmp(out_of_scope[i].type, type))
+            return out_of_scope[i].why;
+    return NULL;
 }
 
 static int refuse(const llmmem__json *doc, const llmmem__jnode *root, const char *type, const char *why)
 {
     return llmmem__json_error_at(doc, llmmem__json_get(root, "model_type"), LLMMEM_E_UNSUPPORTED,
-                                 "model_type", "\"%s\" is not a decoder-only language model (%s): "
-                                 "libllmmem estimates causal LMs",
+                                 "model_type", "\"%s\" is out of scope (%s): libllmmem estimates "
+                                 "decoder-only LLMs (llmmem architectures lists them)",
                                  type, why);
 }
 
@@ -384,8 +407,9 @@ int llmmem__model_from_json_doc(struct llmmem_model *m, const llmmem__json *doc,
     if ((rc = llmmem__json_read_str(type, sizeof type, doc, root, "model_type", "model_type", false)))
         return rc;
     snprintf(m->model_type, sizeof m->model_type, "%s", type);
-    if (is_out_of_scope(type))
-        return refuse(doc, root, type, "an encoder, an encoder-decoder or a speech/vision model");
+    const char *why = refused_why(type);
+    if (why)
+        return refuse(doc, root, type, why);
     bool encdec = false;
     if ((rc = getb(&encdec, &top, "is_encoder_decoder", false)))
         return rc;
@@ -470,4 +494,68 @@ int llmmem_model_from_hf_file(llmmem_model **out, const char *path)
     rc = from_text(out, text, len, path);
     free(text);
     return rc;
+}
+
+/* ---- the model_types this reader knows ----------------------------------------------- */
+
+/* Registry entries that are not model_types: raw numbers and the unknown-type fallback. */
+static bool internal_entry(const char *type) { return !strcmp(type, "raw") || !strcmp(type, "generic"); }
+
+static int decoder_count(void)
+{
+    int n = 0;
+    for (int i = 0; i < llmmem__arch_count(); i++)
+        n += !internal_entry(llmmem__arch_at(i)->type);
+    return n;
+}
+
+static const char *decoder_at(int index)
+{
+    for (int i = 0; i < llmmem__arch_count(); i++) {
+        const char *type = llmmem__arch_at(i)->type;
+        if (!internal_entry(type) && index-- == 0)
+            return type;
+    }
+    return NULL;
+}
+
+/* Index -> (kind, name): decoders, then composites and wrappers, then the refused. */
+static const char *architecture_at(int index, int *kind)
+{
+    if (index < 0)
+        return NULL;
+    *kind = LLMMEM_ARCH_DECODER;
+    if (index < decoder_count())
+        return decoder_at(index);
+    index -= decoder_count();
+    *kind = LLMMEM_ARCH_MULTIMODAL;
+    if (index < llmmem__composite_count())
+        return llmmem__composite_at(index)->type;
+    index -= llmmem__composite_count();
+    if (index < (int)LLMMEM_ARRAY_LEN(wrappers))
+        return wrappers[index].type;
+    index -= (int)LLMMEM_ARRAY_LEN(wrappers);
+    *kind = LLMMEM_ARCH_REFUSED;
+    return index < (int)LLMMEM_ARRAY_LEN(out_of_scope) ? out_of_scope[index].type : NULL;
+}
+
+int llmmem_architecture_count(void)
+{
+    return decoder_count() + llmmem__composite_count() + (int)LLMMEM_ARRAY_LEN(wrappers) +
+           (int)LLMMEM_ARRAY_LEN(out_of_scope);
+}
+
+const char *llmmem_architecture_name(int index)
+{
+    int kind;
+    return architecture_at(index, &kind);
+}
+
+int llmmem_architecture_kind(int index)
+{
+    int kind;
+    if (!architecture_at(index, &kind))
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_architecture_kind: index %d is out of range "
+                             "[0, %d)", index, llmmem_architecture_count());
+    return kind;
 }

@@ -163,6 +163,32 @@ int llmmem__check_quantities(const struct llmmem_model *m, const llmmem__json *d
 int llmmem__read_layer_lists(struct llmmem_model *m, const llmmem__json *doc, const llmmem__jnode *obj,
                              const char *prefix);
 
+/* ---- YAML (yaml.c, the only file that includes libyaml) --------------------
+ * A YAML document is read into a tree of these nodes, then built into an
+ * llmmem__json document (json.c llmmem__json_from_yaml) so that every reader
+ * and every error ("source:line:col: key.path: ...") works on it as on JSON. */
+enum llmmem__ykind { LLMMEM__Y_SCALAR = 0, LLMMEM__Y_MAP, LLMMEM__Y_SEQ };
+typedef struct llmmem__ynode {
+    int kind;                     /* enum llmmem__ykind */
+    bool plain;                   /* a plain (unquoted) scalar: typed by its text */
+    const char *text;             /* a scalar's value (NUL-terminated) */
+    const char *key;              /* the key of a map member, NULL otherwise */
+    size_t off, len;              /* the value's bytes in the source */
+    int line, col;                /* 1-based position of the value */
+    int kline, kcol;              /* ... and of its key in a mapping */
+    struct llmmem__ynode *child;  /* map members / sequence items, in order */
+    struct llmmem__ynode *next;
+} llmmem__ynode;
+/* Builds a JSON document from a YAML tree (json.c): plain scalars become null
+ * (~, null, empty), booleans (true/false/yes/no/on/off in any case), numbers
+ * or strings; positions come from the tree. The document points into `text`
+ * and `source`, which must outlive it. */
+int llmmem__json_from_yaml(llmmem__json **out, const llmmem__ynode *root, const char *text, size_t len,
+                           const char *source);
+/* Parses YAML text (one document; duplicate keys, aliases and tags other
+ * than the core schema's refused) into a JSON document (yaml.c). */
+int llmmem__yaml_parse(llmmem__json **out, const char *text, size_t len, const char *source);
+
 /* llmmem__input_apply_copy on a file's text (llmmem__read_file); fn names the caller. */
 int llmmem__input_apply_file(llmmem_config *cfg, const char *path, const char *fn, llmmem__input_apply_fn apply,
                              const void *arg);

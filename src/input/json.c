@@ -647,6 +647,129 @@ int llmmem__json_parse(llmmem__json **out, const char *text, size_t len, const c
     return 0;
 }
 
+/* ---- documents built from YAML (yaml.c) -------------------------------------- */
+
+/* A plain YAML scalar by the core schema's rules: null, bool, a number when
+ * the whole text parses as one (YAML 1.2 and the 1.1 forms PyYAML and
+ * OmegaConf accept, "2e-5" included), else a string. */
+static cJSON *yaml_scalar(const llmmem__ynode *y)
+{
+    const char *t = y->text;
+    if (!y->plain)
+        return cJSON_CreateString(t);
+    static const char *const nulls[] = {"", "~", "null", "Null", "NULL"};
+    static const char *const trues[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
+    static const char *const falses[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
+    for (size_t i = 0; i < sizeof nulls / sizeof *nulls; i++)
+        if (!strcmp(t, nulls[i]))
+            return cJSON_CreateNull();
+    for (size_t i = 0; i < sizeof trues / sizeof *trues; i++)
+        if (!strcmp(t, trues[i]))
+            return cJSON_CreateTrue();
+    for (size_t i = 0; i < sizeof falses / sizeof *falses; i++)
+        if (!strcmp(t, falses[i]))
+            return cJSON_CreateFalse();
+    /* a number: digits with an optional sign, point and exponent; no hex,
+     * no leading '+' inf/nan forms */
+    const char *p = t;
+    if (*p == '-' || *p == '+')
+        p++;
+    bool digits = false, ok = true;
+    while (*p >= '0' && *p <= '9') {
+        p++;
+        digits = true;
+    }
+    if (*p == '.') {
+        p++;
+        while (*p >= '0' && *p <= '9') {
+            p++;
+            digits = true;
+        }
+    }
+    if (digits && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (*p == '-' || *p == '+')
+            p++;
+        if (!(*p >= '0' && *p <= '9'))
+            ok = false;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    if (digits && ok && *p == '\0') {
+        char *end;
+        errno = 0;
+        double v = strtod(t, &end);
+        if (*end == '\0' && errno != ERANGE && isfinite(v))
+            return cJSON_CreateNumber(v);
+    }
+    return cJSON_CreateString(t);
+}
+
+/* Builds the cJSON tree and the position table in pre-order (the order
+ * find_pos and zip use). */
+static cJSON *yaml_build(const llmmem__ynode *y, jpos *pos, size_t *k)
+{
+    cJSON *n;
+    if (y->kind == LLMMEM__Y_SCALAR)
+        n = yaml_scalar(y);
+    else
+        n = y->kind == LLMMEM__Y_MAP ? cJSON_CreateObject() : cJSON_CreateArray();
+    if (!n)
+        return NULL;
+    pos[*k] = (jpos){n, y->off, y->len, y->line, y->col};
+    (*k)++;
+    for (const llmmem__ynode *c = y->child; c; c = c->next) {
+        cJSON *v = yaml_build(c, pos, k);
+        if (!v) {
+            cJSON_Delete(n);
+            return NULL;
+        }
+        if (y->kind == LLMMEM__Y_MAP)
+            cJSON_AddItemToObject(n, c->key, v);
+        else
+            cJSON_AddItemToArray(n, v);
+    }
+    return n;
+}
+
+static size_t yaml_count(const llmmem__ynode *y)
+{
+    size_t n = 1;
+    for (const llmmem__ynode *c = y->child; c; c = c->next)
+        n += yaml_count(c);
+    return n;
+}
+
+int llmmem__json_from_yaml(llmmem__json **out, const llmmem__ynode *root, const char *text, size_t len,
+                           const char *source)
+{
+    if (!out || !root)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem__json_from_yaml: NULL argument");
+    *out = NULL;
+    llmmem__json *doc = calloc(1, sizeof *doc);
+    size_t npos = yaml_count(root);
+    jpos *pos = doc ? calloc(npos, sizeof *pos) : NULL;
+    if (!pos) {
+        free(doc);
+        return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", source);
+    }
+    size_t k = 0;
+    doc->root = yaml_build(root, pos, &k);
+    if (!doc->root) {
+        free(pos);
+        free(doc);
+        return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", source);
+    }
+    doc->source = source;
+    doc->text = text;
+    doc->len = len;
+    doc->pos = pos;
+    doc->npos = k;
+    doc->pos_tried = true;
+    *out = doc;
+    return 0;
+}
+
 /* Pre-order walk of the cJSON tree, assigning recorded positions in order. */
 static int zip(const cJSON *n, jpos *pos, size_t npos, size_t *k)
 {

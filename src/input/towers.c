@@ -191,11 +191,40 @@ static int gemma3_geometry(struct llmmem_model *m)
     return 0;
 }
 
+/* Qwen3.5 vision (modeling_qwen3_5.py Qwen3_5VisionModel; vLLM runs it as
+ * qwen3_vl.py Qwen3_VisionTransformer): Qwen2-VL's dynamic resolution with
+ * a learned position table interpolated per image, counted by the registry
+ * (fam_multimodal.c q_qwen3_5_vision); the patch merger (LayerNorm, square
+ * Linear of merge^2 x h, Linear to out_hidden_size, all biased) is the
+ * projector. The pixel bounds are the checkpoints' processor size
+ * (preprocessor_config.json of the Qwen3.5 repositories: shortest_edge
+ * 65536, longest_edge 16777216), not in config.json. */
+static int qwen3_5_geometry(struct llmmem_model *m)
+{
+    const llmmem__qvals *v = &m->mm.tq[0];
+    const int64_t h = llmmem__qvals_get(v, "h", 0), mg = llmmem__qvals_get(v, "m", 0);
+    const int64_t oh = llmmem__qvals_get(v, "oh", 0), mh = h * mg * mg;
+    struct llmmem__vision_tower *t = &m->vision;
+    t->kind = LLMMEM__V_QWEN3VL;
+    t->hidden = h, t->layers = llmmem__qvals_get(v, "L", 0), t->heads = llmmem__qvals_get(v, "a", 1);
+    t->intermediate = llmmem__qvals_get(v, "f", 0);
+    t->patch_size = llmmem__qvals_get(v, "p", 0), t->temporal_patch = llmmem__qvals_get(v, "tp", 0);
+    t->merge_size = mg;
+    t->pos_embed = llmmem__qvals_get(v, "npe", 0);
+    t->min_pixels = 65536, t->max_pixels = 16777216;
+    t->projector_params = 2 * h + mh * mh + mh + oh * mh + oh;
+    t->feature_layer = t->layers;
+    return 0;
+}
+
 int llmmem__hf_vision_geometry(struct llmmem_model *m)
 {
     if (m->mm.comp && !strcmp(m->mm.comp->type, "gemma3") && m->mm.tower[0] &&
         !strcmp(m->mm.tower[0]->type, "siglip_vision_model"))
         return gemma3_geometry(m);
+    if (m->mm.comp && m->mm.tower[0] &&
+        (!strcmp(m->mm.tower[0]->type, "qwen3_5_vision") || !strcmp(m->mm.tower[0]->type, "qwen3_5_moe_vision")))
+        return qwen3_5_geometry(m);
     return 0;
 }
 

@@ -2,7 +2,7 @@
  * SFTConfig and LLaMA-Factory's argument files, onto a configuration:
  * llmmem_config_apply_hf_training_args_json. Every error names the key path,
  * the value and source:line:col. */
-#include "input/input.h"
+#include "input/framework.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -305,8 +305,7 @@ static int hf_quantization(const llmmem__json *doc, llmmem_config *cfg, const ll
     return LLMMEM_OK;
 }
 
-static int apply_hf_args(const llmmem__json *doc, const llmmem__jnode *root, llmmem_config *cfg,
-                         const void *unused)
+int llmmem__hf_args_apply(const llmmem__json *doc, const llmmem__jnode *root, llmmem_config *cfg)
 {
     static const char *const keys[] = {"per_device_train_batch_size", "gradient_accumulation_steps", "bf16", "fp16",
                                        "optim", "gradient_checkpointing", "fsdp", "fsdp_config", "deepspeed",
@@ -315,11 +314,15 @@ static int apply_hf_args(const llmmem__json *doc, const llmmem__jnode *root, llm
                                        "ddp_bucket_cap_mb", "pure_bf16", NULL};
     if (!llmmem__json_is_object(root))
         return llmmem__input_type_error(doc, root, "", "a JSON object (TrainingArguments)");
-    int rc = llmmem__input_expect_keys(doc, root, keys, "TrainingArguments");
+    bool recipe_key = false; /* hf_recipes.c's keys count as TrainingArguments too */
+    for (int i = 0; llmmem__hf_recipe_key_names[i]; i++)
+        recipe_key = recipe_key || llmmem__json_get(root, llmmem__hf_recipe_key_names[i]);
+    int rc = recipe_key ? 0 : llmmem__input_expect_keys(doc, root, keys, "TrainingArguments");
     if (rc)
         return rc;
     if ((rc = hf_sizes(doc, cfg, root)) != 0 || (rc = hf_precision(doc, cfg, root)) != 0 ||
-        (rc = hf_training(doc, cfg, root)) != 0 || (rc = hf_fsdp(doc, cfg, root)) != 0)
+        (rc = hf_training(doc, cfg, root)) != 0 || (rc = hf_fsdp(doc, cfg, root)) != 0 ||
+        (rc = llmmem__hf_recipe_keys(doc, root, cfg)) != 0)
         return rc;
     /* an inline ds_config ("deepspeed": {...}); "auto" sizes stay (no model
      * here). A path ("deepspeed": "ds.json") is the caller's to read. */
@@ -329,6 +332,13 @@ static int apply_hf_args(const llmmem__json *doc, const llmmem__jnode *root, llm
     if ((rc = hf_lora(doc, cfg, root)) != 0)
         return rc;
     return hf_quantization(doc, cfg, root);
+}
+
+static int apply_hf_args(const llmmem__json *doc, const llmmem__jnode *root, llmmem_config *cfg,
+                         const void *unused)
+{
+    (void)unused;
+    return llmmem__hf_args_apply(doc, root, cfg);
 }
 
 int llmmem_config_apply_hf_training_args_file(llmmem_config *cfg, const char *path)

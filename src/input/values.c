@@ -220,6 +220,9 @@ static const struct {
     {"paged_adamw", "paged_adamw_8bit", NULL},
     {"adam_8bit", "adam_8bit", NULL},
     {"paged_adam_8bit", "paged_adam_8bit", NULL},
+    {"paged_adamw_32bit", "paged_adamw_32bit", NULL},
+    {"adamw_torch_8bit", "adamw_torchao_8bit", NULL}, /* torchao AdamW8bit (trainer.py) */
+    {"adamw_torch_4bit", "adamw_torchao_4bit", NULL},
     {"lion_32bit", "lion", NULL},
     {"lion", "lion", NULL},
     {"sgd", "sgd", NULL},

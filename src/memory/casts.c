@@ -36,11 +36,24 @@ static void autocast_cache_fp8(llmmem__train *t, const llmmem__train_in *in, llm
     t->cast_cached_layer = t->cast_layer;
 }
 
-/* QLoRA: one dequantised weight (the largest Linear) in the compute dtype,
- * alive while its matmul runs (bitsandbytes functional.py dequantize_4bit). */
+/* QLoRA: one dequantised weight (the largest quantised Linear) in the
+ * compute dtype, alive while its matmul runs (bitsandbytes functional.py
+ * dequantize_4bit). torchtune's torchao NF4Tensor in eager
+ * (get_original_weight) also holds both nibble planes as int64 (8 B per
+ * element) and three 16-bit intermediates at its return; compiled, the
+ * dequantisation fuses and only the 16-bit weight remains. */
 static uint64_t cast_qlora_dequant(const llmmem__train_in *in, llmmem__ovf *o)
 {
-    return in->rc.qlora ? llmmem__mul(o, in->lin.largest, in->rc.cb) : 0;
+    if (!in->rc.qlora)
+        return 0;
+    uint64_t per = in->rc.cb;
+    if (in->c->activation_profile == LLMMEM__PROFILE_TORCHTUNE && in->c->compile == LLMMEM__COMPILE_NONE)
+        per = 8 + 3 * in->rc.cb;
+    /* Lightning's _Linear4bit._quantize_weight quantises an fp16 copy, so
+     * dequantize_4bit returns fp16 and MatMul4Bit casts it to the input dtype */
+    if (in->c->activation_profile == LLMMEM__PROFILE_LITGPT)
+        per = 2 + in->rc.cb;
+    return llmmem__mul(o, in->qlin_largest, per);
 }
 
 void llmmem__casts_compute(llmmem__train *t, const llmmem__train_in *in, llmmem__ovf *o)

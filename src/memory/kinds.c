@@ -289,6 +289,18 @@ int llmmem__kinds_check(const struct llmmem_model *m, const struct llmmem_config
             return refuse(m, what, NULL, 0, "fp8 Linears over its non-attention layers are not derived");
         if (rc.attention == LLMMEM__ATTN_EAGER)
             return refuse(m, what, NULL, 0, "eager attention in its attention layers is not derived");
+        if (c->checkpointing == LLMMEM__CKPT_SELECTIVE || c->checkpointing == LLMMEM__CKPT_SELECTIVE_OP)
+            return refuse(m, what, NULL, 0,
+                          "selective checkpointing (what it keeps is chosen for attention layers) is not "
+                          "derived for its other layers; use checkpointing none or full");
+        if (c->compile != LLMMEM__COMPILE_NONE)
+            return refuse(m, what, NULL, 0,
+                          "torch.compile's saved tensors (the partitioner's choices) are not derived for its "
+                          "non-attention layers");
+        if (llmmem__frameworks_own(c))
+            return refuse(m, what, NULL, 0,
+                          "the activation profile's module code is derived for softmax-attention layers only; "
+                          "use the HF transformers profile");
     }
     return LLMMEM_OK;
 }

@@ -52,6 +52,10 @@ int llmmem__vision_compute(llmmem__vision_bytes *out, const struct llmmem_model 
  * peak is taken (calib.c); no-op without a profile. */
 void llmmem__calib_apply(struct llmmem_result *r, const struct llmmem_config *c);
 
+/* The model a result describes: its model_type, and whether it is approximate
+ * (LLMMEM_R_APPROXIMATE, with a note saying why). */
+void llmmem__result_model(struct llmmem_result *r, const struct llmmem_model *m);
+
 /* Sums each phase, picks the peak phase, applies the allocator model, adds the
  * CUDA context and compares with the GPU: fills the peak/fits keys. */
 int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c);
@@ -64,6 +68,97 @@ uint64_t llmmem__alloc_block(uint64_t request);
 uint64_t llmmem__alloc_reserved(uint64_t peak_allocated, uint64_t largest_block,
                                 bool checkpointing, bool expandable_segments);
 
+/* ---- allocation timeline and allocator replay (replay.c, record.c) ------- */
+
+/* Streams whose blocks the allocator keeps apart (a pool per stream). */
+enum llmmem__stream { LLMMEM__ST_DEFAULT = 0, LLMMEM__ST_COMM = 1, LLMMEM__STREAMS = 4 };
+
+/* PYTORCH_CUDA_ALLOC_CONF of the run and the memory its segments may take. */
+typedef struct llmmem__alloc_conf {
+    bool expandable;     /* expandable_segments:True */
+    uint64_t max_split;  /* max_split_size_mb in bytes (0: unlimited) */
+    double gc_threshold; /* garbage_collection_threshold (0: off) */
+    uint64_t budget;     /* bytes of segments before a cudaMalloc fails (0: no limit) */
+} llmmem__alloc_conf;
+
+typedef struct llmmem__rp_block {
+    uint64_t addr, size, req;
+    int32_t prev, next; /* address neighbours in the segment; `next` chains spare slots */
+    int32_t id;         /* tensor while allocated */
+    int64_t gc_base;    /* free-block searches when it was cached */
+    uint8_t alloc, pool, stream, cat, mapped, exp, in_set;
+    const char *what;   /* static label of the tensor */
+} llmmem__rp_block;
+typedef struct llmmem__rp_set {
+    int32_t *v;
+    int32_t n, cap;
+} llmmem__rp_set;
+struct llmmem__tl;
+typedef struct llmmem__replay {
+    llmmem__alloc_conf conf;
+    llmmem__rp_block *b;
+    int32_t nb, capb, spare;
+    int32_t *id2b;
+    int32_t nid, capid;
+    int32_t *scratch;
+    int32_t capscratch;
+    llmmem__rp_set free[2][LLMMEM__STREAMS]; /* [small, large][stream] */
+    int32_t exp_head[2][LLMMEM__STREAMS];    /* first block of each expandable segment */
+    uint64_t exp_base[2][LLMMEM__STREAMS];
+    int64_t gc_calls[2];
+    uint64_t next_addr;
+    uint64_t reserved, allocated, peak_reserved, peak_allocated;
+    uint64_t cat_bytes[LLMMEM__COMPONENTS];
+    bool oom;   /* a segment did not fit the budget even after releasing the cache */
+    bool nomem; /* the replay could not allocate its own bookkeeping */
+    struct llmmem__tl *rec; /* NULL, or where every event is recorded */
+} llmmem__replay;
+
+void llmmem__rp_init(llmmem__replay *r, const llmmem__alloc_conf *conf);
+void llmmem__rp_release(llmmem__replay *r);
+/* Allocates `request` bytes of component `cat` on `stream`; returns the
+ * tensor's id (negative when the replay ran out of its own memory). */
+int32_t llmmem__rp_alloc(llmmem__replay *r, uint64_t request, int cat, int stream, const char *what);
+void llmmem__rp_free(llmmem__replay *r, int32_t id);
+void llmmem__rp_empty_cache(llmmem__replay *r);
+/* A segment of `segment` bytes an earlier run left, holding a live block of
+ * `request` bytes at its start (the autograd thread's cuBLAS workspace): its
+ * id, or -1 (expandable segments, or a segment smaller than the block). */
+int32_t llmmem__rp_prior_segment(llmmem__replay *r, uint64_t segment, uint64_t request, int cat, const char *what);
+
+/* A recorded timeline (record.c): every event with the allocator's state. */
+enum llmmem__tl_op {
+    LLMMEM__TL_ALLOC = 0, LLMMEM__TL_FREE, LLMMEM__TL_SEG_ALLOC, LLMMEM__TL_SEG_FREE,
+    LLMMEM__TL_SEG_MAP, LLMMEM__TL_SEG_UNMAP, LLMMEM__TL_PHASE
+};
+typedef struct llmmem__tl_event {
+    uint64_t addr, size, req;
+    uint64_t reserved; /* segment bytes after the event */
+    const char *what;  /* static label (PHASE: the phase's name) */
+    uint8_t op, cat, stream;
+} llmmem__tl_event;
+typedef struct llmmem__tl {
+    llmmem__tl_event *ev;
+    size_t n, cap;
+    uint64_t capacity; /* the GPU's bytes for the allocator (budget) */
+    bool nomem;
+} llmmem__tl;
+void llmmem__tl_alloc(struct llmmem__tl *t, const llmmem__replay *r, const llmmem__rp_block *b);
+void llmmem__tl_free(struct llmmem__tl *t, const llmmem__replay *r, const llmmem__rp_block *b);
+void llmmem__tl_segment(struct llmmem__tl *t, const llmmem__replay *r, int op, uint64_t addr, uint64_t bytes,
+                        int stream);
+void llmmem__tl_phase(struct llmmem__tl *t, const llmmem__replay *r, const char *name);
+void llmmem__tl_release(struct llmmem__tl *t);
+
+/* The timeline of a training run over `layers` decoder layers, `steps`
+ * optimizer steps of at most `micro` micro-steps each (0: the configured
+ * gradient accumulation) (tl_train.c), replayed into rp; *act_prog: the
+ * first layer's saved bytes the layer program made (before the estimator's
+ * remainder). */
+struct llmmem__train;
+int llmmem__timeline_train(llmmem__replay *rp, const struct llmmem__train *t, const struct llmmem_model *m,
+                           const struct llmmem_config *c, uint64_t layers, int steps, int micro, uint64_t *act_prog);
+
 /* Bytes of the model states, shared by every engine (states.c). Engines shard
  * or offload these; they never recompute them. */
 typedef struct llmmem__states {
@@ -74,6 +169,7 @@ typedef struct llmmem__states {
     uint64_t grads;           /* gradient bytes of trainable params */
     uint64_t optim;           /* optimizer state */
     uint64_t optim_transient; /* step temporaries (foreach copies etc.) */
+    uint64_t managed;         /* optimizer state in CUDA managed memory (paged), not in optim */
     int weight_bytes;         /* bytes per trainable weight element */
     int grad_bytes;
     int state_bytes;          /* bytes per element of a full-size optimizer state */
@@ -113,6 +209,19 @@ typedef struct llmmem__train {
     uint64_t encoder_transient; /* the vision encoder's forward working set */
     uint64_t workspace;         /* one cuBLAS workspace */
     bool checkpointing;         /* full recompute */
+    /* training recipes (recipes.c) */
+    uint64_t ckpt_live_fwd;     /* checkpoint inputs on the GPU at the end of forward (L unless offloaded) */
+    uint64_t ckpt_live_bwd;     /* ... at most, during backward */
+    uint64_t host_offload;      /* pinned host bytes of offloaded activations */
+    bool optim_in_bwd;          /* per-parameter step in backward: gradients do not accumulate */
+    uint64_t grad_inflight;     /* optim_in_bwd: one layer parameter's gradient at a time */
+    uint64_t step_inflight;     /* optim_in_bwd: that parameter's step temporaries */
+    uint64_t grad_inflight_end; /* optim_in_bwd: the embedding's gradient and step temporaries */
+    uint64_t grad_held;         /* optim_in_bwd: a tied head's gradient held until the embedding's */
+    uint64_t loss_grad_accum;   /* head weight gradient sum + newest chunk's, at a chunked loss's backward */
+    uint64_t managed;           /* CUDA managed memory (paged optimizer state), outside the phases */
+    uint64_t load_peak;         /* peak while loading and quantising the weights (QLoRA), 0 otherwise */
+    const char *loss_explain[3]; /* the loss terms' formulas (loss.c); NULL: HF's */
 } llmmem__train;
 
 int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struct llmmem_model *m,
@@ -141,6 +250,7 @@ typedef struct llmmem__recipe {
     bool masked;   /* SDPA gets a materialised mask (sliding window shorter than s) */
     bool fp8;      /* Transformer Engine fp8 Linears */
     bool selective; /* Korthikanti et al. 2022 §5: the attention core is recomputed */
+    bool liger;     /* Liger RMSNorm / SwiGLU kernels (saved.c) */
 } llmmem__recipe;
 void llmmem__recipe_of(llmmem__recipe *rc, const struct llmmem_model *m, const struct llmmem_config *c);
 /* Bytes of a configured dtype, or `fallback` for auto. */
@@ -165,6 +275,8 @@ typedef struct llmmem__train_in {
     llmmem__vision_bytes vb;   /* the vision tower (zeros for text-only models) */
     uint64_t s;                /* sequence with image tokens */
     uint64_t T;                /* tokens per micro-batch */
+    uint64_t qlin;             /* QLoRA: elements of the quantised Linear weights */
+    uint64_t qlin_largest;     /* QLoRA: elements of the largest of them */
 } llmmem__train_in;
 
 /* Weights, masters, gradients, optimizer state; per-layer and embedding
@@ -229,6 +341,46 @@ void llmmem__loss_compute(llmmem__train *t, const llmmem__train_in *in, llmmem__
 /* fwd_transient, bwd_transient, recompute_transient and mlp_tail (transient.c). */
 void llmmem__transient_compute(llmmem__train *t, const llmmem__train_in *in, llmmem__ovf *o);
 
+/* ---- framework model code, torch.compile and the training recipes ---------
+ * (frameworks.c, compile.c, recipes.c) */
+/* Whether activation_profile names a framework's own model code (torchtune, litgpt). */
+bool llmmem__frameworks_own(const struct llmmem_config *c);
+/* Refuses what the framework profile does not model (families, autocast, eager attention). */
+int llmmem__frameworks_check(const struct llmmem_model *m, const struct llmmem_config *c,
+                             const llmmem__recipe *rc);
+/* Saved bytes per token of one decoder layer in the framework's module code (eager). */
+uint64_t llmmem__frameworks_saved_layer(const struct llmmem_model *m, const struct llmmem_config *c,
+                                        const llmmem__recipe *rc);
+/* The Linears QLoRA quantises under the profile: *n their elements, *largest the largest. */
+void llmmem__frameworks_qlora_linears(uint64_t *n, uint64_t *largest, const llmmem__train_in *in,
+                                      llmmem__ovf *o);
+/* Refuses compile settings the partitioner model does not cover. */
+int llmmem__compile_check(const struct llmmem_model *m, const struct llmmem_config *c, const llmmem__recipe *rc);
+/* Per token: what the min-cut partitioner saves for one compiled decoder layer. */
+uint64_t llmmem__compile_saved_layer(const struct llmmem_model *m, const struct llmmem_config *c,
+                                     const llmmem__recipe *rc);
+/* Per token: the compiled final norm (compile model). */
+uint64_t llmmem__compile_saved_head(const struct llmmem_model *m, const struct llmmem_config *c,
+                                    const llmmem__recipe *rc);
+/* Contradictions between recipe switches (offloading without checkpointing,
+ * optimizer in backward with accumulation) (recipes.c). */
+int llmmem__recipes_check(const struct llmmem_model *m, const struct llmmem_config *c);
+/* Offloading residency, optimizer in backward, paged state, load peak (recipes.c). */
+void llmmem__recipes_compute(llmmem__train *t, struct llmmem_result *r, const llmmem__train_in *in,
+                             llmmem__ovf *o);
+
+/* Per token: what op-level selective checkpointing keeps of one layer (recipes.c). */
+uint64_t llmmem__recipes_sac_layer(const struct llmmem_model *m, const llmmem__recipe *rc);
+/* The recipe terms of --explain (recipes.c). */
+void llmmem__recipes_explain(struct llmmem_result *r, const llmmem__train *t, const struct llmmem_config *c);
+
+/* The allocator settings and budget of a configuration (reserved.c). */
+void llmmem__alloc_conf_of(llmmem__alloc_conf *conf, const struct llmmem_config *c);
+/* Replays the training run's allocations (tl_train.c) through the caching
+ * allocator and keeps its peaks in the result (reserved.c). */
+int llmmem__reserved_train(struct llmmem_result *r, const llmmem__train *t, const struct llmmem_model *m,
+                           const struct llmmem_config *c);
+
 /* Extra bytes an engine adds per phase (buffers, gathered parameters). bwd
  * is added at every point of the backward; bwd_start only at its start (the
  * loss gradients), bwd_layer only inside the decoder layers (and the LoRA
@@ -254,6 +406,7 @@ typedef struct llmmem__lora_shape {
 } llmmem__lora_shape;
 typedef struct llmmem__optim_bytes {
     uint64_t state;     /* persistent state bytes */
+    uint64_t managed;   /* of which in CUDA managed memory (paged optimizers) */
     uint64_t transient; /* extra bytes at the peak of step() */
 } llmmem__optim_bytes;
 /* State and step temporaries of optimizer `optim` over the model's tensors, or
@@ -269,8 +422,10 @@ const char *llmmem__optim_source(int optim);
  * Clears st->optim_transient in that case. */
 void llmmem__optim_engine_fused(struct llmmem__states *st, const struct llmmem_config *c);
 bool llmmem__optim_paged(int optim);
-/* Whether the optimizer keeps 8-bit (bitsandbytes) state. */
-bool llmmem__optim_8bit(int optim);
+/* The dtype an optimizer keeps its state in whatever optimizer_state_dtype says, as a
+ * value of the dtype result keys (LLMMEM__RDT_INT8 for bitsandbytes/torchao 8-bit,
+ * LLMMEM__RDT_INT4 for torchao 4-bit, fp32 for bitsandbytes 32-bit); 0 = the configured one. */
+int64_t llmmem__optim_state_rdt(int optim);
 
 /* ---- inference: weights, KV cache, HF prefill and decode ------------------
  * (weights.c, kv.c, prefill.c, decode.c; the runtimes compose them in
@@ -405,6 +560,15 @@ uint64_t llmmem__state_prefill_ws(llmmem__ovf *o, const struct llmmem_model *m, 
                                   uint64_t e, uint64_t tp);
 uint64_t llmmem__state_decode_ws(llmmem__ovf *o, const struct llmmem_model *m, int mixer, uint64_t B, uint64_t e,
                                  uint64_t tp);
+/* The timeline of one generate call over `layers` decoder layers
+ * (tl_infer.c), replayed into r; lt_ws: the cuBLASLt workspace of the first
+ * biased matmul (0: none); prior: a segment an earlier run left around the
+ * autograd thread's workspace (0: a fresh process). */
+int llmmem__timeline_infer(llmmem__replay *r, const llmmem__infer *x, const struct llmmem_model *m,
+                           uint64_t weights, uint64_t ws, uint64_t lt_ws, uint64_t prior, uint64_t layers);
+/* The replay of a generate call's timeline into the result (reserved.c). */
+int llmmem__reserved_infer(struct llmmem_result *r, const llmmem__infer *x, const struct llmmem_model *m,
+                           const struct llmmem_config *c, uint64_t weights, uint64_t ws);
 /* Decode peak over steps 1..N and the KV that stays (decode.c). */
 void llmmem__decode_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_model *m,
                          uint64_t ws);

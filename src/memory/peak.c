@@ -22,15 +22,34 @@ static int peak_phase_of(const struct llmmem_result *r, uint64_t *peak, llmmem__
     return peak_phase;
 }
 
-/* Reserved bytes: the allocator model (alloc.c), its slack scaled by a
- * calibration profile. */
+/* Reserved bytes beyond the allocated peak as the allocator replay found
+ * them (reserved.c): the replay's own peaks differ from the phase model's by
+ * the tensors it draws coarser, so its fragmentation (peak reserved less
+ * peak allocated) is laid on the validated allocated peak. A run the replay
+ * saw fit in the GPU after the allocator released its cache stays within
+ * the budget. */
+static uint64_t replayed_reserved(const struct llmmem_result *r, const struct llmmem_config *c, uint64_t peak,
+                                  llmmem__ovf *o)
+{
+    uint64_t slack = r->replay_reserved > r->replay_allocated ? r->replay_reserved - r->replay_allocated : 0;
+    uint64_t reserved = llmmem__add(o, peak, slack);
+    llmmem__alloc_conf conf;
+    llmmem__alloc_conf_of(&conf, c);
+    if (!r->replay_oom && conf.budget && reserved > conf.budget && peak <= conf.budget)
+        reserved = conf.budget;
+    return reserved;
+}
+
+/* Reserved bytes: the allocator replay, or the rule of thumb (alloc.c); the
+ * slack scaled by a calibration profile. */
 static uint64_t reserved_of(const struct llmmem_result *r, const struct llmmem_config *c, uint64_t peak,
                             llmmem__ovf *o)
 {
-    uint64_t reserved = llmmem__alloc_reserved(peak, r->largest_block, r->checkpointing,
-                                               c->expandable_segments != 0);
+    uint64_t reserved = r->replayed ? replayed_reserved(r, c, peak, o)
+                                    : llmmem__alloc_reserved(peak, r->largest_block, r->checkpointing,
+                                                             c->expandable_segments != 0);
     if (c->calibrated && c->calib_reserved != 1.0) {
-        double head = (double)(reserved - peak) * c->calib_reserved;
+        double head = reserved > peak ? (double)(reserved - peak) * c->calib_reserved : 0.0;
         /* 1.8e19 < 2^64: the conversion is defined below it; above, an overflow */
         if (head >= 1.8e19)
             o->overflow = true;
@@ -38,6 +57,56 @@ static uint64_t reserved_of(const struct llmmem_result *r, const struct llmmem_c
             reserved = llmmem__add(o, peak, (uint64_t)(head > 0 ? head : 0));
     }
     return reserved;
+}
+
+/* The allocator's settings act through the replay alone: where it did not
+ * run (an engine it does not draw, allocator_replay off, a timeline past its
+ * bounds) a setting other than its default would be ignored, so it is
+ * refused. */
+static int replay_settings_check(const struct llmmem_result *r, const struct llmmem_config *c)
+{
+    static const struct {
+        int param;
+        const char *name;
+    } knobs[] = {{LLMMEM_P_MAX_SPLIT_SIZE_BYTES, "max_split_size_bytes"},
+                 {LLMMEM_P_GC_THRESHOLD, "garbage_collection_threshold"},
+                 {LLMMEM_P_EMPTY_CACHE_STEPS, "empty_cache_steps"},
+                 {LLMMEM_P_PRIOR_WORKSPACE_SEGMENT_BYTES, "prior_workspace_segment_bytes"}};
+    const double value[] = {(double)c->max_split_size_bytes, c->gc_threshold, (double)c->empty_cache_steps,
+                            (double)c->prior_ws_segment};
+    if (r->replayed)
+        return LLMMEM_OK;
+    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
+        if (value[i] != 0.0)
+            return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                                 "%s = %.16g%s, but the caching allocator was not replayed (%s): the "
+                                 "replay draws single-GPU training and HF inference with "
+                                 "allocator_replay on; leave it at 0",
+                                 knobs[i].name, value[i], llmmem__config_origin(c, knobs[i].param),
+                                 !c->allocator_replay ? "allocator_replay is off"
+                                 : c->mode == LLMMEM__MODE_TRAINING && c->engine != LLMMEM__ENG_SINGLE
+                                     ? "a multi-GPU engine"
+                                 : c->runtime == LLMMEM__RT_VLLM && c->mode != LLMMEM__MODE_TRAINING
+                                     ? "vLLM's budget"
+                                     : "the timeline does not draw this run; see the notes");
+    return LLMMEM_OK;
+}
+
+void llmmem__result_model(struct llmmem_result *r, const struct llmmem_model *m)
+{
+    llmmem__str_join(r->model_type, sizeof r->model_type, m->model_type, (const char *)NULL);
+    const bool approximate = m->generic || m->from_size_only;
+    llmmem__result_set_i64(r, LLMMEM_R_APPROXIMATE, approximate);
+    if (m->generic)
+        llmmem__result_note(r, "approximate: model_type \"%s\" is not in the registry; estimated as a "
+                               "decoder from the keys every HF config shares (layers, hidden, heads, "
+                               "head_dim, MLP, experts, vocabulary)",
+                            m->model_type);
+    else if (m->from_size_only)
+        llmmem__result_note(r, "approximate: the shape is derived from num_parameters = %lld alone "
+                               "(a llama-like decoder of that size); give num_layers, hidden_size and "
+                               "num_heads for the model's own",
+                            (long long)m->raw_target);
 }
 
 /* The CUDA context: configured, calibrated, or the GPU's. */
@@ -61,9 +130,20 @@ int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c
     if (!g)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "gpu index %lld is not in the GPU table",
                              (long long)c->gpu);
+    int rc = replay_settings_check(r, c);
+    if (rc)
+        return rc;
+    /* Loading and quantising the weights (QLoRA) can peak above the step:
+     * max_memory_allocated is over the whole process. */
+    const uint64_t load_peak = llmmem__result_u64(r, LLMMEM_R_LOAD_PEAK_BYTES);
+    if (load_peak > peak) {
+        peak = load_peak;
+        llmmem__result_note(r, "the peak is reached while the weights are loaded and quantised, not in a step");
+    }
     uint64_t reserved = reserved_of(r, c, peak, &o);
     uint64_t ctx = context_of(c, g);
-    uint64_t total = llmmem__add(&o, reserved, ctx);
+    /* paged (CUDA managed) optimizer state: resident beside the allocator's segments */
+    uint64_t total = llmmem__add(&o, llmmem__add(&o, reserved, ctx), llmmem__result_u64(r, LLMMEM_R_MANAGED_BYTES));
     uint64_t cap = c->gpu_memory_bytes > 0 ? (uint64_t)c->gpu_memory_bytes : g->memory_bytes;
     /* headroom_bytes is int64: total - cap beyond INT64_MAX has no representation */
     if (total > cap && total - cap > (uint64_t)INT64_MAX)
@@ -81,12 +161,14 @@ int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c
     llmmem__result_set_u64(r, LLMMEM_R_TOTAL_BYTES_PER_GPU, total);
     llmmem__result_set_u64(r, LLMMEM_R_GPU_MEMORY_BYTES, cap);
     llmmem__result_set_i64(r, LLMMEM_R_PEAK_PHASE, peak_phase);
-    llmmem__result_set_i64(r, LLMMEM_R_FITS, total <= cap);
+    llmmem__result_set_i64(r, LLMMEM_R_FITS, total <= cap && !(r->replayed && r->replay_oom));
     llmmem__result_set_f64(r, LLMMEM_R_UTILIZATION, cap ? (double)total / (double)cap : 0.0);
     llmmem__result_set_i64(r, LLMMEM_R_HEADROOM_BYTES,
                            total <= cap ? (int64_t)(cap - total) : -(int64_t)(total - cap));
     if (r->v[LLMMEM_R_PIPELINE_STAGES - LLMMEM_R_PARAMS].i == 0)
         llmmem__result_set_i64(r, LLMMEM_R_PIPELINE_STAGES, r->stage_count);
+    for (int i = 0; i < c->note_count; i++)
+        llmmem__result_note(r, "%s", c->notes[i]);
     return LLMMEM_OK;
 }
 

@@ -60,13 +60,29 @@ static void step_init(step *p, const llmmem__train *t, const struct llmmem_confi
     put(p->base, LLMMEM_C_OPTIMIZER_STATE, p->steady ? p->st->optim : 0, o);
     put(p->base, LLMMEM_C_OTHER, t->inputs, o);
     put(p->base, LLMMEM_C_WORKSPACE, t->workspace, o);
-    p->saved = llmmem__mul(o, t->checkpointing ? t->ckpt_layer : t->act_layer, p->L);
+    p->saved = t->checkpointing ? llmmem__mul(o, t->ckpt_layer, llmmem__min(p->L, t->ckpt_live_fwd))
+                                : llmmem__mul(o, t->act_layer, p->L);
     p->saved = llmmem__add(o, p->saved, t->act_other);
     p->cache = t->checkpointing ? t->cast_other
                                 : llmmem__add(o, llmmem__mul(o, t->cast_layer, p->L), t->cast_other);
 }
 
 static uint64_t ga_grads(const step *p) { return p->ga ? p->st->grads : 0; }
+
+/* Checkpoint inputs on the GPU with `left` layers to go in backward
+ * (offloading keeps only a few, recipes.c). */
+static uint64_t ckpt_inputs_bwd(step *p, uint64_t left)
+{
+    return llmmem__mul(&p->o, p->t->ckpt_layer, llmmem__min(left, p->t->ckpt_live_bwd));
+}
+
+/* Gradients alive in backward with the optimizer stepped inside it (recipes.c):
+ * a held tied-head sum and one parameter's gradient. */
+static void optim_in_bwd_grads(uint64_t *r, step *p, uint64_t grad, uint64_t temp)
+{
+    put(r, LLMMEM_C_GRADIENTS, llmmem__add(&p->o, p->t->grad_held, grad), &p->o);
+    put(r, LLMMEM_C_OPTIMIZER_TRANSIENT, temp, &p->o);
+}
 
 /* ---- forward ---------------------------------------------------------------- */
 
@@ -158,7 +174,7 @@ static void backward_point(uint64_t *r, step *p)
 static void backward_start(uint64_t *r, step *p)
 {
     backward_point(r, p);
-    put(r, LLMMEM_C_GRADIENTS, ga_grads(p), &p->o);
+    put(r, LLMMEM_C_GRADIENTS, llmmem__add(&p->o, ga_grads(p), p->t->loss_grad_accum), &p->o);
     put(r, LLMMEM_C_ACTIVATIONS, p->saved, &p->o);
     put(r, LLMMEM_C_AUTOCAST_CACHE, p->cache, &p->o);
     put(r, LLMMEM_C_LOGITS, llmmem__add(&p->o, p->t->logits_saved, p->t->logits_bwd_extra), &p->o);
@@ -175,11 +191,14 @@ static void backward_layer(uint64_t *r, step *p, uint64_t done)
     const uint64_t head_grads = p->ga ? p->st->grads : t->other_grad;
     const uint64_t left = p->L - done;
     backward_point(r, p);
-    put(r, LLMMEM_C_GRADIENTS,
-        p->ga ? p->st->grads : llmmem__add(o, head_grads, llmmem__mul(o, t->layer_grad, done)), o);
+    if (t->optim_in_bwd)
+        optim_in_bwd_grads(r, p, t->grad_inflight, t->step_inflight);
+    else
+        put(r, LLMMEM_C_GRADIENTS,
+            p->ga ? p->st->grads : llmmem__add(o, head_grads, llmmem__mul(o, t->layer_grad, done)), o);
     if (t->checkpointing) {
         const uint64_t one = t->act_layer_max ? t->act_layer_max : t->act_layer; /* the recomputed layer */
-        put(r, LLMMEM_C_ACTIVATIONS, llmmem__add(o, llmmem__mul(o, t->ckpt_layer, left), one), o);
+        put(r, LLMMEM_C_ACTIVATIONS, llmmem__add(o, ckpt_inputs_bwd(p, left), one), o);
         put(r, LLMMEM_C_AUTOCAST_CACHE, llmmem__add(o, t->cast_layer, t->cast_other), o);
     } else {
         put(r, LLMMEM_C_ACTIVATIONS, llmmem__mul(o, t->act_layer, left), o);
@@ -192,7 +211,10 @@ static void backward_layer(uint64_t *r, step *p, uint64_t done)
 static void backward_end(uint64_t *r, step *p)
 {
     backward_point(r, p);
-    put(r, LLMMEM_C_GRADIENTS, llmmem__add(&p->o, p->st->grads, p->t->embed_grad_extra), &p->o);
+    if (p->t->optim_in_bwd)
+        optim_in_bwd_grads(r, p, llmmem__add(&p->o, p->t->embed_grad_extra, p->t->grad_inflight_end), 0);
+    else
+        put(r, LLMMEM_C_GRADIENTS, llmmem__add(&p->o, p->st->grads, p->t->embed_grad_extra), &p->o);
 }
 
 /* The first layer's recompute, at its gate/up LoRA output (transient.c):
@@ -204,9 +226,12 @@ static void backward_recompute(uint64_t *r, step *p)
     const llmmem__train *t = p->t;
     llmmem__ovf *o = &p->o;
     backward_point(r, p);
-    put(r, LLMMEM_C_GRADIENTS, p->ga ? p->st->grads : t->other_grad, o);
+    if (t->optim_in_bwd)
+        optim_in_bwd_grads(r, p, t->grad_inflight, t->step_inflight);
+    else
+        put(r, LLMMEM_C_GRADIENTS, p->ga ? p->st->grads : t->other_grad, o);
     put(r, LLMMEM_C_ACTIVATIONS,
-        llmmem__add(o, llmmem__mul(o, t->ckpt_layer, p->L), llmmem__sub0(t->act_layer, t->mlp_tail)), o);
+        llmmem__add(o, ckpt_inputs_bwd(p, p->L), llmmem__sub0(t->act_layer, t->mlp_tail)), o);
     put(r, LLMMEM_C_AUTOCAST_CACHE, llmmem__add(o, t->cast_layer, t->cast_other), o);
     put(r, LLMMEM_C_ACTIVATION_TRANSIENT, llmmem__add(o, t->recompute_transient, t->quant_transient), o);
 }
@@ -237,7 +262,7 @@ static void phase_backward(uint64_t *bw, step *p, const llmmem__engine_extra *x)
         add_extra(cand, x ? x->bwd_layer : NULL, &p->o);
         keep_larger(bw, &best, cand, &p->o);
     }
-    if (p->t->embed_grad_extra) {
+    if (p->t->embed_grad_extra || p->t->optim_in_bwd) {
         backward_end(cand, p);
         add_extra(cand, all, &p->o);
         keep_larger(bw, &best, cand, &p->o);
@@ -266,6 +291,10 @@ static void phase_optimizer(uint64_t *op, step *p)
 {
     memcpy(op, p->base, sizeof(row));
     op[LLMMEM_C_OPTIMIZER_STATE] = p->st->optim;
+    if (p->t->optim_in_bwd) { /* stepped inside backward (recipes.c): no gradients left */
+        put(op, LLMMEM_C_WORKSPACE, p->t->workspace, &p->o);
+        return;
+    }
     put(op, LLMMEM_C_GRADIENTS, p->st->grads, &p->o);
     put(op, LLMMEM_C_OPTIMIZER_TRANSIENT, p->st->optim_transient, &p->o);
     put(op, LLMMEM_C_WORKSPACE, p->t->workspace, &p->o);
@@ -285,9 +314,13 @@ static void set_keys(struct llmmem_result *r, step *p, const struct llmmem_model
     llmmem__result_set_u64(r, LLMMEM_R_FORWARD_SAVED_BYTES,
                            llmmem__add(&p->o, llmmem__add(&p->o, p->saved, p->cache), t->logits_saved));
     r->largest_block = llmmem__max(t->logits_bwd_extra / 2, t->bwd_transient);
+    llmmem__result_set_u64(r, LLMMEM_R_MANAGED_BYTES, t->managed);
+    llmmem__result_set_u64(r, LLMMEM_R_LOAD_PEAK_BYTES, t->load_peak);
+    if (t->host_offload)
+        llmmem__result_set_u64(r, LLMMEM_R_HOST_BYTES, t->host_offload);
     r->checkpointing = t->checkpointing;
     r->mode = LLMMEM__MODE_TRAINING;
-    snprintf(r->model_type, sizeof r->model_type, "%s", m->model_type);
+    llmmem__result_model(r, m);
 }
 
 /* Explained terms (static formulas with sources). */
@@ -308,8 +341,11 @@ static void explain_terms(struct llmmem_result *r, step *p, const struct llmmem_
                         "saved tensors of one decoder layer x tokens (autograd saved-tensor accounting, "
                         "HF modeling code)", t->act_layer);
     if (t->checkpointing)
-        llmmem__result_term(r, "checkpoint_inputs_per_layer", "tokens x hidden x residual dtype "
-                                                             "(torch.utils.checkpoint non-reentrant)",
+        llmmem__result_term(r, "checkpoint_inputs_per_layer",
+                            c->checkpointing == LLMMEM__CKPT_SELECTIVE_OP
+                                ? "input + q + v + attention out/lse + gate + down out per token (torchtitan "
+                                  "_save_list op-level SAC; recipes.c llmmem__recipes_sac_layer)"
+                                : "tokens x hidden x residual dtype (torch.utils.checkpoint non-reentrant)",
                             t->ckpt_layer);
     llmmem__result_term(r, "activations_other", "final norm + head input (+ dropout masks, vision tower)",
                         t->act_other);
@@ -322,14 +358,16 @@ static void explain_terms(struct llmmem_result *r, step *p, const struct llmmem_
     if (t->cast_layer || t->cast_other)
         llmmem__result_term(r, "autocast_cache", "compute-dtype copies of matmul weights (autocast_mode.cpp)",
                             llmmem__add(&p->o, llmmem__mul(&p->o, t->cast_layer, p->L), t->cast_other));
-    llmmem__result_term(r, "loss_saved", "4 x tokens x vocab (fp32 log_softmax, loss_utils.py ForCausalLMLoss)",
+    const char *const *lx = t->loss_explain;
+    llmmem__result_term(r, "loss_saved", lx[0] ? lx[0] : "4 x tokens x vocab (fp32 log_softmax, loss_utils.py ForCausalLMLoss)",
                         t->logits_saved);
-    llmmem__result_term(r, "loss_forward_peak", "tokens x vocab x (compute bytes + 4 fp32 upcast)",
+    llmmem__result_term(r, "loss_forward_peak", lx[1] ? lx[1] : "tokens x vocab x (compute bytes + 4 fp32 upcast)",
                         t->logits_fwd_extra);
-    llmmem__result_term(r, "loss_backward_peak", "8 x tokens x vocab (fp32 grads of log-probs and logits)",
+    llmmem__result_term(r, "loss_backward_peak", lx[2] ? lx[2] : "8 x tokens x vocab (fp32 grads of log-probs and logits)",
                         t->logits_bwd_extra);
     llmmem__result_term(r, "cublas_workspace", "per handle/stream (CublasHandlePool.cpp); 2 in backward",
                         t->workspace);
+    llmmem__recipes_explain(r, t, c);
 }
 
 int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const llmmem__engine_extra *extra,
@@ -355,5 +393,10 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
     explain_terms(r, &p, c);
     if (p.o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "training estimate overflows 64-bit byte counts");
+    if (c->allocator_replay && !extra) {
+        int rc = llmmem__reserved_train(r, t, m, c);
+        if (rc)
+            return rc;
+    }
     return llmmem__result_finish(r, c);
 }

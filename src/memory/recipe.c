@@ -29,12 +29,18 @@ void llmmem__recipe_of(llmmem__recipe *rc, const struct llmmem_model *m, const s
     /* Mixed precision with masters: the model runs in the compute dtype. */
     rc->pb = rc->master ? cdt : rc->pdt;
     rc->cb = cdt;
-    rc->amp = !rc->master && rc->pdt > cdt;
+    /* An FSDP MixedPrecisionPolicy with param_dtype = compute dtype runs the units in
+     * that dtype over wider stored shards (fsdp.c fsdp_compute_config): no autocast. */
+    const bool policy =
+        c->fsdp_param_dtype != LLMMEM__DT_AUTO && c->fsdp_param_dtype == c->compute_dtype;
+    rc->amp = !rc->master && rc->pdt > cdt && !policy;
     rc->rb = rc->amp ? rc->pdt : cdt;
     rc->lora = c->lora_rank > 0;
     rc->qlora = rc->lora && c->qlora != LLMMEM__QLORA_NONE;
     rc->full_ft = !rc->lora;
     rc->ab = rc->pb > 4 ? rc->pb : 4; /* peft autocast_adapter_dtype: 16-bit adapters become fp32 */
+    if (c->activation_profile == LLMMEM__PROFILE_TORCHTUNE || c->activation_profile == LLMMEM__PROFILE_LITGPT)
+        rc->ab = rc->pb; /* torchtune LoRALinear / LitGPT LoRA: adapters built in the model dtype */
     rc->rank = c->lora_rank;
     rc->lora_dropout = c->lora_dropout;
     rc->attention = (int)c->attention;
@@ -43,6 +49,7 @@ void llmmem__recipe_of(llmmem__recipe *rc, const struct llmmem_model *m, const s
      * core's score-sized tensors; with SDPA/flash there are none to drop, so
      * it saves nothing there (the kernels already recompute them). */
     rc->selective = c->checkpointing == LLMMEM__CKPT_SELECTIVE;
+    rc->liger = c->liger_kernels != 0;
     rc->dropout_p = dropout_of(c, m->hidden_dropout);
     rc->attn_dropout_p = dropout_of(c, m->attention_dropout);
 }

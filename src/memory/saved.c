@@ -81,6 +81,12 @@ static uint64_t saved_readers(const llmmem__recipe *rc, uint64_t in_b, uint64_t 
 static uint64_t saved_rmsnorm_llama(const llmmem__recipe *rc, uint64_t in_b, uint64_t w, bool weight_trains,
                                     uint64_t *out_b)
 {
+    /* LigerRMSNorm (liger_kernel ops/rms_norm.py): keeps its input X and an
+     * fp32 rstd per row, output in the input dtype */
+    if (rc->liger) {
+        *out_b = in_b;
+        return in_b * w + 4;
+    }
     *out_b = in_b > rc->pb ? in_b : rc->pb;
     return 4 * w + 4 + (weight_trains ? in_b * w : 0);
 }
@@ -172,7 +178,11 @@ static uint64_t saved_qk_norm(const struct llmmem_model *m, const llmmem__recipe
 /* ---- MLP activations ------------------------------------------------------- */
 
 /* Gated MLPs (LlamaMLP.forward): act(gate) saves gate; act * up saves both. */
-static uint64_t saved_mlp_swiglu(const llmmem__recipe *rc, uint64_t f) { return 3 * rc->cb * f; }
+static uint64_t saved_mlp_swiglu(const llmmem__recipe *rc, uint64_t f)
+{
+    /* LigerSiLUMulFunction (ops/swiglu.py) keeps gate and up and rebuilds silu */
+    return (rc->liger ? 2 : 3) * rc->cb * f;
+}
 
 /* F.gelu saves its input. */
 static uint64_t saved_mlp_gelu(const llmmem__recipe *rc, uint64_t f) { return rc->cb * f; }

@@ -70,8 +70,8 @@ static uint64_t nf4_bytes(llmmem__ovf *o, uint64_t n, bool dq)
 static uint64_t states_weights_qlora(const llmmem__train_in *in, llmmem__ovf *o)
 {
     const struct llmmem_model *m = in->m;
-    const uint64_t h = (uint64_t)m->hidden_size, V = (uint64_t)m->vocab_size;
-    uint64_t qlin = in->lin.params - (m->tie_embeddings ? 0 : V * h); /* not the head */
+    const uint64_t h = (uint64_t)m->hidden_size;
+    const uint64_t qlin = in->qlin; /* which Linears: frameworks.c llmmem__frameworks_qlora_linears */
     uint64_t rest = (uint64_t)m->params - qlin;
     uint64_t qb = in->c->qlora == LLMMEM__QLORA_INT8
                       ? llmmem__add(o, qlin, 4 * (qlin / (in->lin.largest ? h : 1)))
@@ -122,7 +122,8 @@ static int states_optimizer(llmmem__states *st, const llmmem__train_in *in, cons
     int rcode = llmmem__optim_compute(&ob, (int)c->optimizer, (int)c->optimizer_impl, in->ts, ls, sb, o);
     if (rcode)
         return rcode;
-    st->optim = ob.state;
+    st->optim = ob.state - ob.managed; /* paged state: CUDA managed memory, outside the allocator */
+    st->managed = ob.managed;
     st->optim_transient = ob.transient;
     if (in->vb.trainable > 0 && in->m->vision.hidden > 0) {
         llmmem__tensors vt = {.n = 1,
@@ -208,8 +209,8 @@ int llmmem__states_compute(llmmem__train *t, struct llmmem_result *r, const llmm
     if (rcode)
         return rcode;
     if (llmmem__optim_paged((int)in->c->optimizer))
-        llmmem__result_note(r, "paged 8-bit optimizer states live in CUDA managed memory: counted on the "
-                               "GPU, invisible to torch.cuda.memory_allocated, evictable under pressure");
+        llmmem__result_note(r, "paged optimizer state (tensors >= 1e5 elements) lives in CUDA managed memory: "
+                               "managed_bytes, outside peak_allocated, in total_bytes_per_gpu; evictable");
     grads_per_layer(t, in, o);
     t->embed_grad_extra = grad_embedding_dense(in, o);
     return LLMMEM_OK;

@@ -20,25 +20,42 @@ static void activations(llmmem__train *t, const llmmem__train_in *in, llmmem__ov
     const struct llmmem_config *c = in->c;
     const llmmem__recipe *rc = &in->rc;
     const uint64_t T = in->T, h = (uint64_t)m->hidden_size;
-    if (llmmem__kinds_classic(m)) {
-        t->act_layer = llmmem__mul(o, llmmem__saved_per_layer(m, c, rc, in->s, o), T);
-    } else {
-        /* layers of several kinds (saved_kinds.c): their mean, and the largest
-         * for the one layer a checkpointed backward recomputes */
+    /* whose saved tensors: the partitioner's (compile.c), a framework's
+     * module code (frameworks.c), HF transformers' (saved.c), or for layers
+     * of several kinds (saved_kinds.c) their mean, and the largest for the
+     * one layer a checkpointed backward recomputes (compile, frameworks and
+     * selective checkpointing are refused for those: kinds.c) */
+    if (!llmmem__kinds_classic(m)) {
         const uint64_t L = (uint64_t)(m->num_layers > 0 ? m->num_layers : 1);
         uint64_t all = llmmem__saved_kinds_all(m, c, rc, (uint64_t)c->micro_batch_size, in->s,
                                                &t->act_layer_max, o);
         t->act_layer = llmmem__ceil_div(all, L);
+    } else {
+        uint64_t per_tok;
+        if (c->compile != LLMMEM__COMPILE_NONE)
+            per_tok = llmmem__compile_saved_layer(m, c, rc);
+        else if (llmmem__frameworks_own(c))
+            per_tok = llmmem__frameworks_saved_layer(m, c, rc);
+        else
+            per_tok = llmmem__saved_per_layer(m, c, rc, in->s, o);
+        t->act_layer = llmmem__mul(o, per_tok, T);
     }
-    t->ckpt_layer = llmmem__mul3(o, T, h, llmmem__saved_kinds_residual_bytes(m, rc));
+    t->ckpt_layer = c->checkpointing == LLMMEM__CKPT_SELECTIVE_OP
+                        ? llmmem__mul(o, T, llmmem__recipes_sac_layer(m, rc))
+                        : llmmem__mul3(o, T, h, llmmem__saved_kinds_residual_bytes(m, rc));
     uint64_t head_b;
     t->act_other = llmmem__mul(o, llmmem__saved_head(m, c, rc, &head_b), T);
+    if (c->compile == LLMMEM__COMPILE_MODEL)
+        t->act_other = llmmem__mul(o, llmmem__compile_saved_head(m, c, rc), T);
+    /* LitGPT quantises lm_head too; the 4-bit matmul keeps its input (frameworks.c) */
+    if (rc->qlora && !rc->full_ft && c->activation_profile == LLMMEM__PROFILE_LITGPT)
+        t->act_other = llmmem__add(o, t->act_other, llmmem__mul3(o, T, h, rc->cb));
     /* A frozen head keeps no input, but LlamaForCausalLM.forward's
      * `hidden_states` local (the final norm's output) is alive until the loss
      * returns: the forward's point at the loss holds it (the probe's p01,
      * LoRA, H200 allocation trace: the 128 MiB norm output beside the loss
      * tensors). */
-    t->head_input_live = rc->full_ft ? 0 : llmmem__mul3(o, T, h, head_b);
+    t->head_input_live = rc->full_ft || llmmem__frameworks_own(c) ? 0 : llmmem__mul3(o, T, h, head_b);
     /* Eager's causal mask (b, 1, s, s) in the compute dtype is a checkpoint
      * input under checkpointing (kept to the end of backward), a forward
      * transient otherwise (transient.c). */
@@ -108,7 +125,7 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     in.T = llmmem__mul(&o, (uint64_t)c->micro_batch_size, in.s);
     t->layers = m->num_layers;
     t->tokens = in.T;
-    t->checkpointing = c->checkpointing == LLMMEM__CKPT_FULL;
+    t->checkpointing = c->checkpointing == LLMMEM__CKPT_FULL || c->checkpointing == LLMMEM__CKPT_SELECTIVE_OP;
 
     /* Built once with the model (llmmem__model_count); a model filled by hand
      * without the list gets it here. */
@@ -120,6 +137,10 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     if (!in.ts->exact)
         llmmem__result_note(r, "per-tensor layout of %s approximated from component counts", m->model_type);
     llmmem__states_linears(&in.lin, in.ts, &o);
+    if ((rcode = llmmem__frameworks_check(m, c, &in.rc)) || (rcode = llmmem__compile_check(m, c, &in.rc)) ||
+        (rcode = llmmem__recipes_check(m, c)))
+        return rcode;
+    llmmem__frameworks_qlora_linears(&in.qlin, &in.qlin_largest, &in, &o);
 
     if ((rcode = llmmem__states_compute(t, r, &in, &o)))
         return rcode;
@@ -127,6 +148,7 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     llmmem__casts_compute(t, &in, &o);
     llmmem__loss_compute(t, &in, &o);
     llmmem__transient_compute(t, &in, &o);
+    llmmem__recipes_compute(t, r, &in, &o);
     if (!llmmem__kinds_classic(m)) { /* the mixers' own working sets (saved_kinds.c) */
         uint64_t fwd, ckpt, bwd;
         llmmem__saved_kinds_transients(m, &in.rc, (uint64_t)c->micro_batch_size, in.s, &fwd, &ckpt, &bwd, &o);

@@ -86,7 +86,7 @@ static uint64_t attention_tok(const struct llmmem__vision_tower *t, const vrun *
         *out_shared = false;
         return 3 * cb * h + (4 + cb) * a * n;
     }
-    if (t->kind == LLMMEM__V_QWEN2VL) {
+    if (LLMMEM__VISION_QWEN(t)) {
         /* v is a view of the fused qkv output, so the whole 3h buffer stays;
          * the rotated q and k are new tensors (apply_rotary_pos_emb_vision
          * computes in fp32 and casts back); SDPA/flash keep out + fp32 lse.
@@ -114,7 +114,7 @@ static uint64_t layer_tok(const struct llmmem__vision_tower *t, const vrun *r, u
 {
     const uint64_t h = (uint64_t)t->hidden, f = (uint64_t)t->intermediate;
     const uint64_t cb = r->cb;
-    const bool qwen = t->kind == LLMMEM__V_QWEN2VL;
+    const bool qwen = LLMMEM__VISION_QWEN(t);
     uint64_t s = 0, nb;
 
     /* norm1 and the q/k/v projections */
@@ -194,14 +194,19 @@ static void geometry_fixed(vgeom *g, const struct llmmem__vision_tower *t, const
 }
 
 /* Qwen2-VL dynamic resolution (image_processing_qwen2_vl.py): defaults
- * min_pixels 56*56, max_pixels 28*28*1280. */
+ * min_pixels 56*56, max_pixels 28*28*1280, or the checkpoint processor's
+ * bounds where the model knows them (Qwen3.5). */
 static int geometry_qwen2vl(vgeom *g, vgeom *video, const struct llmmem__vision_tower *t,
                             const struct llmmem_config *c, llmmem__ovf *o)
 {
     const uint64_t p = (uint64_t)t->patch_size;
     const uint64_t factor = p * (uint64_t)t->merge_size;
-    const uint64_t min_px = c->min_pixels > 0 ? (uint64_t)c->min_pixels : 56 * 56;
-    const uint64_t max_px = c->max_pixels > 0 ? (uint64_t)c->max_pixels : 28 * 28 * 1280;
+    const uint64_t min_px = c->min_pixels > 0   ? (uint64_t)c->min_pixels
+                            : t->min_pixels > 0 ? (uint64_t)t->min_pixels
+                                                : 56 * 56;
+    const uint64_t max_px = c->max_pixels > 0   ? (uint64_t)c->max_pixels
+                            : t->max_pixels > 0 ? (uint64_t)t->max_pixels
+                                                : 28 * 28 * 1280;
     if (min_px > max_px)
         return llmmem__error(LLMMEM_E_INCONSISTENT, "min_pixels %llu is larger than max_pixels %llu",
                              (unsigned long long)min_px, (unsigned long long)max_px);
@@ -257,7 +262,7 @@ static uint64_t tower_adapters(const struct llmmem__vision_tower *t, const vrun 
 {
     const uint64_t h = (uint64_t)t->hidden, f = (uint64_t)t->intermediate;
     uint64_t per = 0;
-    if (t->kind == LLMMEM__V_QWEN2VL) {
+    if (LLMMEM__VISION_QWEN(t)) {
         per += target(r, "qkv") ? h + 3 * h : 0;
         per += target(r, "proj") ? 2 * h : 0;
     } else {
@@ -289,7 +294,8 @@ static uint64_t projector_saved(const struct llmmem_model *m, const vrun *r, con
         if (r->proj_train)
             s += llmmem__mul3(o, lm, H, cb);
         break;
-    case LLMMEM__V_QWEN2VL: {
+    case LLMMEM__V_QWEN2VL:
+    case LLMMEM__V_QWEN3VL: {
         /* Qwen2VL PatchMerger: ln_q (LayerNorm over embed_dim), view to
          * merge^2 * embed_dim, Linear, nn.GELU (keeps its input), Linear. */
         uint64_t nb;
@@ -347,7 +353,7 @@ static uint64_t tower_saved(const struct llmmem_model *m, const struct llmmem_co
         s = llmmem__add(o, s, llmmem__mul(o, tok, layernorm(r, h, &nb)));
     if (t->kind == LLMMEM__V_SIGLIP) /* post_layernorm on last_hidden_state */
         s = llmmem__add(o, s, llmmem__mul(o, tok, layernorm(r, h, &nb)));
-    if (t->kind == LLMMEM__V_QWEN2VL) /* rotary cos and sin (fp32, head_dim wide), shared by all blocks */
+    if (LLMMEM__VISION_QWEN(t)) /* rotary cos and sin (fp32, head_dim wide), shared by all blocks */
         s = llmmem__add(o, s, llmmem__mul3(o, tok, 8, h / (uint64_t)t->heads));
     return s;
 }
@@ -377,9 +383,9 @@ static uint64_t tower_transient(const struct llmmem_model *m, const vrun *r, con
          * fp32 output is kept. CLIP/SigLIP batch all images; Qwen2-VL runs one
          * cu_seqlens chunk at a time. */
         uint64_t per = grad ? cb : cb + 4;
-        uint64_t seqs = t->kind == LLMMEM__V_QWEN2VL ? 1 : units;
+        uint64_t seqs = LLMMEM__VISION_QWEN(t) ? 1 : units;
         attn = llmmem__mul3(o, seqs, llmmem__mul(o, a, per), llmmem__mul(o, g->chunk, g->chunk));
-    } else if (t->kind == LLMMEM__V_QWEN2VL) {
+    } else if (LLMMEM__VISION_QWEN(t)) {
         /* apply_rotary_pos_emb_vision: fp32 q and k, q*cos, rotate_half(q),
          * rotate_half(q)*sin and their sum: six fp32 h-wide tensors. */
         attn = llmmem__mul3(o, tok, 24, h);
@@ -428,8 +434,8 @@ static void vrun_of(vrun *r, const struct llmmem_model *m, const struct llmmem_c
 static bool tower_complete(const struct llmmem__vision_tower *t)
 {
     return t->hidden > 0 && t->layers > 0 && t->heads > 0 && t->intermediate > 0 && t->patch_size > 0 &&
-           (t->kind == LLMMEM__V_QWEN2VL || (t->image_size >= t->patch_size && t->tokens_per_image > 0)) &&
-           (t->kind != LLMMEM__V_QWEN2VL || (t->merge_size > 0 && t->temporal_patch > 0));
+           (LLMMEM__VISION_QWEN(t) || (t->image_size >= t->patch_size && t->tokens_per_image > 0)) &&
+           (!LLMMEM__VISION_QWEN(t) || (t->merge_size > 0 && t->temporal_patch > 0));
 }
 
 int llmmem__vision_compute(llmmem__vision_bytes *out, const struct llmmem_model *m,

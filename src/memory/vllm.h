@@ -115,6 +115,7 @@ enum llmmem__vllm_sampler {
 };
 
 typedef struct llmmem__vllm_profile_in {
+    int ver;           /* LLMMEM__VLLM_V */
     uint64_t tokens;   /* max_num_batched_tokens */
     uint64_t reqs;     /* min(tokens, max_num_seqs) */
     uint64_t tp, ep;

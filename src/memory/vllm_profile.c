@@ -39,20 +39,27 @@ static uint64_t moe_token(llmmem__ovf *o, const struct llmmem_model *m,
     return b;
 }
 
-/* Linear-attention (gated delta rule) and Mamba layers: the input projection's
- * output, the mixer output and the chunked kernels' fp32 states (fla
- * chunk_gated_delta_rule: one k_dim x v_dim state per head per 64-token chunk). */
+/* Linear-attention (gated delta rule) and Mamba layers in the profile run.
+ * The run has no attention metadata, so the gated DeltaNet's core returns
+ * before any kernel ("V1 profile run": the fla chunk_gated_delta_rule
+ * kernels and their fp32 chunk states never run at max_num_batched_tokens;
+ * 0.29 only warms them up on 64 tokens). Up to 0.11 the whole layer is one
+ * custom op (qwen3_next.py gdn_attention), in_proj included: what is left is
+ * the decoder layer's empty_like output. From 0.12 the input projections
+ * run outside the op (gdn_attention_core): the residual, the qkvz and ba
+ * outputs, the zeroed core output and the gated norm's output. */
 static uint64_t mixer_token(llmmem__ovf *o, const struct llmmem_model *m,
                             const llmmem__vllm_profile_in *in)
 {
     const uint64_t h = u(m->hidden_size), e = in->e, tp = in->tp;
     uint64_t b = 0;
-    if (m->lin.kind > 0) {
+    if (m->lin.kind > 0 && in->ver < LLMMEM__VLLM_V(0, 12, 0)) {
+        b = llmmem__mul(o, 2 * h, e);
+    } else if (m->lin.kind > 0) {
         const struct llmmem__lin *l = &m->lin;
         const uint64_t vh = llmmem__ceil_div(u(l->v_heads), tp);
         const uint64_t proj = llmmem__ceil_div(2 * u(l->k_heads) * u(l->k_dim) + 2 * u(l->v_heads) * u(l->v_dim), tp);
-        b = llmmem__mul(o, h + proj + 2 * vh * u(l->v_dim), e);
-        b = llmmem__add(o, b, llmmem__mul3(o, 4, vh, 64 + llmmem__ceil_div(u(l->k_dim) * u(l->v_dim), 64)));
+        b = llmmem__mul(o, h + proj + 2 * vh + 2 * vh * u(l->v_dim), e);
     }
     if (m->ssm.inner > 0) {
         const uint64_t inner = llmmem__ceil_div(u(m->ssm.inner), tp);
@@ -133,8 +140,41 @@ static uint64_t next_pow2(uint64_t v)
  * encoder budget is max(max_num_batched_tokens, one item's tokens)
  * (compute_encoder_budget), the items max(1, budget / tokens per item); the
  * tower's working set over their patches (hidden, qkv/out and the MLP
- * intermediate in the model dtype) and the outputs kept in the encoder cache
- * through the text forward. */
+ * intermediate in the model dtype), what the Qwen towers hold through every
+ * block (held_per_patch) and the outputs kept in the encoder cache through
+ * the text forward. The largest item is the processor's largest image:
+ * Qwen2-VL's preprocessor max_pixels 12845056, Qwen3.5's longest_edge
+ * 16777216 (the tower's max_pixels). */
+/* Bytes per patch a Qwen tower holds through all its blocks
+ * (qwen2_vl.py Qwen2VisionTransformer.forward, qwen3_vl.py
+ * Qwen3_VisionTransformer.forward; read in 0.8.5.post1, 0.9.2, 0.10.2, 0.11,
+ * 0.13, 0.20, 0.33):
+ *  - the pixel values, 3 x temporal x patch^2 per patch: the caller
+ *    (_process_image_input) keeps them while the tower runs, on the GPU
+ *    since group_and_batch_mm_kwargs moved them there; in the model dtype
+ *    from 0.9 (the processor wrapper casts floating outputs: inputs/registry.py
+ *    in 0.9.2 - 0.10, multimodal/processing.py 0.11 - 0.13,
+ *    multimodal/processing/context.py later), the processor's fp32 in
+ *    0.8.5.post1 (forward's own cast copy is freed after patch_embed);
+ *  - the rotary position embedding of the patches, head_dim / 2 wide
+ *    (partial_rotary_factor 0.5 of head_dim = hidden / heads): one fp32 table
+ *    up to 0.12 (rot_pos_emb over VisionRotaryEmbedding's freqs; read up to
+ *    0.11), cos and sin gathered from get_rope's cos_sin_cache in the model
+ *    dtype from 0.13 (the same bytes for a 16-bit model);
+ *  - Qwen3-VL only: the learned position table interpolated per patch
+ *    (fast_pos_embed_interpolate, hidden wide, model dtype). */
+static uint64_t held_per_patch(const struct llmmem__vision_tower *t,
+                               const llmmem__vllm_profile_in *in)
+{
+    const uint64_t px = 3 * u(t->temporal_patch) * u(t->patch_size) * u(t->patch_size);
+    const uint64_t hd = u(t->heads) ? u(t->hidden) / u(t->heads) : 0;
+    uint64_t b = px * (in->ver < LLMMEM__VLLM_V(0, 9, 0) ? 4 : in->e);
+    b += in->ver < LLMMEM__VLLM_V(0, 13, 0) ? 4 * (hd / 2) : in->e * hd;
+    if (t->kind == LLMMEM__V_QWEN3VL)
+        b += u(t->hidden) * in->e;
+    return b;
+}
+
 static int encoder(llmmem__vllm_profile *p, uint64_t *cache, llmmem__ovf *o,
                    const struct llmmem_model *m, const struct llmmem_config *c,
                    const llmmem__vllm_profile_in *in)
@@ -159,6 +199,8 @@ static int encoder(llmmem__vllm_profile *p, uint64_t *cache, llmmem__ovf *o,
     const uint64_t hv = u(t->hidden), fv = u(t->intermediate);
     const uint64_t hv_r = llmmem__ceil_div(hv, in->tp), fv_r = llmmem__ceil_div(fv, in->tp);
     p->encoder = llmmem__mul3(o, patches, in->e, 2 * hv + llmmem__max(4 * hv_r, 2 * fv_r));
+    if (LLMMEM__VISION_QWEN(t))
+        p->encoder = llmmem__add(o, p->encoder, llmmem__mul(o, patches, held_per_patch(t, in)));
     *cache = llmmem__mul3(o, llmmem__mul(o, items, vb.lm_tokens), u(m->hidden_size), in->e);
     p->encoder = llmmem__add(o, p->encoder, *cache);
     p->enc_tokens = budget;
@@ -178,13 +220,22 @@ int llmmem__vllm_profile_run(llmmem__vllm_profile *p, llmmem__ovf *o, const stru
     p->forward = llmmem__add(o, llmmem__mul(o, T, llmmem__vllm_forward_token(o, m, in)), cache);
     if (in->last_stage) {
         /* held: the model output [T, h], the sampled rows [N, h] (and the V1
-         * runner's rand_like of them); the logits [N, V/tp padded] and their
-         * all-gathered copy; the sampler's own tensors over [N, V] */
+         * runner's rand_like of them); the logits; the sampler's own tensors
+         * over [N, V]. The V1 runner samples after compute_logits returned:
+         * LogitsProcessor._gather_logits rebinds `logits` to the all-gathered
+         * [N, V padded] copy (base_device_communicator.py all_gather), so the
+         * rank's [N, V/tp] shard is gone by the sampler's peak. The V2
+         * runner's dummy batch only computes the logits: its peak is inside
+         * the gather, with the shard still referenced. */
         const uint64_t Vp = llmmem__round_up(o, u(m->vocab_size), 64), V = u(m->vocab_size);
         uint64_t s = llmmem__mul3(o, T + N * (in->mrv1_rand ? 2 : 1), h, e);
-        s = llmmem__add(o, s, llmmem__mul3(o, N, llmmem__ceil_div(Vp, in->tp), e));
-        if (in->tp > 1)
+        if (in->sampler != LLMMEM__VSAMP_RUNNER_V2) {
             s = llmmem__add(o, s, llmmem__mul3(o, N, Vp, e));
+        } else {
+            s = llmmem__add(o, s, llmmem__mul3(o, N, llmmem__ceil_div(Vp, in->tp), e));
+            if (in->tp > 1)
+                s = llmmem__add(o, s, llmmem__mul3(o, N, Vp, e));
+        }
         s = llmmem__add(o, s, llmmem__mul3(o, N, V, sampler_bytes(in->sampler, N)));
         p->sampler = s;
         if (in->sampler == LLMMEM__VSAMP_TRITON) {

@@ -46,18 +46,26 @@ static void skip(ex *e)
         e->p++;
 }
 
+/* Tokens are one or two characters; compared in place (this runs for every
+ * operator of every expression of every parse). */
 static bool eat(ex *e, const char *tok)
 {
     skip(e);
-    size_t n = strlen(tok);
-    if (strncmp(e->p, tok, n) != 0)
+    const char *p = e->p;
+    if (p[0] != tok[0])
         return false;
+    if (tok[1]) {
+        if (p[1] != tok[1])
+            return false;
+        e->p += 2;
+        return true;
+    }
     /* '<' must not eat the first character of '<=', '!' not of '!=' */
-    if (n == 1 && (tok[0] == '<' || tok[0] == '>' || tok[0] == '!' || tok[0] == '=') && e->p[1] == '=')
+    if ((tok[0] == '<' || tok[0] == '>' || tok[0] == '!' || tok[0] == '=') && p[1] == '=')
         return false;
-    if (n == 1 && (tok[0] == '&' || tok[0] == '|') && e->p[1] == tok[0])
+    if ((tok[0] == '&' || tok[0] == '|') && p[1] == tok[0])
         return false;
-    e->p += n;
+    e->p += 1;
     return true;
 }
 
@@ -74,7 +82,7 @@ static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool llmmem__qvals_find(const llmmem__qvals *q, const char *sym, size_t len, int *index)
 {
     for (int i = 0; i < q->n; i++)
-        if (q->len[i] == len && memcmp(q->sym[i], sym, len) == 0) {
+        if (q->len[i] == len && q->sym[i][0] == sym[0] && memcmp(q->sym[i], sym, len) == 0) {
             *index = i;
             return true;
         }

@@ -163,6 +163,15 @@ static const llmmem__qdef q_deepseek_v2[] = {
 static const llmmem__qdef q_deepseek_v3[] = {
     Q_DEEPSEEK("129280", "7168", "18432", "61", "128", "4096", "256", "8", "2048", "1", "3"),
 };
+/* The DeepSeek MoE block: router, fused routed experts and the shared experts'
+ * gated MLP of width fs (DeepseekV3MoE, and the generic entry's MoE layers). */
+#define DEEPSEEK_MOE                                                                           \
+    WEIGHT("mlp.gate", "E", "h", ROUTER, MOE_LAYERS),                                          \
+        PARAM("mlp.experts.gate_up_proj", "E * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL),        \
+        PARAM("mlp.experts.down_proj", "E * h", "fm", EXPERT, MOE_LAYERS, NULL),               \
+        LINEAR("mlp.shared_experts.gate_proj", "fs", "h", MLP, MOE_LAYERS, "0"),              \
+        LINEAR("mlp.shared_experts.up_proj", "fs", "h", MLP, MOE_LAYERS, "0"),                \
+        LINEAR("mlp.shared_experts.down_proj", "h", "fs", MLP, MOE_LAYERS, "0")
 /* DeepseekV3Attention: q through a low-rank q_a/q_b pair (q_lora_rank) or
  * one q_proj; keys and values through kv_a_proj_with_mqa (the latent and the
  * shared rope key) then kv_b_proj. */
@@ -170,12 +179,7 @@ static const llmmem__tdef t_deepseek[] = {
     EMBED_TOKENS, MLA_ATTN(W_ALL),
     LINEAR("mlp.gate_proj", "f", "h", MLP, DENSE_LAYERS, "0"), LINEAR("mlp.up_proj", "f", "h", MLP, DENSE_LAYERS, "0"),
     LINEAR("mlp.down_proj", "h", "f", MLP, DENSE_LAYERS, "0"),
-    WEIGHT("mlp.gate", "E", "h", ROUTER, MOE_LAYERS),
-    PARAM("mlp.experts.gate_up_proj", "E * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL),
-    PARAM("mlp.experts.down_proj", "E * h", "fm", EXPERT, MOE_LAYERS, NULL),
-    LINEAR("mlp.shared_experts.gate_proj", "fs", "h", MLP, MOE_LAYERS, "0"),
-    LINEAR("mlp.shared_experts.up_proj", "fs", "h", MLP, MOE_LAYERS, "0"),
-    LINEAR("mlp.shared_experts.down_proj", "h", "fs", MLP, MOE_LAYERS, "0"),
+    DEEPSEEK_MOE,
     NORM("input_layernorm", "h", "0", W_ALL), NORM("post_attention_layernorm", "h", "0", W_ALL),
     NORM("model.norm", "h", "0", W_ONCE), HEAD_ROWS("lm_head"),
 };
@@ -239,12 +243,7 @@ static const llmmem__tdef t_generic[] = {
     LINEAR("self_attn.v_proj", "k * d", "h", ATTN, W_ALL, "ab"), LINEAR("self_attn.o_proj", "h", "a * d", ATTN, W_ALL, "ob"),
     LINEAR("mlp.gate_proj", "f", "h", MLP, DENSE_LAYERS, "mb"), LINEAR("mlp.up_proj", "f", "h", MLP, DENSE_LAYERS, "mb"),
     LINEAR("mlp.down_proj", "h", "f", MLP, DENSE_LAYERS, "mb"),
-    WEIGHT("mlp.gate", "E", "h", ROUTER, MOE_LAYERS),
-    PARAM("mlp.experts.gate_up_proj", "E * 2 * fm", "h", EXPERT, MOE_LAYERS, NULL),
-    PARAM("mlp.experts.down_proj", "E * h", "fm", EXPERT, MOE_LAYERS, NULL),
-    LINEAR("mlp.shared_experts.gate_proj", "fs", "h", MLP, MOE_LAYERS, "0"),
-    LINEAR("mlp.shared_experts.up_proj", "fs", "h", MLP, MOE_LAYERS, "0"),
-    LINEAR("mlp.shared_experts.down_proj", "h", "fs", MLP, MOE_LAYERS, "0"),
+    DEEPSEEK_MOE,
     NORM("input_layernorm", "h", "0", W_ALL), NORM("post_attention_layernorm", "h", "0", W_ALL),
     NORM("model.norm", "h", "0", W_ONCE), HEAD_ROWS("lm_head"),
 };
@@ -269,6 +268,10 @@ const llmmem__arch llmmem__fam_classic[] = {
      LLMMEM__NORM_RMS, LLMMEM__ACT_SILU_GLU, "modeling_deepseek_v2.py: MLA, shared experts"},
     {"deepseek_v3", LLMMEM__FAM_DEEPSEEK, ROWS(q_deepseek_v3), ROWS(t_deepseek_v3), MIXER_FULL, DEEPSEEK_FFN,
      LLMMEM__NORM_RMS, LLMMEM__ACT_SILU_GLU, "modeling_deepseek_v3.py: MLA, 3 dense layers first"},
+    /* Kimi K2's Hub config names model_type kimi_k2 (its own remote code) and
+     * architectures DeepseekV3ForCausalLM: the DeepSeek-V3 layout and keys. */
+    {"kimi_k2", LLMMEM__FAM_DEEPSEEK, ROWS(q_deepseek_v3), ROWS(t_deepseek_v3), MIXER_FULL, DEEPSEEK_FFN,
+     LLMMEM__NORM_RMS, LLMMEM__ACT_SILU_GLU, "Kimi K2 (remote code; DeepseekV3ForCausalLM layout)"},
     {"raw", LLMMEM__FAM_LLAMA, ROWS(q_raw), ROWS(t_raw), MIXER_FULL, FFN_MOE, LLMMEM__NORM_RMS,
      LLMMEM__ACT_SILU_GLU, "a llama-like decoder from numbers"},
     {"generic", LLMMEM__FAM_LLAMA, ROWS(q_generic), ROWS(t_generic),

@@ -421,10 +421,18 @@ static const llmmem__tdef t_qwen3_next[] = {
     QWEN_MOE, QWEN_TAIL,
 };
 
+/* Qwen3_5TextConfig's mamba_ssm_dtype: the dtype of the gated DeltaNet's
+ * recurrent state (the checkpoints say "float32"; vLLM reads it in
+ * model_executor/models/config.py Qwen3_5ForConditionalGenerationConfig),
+ * as the canonical ssm_dtype (enum llmmem__dtype: 1 fp32, 2 fp16, 3 bf16;
+ * 0 when absent: the model dtype). */
+#define Q_SSM_DTYPE QS("ssm_dtype", "mamba_ssm_dtype", "0", "0", "float32|float16|bfloat16")
+
 /* Qwen3_5TextConfig (the text model of qwen3_5): dense MLP in every layer. */
 static const llmmem__qdef q_qwen3_5_text[] = {
     Q_ATTN("248320", "4096", "12288", "32", "16", "4", "32768"), Q("d", "head_dim", "256", NULL, DIM), Q_TIE("0"),
-    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), Q_GDN("16", "32"), Q_LIN("1"), Q_QWEN_LAYERS,
+    Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"), Q_GDN("16", "32"), Q_LIN("1"), Q_SSM_DTYPE,
+    Q_QWEN_LAYERS,
 };
 static const llmmem__tdef t_qwen3_5_text[] = {
     EMBED("model.embed_tokens"), QWEN3_5_GDN, QWEN_GATED_ATTN, GATED_MLP("mlp.", "f", W_ALL, "0"), QWEN_TAIL,
@@ -436,7 +444,7 @@ static const llmmem__qdef q_qwen3_5_moe_text[] = {
     Q("L", "num_hidden_layers", "40", NULL, LAYERS), Q("a", "num_attention_heads", "16", NULL, COUNT),
     Q("k", "num_key_value_heads", "2", "a", COUNT), Q("pos", "max_position_embeddings", "32768", NULL, POS),
     Q("d", "head_dim", "256", NULL, DIM), Q_TIE("0"), Q("ab", "attention_bias", "0", NULL, BOOL), QD("ob", "ab"),
-    Q_GDN("16", "32"), Q_LIN("1"), Q("fm", "moe_intermediate_size", "512", NULL, DIM), QD("f", "fm"),
+    Q_GDN("16", "32"), Q_LIN("1"), Q_SSM_DTYPE, Q("fm", "moe_intermediate_size", "512", NULL, DIM), QD("f", "fm"),
     Q("fs", "shared_expert_intermediate_size", "512", NULL, DIM0), QD("ns", "fs > 0"), QD("seg", "1"),
     Q("K", "num_experts_per_tok", "8", NULL, COUNT), Q("E", "num_experts", "256", NULL, COUNT), Q_QWEN_LAYERS,
 };

@@ -198,6 +198,7 @@ static const key_info keys[] = {
     {LLMMEM_M_PARAMS_ACTIVE, "params_active", F(params_active), true, 0, ""},
     {LLMMEM_M_PARAMS_ROUTER, "params_router", F(params_router), true, 0, ""},
     {LLMMEM_M_PARAMS_EXPERTS, "params_experts", F(params_experts), true, 0, ""},
+    {LLMMEM_M_APPROXIMATE, "approximate", SPECIAL, true, 0, ""},
 };
 #undef F
 
@@ -563,6 +564,8 @@ int llmmem_model_get_i64(int64_t *out, const llmmem_model *m, int key)
         *out = m->tie_embeddings;
     else if (key == LLMMEM_M_NUM_PARAMETERS)
         *out = m->params;
+    else if (key == LLMMEM_M_APPROXIMATE)
+        *out = m->generic || m->from_size_only;
     else
         *out = *(const int64_t *)((const char *)m + k->off);
     return 0;
@@ -679,7 +682,7 @@ static void json_moe_mla(llmmem__buf *b, const struct llmmem_model *m)
 /* Vision tower (input/towers.c); null when none. */
 static void json_vision(llmmem__buf *b, const struct llmmem_model *m)
 {
-    static const char *const vkind_names[] = {"none", "clip", "siglip", "qwen2_vl"};
+    static const char *const vkind_names[] = {"none", "clip", "siglip", "qwen2_vl", "qwen3_vl"};
     const struct llmmem__vision_tower *vt = &m->vision;
     if (vt->kind == LLMMEM__V_NONE) {
         llmmem__buf_printf(b, ", \"vision\": null");
@@ -746,20 +749,24 @@ static void json_mixers(llmmem__buf *b, const struct llmmem_model *m)
 {
     const struct llmmem__ssm *x = &m->ssm;
     const struct llmmem__lin *l = &m->lin;
+    /* the recurrent state's dtype the config names ("auto": the model dtype) */
+    const char *state_dtype = name_of(dtype_names, LLMMEM_ARRAY_LEN(dtype_names), m->ssm_state_dtype);
     if (x->inner > 0)
         llmmem__buf_printf(b,
                            ", \"ssm\": {\"version\": %lld, \"inner\": %lld, \"state\": %lld, \"groups\": %lld, "
-                           "\"heads\": %lld, \"conv\": %lld, \"dt_rank\": %lld, \"chunk\": %lld}",
+                           "\"heads\": %lld, \"conv\": %lld, \"dt_rank\": %lld, \"chunk\": %lld, "
+                           "\"state_dtype\": \"%s\"}",
                            (long long)x->version, (long long)x->inner, (long long)x->state, (long long)x->groups,
-                           (long long)x->heads, (long long)x->conv, (long long)x->dt_rank, (long long)x->chunk);
+                           (long long)x->heads, (long long)x->conv, (long long)x->dt_rank, (long long)x->chunk,
+                           state_dtype);
     else
         llmmem__buf_printf(b, ", \"ssm\": null");
     if (l->kind > 0)
         llmmem__buf_printf(b,
                            ", \"linear_attention\": {\"kind\": %lld, \"k_heads\": %lld, \"k_dim\": %lld, "
-                           "\"v_heads\": %lld, \"v_dim\": %lld, \"conv\": %lld}",
+                           "\"v_heads\": %lld, \"v_dim\": %lld, \"conv\": %lld, \"state_dtype\": \"%s\"}",
                            (long long)l->kind, (long long)l->k_heads, (long long)l->k_dim, (long long)l->v_heads,
-                           (long long)l->v_dim, (long long)l->conv);
+                           (long long)l->v_dim, (long long)l->conv, state_dtype);
     else
         llmmem__buf_printf(b, ", \"linear_attention\": null");
     llmmem__buf_printf(b, ", \"conv_kernel\": %lld, \"chunk_size\": %lld", (long long)m->conv_kernel,
@@ -822,9 +829,9 @@ int llmmem_model_to_json(char *buf, size_t cap, size_t *needed, const llmmem_mod
     llmmem__buf_json_string(&b, m->model_type);
     llmmem__buf_printf(&b, ", \"name\": ");
     llmmem__buf_json_string(&b, m->name);
-    llmmem__buf_printf(&b, ", \"family\": \"%s\", \"generic\": %s, \"from_size_only\": %s",
-                       name_of(family_names, LLMMEM_ARRAY_LEN(family_names), m->family), yes(m->generic),
-                       yes(m->from_size_only));
+    llmmem__buf_printf(&b, ", \"family\": \"%s\", \"approximate\": %s, \"generic\": %s, \"from_size_only\": %s",
+                       name_of(family_names, LLMMEM_ARRAY_LEN(family_names), m->family),
+                       yes(m->generic || m->from_size_only), yes(m->generic), yes(m->from_size_only));
     json_counts(&b, m);
     json_shape(&b, m);
     json_moe_mla(&b, m);

@@ -167,6 +167,10 @@ struct llmmem_model {
         int64_t conv;      /* [lin_conv] short conv kernel over q/k/v (0: none) */
     } lin;
     int64_t conv_kernel;               /* [conv_L] gated short convolution (lfm2) */
+    /* [ssm_dtype] the recurrent / SSM state dtype the config asks for (enum
+     * llmmem__dtype; Qwen3.5's mamba_ssm_dtype), AUTO (0) when it names none:
+     * vLLM then keeps the state in the model dtype. */
+    int ssm_state_dtype;
 
     /* storage described by the config */
     int torch_dtype;                   /* enum llmmem__dtype, AUTO if absent */
@@ -180,7 +184,11 @@ struct llmmem_model {
         int kind;                 /* enum llmmem__vkind; 0 = no tower */
         int64_t hidden, layers, heads, intermediate;
         int64_t patch_size, image_size; /* fixed processor size (clip/siglip) */
-        int64_t temporal_patch, merge_size; /* qwen2_vl */
+        int64_t temporal_patch, merge_size; /* qwen2_vl, qwen3_vl */
+        /* qwen3_vl: the learned position table interpolated per image
+         * (num_position_embeddings), and the checkpoint processor's pixel
+         * bounds (preprocessor_config.json size; 0: Qwen2-VL's class defaults) */
+        int64_t pos_embed, min_pixels, max_pixels;
         int64_t projector_params;  /* part of vision_params */
         int64_t feature_layer;     /* llava vision_feature_layer (layers actually run) */
         bool drop_cls;             /* llava 'default' strategy drops the CLS token */
@@ -209,7 +217,10 @@ struct llmmem_model {
     char notes[LLMMEM__MAX_NOTES][LLMMEM__NOTE_MAX];
 };
 
-enum llmmem__vkind { LLMMEM__V_NONE = 0, LLMMEM__V_CLIP, LLMMEM__V_SIGLIP, LLMMEM__V_QWEN2VL };
+enum llmmem__vkind { LLMMEM__V_NONE = 0, LLMMEM__V_CLIP, LLMMEM__V_SIGLIP, LLMMEM__V_QWEN2VL, LLMMEM__V_QWEN3VL };
+/* Qwen2-VL and Qwen3-VL (Qwen3.5) towers: dynamic resolution, fused qkv,
+ * vision rotary, a patch merger as the projector. */
+#define LLMMEM__VISION_QWEN(t) ((t)->kind == LLMMEM__V_QWEN2VL || (t)->kind == LLMMEM__V_QWEN3VL)
 
 /* Recomputes every count from the fields. Returns LLMMEM_E_OUT_OF_RANGE on
  * overflow, LLMMEM_E_SCHEMA if a required field is missing. */

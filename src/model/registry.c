@@ -266,6 +266,7 @@ static void bind(struct llmmem_model *m)
     m->lin.v_dim = llmmem__qvals_get(q, "lin_v_dim", 0);
     m->lin.conv = llmmem__qvals_get(q, "lin_conv", 0);
     m->conv_kernel = llmmem__qvals_get(q, "conv_L", 0);
+    m->ssm_state_dtype = (int)llmmem__qvals_get(q, "ssm_dtype", 0);
 }
 
 /* ---- the layer pattern ---------------------------------------------------------- */

@@ -660,6 +660,34 @@ static int plan_start(struct llmmem_plan *p, const llmmem_model *model, const ll
     return LLMMEM_OK;
 }
 
+/* The kept layouts estimated again with the configuration's own allocator
+ * setting (the replay of the caching allocator where it applies): their
+ * reserved and total bytes become the replay's, and a layout the replay does
+ * not fit leaves the plan as out of memory. */
+static int confirm_layouts(struct llmmem_plan *p, const llmmem_model *m, const llmmem_config *cfg)
+{
+    if (!cfg->allocator_replay)
+        return LLMMEM_OK;
+    int kept = 0;
+    for (int i = 0; i < p->count; i++) {
+        llmmem__plan_layout *l = &p->slot[p->order[i]];
+        l->cfg.allocator_replay = cfg->allocator_replay;
+        int rc = llmmem_estimate(&p->scratch, m, &l->cfg);
+        if (rc)
+            return rc;
+        if (!p->scratch.v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i) {
+            p->rejected[LLMMEM_REJECT_OOM]++;
+            p->feasible--;
+            continue;
+        }
+        l->peak_reserved = p->scratch.v[LLMMEM_R_PEAK_RESERVED_BYTES - LLMMEM_R_PARAMS].u;
+        l->total = p->scratch.v[LLMMEM_R_TOTAL_BYTES_PER_GPU - LLMMEM_R_PARAMS].u;
+        p->order[kept++] = p->order[i];
+    }
+    p->count = kept;
+    return LLMMEM_OK;
+}
+
 int llmmem_plan_layouts(llmmem_plan *plan, const llmmem_model *model, const llmmem_config *cfg,
                         int top_k)
 {
@@ -668,6 +696,7 @@ int llmmem_plan_layouts(llmmem_plan *plan, const llmmem_model *model, const llmm
                              !plan ? "plan" : !model ? "model" : "config");
     struct llmmem_plan *p = plan;
     search s = {.p = p, .m = model, .c = *cfg};
+    s.c.allocator_replay = 0; /* the fast path; the kept layouts are confirmed below */
     int rc;
     if ((rc = plan_start(p, model, cfg, top_k)) != 0 || (rc = plan_num_gpus(&s.n, cfg)) != 0)
         return rc;
@@ -692,5 +721,5 @@ int llmmem_plan_layouts(llmmem_plan *plan, const llmmem_model *model, const llmm
         p->count = 0;
         return rc;
     }
-    return LLMMEM_OK;
+    return confirm_layouts(p, model, cfg);
 }

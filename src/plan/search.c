@@ -21,8 +21,8 @@ typedef void (*set_fn)(struct llmmem_config *c, int64_t v);
  * that fits(answer) and !fits(answer + 1) hold on the estimator itself (or the
  * answer is hi). *out = lo - 1 when lo does not fit. An error at lo is
  * returned as is; above lo, an overflow counts as "does not fit". */
-static int search_max(int64_t *out, const llmmem_model *m, struct llmmem_config *c, set_fn set,
-                      int64_t lo, int64_t hi)
+static int search_bounds(int64_t *out, const llmmem_model *m, struct llmmem_config *c, set_fn set,
+                         int64_t lo, int64_t hi)
 {
     struct llmmem_result r;
     set(c, lo);
@@ -64,6 +64,35 @@ static int search_max(int64_t *out, const llmmem_model *m, struct llmmem_config 
     }
     *out = lo;
     return LLMMEM_OK;
+}
+
+
+/* The search on the fast estimate (the allocator rule of thumb), then, when
+ * the configuration replays the caching allocator, its answer confirmed on
+ * the replay: the boundary searched again from the fast answer, up when it
+ * fits, below it when it does not (a few replays, not one per probe). */
+static int search_max(int64_t *out, const llmmem_model *m, struct llmmem_config *c, set_fn set,
+                      int64_t lo, int64_t hi)
+{
+    const int64_t replay = c->allocator_replay;
+    c->allocator_replay = 0;
+    int rc = search_bounds(out, m, c, set, lo, hi);
+    c->allocator_replay = replay;
+    if (rc || !replay)
+        return rc;
+    int64_t fast = *out < lo ? lo : *out;
+    struct llmmem_result r;
+    set(c, fast);
+    int f = fits_at(&r, m, c);
+    if (f < 0)
+        return f;
+    if (f)
+        return search_bounds(out, m, c, set, fast, hi);
+    if (fast == lo) {
+        *out = lo - 1;
+        return LLMMEM_OK;
+    }
+    return search_bounds(out, m, c, set, lo, fast - 1);
 }
 
 static void set_mbs(struct llmmem_config *c, int64_t v) { c->micro_batch_size = v; }

@@ -71,6 +71,21 @@ class TestBinding(unittest.TestCase):
         self.assertIn("adamw", ps["optimizer"]["values"])
         self.assertEqual(ps["micro_batch_size"]["bounds"][0], 1)
         self.assertTrue(llmmem.presets())
+        arch = llmmem.architectures()
+        self.assertEqual(arch["llama"], "decoder")
+        self.assertEqual(arch["gemma3"], "multimodal")
+        self.assertEqual(arch["whisper"], "refused")
+        with self.assertRaises(llmmem.Error) as e:
+            llmmem.Model.from_hf_json('{"model_type": "whisper"}')
+        self.assertIn("speech", str(e.exception))
+        tl = llmmem.timeline("llama-3.2-1b", seq_len=512)
+        self.assertEqual(tl["model_type"], "llama")
+        self.assertTrue(llmmem.timeline("llama-3.2-1b", format="svg").startswith("<svg"))
+        self.assertIn("segments", llmmem.timeline("llama-3.2-1b", format="snapshot"))
+        with self.assertRaises(ValueError):
+            llmmem.timeline("llama-3.2-1b", format="png")
+        with self.assertRaises(llmmem.Error):
+            llmmem.timeline("llama-3.2-1b", engine="zero", zero_stage=2)
         self.assertIn("H200", " ".join(llmmem.gpus()))
         self.assertEqual(llmmem.status_name(llmmem.E_PARSE), "LLMMEM_E_PARSE")
 
@@ -137,6 +152,21 @@ class TestSmoke(unittest.TestCase):
             self.assertEqual(c["zero_stage"], 3)
             self.assertEqual(c["reduce_bucket_size"], 2048 * 2048)  # HF Trainer: hidden^2
 
+    def test_framework_yaml(self):
+        # a torchtune recipe: its keys onto parameters, the unknown one in the notes
+        text = read(os.path.join(ROOT, "test/data/anchors/training/configs/tr014.yaml")) + "mystery: 1\n"
+        self.assertEqual(llmmem.framework_detect(text), "torchtune")
+        with llmmem.Config() as c:
+            c.apply_framework(text)
+            self.assertEqual(c["activation_profile"], "torchtune")
+            self.assertEqual(c["activation_offloading"], "streams")
+            self.assertTrue(c["optimizer_in_backward"])
+            self.assertTrue(any("mystery" in n for n in c.notes))
+            with self.assertRaises(llmmem.Error) as e:
+                c.apply_framework("model:\n  _component_: x.llama3_2_1b\nloss:\n  _component_: my.Loss\n")
+            self.assertEqual(e.exception.status, llmmem.E_UNSUPPORTED)
+            self.assertIn('"loss._component_"', str(e.exception))
+
     def test_close(self):
         m = llmmem.Model.from_hf_file(os.path.join(SCEN, "configs/dev/llama-3.2-1b.json"))
         m.close()
@@ -144,6 +174,27 @@ class TestSmoke(unittest.TestCase):
         with self.assertRaises(llmmem.Error) as cm:
             m.get("hidden_size")
         self.assertEqual(cm.exception.status, llmmem.E_INVALID_ARG)
+
+
+class TestApproximate(unittest.TestCase):
+    """An unknown model_type or a shape from a size alone: result.approximate, its note,
+    the repr; a counted model is not approximate."""
+
+    UNKNOWN = {"model_type": "foobar", "hidden_size": 1024, "num_hidden_layers": 4,
+               "num_attention_heads": 8, "intermediate_size": 4096, "vocab_size": 32000}
+
+    def test_unknown_model_type(self):
+        r = llmmem.estimate(self.UNKNOWN)
+        self.assertIs(r.approximate, True)
+        self.assertIs(r.to_dict()["approximate"], True)
+        self.assertTrue(any(n.startswith("approximate: ") and '"foobar"' in n for n in r.notes))
+        self.assertIn("APPROXIMATE", repr(r))
+
+    def test_counted_model(self):
+        r = llmmem.estimate(dict(self.UNKNOWN, model_type="llama"))
+        self.assertIs(r.approximate, False)
+        self.assertNotIn("APPROXIMATE", repr(r))
+        self.assertFalse(any(n.startswith("approximate: ") for n in r.notes))
 
 
 class TestCalibration(unittest.TestCase):

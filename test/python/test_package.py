@@ -225,6 +225,25 @@ class TestModelConfigPlan(unittest.TestCase):
             c = llmmem.Config.from_deepspeed_config(src, m)
             self.assertEqual(c.zero_stage, 3)
             self.assertEqual(c.reduce_bucket_size, 2048 * 2048)  # HF Trainer's "auto": hidden^2
+        # framework YAML (libyaml): a path or its text, the kind detected or named
+        tt = os.path.join(ROOT, "test", "data", "anchors", "training", "configs", "tr014.yaml")
+        self.assertEqual(llmmem.framework_names()[:2], ["auto", "torchtune"])
+        for src in (tt, read(tt)):
+            self.assertEqual(llmmem.framework_detect(src), "torchtune")
+            c = llmmem.Config.from_framework_config(src, seq_len=1024)
+            self.assertEqual((c.activation_profile, c.optimizer_in_backward, c.seq_len), ("torchtune", True, 1024))
+            self.assertTrue(any("packed" in n for n in c.notes))
+        c = llmmem.Config().apply_framework(read(tt), kind="torchtune")
+        self.assertEqual(c.compile, "layers")
+        with self.assertRaises(llmmem.UnknownParameterError):
+            llmmem.Config().apply_framework(tt, kind="torchtun")
+        with self.assertRaises(llmmem.Error) as cm:
+            llmmem.Config().apply_framework("base_model: x\ncut_cross_entropy: true\n", kind="axolotl")
+        self.assertEqual(cm.exception.status, llmmem.E_UNSUPPORTED)
+        self.assertIn("cut_cross_entropy", str(cm.exception))
+        r = llmmem.estimate("llama-3.2-1b", optimizer="paged_adamw_8bit")
+        self.assertGreater(r.managed_bytes, 0)
+        self.assertEqual(r.optimizer_state_dtype, "int8")
         m1, c1 = llmmem.load_scenario(os.path.join(SCEN, "t01.json"))
         sc = json.loads(read(os.path.join(SCEN, "t01.json")))
         m2, c2 = llmmem.load_scenario(sc, base_dir=SCEN)

