@@ -224,9 +224,19 @@ static void write_json(llmmem__buf *b, const run *x, const point *p, size_t n)
 
 static double gib(uint64_t v) { return (double)v / 1073741824.0; }
 
-static void write_svg(llmmem__buf *b, const run *x, const point *p, size_t n)
+/* The chart's scales: GiB up the y axis, allocation events along x. */
+typedef struct frame {
+    double ymax, xs;
+    uint64_t cap;
+    bool cap_on_scale;
+} frame;
+
+static double px(const frame *f, uint64_t ev) { return (double)X0 + (double)ev * f->xs; }
+static double py(const frame *f, double v) { return (double)Y1 - v / f->ymax * (double)(Y1 - Y0); }
+
+static frame frame_of(const run *x, const point *p, size_t n)
 {
-    const uint64_t cap = x->budget;
+    frame f = {0, 1, x->budget, false};
     uint64_t top = x->r->replay_reserved;
     for (size_t i = 0; i < n; i++) {
         uint64_t t = 0;
@@ -236,35 +246,30 @@ static void write_svg(llmmem__buf *b, const run *x, const point *p, size_t n)
     }
     /* the GPU fits the scale when it is near the peak; far above, its line
      * marks the top edge with the value */
-    double ymax = gib(top) * 1.12;
-    bool cap_on_scale = cap && gib(cap) <= ymax * 1.6;
-    if (cap_on_scale && gib(cap) * 1.05 > ymax)
-        ymax = gib(cap) * 1.05;
-    if (ymax <= 0)
-        ymax = 1;
-    const double xs = n > 1 ? (double)(X1 - X0) / (double)(p[n - 1].event ? p[n - 1].event : 1) : 1;
-#define PX(ev) ((double)X0 + (double)(ev) * xs)
-#define PY(v) ((double)Y1 - (v) / ymax * (double)(Y1 - Y0))
-    llmmem__buf_printf(b,
-                       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-                       "font-family=\"sans-serif\" font-size=\"11\">\n",
-                       W, H, W, H);
-    llmmem__buf_printf(b, "<title>");
-    llmmem__buf_printf(b, "Predicted memory timeline: %s, peak allocated %.2f GiB, peak reserved %.2f GiB",
-                       x->r->model_type, gib(x->r->replay_allocated), gib(x->r->replay_reserved));
-    llmmem__buf_printf(b, "</title>\n<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
-    /* grid and y axis */
+    f.ymax = gib(top) * 1.12;
+    f.cap_on_scale = f.cap && gib(f.cap) <= f.ymax * 1.6;
+    if (f.cap_on_scale && gib(f.cap) * 1.05 > f.ymax)
+        f.ymax = gib(f.cap) * 1.05;
+    if (f.ymax <= 0)
+        f.ymax = 1;
+    f.xs = n > 1 ? (double)(X1 - X0) / (double)(p[n - 1].event ? p[n - 1].event : 1) : 1;
+    return f;
+}
+
+/* The grid with its GiB labels, then one stacked area per category. */
+static void svg_areas(llmmem__buf *b, const frame *f, const point *p, size_t n)
+{
     double step = 1;
-    while (ymax / step > 8)
+    while (f->ymax / step > 8)
         step *= 2;
-    while (ymax / step < 3 && step > 0.125)
+    while (f->ymax / step < 3 && step > 0.125)
         step /= 2;
-    for (double v = 0; v <= ymax; v += step) {
+    for (double v = 0; v <= f->ymax; v += step) {
         llmmem__buf_printf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>",
-                           X0, PY(v), X1, PY(v));
-        llmmem__buf_printf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g GiB</text>\n", X0 - 6, PY(v) + 4, v);
+                           X0, py(f, v), X1, py(f, v));
+        llmmem__buf_printf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g GiB</text>\n", X0 - 6, py(f, v) + 4,
+                           v);
     }
-    /* stacked areas, one path per category */
     for (int k = 0; k < K_COUNT; k++) {
         llmmem__buf_printf(b, "<path class=\"area\" data-category=\"%s\" fill=\"%s\" fill-opacity=\"0.85\" d=\"",
                            cat_names[k], cat_colors[k]);
@@ -272,42 +277,49 @@ static void write_svg(llmmem__buf *b, const run *x, const point *p, size_t n)
             uint64_t s = 0;
             for (int j = 0; j <= k; j++)
                 s += p[i].cat[j];
-            llmmem__buf_printf(b, "%s%.1f %.1f", i ? " L" : "M", PX(p[i].event), PY(gib(s)));
+            llmmem__buf_printf(b, "%s%.1f %.1f", i ? " L" : "M", px(f, p[i].event), py(f, gib(s)));
         }
         for (size_t i = n; i-- > 0;) {
             uint64_t s = 0;
             for (int j = 0; j < k; j++)
                 s += p[i].cat[j];
-            llmmem__buf_printf(b, " L%.1f %.1f", PX(p[i].event), PY(gib(s)));
+            llmmem__buf_printf(b, " L%.1f %.1f", px(f, p[i].event), py(f, gib(s)));
         }
         llmmem__buf_printf(b, " Z\"/>\n");
     }
-    /* reserved */
+}
+
+/* The reserved line, the GPU capacity line and the phase marks. */
+static void svg_lines(llmmem__buf *b, const frame *f, const point *p, size_t n)
+{
     llmmem__buf_printf(b, "<polyline class=\"reserved\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\" points=\"");
     for (size_t i = 0; i < n; i++)
-        llmmem__buf_printf(b, "%s%.1f,%.1f", i ? " " : "", PX(p[i].event), PY(gib(p[i].reserved)));
+        llmmem__buf_printf(b, "%s%.1f,%.1f", i ? " " : "", px(f, p[i].event), py(f, gib(p[i].reserved)));
     llmmem__buf_printf(b, "\"/>\n");
     /* GPU capacity (for the allocator: GPU memory less the CUDA context) */
-    double ycap = cap_on_scale ? PY(gib(cap)) : (double)Y0;
+    double ycap = f->cap_on_scale ? py(f, gib(f->cap)) : (double)Y0;
     llmmem__buf_printf(b,
                        "<line class=\"capacity\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#c00\" "
                        "stroke-dasharray=\"6 4\" stroke-width=\"1.5\"/>",
                        X0, ycap, X1, ycap);
     llmmem__buf_printf(b, "<text x=\"%d\" y=\"%.1f\" fill=\"#c00\" text-anchor=\"end\">GPU %.1f GiB%s</text>\n", X1,
-                       ycap - 4, gib(cap), cap_on_scale ? "" : " (above the scale)");
-    /* phases */
+                       ycap - 4, gib(f->cap), f->cap_on_scale ? "" : " (above the scale)");
     for (size_t i = 0; i < n; i++) {
         if (!p[i].phase || !strcmp(p[i].phase, "process start"))
             continue;
         llmmem__buf_printf(b, "<line class=\"phase\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#888\" "
                               "stroke-width=\"0.5\"/>",
-                           PX(p[i].event), Y0, PX(p[i].event), Y1);
+                           px(f, p[i].event), Y0, px(f, p[i].event), Y1);
         if (p[i].step <= 3)
             llmmem__buf_printf(b, "<text class=\"phase-label\" transform=\"translate(%.1f,%d) rotate(-90)\" "
                                   "font-size=\"9\" fill=\"#555\">%s%s</text>\n",
-                               PX(p[i].event) + 9, Y1 - 4, p[i].phase, "");
+                               px(f, p[i].event) + 9, Y1 - 4, p[i].phase, "");
     }
-    /* axes and legend */
+}
+
+/* The x axis, the legend and the peaks. */
+static void svg_legend(llmmem__buf *b, const run *x)
+{
     llmmem__buf_printf(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#000\"/>", X0, Y1, X1, Y1);
     llmmem__buf_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">allocation events (%llu)</text>\n",
                        (X0 + X1) / 2, Y1 + 22, (unsigned long long)x->tl.n);
@@ -327,9 +339,23 @@ static void write_svg(llmmem__buf *b, const run *x, const point *p, size_t n)
     llmmem__buf_printf(b, "<text x=\"%d\" y=\"%d\" font-size=\"12\">peak allocated %.2f GiB, peak reserved %.2f GiB%s</text>\n",
                        X0, Y0 - 10, gib(x->r->replay_allocated), gib(x->r->replay_reserved),
                        x->r->replay_oom ? " (does not fit)" : "");
+}
+
+static void write_svg(llmmem__buf *b, const run *x, const point *p, size_t n)
+{
+    const frame f = frame_of(x, p, n);
+    llmmem__buf_printf(b,
+                       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+                       "font-family=\"sans-serif\" font-size=\"11\">\n",
+                       W, H, W, H);
+    llmmem__buf_printf(b, "<title>");
+    llmmem__buf_printf(b, "Predicted memory timeline: %s, peak allocated %.2f GiB, peak reserved %.2f GiB",
+                       x->r->model_type, gib(x->r->replay_allocated), gib(x->r->replay_reserved));
+    llmmem__buf_printf(b, "</title>\n<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
+    svg_areas(b, &f, p, n);
+    svg_lines(b, &f, p, n);
+    svg_legend(b, x);
     llmmem__buf_printf(b, "</svg>\n");
-#undef PX
-#undef PY
 }
 
 /* ---- torch.cuda.memory._snapshot() ------------------------------------------------------------ */
@@ -365,16 +391,46 @@ typedef struct live {
     bool seg;
 } live;
 
-static void write_snapshot(llmmem__buf *b, const run *x)
+/* The blocks and segments live at the end of the replay. */
+typedef struct live_set {
+    live *l;
+    size_t n, cap;
+    bool nomem;
+} live_set;
+
+static void live_track(live_set *s, const llmmem__tl_event *e)
 {
-    const llmmem__tl *t = &x->tl;
-    llmmem__buf_printf(b, "{\"device_traces\": [[");
+    bool seg = e->op == LLMMEM__TL_SEG_ALLOC || e->op == LLMMEM__TL_SEG_MAP;
+    if (e->op == LLMMEM__TL_ALLOC || seg) {
+        if (s->n == s->cap) {
+            size_t cap = s->cap ? 2 * s->cap : 1024;
+            live *q = realloc(s->l, cap * sizeof *q);
+            if (!q) {
+                s->nomem = true;
+                return;
+            }
+            s->l = q;
+            s->cap = cap;
+        }
+        s->l[s->n++] = (live){e->addr, e->size, e->req, e->what, e->stream, seg};
+        return;
+    }
+    bool want_seg = e->op != LLMMEM__TL_FREE;
+    for (size_t k = s->n; k-- > 0;)
+        if (s->l[k].seg == want_seg && s->l[k].addr == e->addr) {
+            s->l[k] = s->l[--s->n];
+            return;
+        }
+}
+
+/* device_traces: every event as memory_viz reads it, a free as free_requested
+ * then free_completed; the live set at the end into *s. Returns the last step. */
+static int snapshot_traces(llmmem__buf *b, const llmmem__tl *t, live_set *s)
+{
     const char *phase = "";
     int step = 0;
     bool first = true;
-    size_t nl = 0, capl = 1024;
-    live *l = malloc(capl * sizeof *l);
-    for (size_t i = 0; i < t->n; i++) {
+    for (size_t i = 0; i < t->n && !s->nomem; i++) {
         const llmmem__tl_event *e = &t->ev[i];
         if (e->op == LLMMEM__TL_PHASE) {
             phase = e->what;
@@ -382,8 +438,7 @@ static void write_snapshot(llmmem__buf *b, const run *x)
                 step++;
             continue;
         }
-        const char *act = action_of(e->op);
-        if (e->op == LLMMEM__TL_FREE) { /* free_requested, then free_completed */
+        if (e->op == LLMMEM__TL_FREE) {
             llmmem__buf_printf(b, "%s{\"action\": \"free_requested\", \"addr\": %llu, \"size\": %llu, \"stream\": %d, "
                                   "\"time_us\": %llu, ",
                                first ? "" : ",\n", (unsigned long long)e->addr, (unsigned long long)e->req, e->stream,
@@ -393,45 +448,28 @@ static void write_snapshot(llmmem__buf *b, const run *x)
             first = false;
         }
         llmmem__buf_printf(b, "%s{\"action\": \"%s\", \"addr\": %llu, \"size\": %llu, \"stream\": %d, \"time_us\": %llu, ",
-                           first ? "" : ",\n", act, (unsigned long long)e->addr,
+                           first ? "" : ",\n", action_of(e->op), (unsigned long long)e->addr,
                            (unsigned long long)(e->op == LLMMEM__TL_ALLOC || e->op == LLMMEM__TL_FREE ? e->req : e->size),
                            e->stream, (unsigned long long)i);
         frames(b, phase, step, e->what);
         llmmem__buf_printf(b, "}");
         first = false;
-        if (!l)
-            continue;
-        /* the state at the end */
-        bool seg = e->op == LLMMEM__TL_SEG_ALLOC || e->op == LLMMEM__TL_SEG_MAP;
-        if (e->op == LLMMEM__TL_ALLOC || seg) {
-            if (nl == capl) {
-                live *q = realloc(l, 2 * capl * sizeof *l);
-                if (!q) {
-                    free(l);
-                    l = NULL;
-                    continue;
-                }
-                l = q;
-                capl *= 2;
-            }
-            l[nl++] = (live){e->addr, e->size, e->req, e->what, e->stream, seg};
-        } else {
-            bool want_seg = e->op != LLMMEM__TL_FREE;
-            for (size_t k = nl; k-- > 0;)
-                if (l[k].seg == want_seg && l[k].addr == e->addr) {
-                    l[k] = l[--nl];
-                    break;
-                }
-        }
+        live_track(s, e);
     }
-    llmmem__buf_printf(b, "]], \"segments\": [");
+    return step;
+}
+
+/* segments: each live segment with the blocks inside it. */
+static void snapshot_segments(llmmem__buf *b, const run *x, const live_set *s, int step)
+{
+    const live *l = s->l;
     bool fs = true;
-    for (size_t s = 0; l && s < nl; s++) {
-        if (!l[s].seg)
+    for (size_t g = 0; g < s->n; g++) {
+        if (!l[g].seg)
             continue;
         uint64_t used = 0, req = 0;
-        for (size_t k = 0; k < nl; k++)
-            if (!l[k].seg && l[k].addr >= l[s].addr && l[k].addr < l[s].addr + l[s].size) {
+        for (size_t k = 0; k < s->n; k++)
+            if (!l[k].seg && l[k].addr >= l[g].addr && l[k].addr < l[g].addr + l[g].size) {
                 used += l[k].size;
                 req += l[k].req;
             }
@@ -439,14 +477,14 @@ static void write_snapshot(llmmem__buf *b, const run *x)
                            "%s{\"device\": 0, \"address\": %llu, \"total_size\": %llu, \"allocated_size\": %llu, "
                            "\"active_size\": %llu, \"requested_size\": %llu, \"stream\": %d, \"segment_type\": \"%s\", "
                            "\"segment_pool_id\": [0, 0], \"is_expandable\": %s, \"frames\": [], \"blocks\": [",
-                           fs ? "" : ",\n", (unsigned long long)l[s].addr, (unsigned long long)l[s].size,
-                           (unsigned long long)used, (unsigned long long)used, (unsigned long long)req, l[s].stream,
-                           l[s].size <= (UINT64_C(2) << 20) ? "small" : "large",
+                           fs ? "" : ",\n", (unsigned long long)l[g].addr, (unsigned long long)l[g].size,
+                           (unsigned long long)used, (unsigned long long)used, (unsigned long long)req, l[g].stream,
+                           l[g].size <= (UINT64_C(2) << 20) ? "small" : "large",
                            x->c->expandable_segments ? "true" : "false");
         fs = false;
         bool fb = true;
-        for (size_t k = 0; k < nl; k++)
-            if (!l[k].seg && l[k].addr >= l[s].addr && l[k].addr < l[s].addr + l[s].size) {
+        for (size_t k = 0; k < s->n; k++)
+            if (!l[k].seg && l[k].addr >= l[g].addr && l[k].addr < l[g].addr + l[g].size) {
                 llmmem__buf_printf(b, "%s{\"address\": %llu, \"size\": %llu, \"requested_size\": %llu, "
                                       "\"state\": \"active_allocated\", ",
                                    fb ? "" : ", ", (unsigned long long)l[k].addr, (unsigned long long)l[k].size,
@@ -457,7 +495,22 @@ static void write_snapshot(llmmem__buf *b, const run *x)
             }
         llmmem__buf_printf(b, "]}");
     }
-    free(l);
+}
+
+/* The dictionary of torch.cuda.memory._snapshot(); LLMMEM_E_NOMEM when the
+ * live set cannot be held. */
+static int write_snapshot(llmmem__buf *b, const run *x)
+{
+    live_set s = {NULL, 0, 0, false};
+    llmmem__buf_printf(b, "{\"device_traces\": [[");
+    int step = snapshot_traces(b, &x->tl, &s);
+    if (s.nomem) {
+        free(s.l);
+        return LLMMEM_E_NOMEM;
+    }
+    llmmem__buf_printf(b, "]], \"segments\": [");
+    snapshot_segments(b, x, &s, step);
+    free(s.l);
     llmmem__buf_printf(b, "], \"allocator_settings\": {\"PYTORCH_CUDA_ALLOC_CONF\": \"expandable_segments:%s",
                        x->c->expandable_segments ? "True" : "False");
     if (x->c->max_split_size_bytes > 0)
@@ -468,6 +521,7 @@ static void write_snapshot(llmmem__buf *b, const run *x)
     }
     llmmem__buf_printf(b, "\", \"source\": \"libllmmem %s allocator replay (predicted)\"}}\n",
                        LLMMEM_VERSION_STRING);
+    return LLMMEM_OK;
 }
 
 /* ---- the entry point ---------------------------------------------------------------------------- */
@@ -489,7 +543,10 @@ int llmmem_timeline(char *buf, size_t cap, size_t *needed, const llmmem_model *m
     }
     llmmem__buf b = {buf, cap, 0};
     if (format == LLMMEM_TIMELINE_SNAPSHOT) {
-        write_snapshot(&b, &x);
+        if (write_snapshot(&b, &x)) {
+            release(&x);
+            return llmmem__error(LLMMEM_E_NOMEM, "llmmem_timeline: out of memory");
+        }
     } else {
         point *p = NULL;
         size_t n = points_of(&x.tl, &p);
