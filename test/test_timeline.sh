@@ -64,3 +64,9 @@ if [ -w /dev/full ] && "$CLI" timeline --preset llama-3.2-1b >/dev/full 2>"$T/er
     echo "timeline > /dev/full exited 0"; exit 1
 fi
 echo "ok: --json, format conflicts, write errors"
+# a run the timeline does not draw is refused with the reason the estimate's note gives
+if "$CLI" timeline --preset llama-3.2-1b --compile layers >/dev/null 2>"$T/err"; then
+    echo "timeline of a compiled run was drawn"; exit 1
+fi
+grep -q "no allocation timeline: the allocation timeline does not draw torch.compile" "$T/err"
+echo "ok: undrawn runs refused with their reason"

@@ -59,6 +59,20 @@ static uint64_t segment_of(const llmmem__tl *t, const char *what)
     return 0;
 }
 
+/* Why an estimate has no timeline: the note that says so (a recipe, a layer
+ * kind or a length the timeline does not draw), else the engine or runtime. */
+static int not_replayed(const llmmem_result *r)
+{
+    static const char tag[] = "peak_reserved from the rule of thumb: ";
+    for (int i = 0; i < llmmem_result_note_count(r); i++)
+        if (!strncmp(llmmem_result_note(r, i), tag, sizeof tag - 1))
+            return llmmem__error(LLMMEM_E_UNSUPPORTED, "llmmem_timeline: no allocation timeline: %s",
+                                 llmmem_result_note(r, i) + sizeof tag - 1);
+    return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                         "llmmem_timeline: no allocation timeline for this engine or runtime (single-GPU "
+                         "training and HF generate have one)");
+}
+
 static int record(run *x, const llmmem_model *model, const llmmem_config *cfg)
 {
     memset(x, 0, sizeof *x);
@@ -74,9 +88,7 @@ static int record(run *x, const llmmem_model *model, const llmmem_config *cfg)
     if (!rc && x->tl.nomem)
         rc = llmmem__error(LLMMEM_E_NOMEM, "llmmem_timeline: out of memory recording the timeline");
     if (!rc && !x->r->replayed)
-        rc = llmmem__error(LLMMEM_E_UNSUPPORTED,
-                           "llmmem_timeline: no allocation timeline for this engine or runtime (single-GPU "
-                           "training and HF generate have one)");
+        rc = not_replayed(x->r);
     if (!rc) {
         llmmem__alloc_conf conf;
         llmmem__alloc_conf_of(&conf, c);
