@@ -391,7 +391,8 @@ static void kinds_not_replayed(void **state)
  * gate products, masks, 512-byte blocks of the per-head scalars). */
 
 #define LIVE_COLS 16
-enum { LV_MIX_FWD_PEAK = 8, LV_MIX_FWD_END, LV_MIX_CKPT, LV_MIX_BWD, LV_MIX_PREFILL };
+enum { LV_MIX_FWD_PEAK = 8, LV_MIX_FWD_END, LV_MIX_CKPT, LV_MIX_BWD, LV_MIX_PREFILL, LV_MIX_PREFILL_END,
+       LV_MIX_DECODE };
 
 typedef struct live_row {
     char type[48], mixer[16];
@@ -466,6 +467,9 @@ static int check_live_row(const live_row *r, bool verbose)
     llmmem__saved_kinds_transients(m, &rc, b, s, &fwd, &ckpt, &bwd, &o);
     int bad = live_cmp(r, "prefill", llmmem__state_prefill_ws(&o, m, mixer, b, s, rc.cb, 1), r->v[LV_MIX_PREFILL],
                        verbose);
+    if (mixer == LLMMEM__MX_MAMBA && m->ssm.version == 1) /* derived for Mamba-1 only */
+        bad += live_cmp(r, "decode", llmmem__state_decode_ws(&o, m, mixer, b, rc.cb, 1), r->v[LV_MIX_DECODE],
+                        verbose);
     bad += live_cmp(r, "checkpointed forward", ckpt, r->v[LV_MIX_CKPT], verbose);
     if (mixer != LLMMEM__MX_LINEAR)
         bad += live_cmp(r, "forward beyond kept", fwd, r->v[LV_MIX_FWD_PEAK] - r->v[LV_MIX_FWD_END], verbose);

@@ -180,8 +180,11 @@ uint64_t llmmem__state_prefill_ws(llmmem__ovf *o, const struct llmmem_model *m, 
 /* ---- decode ----------------------------------------------------------------------------------- */
 
 /* One token per sequence: the recurrent update's temporaries, the size of the
- * state a few times over (Mamba-1 mamba_selective_state_update: dA, dB, dB x
- * [B, I, N] fp32; Mamba-2 the same per head [B, H, P, N]; the gated delta
+ * state a few times over (Mamba-1, MambaMixer.slow_forward with a cache: the
+ * state's clone, discrete_A, discrete_B, deltaB_u, the product discrete_A x
+ * state and the new state, six [B, I, N] fp32 at the update; Mamba-2 dA, dB,
+ * dBx per head [B, H, P, N] (three, low by about a quarter on the tiny models
+ * of test/data/kinds: not derived further); the gated delta
  * rule's torch_recurrent_gated_delta_rule: the decayed state, k v^T and the
  * updated state [B, Hv, dk, dv] fp32), and the conv update's [B, ch, K+1]. */
 uint64_t llmmem__state_decode_ws(llmmem__ovf *o, const struct llmmem_model *m, int mixer, uint64_t B, uint64_t e,
@@ -191,7 +194,7 @@ uint64_t llmmem__state_decode_ws(llmmem__ovf *o, const struct llmmem_model *m, i
     case LLMMEM__MX_MAMBA: {
         const uint64_t I = split(u(m->ssm.inner), tp), N = u(m->ssm.state), K = u(m->ssm.conv);
         const uint64_t CD = m->ssm.version == 2 ? I + 2 * u(m->ssm.groups) * N : I;
-        return llmmem__add(o, llmmem__mul(o, 3, blk(o, llmmem__mul3(o, B, I * N, 4))),
+        return llmmem__add(o, llmmem__mul(o, m->ssm.version == 2 ? 3 : 6, blk(o, llmmem__mul3(o, B, I * N, 4))),
                            blk(o, llmmem__mul3(o, B, CD * (K + 1), e)));
     }
     case LLMMEM__MX_LINEAR: {
