@@ -156,53 +156,54 @@ static int32_t math_scores(ig *s, uint64_t rows, uint64_t ctx, uint64_t sc)
  * torch.where; GPT-J: fp32 q and k and scores, the previous layer's returned
  * probabilities still alive; gpt-oss: the sink column concatenated and the
  * row maximum subtracted, softmax in the compute dtype). */
-static int32_t kernel(ig *s, uint64_t rows, uint64_t ctx, bool masked)
+/* Falcon's multi-query call: fp32 copies of q, k, v into the math backend. */
+static int32_t kernel_falcon(ig *s, uint64_t rows, uint64_t ctx, uint64_t q, uint64_t q4, uint64_t sc)
 {
     llmmem__replay *r = s->r;
     const llmmem__infer *x = s->x;
-    const int fam = s->m->family;
-    const uint64_t e = x->e, B = x->B, a = x->a, d = x->d;
-    const uint64_t q = rows * a * d * e, q4 = rows * a * d * 4;
-    const uint64_t sc = B * a * (rows / B) * ctx;
+    const uint64_t k4 = x->B * x->k * ctx * x->d * 4;
+    int32_t qa = A(q4, ACT, "falcon: query.to(float)");
+    int32_t qs = A(q4, ACT, "falcon: query * sqrt(scale)");
+    int32_t ka = A(k4, ACT, "falcon: key.to(float)");
+    int32_t va = A(k4, ACT, "falcon: value.to(float)");
+    int32_t o = math_scores(s, rows, ctx, sc);
+    F(va);
+    F(ka);
+    F(qs);
+    F(qa);
+    int32_t out = A(q, ACT, "falcon: output to the model dtype");
+    F(o);
+    return out;
+}
+
+/* SDPA's math backend for fp32 GQA: the scaled query, K and V repeated to
+ * every head, the scaled K. */
+static int32_t kernel_math_gqa(ig *s, uint64_t rows, uint64_t ctx, uint64_t q4, uint64_t sc)
+{
+    llmmem__replay *r = s->r;
+    const llmmem__infer *x = s->x;
+    const uint64_t kv4 = x->B * x->a * ctx * x->d * 4;
+    int32_t qs = A(q4, ACT, "math: scaled query");
+    int32_t kr = A(kv4, ACT, "math: key repeated to every head");
+    int32_t vr = A(kv4, ACT, "math: value repeated to every head");
+    int32_t ks = A(kv4, ACT, "math: scaled key");
+    int32_t out = math_scores(s, rows, ctx, sc);
+    F(ks);
+    F(vr);
+    F(kr);
+    F(qs);
+    return out;
+}
+
+/* Eager attention of GPT-2/OPT (softmax in the input dtype after torch.where)
+ * and gpt-oss (the sink column, the row maximum subtracted). */
+static int32_t eager_gpt2_oss(ig *s, uint64_t rows, uint64_t ctx, uint64_t q, uint64_t sc)
+{
+    llmmem__replay *r = s->r;
+    const llmmem__infer *x = s->x;
+    const uint64_t e = x->e, B = x->B, a = x->a;
     int32_t out;
-    if (fam == LLMMEM__FAM_FALCON) {
-        const uint64_t k4 = B * x->k * ctx * d * 4;
-        int32_t qa = A(q4, ACT, "falcon: query.to(float)");
-        int32_t qs = A(q4, ACT, "falcon: query * sqrt(scale)");
-        int32_t ka = A(k4, ACT, "falcon: key.to(float)");
-        int32_t va = A(k4, ACT, "falcon: value.to(float)");
-        int32_t o = math_scores(s, rows, ctx, sc);
-        F(va);
-        F(ka);
-        F(qs);
-        F(qa);
-        out = A(q, ACT, "falcon: output to the model dtype");
-        F(o);
-        return out;
-    }
-    if (!x->eager && x->math_gqa && !masked) {
-        const uint64_t kv4 = B * a * ctx * d * 4;
-        int32_t qs = A(q4, ACT, "math: scaled query");
-        int32_t kr = A(kv4, ACT, "math: key repeated to every head");
-        int32_t vr = A(kv4, ACT, "math: value repeated to every head");
-        int32_t ks = A(kv4, ACT, "math: scaled key");
-        out = math_scores(s, rows, ctx, sc);
-        F(ks);
-        F(vr);
-        F(kr);
-        F(qs);
-        return out;
-    }
-    int32_t kr = -1, vr = -1;
-    if (x->repeat_kv && (x->eager || masked)) {
-        kr = A(B * a * ctx * d * e, ACT, "repeat_kv(key)");
-        vr = A(B * a * ctx * d * e, ACT, "repeat_kv(value)");
-    }
-    if (!x->eager) {
-        out = A(q, ACT, "SDPA output");
-        int32_t lse = A(B * a * (rows / B) * 4, ACT, "SDPA logsumexp");
-        F(lse);
-    } else if (fam == LLMMEM__FAM_GPT2 || fam == LLMMEM__FAM_OPT) {
+    if (s->m->family != LLMMEM__FAM_GPT_OSS) {
         int32_t s1 = A(sc * e, ACT, "scores");
         int32_t s2 = A(sc * e, ACT, "scores / sqrt(d)");
         F(s1);
@@ -212,24 +213,36 @@ static int32_t kernel(ig *s, uint64_t rows, uint64_t ctx, bool masked)
         F(s3);
         out = A(q, ACT, "probs @ v");
         F(p);
-    } else if (fam == LLMMEM__FAM_GPT_OSS) {
-        const uint64_t sc1 = B * a * (rows / B) * (ctx + 1);
-        int32_t s1 = A(sc * e, ACT, "scores * scaling + mask");
-        int32_t cat = A(sc1 * e, ACT, "cat(scores, sinks)");
-        int32_t mx = A(B * a * (rows / B) * e, ACT, "max values");
-        int32_t ix = A(B * a * (rows / B) * 8, ACT, "max indices");
-        int32_t sub = A(sc1 * e, ACT, "combined - max");
-        F(cat);
-        F(ix);
-        F(mx);
-        int32_t p = A(sc1 * e, ACT, "softmax (compute dtype)");
-        F(sub);
-        F(s1);
-        out = A(q, ACT, "probs[..., :-1] @ v");
-        F(p);
-    } else if (fam == LLMMEM__FAM_GPTJ) {
+        return out;
+    }
+    const uint64_t sc1 = B * a * (rows / B) * (ctx + 1);
+    int32_t s1 = A(sc * e, ACT, "scores * scaling + mask");
+    int32_t cat = A(sc1 * e, ACT, "cat(scores, sinks)");
+    int32_t mx = A(B * a * (rows / B) * e, ACT, "max values");
+    int32_t ix = A(B * a * (rows / B) * 8, ACT, "max indices");
+    int32_t sub = A(sc1 * e, ACT, "combined - max");
+    F(cat);
+    F(ix);
+    F(mx);
+    int32_t p = A(sc1 * e, ACT, "softmax (compute dtype)");
+    F(sub);
+    F(s1);
+    out = A(q, ACT, "probs[..., :-1] @ v");
+    F(p);
+    return out;
+}
+
+/* Eager attention of GPT-J (fp32 q, k and scores; the previous layer's
+ * returned probabilities alive) and of the rest (the fp32 softmax). */
+static int32_t eager_other(ig *s, uint64_t ctx, uint64_t q, uint64_t q4, uint64_t sc)
+{
+    llmmem__replay *r = s->r;
+    const llmmem__infer *x = s->x;
+    const uint64_t e = x->e;
+    int32_t out;
+    if (s->m->family == LLMMEM__FAM_GPTJ) {
         int32_t q32 = A(q4, ACT, "GPT-J: query.to(float32)");
-        int32_t k32 = A(B * a * ctx * d * 4, ACT, "GPT-J: key.to(float32)");
+        int32_t k32 = A(x->B * x->a * ctx * x->d * 4, ACT, "GPT-J: key.to(float32)");
         int32_t s1 = A(sc * 4, ACT, "GPT-J: scores + mask (fp32)");
         int32_t s2 = A(sc * 4, ACT, "GPT-J: / scale_attn");
         F(s1);
@@ -240,20 +253,49 @@ static int32_t kernel(ig *s, uint64_t rows, uint64_t ctx, bool masked)
         out = A(q, ACT, "GPT-J: probs @ v");
         F(s->prev_probs); /* the previous layer's returned probabilities */
         s->prev_probs = p;
+        return out;
+    }
+    int32_t s1 = A(sc * e, ACT, "attention scores");
+    int32_t s2 = A(sc * e, ACT, "scores * scaling + mask");
+    F(s1);
+    int32_t conv = (e != 4 && !x->half) ? A(sc * 4, ACT, "softmax input to fp32") : -1;
+    int32_t p = A(sc * 4, ACT, "softmax (fp32)");
+    F(conv);
+    int32_t pc = e != 4 ? A(sc * e, ACT, "softmax .to(query dtype)") : -1;
+    F(p);
+    F(s2);
+    int32_t o = A(q, ACT, "probs @ v");
+    F(pc);
+    out = A(q, ACT, "attention output transpose");
+    F(o);
+    return out;
+}
+
+static int32_t kernel(ig *s, uint64_t rows, uint64_t ctx, bool masked)
+{
+    llmmem__replay *r = s->r;
+    const llmmem__infer *x = s->x;
+    const int fam = s->m->family;
+    const uint64_t e = x->e, B = x->B, a = x->a, d = x->d;
+    const uint64_t q = rows * a * d * e, q4 = rows * a * d * 4;
+    const uint64_t sc = B * a * (rows / B) * ctx;
+    if (fam == LLMMEM__FAM_FALCON)
+        return kernel_falcon(s, rows, ctx, q, q4, sc);
+    if (!x->eager && x->math_gqa && !masked)
+        return kernel_math_gqa(s, rows, ctx, q4, sc);
+    int32_t kr = -1, vr = -1, out;
+    if (x->repeat_kv && (x->eager || masked)) {
+        kr = A(B * a * ctx * d * e, ACT, "repeat_kv(key)");
+        vr = A(B * a * ctx * d * e, ACT, "repeat_kv(value)");
+    }
+    if (!x->eager) {
+        out = A(q, ACT, "SDPA output");
+        int32_t lse = A(B * a * (rows / B) * 4, ACT, "SDPA logsumexp");
+        F(lse);
+    } else if (fam == LLMMEM__FAM_GPT2 || fam == LLMMEM__FAM_OPT || fam == LLMMEM__FAM_GPT_OSS) {
+        out = eager_gpt2_oss(s, rows, ctx, q, sc);
     } else {
-        int32_t s1 = A(sc * e, ACT, "attention scores");
-        int32_t s2 = A(sc * e, ACT, "scores * scaling + mask");
-        F(s1);
-        int32_t conv = (e != 4 && !x->half) ? A(sc * 4, ACT, "softmax input to fp32") : -1;
-        int32_t p = A(sc * 4, ACT, "softmax (fp32)");
-        F(conv);
-        int32_t pc = e != 4 ? A(sc * e, ACT, "softmax .to(query dtype)") : -1;
-        F(p);
-        F(s2);
-        int32_t o = A(q, ACT, "probs @ v");
-        F(pc);
-        out = A(q, ACT, "attention output transpose");
-        F(o);
+        out = eager_other(s, ctx, q, q4, sc);
     }
     F(vr);
     F(kr);
