@@ -57,13 +57,16 @@ typedef struct llmmem__rp_block {
     uint64_t addr, size, req;
     int32_t prev, next; /* address neighbours in the segment; `next` chains spare slots */
     int32_t id;         /* tensor while allocated */
+    int32_t tl, tr;     /* children in its free set's treap */
     int64_t gc_base;    /* free-block searches when it was cached */
     uint8_t alloc, pool, stream, cat, mapped, exp, in_set;
     const char *what;   /* static label of the tensor */
 } llmmem__rp_block;
 typedef struct llmmem__rp_set {
-    int32_t *v;
-    int32_t n, cap;
+    int32_t root;  /* treap of the free blocks by (size, address) */
+    int32_t n;     /* blocks in it */
+    int32_t whole; /* of them, whole (unsplit) ordinary segments */
+    int32_t exp;   /* of them, blocks of an expandable segment */
 } llmmem__rp_set;
 struct llmmem__tl;
 typedef struct llmmem__replay {

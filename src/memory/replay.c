@@ -79,23 +79,88 @@ static llmmem__rp_set *set_of(llmmem__replay *r, const llmmem__rp_block *b)
     return &r->free[b->pool][b->stream];
 }
 
-static bool before(const llmmem__rp_block *a, uint64_t size, uint64_t addr)
+
+/* Whether block a comes before the key (size, addr). */
+static inline bool before(const llmmem__rp_block *a, uint64_t size, uint64_t addr)
 {
     return a->size < size || (a->size == size && a->addr < addr);
 }
 
-/* First position whose block is not before (size, addr). */
+/* The treap's priority of a block: a hash of its index (the order of the set
+ * depends only on the keys, the shape only on the priorities). */
+static inline uint32_t prio(int32_t bi)
+{
+    uint32_t x = (uint32_t)bi * UINT32_C(0x9E3779B1);
+    x ^= x >> 15;
+    x *= UINT32_C(0x85EBCA77);
+    x ^= x >> 13;
+    return x;
+}
+
+/* The first block not before (size, addr), or NONE. */
 static int32_t lower_bound(const llmmem__replay *r, const llmmem__rp_set *s, uint64_t size, uint64_t addr)
 {
-    int32_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        int32_t mid = (lo + hi) / 2;
-        if (before(&r->b[s->v[mid]], size, addr))
-            lo = mid + 1;
-        else
-            hi = mid;
+    int32_t t = s->root, res = NONE;
+    while (t != NONE) {
+        const llmmem__rp_block *b = &r->b[t];
+        if (before(b, size, addr)) {
+            t = b->tr;
+        } else {
+            res = t;
+            t = b->tl;
+        }
     }
-    return lo;
+    return res;
+}
+
+/* The block after bi in its set, or NONE. */
+static int32_t set_next(const llmmem__replay *r, const llmmem__rp_set *s, int32_t bi)
+{
+    const uint64_t size = r->b[bi].size, addr = r->b[bi].addr;
+    int32_t t = s->root, res = NONE;
+    while (t != NONE) {
+        const llmmem__rp_block *b = &r->b[t];
+        if (b->size < size || (b->size == size && b->addr <= addr)) {
+            t = b->tr;
+        } else {
+            res = t;
+            t = b->tl;
+        }
+    }
+    return res;
+}
+
+/* The block before bi (NONE: the last block) in its set, or NONE. */
+static int32_t set_prev(const llmmem__replay *r, const llmmem__rp_set *s, int32_t bi)
+{
+    int32_t t = s->root, res = NONE;
+    if (bi == NONE) {
+        for (; t != NONE; t = r->b[t].tr)
+            res = t;
+        return res;
+    }
+    const uint64_t size = r->b[bi].size, addr = r->b[bi].addr;
+    while (t != NONE) {
+        const llmmem__rp_block *b = &r->b[t];
+        if (before(b, size, addr)) {
+            res = t;
+            t = b->tr;
+        } else {
+            t = b->tl;
+        }
+    }
+    return res;
+}
+
+/* Whether a block in a set counts as whole (release_cached frees it) or
+ * expandable; neither changes while the block is in its set. */
+static void set_count(llmmem__rp_set *s, const llmmem__rp_block *b, int32_t d)
+{
+    s->n += d;
+    if (b->exp)
+        s->exp += d;
+    else if (b->prev == NONE && b->next == NONE)
+        s->whole += d;
 }
 
 static void set_insert(llmmem__replay *r, int32_t bi)
@@ -104,14 +169,28 @@ static void set_insert(llmmem__replay *r, int32_t bi)
     if (b->in_set)
         return;
     llmmem__rp_set *s = set_of(r, b);
-    if (!grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v)) {
-        r->nomem = true;
-        return;
+    const uint64_t size = b->size, addr = b->addr;
+    const uint32_t pr = prio(bi);
+    int32_t *p = &s->root;
+    while (*p != NONE && prio(*p) >= pr)
+        p = before(&r->b[*p], size, addr) ? &r->b[*p].tr : &r->b[*p].tl;
+    /* split the subtree at *p around the key into bi's children */
+    int32_t t = *p, *l = &b->tl, *g = &b->tr;
+    while (t != NONE) {
+        llmmem__rp_block *c = &r->b[t];
+        if (before(c, size, addr)) {
+            *l = t;
+            l = &c->tr;
+            t = c->tr;
+        } else {
+            *g = t;
+            g = &c->tl;
+            t = c->tl;
+        }
     }
-    int32_t at = lower_bound(r, s, b->size, b->addr);
-    memmove(s->v + at + 1, s->v + at, (size_t)(s->n - at) * sizeof *s->v);
-    s->v[at] = bi;
-    s->n++;
+    *l = *g = NONE;
+    *p = bi;
+    set_count(s, b, 1);
     b->gc_base = r->gc_calls[b->pool];
     b->in_set = 1;
 }
@@ -121,13 +200,54 @@ static void set_erase(llmmem__replay *r, int32_t bi)
     llmmem__rp_block *b = &r->b[bi];
     if (!b->in_set)
         return;
-    llmmem__rp_set *s = set_of(r, b);
-    int32_t at = lower_bound(r, s, b->size, b->addr);
-    if (at < s->n && s->v[at] == bi) {
-        memmove(s->v + at, s->v + at + 1, (size_t)(s->n - at - 1) * sizeof *s->v);
-        s->n--;
-    }
     b->in_set = 0;
+    llmmem__rp_set *s = set_of(r, b);
+    const uint64_t size = b->size, addr = b->addr;
+    int32_t *p = &s->root;
+    while (*p != bi) {
+        if (*p == NONE)
+            return;
+        p = before(&r->b[*p], size, addr) ? &r->b[*p].tr : &r->b[*p].tl;
+    }
+    /* merge its children in its place */
+    int32_t x = b->tl, y = b->tr;
+    while (x != NONE && y != NONE) {
+        if (prio(x) > prio(y)) {
+            *p = x;
+            p = &r->b[x].tr;
+            x = r->b[x].tr;
+        } else {
+            *p = y;
+            p = &r->b[y].tl;
+            y = r->b[y].tl;
+        }
+    }
+    *p = x != NONE ? x : y;
+    set_count(s, b, -1);
+}
+
+/* The blocks of a set in order into r->scratch, those that `keep` accepts;
+ * their count (-1: out of memory). */
+static int32_t set_list(llmmem__replay *r, const llmmem__rp_set *s, bool (*keep)(const llmmem__replay *, int32_t))
+{
+    if (!grow((void **)&r->scratch, &r->capscratch, 2 * s->n + 64, sizeof *r->scratch)) {
+        r->nomem = true;
+        return -1;
+    }
+    /* the stack of pending ancestors lives in the scratch's second half */
+    int32_t *out = r->scratch, *stack = r->scratch + s->n;
+    int32_t n = 0, top = 0, t = s->root;
+    while (t != NONE || top > 0) {
+        while (t != NONE) {
+            stack[top++] = t;
+            t = r->b[t].tl;
+        }
+        t = stack[--top];
+        if (keep(r, t))
+            out[n++] = t;
+        t = r->b[t].tr;
+    }
+    return n;
 }
 
 /* ---- statistics ----------------------------------------------------------- */
@@ -194,22 +314,24 @@ static int32_t get_free_block(llmmem__replay *r, int pool, int stream, uint64_t 
     llmmem__rp_set *s = &r->free[pool][stream];
     if (r->conf.gc_threshold > 0.0)
         r->gc_calls[pool]++;
-    int32_t at = lower_bound(r, s, size, 0);
-    if (at >= s->n)
+    int32_t bi = lower_bound(r, s, size, 0);
+    if (bi == NONE)
         return NONE;
-    if (r->b[s->v[at]].exp && r->conf.expandable) {
-        while (at + 1 < s->n && r->b[s->v[at]].exp &&
-               expandable_size(r, s->v[at + 1]) < expandable_size(r, s->v[at]))
-            at++;
+    if (r->b[bi].exp && r->conf.expandable) {
+        for (;;) {
+            int32_t nx = set_next(r, s, bi);
+            if (nx == NONE || !r->b[bi].exp || expandable_size(r, nx) >= expandable_size(r, bi))
+                break;
+            bi = nx;
+        }
     }
-    const llmmem__rp_block *b = &r->b[s->v[at]];
+    const llmmem__rp_block *b = &r->b[bi];
     /* Do not return an oversized block for a large request, and an oversize
      * request only within kLargeBuffer of its size. */
     if (size < r->conf.max_split && b->size >= r->conf.max_split)
         return NONE;
     if (size >= r->conf.max_split && b->size >= size + LARGE_BUFFER)
         return NONE;
-    int32_t bi = s->v[at];
     set_erase(r, bi);
     return bi;
 }
@@ -228,30 +350,34 @@ static void release_block(llmmem__replay *r, int32_t bi)
  * pools and every stream, and unmaps the free pages of expandable segments. */
 static void unmap_free_pages(llmmem__replay *r, int32_t bi);
 
+static bool whole(const llmmem__replay *r, int32_t bi)
+{
+    const llmmem__rp_block *b = &r->b[bi];
+    return !b->exp && b->prev == NONE && b->next == NONE;
+}
+
+static bool whole_or_exp(const llmmem__replay *r, int32_t bi)
+{
+    return r->b[bi].exp || whole(r, bi);
+}
+
 static void release_cached(llmmem__replay *r)
 {
     for (int pool = 0; pool < 2; pool++)
         for (int st = 0; st < LLMMEM__STREAMS; st++) {
             llmmem__rp_set *s = &r->free[pool][st];
-            int32_t nexp = 0;
-            for (int32_t i = 0; i < s->n;) {
-                int32_t bi = s->v[i];
-                const llmmem__rp_block *b = &r->b[bi];
-                if (b->exp) {
-                    if (!grow((void **)&r->scratch, &r->capscratch, nexp + 1, sizeof *r->scratch)) {
-                        r->nomem = true;
-                        return;
-                    }
-                    r->scratch[nexp++] = bi;
-                    i++;
-                } else if (b->prev == NONE && b->next == NONE) {
-                    release_block(r, bi);
-                } else {
-                    i++;
-                }
-            }
-            for (int32_t i = 0; i < nexp; i++)
-                unmap_free_pages(r, r->scratch[i]);
+            if (!s->whole && !s->exp)
+                continue; /* nothing to release */
+            /* in order: the whole segments go, then the expandable blocks unmap */
+            int32_t n = set_list(r, s, whole_or_exp);
+            if (n < 0)
+                return;
+            for (int32_t i = 0; i < n; i++)
+                if (!r->b[r->scratch[i]].exp)
+                    release_block(r, r->scratch[i]);
+            for (int32_t i = 0; i < n; i++)
+                if (r->b[r->scratch[i]].exp)
+                    unmap_free_pages(r, r->scratch[i]);
         }
 }
 
@@ -264,21 +390,22 @@ static bool release_available(llmmem__replay *r, int pool, int stream, uint64_t 
     llmmem__rp_set *s = &r->free[pool][stream];
     uint64_t key = size < r->conf.max_split ? r->conf.max_split : size;
     int32_t at = lower_bound(r, s, key, 0);
-    if (at < s->n) {
-        if (r->b[s->v[at]].prev != NONE || r->b[s->v[at]].next != NONE)
+    if (at != NONE) {
+        if (r->b[at].prev != NONE || r->b[at].next != NONE)
             return false;
-        release_block(r, s->v[at]);
+        release_block(r, at);
         return true;
     }
     uint64_t total = 0;
-    for (int32_t i = s->n - 1; i >= 0 && total < key; i--) {
-        int32_t bi = s->v[i];
+    for (int32_t bi = set_prev(r, s, NONE); bi != NONE && total < key;) {
+        int32_t pv = set_prev(r, s, bi);
         if (r->b[bi].size < r->conf.max_split)
             break;
-        if (r->b[bi].prev != NONE || r->b[bi].next != NONE)
-            continue;
-        total += r->b[bi].size;
-        release_block(r, bi);
+        if (r->b[bi].prev == NONE && r->b[bi].next == NONE) {
+            total += r->b[bi].size;
+            release_block(r, bi);
+        }
+        bi = pv;
     }
     return total >= key;
 }
@@ -297,30 +424,34 @@ static void garbage_collect(llmmem__replay *r)
     bool freed = true;
     while (reclaimed < target && freed) {
         uint64_t age = 0, count = 0;
-        for (int st = 0; st < LLMMEM__STREAMS; st++)
-            for (int32_t i = 0; i < r->free[1][st].n; i++) {
-                const llmmem__rp_block *b = &r->b[r->free[1][st].v[i]];
-                if (b->prev == NONE && b->next == NONE && !b->exp) {
-                    age += (uint64_t)(r->gc_calls[1] - b->gc_base);
-                    count++;
-                }
+        for (int st = 0; st < LLMMEM__STREAMS; st++) {
+            if (!r->free[1][st].whole)
+                continue;
+            int32_t n = set_list(r, &r->free[1][st], whole);
+            if (n < 0)
+                return;
+            for (int32_t i = 0; i < n; i++) {
+                age += (uint64_t)(r->gc_calls[1] - r->b[r->scratch[i]].gc_base);
+                count++;
             }
+        }
         if (!count)
             return;
         double avg = (double)age / (double)count;
         freed = false;
         for (int st = 0; st < LLMMEM__STREAMS; st++) {
             llmmem__rp_set *s = &r->free[1][st];
-            for (int32_t i = 0; i < s->n;) {
-                int32_t bi = s->v[i];
-                const llmmem__rp_block *b = &r->b[bi];
-                if (b->prev == NONE && b->next == NONE && !b->exp &&
-                    (double)(r->gc_calls[1] - b->gc_base) >= avg) {
-                    reclaimed += b->size;
+            if (!s->whole)
+                continue;
+            int32_t n = set_list(r, s, whole);
+            if (n < 0)
+                return;
+            for (int32_t i = 0; i < n; i++) {
+                int32_t bi = r->scratch[i];
+                if ((double)(r->gc_calls[1] - r->b[bi].gc_base) >= avg) {
+                    reclaimed += r->b[bi].size;
                     freed = true;
                     release_block(r, bi);
-                } else {
-                    i++;
                 }
             }
         }
@@ -683,8 +814,10 @@ void llmmem__rp_init(llmmem__replay *r, const llmmem__alloc_conf *conf)
     r->spare = NONE;
     r->next_addr = UINT64_C(0x7f0000000000);
     for (int p = 0; p < 2; p++)
-        for (int s = 0; s < LLMMEM__STREAMS; s++)
+        for (int s = 0; s < LLMMEM__STREAMS; s++) {
             r->exp_head[p][s] = NONE;
+            r->free[p][s].root = NONE;
+        }
 }
 
 void llmmem__rp_release(llmmem__replay *r)
@@ -692,9 +825,6 @@ void llmmem__rp_release(llmmem__replay *r)
     free(r->b);
     free(r->id2b);
     free(r->scratch);
-    for (int p = 0; p < 2; p++)
-        for (int s = 0; s < LLMMEM__STREAMS; s++)
-            free(r->free[p][s].v);
     r->b = NULL;
     r->id2b = NULL;
 }
