@@ -57,11 +57,15 @@ typedef struct llmmem__rp_block {
     uint64_t addr, size, req;
     int32_t prev, next; /* address neighbours in the segment; `next` chains spare slots */
     int32_t id;         /* tensor while allocated */
-    int32_t tl, tr;     /* children in its free set's treap */
     int64_t gc_base;    /* free-block searches when it was cached */
     uint8_t alloc, pool, stream, cat, mapped, exp, in_set;
     const char *what;   /* static label of the tensor */
 } llmmem__rp_block;
+typedef struct llmmem__rp_node { /* a block's node in its free set's treap */
+    uint64_t size, addr; /* the key */
+    int32_t l, r;        /* children */
+    uint32_t pr;         /* priority */
+} llmmem__rp_node;
 typedef struct llmmem__rp_set {
     int32_t root;  /* treap of the free blocks by (size, address) */
     int32_t n;     /* blocks in it */
@@ -72,6 +76,7 @@ struct llmmem__tl;
 typedef struct llmmem__replay {
     llmmem__alloc_conf conf;
     llmmem__rp_block *b;
+    llmmem__rp_node *nd; /* beside b, by the same index */
     int32_t nb, capb, spare;
     int32_t *id2b;
     int32_t nid, capid;

@@ -52,6 +52,17 @@ static bool grow(void **p, int32_t *cap, int32_t need, size_t elem)
     return true;
 }
 
+/* The treap's priority of a block: a hash of its index (the order of the set
+ * depends only on the keys, the shape only on the priorities). */
+static inline uint32_t prio(int32_t bi)
+{
+    uint32_t x = (uint32_t)bi * UINT32_C(0x9E3779B1);
+    x ^= x >> 15;
+    x *= UINT32_C(0x85EBCA77);
+    x ^= x >> 13;
+    return x;
+}
+
 static int32_t block_new(llmmem__replay *r)
 {
     if (r->spare != NONE) {
@@ -59,10 +70,13 @@ static int32_t block_new(llmmem__replay *r)
         r->spare = r->b[i].next;
         return i;
     }
-    if (!grow((void **)&r->b, &r->capb, r->nb + 1, sizeof *r->b)) {
+    int32_t capnd = r->capb; /* nd grows first: its capacity is never below b's */
+    if (!grow((void **)&r->nd, &capnd, r->nb + 1, sizeof *r->nd) ||
+        !grow((void **)&r->b, &r->capb, r->nb + 1, sizeof *r->b)) {
         r->nomem = true;
         return NONE;
     }
+    r->nd[r->nb].pr = prio(r->nb);
     return r->nb++;
 }
 
@@ -80,34 +94,23 @@ static llmmem__rp_set *set_of(llmmem__replay *r, const llmmem__rp_block *b)
 }
 
 
-/* Whether block a comes before the key (size, addr). */
-static inline bool before(const llmmem__rp_block *a, uint64_t size, uint64_t addr)
+/* Whether node a comes before the key (size, addr). */
+static inline bool before(const llmmem__rp_node *a, uint64_t size, uint64_t addr)
 {
     return a->size < size || (a->size == size && a->addr < addr);
-}
-
-/* The treap's priority of a block: a hash of its index (the order of the set
- * depends only on the keys, the shape only on the priorities). */
-static inline uint32_t prio(int32_t bi)
-{
-    uint32_t x = (uint32_t)bi * UINT32_C(0x9E3779B1);
-    x ^= x >> 15;
-    x *= UINT32_C(0x85EBCA77);
-    x ^= x >> 13;
-    return x;
 }
 
 /* The first block not before (size, addr), or NONE. */
 static int32_t lower_bound(const llmmem__replay *r, const llmmem__rp_set *s, uint64_t size, uint64_t addr)
 {
+    const llmmem__rp_node *nd = r->nd;
     int32_t t = s->root, res = NONE;
     while (t != NONE) {
-        const llmmem__rp_block *b = &r->b[t];
-        if (before(b, size, addr)) {
-            t = b->tr;
+        if (before(&nd[t], size, addr)) {
+            t = nd[t].r;
         } else {
             res = t;
-            t = b->tl;
+            t = nd[t].l;
         }
     }
     return res;
@@ -116,15 +119,15 @@ static int32_t lower_bound(const llmmem__replay *r, const llmmem__rp_set *s, uin
 /* The block after bi in its set, or NONE. */
 static int32_t set_next(const llmmem__replay *r, const llmmem__rp_set *s, int32_t bi)
 {
-    const uint64_t size = r->b[bi].size, addr = r->b[bi].addr;
+    const llmmem__rp_node *nd = r->nd;
+    const uint64_t size = nd[bi].size, addr = nd[bi].addr;
     int32_t t = s->root, res = NONE;
     while (t != NONE) {
-        const llmmem__rp_block *b = &r->b[t];
-        if (b->size < size || (b->size == size && b->addr <= addr)) {
-            t = b->tr;
+        if (nd[t].size < size || (nd[t].size == size && nd[t].addr <= addr)) {
+            t = nd[t].r;
         } else {
             res = t;
-            t = b->tl;
+            t = nd[t].l;
         }
     }
     return res;
@@ -133,20 +136,20 @@ static int32_t set_next(const llmmem__replay *r, const llmmem__rp_set *s, int32_
 /* The block before bi (NONE: the last block) in its set, or NONE. */
 static int32_t set_prev(const llmmem__replay *r, const llmmem__rp_set *s, int32_t bi)
 {
+    const llmmem__rp_node *nd = r->nd;
     int32_t t = s->root, res = NONE;
     if (bi == NONE) {
-        for (; t != NONE; t = r->b[t].tr)
+        for (; t != NONE; t = nd[t].r)
             res = t;
         return res;
     }
-    const uint64_t size = r->b[bi].size, addr = r->b[bi].addr;
+    const uint64_t size = nd[bi].size, addr = nd[bi].addr;
     while (t != NONE) {
-        const llmmem__rp_block *b = &r->b[t];
-        if (before(b, size, addr)) {
+        if (before(&nd[t], size, addr)) {
             res = t;
-            t = b->tr;
+            t = nd[t].r;
         } else {
-            t = b->tl;
+            t = nd[t].l;
         }
     }
     return res;
@@ -169,23 +172,25 @@ static void set_insert(llmmem__replay *r, int32_t bi)
     if (b->in_set)
         return;
     llmmem__rp_set *s = set_of(r, b);
+    llmmem__rp_node *nd = r->nd, *x = &nd[bi];
     const uint64_t size = b->size, addr = b->addr;
-    const uint32_t pr = prio(bi);
+    x->size = size;
+    x->addr = addr;
+    const uint32_t pr = x->pr;
     int32_t *p = &s->root;
-    while (*p != NONE && prio(*p) >= pr)
-        p = before(&r->b[*p], size, addr) ? &r->b[*p].tr : &r->b[*p].tl;
+    while (*p != NONE && nd[*p].pr >= pr)
+        p = before(&nd[*p], size, addr) ? &nd[*p].r : &nd[*p].l;
     /* split the subtree at *p around the key into bi's children */
-    int32_t t = *p, *l = &b->tl, *g = &b->tr;
+    int32_t t = *p, *l = &x->l, *g = &x->r;
     while (t != NONE) {
-        llmmem__rp_block *c = &r->b[t];
-        if (before(c, size, addr)) {
+        if (before(&nd[t], size, addr)) {
             *l = t;
-            l = &c->tr;
-            t = c->tr;
+            l = &nd[t].r;
+            t = nd[t].r;
         } else {
             *g = t;
-            g = &c->tl;
-            t = c->tl;
+            g = &nd[t].l;
+            t = nd[t].l;
         }
     }
     *l = *g = NONE;
@@ -202,24 +207,25 @@ static void set_erase(llmmem__replay *r, int32_t bi)
         return;
     b->in_set = 0;
     llmmem__rp_set *s = set_of(r, b);
-    const uint64_t size = b->size, addr = b->addr;
+    llmmem__rp_node *nd = r->nd;
+    const uint64_t size = nd[bi].size, addr = nd[bi].addr;
     int32_t *p = &s->root;
     while (*p != bi) {
         if (*p == NONE)
             return;
-        p = before(&r->b[*p], size, addr) ? &r->b[*p].tr : &r->b[*p].tl;
+        p = before(&nd[*p], size, addr) ? &nd[*p].r : &nd[*p].l;
     }
     /* merge its children in its place */
-    int32_t x = b->tl, y = b->tr;
+    int32_t x = nd[bi].l, y = nd[bi].r;
     while (x != NONE && y != NONE) {
-        if (prio(x) > prio(y)) {
+        if (nd[x].pr > nd[y].pr) {
             *p = x;
-            p = &r->b[x].tr;
-            x = r->b[x].tr;
+            p = &nd[x].r;
+            x = nd[x].r;
         } else {
             *p = y;
-            p = &r->b[y].tl;
-            y = r->b[y].tl;
+            p = &nd[y].l;
+            y = nd[y].l;
         }
     }
     *p = x != NONE ? x : y;
@@ -240,12 +246,12 @@ static int32_t set_list(llmmem__replay *r, const llmmem__rp_set *s, bool (*keep)
     while (t != NONE || top > 0) {
         while (t != NONE) {
             stack[top++] = t;
-            t = r->b[t].tl;
+            t = r->nd[t].l;
         }
         t = stack[--top];
         if (keep(r, t))
             out[n++] = t;
-        t = r->b[t].tr;
+        t = r->nd[t].r;
     }
     return n;
 }
@@ -790,11 +796,28 @@ void llmmem__rp_free(llmmem__replay *r, int32_t id)
     if (r->rec)
         llmmem__tl_free(r->rec, r, b);
     b->id = NONE;
+    /* try_merge with both neighbours, the merged block entering the set once */
     int32_t p = b->prev, n = b->next;
-    if (p != NONE && try_merge(r, p, bi))
+    if (p != NONE && !r->b[p].alloc && r->b[p].mapped == b->mapped) {
+        llmmem__rp_block *d = &r->b[p];
+        set_erase(r, p);
+        d->next = b->next;
+        if (d->next != NONE)
+            r->b[d->next].prev = p;
+        d->size += b->size;
+        block_drop(r, bi);
         bi = p;
-    if (n != NONE)
-        try_merge(r, bi, n);
+        b = d;
+    }
+    if (n != NONE && !r->b[n].alloc && r->b[n].mapped == b->mapped) {
+        llmmem__rp_block *s = &r->b[n];
+        set_erase(r, n);
+        b->next = s->next;
+        if (b->next != NONE)
+            r->b[b->next].prev = bi;
+        b->size += s->size;
+        block_drop(r, n);
+    }
     set_insert(r, bi);
 }
 
@@ -823,9 +846,11 @@ void llmmem__rp_init(llmmem__replay *r, const llmmem__alloc_conf *conf)
 void llmmem__rp_release(llmmem__replay *r)
 {
     free(r->b);
+    free(r->nd);
     free(r->id2b);
     free(r->scratch);
     r->b = NULL;
+    r->nd = NULL;
     r->id2b = NULL;
 }
 
