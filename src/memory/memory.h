@@ -61,13 +61,19 @@ typedef struct llmmem__rp_block {
     uint8_t alloc, pool, stream, cat, mapped, exp, in_set;
     const char *what;   /* static label of the tensor */
 } llmmem__rp_block;
-typedef struct llmmem__rp_node { /* a block's node in its free set's treap */
-    uint64_t size, addr; /* the key */
-    int32_t l, r;        /* children */
-    uint32_t pr;         /* priority */
-} llmmem__rp_node;
-typedef struct llmmem__rp_set {
-    int32_t root;  /* treap of the free blocks by (size, address) */
+#define LLMMEM__RP_CHUNK 64
+typedef struct llmmem__rp_key {
+    uint64_t size, addr;
+} llmmem__rp_key;
+typedef struct llmmem__rp_chunk { /* a run of a free set, in order */
+    int32_t n;
+    int32_t bi[LLMMEM__RP_CHUNK];
+    llmmem__rp_key k[LLMMEM__RP_CHUNK];
+    struct llmmem__rp_chunk *next; /* chains spare chunks */
+} llmmem__rp_chunk;
+typedef struct llmmem__rp_set { /* free blocks by (size, address) */
+    llmmem__rp_chunk **c;
+    int32_t nc, capc;
     int32_t n;     /* blocks in it */
     int32_t whole; /* of them, whole (unsplit) ordinary segments */
     int32_t exp;   /* of them, blocks of an expandable segment */
@@ -76,12 +82,12 @@ struct llmmem__tl;
 typedef struct llmmem__replay {
     llmmem__alloc_conf conf;
     llmmem__rp_block *b;
-    llmmem__rp_node *nd; /* beside b, by the same index */
     int32_t nb, capb, spare;
     int32_t *id2b;
     int32_t nid, capid;
     int32_t *scratch;
     int32_t capscratch;
+    llmmem__rp_chunk *spare_chunk;
     llmmem__rp_set free[2][LLMMEM__STREAMS]; /* [small, large][stream] */
     int32_t exp_head[2][LLMMEM__STREAMS];    /* first block of each expandable segment */
     uint64_t exp_base[2][LLMMEM__STREAMS];

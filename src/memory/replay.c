@@ -52,17 +52,6 @@ static bool grow(void **p, int32_t *cap, int32_t need, size_t elem)
     return true;
 }
 
-/* The treap's priority of a block: a hash of its index (the order of the set
- * depends only on the keys, the shape only on the priorities). */
-static inline uint32_t prio(int32_t bi)
-{
-    uint32_t x = (uint32_t)bi * UINT32_C(0x9E3779B1);
-    x ^= x >> 15;
-    x *= UINT32_C(0x85EBCA77);
-    x ^= x >> 13;
-    return x;
-}
-
 static int32_t block_new(llmmem__replay *r)
 {
     if (r->spare != NONE) {
@@ -70,13 +59,10 @@ static int32_t block_new(llmmem__replay *r)
         r->spare = r->b[i].next;
         return i;
     }
-    int32_t capnd = r->capb; /* nd grows first: its capacity is never below b's */
-    if (!grow((void **)&r->nd, &capnd, r->nb + 1, sizeof *r->nd) ||
-        !grow((void **)&r->b, &r->capb, r->nb + 1, sizeof *r->b)) {
+    if (!grow((void **)&r->b, &r->capb, r->nb + 1, sizeof *r->b)) {
         r->nomem = true;
         return NONE;
     }
-    r->nd[r->nb].pr = prio(r->nb);
     return r->nb++;
 }
 
@@ -94,65 +80,128 @@ static llmmem__rp_set *set_of(llmmem__replay *r, const llmmem__rp_block *b)
 }
 
 
-/* Whether node a comes before the key (size, addr). */
-static inline bool before(const llmmem__rp_node *a, uint64_t size, uint64_t addr)
+/* Each set is a sorted sequence of chunks of up to CHUNK entries, keys
+ * inline: a search is a binary search over the chunks' last keys, then one
+ * within a chunk; an insertion or erasure moves at most a chunk. */
+#define CHUNK LLMMEM__RP_CHUNK
+
+static inline bool key_before(const llmmem__rp_key *a, uint64_t size, uint64_t addr)
 {
     return a->size < size || (a->size == size && a->addr < addr);
+}
+
+/* The first chunk whose last key is not before (size, addr); s->nc if none. */
+static int32_t chunk_of(const llmmem__rp_set *s, uint64_t size, uint64_t addr)
+{
+    int32_t lo = 0, hi = s->nc;
+    while (lo < hi) {
+        int32_t mid = (lo + hi) / 2;
+        const llmmem__rp_chunk *c = s->c[mid];
+        if (key_before(&c->k[c->n - 1], size, addr))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The first position in c not before (size, addr). */
+static int32_t pos_in(const llmmem__rp_chunk *c, uint64_t size, uint64_t addr)
+{
+    int32_t lo = 0, hi = c->n;
+    while (lo < hi) {
+        int32_t mid = (lo + hi) / 2;
+        if (key_before(&c->k[mid], size, addr))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* The first block not before (size, addr), or NONE. */
 static int32_t lower_bound(const llmmem__replay *r, const llmmem__rp_set *s, uint64_t size, uint64_t addr)
 {
-    const llmmem__rp_node *nd = r->nd;
-    int32_t t = s->root, res = NONE;
-    while (t != NONE) {
-        if (before(&nd[t], size, addr)) {
-            t = nd[t].r;
-        } else {
-            res = t;
-            t = nd[t].l;
-        }
-    }
-    return res;
+    (void)r;
+    int32_t ci = chunk_of(s, size, addr);
+    if (ci >= s->nc)
+        return NONE;
+    return s->c[ci]->bi[pos_in(s->c[ci], size, addr)];
 }
 
 /* The block after bi in its set, or NONE. */
 static int32_t set_next(const llmmem__replay *r, const llmmem__rp_set *s, int32_t bi)
 {
-    const llmmem__rp_node *nd = r->nd;
-    const uint64_t size = nd[bi].size, addr = nd[bi].addr;
-    int32_t t = s->root, res = NONE;
-    while (t != NONE) {
-        if (nd[t].size < size || (nd[t].size == size && nd[t].addr <= addr)) {
-            t = nd[t].r;
-        } else {
-            res = t;
-            t = nd[t].l;
-        }
-    }
-    return res;
+    const uint64_t size = r->b[bi].size, addr = r->b[bi].addr;
+    int32_t ci = chunk_of(s, size, addr);
+    if (ci >= s->nc)
+        return NONE;
+    int32_t i = pos_in(s->c[ci], size, addr) + 1;
+    if (i < s->c[ci]->n)
+        return s->c[ci]->bi[i];
+    return ci + 1 < s->nc ? s->c[ci + 1]->bi[0] : NONE;
 }
 
 /* The block before bi (NONE: the last block) in its set, or NONE. */
 static int32_t set_prev(const llmmem__replay *r, const llmmem__rp_set *s, int32_t bi)
 {
-    const llmmem__rp_node *nd = r->nd;
-    int32_t t = s->root, res = NONE;
+    if (!s->nc)
+        return NONE;
     if (bi == NONE) {
-        for (; t != NONE; t = nd[t].r)
-            res = t;
-        return res;
+        const llmmem__rp_chunk *c = s->c[s->nc - 1];
+        return c->bi[c->n - 1];
     }
-    const uint64_t size = nd[bi].size, addr = nd[bi].addr;
-    while (t != NONE) {
-        if (before(&nd[t], size, addr)) {
-            res = t;
-            t = nd[t].r;
-        } else {
-            t = nd[t].l;
+    const uint64_t size = r->b[bi].size, addr = r->b[bi].addr;
+    int32_t ci = chunk_of(s, size, addr);
+    if (ci >= s->nc) {
+        const llmmem__rp_chunk *c = s->c[s->nc - 1];
+        return c->bi[c->n - 1];
+    }
+    int32_t i = pos_in(s->c[ci], size, addr);
+    if (i > 0)
+        return s->c[ci]->bi[i - 1];
+    if (ci == 0)
+        return NONE;
+    const llmmem__rp_chunk *c = s->c[ci - 1];
+    return c->bi[c->n - 1];
+}
+
+/* A chunk from the spares or the heap, or NULL. */
+static llmmem__rp_chunk *chunk_new(llmmem__replay *r)
+{
+    llmmem__rp_chunk *c = r->spare_chunk;
+    if (c) {
+        r->spare_chunk = c->next;
+    } else {
+        c = malloc(sizeof *c);
+        if (!c) {
+            r->nomem = true;
+            return NULL;
         }
     }
-    return res;
+    c->n = 0;
+    c->next = NULL;
+    return c;
+}
+
+static void chunk_drop(llmmem__replay *r, llmmem__rp_chunk *c)
+{
+    c->next = r->spare_chunk;
+    r->spare_chunk = c;
+}
+
+/* Inserts chunk c at position ci of the set. */
+static bool chunk_put(llmmem__replay *r, llmmem__rp_set *s, int32_t ci, llmmem__rp_chunk *c)
+{
+    if (!grow((void **)&s->c, &s->capc, s->nc + 1, sizeof *s->c)) {
+        r->nomem = true;
+        chunk_drop(r, c);
+        return false;
+    }
+    memmove(s->c + ci + 1, s->c + ci, (size_t)(s->nc - ci) * sizeof *s->c);
+    s->c[ci] = c;
+    s->nc++;
+    return true;
 }
 
 /* Whether a block in a set counts as whole (release_cached frees it) or
@@ -172,29 +221,37 @@ static void set_insert(llmmem__replay *r, int32_t bi)
     if (b->in_set)
         return;
     llmmem__rp_set *s = set_of(r, b);
-    llmmem__rp_node *nd = r->nd, *x = &nd[bi];
     const uint64_t size = b->size, addr = b->addr;
-    x->size = size;
-    x->addr = addr;
-    const uint32_t pr = x->pr;
-    int32_t *p = &s->root;
-    while (*p != NONE && nd[*p].pr >= pr)
-        p = before(&nd[*p], size, addr) ? &nd[*p].r : &nd[*p].l;
-    /* split the subtree at *p around the key into bi's children */
-    int32_t t = *p, *l = &x->l, *g = &x->r;
-    while (t != NONE) {
-        if (before(&nd[t], size, addr)) {
-            *l = t;
-            l = &nd[t].r;
-            t = nd[t].r;
-        } else {
-            *g = t;
-            g = &nd[t].l;
-            t = nd[t].l;
+    if (!s->nc) {
+        llmmem__rp_chunk *c = chunk_new(r);
+        if (!c || !chunk_put(r, s, 0, c))
+            return;
+    }
+    int32_t ci = chunk_of(s, size, addr);
+    if (ci >= s->nc)
+        ci = s->nc - 1; /* after every key: the end of the last chunk */
+    llmmem__rp_chunk *c = s->c[ci];
+    int32_t at = pos_in(c, size, addr);
+    if (c->n == CHUNK) { /* split it in halves */
+        llmmem__rp_chunk *d = chunk_new(r);
+        if (!d || !chunk_put(r, s, ci + 1, d))
+            return;
+        const int32_t half = CHUNK / 2;
+        memcpy(d->k, c->k + half, (size_t)(CHUNK - half) * sizeof *d->k);
+        memcpy(d->bi, c->bi + half, (size_t)(CHUNK - half) * sizeof *d->bi);
+        d->n = CHUNK - half;
+        c->n = half;
+        if (at > half) {
+            c = d;
+            at -= half;
         }
     }
-    *l = *g = NONE;
-    *p = bi;
+    memmove(c->k + at + 1, c->k + at, (size_t)(c->n - at) * sizeof *c->k);
+    memmove(c->bi + at + 1, c->bi + at, (size_t)(c->n - at) * sizeof *c->bi);
+    c->k[at].size = size;
+    c->k[at].addr = addr;
+    c->bi[at] = bi;
+    c->n++;
     set_count(s, b, 1);
     b->gc_base = r->gc_calls[b->pool];
     b->in_set = 1;
@@ -207,51 +264,47 @@ static void set_erase(llmmem__replay *r, int32_t bi)
         return;
     b->in_set = 0;
     llmmem__rp_set *s = set_of(r, b);
-    llmmem__rp_node *nd = r->nd;
-    const uint64_t size = nd[bi].size, addr = nd[bi].addr;
-    int32_t *p = &s->root;
-    while (*p != bi) {
-        if (*p == NONE)
-            return;
-        p = before(&nd[*p], size, addr) ? &nd[*p].r : &nd[*p].l;
-    }
-    /* merge its children in its place */
-    int32_t x = nd[bi].l, y = nd[bi].r;
-    while (x != NONE && y != NONE) {
-        if (nd[x].pr > nd[y].pr) {
-            *p = x;
-            p = &nd[x].r;
-            x = nd[x].r;
-        } else {
-            *p = y;
-            p = &nd[y].l;
-            y = nd[y].l;
-        }
-    }
-    *p = x != NONE ? x : y;
+    const uint64_t size = b->size, addr = b->addr;
+    int32_t ci = chunk_of(s, size, addr);
+    if (ci >= s->nc)
+        return;
+    llmmem__rp_chunk *c = s->c[ci];
+    int32_t at = pos_in(c, size, addr);
+    if (at >= c->n || c->bi[at] != bi)
+        return;
+    c->n--;
+    memmove(c->k + at, c->k + at + 1, (size_t)(c->n - at) * sizeof *c->k);
+    memmove(c->bi + at, c->bi + at + 1, (size_t)(c->n - at) * sizeof *c->bi);
     set_count(s, b, -1);
+    if (!c->n) {
+        chunk_drop(r, c);
+        memmove(s->c + ci, s->c + ci + 1, (size_t)(s->nc - ci - 1) * sizeof *s->c);
+        s->nc--;
+    } else if (ci + 1 < s->nc && c->n + s->c[ci + 1]->n <= CHUNK / 2) { /* join the next */
+        llmmem__rp_chunk *d = s->c[ci + 1];
+        memcpy(c->k + c->n, d->k, (size_t)d->n * sizeof *d->k);
+        memcpy(c->bi + c->n, d->bi, (size_t)d->n * sizeof *d->bi);
+        c->n += d->n;
+        chunk_drop(r, d);
+        memmove(s->c + ci + 1, s->c + ci + 2, (size_t)(s->nc - ci - 2) * sizeof *s->c);
+        s->nc--;
+    }
 }
 
 /* The blocks of a set in order into r->scratch, those that `keep` accepts;
  * their count (-1: out of memory). */
 static int32_t set_list(llmmem__replay *r, const llmmem__rp_set *s, bool (*keep)(const llmmem__replay *, int32_t))
 {
-    if (!grow((void **)&r->scratch, &r->capscratch, 2 * s->n + 64, sizeof *r->scratch)) {
+    if (!grow((void **)&r->scratch, &r->capscratch, s->n + 64, sizeof *r->scratch)) {
         r->nomem = true;
         return -1;
     }
-    /* the stack of pending ancestors lives in the scratch's second half */
-    int32_t *out = r->scratch, *stack = r->scratch + s->n;
-    int32_t n = 0, top = 0, t = s->root;
-    while (t != NONE || top > 0) {
-        while (t != NONE) {
-            stack[top++] = t;
-            t = r->nd[t].l;
-        }
-        t = stack[--top];
-        if (keep(r, t))
-            out[n++] = t;
-        t = r->nd[t].r;
+    int32_t n = 0;
+    for (int32_t ci = 0; ci < s->nc; ci++) {
+        const llmmem__rp_chunk *c = s->c[ci];
+        for (int32_t i = 0; i < c->n; i++)
+            if (keep(r, c->bi[i]))
+                r->scratch[n++] = c->bi[i];
     }
     return n;
 }
@@ -839,18 +892,29 @@ void llmmem__rp_init(llmmem__replay *r, const llmmem__alloc_conf *conf)
     for (int p = 0; p < 2; p++)
         for (int s = 0; s < LLMMEM__STREAMS; s++) {
             r->exp_head[p][s] = NONE;
-            r->free[p][s].root = NONE;
         }
 }
 
 void llmmem__rp_release(llmmem__replay *r)
 {
     free(r->b);
-    free(r->nd);
     free(r->id2b);
     free(r->scratch);
+    for (int p = 0; p < 2; p++)
+        for (int s = 0; s < LLMMEM__STREAMS; s++) {
+            llmmem__rp_set *set = &r->free[p][s];
+            for (int32_t i = 0; i < set->nc; i++)
+                free(set->c[i]);
+            free(set->c);
+            set->c = NULL;
+            set->nc = 0;
+        }
+    while (r->spare_chunk) {
+        llmmem__rp_chunk *c = r->spare_chunk;
+        r->spare_chunk = c->next;
+        free(c);
+    }
     r->b = NULL;
-    r->nd = NULL;
     r->id2b = NULL;
 }
 
