@@ -61,13 +61,13 @@ typedef struct llmmem__rp_block {
     uint8_t alloc, pool, stream, cat, mapped, exp, in_set;
     const char *what;   /* static label of the tensor */
 } llmmem__rp_block;
-#define LLMMEM__RP_CHUNK 64
+#define LLMMEM__RP_CHUNK 32
 typedef struct llmmem__rp_key {
-    uint64_t size, addr;
+    uint64_t size, addr; /* the block's, its place in the set */
+    int32_t bi;          /* the block */
 } llmmem__rp_key;
 typedef struct llmmem__rp_chunk { /* a run of a free set, in order */
     int32_t n;
-    int32_t bi[LLMMEM__RP_CHUNK];
     llmmem__rp_key k[LLMMEM__RP_CHUNK];
     struct llmmem__rp_chunk *next; /* chains spare chunks */
 } llmmem__rp_chunk;

@@ -126,7 +126,7 @@ static int32_t lower_bound(const llmmem__replay *r, const llmmem__rp_set *s, uin
     int32_t ci = chunk_of(s, size, addr);
     if (ci >= s->nc)
         return NONE;
-    return s->c[ci]->bi[pos_in(s->c[ci], size, addr)];
+    return s->c[ci]->k[pos_in(s->c[ci], size, addr)].bi;
 }
 
 /* The block after bi in its set, or NONE. */
@@ -138,8 +138,8 @@ static int32_t set_next(const llmmem__replay *r, const llmmem__rp_set *s, int32_
         return NONE;
     int32_t i = pos_in(s->c[ci], size, addr) + 1;
     if (i < s->c[ci]->n)
-        return s->c[ci]->bi[i];
-    return ci + 1 < s->nc ? s->c[ci + 1]->bi[0] : NONE;
+        return s->c[ci]->k[i].bi;
+    return ci + 1 < s->nc ? s->c[ci + 1]->k[0].bi : NONE;
 }
 
 /* The block before bi (NONE: the last block) in its set, or NONE. */
@@ -149,21 +149,21 @@ static int32_t set_prev(const llmmem__replay *r, const llmmem__rp_set *s, int32_
         return NONE;
     if (bi == NONE) {
         const llmmem__rp_chunk *c = s->c[s->nc - 1];
-        return c->bi[c->n - 1];
+        return c->k[c->n - 1].bi;
     }
     const uint64_t size = r->b[bi].size, addr = r->b[bi].addr;
     int32_t ci = chunk_of(s, size, addr);
     if (ci >= s->nc) {
         const llmmem__rp_chunk *c = s->c[s->nc - 1];
-        return c->bi[c->n - 1];
+        return c->k[c->n - 1].bi;
     }
     int32_t i = pos_in(s->c[ci], size, addr);
     if (i > 0)
-        return s->c[ci]->bi[i - 1];
+        return s->c[ci]->k[i - 1].bi;
     if (ci == 0)
         return NONE;
     const llmmem__rp_chunk *c = s->c[ci - 1];
-    return c->bi[c->n - 1];
+    return c->k[c->n - 1].bi;
 }
 
 /* A chunk from the spares or the heap, or NULL. */
@@ -238,7 +238,6 @@ static void set_insert(llmmem__replay *r, int32_t bi)
             return;
         const int32_t half = CHUNK / 2;
         memcpy(d->k, c->k + half, (size_t)(CHUNK - half) * sizeof *d->k);
-        memcpy(d->bi, c->bi + half, (size_t)(CHUNK - half) * sizeof *d->bi);
         d->n = CHUNK - half;
         c->n = half;
         if (at > half) {
@@ -247,10 +246,9 @@ static void set_insert(llmmem__replay *r, int32_t bi)
         }
     }
     memmove(c->k + at + 1, c->k + at, (size_t)(c->n - at) * sizeof *c->k);
-    memmove(c->bi + at + 1, c->bi + at, (size_t)(c->n - at) * sizeof *c->bi);
     c->k[at].size = size;
     c->k[at].addr = addr;
-    c->bi[at] = bi;
+    c->k[at].bi = bi;
     c->n++;
     set_count(s, b, 1);
     b->gc_base = r->gc_calls[b->pool];
@@ -270,11 +268,10 @@ static void set_erase(llmmem__replay *r, int32_t bi)
         return;
     llmmem__rp_chunk *c = s->c[ci];
     int32_t at = pos_in(c, size, addr);
-    if (at >= c->n || c->bi[at] != bi)
+    if (at >= c->n || c->k[at].bi != bi)
         return;
     c->n--;
     memmove(c->k + at, c->k + at + 1, (size_t)(c->n - at) * sizeof *c->k);
-    memmove(c->bi + at, c->bi + at + 1, (size_t)(c->n - at) * sizeof *c->bi);
     set_count(s, b, -1);
     if (!c->n) {
         chunk_drop(r, c);
@@ -283,7 +280,6 @@ static void set_erase(llmmem__replay *r, int32_t bi)
     } else if (ci + 1 < s->nc && c->n + s->c[ci + 1]->n <= CHUNK / 2) { /* join the next */
         llmmem__rp_chunk *d = s->c[ci + 1];
         memcpy(c->k + c->n, d->k, (size_t)d->n * sizeof *d->k);
-        memcpy(c->bi + c->n, d->bi, (size_t)d->n * sizeof *d->bi);
         c->n += d->n;
         chunk_drop(r, d);
         memmove(s->c + ci + 1, s->c + ci + 2, (size_t)(s->nc - ci - 2) * sizeof *s->c);
@@ -303,8 +299,8 @@ static int32_t set_list(llmmem__replay *r, const llmmem__rp_set *s, bool (*keep)
     for (int32_t ci = 0; ci < s->nc; ci++) {
         const llmmem__rp_chunk *c = s->c[ci];
         for (int32_t i = 0; i < c->n; i++)
-            if (keep(r, c->bi[i]))
-                r->scratch[n++] = c->bi[i];
+            if (keep(r, c->k[i].bi))
+                r->scratch[n++] = c->k[i].bi;
     }
     return n;
 }
