@@ -255,21 +255,12 @@ static void set_insert(llmmem__replay *r, int32_t bi)
     b->in_set = 1;
 }
 
-static void set_erase(llmmem__replay *r, int32_t bi)
+/* Erases entry `at` of chunk ci of set s, block bi. */
+static void set_erase_at(llmmem__replay *r, llmmem__rp_set *s, int32_t ci, int32_t at, int32_t bi)
 {
     llmmem__rp_block *b = &r->b[bi];
-    if (!b->in_set)
-        return;
-    b->in_set = 0;
-    llmmem__rp_set *s = set_of(r, b);
-    const uint64_t size = b->size, addr = b->addr;
-    int32_t ci = chunk_of(s, size, addr);
-    if (ci >= s->nc)
-        return;
     llmmem__rp_chunk *c = s->c[ci];
-    int32_t at = pos_in(c, size, addr);
-    if (at >= c->n || c->k[at].bi != bi)
-        return;
+    b->in_set = 0;
     c->n--;
     memmove(c->k + at, c->k + at + 1, (size_t)(c->n - at) * sizeof *c->k);
     set_count(s, b, -1);
@@ -285,6 +276,23 @@ static void set_erase(llmmem__replay *r, int32_t bi)
         memmove(s->c + ci + 1, s->c + ci + 2, (size_t)(s->nc - ci - 2) * sizeof *s->c);
         s->nc--;
     }
+}
+
+static void set_erase(llmmem__replay *r, int32_t bi)
+{
+    llmmem__rp_block *b = &r->b[bi];
+    if (!b->in_set)
+        return;
+    b->in_set = 0;
+    llmmem__rp_set *s = set_of(r, b);
+    const uint64_t size = b->size, addr = b->addr;
+    int32_t ci = chunk_of(s, size, addr);
+    if (ci >= s->nc)
+        return;
+    int32_t at = pos_in(s->c[ci], size, addr);
+    if (at >= s->c[ci]->n || s->c[ci]->k[at].bi != bi)
+        return;
+    set_erase_at(r, s, ci, at, bi);
 }
 
 /* The blocks of a set in order into r->scratch, those that `keep` accepts;
@@ -369,9 +377,11 @@ static int32_t get_free_block(llmmem__replay *r, int pool, int stream, uint64_t 
     llmmem__rp_set *s = &r->free[pool][stream];
     if (r->conf.gc_threshold > 0.0)
         r->gc_calls[pool]++;
-    int32_t bi = lower_bound(r, s, size, 0);
-    if (bi == NONE)
+    int32_t ci = chunk_of(s, size, 0);
+    if (ci >= s->nc)
         return NONE;
+    int32_t at = pos_in(s->c[ci], size, 0);
+    int32_t bi = s->c[ci]->k[at].bi;
     if (r->b[bi].exp && r->conf.expandable) {
         for (;;) {
             int32_t nx = set_next(r, s, bi);
@@ -379,6 +389,7 @@ static int32_t get_free_block(llmmem__replay *r, int pool, int stream, uint64_t 
                 break;
             bi = nx;
         }
+        ci = NONE; /* bi no longer at (ci, at) */
     }
     const llmmem__rp_block *b = &r->b[bi];
     /* Do not return an oversized block for a large request, and an oversize
@@ -387,7 +398,10 @@ static int32_t get_free_block(llmmem__replay *r, int pool, int stream, uint64_t 
         return NONE;
     if (size >= r->conf.max_split && b->size >= size + LARGE_BUFFER)
         return NONE;
-    set_erase(r, bi);
+    if (ci == NONE)
+        set_erase(r, bi);
+    else
+        set_erase_at(r, s, ci, at, bi);
     return bi;
 }
 
