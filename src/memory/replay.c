@@ -19,8 +19,10 @@
  *
  * Peak reserved is the largest sum of segment (mapped) bytes along the
  * timeline, what torch.cuda.max_memory_reserved() reports. Costs: each event
- * is a binary search and a move in a sorted array of the free blocks of its
- * pool (tens to hundreds of entries). */
+ * is two binary searches (over the chunks, then in one) and a move of at
+ * most a chunk's entries in the free set of its pool (tens to a few thousand
+ * blocks, in chunks of 32 with the keys inline); the cache releases skip the
+ * sets without a whole segment or an expandable block. */
 #include "memory/memory.h"
 
 #include <stdlib.h>
