@@ -224,16 +224,19 @@ static void set_insert(llmmem__replay *r, int32_t bi)
         return;
     llmmem__rp_set *s = set_of(r, b);
     const uint64_t size = b->size, addr = b->addr;
-    if (!s->nc) {
-        llmmem__rp_chunk *c = chunk_new(r);
+    int32_t ci = 0, at = 0;
+    llmmem__rp_chunk *c;
+    if (!s->nc) { /* the first block: a chunk of its own (no chunk is ever empty else) */
+        c = chunk_new(r);
         if (!c || !chunk_put(r, s, 0, c))
             return;
+    } else {
+        ci = chunk_of(s, size, addr);
+        if (ci >= s->nc)
+            ci = s->nc - 1; /* after every key: the end of the last chunk */
+        c = s->c[ci];
+        at = pos_in(c, size, addr);
     }
-    int32_t ci = chunk_of(s, size, addr);
-    if (ci >= s->nc)
-        ci = s->nc - 1; /* after every key: the end of the last chunk */
-    llmmem__rp_chunk *c = s->c[ci];
-    int32_t at = pos_in(c, size, addr);
     if (c->n == CHUNK) { /* split it in halves */
         llmmem__rp_chunk *d = chunk_new(r);
         if (!d || !chunk_put(r, s, ci + 1, d))
