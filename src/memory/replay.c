@@ -19,8 +19,10 @@
  *
  * Peak reserved is the largest sum of segment (mapped) bytes along the
  * timeline, what torch.cuda.max_memory_reserved() reports. Costs: each event
- * is a binary search and a move in a sorted array of the free blocks of its
- * pool (tens to hundreds of entries). */
+ * is two binary searches (over the chunks, then in one) and a move of at
+ * most a chunk's entries in the free set of its pool (tens to a few thousand
+ * blocks, in chunks of 32 with the keys inline); the cache releases skip the
+ * sets without a whole segment or an expandable block. */
 #include "memory/memory.h"
 
 #include <stdlib.h>
@@ -79,23 +81,140 @@ static llmmem__rp_set *set_of(llmmem__replay *r, const llmmem__rp_block *b)
     return &r->free[b->pool][b->stream];
 }
 
-static bool before(const llmmem__rp_block *a, uint64_t size, uint64_t addr)
+
+/* Each set is a sorted sequence of chunks of up to CHUNK entries, keys
+ * inline: a search is a binary search over the chunks' last keys, then one
+ * within a chunk; an insertion or erasure moves at most a chunk. */
+#define CHUNK LLMMEM__RP_CHUNK
+
+static inline bool key_before(const llmmem__rp_key *a, uint64_t size, uint64_t addr)
 {
     return a->size < size || (a->size == size && a->addr < addr);
 }
 
-/* First position whose block is not before (size, addr). */
-static int32_t lower_bound(const llmmem__replay *r, const llmmem__rp_set *s, uint64_t size, uint64_t addr)
+/* The first chunk whose last key is not before (size, addr); s->nc if none. */
+static int32_t chunk_of(const llmmem__rp_set *s, uint64_t size, uint64_t addr)
 {
-    int32_t lo = 0, hi = s->n;
+    int32_t lo = 0, hi = s->nc;
     while (lo < hi) {
         int32_t mid = (lo + hi) / 2;
-        if (before(&r->b[s->v[mid]], size, addr))
+        const llmmem__rp_chunk *c = s->c[mid];
+        if (key_before(&c->k[c->n - 1], size, addr))
             lo = mid + 1;
         else
             hi = mid;
     }
     return lo;
+}
+
+/* The first position in c not before (size, addr). */
+static int32_t pos_in(const llmmem__rp_chunk *c, uint64_t size, uint64_t addr)
+{
+    int32_t lo = 0, hi = c->n;
+    while (lo < hi) {
+        int32_t mid = (lo + hi) / 2;
+        if (key_before(&c->k[mid], size, addr))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The first block not before (size, addr), or NONE. */
+static int32_t lower_bound(const llmmem__replay *r, const llmmem__rp_set *s, uint64_t size, uint64_t addr)
+{
+    (void)r;
+    int32_t ci = chunk_of(s, size, addr);
+    if (ci >= s->nc)
+        return NONE;
+    return s->c[ci]->k[pos_in(s->c[ci], size, addr)].bi;
+}
+
+/* The block after bi in its set, or NONE. */
+static int32_t set_next(const llmmem__replay *r, const llmmem__rp_set *s, int32_t bi)
+{
+    const uint64_t size = r->b[bi].size, addr = r->b[bi].addr;
+    int32_t ci = chunk_of(s, size, addr);
+    if (ci >= s->nc)
+        return NONE;
+    int32_t i = pos_in(s->c[ci], size, addr) + 1;
+    if (i < s->c[ci]->n)
+        return s->c[ci]->k[i].bi;
+    return ci + 1 < s->nc ? s->c[ci + 1]->k[0].bi : NONE;
+}
+
+/* The block before bi (NONE: the last block) in its set, or NONE. */
+static int32_t set_prev(const llmmem__replay *r, const llmmem__rp_set *s, int32_t bi)
+{
+    if (!s->nc)
+        return NONE;
+    if (bi == NONE) {
+        const llmmem__rp_chunk *c = s->c[s->nc - 1];
+        return c->k[c->n - 1].bi;
+    }
+    const uint64_t size = r->b[bi].size, addr = r->b[bi].addr;
+    int32_t ci = chunk_of(s, size, addr);
+    if (ci >= s->nc) {
+        const llmmem__rp_chunk *c = s->c[s->nc - 1];
+        return c->k[c->n - 1].bi;
+    }
+    int32_t i = pos_in(s->c[ci], size, addr);
+    if (i > 0)
+        return s->c[ci]->k[i - 1].bi;
+    if (ci == 0)
+        return NONE;
+    const llmmem__rp_chunk *c = s->c[ci - 1];
+    return c->k[c->n - 1].bi;
+}
+
+/* A chunk from the spares or the heap, or NULL. */
+static llmmem__rp_chunk *chunk_new(llmmem__replay *r)
+{
+    llmmem__rp_chunk *c = r->spare_chunk;
+    if (c) {
+        r->spare_chunk = c->next;
+    } else {
+        c = malloc(sizeof *c);
+        if (!c) {
+            r->nomem = true;
+            return NULL;
+        }
+    }
+    c->n = 0;
+    c->next = NULL;
+    return c;
+}
+
+static void chunk_drop(llmmem__replay *r, llmmem__rp_chunk *c)
+{
+    c->next = r->spare_chunk;
+    r->spare_chunk = c;
+}
+
+/* Inserts chunk c at position ci of the set. */
+static bool chunk_put(llmmem__replay *r, llmmem__rp_set *s, int32_t ci, llmmem__rp_chunk *c)
+{
+    if (!grow((void **)&s->c, &s->capc, s->nc + 1, sizeof *s->c)) {
+        r->nomem = true;
+        chunk_drop(r, c);
+        return false;
+    }
+    memmove(s->c + ci + 1, s->c + ci, (size_t)(s->nc - ci) * sizeof *s->c);
+    s->c[ci] = c;
+    s->nc++;
+    return true;
+}
+
+/* Whether a block in a set counts as whole (release_cached frees it) or
+ * expandable; neither changes while the block is in its set. */
+static void set_count(llmmem__rp_set *s, const llmmem__rp_block *b, int32_t d)
+{
+    s->n += d;
+    if (b->exp)
+        s->exp += d;
+    else if (b->prev == NONE && b->next == NONE)
+        s->whole += d;
 }
 
 static void set_insert(llmmem__replay *r, int32_t bi)
@@ -104,16 +223,64 @@ static void set_insert(llmmem__replay *r, int32_t bi)
     if (b->in_set)
         return;
     llmmem__rp_set *s = set_of(r, b);
-    if (!grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v)) {
-        r->nomem = true;
-        return;
+    const uint64_t size = b->size, addr = b->addr;
+    int32_t ci = 0, at = 0;
+    llmmem__rp_chunk *c;
+    if (!s->nc) { /* the first block: a chunk of its own (no chunk is ever empty else) */
+        c = chunk_new(r);
+        if (!c || !chunk_put(r, s, 0, c))
+            return;
+    } else {
+        ci = chunk_of(s, size, addr);
+        if (ci >= s->nc)
+            ci = s->nc - 1; /* after every key: the end of the last chunk */
+        c = s->c[ci];
+        at = pos_in(c, size, addr);
     }
-    int32_t at = lower_bound(r, s, b->size, b->addr);
-    memmove(s->v + at + 1, s->v + at, (size_t)(s->n - at) * sizeof *s->v);
-    s->v[at] = bi;
-    s->n++;
+    if (c->n == CHUNK) { /* split it in halves */
+        llmmem__rp_chunk *d = chunk_new(r);
+        if (!d || !chunk_put(r, s, ci + 1, d))
+            return;
+        const int32_t half = CHUNK / 2;
+        memcpy(d->k, c->k + half, (size_t)(CHUNK - half) * sizeof *d->k);
+        d->n = CHUNK - half;
+        c->n = half;
+        if (at > half) {
+            c = d;
+            at -= half;
+        }
+    }
+    memmove(c->k + at + 1, c->k + at, (size_t)(c->n - at) * sizeof *c->k);
+    c->k[at].size = size;
+    c->k[at].addr = addr;
+    c->k[at].bi = bi;
+    c->n++;
+    set_count(s, b, 1);
     b->gc_base = r->gc_calls[b->pool];
     b->in_set = 1;
+}
+
+/* Erases entry `at` of chunk ci of set s, block bi. */
+static void set_erase_at(llmmem__replay *r, llmmem__rp_set *s, int32_t ci, int32_t at, int32_t bi)
+{
+    llmmem__rp_block *b = &r->b[bi];
+    llmmem__rp_chunk *c = s->c[ci];
+    b->in_set = 0;
+    c->n--;
+    memmove(c->k + at, c->k + at + 1, (size_t)(c->n - at) * sizeof *c->k);
+    set_count(s, b, -1);
+    if (!c->n) {
+        chunk_drop(r, c);
+        memmove(s->c + ci, s->c + ci + 1, (size_t)(s->nc - ci - 1) * sizeof *s->c);
+        s->nc--;
+    } else if (ci + 1 < s->nc && c->n + s->c[ci + 1]->n <= CHUNK / 2) { /* join the next */
+        llmmem__rp_chunk *d = s->c[ci + 1];
+        memcpy(c->k + c->n, d->k, (size_t)d->n * sizeof *d->k);
+        c->n += d->n;
+        chunk_drop(r, d);
+        memmove(s->c + ci + 1, s->c + ci + 2, (size_t)(s->nc - ci - 2) * sizeof *s->c);
+        s->nc--;
+    }
 }
 
 static void set_erase(llmmem__replay *r, int32_t bi)
@@ -121,13 +288,34 @@ static void set_erase(llmmem__replay *r, int32_t bi)
     llmmem__rp_block *b = &r->b[bi];
     if (!b->in_set)
         return;
-    llmmem__rp_set *s = set_of(r, b);
-    int32_t at = lower_bound(r, s, b->size, b->addr);
-    if (at < s->n && s->v[at] == bi) {
-        memmove(s->v + at, s->v + at + 1, (size_t)(s->n - at - 1) * sizeof *s->v);
-        s->n--;
-    }
     b->in_set = 0;
+    llmmem__rp_set *s = set_of(r, b);
+    const uint64_t size = b->size, addr = b->addr;
+    int32_t ci = chunk_of(s, size, addr);
+    if (ci >= s->nc)
+        return;
+    int32_t at = pos_in(s->c[ci], size, addr);
+    if (at >= s->c[ci]->n || s->c[ci]->k[at].bi != bi)
+        return;
+    set_erase_at(r, s, ci, at, bi);
+}
+
+/* The blocks of a set in order into r->scratch, those that `keep` accepts;
+ * their count (-1: out of memory). */
+static int32_t set_list(llmmem__replay *r, const llmmem__rp_set *s, bool (*keep)(const llmmem__replay *, int32_t))
+{
+    if (!grow((void **)&r->scratch, &r->capscratch, s->n + 64, sizeof *r->scratch)) {
+        r->nomem = true;
+        return -1;
+    }
+    int32_t n = 0;
+    for (int32_t ci = 0; ci < s->nc; ci++) {
+        const llmmem__rp_chunk *c = s->c[ci];
+        for (int32_t i = 0; i < c->n; i++)
+            if (keep(r, c->k[i].bi))
+                r->scratch[n++] = c->k[i].bi;
+    }
+    return n;
 }
 
 /* ---- statistics ----------------------------------------------------------- */
@@ -194,23 +382,31 @@ static int32_t get_free_block(llmmem__replay *r, int pool, int stream, uint64_t 
     llmmem__rp_set *s = &r->free[pool][stream];
     if (r->conf.gc_threshold > 0.0)
         r->gc_calls[pool]++;
-    int32_t at = lower_bound(r, s, size, 0);
-    if (at >= s->n)
+    int32_t ci = chunk_of(s, size, 0);
+    if (ci >= s->nc)
         return NONE;
-    if (r->b[s->v[at]].exp && r->conf.expandable) {
-        while (at + 1 < s->n && r->b[s->v[at]].exp &&
-               expandable_size(r, s->v[at + 1]) < expandable_size(r, s->v[at]))
-            at++;
+    int32_t at = pos_in(s->c[ci], size, 0);
+    int32_t bi = s->c[ci]->k[at].bi;
+    if (r->b[bi].exp && r->conf.expandable) {
+        for (;;) {
+            int32_t nx = set_next(r, s, bi);
+            if (nx == NONE || !r->b[bi].exp || expandable_size(r, nx) >= expandable_size(r, bi))
+                break;
+            bi = nx;
+        }
+        ci = NONE; /* bi no longer at (ci, at) */
     }
-    const llmmem__rp_block *b = &r->b[s->v[at]];
+    const llmmem__rp_block *b = &r->b[bi];
     /* Do not return an oversized block for a large request, and an oversize
      * request only within kLargeBuffer of its size. */
     if (size < r->conf.max_split && b->size >= r->conf.max_split)
         return NONE;
     if (size >= r->conf.max_split && b->size >= size + LARGE_BUFFER)
         return NONE;
-    int32_t bi = s->v[at];
-    set_erase(r, bi);
+    if (ci == NONE)
+        set_erase(r, bi);
+    else
+        set_erase_at(r, s, ci, at, bi);
     return bi;
 }
 
@@ -228,30 +424,34 @@ static void release_block(llmmem__replay *r, int32_t bi)
  * pools and every stream, and unmaps the free pages of expandable segments. */
 static void unmap_free_pages(llmmem__replay *r, int32_t bi);
 
+static bool whole(const llmmem__replay *r, int32_t bi)
+{
+    const llmmem__rp_block *b = &r->b[bi];
+    return !b->exp && b->prev == NONE && b->next == NONE;
+}
+
+static bool whole_or_exp(const llmmem__replay *r, int32_t bi)
+{
+    return r->b[bi].exp || whole(r, bi);
+}
+
 static void release_cached(llmmem__replay *r)
 {
     for (int pool = 0; pool < 2; pool++)
         for (int st = 0; st < LLMMEM__STREAMS; st++) {
             llmmem__rp_set *s = &r->free[pool][st];
-            int32_t nexp = 0;
-            for (int32_t i = 0; i < s->n;) {
-                int32_t bi = s->v[i];
-                const llmmem__rp_block *b = &r->b[bi];
-                if (b->exp) {
-                    if (!grow((void **)&r->scratch, &r->capscratch, nexp + 1, sizeof *r->scratch)) {
-                        r->nomem = true;
-                        return;
-                    }
-                    r->scratch[nexp++] = bi;
-                    i++;
-                } else if (b->prev == NONE && b->next == NONE) {
-                    release_block(r, bi);
-                } else {
-                    i++;
-                }
-            }
-            for (int32_t i = 0; i < nexp; i++)
-                unmap_free_pages(r, r->scratch[i]);
+            if (!s->whole && !s->exp)
+                continue; /* nothing to release */
+            /* in order: the whole segments go, then the expandable blocks unmap */
+            int32_t n = set_list(r, s, whole_or_exp);
+            if (n < 0)
+                return;
+            for (int32_t i = 0; i < n; i++)
+                if (!r->b[r->scratch[i]].exp)
+                    release_block(r, r->scratch[i]);
+            for (int32_t i = 0; i < n; i++)
+                if (r->b[r->scratch[i]].exp)
+                    unmap_free_pages(r, r->scratch[i]);
         }
 }
 
@@ -264,21 +464,22 @@ static bool release_available(llmmem__replay *r, int pool, int stream, uint64_t 
     llmmem__rp_set *s = &r->free[pool][stream];
     uint64_t key = size < r->conf.max_split ? r->conf.max_split : size;
     int32_t at = lower_bound(r, s, key, 0);
-    if (at < s->n) {
-        if (r->b[s->v[at]].prev != NONE || r->b[s->v[at]].next != NONE)
+    if (at != NONE) {
+        if (r->b[at].prev != NONE || r->b[at].next != NONE)
             return false;
-        release_block(r, s->v[at]);
+        release_block(r, at);
         return true;
     }
     uint64_t total = 0;
-    for (int32_t i = s->n - 1; i >= 0 && total < key; i--) {
-        int32_t bi = s->v[i];
+    for (int32_t bi = set_prev(r, s, NONE); bi != NONE && total < key;) {
+        int32_t pv = set_prev(r, s, bi);
         if (r->b[bi].size < r->conf.max_split)
             break;
-        if (r->b[bi].prev != NONE || r->b[bi].next != NONE)
-            continue;
-        total += r->b[bi].size;
-        release_block(r, bi);
+        if (r->b[bi].prev == NONE && r->b[bi].next == NONE) {
+            total += r->b[bi].size;
+            release_block(r, bi);
+        }
+        bi = pv;
     }
     return total >= key;
 }
@@ -297,30 +498,34 @@ static void garbage_collect(llmmem__replay *r)
     bool freed = true;
     while (reclaimed < target && freed) {
         uint64_t age = 0, count = 0;
-        for (int st = 0; st < LLMMEM__STREAMS; st++)
-            for (int32_t i = 0; i < r->free[1][st].n; i++) {
-                const llmmem__rp_block *b = &r->b[r->free[1][st].v[i]];
-                if (b->prev == NONE && b->next == NONE && !b->exp) {
-                    age += (uint64_t)(r->gc_calls[1] - b->gc_base);
-                    count++;
-                }
+        for (int st = 0; st < LLMMEM__STREAMS; st++) {
+            if (!r->free[1][st].whole)
+                continue;
+            int32_t n = set_list(r, &r->free[1][st], whole);
+            if (n < 0)
+                return;
+            for (int32_t i = 0; i < n; i++) {
+                age += (uint64_t)(r->gc_calls[1] - r->b[r->scratch[i]].gc_base);
+                count++;
             }
+        }
         if (!count)
             return;
         double avg = (double)age / (double)count;
         freed = false;
         for (int st = 0; st < LLMMEM__STREAMS; st++) {
             llmmem__rp_set *s = &r->free[1][st];
-            for (int32_t i = 0; i < s->n;) {
-                int32_t bi = s->v[i];
-                const llmmem__rp_block *b = &r->b[bi];
-                if (b->prev == NONE && b->next == NONE && !b->exp &&
-                    (double)(r->gc_calls[1] - b->gc_base) >= avg) {
-                    reclaimed += b->size;
+            if (!s->whole)
+                continue;
+            int32_t n = set_list(r, s, whole);
+            if (n < 0)
+                return;
+            for (int32_t i = 0; i < n; i++) {
+                int32_t bi = r->scratch[i];
+                if ((double)(r->gc_calls[1] - r->b[bi].gc_base) >= avg) {
+                    reclaimed += r->b[bi].size;
                     freed = true;
                     release_block(r, bi);
-                } else {
-                    i++;
                 }
             }
         }
@@ -659,11 +864,28 @@ void llmmem__rp_free(llmmem__replay *r, int32_t id)
     if (r->rec)
         llmmem__tl_free(r->rec, r, b);
     b->id = NONE;
+    /* try_merge with both neighbours, the merged block entering the set once */
     int32_t p = b->prev, n = b->next;
-    if (p != NONE && try_merge(r, p, bi))
+    if (p != NONE && !r->b[p].alloc && r->b[p].mapped == b->mapped) {
+        llmmem__rp_block *d = &r->b[p];
+        set_erase(r, p);
+        d->next = b->next;
+        if (d->next != NONE)
+            r->b[d->next].prev = p;
+        d->size += b->size;
+        block_drop(r, bi);
         bi = p;
-    if (n != NONE)
-        try_merge(r, bi, n);
+        b = d;
+    }
+    if (n != NONE && !r->b[n].alloc && r->b[n].mapped == b->mapped) {
+        llmmem__rp_block *s = &r->b[n];
+        set_erase(r, n);
+        b->next = s->next;
+        if (b->next != NONE)
+            r->b[b->next].prev = bi;
+        b->size += s->size;
+        block_drop(r, n);
+    }
     set_insert(r, bi);
 }
 
@@ -683,8 +905,9 @@ void llmmem__rp_init(llmmem__replay *r, const llmmem__alloc_conf *conf)
     r->spare = NONE;
     r->next_addr = UINT64_C(0x7f0000000000);
     for (int p = 0; p < 2; p++)
-        for (int s = 0; s < LLMMEM__STREAMS; s++)
+        for (int s = 0; s < LLMMEM__STREAMS; s++) {
             r->exp_head[p][s] = NONE;
+        }
 }
 
 void llmmem__rp_release(llmmem__replay *r)
@@ -693,8 +916,19 @@ void llmmem__rp_release(llmmem__replay *r)
     free(r->id2b);
     free(r->scratch);
     for (int p = 0; p < 2; p++)
-        for (int s = 0; s < LLMMEM__STREAMS; s++)
-            free(r->free[p][s].v);
+        for (int s = 0; s < LLMMEM__STREAMS; s++) {
+            llmmem__rp_set *set = &r->free[p][s];
+            for (int32_t i = 0; i < set->nc; i++)
+                free(set->c[i]);
+            free(set->c);
+            set->c = NULL;
+            set->nc = 0;
+        }
+    while (r->spare_chunk) {
+        llmmem__rp_chunk *c = r->spare_chunk;
+        r->spare_chunk = c->next;
+        free(c);
+    }
     r->b = NULL;
     r->id2b = NULL;
 }

@@ -87,10 +87,20 @@ static bool is_qk_norm(const tl_param *p)
 static void roles_of(roles *r, tl_gen *g, int64_t layer)
 {
     memset(r, 0, sizeof *r);
-    for (int i = g->first_layer_param; i < g->after_layer_param; i++) {
+    /* the layers' parameters come layer after layer (params_build): the
+     * first of this layer's by binary search */
+    int lo = g->first_layer_param, hi = g->after_layer_param;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (g->p[mid].layer < layer)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (int i = lo; i < g->after_layer_param; i++) {
         tl_param *p = &g->p[i];
         if (p->layer != layer)
-            continue;
+            break;
         if (p->adapter)
             continue;
         switch (p->kind) {
