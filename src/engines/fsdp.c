@@ -359,6 +359,7 @@ int llmmem_estimate_fsdp(llmmem_result *out, const llmmem_model *model, const ll
     if (cx.master_weights != c.master_weights) {
         struct llmmem_result scratch;
         llmmem__train ts;
+        llmmem__result_clear(&scratch);
         if ((rc = llmmem__train_compute(&ts, &scratch, model, &c)) != 0)
             return rc;
         t.st = ts.st;
