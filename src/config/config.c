@@ -88,14 +88,22 @@ static void set_defaults(struct llmmem_config *c)
     }
 }
 
+/* The handle's note storage (config.h). */
+static char (*notes_new(void))[LLMMEM__NOTE_MAX] { return malloc(LLMMEM__CFG_NOTES * sizeof *((struct llmmem_config *)0)->notes); }
+
 int llmmem_config_new(llmmem_config **out)
 {
     if (!out)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_config_new: out is NULL");
     struct llmmem_config *c = malloc(sizeof *c);
-    if (!c)
+    char(*notes)[LLMMEM__NOTE_MAX] = notes_new();
+    if (!c || !notes) {
+        free(c);
+        free(notes);
         return llmmem__error(LLMMEM_E_NOMEM, "llmmem_config_new: out of memory");
+    }
     set_defaults(c);
+    c->notes = notes;
     *out = c;
     return LLMMEM_OK;
 }
@@ -105,21 +113,37 @@ int llmmem_config_clone(llmmem_config **out, const llmmem_config *cfg)
     if (!out || !cfg)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_config_clone: NULL argument");
     struct llmmem_config *c = malloc(sizeof *c);
-    if (!c)
+    char(*notes)[LLMMEM__NOTE_MAX] = notes_new();
+    if (!c || !notes) {
+        free(c);
+        free(notes);
         return llmmem__error(LLMMEM_E_NOMEM, "llmmem_config_clone: out of memory");
+    }
     memcpy(c, cfg, sizeof *c);
     c->record = NULL;
+    c->notes = notes;
+    if (cfg->notes && cfg->note_count > 0)
+        memcpy(c->notes, cfg->notes, (size_t)cfg->note_count * sizeof *c->notes);
+    else
+        c->note_count = 0;
     *out = c;
     return LLMMEM_OK;
 }
 
-void llmmem_config_free(llmmem_config *cfg) { free(cfg); }
+void llmmem_config_free(llmmem_config *cfg)
+{
+    if (cfg)
+        free(cfg->notes);
+    free(cfg);
+}
 
 int llmmem_config_reset(llmmem_config *cfg)
 {
     if (!cfg)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_config_reset: cfg is NULL");
+    char(*notes)[LLMMEM__NOTE_MAX] = cfg->notes;
     set_defaults(cfg);
+    cfg->notes = notes;
     return LLMMEM_OK;
 }
 
@@ -411,9 +435,17 @@ int llmmem_config_clear_calibration(llmmem_config *cfg)
 
 /* ---- notes of the framework-file readers ------------------------------------ */
 
+void llmmem__config_take(struct llmmem_config *dst, struct llmmem_config *src)
+{
+    char(*mine)[LLMMEM__NOTE_MAX] = dst->notes;
+    *dst = *src;
+    dst->notes = src->notes; /* the edited notes move to dst, dst's storage to src */
+    src->notes = mine;
+}
+
 void llmmem__config_note(struct llmmem_config *c, const char *fmt, ...)
 {
-    if (c->note_count >= LLMMEM__CFG_NOTES)
+    if (!c->notes || c->note_count >= LLMMEM__CFG_NOTES) /* a bare struct (no handle) keeps none */
         return;
     char text[LLMMEM__NOTE_MAX];
     va_list ap;

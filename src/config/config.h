@@ -136,10 +136,16 @@ struct llmmem_config {
     double calib_component[LLMMEM__COMPONENTS_MAX];
     double calib_reserved;      /* multiplies peak_reserved - peak_allocated (allocator headroom) */
     int64_t calib_context_bytes; /* replaces the CUDA context when >= 0 */
-    /* notes of the framework-file readers (llmmem__config_note), copied into results */
+    /* notes of the framework-file readers (llmmem__config_note), copied into
+     * results; owned by the handle (llmmem_config_new/clone/free) and shared,
+     * read only, by the copies an estimate makes, which stay small */
     int note_count;
-    char notes[LLMMEM__CFG_NOTES][LLMMEM__NOTE_MAX];
+    char (*notes)[LLMMEM__NOTE_MAX]; /* LLMMEM__CFG_NOTES of them */
 };
+
+/* Replaces dst's values with src's (a clone that was edited), the notes
+ * included; each handle keeps its own note storage. */
+void llmmem__config_take(struct llmmem_config *dst, struct llmmem_config *src);
 
 /* Adds a note to a configuration (ignored past LLMMEM__CFG_NOTES; a repeated
  * text is kept once). */

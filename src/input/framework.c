@@ -190,7 +190,7 @@ static int apply_yaml(llmmem_config *cfg, int kind, const char *text, size_t len
     }
     llmmem__json_free(doc);
     if (rc == 0)
-        *cfg = *tmp;
+        llmmem__config_take(cfg, tmp);
     llmmem_config_free(tmp);
     return rc;
 }

@@ -362,7 +362,7 @@ int llmmem__input_apply_copy(llmmem_config *cfg, const char *json, size_t len, c
         rc = apply(doc, llmmem__json_root(doc), tmp, arg);
     llmmem__json_free(doc);
     if (rc == 0)
-        *cfg = *tmp;
+        llmmem__config_take(cfg, tmp);
     llmmem_config_free(tmp);
     return rc;
 }

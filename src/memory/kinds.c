@@ -86,7 +86,7 @@ static const special specials[] = {
 static const special *special_of(const struct llmmem_model *m)
 {
     for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++)
-        if (!strcmp(m->model_type, specials[i].type))
+        if (m->model_type[0] == specials[i].type[0] && !strcmp(m->model_type, specials[i].type))
             return &specials[i];
     return NULL;
 }
@@ -100,14 +100,14 @@ static bool heads_vary(const struct llmmem_model *m)
 
 bool llmmem__kinds_classic(const struct llmmem_model *m)
 {
-    if (m->variants.n > 1 || special_of(m) || heads_vary(m))
+    if (m->variants.n > 1)
         return false;
     for (int x = 0; x < LLMMEM__MX_COUNT; x++)
         for (int y = 0; y < LLMMEM__FF_COUNT; y++)
             if (m->layers_of[x][y] > 0 &&
                 ((x != LLMMEM__MX_FULL && x != LLMMEM__MX_SLIDING) || y == LLMMEM__FF_NONE))
                 return false;
-    return true;
+    return !special_of(m) && !heads_vary(m); /* the string compares last */
 }
 
 /* ---- names -------------------------------------------------------------------------- */

@@ -58,7 +58,9 @@ bool llmmem__recipe_lora_on(const struct llmmem_config *c, const char *name)
 {
     /* the kind matters only to "all-linear", which leaves out the output
      * layer (peft tuners_utils _maybe_include_all_linear_layers) */
+    if (c->lora_rank <= 0)
+        return false;
     llmmem__tensor x = {name, strcmp(name, "lm_head") ? LLMMEM__T_ATTN : LLMMEM__T_HEAD, 1, 1, 1, true, true, 0,
                         NULL};
-    return c->lora_rank > 0 && llmmem__lora_targets(c->lora_targets, &x);
+    return llmmem__lora_targets(c->lora_targets, &x);
 }
