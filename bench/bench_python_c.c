@@ -63,6 +63,7 @@ static void case_full(long i)
     llmmem_result *r = NULL;
     uint64_t peak = 0;
     check(llmmem_config_new(&c), "config_new");
+    check(llmmem_config_set_i64(c, LLMMEM_P_ALLOCATOR_REPLAY, 0), "set");
     check(llmmem_config_set_i64(c, LLMMEM_P_MICRO_BATCH_SIZE, 1 + i % 8), "set");
     check(llmmem_config_set_i64(c, LLMMEM_P_SEQ_LEN, 4096), "set");
     check(llmmem_result_new(&r), "result_new");
@@ -92,6 +93,7 @@ static void case_numbers(long i)
     check(llmmem_model_new(&m), "model_new");
     check(llmmem_model_set(m, "num_parameters", "7B"), "model_set");
     check(llmmem_config_new(&c), "config_new");
+    check(llmmem_config_set_i64(c, LLMMEM_P_ALLOCATOR_REPLAY, 0), "set");
     check(llmmem_config_set_i64(c, LLMMEM_P_MICRO_BATCH_SIZE, 4), "set");
     check(llmmem_result_new(&r), "result_new");
     check(llmmem_estimate(r, m, c), "estimate");
@@ -132,6 +134,7 @@ int main(int argc, char **argv)
     }
     check(llmmem_model_from_preset(&model, "llama-3.1-8b"), "preset");
     check(llmmem_config_new(&cfg), "config");
+    check(llmmem_config_set_i64(cfg, LLMMEM_P_ALLOCATOR_REPLAY, 0), "config");
     check(llmmem_result_new(&res), "result");
     check(llmmem_estimate(res, model, cfg), "estimate");
 
