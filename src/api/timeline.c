@@ -59,15 +59,14 @@ static uint64_t segment_of(const llmmem__tl *t, const char *what)
     return 0;
 }
 
-/* Why an estimate has no timeline: the note that says so (a recipe, a layer
- * kind or a length the timeline does not draw), else the engine or runtime. */
+/* Why an estimate has no timeline: the note the replay left (a recipe, a
+ * layer kind or a length the timeline does not draw), else the engine or
+ * runtime. */
 static int not_replayed(const llmmem_result *r)
 {
-    static const char tag[] = "peak_reserved from the rule of thumb: ";
-    for (int i = 0; i < llmmem_result_note_count(r); i++)
-        if (!strncmp(llmmem_result_note(r, i), tag, sizeof tag - 1))
-            return llmmem__error(LLMMEM_E_UNSUPPORTED, "llmmem_timeline: no allocation timeline: %s",
-                                 llmmem_result_note(r, i) + sizeof tag - 1);
+    if (r->replay_skip_note >= 0)
+        return llmmem__error(LLMMEM_E_UNSUPPORTED, "llmmem_timeline: no allocation timeline: %s",
+                             r->notes[r->replay_skip_note] + sizeof LLMMEM__NO_REPLAY - 1);
     return llmmem__error(LLMMEM_E_UNSUPPORTED,
                          "llmmem_timeline: no allocation timeline for this engine or runtime (single-GPU "
                          "training and HF generate have one)");

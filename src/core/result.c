@@ -21,6 +21,7 @@ void llmmem__result_clear(struct llmmem_result *r)
     r->checkpointing = false;
     r->replayed = r->replay_oom = false;
     r->replay_reserved = r->replay_allocated = 0;
+    r->replay_skip_note = -1;
     r->model_type[0] = '\0';
 }
 

@@ -50,6 +50,7 @@ struct llmmem_result {
     bool replay_oom;           /* a segment did not fit the GPU even after freeing the cache */
     uint64_t replay_reserved;  /* peak segment bytes */
     uint64_t replay_allocated; /* peak allocated bytes of the replayed timeline */
+    int replay_skip_note;      /* the note saying why the replay did not run (reserved.c), -1 */
     char model_type[LLMMEM__NAME_MAX];
 };
 

@@ -52,6 +52,10 @@ int llmmem__vision_compute(llmmem__vision_bytes *out, const struct llmmem_model 
  * peak is taken (calib.c); no-op without a profile. */
 void llmmem__calib_apply(struct llmmem_result *r, const struct llmmem_config *c);
 
+/* The beginning of the note that says why the allocator replay did not run
+ * (reserved.c); the result's replay_skip_note indexes it. */
+#define LLMMEM__NO_REPLAY "peak_reserved from the rule of thumb: "
+
 /* The model a result describes: its model_type, and whether it is approximate
  * (LLMMEM_R_APPROXIMATE, with a note saying why). */
 void llmmem__result_model(struct llmmem_result *r, const struct llmmem_model *m);

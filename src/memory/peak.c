@@ -88,7 +88,8 @@ static int replay_settings_check(const struct llmmem_result *r, const struct llm
                                      ? "a multi-GPU engine"
                                  : c->runtime == LLMMEM__RT_VLLM && c->mode != LLMMEM__MODE_TRAINING
                                      ? "vLLM's budget"
-                                     : "the timeline does not draw this run; see the notes");
+                                 : r->replay_skip_note >= 0 ? r->notes[r->replay_skip_note]
+                                                            : "the timeline does not draw this run");
     return LLMMEM_OK;
 }
 

@@ -5,6 +5,9 @@
  * llmmem__result_finish (peak.c) reports. */
 #include "memory/memory.h"
 
+#include <stdio.h>
+#include <string.h>
+
 /* The bound on a replay's length: events of one layer's forward and
  * backward in training (about; a decode step makes about 40 per layer), and
  * the most events replayed (about 40 ms). */
@@ -43,19 +46,32 @@ static int replay_train(uint64_t *reserved, uint64_t *allocated, bool *oom, cons
     return rc;
 }
 
+/* The replay steps aside: peak_reserved from the rule of thumb, and the note
+ * that says why, which llmmem_timeline and the allocator settings' check cite. */
+static void skip(struct llmmem_result *r, const char *why)
+{
+    llmmem__result_note(r, LLMMEM__NO_REPLAY "%s", why);
+    for (int i = r->note_count; i-- > 0;)
+        if (!strncmp(r->notes[i], LLMMEM__NO_REPLAY, sizeof LLMMEM__NO_REPLAY - 1) &&
+            !strcmp(r->notes[i] + sizeof LLMMEM__NO_REPLAY - 1, why)) {
+            r->replay_skip_note = i;
+            return;
+        }
+}
+
 /* Whether a replay of about `events` events over tensors of up to `largest`
  * bytes stays within the replay's bounds; a note says why not. */
 static bool replay_bounded(struct llmmem_result *r, uint64_t events, bool overflow)
 {
     if (overflow) {
-        llmmem__result_note(r, "peak_reserved from the rule of thumb: the allocation timeline's tensor sizes "
-                               "overflow 64-bit byte counts");
+        skip(r, "the allocation timeline's tensor sizes overflow 64-bit byte counts");
         return false;
     }
     if (events > MAX_EVENTS) {
-        llmmem__result_note(r, "peak_reserved from the rule of thumb: the allocation timeline would have about "
-                               "%llu events (the replay stops at %llu)",
-                            (unsigned long long)events, (unsigned long long)MAX_EVENTS);
+        char why[160];
+        snprintf(why, sizeof why, "the allocation timeline would have about %llu events (the replay stops at %llu)",
+                 (unsigned long long)events, (unsigned long long)MAX_EVENTS);
+        skip(r, why);
         return false;
     }
     return true;
@@ -88,8 +104,9 @@ int llmmem__reserved_train(struct llmmem_result *r, const llmmem__train *t, cons
     if (!undrawn && !llmmem__kinds_classic(m))
         undrawn = "layers other than softmax attention (kinds.c)";
     if (undrawn) {
-        llmmem__result_note(r, "peak_reserved from the rule of thumb: the allocation timeline does not draw %s",
-                            undrawn);
+        char why[160];
+        snprintf(why, sizeof why, "the allocation timeline does not draw %s", undrawn);
+        skip(r, why);
         return LLMMEM_OK;
     }
     const uint64_t L = (uint64_t)(t->layers > 0 ? t->layers : 1);
@@ -121,8 +138,7 @@ int llmmem__reserved_infer(struct llmmem_result *r, const llmmem__infer *x, cons
                            const struct llmmem_config *c, uint64_t weights, uint64_t ws)
 {
     if (!llmmem__kinds_classic(m)) { /* tl_infer.c draws attention layers and their KV only */
-        llmmem__result_note(r, "peak_reserved from the rule of thumb: the allocation timeline does not draw "
-                               "layers other than softmax attention (kinds.c)");
+        skip(r, "the allocation timeline does not draw layers other than softmax attention (kinds.c)");
         return LLMMEM_OK;
     }
     llmmem__ovf o = {false};
