@@ -1146,15 +1146,16 @@ def _config_h(config):
 # Keyword arguments on the defaults (estimate("llama-3.1-8b", micro_batch_size=4)):
 # - the configuration made from them is kept, read-only, for the next call with the same
 #   keywords (_KW_CONFIGS, up to _KW_MAX of them, never freed: the library lets many threads
-#   read one configuration). Only keywords whose values are all int or str are kept: 1, 1.0
-#   and True are equal dict keys but not the same argument (a float or a bool can be
-#   refused where the int is not), so those always take the checked way below;
+#   read one configuration). Only keywords whose values are all int, bool or str are kept.
+#   1, 1.0 and True are equal dict keys but not the same argument (a float or a bool can be
+#   refused where the int is not): a bool's item in the key carries its type, (name, value,
+#   bool), which no (name, value) pair equals, and a float always takes the checked way below;
 # - otherwise they go into a scratch configuration taken from a pool. A scratch remembers
 #   which parameters it holds away from their defaults; the next call sets only what differs
 #   and puts back what it no longer gives.
 # A keyword on a Config applies to a clone of it. Pools are lists (append and pop are
 # atomic): each thread takes its own handle.
-_KW_CONFIGS = {}  # tuple(params.items()) -> config handle
+_KW_CONFIGS = {}  # _kw_key(params) -> config handle
 _KW_MAX = 256
 _SCRATCH = []  # [handle, {canonical name: (type, value) set on it}]
 _RESULTS = []  # result handles of collected Results
@@ -1178,14 +1179,24 @@ def _kw_new(key, params):
     return kept
 
 
-def _kw_config(params):
-    """The kept configuration of ``params`` on the defaults, or None (see above)."""
+def _kw_key(params):
+    """The key of ``params`` in _KW_CONFIGS, or None when a value is neither int, bool nor str."""
+    plain = True
     for v in params.values():
         t = type(v)
         if t is not int and t is not str:
-            return None
-    key = tuple(params.items())
-    return _KW_CONFIGS.get(key) or _kw_new(key, params)
+            if t is not bool:
+                return None
+            plain = False
+    if plain:
+        return tuple(params.items())
+    return tuple((k, v, bool) if type(v) is bool else (k, v) for k, v in params.items())
+
+
+def _kw_config(params):
+    """The kept configuration of ``params`` on the defaults, or None (see above)."""
+    key = _kw_key(params)
+    return None if key is None else _KW_CONFIGS.get(key) or _kw_new(key, params)
 
 
 def _scratch_apply(s, params):
@@ -1536,14 +1547,8 @@ def estimate(model, config: Optional[Config] = None, **params) -> Result:
     if not params:
         rc = _estimate(h, mo._h, config._h if type(config) is Config else _config_h(config))
     elif config is None:  # _with_params' way, inline: the call a loop makes
-        for v in params.values():
-            t = type(v)
-            if t is not int and t is not str:
-                ch = None
-                break
-        else:
-            key = tuple(params.items())
-            ch = _KW_CONFIGS.get(key) or _kw_new(key, params)
+        key = _kw_key(params)
+        ch = None if key is None else _KW_CONFIGS.get(key) or _kw_new(key, params)
         if ch is not None:
             rc = _estimate(h, mo._h, ch)
         else:

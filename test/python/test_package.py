@@ -72,6 +72,24 @@ class TestEstimate(unittest.TestCase):
         self.assertEqual(llmmem.estimate("llama-3.1-8b", checkpointing="full").peak_allocated_bytes,
                          c_peak("llama-3.1-8b", activation_checkpointing="full"))
 
+    def test_kept_keywords_keep_their_type(self):
+        """1 and True are equal dict keys: a configuration kept for one never answers for the
+        other, in either order (the bool is refused where the library refuses it)."""
+        want = c_peak("llama-3.2-1b", micro_batch_size=1, allocator_replay=0)
+        self.assertEqual(llmmem.estimate("llama-3.2-1b", micro_batch_size=1, allocator_replay=False)
+                         .peak_allocated_bytes, want)
+        for _ in range(2):
+            with self.assertRaises(TypeError):
+                llmmem.estimate("llama-3.2-1b", micro_batch_size=True, allocator_replay=False)
+            self.assertEqual(llmmem.estimate("llama-3.2-1b", micro_batch_size=1, allocator_replay=0)
+                             .peak_allocated_bytes, want)
+            self.assertEqual(llmmem.estimate("llama-3.2-1b", allocator_replay=False, micro_batch_size=1)
+                             .peak_allocated_bytes, want)
+        with self.assertRaises(TypeError):
+            llmmem.estimate("llama-3.2-1b", seq_len=True)
+        self.assertEqual(llmmem.estimate("llama-3.2-1b", seq_len=1, allocator_replay=False).peak_allocated_bytes,
+                         c_peak("llama-3.2-1b", seq_len=1, allocator_replay=0))
+
     def test_model_sources(self):
         """A path, the folder holding config.json, its content as a dict, and a Model agree."""
         want = llmmem.Model.from_hf_file(LLAMA_1B)["params"]
