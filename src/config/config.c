@@ -50,26 +50,29 @@ bool llmmem__config_was_set(const struct llmmem_config *c, int param)
 
 void llmmem__config_set_origin(struct llmmem_config *c, int param, const char *where)
 {
+    llmmem__config_side *sd = c->side;
+    if (!sd) /* a bare struct (no handle) keeps none */
+        return;
     int k = 0;
-    while (k < c->origin_count && c->origins[k].param != param)
+    while (k < sd->origin_count && sd->origins[k].param != param)
         k++;
-    if (k == c->origin_count) {
-        if (c->origin_count == LLMMEM__ORIGINS) { /* keep the latest: drop the oldest */
-            memmove(&c->origins[0], &c->origins[1], sizeof c->origins[0] * (LLMMEM__ORIGINS - 1));
+    if (k == sd->origin_count) {
+        if (sd->origin_count == LLMMEM__ORIGINS) { /* keep the latest: drop the oldest */
+            memmove(&sd->origins[0], &sd->origins[1], sizeof sd->origins[0] * (LLMMEM__ORIGINS - 1));
             k = LLMMEM__ORIGINS - 1;
         } else {
-            c->origin_count++;
+            sd->origin_count++;
         }
     }
-    c->origins[k].param = param;
-    snprintf(c->origins[k].where, sizeof c->origins[k].where, " (set at %s)", where);
+    sd->origins[k].param = param;
+    snprintf(sd->origins[k].where, sizeof sd->origins[k].where, " (set at %s)", where);
 }
 
 const char *llmmem__config_origin(const struct llmmem_config *c, int param)
 {
-    for (int k = 0; k < c->origin_count; k++)
-        if (c->origins[k].param == param)
-            return c->origins[k].where;
+    for (int k = 0; c->side && k < c->side->origin_count; k++)
+        if (c->side->origins[k].param == param)
+            return c->side->origins[k].where;
     return "";
 }
 
@@ -77,33 +80,47 @@ static void set_defaults(struct llmmem_config *c)
 {
     memset(c, 0, sizeof *c);
     llmmem_config_clear_calibration(c);
-    /* table order, one row each: a lookup by id per row made it quadratic */
-    for (int i = 0; i < llmmem_param_count(); i++) {
-        const llmmem__param_info *p = llmmem__param_info_at(i);
+    /* the table's rows in order (a lookup by id per row made it quadratic) */
+    const llmmem__param_info *rows = llmmem__param_info_at(0);
+    for (int i = 0, n = llmmem_param_count(); i < n; i++) {
+        const llmmem__param_info *p = &rows[i];
         switch (p->type) {
         case LLMMEM_TYPE_F64: *f64_field(c, p) = p->def_f; break;
-        case LLMMEM_TYPE_STR: snprintf(str_field(c, p), LLMMEM__STR_MAX, "%s", p->def_s); break;
+        case LLMMEM_TYPE_STR: {
+            size_t len = strlen(p->def_s); /* the struct is zeroed: the copy is terminated */
+            memcpy(str_field(c, p), p->def_s, len < LLMMEM__STR_MAX ? len : LLMMEM__STR_MAX - 1);
+            break;
+        }
         default: *i64_field(c, p) = p->def_i; break;
         }
     }
 }
 
-/* The handle's note storage (config.h). */
-static char (*notes_new(void))[LLMMEM__NOTE_MAX] { return malloc(LLMMEM__CFG_NOTES * sizeof *((struct llmmem_config *)0)->notes); }
+/* A handle: the struct and its side storage (config.h), empty; NULL when out of memory. */
+static struct llmmem_config *handle_new(void)
+{
+    struct llmmem_config *c = malloc(sizeof *c);
+    llmmem__config_side *sd = malloc(sizeof *sd);
+    if (!c || !sd) {
+        free(c);
+        free(sd);
+        return NULL;
+    }
+    sd->note_count = sd->origin_count = 0;
+    c->side = sd;
+    return c;
+}
 
 int llmmem_config_new(llmmem_config **out)
 {
     if (!out)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_config_new: out is NULL");
-    struct llmmem_config *c = malloc(sizeof *c);
-    char(*notes)[LLMMEM__NOTE_MAX] = notes_new();
-    if (!c || !notes) {
-        free(c);
-        free(notes);
+    struct llmmem_config *c = handle_new();
+    if (!c)
         return llmmem__error(LLMMEM_E_NOMEM, "llmmem_config_new: out of memory");
-    }
+    llmmem__config_side *sd = c->side;
     set_defaults(c);
-    c->notes = notes;
+    c->side = sd;
     *out = c;
     return LLMMEM_OK;
 }
@@ -112,20 +129,20 @@ int llmmem_config_clone(llmmem_config **out, const llmmem_config *cfg)
 {
     if (!out || !cfg)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_config_clone: NULL argument");
-    struct llmmem_config *c = malloc(sizeof *c);
-    char(*notes)[LLMMEM__NOTE_MAX] = notes_new();
-    if (!c || !notes) {
-        free(c);
-        free(notes);
+    struct llmmem_config *c = handle_new();
+    if (!c)
         return llmmem__error(LLMMEM_E_NOMEM, "llmmem_config_clone: out of memory");
-    }
+    llmmem__config_side *sd = c->side;
     memcpy(c, cfg, sizeof *c);
     c->record = NULL;
-    c->notes = notes;
-    if (cfg->notes && cfg->note_count > 0)
-        memcpy(c->notes, cfg->notes, (size_t)cfg->note_count * sizeof *c->notes);
-    else
-        c->note_count = 0;
+    c->side = sd;
+    if (cfg->side) { /* the parts in use */
+        const llmmem__config_side *from = cfg->side;
+        sd->note_count = from->note_count;
+        sd->origin_count = from->origin_count;
+        memcpy(sd->notes, from->notes, (size_t)from->note_count * sizeof sd->notes[0]);
+        memcpy(sd->origins, from->origins, (size_t)from->origin_count * sizeof sd->origins[0]);
+    }
     *out = c;
     return LLMMEM_OK;
 }
@@ -133,7 +150,7 @@ int llmmem_config_clone(llmmem_config **out, const llmmem_config *cfg)
 void llmmem_config_free(llmmem_config *cfg)
 {
     if (cfg)
-        free(cfg->notes);
+        free(cfg->side);
     free(cfg);
 }
 
@@ -141,9 +158,11 @@ int llmmem_config_reset(llmmem_config *cfg)
 {
     if (!cfg)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_config_reset: cfg is NULL");
-    char(*notes)[LLMMEM__NOTE_MAX] = cfg->notes;
+    llmmem__config_side *sd = cfg->side;
     set_defaults(cfg);
-    cfg->notes = notes;
+    cfg->side = sd;
+    if (sd)
+        sd->note_count = sd->origin_count = 0;
     return LLMMEM_OK;
 }
 
@@ -437,32 +456,33 @@ int llmmem_config_clear_calibration(llmmem_config *cfg)
 
 void llmmem__config_take(struct llmmem_config *dst, struct llmmem_config *src)
 {
-    char(*mine)[LLMMEM__NOTE_MAX] = dst->notes;
+    llmmem__config_side *mine = dst->side;
     *dst = *src;
-    dst->notes = src->notes; /* the edited notes move to dst, dst's storage to src */
-    src->notes = mine;
+    dst->side = src->side; /* the edited side moves to dst, dst's storage to src */
+    src->side = mine;
 }
 
 void llmmem__config_note(struct llmmem_config *c, const char *fmt, ...)
 {
-    if (!c->notes || c->note_count >= LLMMEM__CFG_NOTES) /* a bare struct (no handle) keeps none */
+    llmmem__config_side *sd = c->side;
+    if (!sd || sd->note_count >= LLMMEM__CFG_NOTES) /* a bare struct (no handle) keeps none */
         return;
     char text[LLMMEM__NOTE_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    for (int i = 0; i < c->note_count; i++)
-        if (strcmp(c->notes[i], text) == 0)
+    for (int i = 0; i < sd->note_count; i++)
+        if (strcmp(sd->notes[i], text) == 0)
             return;
-    memcpy(c->notes[c->note_count++], text, sizeof text);
+    memcpy(sd->notes[sd->note_count++], text, sizeof text);
 }
 
-int llmmem_config_note_count(const llmmem_config *cfg) { return cfg ? cfg->note_count : 0; }
+int llmmem_config_note_count(const llmmem_config *cfg) { return cfg ? llmmem__config_note_count(cfg) : 0; }
 
 const char *llmmem_config_note(const llmmem_config *cfg, int index)
 {
-    if (!cfg || index < 0 || index >= cfg->note_count)
+    if (!cfg || index < 0 || index >= llmmem__config_note_count(cfg))
         return NULL;
-    return cfg->notes[index];
+    return cfg->side->notes[index];
 }

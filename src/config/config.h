@@ -126,25 +126,37 @@ struct llmmem_config {
     /* vision-language */
     int64_t images_per_sample, image_height, image_width, video_frames, vision_training;
     int64_t min_pixels, max_pixels, encoder_cache;
-    /* which parameters were set (by llmmem_config_set_*, by index in the table),
-     * and where the readers found the last LLMMEM__ORIGINS of them */
+    /* which parameters were set (by llmmem_config_set_*, by index in the table) */
     uint64_t set_mask[LLMMEM__SET_WORDS];
-    int origin_count;
-    llmmem__origin origins[LLMMEM__ORIGINS];
     /* calibration profile (calib.c); all 1.0 / 0 = identity */
     bool calibrated;
     double calib_component[LLMMEM__COMPONENTS_MAX];
     double calib_reserved;      /* multiplies peak_reserved - peak_allocated (allocator headroom) */
     int64_t calib_context_bytes; /* replaces the CUDA context when >= 0 */
-    /* notes of the framework-file readers (llmmem__config_note), copied into
-     * results; owned by the handle (llmmem_config_new/clone/free) and shared,
-     * read only, by the copies an estimate makes, which stay small */
-    int note_count;
-    char (*notes)[LLMMEM__NOTE_MAX]; /* LLMMEM__CFG_NOTES of them */
+    /* the readers' notes and origins: owned by the handle (llmmem_config_new/clone/free)
+     * and shared, read only, by the copies an estimate makes, which stay small; NULL in
+     * a struct no handle made */
+    struct llmmem__config_side *side;
 };
 
-/* Replaces dst's values with src's (a clone that was edited), the notes
- * included; each handle keeps its own note storage. */
+/* What a handle keeps beside its values: the notes of the framework-file readers
+ * (llmmem__config_note), copied into results, and where the readers found the last
+ * LLMMEM__ORIGINS parameters they set (llmmem__config_set_origin). */
+typedef struct llmmem__config_side {
+    int note_count;
+    int origin_count;
+    char notes[LLMMEM__CFG_NOTES][LLMMEM__NOTE_MAX];
+    llmmem__origin origins[LLMMEM__ORIGINS];
+} llmmem__config_side;
+
+/* The number of notes of a configuration and the i-th (0 <= i < count). */
+static inline int llmmem__config_note_count(const struct llmmem_config *c)
+{
+    return c->side ? c->side->note_count : 0;
+}
+
+/* Replaces dst's values with src's (a clone that was edited), the notes and
+ * origins included; each handle keeps its own side storage. */
 void llmmem__config_take(struct llmmem_config *dst, struct llmmem_config *src);
 
 /* Adds a note to a configuration (ignored past LLMMEM__CFG_NOTES; a repeated

@@ -35,6 +35,15 @@ void llmmem__result_term(struct llmmem_result *r, const char *name, const char *
     }
 }
 
+/* Keeps the note just written at notes[note_count] unless an earlier one says the same. */
+static void note_keep(struct llmmem_result *r)
+{
+    for (int i = 0; i < r->note_count; i++)
+        if (strcmp(r->notes[i], r->notes[r->note_count]) == 0)
+            return; /* said once */
+    r->note_count++;
+}
+
 void llmmem__result_note(struct llmmem_result *r, const char *fmt, ...)
 {
     if (r->note_count >= LLMMEM__MAX_NOTES)
@@ -43,10 +52,7 @@ void llmmem__result_note(struct llmmem_result *r, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(r->notes[r->note_count], LLMMEM__NOTE_MAX, fmt, ap);
     va_end(ap);
-    for (int i = 0; i < r->note_count; i++)
-        if (strcmp(r->notes[i], r->notes[r->note_count]) == 0)
-            return; /* said once */
-    r->note_count++;
+    note_keep(r);
 }
 
 void llmmem__result_note_join(struct llmmem_result *r, ...)
@@ -55,8 +61,9 @@ void llmmem__result_note_join(struct llmmem_result *r, ...)
         return;
     va_list ap;
     va_start(ap, r);
-    llmmem__str_vjoin(r->notes[r->note_count++], LLMMEM__NOTE_MAX, ap);
+    llmmem__str_vjoin(r->notes[r->note_count], LLMMEM__NOTE_MAX, ap);
     va_end(ap);
+    note_keep(r);
 }
 
 void llmmem__result_set_u64(struct llmmem_result *r, int key, uint64_t v) { r->v[key - LLMMEM_R_PARAMS].u = v; }

@@ -58,8 +58,10 @@ void llmmem__result_clear(struct llmmem_result *r);
 /* Adds a term (ignored past LLMMEM__MAX_TERMS). */
 void llmmem__result_term(struct llmmem_result *r, const char *name, const char *formula,
                          uint64_t bytes);
+/* Adds a note (ignored past LLMMEM__MAX_NOTES, or when an earlier note says the same). */
 void llmmem__result_note(struct llmmem_result *r, const char *fmt, ...) LLMMEM_PRINTF(2, 3);
-/* A note joined from the strings of the NULL-terminated list (llmmem__str_join). */
+/* The same, joined from the strings of the NULL-terminated list (llmmem__str_join): no
+ * format to parse, for the notes every estimate makes. */
 void llmmem__result_note_join(struct llmmem_result *r, ...) LLMMEM_SENTINEL;
 /* Records an input symbol of the formulas (name static; ignored past the limit). */
 void llmmem__result_input(struct llmmem_result *r, const char *name, int64_t value);

@@ -172,8 +172,8 @@ uint64_t llmmem__engine_scale(uint64_t bytes, uint64_t num, uint64_t den)
 void llmmem__no_gpu_count_fits(struct llmmem_result *r, const char *why)
 {
     llmmem__result_set_i64(r, LLMMEM_R_GPUS_NEEDED, 0);
-    llmmem__result_note(r, "gpus_needed 0: no number of GPUs makes this fit as configured (%s)",
-                        why);
+    llmmem__result_note_join(r, "gpus_needed 0: no number of GPUs makes this fit as configured (", why, ")",
+                             (const char *)NULL);
 }
 
 void llmmem__engine_keys(struct llmmem_result *r, const llmmem__layout *l, uint64_t host,

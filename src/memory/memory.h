@@ -295,6 +295,7 @@ typedef struct llmmem__train_in {
     uint64_t T;                /* tokens per micro-batch */
     uint64_t qlin;             /* QLoRA: elements of the quantised Linear weights */
     uint64_t qlin_largest;     /* QLoRA: elements of the largest of them */
+    bool classic;              /* llmmem__kinds_classic(m), asked once */
 } llmmem__train_in;
 
 /* Weights, masters, gradients, optimizer state; per-layer and embedding

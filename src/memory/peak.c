@@ -168,8 +168,8 @@ int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c
                            total <= cap ? (int64_t)(cap - total) : -(int64_t)(total - cap));
     if (r->v[LLMMEM_R_PIPELINE_STAGES - LLMMEM_R_PARAMS].i == 0)
         llmmem__result_set_i64(r, LLMMEM_R_PIPELINE_STAGES, r->stage_count);
-    for (int i = 0; i < c->note_count; i++)
-        llmmem__result_note(r, "%s", c->notes[i]);
+    for (int i = 0; i < llmmem__config_note_count(c); i++)
+        llmmem__result_note_join(r, c->side->notes[i], (const char *)NULL);
     return LLMMEM_OK;
 }
 

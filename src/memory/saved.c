@@ -127,7 +127,7 @@ static bool norm_fp32_weight(const struct llmmem_model *m)
     if (m->family == LLMMEM__FAM_GEMMA)
         return true;
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-        if (!strcmp(m->model_type, types[i]))
+        if (m->model_type[0] == types[i][0] && !strcmp(m->model_type, types[i]))
             return true;
     return false;
 }
@@ -460,14 +460,14 @@ bool llmmem__saved_has_moe(const struct llmmem_model *m) { return m->num_experts
  * projection, and the sublayer tail. gpt_neox
  * use_parallel_residual (default): post_attention_layernorm reads the same
  * layer input as input_layernorm; the input is kept once and this norm adds
- * its mean and rstd. */
+ * its mean and rstd. `moe`: the layer is a MoE layer (false for the dense layers of a
+ * MoE model, which use the dense MLP width). */
 static uint64_t saved_mlp_block(const struct llmmem_model *m, const struct llmmem_config *c,
-                                const llmmem__recipe *rc)
+                                const llmmem__recipe *rc, bool moe)
 {
     const uint64_t h = (uint64_t)m->hidden_size;
     const int ft = rc->full_ft ? 1 : 0;
     const bool post_only = norms_after_only(m);
-    const bool moe = llmmem__saved_has_moe(m);
     const readers in = mlp_in_readers(m, c, ft);
     uint64_t total;
     if (post_only)
@@ -522,13 +522,14 @@ static uint64_t saved_layer_parallel(const struct llmmem_model *m, const struct 
     return total;
 }
 
-/* Saved bytes per token of one decoder layer (a MoE layer's experts aside). */
+/* Saved bytes per token of one decoder layer (a MoE layer's experts aside; `moe` as in
+ * saved_mlp_block). */
 static uint64_t saved_layer(const struct llmmem_model *m, const struct llmmem_config *c,
-                            const llmmem__recipe *rc, uint64_t s)
+                            const llmmem__recipe *rc, uint64_t s, bool moe)
 {
     if (m->parallel_block)
         return saved_layer_parallel(m, c, rc, s);
-    return saved_attention_block(m, c, rc, s) + saved_mlp_block(m, c, rc);
+    return saved_attention_block(m, c, rc, s) + saved_mlp_block(m, c, rc, moe);
 }
 
 /* ---- mixture of experts (modeling_mixtral.py / qwen3_moe in transformers 5) ---------
@@ -608,14 +609,14 @@ static bool window_masked(const struct llmmem_model *m, const llmmem__recipe *rc
 
 /* A dense layer averaged over the sliding-window (masked) and full layers. */
 static uint64_t saved_layer_windows(const struct llmmem_model *m, const struct llmmem_config *c,
-                                    const llmmem__recipe *rc, uint64_t s)
+                                    const llmmem__recipe *rc, uint64_t s, bool moe)
 {
-    uint64_t per_tok = saved_layer(m, c, rc, s);
+    uint64_t per_tok = saved_layer(m, c, rc, s, moe);
     if (!window_masked(m, rc, s))
         return per_tok;
     llmmem__recipe mr = *rc;
     mr.masked = true;
-    uint64_t masked_tok = saved_layer(m, c, &mr, s);
+    uint64_t masked_tok = saved_layer(m, c, &mr, s, moe);
     uint64_t nsl = (uint64_t)m->num_sliding_layers, all = (uint64_t)m->num_layers;
     return (masked_tok * nsl + per_tok * (all - nsl)) / all;
 }
@@ -625,16 +626,13 @@ uint64_t llmmem__saved_per_layer(const struct llmmem_model *m, const struct llmm
 {
     const uint64_t L = (uint64_t)(m->num_layers > 0 ? m->num_layers : 1);
     const bool moe = llmmem__saved_has_moe(m);
-    const uint64_t per_tok = saved_layer_windows(m, c, rc, s);
+    const uint64_t per_tok = saved_layer_windows(m, c, rc, s, moe);
     const uint64_t moe_tok = moe ? saved_moe(m, rc) : 0;
     const uint64_t dense_layers = L - (uint64_t)(moe ? m->num_moe_layers : 0);
     uint64_t all_layers_tok = llmmem__add(o, llmmem__mul(o, per_tok, L), llmmem__mul(o, moe_tok, L - dense_layers));
     if (moe && dense_layers > 0) {
         /* dense layers of a MoE model use the dense MLP width */
-        struct llmmem_model dm = *m;
-        dm.num_experts = 0;
-        dm.num_moe_layers = 0;
-        uint64_t dense_tok = saved_layer(&dm, c, rc, s);
+        uint64_t dense_tok = saved_layer(m, c, rc, s, false);
         all_layers_tok = llmmem__add(o, llmmem__mul(o, dense_tok, dense_layers),
                                      llmmem__mul(o, llmmem__add(o, per_tok, moe_tok), L - dense_layers));
     }
@@ -697,9 +695,6 @@ uint64_t llmmem__saved_ffn_part(const struct llmmem_model *m, const struct llmme
                                 const llmmem__recipe *rc, int ffn)
 {
     if (ffn == LLMMEM__FF_MOE && llmmem__saved_has_moe(m))
-        return saved_mlp_block(m, c, rc) + saved_moe(m, rc);
-    struct llmmem_model dm = *m; /* a dense layer of a MoE model: the dense width */
-    dm.num_experts = 0;
-    dm.num_moe_layers = 0;
-    return saved_mlp_block(&dm, c, rc);
+        return saved_mlp_block(m, c, rc, true) + saved_moe(m, rc);
+    return saved_mlp_block(m, c, rc, false); /* a dense layer of a MoE model: the dense width */
 }

@@ -25,7 +25,7 @@ static void activations(llmmem__train *t, const llmmem__train_in *in, llmmem__ov
      * of several kinds (saved_kinds.c) their mean, and the largest for the
      * one layer a checkpointed backward recomputes (compile, frameworks and
      * selective checkpointing are refused for those: kinds.c) */
-    if (!llmmem__kinds_classic(m)) {
+    if (!in->classic) {
         const uint64_t L = (uint64_t)(m->num_layers > 0 ? m->num_layers : 1);
         uint64_t all = llmmem__saved_kinds_all(m, c, rc, (uint64_t)c->micro_batch_size, in->s,
                                                &t->act_layer_max, o);
@@ -112,10 +112,11 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     llmmem__ovf o = {false};
     memset(t, 0, sizeof *t);
     /* layer kinds the byte model has no terms for are refused (kinds.c) */
-    int rcode = llmmem__kinds_check(m, c, LLMMEM__USE_TRAIN);
+    const bool classic = llmmem__kinds_classic(m);
+    int rcode = classic ? LLMMEM_OK : llmmem__kinds_check(m, c, LLMMEM__USE_TRAIN);
     if (rcode)
         return rcode;
-    llmmem__train_in in = {.m = m, .c = c, .ts = &m->tensors};
+    llmmem__train_in in = {.m = m, .c = c, .ts = &m->tensors, .classic = classic};
     llmmem__recipe_of(&in.rc, m, c);
     /* Vision-language models: image tokens join each sequence (vision.c). */
     rcode = llmmem__vision_compute(&in.vb, m, c, (uint64_t)c->micro_batch_size, &o);
@@ -149,7 +150,7 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     llmmem__loss_compute(t, &in, &o);
     llmmem__transient_compute(t, &in, &o);
     llmmem__recipes_compute(t, r, &in, &o);
-    if (!llmmem__kinds_classic(m)) { /* the mixers' own working sets (saved_kinds.c) */
+    if (!classic) { /* the mixers' own working sets (saved_kinds.c) */
         uint64_t fwd, ckpt, bwd;
         llmmem__saved_kinds_transients(m, &in.rc, (uint64_t)c->micro_batch_size, in.s, &fwd, &ckpt, &bwd, &o);
         t->fwd_layer_transient = t->checkpointing ? ckpt : fwd;
@@ -161,7 +162,7 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
                                 t->fwd_layer_transient);
     }
     explain_inputs(r, t, &in);
-    if (!llmmem__kinds_classic(m))
+    if (!classic)
         llmmem__saved_kinds_explain(r, m, c, &in.rc, (uint64_t)c->micro_batch_size, in.s, &o);
     t->workspace = cublas_workspace(c);
     if (o.overflow)
