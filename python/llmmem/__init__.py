@@ -1181,16 +1181,16 @@ def _kw_new(key, params):
 
 def _kw_key(params):
     """The key of ``params`` in _KW_CONFIGS, or None when a value is neither int, bool nor str."""
-    plain = True
-    for v in params.values():
-        t = type(v)
-        if t is not int and t is not str:
-            if t is not bool:
-                return None
-            plain = False
-    if plain:
-        return tuple(params.items())
-    return tuple((k, v, bool) if type(v) is bool else (k, v) for k, v in params.items())
+    key = []
+    for item in params.items():
+        t = type(item[1])
+        if t is int or t is str:
+            key.append(item)
+        elif t is bool:
+            key.append((item[0], item[1], bool))
+        else:
+            return None
+    return tuple(key)
 
 
 def _kw_config(params):

@@ -145,6 +145,18 @@ const char *llmmem__suggest(const char *const *names, const char *written);
 void llmmem__str_join(char *dst, size_t cap, ...) LLMMEM_SENTINEL;
 void llmmem__str_vjoin(char *dst, size_t cap, va_list ap);
 
+/* A string with its length known, most often a literal's (LLMMEM__STR): the pieces of
+ * a note joined on every estimate, copied without a strlen each. */
+typedef struct llmmem__str {
+    const char *s;
+    size_t n;
+} llmmem__str;
+#define LLMMEM__STR(lit) {"" lit, sizeof(lit) - 1}         /* an initializer */
+#define LLMMEM__STRV(lit) ((llmmem__str)LLMMEM__STR(lit)) /* a value */
+
+/* Joins parts[0..n) into dst (cap > 0 bytes, cut and always terminated). */
+void llmmem__str_cat(char *dst, size_t cap, const llmmem__str *parts, int n);
+
 /* snprintf-style output buffer that counts what it would need. */
 typedef struct llmmem__buf {
     char *p;

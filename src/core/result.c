@@ -66,6 +66,14 @@ void llmmem__result_note_join(struct llmmem_result *r, ...)
     note_keep(r);
 }
 
+void llmmem__result_note_cat(struct llmmem_result *r, const llmmem__str *parts, int n)
+{
+    if (r->note_count >= LLMMEM__MAX_NOTES)
+        return;
+    llmmem__str_cat(r->notes[r->note_count], LLMMEM__NOTE_MAX, parts, n);
+    note_keep(r);
+}
+
 void llmmem__result_set_u64(struct llmmem_result *r, int key, uint64_t v) { r->v[key - LLMMEM_R_PARAMS].u = v; }
 
 void llmmem__result_set_i64(struct llmmem_result *r, int key, int64_t v) { r->v[key - LLMMEM_R_PARAMS].i = v; }

@@ -63,6 +63,8 @@ void llmmem__result_note(struct llmmem_result *r, const char *fmt, ...) LLMMEM_P
 /* The same, joined from the strings of the NULL-terminated list (llmmem__str_join): no
  * format to parse, for the notes every estimate makes. */
 void llmmem__result_note_join(struct llmmem_result *r, ...) LLMMEM_SENTINEL;
+/* The same from n pieces of known length (llmmem__str_cat). */
+void llmmem__result_note_cat(struct llmmem_result *r, const llmmem__str *parts, int n);
 /* Records an input symbol of the formulas (name static; ignored past the limit). */
 void llmmem__result_input(struct llmmem_result *r, const char *name, int64_t value);
 void llmmem__result_set_u64(struct llmmem_result *r, int key, uint64_t v);

@@ -22,6 +22,22 @@ void llmmem__str_vjoin(char *dst, size_t cap, va_list ap)
     dst[at] = '\0';
 }
 
+void llmmem__str_cat(char *dst, size_t cap, const llmmem__str *parts, int n)
+{
+    size_t at = 0;
+    for (int i = 0; i < n; i++) {
+        size_t k = parts[i].n < cap - 1 - at ? parts[i].n : cap - 1 - at;
+        if (k > 16) {
+            memcpy(dst + at, parts[i].s, k);
+        } else { /* most pieces: a loop beats the call */
+            for (size_t j = 0; j < k; j++)
+                dst[at + j] = parts[i].s[j];
+        }
+        at += k;
+    }
+    dst[at] = '\0';
+}
+
 void llmmem__str_join(char *dst, size_t cap, ...)
 {
     va_list ap;

@@ -48,24 +48,24 @@ static bool engine_masters(const struct llmmem_config *c, int engine)
     }
 }
 
-static const char *engine_source(int engine)
+static llmmem__str engine_source(int engine)
 {
     switch (engine) {
     case LLMMEM__ENG_ZERO:
-        return "DeepSpeed: 16-bit module, fp32 optimizer partitions and Adam state, grads in the "
-               "model dtype (zero/stage_1_and_2.py, stage3.py, engine.py get_data_types)";
+        return LLMMEM__STRV("DeepSpeed: 16-bit module, fp32 optimizer partitions and Adam state, grads in the "
+                           "model dtype (zero/stage_1_and_2.py, stage3.py, engine.py get_data_types)");
     case LLMMEM__ENG_MEGATRON:
-        return "Megatron --bf16/--fp16: fp32 main params and Adam state, fp32 main grads with "
-               "bf16 (optimizer.py Float16OptimizerWithFloat16Params, arguments.py)";
+        return LLMMEM__STRV("Megatron --bf16/--fp16: fp32 main params and Adam state, fp32 main grads with "
+                           "bf16 (optimizer.py Float16OptimizerWithFloat16Params, arguments.py)");
     case LLMMEM__ENG_MEGATRON_DEEPSPEED:
-        return "Megatron-DeepSpeed: DeepSpeed's optimizer, fp32 masters and Adam state, grads in "
-               "the model dtype (zero/stage_1_and_2.py)";
+        return LLMMEM__STRV("Megatron-DeepSpeed: DeepSpeed's optimizer, fp32 masters and Adam state, grads in "
+                           "the model dtype (zero/stage_1_and_2.py)");
     case LLMMEM__ENG_FSDP:
-        return "FSDP: the sharded parameters are the optimizer's, no separate masters "
-               "(_fully_shard/_fsdp_param.py, _flat_param.py)";
+        return LLMMEM__STRV("FSDP: the sharded parameters are the optimizer's, no separate masters "
+                           "(_fully_shard/_fsdp_param.py, _flat_param.py)");
     default:
-        return "PyTorch: the optimizer steps the parameters, no masters; fp32 weights with 16-bit "
-               "compute = torch.autocast (HF Trainer bf16/fp16)";
+        return LLMMEM__STRV("PyTorch: the optimizer steps the parameters, no masters; fp32 weights with 16-bit "
+                           "compute = torch.autocast (HF Trainer bf16/fp16)");
     }
 }
 
@@ -119,10 +119,23 @@ void llmmem__engine_precision_report(struct llmmem_result *r, const struct llmme
     if (!state)
         state = dtype_of_bytes(c, st->state_bytes);
     llmmem__result_set_i64(r, LLMMEM_R_OPTIMIZER_STATE_DTYPE, state);
-    static const char *const names[] = {"none", "fp32", "fp16", "bf16", "fp8", "int8", "int4"};
+    static const llmmem__str names[] = {LLMMEM__STR("none"), LLMMEM__STR("fp32"), LLMMEM__STR("fp16"),
+                                        LLMMEM__STR("bf16"), LLMMEM__STR("fp8"),  LLMMEM__STR("int8"),
+                                        LLMMEM__STR("int4")};
     const int64_t g = r->v[LLMMEM_R_GRAD_DTYPE - LLMMEM_R_PARAMS].i;
-    llmmem__result_note_join(r, "precision: ", names[stored], " weights, ", names[compute_of(c)], " compute, ",
-                             master ? "fp32" : "no", " masters, ", names[g], " grads, ", names[state],
-                             " optimizer state (", defaulted ? "engine defaults: " : "as configured; ",
-                             engine_source(engine), ")", (const char *)NULL);
+    const llmmem__str parts[] = {LLMMEM__STR("precision: "),
+                                 names[stored],
+                                 LLMMEM__STR(" weights, "),
+                                 names[compute_of(c)],
+                                 LLMMEM__STR(" compute, "),
+                                 master ? LLMMEM__STRV("fp32") : LLMMEM__STRV("no"),
+                                 LLMMEM__STR(" masters, "),
+                                 names[g],
+                                 LLMMEM__STR(" grads, "),
+                                 names[state],
+                                 LLMMEM__STR(" optimizer state ("),
+                                 defaulted ? LLMMEM__STRV("engine defaults: ") : LLMMEM__STRV("as configured; "),
+                                 engine_source(engine),
+                                 LLMMEM__STR(")")};
+    llmmem__result_note_cat(r, parts, (int)LLMMEM_ARRAY_LEN(parts));
 }

@@ -86,7 +86,7 @@ static const special specials[] = {
 static const special *special_of(const struct llmmem_model *m)
 {
     for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++)
-        if (m->model_type[0] == specials[i].type[0] && !strcmp(m->model_type, specials[i].type))
+        if (llmmem__model_type_is(m, specials[i].type))
             return &specials[i];
     return NULL;
 }
@@ -95,19 +95,23 @@ static const special *special_of(const struct llmmem_model *m)
  * uniform: the attention byte model takes one head count. */
 static bool heads_vary(const struct llmmem_model *m)
 {
-    return !strcmp(m->model_type, "laguna") && llmmem__qvals_get(&m->q, "uni", 1) == 0;
+    return llmmem__model_type_is(m, "laguna") && llmmem__qvals_get(&m->q, "uni", 1) == 0;
 }
 
 bool llmmem__kinds_classic(const struct llmmem_model *m)
 {
     if (m->variants.n > 1)
         return false;
+    /* no layer outside full/sliding attention with a feed-forward: the counts (>= 0) of
+     * those cells are all there is */
+    int64_t all = 0, classic = 0;
     for (int x = 0; x < LLMMEM__MX_COUNT; x++)
         for (int y = 0; y < LLMMEM__FF_COUNT; y++)
-            if (m->layers_of[x][y] > 0 &&
-                ((x != LLMMEM__MX_FULL && x != LLMMEM__MX_SLIDING) || y == LLMMEM__FF_NONE))
-                return false;
-    return !special_of(m) && !heads_vary(m); /* the string compares last */
+            all += m->layers_of[x][y];
+    for (int y = 0; y < LLMMEM__FF_COUNT; y++)
+        if (y != LLMMEM__FF_NONE)
+            classic += m->layers_of[LLMMEM__MX_FULL][y] + m->layers_of[LLMMEM__MX_SLIDING][y];
+    return all == classic && !special_of(m) && !heads_vary(m); /* the string compares last */
 }
 
 /* ---- names -------------------------------------------------------------------------- */

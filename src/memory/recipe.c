@@ -52,6 +52,7 @@ void llmmem__recipe_of(llmmem__recipe *rc, const struct llmmem_model *m, const s
     rc->liger = c->liger_kernels != 0;
     rc->dropout_p = dropout_of(c, m->hidden_dropout);
     rc->attn_dropout_p = dropout_of(c, m->attention_dropout);
+    rc->norm_fp32 = llmmem__saved_norm_fp32(m);
 }
 
 bool llmmem__recipe_lora_on(const struct llmmem_config *c, const char *name)

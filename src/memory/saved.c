@@ -121,13 +121,13 @@ static uint64_t saved_layernorm(const struct llmmem_model *m, const llmmem__reci
 /* RMSNorms that multiply in fp32 and cast the product back: GemmaRMSNorm,
  * Olmo2RMSNorm and the Qwen3-Next / Qwen3.5 RMSNorm ((1 + w) in fp32,
  * modeling_qwen3_next.py Qwen3NextRMSNorm). */
-static bool norm_fp32_weight(const struct llmmem_model *m)
+bool llmmem__saved_norm_fp32(const struct llmmem_model *m)
 {
     static const char *const types[] = {"olmo2", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"};
     if (m->family == LLMMEM__FAM_GEMMA)
         return true;
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-        if (m->model_type[0] == types[i][0] && !strcmp(m->model_type, types[i]))
+        if (llmmem__model_type_is(m, types[i]))
             return true;
     return false;
 }
@@ -137,7 +137,7 @@ static uint64_t saved_norm(const struct llmmem_model *m, const llmmem__recipe *r
 {
     if (m->norm != LLMMEM__NORM_RMS)
         return saved_layernorm(m, rc, in_b, w, out_b);
-    if (norm_fp32_weight(m))
+    if (rc->norm_fp32)
         return saved_rmsnorm_fp32_weight(in_b, w, weight_trains, out_b);
     return saved_rmsnorm_llama(rc, in_b, w, weight_trains, out_b);
 }
@@ -413,7 +413,7 @@ static uint64_t saved_attention_mla(const struct llmmem_model *m, const struct l
 }
 
 /* OLMo2 has its norms after the sublayers only. */
-static bool norms_after_only(const struct llmmem_model *m) { return !strcmp(m->model_type, "olmo2"); }
+static bool norms_after_only(const struct llmmem_model *m) { return llmmem__model_type_is(m, "olmo2"); }
 
 /* After each sublayer of a sequential layer: the post norm (gemma2/3
  * sandwich norms, OLMo2) over its compute-dtype output and the residual

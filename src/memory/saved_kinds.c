@@ -379,8 +379,7 @@ uint64_t llmmem__saved_kinds_residual_bytes(const struct llmmem_model *m, const 
 {
     static const char *const fp32_residual[] = {"mamba", "falcon_mamba", "mamba2"};
     for (size_t i = 0; i < sizeof fp32_residual / sizeof fp32_residual[0]; i++)
-        if (m->model_type[0] == fp32_residual[i][0] && !strcmp(m->model_type, fp32_residual[i]) &&
-            llmmem__qvals_get(&m->q, "rf32", 1))
+        if (llmmem__model_type_is(m, fp32_residual[i]) && llmmem__qvals_get(&m->q, "rf32", 1))
             return 4;
     return rc->rb;
 }

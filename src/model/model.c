@@ -140,7 +140,7 @@ int llmmem__model_validate(const struct llmmem_model *m)
         if (pos[i].v <= 0)
             return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model \"%s\": %s must be positive, got %lld",
                                  m->model_type, pos[i].name, (long long)pos[i].v);
-    if (llmmem__kv_heads_divide(m) && m->num_heads % m->num_kv_heads != 0)
+    if (m->num_heads % m->num_kv_heads != 0 && llmmem__kv_heads_divide(m))
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "model \"%s\": num_attention_heads %lld is not a multiple of "
                              "num_key_value_heads %lld",

@@ -6,6 +6,8 @@
 #include "core/core.h"
 #include "model/registry.h"
 
+#include <string.h>
+
 enum llmmem__norm { LLMMEM__NORM_RMS = 0, LLMMEM__NORM_LAYER = 1, LLMMEM__NORM_LAYER_NOBIAS = 2,
                     LLMMEM__NORM_NONPARAM = 3 };
 
@@ -232,5 +234,11 @@ int llmmem__model_validate(const struct llmmem_model *m);
  * the model whatever the ratio: jais2). */
 bool llmmem__kv_heads_divide(const struct llmmem_model *m);
 void llmmem__model_note(struct llmmem_model *m, const char *fmt, ...) LLMMEM_PRINTF(2, 3);
+
+/* Whether the model's model_type is `type` (the first character decides most, inline). */
+static inline bool llmmem__model_type_is(const struct llmmem_model *m, const char *type)
+{
+    return m->model_type[0] == type[0] && strcmp(m->model_type, type) == 0;
+}
 
 #endif /* LLMMEM_MODEL_MODEL_H */
