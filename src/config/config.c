@@ -29,10 +29,8 @@ static char *str_field(struct llmmem_config *c, const llmmem__param_info *p)
 /* Index of a parameter in the table (its bit in set_mask), -1 if unknown. */
 static int param_index(int param)
 {
-    for (int i = 0; i < llmmem_param_count(); i++)
-        if (llmmem_param_at(i) == param)
-            return i;
-    return -1;
+    const llmmem__param_info *p = llmmem__param_find(param);
+    return p ? (int)(p - llmmem__param_info_at(0)) : -1;
 }
 
 static void mark_set(struct llmmem_config *c, const llmmem__param_info *p)

@@ -269,11 +269,9 @@ typedef struct llmmem__recipe {
     bool fp8;      /* Transformer Engine fp8 Linears */
     bool selective; /* Korthikanti et al. 2022 §5: the attention core is recomputed */
     bool liger;     /* Liger RMSNorm / SwiGLU kernels (saved.c) */
-    bool norm_fp32; /* the RMSNorms multiply by their weight in fp32 (llmmem__saved_norm_fp32) */
+    bool norm_fp32; /* the RMSNorms multiply by their weight in fp32 and cast back */
 } llmmem__recipe;
 void llmmem__recipe_of(llmmem__recipe *rc, const struct llmmem_model *m, const struct llmmem_config *c);
-/* Whether the model's RMSNorms multiply by the weight in fp32 and cast back (saved.c). */
-bool llmmem__saved_norm_fp32(const struct llmmem_model *m);
 /* Bytes of a configured dtype, or `fallback` for auto. */
 uint64_t llmmem__recipe_bytes(int64_t dtype, uint64_t fallback);
 /* Whether the config puts a LoRA adapter on the Linear named `name`. */

@@ -12,6 +12,20 @@ uint64_t llmmem__recipe_bytes(int64_t dtype, uint64_t fallback)
     return b ? (uint64_t)b : fallback;
 }
 
+/* RMSNorms that multiply in fp32 and cast the product back: GemmaRMSNorm,
+ * Olmo2RMSNorm and the Qwen3-Next / Qwen3.5 RMSNorm ((1 + w) in fp32,
+ * modeling_qwen3_next.py Qwen3NextRMSNorm). */
+static bool norm_fp32_weight(const struct llmmem_model *m)
+{
+    static const char *const types[] = {"olmo2", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"};
+    if (m->family == LLMMEM__FAM_GEMMA)
+        return true;
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (llmmem__model_type_is(m, types[i]))
+            return true;
+    return false;
+}
+
 /* A configured dropout probability: on (the model's, or 0.1 when it has
  * none), off, or the model's own (0 when it has none). */
 static double dropout_of(const struct llmmem_config *c, double model_p)
@@ -52,7 +66,7 @@ void llmmem__recipe_of(llmmem__recipe *rc, const struct llmmem_model *m, const s
     rc->liger = c->liger_kernels != 0;
     rc->dropout_p = dropout_of(c, m->hidden_dropout);
     rc->attn_dropout_p = dropout_of(c, m->attention_dropout);
-    rc->norm_fp32 = llmmem__saved_norm_fp32(m);
+    rc->norm_fp32 = norm_fp32_weight(m);
 }
 
 bool llmmem__recipe_lora_on(const struct llmmem_config *c, const char *name)

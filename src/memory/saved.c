@@ -117,20 +117,8 @@ static uint64_t saved_layernorm(const struct llmmem_model *m, const llmmem__reci
 }
 
 /* A norm over `w` elements of an `in_b`-byte input: the saved bytes; *out_b
- * receives the output dtype bytes. */
-/* RMSNorms that multiply in fp32 and cast the product back: GemmaRMSNorm,
- * Olmo2RMSNorm and the Qwen3-Next / Qwen3.5 RMSNorm ((1 + w) in fp32,
- * modeling_qwen3_next.py Qwen3NextRMSNorm). */
-bool llmmem__saved_norm_fp32(const struct llmmem_model *m)
-{
-    static const char *const types[] = {"olmo2", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"};
-    if (m->family == LLMMEM__FAM_GEMMA)
-        return true;
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-        if (llmmem__model_type_is(m, types[i]))
-            return true;
-    return false;
-}
+ * receives the output dtype bytes. RMSNorms that multiply by the weight in fp32
+ * are the recipe's norm_fp32 (recipe.c). */
 
 static uint64_t saved_norm(const struct llmmem_model *m, const llmmem__recipe *rc, uint64_t in_b, uint64_t w,
                            bool weight_trains, uint64_t *out_b)
