@@ -15,6 +15,12 @@ The package is this tree's (python/llmmem) with this tree's library. Every case 
 plain estimate (allocator_replay off, on both sides): the replay's own cost is
 bench_estimate's "+ allocator replay" rows, and at milliseconds per call it would hide what
 this bench measures, the binding's overhead.
+
+The interpreter matters: the targets are for a distribution's python3 (Debian's is built with
+PGO and LTO; the README's venv uses it). A CPython built without --enable-optimizations, as
+pyenv builds by default, runs the binding's Python about 20% slower (measured here: full
+3.08 us and bare 1.63 us against 2.56 us and 1.39 us with /usr/bin/python3, the same C
+figures). PYTHON=/usr/bin/python3 make bench picks the interpreter.
 """
 
 import os
@@ -80,8 +86,10 @@ def main(argv):
         for name, stmt, _, _ in CASES:
             py[name].append(python_round(stmt, calls // DIV.get(name, 1)))
             c[name].append(cr[name])
-    print("Python binding (llmmem %s, %s; Python %s): thread CPU time per call, %d rounds of %d calls"
-          % (llmmem.__version__, os.path.relpath(llmmem.LIBRARY_PATH, ROOT), sys.version.split()[0], rounds, calls))
+    print("Python binding (llmmem %s, %s; Python %s, %s): thread CPU time per call, %d rounds of %d calls"
+          % (llmmem.__version__, os.path.relpath(llmmem.LIBRARY_PATH, ROOT), sys.version.split()[0],
+             sys.executable, rounds, calls))
+
     print("%-11s %9s %9s %9s %9s %7s %8s  %s" % ("case", "py best", "py med", "C best", "C med", "py/C", "target", "verdict"))
     over = 0
     for name, _, target, what in CASES:

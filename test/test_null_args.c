@@ -87,6 +87,17 @@ static void info_and_names(void **state)
     assert_non_null(llmmem_version_string());
     assert_true(llmmem_soversion() >= 0);
     assert_int_equal(llmmem_param_at(llmmem_param_count()), LLMMEM_E_INVALID_ARG);
+    /* the table is in id order (the library finds a parameter by halves), and every
+     * parameter is found by its id */
+    for (int i = 0; i < llmmem_param_count(); i++) {
+        int id = llmmem_param_at(i);
+        if (i > 0 && id <= llmmem_param_at(i - 1))
+            fail_msg("parameter %d (index %d) is not after %d: keep the table in id order", id, i,
+                     llmmem_param_at(i - 1));
+        assert_non_null(llmmem_param_name(id));
+        assert_true(llmmem_param_type(id) >= 0);
+        assert_int_equal(llmmem_param_type(id + 1000000), LLMMEM_E_INVALID_ARG);
+    }
     for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++) {
         int v = bad_ints[i];
         /* unknown statuses still have a name and a text */

@@ -364,12 +364,18 @@ static const struct {
     {"optimizer_in_bwd", LLMMEM_P_OPTIMIZER_IN_BACKWARD},
 };
 
+/* The table is in id order (test_null_args.c checks it): a search by halves. */
 const llmmem__param_info *llmmem__param_find(int id)
 {
-    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(params); i++)
-        if (params[i].id == id)
-            return &params[i];
-    return NULL;
+    size_t lo = 0, hi = LLMMEM_ARRAY_LEN(params);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (params[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < LLMMEM_ARRAY_LEN(params) && params[lo].id == id ? &params[lo] : NULL;
 }
 
 const llmmem__param_info *llmmem__param_info_at(int index)
