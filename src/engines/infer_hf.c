@@ -31,7 +31,8 @@ static void hf_shapes(llmmem__infer *x, llmmem__ovf *o, const struct llmmem_mode
     x->half = b->fmt == LLMMEM__Q_FP16 || (b->fmt != LLMMEM__Q_BF16 && b->fmt != LLMMEM__Q_FP32 &&
                                            m->torch_dtype == LLMMEM__DT_FP16);
     x->tp = (uint64_t)b->tp;
-    if (llmmem__kinds_classic(m))
+    x->classic = llmmem__kinds_classic(m);
+    if (x->classic)
         llmmem__kv_layers_of(&x->layers, m, x->L);
     else /* attention layers keep K and V, the others their states (state.c) */
         llmmem__state_kv_layers(&x->layers, o, m, x->B, x->e, x->tp);

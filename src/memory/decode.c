@@ -37,7 +37,7 @@ static uint64_t decode_step_act(llmmem__ovf *o, const llmmem__infer *x)
 /* The largest decode-step working set of a non-attention mixer (state.c). */
 static uint64_t mixers_step(llmmem__ovf *o, const llmmem__infer *x, const struct llmmem_model *m)
 {
-    if (llmmem__kinds_classic(m))
+    if (x->classic)
         return 0;
     llmmem__kinds ks;
     llmmem__kinds_of(&ks, m);

@@ -527,6 +527,7 @@ typedef struct llmmem__infer {
     bool eager;           /* eager attention (else SDPA) */
     bool repeat_kv;       /* GQA through repeat_kv when no enable_gqa (not Falcon) */
     bool math_gqa;        /* fp32 SDPA with enable_gqa: the math backend */
+    bool classic;         /* llmmem__kinds_classic(m), asked once */
     /* results */
     llmmem__point prefill, decode;
     uint64_t kv_after;    /* KV storage after decode (what stays) */

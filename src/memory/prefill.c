@@ -169,7 +169,7 @@ static uint64_t kv_prompt_layer(llmmem__ovf *o, const llmmem__infer *x)
 static void prefill_mixers(llmmem__ovf *o, llmmem__point *best, llmmem__infer *x,
                            const struct llmmem_model *m, llmmem__point c, uint64_t in_mixer)
 {
-    if (llmmem__kinds_classic(m))
+    if (x->classic)
         return;
     llmmem__kinds ks;
     llmmem__kinds_of(&ks, m);
@@ -184,12 +184,12 @@ static void prefill_mixers(llmmem__ovf *o, llmmem__point *best, llmmem__infer *x
 }
 
 /* Whether some layer has a feed-forward (Mamba models have none). */
-static bool has_ffn(const struct llmmem_model *m)
+static bool has_ffn(const struct llmmem_model *m, const llmmem__infer *x)
 {
-    if (llmmem__kinds_classic(m))
+    if (x->classic)
         return true;
-    for (int x = 0; x < LLMMEM__MX_COUNT; x++)
-        if (m->layers_of[x][LLMMEM__FF_DENSE] > 0 || m->layers_of[x][LLMMEM__FF_MOE] > 0)
+    for (int mx = 0; mx < LLMMEM__MX_COUNT; mx++)
+        if (m->layers_of[mx][LLMMEM__FF_DENSE] > 0 || m->layers_of[mx][LLMMEM__FF_MOE] > 0)
             return true;
     return false;
 }
@@ -238,7 +238,7 @@ void llmmem__prefill_peak(llmmem__ovf *o, llmmem__infer *x, const struct llmmem_
     const uint64_t in_mlp =
         llmmem__add(o, llmmem__add(o, base, p.Th), llmmem__add(o, x_norm, held));
     uint64_t mlp[LLMMEM__PREFILL_MLP_POINTS];
-    for (int i = 0, n = has_ffn(m) ? llmmem__prefill_mlp(o, &p, mlp, &x->largest) : 0; i < n; i++) {
+    for (int i = 0, n = has_ffn(m, x) ? llmmem__prefill_mlp(o, &p, mlp, &x->largest) : 0; i < n; i++) {
         c.act = llmmem__add(o, in_mlp, mlp[i]);
         llmmem__point_keep_max(o, &best, &c);
     }
