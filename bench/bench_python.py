@@ -10,7 +10,7 @@ Per call, thread CPU time (the machine may be shared: CPU time leaves out the ti
 processes hold the core), best and median of the rounds. Targets:
   full  llmmem.estimate("llama-3.1-8b", micro_batch_size=1..8, seq_len=4096)["peak_allocated_bytes"]
         (preset model, configuration, estimate, one key)                   <= 3 us
-  bare  llmmem.estimate(model, config) (a new Result)                      <= 1.5 us
+  bare  llmmem.estimate(model, config), the Result dropped                 <= 1.5 us
 The package is this tree's (python/llmmem) with this tree's library. Every case runs the
 plain estimate (allocator_replay off, on both sides): the replay's own cost is
 bench_estimate's "+ allocator replay" rows, and at milliseconds per call it would hide what
@@ -50,7 +50,7 @@ CASES = [
      None, "the same with a float micro_batch_size: no kept configuration, every value checked and set"),
     ("numbers", 'llmmem.estimate(llmmem.Model.from_numbers(num_parameters="7B"), micro_batch_size=4, allocator_replay=False)'
      '["peak_allocated_bytes"]', None, "a model from raw numbers each call, configuration, estimate, one key"),
-    ("bare", "llmmem.estimate(MODEL, CONFIG)", 1.5, "estimate(model, config): a new Result"),
+    ("bare", "llmmem.estimate(MODEL, CONFIG)", 1.5, "estimate(model, config), the Result dropped"),
     ("reuse", "RESULT.estimate(MODEL, CONFIG)", None, "result.estimate(model, config)"),
     ("get", 'RESULT["peak_allocated_bytes"]', None, 'result["peak_allocated_bytes"]'),
 ]

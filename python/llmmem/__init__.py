@@ -29,7 +29,9 @@ import difflib
 import html
 import json
 import os
+import sys
 import threading
+import weakref
 from ctypes import byref, c_char_p, c_double, c_int, c_int64, c_size_t, c_uint64, c_void_p
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
@@ -1530,16 +1532,21 @@ def estimate(model, config: Optional[Config] = None, **params) -> Result:
     Raises :class:`Error` when the library refuses the inputs,
     :class:`UnknownParameterError` for an unknown keyword, and
     :class:`InapplicableParameterError` for a keyword the engine or mode does not read."""
-    r = _object_new(Result)  # _state is set once it holds an estimate
-    try:
-        h = _RESULTS.pop()
-    except IndexError:
-        h = c_void_p()
-        rc = _fast.llmmem_result_new(byref(h))
-        if rc:
-            r._h = None
-            _raise(rc)
-    r._h = h
+    r = _spare_result()
+    if r is None:
+        r = _object_new(Result)  # _state is set once it holds an estimate
+        try:
+            h = _RESULTS.pop()
+        except IndexError:
+            h = c_void_p()
+            rc = _fast.llmmem_result_new(byref(h))
+            if rc:
+                r._h = None
+                _raise(rc)
+        r._h = h
+    else:
+        h = r._h
+        r._state = None
     if type(model) is Model:
         mo = model
     else:
@@ -1558,6 +1565,49 @@ def estimate(model, config: Optional[Config] = None, **params) -> Result:
     if rc:
         _raise(rc)
     r._state = True
+    if _SPARE_ON:
+        _SPARE.append(r)
+    return r
+
+
+# The Result estimate() returned last is kept here too; the next call takes it back when
+# nothing else refers to it (the caller dropped it: estimate(...)["key"] in a loop), and
+# fills it again instead of making a Result and collecting the old one. Held by anything
+# else (a variable, a list, a weak reference), it stays the caller's: it leaves the list
+# and a new Result is made. The count is CPython's own; the reference count of an object
+# that only the local `r` holds is measured once at import, in the same code shape (an
+# interpreter that borrows references counts lower), and the reuse is off where the
+# count cannot tell (another implementation, or a build without the GIL).
+_SPARE = []
+
+
+def _one_local_refs():
+    """sys.getrefcount of a Result only a local holds, as _spare_result sees it."""
+    r = _object_new(Result)
+    r._h = None
+    _SPARE.append(r)
+    del r
+    try:
+        r = _SPARE.pop()
+    except IndexError:
+        return -1
+    return _getrefcount(r)
+
+
+_getrefcount = getattr(sys, "getrefcount", None)
+_weakrefs = weakref.getweakrefcount
+_SPARE_ON = (sys.implementation.name == "cpython" and _getrefcount is not None and
+             getattr(sys, "_is_gil_enabled", lambda: True)())
+
+
+def _spare_result():
+    """The Result kept by the last estimate() when only this call refers to it, else None."""
+    try:
+        r = _SPARE.pop()
+    except IndexError:
+        return None
+    if _getrefcount(r) != _ONE_LOCAL or _weakrefs(r) or r._h is None:
+        return None
     return r
 
 
@@ -1584,6 +1634,7 @@ _estimate = _fast.llmmem_estimate
 
 
 _object_new = object.__new__
+_ONE_LOCAL = _one_local_refs() if _SPARE_ON else -1
 
 
 estimate.__doc__ += "\n\n" + _doc("llmmem_estimate")

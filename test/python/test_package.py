@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import weakref
 import unittest
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -89,6 +90,37 @@ class TestEstimate(unittest.TestCase):
             llmmem.estimate("llama-3.2-1b", seq_len=True)
         self.assertEqual(llmmem.estimate("llama-3.2-1b", seq_len=1, allocator_replay=False).peak_allocated_bytes,
                          c_peak("llama-3.2-1b", seq_len=1, allocator_replay=0))
+
+    def test_results_the_caller_holds_stay_theirs(self):
+        """estimate() fills again the Result its last call returned only when nothing else
+        refers to it: one held by a variable, a list or a weak reference, or closed, is
+        never the next call's."""
+        m = llmmem.Model.from_preset("llama-3.2-1b")
+        want = {k: c_peak("llama-3.2-1b", micro_batch_size=k, allocator_replay=0) for k in (1, 2, 3)}
+        r1 = llmmem.estimate(m, micro_batch_size=1, allocator_replay=False)
+        kept = [llmmem.estimate(m, micro_batch_size=2, allocator_replay=False)]
+        for k in (3, 3, 1, 2):
+            r = llmmem.estimate(m, micro_batch_size=k, allocator_replay=False)
+            self.assertIsNot(r, r1)
+            self.assertIsNot(r, kept[0])
+            self.assertEqual(r.peak_allocated_bytes, want[k])
+        self.assertEqual(r1.peak_allocated_bytes, want[1])
+        self.assertEqual(kept[0].peak_allocated_bytes, want[2])
+        # a dropped Result is filled again: one object for a loop that reads and drops
+        ids = {id(llmmem.estimate(m, micro_batch_size=3, allocator_replay=False)) for _ in range(4)}
+        if llmmem._SPARE_ON:
+            self.assertEqual(len(ids), 1)
+        # a weak reference keeps it the caller's
+        w = weakref.ref(llmmem.estimate(m, micro_batch_size=1, allocator_replay=False))
+        r = llmmem.estimate(m, micro_batch_size=2, allocator_replay=False)
+        self.assertIsNot(w(), r)
+        self.assertEqual(r.peak_allocated_bytes, want[2])
+        # a closed one is not filled again
+        c = llmmem.estimate(m, micro_batch_size=3, allocator_replay=False)
+        c.close()
+        del c
+        self.assertEqual(llmmem.estimate(m, micro_batch_size=1, allocator_replay=False).peak_allocated_bytes,
+                         want[1])
 
     def test_model_sources(self):
         """A path, the folder holding config.json, its content as a dict, and a Model agree."""
