@@ -170,7 +170,7 @@ static const llmmem__jnode *first_key(const llmmem__jnode *obj, const char *keys
         bool hash = n > 0 && p[n - 1] == '#';
         const llmmem__jnode *node = p[0] == '@' || p[0] == '~' ? NULL : lookup(obj, p, hash ? n - 1 : n);
         if (node) {
-            snprintf(name, cap, "%.*s", (int)(hash ? n - 1 : n), p);
+            llmmem__str_cat(name, cap, &(llmmem__str){p, hash ? n - 1 : n}, 1);
             if (count)
                 *count = hash;
             return node;
@@ -204,7 +204,7 @@ static int read_one(llmmem__qvals *q, const char *what, const llmmem__qdef *d, i
     const llmmem__jnode *n = first_key(obj, d->keys, key, sizeof key, &count);
     if (!n)
         return 0;
-    snprintf(path, sizeof path, "%s%s", prefix, key);
+    llmmem__str_join(path, sizeof path, prefix, key, (const char *)NULL);
     int t = llmmem__json_type(n);
     if (count && t != LLMMEM__J_NULL) { /* "k#": items of a list, 1 for a scalar */
         q->v[i] = t == LLMMEM__J_ARRAY ? llmmem__json_array_size(n) : 1;
@@ -296,7 +296,7 @@ const llmmem__jnode *llmmem__quantity_node(const struct llmmem_model *m, const c
     char key[96];
     const llmmem__jnode *n = first_key(obj, m->fam->q[i].keys, key, sizeof key, NULL);
     if (n)
-        snprintf(path, cap, "%s%s", prefix, key);
+        llmmem__str_join(path, cap, prefix, key, (const char *)NULL);
     return n;
 }
 
