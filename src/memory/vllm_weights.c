@@ -244,8 +244,18 @@ typedef struct walk {
     /* the fused module being collected */
     int key;
     const char *fname; /* its first tensor's name (the prefix must match) */
+    size_t fpre;       /* the length of its module prefix (before the leaf) */
     bool quant;
     uint64_t rows, cols, bias_rows, shards;
+    /* What the names say of each tensor of the model's list, read once per call: the
+     * same in every layer, and the name tests were half of the walk's time. */
+    int8_t role[LLMMEM__MAX_TENSORS];  /* role_of */
+    int8_t brole[LLMMEM__MAX_TENSORS]; /* a bias: the role of the Linear of its name */
+    int8_t key_of[LLMMEM__MAX_TENSORS]; /* fuse_key */
+    uint16_t pre[LLMMEM__MAX_TENSORS]; /* the module prefix's length */
+    /* the routed experts of a layer: the down projection's input width, biases */
+    uint64_t exp_down_cols;
+    bool exp_up_bias, exp_down_bias;
 } walk;
 
 static void take(walk *k, uint64_t bytes)
@@ -280,17 +290,18 @@ static void flush(walk *k)
     }
     k->key = 0;
     k->fname = NULL;
+    k->fpre = 0;
     k->rows = k->cols = k->bias_rows = k->shards = 0;
 }
 
-/* Whether a tensor joins the fused module being collected: same kind of
- * fusion and the same module prefix ("mlp." vs "mlp.shared_expert."). */
-static bool joins(const walk *k, const char *name, int key)
+/* Whether tensor i (named `name`) joins the fused module being collected: same kind
+ * of fusion and the same module prefix ("mlp." vs "mlp.shared_expert."). */
+static bool joins(const walk *k, const char *name, int i)
 {
+    const int key = k->key_of[i];
     if (!key || key != k->key || !k->fname)
         return false;
-    size_t a = (size_t)(leaf(name) - name), b = (size_t)(leaf(k->fname) - k->fname);
-    return a == b && strncmp(name, k->fname, a) == 0;
+    return k->pre[i] == k->fpre && strncmp(name, k->fname, k->fpre) == 0;
 }
 
 /* Rows of this rank for a column-parallel output of `rows` (heads split). */
@@ -418,10 +429,35 @@ static uint64_t rotary_bytes(llmmem__ovf *o, const struct llmmem_model *m, uint6
     return llmmem__mul3(o, u(m->max_positions), rot, e);
 }
 
-static void layer_tensor(walk *k, const llmmem__tensor *t, const llmmem__tensor *all, int n)
+/* Reads the names of the model's tensors once (walk's role, brole, key_of, pre and the
+ * experts' fields). */
+static void names_of(walk *k, const llmmem__tensors *ts)
+{
+    for (int i = 0; i < ts->n; i++) {
+        const llmmem__tensor *t = &ts->t[i];
+        k->role[i] = (int8_t)role_of(t, k->m);
+        k->key_of[i] = (int8_t)fuse_key(t->name);
+        k->pre[i] = (uint16_t)(leaf(t->name) - t->name);
+        k->brole[i] = R_REPL; /* a bias follows its Linear (the last of the name) */
+        if (t->kind == LLMMEM__T_BIAS)
+            for (int j = 0; j < ts->n; j++)
+                if (ts->t[j].linear && strcmp(ts->t[j].name, t->name) == 0)
+                    k->brole[i] = (int8_t)role_of(&ts->t[j], k->m);
+        if (t->kind == LLMMEM__T_EXPERT) { /* the layer's down projection and biases */
+            bool down = strstr(leaf(t->name), "down") != NULL;
+            if (t->cols == 1)
+                (down ? &k->exp_down_bias : &k->exp_up_bias)[0] = true;
+            else if (down)
+                k->exp_down_cols = u(t->cols);
+        }
+    }
+}
+
+/* Tensor i of the model's list, in one layer. */
+static void layer_tensor(walk *k, const llmmem__tensor *t, int i)
 {
     const struct llmmem_model *m = k->m;
-    const int role = role_of(t, m);
+    const int role = k->role[i];
     uint64_t rows, cols;
     if (t->kind == LLMMEM__T_EXPERT) {
         if (t->cols == 1) /* expert biases go with their projection (below) */
@@ -431,29 +467,14 @@ static void layer_tensor(walk *k, const llmmem__tensor *t, const llmmem__tensor 
         if (role == R_EXP_DOWN)
             return; /* taken with gate/up */
         /* this gate/up tensor and the down projection of the same layer */
-        uint64_t down_cols = 0;
-        bool up_bias = false, down_bias = false;
-        for (int i = 0; i < n; i++) {
-            const llmmem__tensor *x = &all[i];
-            if (x->kind != LLMMEM__T_EXPERT)
-                continue;
-            bool down = strstr(leaf(x->name), "down") != NULL;
-            if (x->cols == 1)
-                (down ? &down_bias : &up_bias)[0] = true;
-            else if (down)
-                down_cols = u(x->cols);
-        }
-        experts_layer(k, u(t->rows) / E, down_cols, up_bias, down_bias);
+        experts_layer(k, u(t->rows) / E, k->exp_down_cols, k->exp_up_bias, k->exp_down_bias);
         return;
     }
     if (t->kind == LLMMEM__T_BIAS) {
         /* a bias follows its linear: split like its rows when column parallel */
-        int lrole = R_REPL;
-        for (int i = 0; i < n; i++)
-            if (all[i].linear && strcmp(all[i].name, t->name) == 0)
-                lrole = role_of(&all[i], m);
+        const int lrole = k->brole[i];
         shape_of(&rows, &cols, k, t, lrole == R_ROW ? R_REPL : lrole);
-        if (joins(k, t->name, fuse_key(t->name))) {
+        if (joins(k, t->name, i)) {
             k->bias_rows += rows;
             return;
         }
@@ -464,8 +485,8 @@ static void layer_tensor(walk *k, const llmmem__tensor *t, const llmmem__tensor 
     shape_of(&rows, &cols, k, t, role);
     const bool quant = t->linear && quantizes_linears(k->r->fmt) &&
                        (t->kind == LLMMEM__T_ATTN || t->kind == LLMMEM__T_MLP);
-    const int key = t->linear ? fuse_key(t->name) : 0;
-    if (joins(k, t->name, key)) {
+    const int key = t->linear ? k->key_of[i] : 0;
+    if (key && joins(k, t->name, i)) {
         k->rows += rows;
         k->shards++;
         return;
@@ -474,6 +495,7 @@ static void layer_tensor(walk *k, const llmmem__tensor *t, const llmmem__tensor 
     if (key) {
         k->key = key;
         k->fname = t->name;
+        k->fpre = k->pre[i];
         k->quant = quant;
         k->rows = rows;
         k->cols = cols;
@@ -486,10 +508,10 @@ static void layer_tensor(walk *k, const llmmem__tensor *t, const llmmem__tensor 
         take(k, llmmem__mul3(k->o, rows, cols, k->r->e));
 }
 
-static void model_tensor(walk *k, const llmmem__tensor *t)
+static void model_tensor(walk *k, const llmmem__tensor *t, int i)
 {
     uint64_t rows, cols;
-    shape_of(&rows, &cols, k, t, role_of(t, k->m));
+    shape_of(&rows, &cols, k, t, k->role[i]);
     take(k, llmmem__mul3(k->o, rows, cols, k->r->e));
 }
 
@@ -504,12 +526,13 @@ void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const stru
     k.m = m;
     k.r = r;
     const llmmem__tensors *ts = &m->tensors;
+    names_of(&k, ts);
     const bool first = r->stage == 0, last = r->stage + 1 >= r->pp;
     const uint64_t L = u(m->num_layers);
     /* embeddings first (first stage), as the model's __init__ builds them */
     for (int i = 0; i < ts->n; i++)
         if (!ts->t[i].layer && ts->t[i].kind == LLMMEM__T_EMBED && first)
-            model_tensor(&k, &ts->t[i]);
+            model_tensor(&k, &ts->t[i], i);
     for (uint64_t l = r->L0; l < r->L1; l++) {
         if (l == r->L0) { /* get_rope in the first layer's attention */
             w->rotary = rotary_bytes(o, m, r->e);
@@ -526,7 +549,7 @@ void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const stru
             if (t->kind == LLMMEM__T_EXPERT && times > 1)
                 times = 1;
             for (uint64_t j = 0; j < times; j++)
-                layer_tensor(&k, t, ts->t, ts->n);
+                layer_tensor(&k, t, i);
         }
         flush(&k);
     }
@@ -535,7 +558,7 @@ void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const stru
         if (t->layer || t->kind == LLMMEM__T_EMBED)
             continue;
         if (last)
-            model_tensor(&k, t);
+            model_tensor(&k, t, i);
     }
     /* A tied lm_head on a last stage that is not the first keeps its own copy
      * (PPMissingLayer for embed_tokens there). */
@@ -543,7 +566,7 @@ void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const stru
         for (int i = 0; i < ts->n; i++)
             if (!ts->t[i].layer && ts->t[i].kind == LLMMEM__T_EMBED &&
                 ts->t[i].rows == m->vocab_size)
-                model_tensor(&k, &ts->t[i]);
+                model_tensor(&k, &ts->t[i], i);
     /* The vision encoder and projector (first stage), split over TP like the
      * language model's linears, in the model dtype. */
     if (first && m->vision_params > 0) {
