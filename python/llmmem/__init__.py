@@ -471,6 +471,26 @@ class _Handle:
     def _as_parameter_(self):  # lets llmmem.lib's functions take the object itself
         return self._h
 
+    # copy.copy and copy.deepcopy would copy the slot, and two objects would own one C
+    # handle (each frees it: a double free). A handle the library can clone is cloned
+    # (Model, Config); the others refuse.
+    def __copy__(self):
+        copy = getattr(type(self), "copy", None)  # the class's (not a result key's)
+        if copy is None:
+            raise TypeError("a llmmem.%s cannot be copied (it owns a C handle the library does not "
+                            "clone)%s" % (type(self).__name__, type(self)._no_copy))
+        return copy(self)
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+
+    def __reduce__(self):
+        raise TypeError("a llmmem.%s cannot be pickled (it owns a C handle)%s"
+                        % (type(self).__name__, type(self)._no_pickle))
+
+    _no_copy = ""
+    _no_pickle = ""
+
 
 # ---- models -----------------------------------------------------------------------------------
 
@@ -1270,6 +1290,7 @@ class Result(_Handle):
     # text once to_dict() has read it.
     __slots__ = ("_state",)
     _free = staticmethod(lib.llmmem_result_free)
+    _no_copy = _no_pickle = ": to_dict() and to_json() keep its values"
 
     def close(self):
         """Frees the C result (a later estimate() may reuse it)."""
@@ -1651,6 +1672,7 @@ class Plan(_Handle):
 
     __slots__ = ("_dict",)
     _free = staticmethod(lib.llmmem_plan_free)
+    _no_copy = _no_pickle = ": to_dict() and to_json() keep its layouts"
 
     @_wraps("llmmem_plan_new")
     def __init__(self):

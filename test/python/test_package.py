@@ -8,16 +8,19 @@ build backend, the installed wheel when LLMMEM_TEST_INSTALLED=1).
     .ci/run         (the wheel installed in a venv, LLMMEM_TEST_INSTALLED=1)
 """
 
+import copy
 import ctypes
+import gc
 import json
 import os
+import pickle
 import re
 import subprocess
 import sys
 import tempfile
 import threading
-import weakref
 import unittest
+import weakref
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 SCEN = os.path.join(ROOT, "test", "data", "scenarios")
@@ -121,6 +124,32 @@ class TestEstimate(unittest.TestCase):
         del c
         self.assertEqual(llmmem.estimate(m, micro_batch_size=1, allocator_replay=False).peak_allocated_bytes,
                          want[1])
+
+    def test_copy_and_pickle_of_handles(self):
+        """copy.copy/deepcopy of a Model or Config clone its C handle (they used to copy the
+        slot: two owners, a double free when both were collected); a Result or Plan cannot
+        be copied and says what keeps its values; no handle pickles."""
+        m = llmmem.Model.from_preset("llama-3.2-1b")
+        c = llmmem.Config(micro_batch_size=3, allocator_replay=False)
+        for f in (copy.copy, copy.deepcopy):
+            m2, c2 = f(m), f(c)
+            self.assertIsInstance(m2, llmmem.Model)
+            self.assertNotEqual(m2._h.value, m._h.value)
+            self.assertEqual(m2["params"], m["params"])
+            self.assertNotEqual(c2._h.value, c._h.value)
+            c2["micro_batch_size"] = 5
+            self.assertEqual(c["micro_batch_size"], 3)
+            del m2, c2
+            gc.collect()
+        r = llmmem.estimate(m, c)
+        for f in (copy.copy, copy.deepcopy, pickle.dumps):
+            with self.assertRaises(TypeError) as cm:
+                f(r)
+            self.assertIn("to_dict()", str(cm.exception))
+        for o in (m, c):
+            with self.assertRaises(TypeError):
+                pickle.dumps(o)
+        self.assertEqual(llmmem.estimate(m, c).peak_allocated_bytes, r.peak_allocated_bytes)
 
     def test_model_sources(self):
         """A path, the folder holding config.json, its content as a dict, and a Model agree."""
