@@ -864,28 +864,12 @@ void llmmem__rp_free(llmmem__replay *r, int32_t id)
     if (r->rec)
         llmmem__tl_free(r->rec, r, b);
     b->id = NONE;
-    /* try_merge with both neighbours, the merged block entering the set once */
-    int32_t p = b->prev, n = b->next;
-    if (p != NONE && !r->b[p].alloc && r->b[p].mapped == b->mapped) {
-        llmmem__rp_block *d = &r->b[p];
-        set_erase(r, p);
-        d->next = b->next;
-        if (d->next != NONE)
-            r->b[d->next].prev = p;
-        d->size += b->size;
-        block_drop(r, bi);
-        bi = p;
-        b = d;
-    }
-    if (n != NONE && !r->b[n].alloc && r->b[n].mapped == b->mapped) {
-        llmmem__rp_block *s = &r->b[n];
-        set_erase(r, n);
-        b->next = s->next;
-        if (b->next != NONE)
-            r->b[b->next].prev = bi;
-        b->size += s->size;
-        block_drop(r, n);
-    }
+    /* free_block: try_merge_blocks with both neighbours (the freed block, not in a set
+     * yet, survives), then the merged block enters the set once */
+    if (b->prev != NONE)
+        try_merge(r, bi, b->prev);
+    if (r->b[bi].next != NONE)
+        try_merge(r, bi, r->b[bi].next);
     set_insert(r, bi);
 }
 
