@@ -55,16 +55,22 @@ static void load_rows(void)
     assert_true(nrows > 100);
 }
 
-static llmmem_model *load(const char *type)
+static llmmem_model *load_path(const char *path)
 {
-    char path[256];
-    snprintf(path, sizeof path, DIR "configs/%s.json", type);
     llmmem_model *m = NULL;
     int rc = llmmem_model_from_hf_file(&m, path);
     if (rc)
         fprintf(stderr, "%s: %s\n", path, llmmem_last_error());
     assert_int_equal(rc, 0);
     return m;
+}
+
+/* The tiny model of a dump: configs/<model_type>.json. */
+static llmmem_model *load(const char *type)
+{
+    char path[256];
+    snprintf(path, sizeof path, DIR "configs/%s.json", type);
+    return load_path(path);
 }
 
 /* The run of a dump's recipe: bf16 / fp32 pure, amp (fp32 parameters under
@@ -185,16 +191,6 @@ static void saved_matches_dumps(void **state)
 }
 
 /* ---- refusals ------------------------------------------------------------------------------ */
-
-static llmmem_model *load_path(const char *path)
-{
-    llmmem_model *m = NULL;
-    int rc = llmmem_model_from_hf_file(&m, path);
-    if (rc)
-        fprintf(stderr, "%s: %s\n", path, llmmem_last_error());
-    assert_int_equal(rc, 0);
-    return m;
-}
 
 /* The status of an estimate of `mode` ("training", "hf", "vllm", "megatron")
  * and, when refused, that the message names the model_type and `kind`. */
