@@ -1575,8 +1575,7 @@ def estimate(model, config: Optional[Config] = None, **params) -> Result:
     if not params:
         rc = _estimate(h, mo._h, config._h if type(config) is Config else _config_h(config))
     elif config is None:  # _with_params' way, inline: the call a loop makes
-        key = _kw_key(params)
-        ch = None if key is None else _KW_CONFIGS.get(key) or _kw_new(key, params)
+        ch = _kw_config(params)
         if ch is not None:
             rc = _estimate(h, mo._h, ch)
         else:
