@@ -132,6 +132,10 @@ void llmmem__rp_empty_cache(llmmem__replay *r);
  * `request` bytes at its start (the autograd thread's cuBLAS workspace): its
  * id, or -1 (expandable segments, or a segment smaller than the block). */
 int32_t llmmem__rp_prior_segment(llmmem__replay *r, uint64_t segment, uint64_t request, int cat, const char *what);
+/* NULL, or the first rule of the replay's bookkeeping found broken (the free
+ * sets' order, balance and counts, segment neighbours, merged free blocks,
+ * the reserved and allocated sums): for tests; O(n^2) in the free blocks. */
+const char *llmmem__rp_check(llmmem__replay *r);
 
 /* A recorded timeline (record.c): every event with the allocator's state. */
 enum llmmem__tl_op {

@@ -19,9 +19,9 @@
  *
  * Peak reserved is the largest sum of segment (mapped) bytes along the
  * timeline, what torch.cuda.max_memory_reserved() reports. Costs: each event
- * is two binary searches (over the chunks, then in one) and a move of at
- * most a chunk's entries in the free set of its pool (tens to a few thousand
- * blocks, in chunks of 32 with the keys inline); the cache releases skip the
+ * is a walk down the free set of its pool (a red-black tree threaded through
+ * the blocks: tens to a few thousand of them) and an insertion or erasure of
+ * O(log n) steps, without moving any other entry; the cache releases skip the
  * sets without a whole segment or an expandable block. */
 #include "memory/memory.h"
 
@@ -942,4 +942,95 @@ int32_t llmmem__rp_prior_segment(llmmem__replay *r, uint64_t segment, uint64_t r
         return NONE;
     set_insert(r, bi);
     return llmmem__rp_alloc(r, request, cat, 0, what);
+}
+
+/* ---- invariants (tests) ---------------------------------------------------------- */
+
+/* Black height of the subtree at x, -1 when a rule is broken below it (order
+ * within (lo, hi) keys, parent links, no red child of a red node, equal
+ * black heights); *n counts its blocks. */
+static int check_tree(const llmmem__replay *r, int32_t x, int32_t up, const llmmem__rp_block *lo,
+                      const llmmem__rp_block *hi, int32_t *n)
+{
+    if (x == NONE)
+        return 1;
+    const llmmem__rp_block *b = &r->b[x];
+    if (b->up != up || !b->in_set || (lo && !key_before(lo, b->size, b->addr)) ||
+        (hi && !key_before(b, hi->size, hi->addr)))
+        return -1;
+    if (b->red && (is_red(r->b, b->lo) || is_red(r->b, b->hi)))
+        return -1;
+    (*n)++;
+    int hl = check_tree(r, b->lo, x, lo, b, n), hh = check_tree(r, b->hi, x, b, hi, n);
+    if (hl < 0 || hl != hh)
+        return -1;
+    return hl + !b->red;
+}
+
+const char *llmmem__rp_check(llmmem__replay *r)
+{
+    char *spare = calloc((size_t)(r->nb ? r->nb : 1), 1);
+    if (!spare)
+        return "out of memory";
+    const char *bad = NULL;
+    for (int32_t i = r->spare; i != NONE && !bad; i = r->b[i].next)
+        if (spare[i]++)
+            bad = "a spare block twice";
+    uint64_t reserved = 0, allocated = 0;
+    int32_t want[2][LLMMEM__STREAMS][3] = {{{0}}};
+    for (int32_t i = 0; i < r->nb && !bad; i++) {
+        const llmmem__rp_block *b = &r->b[i];
+        if (spare[i])
+            continue;
+        if (b->mapped)
+            reserved += b->size;
+        if (b->alloc) {
+            allocated += b->size;
+            if (b->in_set || !b->mapped || b->id < 0 || r->id2b[b->id] != i)
+                bad = "an allocated block in a set, unmapped or without its id";
+        } else if (b->mapped != b->in_set) {
+            bad = "a free block outside its set, or an unmapped one in it";
+        }
+        if (b->in_set) {
+            want[b->pool][b->stream][0]++;
+            if (b->exp)
+                want[b->pool][b->stream][2]++;
+            else if (b->prev == NONE && b->next == NONE)
+                want[b->pool][b->stream][1]++;
+        }
+        if (b->next != NONE && (r->b[b->next].prev != i || r->b[b->next].addr != b->addr + b->size))
+            bad = "a segment's neighbours out of step";
+        if (b->prev != NONE && r->b[b->prev].next != i)
+            bad = "a segment's neighbours out of step";
+        if (!b->alloc && b->next != NONE && !r->b[b->next].alloc && r->b[b->next].mapped == b->mapped)
+            bad = "two free neighbours not merged";
+    }
+    for (int pool = 0; pool < 2 && !bad; pool++)
+        for (int st = 0; st < LLMMEM__STREAMS && !bad; st++) {
+            const llmmem__rp_set *s = &r->free[pool][st];
+            int32_t n = 0;
+            if (is_red(r->b, s->root) || check_tree(r, s->root, NONE, NULL, NULL, &n) < 0)
+                bad = "a free set that is not a red-black tree in (size, address) order";
+            else if (n != s->n || s->n != want[pool][st][0] || s->whole != want[pool][st][1] ||
+                     s->exp != want[pool][st][2])
+                bad = "a free set's counts";
+            /* the search: the first block not before each block's own size */
+            for (int32_t bi = s->root == NONE ? NONE : leftmost(r->b, s->root); bi != NONE && !bad;
+                 bi = set_next(r, s, bi)) {
+                int32_t first = NONE;
+                for (int32_t c = leftmost(r->b, s->root); c != NONE; c = set_next(r, s, c))
+                    if (r->b[c].size >= r->b[bi].size) {
+                        first = c;
+                        break;
+                    }
+                if (lower_bound(r, s, r->b[bi].size, 0) != first || set_prev(r, s, set_next(r, s, bi)) != bi)
+                    bad = "a search of a free set";
+            }
+        }
+    if (!bad && reserved != r->reserved)
+        bad = "reserved bytes differ from the mapped segments";
+    if (!bad && allocated != r->allocated)
+        bad = "allocated bytes differ from the allocated blocks";
+    free(spare);
+    return bad;
 }
