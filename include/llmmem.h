@@ -699,6 +699,15 @@ LLMMEM_API int llmmem_plan_layouts(llmmem_plan *plan, const llmmem_model *model,
                                    int top_k);
 /** Number of layouts kept. */
 LLMMEM_API int llmmem_plan_count(const llmmem_plan *plan);
+/** Sequences per optimizer step every layout keeps (training): micro_batch_size x
+ *  gradient_accumulation_steps x the data-parallel size, which is data_parallel_size when
+ *  set, else num_gpus / (TP x PP x CP); inference: batch_size. @since 0.2 */
+LLMMEM_API int64_t llmmem_plan_global_batch(const llmmem_plan *plan);
+/** Number of notes of the plan (what it assumed, e.g. where the global batch came from).
+ *  @since 0.2 */
+LLMMEM_API int llmmem_plan_note_count(const llmmem_plan *plan);
+/** @return the i-th note (owned by the plan), NULL if out of range. @since 0.2 */
+LLMMEM_API const char *llmmem_plan_note(const llmmem_plan *plan, int index);
 /** Number of candidates considered. */
 LLMMEM_API int64_t llmmem_plan_candidates(const llmmem_plan *plan);
 /** Candidates rejected for @p reason (a ::llmmem_reject). */

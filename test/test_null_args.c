@@ -556,6 +556,11 @@ static void plans(void **state)
     EXPECT_FAIL(llmmem_plan_layouts(f->plan, f->model, f->cfg, INT_MIN));
     assert_int_equal(llmmem_plan_count(NULL), 0);
     assert_int_equal(llmmem_plan_candidates(NULL), 0);
+    assert_int_equal(llmmem_plan_global_batch(NULL), 0);
+    assert_int_equal(llmmem_plan_note_count(NULL), 0);
+    assert_null(llmmem_plan_note(NULL, 0));
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++)
+        assert_null(llmmem_plan_note(f->plan, bad_ints[i]));
     assert_int_equal(llmmem_plan_rejected(NULL, 0), 0);
     for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++)
         assert_int_equal(llmmem_plan_rejected(f->plan, bad_ints[i]), 0);
