@@ -566,12 +566,12 @@ static void allocator_settings_need_the_replay(void **state)
     static const struct {
         const char *key, *value, *engine, *mode, *other, *other_value, *says;
     } cases[] = {
-        {"max_split_size_bytes", "1048576", "ddp", "training", NULL, NULL, "max_split_size_bytes = 1048576"},
+        {"max_split_size_bytes", "209715200", "ddp", "training", NULL, NULL, "max_split_size_bytes = 209715200"},
         {"garbage_collection_threshold", "0.6", "fsdp", "training", NULL, NULL,
          "garbage_collection_threshold = 0.6"},
         {"empty_cache_steps", "2", "zero", "training", "zero_stage", "2", "empty_cache_steps = 2"},
         {"prior_workspace_segment_bytes", "4194304", "single", "inference", "runtime", "vllm", "vLLM's budget"},
-        {"max_split_size_bytes", "2097152", "single", "training", "allocator_replay", "false",
+        {"max_split_size_bytes", "41943040", "single", "training", "allocator_replay", "false",
          "allocator_replay is off"},
     };
     llmmem_model *m = load("llama-3.2-1b");

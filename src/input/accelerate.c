@@ -189,8 +189,7 @@ int llmmem__accelerate_apply(fw_ctx *x, const llmmem__jnode *root)
         return rc;
     for (const llmmem__jnode *it = llmmem__json_first(root); it; it = llmmem__json_next(it)) {
         const char *k = llmmem__json_key(it);
-        if (!fw_in(k, read) && !fw_in(k, ignored))
-            fw_unread(x, k);
+        fw_tally(x, k, read, ignored);
     }
     return LLMMEM_OK;
 }

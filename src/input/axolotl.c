@@ -79,6 +79,13 @@ static int read_adapter(fw_ctx *x, const llmmem__jnode *root)
         return rc;
     if (!have)
         return llmmem__json_error_at(x->doc, an, LLMMEM_E_SCHEMA, "lora_r", "adapter %s needs lora_r", adapter);
+    /* peft 0.21 tuners/lora/layer.py:239 LoraLayer.update_layer: "`r` should be a positive
+     * integer value"; axolotl passes lora_r to LoraConfig(r=...) unchecked */
+    if (r <= 0)
+        return llmmem__json_error_at(x->doc, fw_get(root, "lora_r"), LLMMEM_E_OUT_OF_RANGE, "lora_r",
+                                     "adapter %s with lora_r %lld: peft refuses a rank below 1 (LoraLayer.update_layer); "
+                                     "leave adapter out for full fine-tuning",
+                                     adapter, (long long)r);
     if ((rc = fw_set_i64(x, LLMMEM_P_LORA_RANK, r, fw_get(root, "lora_r"), "lora_r")) != 0)
         return rc;
     const llmmem__jnode *n;
@@ -143,6 +150,13 @@ static int read_precision(fw_ctx *x, const llmmem__jnode *root)
             continue;
         if (llmmem__json_is_string(n))
             fw_note(x, "%s: auto taken as %s (the GPU supports it)", keys[i].key, keys[i].dtype);
+        /* axolotl 0.19 utils/config/__init__.py resolve_dtype: "if cfg.bf16: cfg.fp16 = False" */
+        for (size_t j = i + 1; j < LLMMEM_ARRAY_LEN(keys); j++) {
+            const llmmem__jnode *o = fw_get(root, keys[j].key);
+            if (o && llmmem__json_is_bool(o) && llmmem__json_true(o) && strcmp(keys[j].dtype, keys[i].dtype))
+                fw_note(x, "%s and %s both true: %s wins, as axolotl's resolve_dtype sets %s false", keys[i].key,
+                        keys[j].key, keys[i].key, keys[j].key);
+        }
         int rc;
         if ((rc = fw_set(x, LLMMEM_P_PARAM_DTYPE, keys[i].dtype, n, keys[i].key)) != 0 ||
             (rc = fw_set(x, LLMMEM_P_COMPUTE_DTYPE, keys[i].dtype, n, keys[i].key)) != 0)
@@ -301,8 +315,7 @@ int llmmem__axolotl_apply(fw_ctx *x, const llmmem__jnode *root)
         return rc;
     for (const llmmem__jnode *it = llmmem__json_first(root); it; it = llmmem__json_next(it)) {
         const char *k = llmmem__json_key(it);
-        if (!fw_in(k, read) && !fw_in(k, ignored))
-            fw_unread(x, k);
+        fw_tally(x, k, read, ignored);
     }
     return LLMMEM_OK;
 }

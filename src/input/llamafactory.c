@@ -148,8 +148,10 @@ int llmmem__llamafactory_apply(fw_ctx *x, const llmmem__jnode *root)
                                          "optim", "gradient_checkpointing", "fsdp", "fsdp_config", "deepspeed",
                                          "finetuning_type", "lora_rank", "quantization_bit", "cutoff_len",
                                          "max_seq_length", "ddp_bucket_cap_mb", "pure_bf16", "tf32", NULL};
-        if (!fw_in(k, hf) && !fw_in(k, ignored) && !fw_in(k, llmmem__hf_recipe_key_names))
-            fw_unread(x, k);
+        if (fw_in(k, llmmem__hf_recipe_key_names))
+            x->read_n++;
+        else
+            fw_tally(x, k, hf, ignored);
     }
     return LLMMEM_OK;
 }

@@ -106,6 +106,11 @@ struct llmmem_model {
     int64_t head_dim;                  /* explicit or hidden/heads */
     int64_t intermediate_size;
     int64_t max_positions;
+    /* vLLM's longest max_model_len (config/model.py _get_and_verify_max_len): the positions
+     * times rope_scaling's factor for the rope types that extend them (yarn: of
+     * original_max_position_embeddings); 0 rope_len_factor = 1 (none read) */
+    double rope_len_factor;
+    int64_t rope_orig_positions;
     bool tie_embeddings;
     bool attention_bias;               /* q,k,v (and o where the family does) */
     bool o_bias;
