@@ -582,6 +582,16 @@ static void plans(void **state)
         EXPECT_NULL_ARG(s[i](&v, NULL, f->cfg));
         EXPECT_NULL_ARG(s[i](&v, f->model, NULL));
     }
+    {
+        int64_t a, k;
+        EXPECT_NULL_ARG(llmmem_plan_inverse(NULL, &a, &k, f->model, f->cfg, LLMMEM_PLAN_MAX_BATCH));
+        EXPECT_NULL_ARG(llmmem_plan_inverse(&v, NULL, &k, f->model, f->cfg, LLMMEM_PLAN_MAX_BATCH));
+        EXPECT_NULL_ARG(llmmem_plan_inverse(&v, &a, NULL, f->model, f->cfg, LLMMEM_PLAN_MAX_BATCH));
+        EXPECT_NULL_ARG(llmmem_plan_inverse(&v, &a, &k, NULL, f->cfg, LLMMEM_PLAN_MAX_BATCH));
+        EXPECT_NULL_ARG(llmmem_plan_inverse(&v, &a, &k, f->model, NULL, LLMMEM_PLAN_MAX_BATCH));
+        for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++)
+            EXPECT(llmmem_plan_inverse(&v, &a, &k, f->model, f->cfg, bad_ints[i]), LLMMEM_E_INVALID_ARG);
+    }
     EXPECT_NULL_ARG(llmmem_plan_new(NULL));
     llmmem_plan_free(NULL);
     EXPECT_NULL_ARG(llmmem_plan_layouts(NULL, f->model, f->cfg, 4));
