@@ -469,11 +469,10 @@ static int read_header(rd *r, llmmem__gguf_doc *d)
     d->header_end = r->i;
     if (r->file != UINT64_MAX && (o.overflow || g->data_offset > r->file ||
                                   g->data_bytes > r->file - g->data_offset))
-        return fail(r, r->i, LLMMEM_E_PARSE,
-                    "the tensor data needs %llu bytes from byte %llu, but the file has %llu: "
+        return fail(r, (size_t)r->file, LLMMEM_E_PARSE,
+                    "the file ends here, but its tensor data needs %llu bytes from byte %llu: "
                     "a truncated download? (llama.cpp refuses it too)",
-                    (unsigned long long)g->data_bytes, (unsigned long long)g->data_offset,
-                    (unsigned long long)r->file);
+                    (unsigned long long)g->data_bytes, (unsigned long long)g->data_offset);
     return 0;
 }
 

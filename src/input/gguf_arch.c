@@ -36,6 +36,12 @@ static const llmmem__gguf_kv *arch_kv(const rdr *r, const char *suffix)
     return llmmem__gguf_find(r->d, key);
 }
 
+/* Where a value's error points: its first byte, or an array's element count. */
+static size_t val_at(const llmmem__gguf_kv *kv)
+{
+    return kv->type == LLMMEM__GGUF_T_ARRAY ? kv->value - 8 : kv->value;
+}
+
 static bool is_int_type(uint32_t t)
 {
     return t <= LLMMEM__GGUF_T_INT32 || t == LLMMEM__GGUF_T_UINT64 || t == LLMMEM__GGUF_T_INT64 ||
@@ -59,7 +65,7 @@ static int64_t int_at(const llmmem__gguf_doc *d, const llmmem__gguf_kv *kv, uint
 static int bad_type(const rdr *r, const llmmem__gguf_kv *kv, const char *expected)
 {
     return llmmem__error(LLMMEM_E_SCHEMA, "%s: byte %zu: key \"%.*s\" is %s%s, expected %s", r->d->src,
-                         kv->value, (int)kv->key_len, kv->key,
+                         val_at(kv), (int)kv->key_len, kv->key,
                          kv->type == LLMMEM__GGUF_T_ARRAY ? "an array of " : "a ",
                          llmmem__gguf_type_name(kv->elem), expected);
 }
@@ -80,7 +86,7 @@ static int get_u32(const rdr *r, uint32_t *out, const char *suffix, uint32_t lo,
     const int64_t v = int_at(r->d, kv, 0);
     if (v < (int64_t)lo || v > (int64_t)hi)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "%s: byte %zu: key \"%s.%s\" is %lld, outside [%u, %u]",
-                             r->d->src, kv->value, r->arch, suffix, (long long)v, lo, hi);
+                             r->d->src, val_at(kv), r->arch, suffix, (long long)v, lo, hi);
     *out = (uint32_t)v;
     return 0;
 }
@@ -99,13 +105,13 @@ static int get_per_layer(const rdr *r, uint32_t *arr, uint32_t n_layer, const ch
         return bad_type(r, kv, "whole numbers");
     if (kv->type == LLMMEM__GGUF_T_ARRAY && kv->count != n_layer)
         return llmmem__error(LLMMEM_E_SCHEMA, "%s: byte %zu: key \"%s.%s\" has %llu values for %u layers",
-                             r->d->src, kv->value, r->arch, suffix, (unsigned long long)kv->count, n_layer);
+                             r->d->src, val_at(kv), r->arch, suffix, (unsigned long long)kv->count, n_layer);
     for (uint32_t il = 0; il < n_layer; il++) {
         const int64_t v = int_at(r->d, kv, kv->type == LLMMEM__GGUF_T_ARRAY ? il : 0);
         if (v < 0 || v > (int64_t)hi)
             return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
                                  "%s: byte %zu: key \"%s.%s\" is %lld for layer %u, outside [0, %u]",
-                                 r->d->src, kv->value, r->arch, suffix, (long long)v, il, hi);
+                                 r->d->src, val_at(kv), r->arch, suffix, (long long)v, il, hi);
         arr[il] = (uint32_t)v;
     }
     return 0;
@@ -124,7 +130,7 @@ static int get_str(const llmmem__gguf_doc *d, char *out, size_t cap, const char 
     }
     if (kv->type != LLMMEM__GGUF_T_STRING)
         return llmmem__error(LLMMEM_E_SCHEMA, "%s: byte %zu: key \"%s\" is a %s, expected a string",
-                             d->src, kv->value, key, llmmem__gguf_type_name(kv->type));
+                             d->src, val_at(kv), key, llmmem__gguf_type_name(kv->type));
     const uint64_t n = llmmem__gguf_raw(d, kv->value, 8);
     const size_t k = n < cap - 1 ? (size_t)n : cap - 1;
     memcpy(out, (const char *)d->data + kv->value + 8, k);
@@ -209,7 +215,7 @@ static int read_swa(const rdr *r, llmmem__gguf_hparams *hp, const arch_info *a)
             return llmmem__error(LLMMEM_E_SCHEMA,
                                  "%s: byte %zu: key \"%s.attention.sliding_window_pattern\" must hold "
                                  "one bool per layer (%u)",
-                                 r->d->src, kv->value, r->arch, hp->n_layer);
+                                 r->d->src, val_at(kv), r->arch, hp->n_layer);
         for (uint32_t il = 0; il < hp->n_layer; il++)
             hp->is_swa[il] = int_at(r->d, kv, il) != 0;
         return 0;
