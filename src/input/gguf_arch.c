@@ -392,7 +392,7 @@ int llmmem__gguf_model(struct llmmem_model **out, llmmem__gguf_doc *d)
 
 /* ---- public entry points -------------------------------------------------------------------- */
 
-int llmmem_model_from_gguf(llmmem_model **out, const void *data, size_t len, uint64_t file_size)
+int llmmem_model_from_gguf(llmmem_model **out, const char *data, size_t len, uint64_t file_size)
 {
     if (!out || (!data && len))
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_model_from_gguf: NULL argument");

@@ -20,6 +20,7 @@ typedef struct llmmem__lcpp_cfg {
                              for the output layer) */
     uint32_t n_cpu_moe;   /* --n-cpu-moe: the experts of the first N layers stay on the CPU */
     bool gpu;             /* a GPU device exists (else every buffer is the CPU's) */
+    bool attn_rot_off;    /* LLAMA_ATTN_ROT_DISABLE: no Hadamard rotation of quantized caches */
 } llmmem__lcpp_cfg;
 
 typedef struct llmmem__lcpp_mem {
