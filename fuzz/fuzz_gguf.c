@@ -7,7 +7,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_begin(data, size);
     llmmem_model *model = NULL;
-    int rc = llmmem_model_from_gguf(&model, data, size, 0);
+    int rc = llmmem_model_from_gguf(&model, (const char *)data, size, 0);
     fuzz_check_status(rc);
     FUZZ_CHECK(rc != LLMMEM_E_BUFFER_TOO_SMALL); /* the whole file was given */
     if (rc != 0) {
@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* the first half as a slice of a file of `size` bytes: more needed, or the same verdict */
     if (size > 1) {
         llmmem_model *half = NULL;
-        int hr = llmmem_model_from_gguf(&half, data, size / 2, size);
+        int hr = llmmem_model_from_gguf(&half, (const char *)data, size / 2, size);
         fuzz_check_status(hr == LLMMEM_E_BUFFER_TOO_SMALL ? 0 : hr);
         if (hr == 0) {
             FUZZ_CHECK(rc == 0);

@@ -445,7 +445,7 @@ LLMMEM_API int llmmem_model_from_gguf_file(llmmem_model **out, const char *path)
  *  past @p len, LLMMEM_E_BUFFER_TOO_SMALL: read more of the file and call again (a web
  *  page reads a slice of a file of many GB). Errors name "model.gguf" and the byte
  *  offset. @since 0.2 */
-LLMMEM_API int llmmem_model_from_gguf(llmmem_model **out, const void *data, size_t len,
+LLMMEM_API int llmmem_model_from_gguf(llmmem_model **out, const char *data, size_t len,
                                       uint64_t file_size);
 /** Builds a built-in preset ("llama-3.1-8b"); LLMMEM_E_UNKNOWN_PARAM if unknown. */
 LLMMEM_API int llmmem_model_from_preset(llmmem_model **out, const char *name);

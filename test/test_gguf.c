@@ -294,7 +294,7 @@ static void test_valid(void **state)
     for (int ver = 0; ver < 2; ver++) {
         wbuf b = build(ver ? V_V2 : V_OK, &at);
         llmmem_model *m = NULL;
-        int rc = llmmem_model_from_gguf(&m, b.p, b.n, 0);
+        int rc = llmmem_model_from_gguf(&m, (const char *)b.p, b.n, 0);
         if (rc)
             fail_msg("%s", llmmem_last_error());
         const llmmem__gguf *g = m->gguf;
@@ -364,13 +364,13 @@ static void test_file_and_slices(void **state)
     unlink(path);
     /* a slice: too short for the header is BUFFER_TOO_SMALL, long enough reads */
     m = NULL;
-    assert_int_equal(llmmem_model_from_gguf(&m, b.p, 200, b.n), LLMMEM_E_BUFFER_TOO_SMALL);
+    assert_int_equal(llmmem_model_from_gguf(&m, (const char *)b.p, 200, b.n), LLMMEM_E_BUFFER_TOO_SMALL);
     assert_non_null(strstr(llmmem_last_error(), "read more of the file"));
-    assert_int_equal(llmmem_model_from_gguf(&m, b.p, b.n - 100, b.n), 0);
+    assert_int_equal(llmmem_model_from_gguf(&m, (const char *)b.p, b.n - 100, b.n), 0);
     llmmem_model_free(m);
     assert_int_equal(llmmem_model_from_gguf_file(&m, "/nonexistent/x.gguf"), LLMMEM_E_IO);
     assert_int_equal(llmmem_model_from_gguf_file(&m, "/tmp"), LLMMEM_E_IO);
-    assert_int_equal(llmmem_model_from_gguf(NULL, b.p, b.n, 0), LLMMEM_E_INVALID_ARG);
+    assert_int_equal(llmmem_model_from_gguf(NULL, (const char *)b.p, b.n, 0), LLMMEM_E_INVALID_ARG);
     free(b.p);
 }
 
@@ -421,7 +421,7 @@ static void test_malformed(void **state)
         size_t at;
         wbuf b = build(bads[i].v, &at);
         llmmem_model *m = (llmmem_model *)1;
-        const int rc = llmmem_model_from_gguf(&m, b.p, b.n, 0);
+        const int rc = llmmem_model_from_gguf(&m, (const char *)b.p, b.n, 0);
         const char *e = llmmem_last_error();
         if (rc != bads[i].status || !strstr(e, bads[i].fragment))
             fail_msg("case %zu: status %d (want %d), error \"%s\" (want \"%s\")", i, rc, bads[i].status,
@@ -449,7 +449,7 @@ static void test_flips(void **state)
         for (size_t k = 0; k < sizeof vals; k++) {
             b.p[i] = vals[k];
             llmmem_model *m = NULL;
-            const int rc = llmmem_model_from_gguf(&m, b.p, b.n, 0);
+            const int rc = llmmem_model_from_gguf(&m, (const char *)b.p, b.n, 0);
             if (rc == 0)
                 llmmem_model_free(m);
             else

@@ -155,11 +155,10 @@ def write_gguf(path, arch, quant):
             w.add_float32(key, v)
         else:
             w.add_uint32(key, v)
-    w.add_tokenizer_model("gpt2")
-    w.add_tokenizer_pre("default")
-    w.add_token_list([f"<t{i}>" for i in range(V)])
-    w.add_token_types([1] * V)
-    w.add_token_merges([])
+    w.add_tokenizer_model("llama")  # SentencePiece: tokens, scores and types
+    w.add_token_list(["<unk>", "<s>", "</s>"] + [f"t{i}" for i in range(3, V)])
+    w.add_token_scores([0.0] * V)
+    w.add_token_types([2, 3, 3] + [1] * (V - 3))
     w.add_bos_token_id(1)
     w.add_eos_token_id(2)
     for name, ne in tensors:
