@@ -422,6 +422,33 @@ LLMMEM_API int llmmem_param_enum_count(int param);
 /** @return the name of value @p value of an enum parameter; NULL if out of range. */
 LLMMEM_API const char *llmmem_param_enum_name(int param, int64_t value);
 
+/** How a value written as text is read (llmmem_parse_value): the one number reader
+ *  behind llmmem_config_set, llmmem_model_set, scenario files, the CLI, Python and the
+ *  web page. Separators (`,` `_` spaces) are never read; hexadecimal is not a number.
+ *  @since 0.2 */
+typedef enum llmmem_value_kind {
+    LLMMEM_VALUE_WHOLE = 1,  /**< a whole number: 4096, -1, 5e8, 1.5e3 (not 1.5, 1,5, 1 5, 0x10) */
+    LLMMEM_VALUE_TOKENS = 2, /**< a token count: a whole number, or with k = 1024 (4k = 4096,
+                                  128k = 131072); M, G, B, T refused */
+    LLMMEM_VALUE_SIZE = 3,   /**< a parameter count: K = 10^3, M = 10^6, B = G = 10^9, T = 10^12
+                                  (7B, 1.5B, 770M, 1.5e9); the result whole */
+    LLMMEM_VALUE_BOOL = 4    /**< true/false, 1/0, yes/no, on/off (any case): 1 or 0 */
+} llmmem_value_kind;
+
+/** Reads @p text as a value of ::llmmem_value_kind @p kind into @p out (unchanged on
+ *  error). @return LLMMEM_E_PARSE (not of that form), LLMMEM_E_OUT_OF_RANGE (beyond int64).
+ *  @since 0.2 */
+LLMMEM_API int llmmem_parse_value(int64_t *out, const char *text, int kind);
+/** @return the ::llmmem_value_kind an integer or bool parameter's text is read as
+ *  (LLMMEM_VALUE_TOKENS for seq_len, prompt_len, ...), 0 for reals, enums and text or an
+ *  unknown parameter. @since 0.2 */
+LLMMEM_API int llmmem_param_value_kind(int param);
+/** @return the ::llmmem_value_kind a settable model key's text is read as
+ *  (LLMMEM_VALUE_SIZE for num_parameters, LLMMEM_VALUE_TOKENS for max_position_embeddings
+ *  and sliding_window, LLMMEM_VALUE_BOOL for tie_word_embeddings), 0 for a computed count or
+ *  an unknown key. @since 0.2 */
+LLMMEM_API int llmmem_model_key_value_kind(int key);
+
 /* ---- models ------------------------------------------------------------- */
 
 /** Parses a HuggingFace config.json held in memory.
@@ -714,6 +741,15 @@ LLMMEM_API int llmmem_plan_layouts(llmmem_plan *plan, const llmmem_model *model,
                                    int top_k);
 /** Number of layouts kept. */
 LLMMEM_API int llmmem_plan_count(const llmmem_plan *plan);
+/** Sequences per optimizer step every layout keeps (training): micro_batch_size x
+ *  gradient_accumulation_steps x the data-parallel size, which is data_parallel_size when
+ *  set, else num_gpus / (TP x PP x CP); inference: batch_size. @since 0.2 */
+LLMMEM_API int64_t llmmem_plan_global_batch(const llmmem_plan *plan);
+/** Number of notes of the plan (what it assumed, e.g. where the global batch came from).
+ *  @since 0.2 */
+LLMMEM_API int llmmem_plan_note_count(const llmmem_plan *plan);
+/** @return the i-th note (owned by the plan), NULL if out of range. @since 0.2 */
+LLMMEM_API const char *llmmem_plan_note(const llmmem_plan *plan, int index);
 /** Number of candidates considered. */
 LLMMEM_API int64_t llmmem_plan_candidates(const llmmem_plan *plan);
 /** Candidates rejected for @p reason (a ::llmmem_reject). */

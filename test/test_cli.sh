@@ -250,6 +250,11 @@ fi
 run 0 plan --preset llama-3.2-1b --gpus 1 --global-batch 8 --top 64 && grep -q "^ *1  [a-z]" "$TMP/out" &&
     grep -q "^ *[0-9]*  single " "$TMP/out" && ok ||
     bad "plan table: $(head -c 400 "$TMP/out")"
+# no --global-batch: micro-batch x the 8 data-parallel GPUs, stated, and a layout with dp > 1
+run 0 plan --preset llama-3.1-8b --gpus 8 --top 5 && grep -q "global batch 8 x 2048 tokens" "$TMP/out" &&
+    grep -q "^Note: global batch 8 sequences = micro_batch_size 1 x gradient_accumulation_steps 1 x 8 data-parallel GPUs" "$TMP/out" &&
+    awk '$1 ~ /^[0-9]+$/ && $3 > 1 {f = 1} END {exit !f}' "$TMP/out" && ok ||
+    bad "plan default global batch: $(head -c 600 "$TMP/out")"
 # --max-batch is the estimator's boundary: N fits, N + 1 does not
 if run 0 plan --preset llama-3.1-8b --seq-len 2048 --max-batch --json; then
     n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["max_batch"])' "$TMP/out")

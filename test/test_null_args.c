@@ -176,6 +176,20 @@ static void param_introspection(void **state)
     assert_null(llmmem_param_enum_name(LLMMEM_P_ENGINE, INT64_MIN));
     assert_null(llmmem_param_enum_name(LLMMEM_P_ENGINE, llmmem_param_enum_count(LLMMEM_P_ENGINE)));
     assert_null(llmmem_param_enum_name(LLMMEM_P_SEQ_LEN, 0)); /* not an enum */
+    /* the number reader: NULLs, unknown kinds, text with trailing bytes; unknown ids read as 0 */
+    {
+        int64_t v = 7;
+        EXPECT_NULL_ARG(llmmem_parse_value(NULL, "1", LLMMEM_VALUE_WHOLE));
+        EXPECT_NULL_ARG(llmmem_parse_value(&v, NULL, LLMMEM_VALUE_WHOLE));
+        for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++) {
+            EXPECT(llmmem_parse_value(&v, "1", bad_ints[i]), LLMMEM_E_INVALID_ARG);
+            assert_int_equal(llmmem_param_value_kind(bad_ints[i]), 0);
+            assert_int_equal(llmmem_model_key_value_kind(bad_ints[i]), 0);
+        }
+        EXPECT(llmmem_parse_value(&v, "12\xff", LLMMEM_VALUE_WHOLE), LLMMEM_E_PARSE);
+        EXPECT(llmmem_parse_value(&v, "4k\x80", LLMMEM_VALUE_TOKENS), LLMMEM_E_PARSE);
+        assert_int_equal(v, 7);
+    }
     uint64_t b;
     EXPECT_NULL_ARG(llmmem_gpu_memory_bytes(NULL, 0));
     {
@@ -567,6 +581,11 @@ static void plans(void **state)
     EXPECT_FAIL(llmmem_plan_layouts(f->plan, f->model, f->cfg, INT_MIN));
     assert_int_equal(llmmem_plan_count(NULL), 0);
     assert_int_equal(llmmem_plan_candidates(NULL), 0);
+    assert_int_equal(llmmem_plan_global_batch(NULL), 0);
+    assert_int_equal(llmmem_plan_note_count(NULL), 0);
+    assert_null(llmmem_plan_note(NULL, 0));
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++)
+        assert_null(llmmem_plan_note(f->plan, bad_ints[i]));
     assert_int_equal(llmmem_plan_rejected(NULL, 0), 0);
     for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++)
         assert_int_equal(llmmem_plan_rejected(f->plan, bad_ints[i]), 0);

@@ -127,10 +127,6 @@ int llmmem__gpu_find(int *out, int *first, const char *name);
 
 /* ---- small text helpers (text.c) ------------------------------------------ */
 
-/* Parses a human-readable count: "7B", "1.5e9", "770M", "13b", "1,000". */
-int llmmem__parse_count(int64_t *out, const char *text);
-/* The same for counts that must be whole ("5e8", "2K"): no fraction, no separator. */
-int llmmem__parse_whole_count(int64_t *out, const char *text);
 /* Parses a real number without the locale ("0.9", "-1.5e3"); -1 if not one. */
 int llmmem__parse_f64(double *out, const char *text);
 /* Case-sensitive name lookup in a NULL-terminated list; -1 if absent. */
