@@ -319,7 +319,17 @@ static int hf_model(struct llmmem_model **out, const rdr *r, const arch_info *a)
     if (a && strcmp(a->arch, "llama") == 0 && moe)
         type = "mixtral";
     char json[2048];
-    int n = snprintf(json, sizeof json,
+    int n;
+    if (hp->recurrent_arch && hp->ssm_d_inner) { /* MambaConfig */
+        n = snprintf(json, sizeof json,
+                     "{\"model_type\": \"%s\", \"hidden_size\": %u, \"num_hidden_layers\": %u, "
+                     "\"intermediate_size\": %u, \"state_size\": %u, \"conv_kernel\": %u, "
+                     "\"time_step_rank\": %u, \"vocab_size\": %u, \"tie_word_embeddings\": %s}",
+                     type, hp->n_embd, hp->n_layer, hp->ssm_d_inner, hp->ssm_d_state, hp->ssm_d_conv,
+                     hp->ssm_dt_rank, hp->n_vocab, hp->has_output ? "false" : "true");
+        goto parse;
+    }
+    n = snprintf(json, sizeof json,
                      "{\"model_type\": \"%s\", \"hidden_size\": %u, \"num_hidden_layers\": %u, "
                      "\"num_attention_heads\": %u, \"num_key_value_heads\": %u, \"head_dim\": %u, "
                      "\"intermediate_size\": %u, \"vocab_size\": %u, \"max_position_embeddings\": %u, "
@@ -338,6 +348,7 @@ static int hf_model(struct llmmem_model **out, const rdr *r, const arch_info *a)
     if (dt)
         n += snprintf(json + n, sizeof json - (size_t)n, ", \"torch_dtype\": \"%s\"", dt);
     snprintf(json + n, sizeof json - (size_t)n, "}");
+parse:;
     char src[300];
     snprintf(src, sizeof src, "%s (its metadata as a config.json)", r->d->src);
     llmmem__json *doc = NULL;

@@ -512,9 +512,27 @@ static uint64_t graph_bytes(const llmmem__lcpp_mem *m, const llmmem__gguf *gg, c
     return bytes;
 }
 
+/* The architectures whose graph build() writes (models/<arch>.cpp). */
+static bool graph_known(const char *arch)
+{
+    static const char *const known[] = {"llama", "mistral3", "qwen2", "qwen3", "qwen3moe",
+                                        "gemma2", "gemma3", "phi3", NULL};
+    for (int i = 0; known[i]; i++)
+        if (strcmp(arch, known[i]) == 0)
+            return true;
+    return false;
+}
+
 uint64_t llmmem__lcpp_compute(llmmem__lcpp_mem *m, const llmmem__gguf *g, const llmmem__lcpp_cfg *c,
                               bool gpu, llmmem__ovf *o)
 {
+    if (!graph_known(g->arch) || g->hp.n_head[0] == 0 || g->hp.n_embd_head_k == 0) {
+        m->compute_inexact = LLMMEM__LCPP_GRAPH_NONE;
+        return 0;
+    }
+    const llmmem__ggml_traits *tk = llmmem__ggml_type(c->type_k), *tv = llmmem__ggml_type(c->type_v);
+    if (!c->attn_rot_off && ((tk && tk->block > 1) || (tv && tv->block > 1)))
+        m->compute_inexact = LLMMEM__LCPP_GRAPH_ROT;
     const uint64_t T = m->n_ubatch < m->n_ctx ? m->n_ubatch : m->n_ctx;
     /* ggml-cpu: buffers aligned to TENSOR_ALIGNMENT 32; ggml-cuda: 128 */
     const uint64_t align = gpu ? 128 : 32;

@@ -156,9 +156,14 @@ def write_gguf(path, arch, quant):
         else:
             w.add_uint32(key, v)
     w.add_tokenizer_model("llama")  # SentencePiece: tokens, scores and types
-    w.add_token_list(["<unk>", "<s>", "</s>"] + [f"t{i}" for i in range(3, V)])
+    # phi3's vocabulary looks up "<|endoftext|>" and the byte tokens (llama-vocab.cpp)
+    special = ["<unk>", "<s>", "</s>", "<|endoftext|>", "<|end|>"]
+    byte_tokens = [f"<0x{b:02X}>" for b in range(256)]
+    toks = special + byte_tokens
+    toks += [f"t{i}" for i in range(V - len(toks))]
+    w.add_token_list(toks)
     w.add_token_scores([0.0] * V)
-    w.add_token_types([2, 3, 3] + [1] * (V - 3))
+    w.add_token_types([2, 3, 3, 3, 3] + [6] * 256 + [1] * (V - len(special) - 256))
     w.add_bos_token_id(1)
     w.add_eos_token_id(2)
     for name, ne in tensors:
