@@ -314,7 +314,9 @@ def versions():
             out.append(f"{p} (not installed)")
     out.append("python " + sys.version.split()[0])
     out.append("llama.cpp: the tree vendored by llama-cpp-python 0.3.36 (ggml 0.25.3), CPU backend, "
-               "built from the sdist with GGML_NATIVE on x86-64 (AVX2: CPU_REPACK buffers)")
+               "built from the sdist with GGML_NATIVE on x86-64; this CPU has AMX, so matmul weights "
+               "go to an AMX buffer and CPU_Mapped covers the rest (machine-dependent: the test "
+               "compares the total, llama_model_size)")
     return "\n".join(out) + "\n"
 
 
