@@ -476,6 +476,31 @@ LLMMEM_API int llmmem_model_from_gguf(llmmem_model **out, const char *data, size
                                       uint64_t file_size);
 /** Builds a built-in preset ("llama-3.1-8b"); LLMMEM_E_UNKNOWN_PARAM if unknown. */
 LLMMEM_API int llmmem_model_from_preset(llmmem_model **out, const char *name);
+/** A model named as transformers' from_pretrained(name, local_files_only=True) names it,
+ *  found offline, never over the network, in this order:
+ *  1. a path to a config.json, or a folder holding one;
+ *  2. a built-in preset: its name (any case) or a Hugging Face Hub id whose config.json is
+ *     the preset's ("meta-llama/Llama-3.1-8B-Instruct" is llama-3.1-8b; a model note says so);
+ *  3. a Hub id "org/name" in the local Hugging Face cache @p hub_cache (the folder
+ *     huggingface_hub calls HF_HUB_CACHE), found as huggingface_hub's try_to_load_from_cache
+ *     finds it: HUB_CACHE/models--org--name/snapshots/COMMIT/config.json, COMMIT read from
+ *     refs/main.
+ *     The library reads no environment variable: the caller passes the folder (the CLI and
+ *     the Python package pass $HF_HUB_CACHE, else $HF_HOME/hub, else
+ *     ~/.cache/huggingface/hub); NULL or "" looks in no cache.
+ *  Otherwise LLMMEM_E_UNKNOWN_PARAM, whose message names the nearest presets and what was
+ *  missing in the cache. @since 0.2 */
+LLMMEM_API int llmmem_model_from_pretrained(llmmem_model **out, const char *name, const char *hub_cache);
+/** The model a framework file (YAML) names, found as llmmem_model_from_pretrained finds it:
+ *  axolotl's base_model_config, else base_model; LLaMA-Factory's model_name_or_path;
+ *  torchtune's checkpointer.checkpoint_dir when that folder holds a config.json, else the
+ *  preset model._component_ builds ("torchtune.models.llama3_1.lora_llama3_1_8b"). Relative
+ *  paths are the current directory's, as the framework reads them. @p kind is a
+ *  ::llmmem_framework (LLMMEM_FW_AUTO detects it); errors name the file, the key and
+ *  line:column; LLMMEM_E_SCHEMA when the file names no model (an accelerate config never
+ *  does). @since 0.2 */
+LLMMEM_API int llmmem_model_from_framework_file(llmmem_model **out, int kind, const char *path,
+                                                const char *hub_cache);
 /** Makes an empty dense decoder to be described by raw numbers with
  *  llmmem_model_set_i64 / llmmem_model_set. */
 LLMMEM_API int llmmem_model_new(llmmem_model **out);
@@ -600,9 +625,14 @@ LLMMEM_API const char *llmmem_timeline_format_name(int format);
  *  Errors name the key path and line:column. */
 LLMMEM_API int llmmem_scenario_from_json(llmmem_model **model_out, llmmem_config **cfg_out,
                                          const char *json, size_t len, const char *base_dir);
-/** Loads a scenario file; hf_config paths resolve against the file's directory. */
+/** Loads a scenario file; hf_config paths resolve against the file's directory. A model
+ *  named by a Hub id ("model": "org/name", or model.preset) must be a preset's. */
 LLMMEM_API int llmmem_scenario_from_file(llmmem_model **model_out, llmmem_config **cfg_out,
                                          const char *path);
+/** llmmem_scenario_from_file, with a model named by a Hub id also looked up in the Hugging
+ *  Face cache @p hub_cache (llmmem_model_from_pretrained; NULL: none). @since 0.2 */
+LLMMEM_API int llmmem_scenario_from_file_hub(llmmem_model **model_out, llmmem_config **cfg_out,
+                                             const char *path, const char *hub_cache);
 /** Applies a DeepSpeed ds_config.json to @p cfg ("auto" values resolved from
  *  @p model where HF Trainer would, else left at the current value). */
 LLMMEM_API int llmmem_config_apply_deepspeed_json(llmmem_config *cfg, const llmmem_model *model,

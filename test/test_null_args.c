@@ -245,6 +245,15 @@ static void models(void **state)
     EXPECT_NULL_ARG(llmmem_model_from_preset(&m, NULL));
     EXPECT(llmmem_model_from_preset(&m, ""), LLMMEM_E_UNKNOWN_PARAM);
     EXPECT(llmmem_model_from_preset(&m, "llama-3.2-1b "), LLMMEM_E_UNKNOWN_PARAM);
+    EXPECT_NULL_ARG(llmmem_model_from_pretrained(NULL, "llama-3.2-1b", NULL));
+    EXPECT_NULL_ARG(llmmem_model_from_pretrained(&m, NULL, NULL));
+    EXPECT(llmmem_model_from_pretrained(&m, "", NULL), LLMMEM_E_UNKNOWN_PARAM);
+    EXPECT(llmmem_model_from_pretrained(&m, "org/none", "test/no/such/cache"), LLMMEM_E_UNKNOWN_PARAM);
+    EXPECT_NULL_ARG(llmmem_model_from_framework_file(NULL, LLMMEM_FW_AUTO, "x.yaml", NULL));
+    EXPECT_NULL_ARG(llmmem_model_from_framework_file(&m, LLMMEM_FW_AUTO, NULL, NULL));
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++)
+        EXPECT_NULL_ARG(llmmem_model_from_framework_file(&m, bad_ints[i], "x.yaml", NULL));
+    EXPECT(llmmem_model_from_framework_file(&m, LLMMEM_FW_AUTO, "test/no/such.yaml", NULL), LLMMEM_E_IO);
     EXPECT_NULL_ARG(llmmem_model_new(NULL));
     EXPECT_NULL_ARG(llmmem_model_clone(NULL, f->model));
     EXPECT_NULL_ARG(llmmem_model_clone(&m, NULL));
@@ -407,6 +416,8 @@ static void files(void **state)
     EXPECT_NULL_ARG(llmmem_scenario_from_file(&m, &c, NULL));
     EXPECT(llmmem_scenario_from_file(&m, &c, ""), LLMMEM_E_IO);
     EXPECT(llmmem_scenario_from_file(&m, &c, "test"), LLMMEM_E_IO);
+    EXPECT_NULL_ARG(llmmem_scenario_from_file_hub(&m, &c, NULL, NULL));
+    EXPECT(llmmem_scenario_from_file_hub(&m, &c, "", "test"), LLMMEM_E_IO);
     assert_null(m);
     assert_null(c);
 
