@@ -526,6 +526,21 @@ LLMMEM_API int llmmem_model_key_value_kind(int key);
 LLMMEM_API int llmmem_model_from_hf_json(llmmem_model **out, const char *json, size_t len);
 /** Reads and parses a HuggingFace config.json file. LLMMEM_E_IO if unreadable. */
 LLMMEM_API int llmmem_model_from_hf_file(llmmem_model **out, const char *path);
+/** Reads the header of a GGUF file (v2 or v3: llama.cpp's format) and describes the
+ *  model: every tensor's name, shape and ggml type (weight bytes exact per tensor) and
+ *  the hyperparameters llama.cpp reads from the metadata. Reads only the header, never
+ *  the weights. Errors name the path and the byte offset ("model.gguf: byte 1234:
+ *  ..."): LLMMEM_E_PARSE for a malformed or truncated file, LLMMEM_E_UNSUPPORTED for
+ *  GGUF v1, LLMMEM_E_SCHEMA for a missing key llama.cpp requires, LLMMEM_E_IO if
+ *  unreadable. @since 0.2 */
+LLMMEM_API int llmmem_model_from_gguf_file(llmmem_model **out, const char *path);
+/** The same from memory: @p data holds the first @p len bytes of a GGUF file whose
+ *  whole size is @p file_size (0: @p data is the whole file). When the header goes on
+ *  past @p len, LLMMEM_E_BUFFER_TOO_SMALL: read more of the file and call again (a web
+ *  page reads a slice of a file of many GB). Errors name "model.gguf" and the byte
+ *  offset. @since 0.2 */
+LLMMEM_API int llmmem_model_from_gguf(llmmem_model **out, const char *data, size_t len,
+                                      uint64_t file_size);
 /** Builds a built-in preset ("llama-3.1-8b"); LLMMEM_E_UNKNOWN_PARAM if unknown. */
 LLMMEM_API int llmmem_model_from_preset(llmmem_model **out, const char *name);
 /** A model named as transformers' from_pretrained(name, local_files_only=True) names it,
