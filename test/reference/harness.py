@@ -58,7 +58,7 @@ import torch  # noqa: E402
 from torch._subclasses.fake_tensor import FakeTensorMode  # noqa: E402
 
 import cuda_rules  # noqa: E402
-from tracker import Tracker, blk  # noqa: E402
+from tracker import Tracker, blk, install_host_random  # noqa: E402
 
 MiB = 1 << 20
 CUBLAS_WS = 32 * MiB     # sm90: CUBLAS_WORKSPACE_CONFIG default ":4096:8" (CublasHandlePool.cpp)
@@ -308,10 +308,12 @@ def run_training(sc, m, tracker, fm, steps, res):
         with tracker.category("optimizer_state"):
             if not fused_or_capt:
                 torch.tensor = host_tensor
+            tracker.dummy_scalars = True
             try:
                 opt.step()
             finally:
                 torch.tensor = orig_tensor
+                tracker.dummy_scalars = False
         s["opt_alloc"] = tracker.cur
         tracker.phase("zero_grad", step)
         opt.zero_grad(set_to_none=True)
@@ -479,6 +481,7 @@ def main():
     cuda_rules.install_cuda_autocast()
     cuda_rules.install_cuda_sdpa()
     cuda_rules.install_real_tensor_answers()
+    install_host_random()
     if a.scenario:
         with open(a.scenario) as f:
             scs = [json.load(f)]

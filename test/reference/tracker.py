@@ -14,13 +14,60 @@ Besides what the dispatcher sees, the caller adds kernel scratch (scratch())
 and marks host tensors (host()): see cuda_rules.py."""
 
 import contextlib
+import math
 import threading
 import weakref
 
 import torch
+import torch.utils._pytree as pytree
+from torch._subclasses.fake_tensor import FakeTensor, unset_fake_temporarily
 from torch.utils._python_dispatch import TorchDispatchMode
 
 aten = torch.ops.aten
+
+
+def install_host_random():
+    """torch.rand / randn / randint called without a device make host tensors on a
+    CUDA run too (OPT's layerdrop draws torch.rand([]) each layer and compares it
+    with a float): real CPU tensors here, outside the fake mode, not counted."""
+    import functools
+    for name in ("rand", "randn", "randint"):
+        orig = getattr(torch, name)
+        if getattr(orig, "_host_wrapped", False):
+            continue
+
+        @functools.wraps(orig)
+        def w(*a, _orig=orig, **k):
+            if k.get("device") is None:
+                with unset_fake_temporarily():
+                    return _orig(*a, **k)
+            return _orig(*a, **k)
+        w._host_wrapped = True
+        setattr(torch, name, w)
+
+
+def _safe_softmax(x, dim, dtype=None):
+    """aten/src/ATen/native/transformers/attention.cpp _safe_softmax (CompositeExplicitAutograd,
+    no CUDA kernel of its own: on CUDA its temporaries come from the caching allocator)."""
+    out = torch.softmax(x, dim, dtype=dtype)
+    neg_inf = torch.scalar_tensor(-math.inf, dtype=out.dtype, device=out.device)
+    masked = x.eq(neg_inf)
+    masked_rows = masked.all(dim, keepdim=True)
+    zero = torch.scalar_tensor(0.0, dtype=out.dtype, device=out.device)
+    return torch.where(masked_rows, zero, out)
+
+
+def _grouped_mm(a, b, offs=None, bias=None, out_dtype=None):
+    """torch 2.11's meta kernel of _grouped_mm takes bf16 only; CUDA's _grouped_mm_cuda
+    runs other dtypes through _grouped_mm_fallback (aten/src/ATen/native/cuda/Blas.cpp),
+    which allocates the output (create_grouped_gemm_output_tensor) and fills it with mm_out."""
+    if a.dtype == torch.bfloat16 and b.dtype == torch.bfloat16:
+        return NotImplemented
+    from torch._meta_registrations import _create_grouped_mm_output_tensor
+    return _create_grouped_mm_output_tensor(a, b, offs, out_dtype)
+
+
+DECOMPS = {aten._safe_softmax.default: _safe_softmax, aten._grouped_mm.default: _grouped_mm}
 
 
 def blk(n):
@@ -45,6 +92,7 @@ class Tracker(TorchDispatchMode):
         self.in_backward = False
         self.timeline = []      # (op index, live) after every op, when record_ops
         self.record_ops = False
+        self.dummy_scalars = False
         self.on_op = on_op
         self.lock = threading.RLock()
         self.phase("process start", 0)
@@ -143,8 +191,24 @@ class Tracker(TorchDispatchMode):
     # ---- dispatch ----------------------------------------------------------------
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        flat = pytree.arg_tree_leaves(*args, **kwargs)
+        tensors = [a for a in flat if isinstance(a, torch.Tensor)]
+        if tensors and not any(isinstance(a, FakeTensor) for a in tensors):
+            # ops on host tensors (install_host_random) stay on the host: real CPU
+            # tensors, so that .item() works, not counted
+            with unset_fake_temporarily():
+                return func(*args, **kwargs)
         pre = self.on_op(self, func, args, kwargs, None) if self.on_op else None
-        out = func(*args, **kwargs)
+        if func is aten._local_scalar_dense.default and self.dummy_scalars:
+            # an optimizer reading a value (Adafactor's RMS, lr schedules): no memory depends on it
+            t = args[0]
+            return True if t.dtype == torch.bool else 1.0 if t.is_floating_point() else 1
+        dec = DECOMPS.get(func)
+        if dec is not None:  # a kernel whose CUDA code allocates inside: its own code, seen op by op
+            with self:
+                out = dec(*args, **kwargs)
+        if dec is None or out is NotImplemented:
+            out = func(*args, **kwargs)
         self.nops += 1
         name = func.__name__ if hasattr(func, "__name__") else str(func)
         if self.in_backward:
