@@ -271,6 +271,27 @@ def install_cuda_sdpa():
     torch.nn.functional.scaled_dot_product_attention = sdpa_cuda
 
 
+# ---- 6. dropout ----------------------------------------------------------------
+
+def install_cuda_dropout():
+    """aten Dropout.cpp dropout(): on CUDA (is_fused_kernel_acceptable: a CUDA tensor,
+    0 < p < 1, elements) the fused native_dropout, which keeps a bool mask for
+    backward; on the CPU _dropout<false>, which makes a noise tensor of the input's
+    dtype.  F.dropout here takes CUDA's branch (the in-place variant keeps _dropout<true>
+    on both)."""
+    import torch.nn.functional as F
+    orig = F.dropout
+    if getattr(orig, "_cuda", False):
+        return
+
+    def dropout(input, p=0.5, training=True, inplace=False):
+        if training and not inplace and 0.0 < p < 1.0 and input.numel() > 0:
+            return torch.native_dropout(input, p, True)[0]
+        return orig(input, p, training, inplace)
+    dropout._cuda = True
+    F.dropout = dropout
+
+
 # ---- 5. transformers' data-dependent checks -------------------------------------
 
 def install_real_tensor_answers():

@@ -481,6 +481,7 @@ def main():
     cuda_rules.install_cuda_autocast()
     cuda_rules.install_cuda_sdpa()
     cuda_rules.install_real_tensor_answers()
+    cuda_rules.install_cuda_dropout()
     install_host_random()
     if a.scenario:
         with open(a.scenario) as f:
