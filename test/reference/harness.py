@@ -372,7 +372,8 @@ def run_scenario(sc, cfg_dir, steps, events_dir=None, prior_autograd_ws=False):
             m = build_meta(sc, cfg)
             tracker.phase("model build", 0)
             materialize(m, tracker)
-            res["params"] = sum(p.numel() for p in m.parameters())
+            # the base model's parameters, as measure.py counts them before peft wraps it
+            res["params"] = sum(p.numel() for n, p in m.named_parameters() if "lora_" not in n)
             res["weights_bytes"] = tracker.cur - CUBLAS_WS
             if sc["mode"] == "training":
                 run_training(sc, m, tracker, fm, steps, res)
