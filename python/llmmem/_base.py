@@ -86,7 +86,8 @@ def _int(v: Any, what: str, lo: int = _I64_MIN, hi: int = _I64_MAX) -> int:
                 raise TypeError("%s must be an integer, not %s" % (what, type(v).__name__)) from None
     if not lo <= v <= hi:
         raise OverflowError("%s = %d is outside the range of the C type [%d, %d]" % (what, v, lo, hi))
-    return v  # type: ignore[no-any-return]
+    n: int = v
+    return n
 
 
 def _text(fn: Callable[..., int], *args: Any) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 from ctypes import byref, c_double, c_int, c_int64, c_void_p
-from typing import (Any, Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Tuple,
+from typing import (Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple,
                     Type, TypeVar, Union)
 
 from . import _ffi

@@ -14,7 +14,7 @@ import sys
 import threading
 import weakref
 from ctypes import byref, c_char_p, c_double, c_int64, c_uint64, c_void_p
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple, TypedDict, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, TypedDict, Union
 
 from . import _ffi
 from ._base import (_INT_MAX, _INT_MIN, TYPE_BOOL, TYPE_ENUM, TYPE_F64, TYPE_I64, TYPE_U64, _doc, _enum_id, _gib,
