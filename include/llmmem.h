@@ -47,12 +47,12 @@ extern "C" {
 /** @name Version (the single source of the version; the Makefile reads these lines) */
 /**@{*/
 #define LLMMEM_VERSION_MAJOR 0
-#define LLMMEM_VERSION_MINOR 1
+#define LLMMEM_VERSION_MINOR 2
 #define LLMMEM_VERSION_PATCH 0
 #define LLMMEM_VERSION_NUMBER                                                  \
     (LLMMEM_VERSION_MAJOR * 10000 + LLMMEM_VERSION_MINOR * 100 +               \
      LLMMEM_VERSION_PATCH)
-#define LLMMEM_VERSION_STRING "0.1.0"
+#define LLMMEM_VERSION_STRING "0.2.0"
 /** ABI major: the SONAME is libllmmem.so.LLMMEM_SOVERSION. */
 #define LLMMEM_SOVERSION 1
 /**@}*/
@@ -231,6 +231,62 @@ typedef enum llmmem_param {
     LLMMEM_P_MAX_PIXELS = 1006,     /**< i64: Qwen2-VL dynamic resolution upper bound (0 = processor default) */
     LLMMEM_P_ENCODER_CACHE = 1007   /**< bool: serving runtime keeps an encoder-output cache (vllm) */
 } llmmem_param;
+
+/** Values of LLMMEM_P_ENGINE: the training engines. Append only, never renumbered;
+ *  the names are llmmem_param_enum_name(LLMMEM_P_ENGINE, value). @since 0.2 */
+typedef enum llmmem_engine {
+    LLMMEM_ENGINE_SINGLE = 0,            /**< one GPU, no distributed wrapper */
+    LLMMEM_ENGINE_DDP = 1,               /**< PyTorch DistributedDataParallel */
+    LLMMEM_ENGINE_ZERO = 2,              /**< DeepSpeed ZeRO stage 0-3 */
+    LLMMEM_ENGINE_FSDP = 3,              /**< PyTorch FSDP 1/2 */
+    LLMMEM_ENGINE_MEGATRON = 4,          /**< Megatron-LM */
+    LLMMEM_ENGINE_MEGATRON_DEEPSPEED = 5 /**< Megatron-DeepSpeed */
+} llmmem_engine;
+
+/** Values of LLMMEM_P_RUNTIME: the serving runtimes (mode inference). @since 0.2 */
+typedef enum llmmem_runtime {
+    LLMMEM_RUNTIME_HF = 0,  /**< HF transformers generate */
+    LLMMEM_RUNTIME_VLLM = 1 /**< vLLM V1 */
+} llmmem_runtime;
+
+/** Values of the dtype parameters (LLMMEM_P_PARAM_DTYPE, COMPUTE_DTYPE, GRAD_DTYPE,
+ *  KV_CACHE_DTYPE, OPTIMIZER_STATE_DTYPE, FSDP_PARAM_DTYPE, FSDP_REDUCE_DTYPE,
+ *  MAMBA_SSM_CACHE_DTYPE; each accepts the subset its bounds allow). @since 0.2 */
+typedef enum llmmem_dtype {
+    LLMMEM_DTYPE_AUTO = 0, /**< the engine's or the model's choice */
+    LLMMEM_DTYPE_FP32 = 1,
+    LLMMEM_DTYPE_FP16 = 2,
+    LLMMEM_DTYPE_BF16 = 3,
+    LLMMEM_DTYPE_FP8 = 4
+} llmmem_dtype;
+
+/** Values of LLMMEM_P_OPTIMIZER. Append only. @since 0.2 */
+typedef enum llmmem_optimizer {
+    LLMMEM_OPTIMIZER_ADAMW = 0,
+    LLMMEM_OPTIMIZER_ADAM = 1,
+    LLMMEM_OPTIMIZER_SGD = 2,
+    LLMMEM_OPTIMIZER_SGD_MOMENTUM = 3,
+    LLMMEM_OPTIMIZER_NESTEROV = 4,
+    LLMMEM_OPTIMIZER_ADAGRAD = 5,
+    LLMMEM_OPTIMIZER_RMSPROP = 6,
+    LLMMEM_OPTIMIZER_NADAM = 7,
+    LLMMEM_OPTIMIZER_RADAM = 8,
+    LLMMEM_OPTIMIZER_AMSGRAD = 9,
+    LLMMEM_OPTIMIZER_ADAMAX = 10,
+    LLMMEM_OPTIMIZER_ADAFACTOR = 11,
+    LLMMEM_OPTIMIZER_LION = 12,
+    LLMMEM_OPTIMIZER_LAMB = 13,
+    LLMMEM_OPTIMIZER_SPARSE_ADAM = 14,
+    LLMMEM_OPTIMIZER_ADAM_MINI = 15,
+    LLMMEM_OPTIMIZER_MUON = 16,
+    LLMMEM_OPTIMIZER_ADAMW_8BIT = 17,
+    LLMMEM_OPTIMIZER_PAGED_ADAMW_8BIT = 18,
+    LLMMEM_OPTIMIZER_ADAM_8BIT = 19,
+    LLMMEM_OPTIMIZER_PAGED_ADAM_8BIT = 20,
+    LLMMEM_OPTIMIZER_PAGED_ADAMW_32BIT = 21,
+    LLMMEM_OPTIMIZER_ADAMW_TORCHAO_8BIT = 22,
+    LLMMEM_OPTIMIZER_ADAMW_TORCHAO_4BIT = 23
+} llmmem_optimizer;
 
 /** Model keys (llmmem_model_get_i64 / set_i64). Append only. */
 typedef enum llmmem_model_key {
@@ -426,6 +482,12 @@ LLMMEM_API int llmmem_param_default_f64(double *out, int param);
 LLMMEM_API int llmmem_param_enum_count(int param);
 /** @return the name of value @p value of an enum parameter; NULL if out of range. */
 LLMMEM_API const char *llmmem_param_enum_name(int param, int64_t value);
+/** Whether an estimate reads @p param when @p gate (LLMMEM_P_ENGINE or LLMMEM_P_RUNTIME)
+ *  has value @p value: the engines' and runtimes' own table says which of their options each
+ *  reads. @return 1 when it is read there (or is not an option of @p gate's engines or
+ *  runtimes at all: then every value reads it), 0 when only other values read it,
+ *  LLMMEM_E_INVALID_ARG for an unknown parameter, gate or value. @since 0.2 */
+LLMMEM_API int llmmem_param_applies(int param, int gate, int64_t value);
 
 /** How a value written as text is read (llmmem_parse_value): the one number reader
  *  behind llmmem_config_set, llmmem_model_set, scenario files, the CLI, Python and the
@@ -464,6 +526,21 @@ LLMMEM_API int llmmem_model_key_value_kind(int key);
 LLMMEM_API int llmmem_model_from_hf_json(llmmem_model **out, const char *json, size_t len);
 /** Reads and parses a HuggingFace config.json file. LLMMEM_E_IO if unreadable. */
 LLMMEM_API int llmmem_model_from_hf_file(llmmem_model **out, const char *path);
+/** Reads the header of a GGUF file (v2 or v3: llama.cpp's format) and describes the
+ *  model: every tensor's name, shape and ggml type (weight bytes exact per tensor) and
+ *  the hyperparameters llama.cpp reads from the metadata. Reads only the header, never
+ *  the weights. Errors name the path and the byte offset ("model.gguf: byte 1234:
+ *  ..."): LLMMEM_E_PARSE for a malformed or truncated file, LLMMEM_E_UNSUPPORTED for
+ *  GGUF v1, LLMMEM_E_SCHEMA for a missing key llama.cpp requires, LLMMEM_E_IO if
+ *  unreadable. @since 0.2 */
+LLMMEM_API int llmmem_model_from_gguf_file(llmmem_model **out, const char *path);
+/** The same from memory: @p data holds the first @p len bytes of a GGUF file whose
+ *  whole size is @p file_size (0: @p data is the whole file). When the header goes on
+ *  past @p len, LLMMEM_E_BUFFER_TOO_SMALL: read more of the file and call again (a web
+ *  page reads a slice of a file of many GB). Errors name "model.gguf" and the byte
+ *  offset. @since 0.2 */
+LLMMEM_API int llmmem_model_from_gguf(llmmem_model **out, const char *data, size_t len,
+                                      uint64_t file_size);
 /** Builds a built-in preset ("llama-3.1-8b"); LLMMEM_E_UNKNOWN_PARAM if unknown. */
 LLMMEM_API int llmmem_model_from_preset(llmmem_model **out, const char *name);
 /** A model named as transformers' from_pretrained(name, local_files_only=True) names it,

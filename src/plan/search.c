@@ -6,6 +6,8 @@
  * every smaller value fit. */
 #include "plan/plan.h"
 
+#include <string.h>
+
 /* 1: fits, 0: does not fit (or its byte count overflows), < 0: error. */
 static int fits_at(struct llmmem_result *r, const llmmem_model *m, const struct llmmem_config *c)
 {
@@ -17,17 +19,22 @@ static int fits_at(struct llmmem_result *r, const llmmem_model *m, const struct 
     return r->v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i != 0;
 }
 
-typedef void (*set_fn)(struct llmmem_config *c, int64_t v);
+/* Sets the integer parameter the search varies (a field of the table's). */
+static void set(struct llmmem_config *c, int param, int64_t v)
+{
+    const llmmem__param_info *p = llmmem__param_find(param);
+    memcpy((char *)c + p->offset, &v, sizeof v);
+}
 
 /* Largest v in [lo, hi] with fits(v), by doubling from lo then bisecting, so
  * that fits(answer) and !fits(answer + 1) hold on the estimator itself (or the
  * answer is hi). *out = lo - 1 when lo does not fit. An error at lo is
  * returned as is; above lo, an overflow counts as "does not fit". */
-static int search_bounds(int64_t *out, const llmmem_model *m, struct llmmem_config *c, set_fn set,
+static int search_bounds(int64_t *out, const llmmem_model *m, struct llmmem_config *c, int param,
                          int64_t lo, int64_t hi)
 {
     struct llmmem_result r;
-    set(c, lo);
+    set(c, param, lo);
     int rc = llmmem_estimate(&r, m, c);
     if (rc)
         return rc;
@@ -38,7 +45,7 @@ static int search_bounds(int64_t *out, const llmmem_model *m, struct llmmem_conf
     int64_t bad = 0; /* 0: no value known not to fit */
     for (int64_t step = 1; !bad;) {
         int64_t next = hi - lo <= step ? hi : lo + step;
-        set(c, next);
+        set(c, param, next);
         int f = fits_at(&r, m, c);
         if (f < 0)
             return f;
@@ -55,7 +62,7 @@ static int search_bounds(int64_t *out, const llmmem_model *m, struct llmmem_conf
     }
     while (bad - lo > 1) {
         int64_t mid = lo + (bad - lo) / 2;
-        set(c, mid);
+        set(c, param, mid);
         int f = fits_at(&r, m, c);
         if (f < 0)
             return f;
@@ -73,37 +80,29 @@ static int search_bounds(int64_t *out, const llmmem_model *m, struct llmmem_conf
  * the configuration replays the caching allocator, its answer confirmed on
  * the replay: the boundary searched again from the fast answer, up when it
  * fits, below it when it does not (a few replays, not one per probe). */
-static int search_max(int64_t *out, const llmmem_model *m, struct llmmem_config *c, set_fn set,
+static int search_max(int64_t *out, const llmmem_model *m, struct llmmem_config *c, int param,
                       int64_t lo, int64_t hi)
 {
     const int64_t replay = c->allocator_replay;
     c->allocator_replay = 0;
-    int rc = search_bounds(out, m, c, set, lo, hi);
+    int rc = search_bounds(out, m, c, param, lo, hi);
     c->allocator_replay = replay;
     if (rc || !replay)
         return rc;
     int64_t fast = *out < lo ? lo : *out;
     struct llmmem_result r;
-    set(c, fast);
+    set(c, param, fast);
     int f = fits_at(&r, m, c);
     if (f < 0)
         return f;
     if (f)
-        return search_bounds(out, m, c, set, fast, hi);
+        return search_bounds(out, m, c, param, fast, hi);
     if (fast == lo) {
         *out = lo - 1;
         return LLMMEM_OK;
     }
-    return search_bounds(out, m, c, set, lo, fast - 1);
+    return search_bounds(out, m, c, param, lo, fast - 1);
 }
-
-static void set_mbs(struct llmmem_config *c, int64_t v) { c->micro_batch_size = v; }
-static void set_batch(struct llmmem_config *c, int64_t v) { c->batch_size = v; }
-static void set_seq(struct llmmem_config *c, int64_t v) { c->seq_len = v; }
-static void set_max_seqs(struct llmmem_config *c, int64_t v) { c->max_num_seqs = v; }
-static void set_max_len(struct llmmem_config *c, int64_t v) { c->max_model_len = v; }
-/* inference context = prompt + decode, decode held as configured */
-static void set_prompt(struct llmmem_config *c, int64_t v) { c->prompt_len = v; }
 
 /* Values checked one by one below the search's boundary, at most (an estimate
  * with the replay takes about 1 to 3 ms). */
@@ -114,23 +113,23 @@ static void set_prompt(struct llmmem_config *c, int64_t v) { c->prompt_len = v; 
  * only source of a non-monotone verdict; the first that does not fit ends the
  * check. */
 static int search_prefix(int64_t *out, int64_t *again, int64_t *checked, const llmmem_model *m,
-                         struct llmmem_config *c, set_fn set, int64_t lo, int64_t hi)
+                         struct llmmem_config *c, int param, int64_t lo, int64_t hi)
 {
     int64_t b;
-    int rc = search_max(&b, m, c, set, lo, hi);
+    int rc = search_max(&b, m, c, param, lo, hi);
     *again = 0;
     *out = *checked = b;
     if (rc || b < lo)
         return rc;
     struct llmmem_result r;
-    set(c, b);
+    set(c, param, b);
     if ((rc = llmmem_estimate(&r, m, c)) != 0)
         return rc;
     if (!r.replayed) /* the estimate without the replay grows with the workload */
         return LLMMEM_OK;
     const int64_t end = b - lo >= PREFIX_CHECKS ? lo + PREFIX_CHECKS - 1 : b;
     for (int64_t v = lo; v <= end; v++) {
-        set(c, v);
+        set(c, param, v);
         int f = v == b ? 1 : fits_at(&r, m, c);
         if (f < 0)
             return f;
@@ -146,22 +145,22 @@ static int search_prefix(int64_t *out, int64_t *again, int64_t *checked, const l
     return LLMMEM_OK;
 }
 
-/* The setter and bounds of a question for this configuration. */
-static int question_of(set_fn *set, int64_t *hi, bool *prompt, const struct llmmem_config *c, int question)
+/* The parameter a question varies for this configuration, from the engine's
+ * row (inference: the runtime's batch, HF's batch or vLLM's max_num_seqs, and
+ * its length, vLLM's max_model_len or HF's prompt, the context being prompt +
+ * decode with decode held as configured). */
+static int question_of(int *param, bool *prompt, const struct llmmem_config *c, int question)
 {
-    const bool vllm = c->mode == LLMMEM__MODE_INFERENCE && c->runtime == LLMMEM__RT_VLLM;
-    const bool infer = c->mode == LLMMEM__MODE_INFERENCE;
+    const llmmem__engine *e = llmmem__engine_for(c);
+    const bool infer = c->mode == LLMMEM__MODE_INFERENCE && e;
     *prompt = false;
     switch (question) {
     case LLMMEM_PLAN_MAX_BATCH:
-        *set = vllm ? set_max_seqs : infer ? set_batch : set_mbs;
-        *hi = llmmem__plan_param_hi(vllm ? LLMMEM_P_MAX_NUM_SEQS : infer ? LLMMEM_P_BATCH_SIZE
-                                                                          : LLMMEM_P_MICRO_BATCH_SIZE);
+        *param = infer ? e->plan_batch : LLMMEM_P_MICRO_BATCH_SIZE;
         return LLMMEM_OK;
     case LLMMEM_PLAN_MAX_SEQ_LEN:
-        *set = vllm ? set_max_len : infer ? set_prompt : set_seq;
-        *hi = llmmem__plan_param_hi(vllm ? LLMMEM_P_MAX_MODEL_LEN : infer ? LLMMEM_P_PROMPT_LEN : LLMMEM_P_SEQ_LEN);
-        *prompt = infer && !vllm;
+        *param = infer ? e->plan_len : LLMMEM_P_SEQ_LEN;
+        *prompt = infer && e->plan_len == LLMMEM_P_PROMPT_LEN;
         return LLMMEM_OK;
     default:
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_plan_inverse: unknown question %d (1 max_batch, 2 "
@@ -188,11 +187,11 @@ int llmmem_plan_inverse(int64_t *out, int64_t *again, int64_t *checked, const ll
     if (rc)
         return rc;
     struct llmmem_config c = *cfg;
-    set_fn set = set_mbs;
-    int64_t hi = 1, a, k, o;
+    int param = LLMMEM_P_MICRO_BATCH_SIZE;
+    int64_t a, k, o;
     bool prompt;
-    if ((rc = question_of(&set, &hi, &prompt, &c, question)) != 0 ||
-        (rc = search_prefix(&o, &a, &k, model, &c, set, 1, hi)) != 0)
+    if ((rc = question_of(&param, &prompt, &c, question)) != 0 ||
+        (rc = search_prefix(&o, &a, &k, model, &c, param, 1, llmmem__plan_param_hi(param))) != 0)
         return rc;
     /* inference: the context is prompt + decode */
     const int64_t d = prompt ? c.decode_len : 0;
@@ -258,7 +257,8 @@ static int min_gpus_training(int64_t *out, const llmmem_model *model, struct llm
 {
     struct llmmem_result r;
     const int64_t per = c->tp * c->pp * c->cp;
-    if (c->engine == LLMMEM__ENG_SINGLE) {
+    const llmmem__engine *e = llmmem__engine_of(LLMMEM_P_ENGINE, c->engine);
+    if (e && (e->flags & LLMMEM__CAP_ONE_GPU)) {
         c->num_gpus = 1;
         int f = fits_at(&r, model, c);
         if (f < 0)
