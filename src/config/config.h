@@ -166,6 +166,9 @@ struct llmmem_config {
     /* NULL, or where the allocator replay records its events (llmmem_timeline
      * sets it on its own copy of the configuration) */
     struct llmmem__tl *record;
+    /* a candidate the planner builds from the caller's configuration: its settings are
+     * the caller's for another layout, not checked against it (engines/applies.c) */
+    bool no_applies_check;
     /* vision-language */
     int64_t images_per_sample, image_height, image_width, video_frames, vision_training;
     int64_t min_pixels, max_pixels, encoder_cache;

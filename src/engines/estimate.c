@@ -144,7 +144,21 @@ static bool fit_default_length(struct llmmem_config *local, const struct llmmem_
     return true;
 }
 
+static int estimate_rows(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg);
+
+/* A setting that does not apply is refused before anything is computed; one a file set is
+ * listed in the result's notes after it. */
 static int estimate_as_given(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
+{
+    int rc = llmmem__applies_check(cfg, model, NULL);
+    if (rc == 0)
+        rc = estimate_rows(out, model, cfg);
+    if (rc == 0)
+        llmmem__applies_check(cfg, model, out);
+    return rc;
+}
+
+static int estimate_rows(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
 {
     const llmmem__engine *e = llmmem__engine_for(cfg);
     if (cfg->mode == LLMMEM__MODE_INFERENCE) {
