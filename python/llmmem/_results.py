@@ -157,6 +157,7 @@ class Result(_Handle):
     managed_bytes: int
     load_peak_bytes: int
     approximate: bool
+    margin_bytes: int
 
     def close(self) -> None:
         """Frees the C result (a later estimate() may reuse it)."""
