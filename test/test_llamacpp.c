@@ -196,8 +196,84 @@ static void test_logs(void **state)
     assert_int_equal(t.rot_fail, 0);
 }
 
+/* -ngl as llama-model.cpp load_tensors places layers: of the n_layer + 1 "layers" (the output
+ * layer last) the last N go to the GPU; token embeddings stay on the CPU; --n-cpu-moe keeps
+ * the first layers' experts on the CPU. Checked on the committed headers: which tensors end on
+ * the GPU, by their names, summed here from the tensor list. */
+static uint64_t sum_where(const llmmem__gguf *g, int lo, int hi, bool output, bool experts_too, int moe_cpu)
+{
+    uint64_t s = 0;
+    for (uint32_t k = 0; k < g->n_tensors; k++) {
+        const llmmem__gguf_tensor *x = &g->t[k];
+        const char *name = llmmem__gguf_tensor_name(g, x);
+        const bool exp = strstr(name, "_exps") != NULL;
+        if (x->layer >= lo && x->layer < hi && (experts_too || !exp) && !(exp && x->layer < moe_cpu))
+            s += x->bytes;
+        if (output && x->layer == LLMMEM__GGUF_OUTPUT)
+            s += x->bytes;
+    }
+    return s;
+}
+
+static llmmem_model *load_header(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, DIR "headers/%s.gguf", name);
+    size_t n = 0;
+    char *hdr = slurp(path, &n);
+    if (!hdr)
+        fail_msg("cannot read %s", path);
+    /* the whole file's size does not matter for placement: a slice of a large file */
+    llmmem_model *m = NULL;
+    if (llmmem_model_from_gguf(&m, hdr, n, UINT64_C(1) << 40) != 0)
+        fail_msg("%s: %s", path, llmmem_last_error());
+    free(hdr);
+    return m;
+}
+
+static void test_ngl(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"llama-f16", "qwen3moe-q4_k_m"};
+    for (int i = 0; i < 2; i++) {
+        llmmem_model *m = load_header(names[i]);
+        const llmmem__gguf *g = m->gguf;
+        const int L = (int)g->hp.n_layer;
+        llmmem__lcpp_cfg c = {0};
+        c.n_ctx = 512;
+        c.n_batch = c.n_ubatch = 512;
+        c.n_seq_max = 1;
+        c.offload_kqv = true;
+        c.flash_attn = true;
+        c.type_k = c.type_v = LLMMEM__GGML_F16;
+        c.gpu = true;
+        uint64_t total = 0;
+        for (uint32_t k = 0; k < g->n_tensors; k++)
+            total += g->t[k].bytes;
+        for (int ngl = 0; ngl <= L + 2; ngl++) {
+            c.n_gpu_layers = ngl;
+            llmmem__lcpp_mem mem;
+            assert_int_equal(llmmem__lcpp_memory(&mem, g, &c), 0);
+            /* all these tensors have rows of 512: no CUDA row padding; sizes are multiples of 128 */
+            const int start = L + 1 - (ngl > L + 1 ? L + 1 : ngl);
+            const uint64_t want = sum_where(g, start, L, ngl >= 1, true, 0);
+            assert_int_equal(mem.w_gpu, want);
+            assert_int_equal(mem.w_cpu + mem.w_gpu, total);
+            assert_int_equal(mem.layers_gpu, L - start < 0 ? 0 : L - start);
+            assert_int_equal(mem.output_gpu, ngl >= 1);
+        }
+        /* --n-cpu-moe 2 with every layer offloaded */
+        c.n_gpu_layers = -1;
+        c.n_cpu_moe = 2;
+        llmmem__lcpp_mem mem;
+        assert_int_equal(llmmem__lcpp_memory(&mem, g, &c), 0);
+        assert_int_equal(mem.w_gpu, sum_where(g, 0, L, true, true, 2));
+        llmmem_model_free(m);
+    }
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_logs)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_logs), cmocka_unit_test(test_ngl)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
