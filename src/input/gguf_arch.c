@@ -389,8 +389,13 @@ int llmmem__gguf_model(struct llmmem_model **out, llmmem__gguf_doc *d)
     if ((rc = read_hparams(&r, a)) != 0)
         return rc;
     struct llmmem_model *m = NULL;
-    if ((rc = hf_model(&m, &r, a)) != 0)
-        return rc;
+    if ((rc = hf_model(&m, &r, a)) != 0) {
+        /* the registry's message names the HF key: say which file and where it came from */
+        char inner[400];
+        snprintf(inner, sizeof inner, "%s", llmmem_last_error());
+        return llmmem__error(rc, "%s: architecture \"%s\": the metadata does not describe a valid model: %s",
+                             d->src, r.arch, inner);
+    }
     if (!a)
         llmmem__model_note(m, "approximate: GGUF architecture \"%s\" is not in the table of "
                               "input/gguf_arch.c: its sliding-window and recurrent layers are not known",
