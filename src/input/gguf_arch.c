@@ -382,6 +382,15 @@ int llmmem__gguf_model(struct llmmem_model **out, llmmem__gguf_doc *d)
     memcpy(g->arch, r.arch, sizeof g->arch);
     if ((rc = get_str(d, g->name, sizeof g->name, "general.name", false)) != 0)
         return rc;
+    /* gguf-split shards (llama-model-loader.cpp LLM_KV_SPLIT_COUNT): this header lists only
+     * its own tensors; summing them would undercount the model */
+    const llmmem__gguf_kv *sc = llmmem__gguf_find(d, "split.count");
+    if (sc && sc->type != LLMMEM__GGUF_T_ARRAY && is_int_type(sc->type) && int_at(d, sc, 0) > 1)
+        return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                             "%s: byte %zu: split.count is %lld: this is one shard of a split GGUF and "
+                             "holds only its own tensors; reading the other shards is not supported yet "
+                             "(merge them with llama-gguf-split --merge)",
+                             d->src, sc->value, (long long)int_at(d, sc, 0));
     const llmmem__gguf_kv *ft = llmmem__gguf_find(d, "general.file_type");
     if (ft && ft->type != LLMMEM__GGUF_T_ARRAY && is_int_type(ft->type))
         g->file_type = int_at(d, ft, 0);
