@@ -20,7 +20,7 @@
 
 #include "core/ggml.h"
 #include "input/gguf.h"
-#include "memory/llamacpp.h"
+#include "engines/llamacpp/llamacpp.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -272,8 +272,69 @@ static void test_ngl(void **state)
     }
 }
 
+/* The runtime row through the public API: llmmem_estimate with runtime llama_cpp on a committed
+ * header. The KV cache is the device-independent one llama.cpp printed for the same settings
+ * (logs.jsonl); with every layer on the GPU the weights there are every tensor but the token
+ * embeddings; a config.json model and a second GPU are refused; -ngl 0 leaves no weight on it. */
+static void test_runtime(void **state)
+{
+    (void)state;
+    llmmem_model *m = load_header("qwen3-q8_0");
+    llmmem_config *c = NULL;
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_config_new(&c), 0);
+    assert_int_equal(llmmem_result_new(&r), 0);
+    assert_int_equal(llmmem_config_set(c, "mode", "inference"), 0);
+    assert_int_equal(llmmem_config_set(c, "runtime", "llama_cpp"), 0);
+    /* the second setting of make_logs.py: ctx 4096, batch 2048, ubatch 512, flash attention off */
+    assert_int_equal(llmmem_config_set(c, "ctx_size", "4096"), 0);
+    assert_int_equal(llmmem_config_set(c, "n_batch", "2048"), 0);
+    assert_int_equal(llmmem_config_set(c, "n_ubatch", "512"), 0);
+    assert_int_equal(llmmem_config_set(c, "flash_attn", "off"), 0);
+    if (llmmem_estimate(r, m, c) != 0)
+        fail_msg("%s", llmmem_last_error());
+    uint64_t kv = 0, w = 0;
+    assert_int_equal(llmmem_result_get_u64(&kv, r, LLMMEM_R_KV_CACHE_BYTES), 0);
+    assert_int_equal(llmmem_result_get_u64(&w, r, LLMMEM_R_WEIGHTS_BYTES), 0);
+    assert_true(fabs(kv / MIB - 8.00) <= 0.0051); /* "llama_kv_cache: size = 8.00 MiB" */
+    const llmmem__gguf *g = m->gguf;
+    uint64_t want = 0;
+    for (uint32_t k = 0; k < g->n_tensors; k++)
+        if (g->t[k].layer != LLMMEM__GGUF_INPUT)
+            want += g->t[k].bytes;
+    assert_int_equal(w, want);
+    int64_t ngl = -2;
+    assert_int_equal(llmmem_plan_max_gpu_layers(&ngl, m, c), 0);
+    assert_int_equal(ngl, g->hp.n_layer + 1); /* a tiny model fits on an H100 whole */
+    assert_int_equal(llmmem_config_set(c, "n_gpu_layers", "0"), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    assert_int_equal(llmmem_result_get_u64(&w, r, LLMMEM_R_WEIGHTS_BYTES), 0);
+    assert_int_equal(w, 0);
+    assert_int_equal(llmmem_config_set(c, "tensor_parallel_size", "2"), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), LLMMEM_E_UNSUPPORTED);
+    assert_int_equal(llmmem_config_set(c, "tensor_parallel_size", "1"), 0);
+    /* a quantized V cache without flash attention: llama.cpp refuses it */
+    assert_int_equal(llmmem_config_set(c, "cache_type_v", "q8_0"), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), LLMMEM_E_INCONSISTENT);
+    assert_non_null(strstr(llmmem_last_error(), "needs flash attention"));
+    llmmem_model *p = NULL;
+    assert_int_equal(llmmem_model_from_preset(&p, "qwen3-0.6b"), 0);
+    assert_int_equal(llmmem_config_set(c, "cache_type_v", "f16"), 0);
+    assert_int_equal(llmmem_estimate(r, p, c), LLMMEM_E_UNSUPPORTED);
+    assert_non_null(strstr(llmmem_last_error(), "GGUF"));
+    /* mamba: no graph of its own here, refused rather than guessed */
+    llmmem_model *mb = load_header("mamba-f16");
+    assert_int_equal(llmmem_estimate(r, mb, c) < 0, 1);
+    llmmem_model_free(mb);
+    llmmem_model_free(p);
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_logs), cmocka_unit_test(test_ngl)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_logs), cmocka_unit_test(test_ngl),
+                                       cmocka_unit_test(test_runtime)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

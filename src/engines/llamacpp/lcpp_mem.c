@@ -10,8 +10,8 @@
  *    padded to 256, the cells per sequence);
  *  - recurrent state: llama-memory-recurrent.cpp (R and S rows per sequence, f32);
  *  - output buffer: llama-context.cpp output_reserve (logits of n_seq_max rows, f32);
- *  - compute buffers: lcpp_graph.c. */
-#include "memory/llamacpp.h"
+ *  - compute buffers: lcpp_graph.c (this folder). */
+#include "engines/llamacpp/llamacpp.h"
 
 #include "core/ggml.h"
 
