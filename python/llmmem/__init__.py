@@ -543,6 +543,23 @@ class Model(_Handle):
         return cls.from_hf_file(path)
 
     @classmethod
+    @_wraps("llmmem_model_from_gguf_file")
+    def from_gguf(cls, path: Union[str, os.PathLike]) -> "Model":
+        """A model from a GGUF file (llama.cpp's format): only its header is read; the
+        tensors' types and shapes give the weights exactly (runtime ``llama_cpp``)."""
+        return cls._wrap(_new(lib.llmmem_model_from_gguf_file, _b(path, "path")))
+
+    @classmethod
+    @_wraps("llmmem_model_from_gguf")
+    def from_gguf_bytes(cls, data: bytes, file_size: int = 0) -> "Model":
+        """A model from the first bytes of a GGUF file of ``file_size`` bytes (0: ``data`` is
+        the whole file); raises Error (status LLMMEM_E_BUFFER_TOO_SMALL) while the header goes
+        on past ``data``: read more of the file and call again."""
+        if not isinstance(data, (bytes, bytearray)):
+            raise TypeError("data must be bytes, not %s" % type(data).__name__)
+        return cls._wrap(_new(lib.llmmem_model_from_gguf, bytes(data), len(data), int(file_size)))
+
+    @classmethod
     @_wraps("llmmem_model_from_hf_file")
     def from_hf_file(cls, path: Union[str, os.PathLike]) -> "Model":
         """A model from a HuggingFace ``config.json`` file."""
@@ -574,6 +591,8 @@ class Model(_Handle):
             return cls.from_preset(source)
         if isinstance(source, (str, os.PathLike)):
             path = os.fspath(source)
+            if path.endswith(".gguf"):
+                return cls.from_gguf(path)
             if os.path.exists(path):
                 return cls.from_hf_config(path)
             if isinstance(source, str) and os.sep not in source and not source.endswith(".json"):
@@ -803,8 +822,11 @@ _VLLM = ("gpu_memory_utilization", "max_num_batched_tokens", "max_num_seqs", "kv
 _ZERO = ("offload_optimizer", "offload_param", "overlap_comm", "stage3_max_live_parameters",
          "stage3_prefetch_bucket_size", "stage3_param_persistence_threshold",
          "zero_hpz_partition_size", "zero_init")
+_LLAMA_CPP = ("n_gpu_layers", "ctx_size", "n_batch", "n_ubatch", "n_parallel", "cache_type_k",
+              "cache_type_v", "flash_attn", "kv_unified", "swa_full", "n_cpu_moe", "no_kv_offload")
 _APPLIES = dict(
     [(n, ("mode", ("training",))) for n in _TRAINING]
+    + [(n, ("runtime", ("llama_cpp",))) for n in _LLAMA_CPP]
     + [(n, ("mode", ("inference",))) for n in _INFERENCE]
     + [(n, ("runtime", ("vllm",))) for n in _VLLM]
     + [(n, ("engine", ("zero",))) for n in _ZERO]
@@ -1572,6 +1594,9 @@ def estimate(model, config: Optional[Config] = None, **params) -> Result:
         mo = model
     else:
         mo = (_PRESET_MODELS.get(model) if type(model) is str else None) or _model(model)
+        if isinstance(model, (str, os.PathLike)) and os.fspath(model).endswith(".gguf") and \
+                config is None and "mode" not in params and "runtime" not in params:
+            params = dict(params, mode="inference", runtime="llama_cpp")  # a GGUF is llama.cpp's
     if not params:
         rc = _estimate(h, mo._h, config._h if type(config) is Config else _config_h(config))
     elif config is None:  # _with_params' way, inline: the call a loop makes
