@@ -28,7 +28,8 @@ static int lcpp_cfg(llmmem__lcpp_cfg *k, const struct llmmem_model *m, const str
                              "quantization types are there, not in a config.json");
     if (c->tp > 1 || c->pp > 1)
         return llmmem__error(LLMMEM_E_UNSUPPORTED,
-                             "runtime llama_cpp: one GPU (tensor_parallel %lld, pipeline_parallel %lld): "
+                             "runtime llama_cpp: one GPU (tensor_parallel_size %lld, pipeline_parallel_size "
+                             "%lld): "
                              "llama.cpp's --split-mode across GPUs is not modelled yet",
                              (long long)c->tp, (long long)c->pp);
     if ((size_t)c->cache_type_k >= LLMMEM_ARRAY_LEN(cache_types) ||
