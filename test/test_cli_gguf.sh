@@ -32,7 +32,7 @@ check "missing file" "$out" 'cannot open "/nonexistent.gguf"'
 out=$("$CLI" estimate --gguf fuzz/crashes/fuzz_gguf/crash-b0a852044e086a54aed9bd5934202f18b8e3cc4c 2>&1)
 check "bad metadata names the file" "$out" "crash-b0a852044e086a54aed9bd5934202f18b8e3cc4c: architecture"
 out=$("$CLI" estimate --gguf "$F" --preset llama-3.2-1b 2>&1)
-check "one model source" "$out" "give one of --hf-config, --gguf and --preset"
+check "one model source" "$out" "give --hf-config, --gguf or --preset, not both"
 out=$("$CLI" estimate --preset llama-3.2-1b --mode inference --runtime llama_cpp 2>&1)
 check "llama_cpp needs a GGUF" "$out" "must be read from its GGUF file"
 out=$("$CLI" plan --preset llama-3.2-1b --max-ngl 2>&1)

@@ -368,7 +368,7 @@ static llmmem_model *build_model(const cli_opts *o, llmmem_model *base, const ch
         base = yaml_model(o);
     llmmem_model *m = base;
     if (!!o->hf_config + !!o->gguf + !!o->preset > 1)
-        cli_usage_error("%s: give one of --hf-config, --gguf and --preset", cmd);
+        cli_usage_error("%s: give --hf-config, --gguf or --preset, not both (one model source)", cmd);
     if (o->hf_config || o->gguf || o->preset || (o->nmodel > 0 && !base)) {
         llmmem_model_free(base);
         m = new_model(o, cmd);
