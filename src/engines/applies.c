@@ -143,6 +143,17 @@ static bool reads(char *why, size_t cap, const struct llmmem_config *c, const st
         snprintf(why, cap, "is read with tensor_parallel_size above 1 only (one GPU all-reduces nothing)");
         return false;
     }
+    /* Megatron's distributed optimizer shards the optimizer over the data-parallel ranks
+     * (distrib_optimizer.py): one rank holds it all */
+    if (param == LLMMEM_P_DISTRIBUTED_OPTIMIZER && training) {
+        const int64_t mp = (c->tp > 0 ? c->tp : 1) * (c->pp > 0 ? c->pp : 1) * (c->cp > 0 ? c->cp : 1);
+        const int64_t dp = llmmem__config_was_set(c, LLMMEM_P_DATA_PARALLEL) || c->num_gpus <= 0 ? c->dp : c->num_gpus / mp;
+        if (dp <= 1) {
+            snprintf(why, cap, "shards the optimizer over the data-parallel ranks, and there is one (num_gpus / "
+                               "(tensor x pipeline x context parallel))");
+            return false;
+        }
+    }
     if (param == LLMMEM_P_LOSS_CHUNKS && c->loss != LLMMEM__LOSS_TORCHTUNE_CHUNKED) {
         snprintf(why, cap, "is read with loss torchtune_chunked only");
         return false;
@@ -190,6 +201,11 @@ static bool layout_reads(char *why, size_t cap, const struct llmmem_config *c, i
     return true;
 }
 
+/* Read, and no byte of memory follows from it: DDP's bucket cap splits the buckets, whose
+ * bytes hold every gradient whatever their size (torch/csrc/distributed/c10d/reducer.cpp
+ * initialize_buckets). Listed as not applying, never refused. */
+static bool read_no_memory(int param) { return param == LLMMEM_P_BUCKET_CAP_MB; }
+
 static void value_text(char *buf, size_t cap, const struct llmmem_config *c, int param)
 {
     size_t need;
@@ -206,12 +222,18 @@ int llmmem__applies_check(const struct llmmem_config *c, const struct llmmem_mod
         if (!llmmem__config_was_set(c, p->id) || at_default(c, p))
             continue;
         char why[256];
-        if (reads(why, sizeof why, c, m, p) && layout_reads(why, sizeof why, c, p->id))
+        const bool read = reads(why, sizeof why, c, m, p) && layout_reads(why, sizeof why, c, p->id);
+        const bool no_memory = read && read_no_memory(p->id);
+        if (no_memory)
+            snprintf(why, sizeof why, "splits DDP's buckets, whose bytes hold every gradient whatever their size "
+                                      "(c10d/reducer.cpp): the memory is the same");
+        else if (read)
             continue;
         char v[96];
         value_text(v, sizeof v, c, p->id);
         const char *origin = llmmem__config_origin(c, p->id);
-        if (*origin) { /* a file set it: listed, the file may serve other runs too */
+        if (*origin || no_memory) { /* a file set it (it may serve other runs too), or it is read without a
+                                       byte of difference: listed */
             if (notes)
                 llmmem__result_note(notes, "not applying: %s = %s%s %s", p->name, v, origin, why);
             continue;
