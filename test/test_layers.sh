@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The layers of src/ (docs/architecture.md) and the one direction their dependencies run:
 #
-#   api -> plan -> engines -> memory -> model -> core
-#                  input  -> model, config        config -> core
+#   api -> plan -> engines -> replay -> train, infer -> memory -> model, config -> core
+#                  input  -> model, config
 #
 # A file may use only its own layer and the layers below it. Three checks:
 #  1. includes: every #include "layer/..." of src/<layer>/ names an allowed layer, and
@@ -23,9 +23,12 @@ below = {
     "model": ["core"],
     "input": ["core", "config", "model"],
     "memory": ["core", "config", "model"],
-    "engines": ["core", "config", "model", "memory"],
-    "plan": ["core", "config", "model", "memory", "engines"],
-    "api": ["core", "config", "model", "memory", "engines", "plan", "input"],
+    "train": ["core", "config", "model", "memory"],
+    "infer": ["core", "config", "model", "memory"],
+    "replay": ["core", "config", "model", "memory", "train", "infer"],
+    "engines": ["core", "config", "model", "memory", "train", "infer", "replay"],
+    "plan": ["core", "config", "model", "memory", "train", "infer", "replay", "engines"],
+    "api": ["core", "config", "model", "memory", "train", "infer", "replay", "engines", "plan", "input"],
 }
 allowed = {k: set(v) | {k} for k, v in below.items()}
 bad = []
