@@ -173,10 +173,8 @@ typedef struct cli_engine {
 } cli_engine;
 /* The row of a written --engine (case, '-' or '_' alike), or a usage error naming cmd. */
 const cli_engine *cli_engine_find(const char *cmd, const char *written);
-/* The --preset NAME as the library knows it: its own name (case-insensitive), else the
- * one preset whose letters and digits match ("llama3-8b"); else a usage error that
- * suggests the nearest and points to llmmem presets. */
-const char *cli_preset_name(const char *written);
+/* The Hugging Face cache folder huggingface_hub would use (HF_HUB_CACHE, HF_HOME, ...). */
+const char *cli_hub_cache(void);
 /* The llmmem_value_kind of a model key's text (num_parameters a size, ...), 0 if none. */
 int cli_model_key_kind(const char *name);
 

@@ -201,7 +201,9 @@ static void alnum_key(char *out, size_t cap, const char *in)
     out[o] = '\0';
 }
 
-const char *cli_preset_name(const char *written)
+/* The preset a written name means: its name in any case, or the one preset whose letters
+ * and digits match ("llama3-8b" = llama-3-8b); NULL when none. */
+static const char *preset_match(const char *written)
 {
     int n = llmmem_preset_count();
     char want[128], key[128];
@@ -218,16 +220,81 @@ const char *cli_preset_name(const char *written)
             matches++;
         }
     }
-    if (matches == 1)
-        return match;
-    static const char *names[256];
-    for (int i = 0; i < n && i < 256; i++)
-        names[i] = llmmem_preset_name(i);
-    char hint[120];
-    cli_did_you_mean(hint, sizeof hint, "", cli_suggest(written, names, n < 256 ? n : 256));
-    cli_fail_msg(LLMMEM_E_UNKNOWN_PARAM, EXIT_USAGE,
-                 "--preset \"%s\": no such preset%s; llmmem presets lists the %d presets", written,
-                 hint, n);
+    return matches == 1 ? match : NULL;
+}
+
+/* $NAME and ${NAME} replaced by their values where set (os.path.expandvars), after a leading
+ * ~ is the home folder (os.path.expanduser). */
+static void expand_path(char *out, size_t cap, const char *in)
+{
+    size_t o = 0;
+    const char *home = getenv("HOME");
+    if (in[0] == '~' && (in[1] == '/' || in[1] == '\0') && home) {
+        o = (size_t)snprintf(out, cap, "%s", home);
+        in++;
+    }
+    while (*in && o + 1 < cap) {
+        const char *end = NULL;
+        char var[256];
+        size_t n = 0;
+        if (in[0] == '$' && in[1] == '{' && (end = strchr(in + 2, '}')) != NULL && end > in + 2 &&
+            (n = (size_t)(end - in - 2)) < sizeof var) {
+            memcpy(var, in + 2, n);
+            end++;
+        } else if (in[0] == '$') {
+            for (end = in + 1; (*end >= 'A' && *end <= 'Z') || (*end >= 'a' && *end <= 'z') ||
+                               (*end >= '0' && *end <= '9') || *end == '_';
+                 end++)
+                ;
+            n = (size_t)(end - in - 1);
+            if (n >= sizeof var)
+                n = 0;
+            memcpy(var, in + 1, n);
+        }
+        var[n] = '\0';
+        const char *v = n ? getenv(var) : NULL;
+        if (v) {
+            o += (size_t)snprintf(out + o, cap - o, "%s", v);
+            in = end;
+        } else {
+            out[o++] = *in++;
+        }
+    }
+    out[o < cap ? o : cap - 1] = '\0';
+}
+
+/* The Hugging Face cache folder, as huggingface_hub's constants.py decides it: $HF_HUB_CACHE,
+ * else $HUGGINGFACE_HUB_CACHE, else $HF_HOME/hub with HF_HOME defaulting to
+ * $XDG_CACHE_HOME/huggingface, then ~/.cache/huggingface; "~" and $VARs expanded. */
+const char *cli_hub_cache(void)
+{
+    static char dir[4096];
+    char raw[4096];
+    const char *v;
+    if ((v = getenv("HF_HUB_CACHE")) != NULL || (v = getenv("HUGGINGFACE_HUB_CACHE")) != NULL) {
+        expand_path(dir, sizeof dir, v);
+        return dir;
+    }
+    if ((v = getenv("HF_HOME")) != NULL)
+        snprintf(raw, sizeof raw, "%s", v);
+    else if ((v = getenv("XDG_CACHE_HOME")) != NULL)
+        snprintf(raw, sizeof raw, "%s/huggingface", v);
+    else
+        snprintf(raw, sizeof raw, "~/.cache/huggingface");
+    char home[4096];
+    expand_path(home, sizeof home, raw);
+    snprintf(dir, sizeof dir, "%.4090s/hub", home);
+    return dir;
+}
+
+/* --preset NAME (also --model): a preset (any case, or its letters and digits), else what
+ * llmmem_model_from_pretrained finds: a Hugging Face id's preset or its config.json in the
+ * local cache, or a local folder with a config.json. */
+static int model_named(llmmem_model **m, const char *written)
+{
+    const char *preset = preset_match(written);
+    return preset ? llmmem_model_from_preset(m, preset)
+                  : llmmem_model_from_pretrained(m, written, cli_hub_cache());
 }
 
 /* ---- the model ------------------------------------------------------------------------------- */
@@ -238,18 +305,24 @@ static bool has_model_source(const cli_opts *o)
 }
 
 /* A model from --hf-config, --preset or (raw numbers without a base) an empty one. */
-static llmmem_model *new_model(const cli_opts *o)
+static llmmem_model *new_model(const cli_opts *o, const char *cmd)
 {
     llmmem_model *m = NULL;
     int rc;
     if (o->hf_config)
         rc = llmmem_model_from_hf_file(&m, o->hf_config);
     else if (o->preset)
-        rc = llmmem_model_from_preset(&m, cli_preset_name(o->preset));
+        rc = model_named(&m, o->preset);
     else
         rc = llmmem_model_new(&m);
+    if (rc && o->preset) {
+        char what[160];
+        snprintf(what, sizeof what, "%s \"%.100s\"", strcmp(cmd, "vllm") ? "--preset" : "vllm: MODEL",
+                 o->preset);
+        cli_fail_lib(rc, rc == LLMMEM_E_UNKNOWN_PARAM ? EXIT_USAGE : EXIT_FAIL, what);
+    }
     if (rc)
-        cli_fail_lib(rc, EXIT_FAIL, o->preset ? "--preset" : NULL);
+        cli_fail_lib(rc, EXIT_FAIL, NULL);
     return m;
 }
 
@@ -263,15 +336,40 @@ static void check_model_value(const cli_setting *s, const char *cmd)
         (void)cli_value(cmd, s->flag, s->value, kind);
 }
 
-/* The model flags over `base` (the scenario's model, or NULL). */
+/* The model a framework YAML names (axolotl base_model, LLaMA-Factory model_name_or_path,
+ * torchtune checkpointer/model), the first of the files that names one; NULL when none. */
+static llmmem_model *yaml_model(const cli_opts *o)
+{
+    const struct {
+        const char *path;
+        int kind;
+    } yaml[] = {{o->fw_config, LLMMEM_FW_AUTO}, {o->torchtune_config, LLMMEM_FW_TORCHTUNE},
+                {o->axolotl_config, LLMMEM_FW_AXOLOTL}, {o->llamafactory_config, LLMMEM_FW_LLAMAFACTORY}};
+    for (size_t i = 0; i < sizeof yaml / sizeof yaml[0]; i++) {
+        llmmem_model *m = NULL;
+        if (!yaml[i].path)
+            continue;
+        int rc = llmmem_model_from_framework_file(&m, yaml[i].kind, yaml[i].path, cli_hub_cache());
+        if (rc == 0)
+            return m;
+        if (rc != LLMMEM_E_SCHEMA) /* a model named but not found */
+            cli_fail_lib(rc, EXIT_FAIL, NULL);
+    }
+    return NULL;
+}
+
+/* The model flags over `base` (the scenario's model, or NULL); without either, the model
+ * a framework YAML names. */
 static llmmem_model *build_model(const cli_opts *o, llmmem_model *base, const char *cmd)
 {
+    if (!base && !o->hf_config && !o->preset)
+        base = yaml_model(o);
     llmmem_model *m = base;
     if (o->hf_config && o->preset)
         cli_usage_error("%s: give --hf-config or --preset, not both", cmd);
     if (o->hf_config || o->preset || (o->nmodel > 0 && !base)) {
         llmmem_model_free(base);
-        m = new_model(o);
+        m = new_model(o, cmd);
     }
     for (int i = 0; i < o->nmodel; i++) {
         check_model_value(&o->model_set[i], cmd);
@@ -283,8 +381,9 @@ static llmmem_model *build_model(const cli_opts *o, llmmem_model *base, const ch
         }
     }
     if (!m)
-        cli_usage_error("%s: no model: give --scenario, --hf-config FILE, --preset NAME or raw "
-                        "numbers (--num-parameters 7B, --num-layers ..., --hidden-size ...)",
+        cli_usage_error("%s: no model: give --scenario, --hf-config FILE, --preset NAME (or a "
+                        "Hugging Face id), a framework YAML that names one, or raw numbers "
+                        "(--num-parameters 7B, --num-layers ..., --hidden-size ...)",
                         cmd);
     return m;
 }

@@ -178,8 +178,11 @@ static const cli_flag flags[] = {
              "config files load as they are"},
     {.names.name = "hf_config", .arg = ARG_TEXT, .groups = CLI_G_MODEL, .field = AT(hf_config),
      .metavar = "FILE", .help = "a HuggingFace config.json"},
-    {.names.name = "preset", .arg = ARG_TEXT, .groups = CLI_G_MODEL, .field = AT(preset),
-     .metavar = "NAME", .help = "a built-in model (llmmem presets)"},
+    {.names = {"preset", "model"}, .arg = ARG_TEXT, .groups = CLI_G_MODEL, .field = AT(preset),
+     .metavar = "NAME",
+     .help = "a built-in model (llmmem presets), or a Hugging Face id (org/name):\n"
+             "its preset, else its config.json in the local HF cache (HF_HUB_CACHE,\n"
+             "HF_HOME/hub, ~/.cache/huggingface/hub); also --model"},
     {.names.name = "deepspeed_config", .arg = ARG_TEXT, .groups = CLI_G_FILES,
      .field = AT(ds_config), .metavar = "FILE",
      .help = "DeepSpeed ds_config.json (\"auto\" resolved as HF Trainer does)"},
@@ -216,7 +219,7 @@ static const cli_flag flags[] = {
     {.names.name = "global_batch", .arg = ARG_TEXT, .groups = CLI_G_PLAN,
      .field = AT(global_batch), .metavar = "G",
      .help = "sequences per optimizer step (default: micro_batch_size x\n"
-             "gradient_accumulation_steps x data_parallel_size)"},
+             "gradient_accumulation_steps x data-parallel GPUs, N / (tp x pp x cp))"},
     /* one name per concept on every command that takes parameters */
     {.names = {"gpus", "num_gpus"}, .arg = ARG_TEXT, .groups = CLI_G_PARAMS, .field = AT(gpus),
      .metavar = "N",

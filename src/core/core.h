@@ -134,6 +134,8 @@ int llmmem__name_index(const char *const *names, const char *name);
 /* The name of a NULL-terminated list nearest to `written` (case, '-' and '_' ignored;
  * edit distance with transpositions, or the only name it prefixes), NULL if none is near. */
 const char *llmmem__suggest(const char *const *names, const char *written);
+/* Edit distance of two names of at most 63 characters (case, '-' and '_' folded); 99 for longer. */
+int llmmem__edit_distance(const char *a, const char *b);
 
 /* Joins the strings of the NULL-terminated argument list into dst (cap > 0 bytes, cut
  * and always terminated): snprintf("%s%s...") without the format machinery, for the

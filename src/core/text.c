@@ -67,7 +67,7 @@ static char fold(char c)
 
 /* Optimal string alignment distance (Levenshtein with adjacent transpositions) of two
  * names of at most 63 characters; 99 for longer ones. */
-static int edit_distance(const char *a, const char *b)
+int llmmem__edit_distance(const char *a, const char *b)
 {
     size_t n = strlen(a), m = strlen(b);
     if (n > 63 || m > 63)
@@ -110,7 +110,7 @@ const char *llmmem__suggest(const char *const *names, const char *written)
     const char *best = NULL, *prefixed = NULL;
     int best_d = limit + 1, prefixes = 0;
     for (int i = 0; names[i]; i++) {
-        int d = edit_distance(written, names[i]);
+        int d = llmmem__edit_distance(written, names[i]);
         if (d < best_d) {
             best_d = d;
             best = names[i];

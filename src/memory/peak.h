@@ -23,5 +23,9 @@ void llmmem__result_model(struct llmmem_result *r, const struct llmmem_model *m)
 /* Sums each phase, picks the peak phase, applies the allocator model, adds the
  * CUDA context and compares with the GPU: fills the peak/fits keys. */
 int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c);
+/* A run that does not start (vLLM refusing its budget) after llmmem__result_finish:
+ * the total becomes the capacity plus `shortfall` (> 0), the bytes it lacks, so that
+ * fits, utilization and headroom say "does not fit" as the numbers do. */
+void llmmem__result_short(struct llmmem_result *r, uint64_t shortfall);
 
 #endif /* LLMMEM_MEMORY_PEAK_H */

@@ -477,11 +477,20 @@ int llmmem_model_clone(llmmem_model **out, const llmmem_model *model)
     if (!m)
         return llmmem__error(LLMMEM_E_NOMEM, "llmmem_model_clone: out of memory");
     *m = *model;
+    if (model->gguf && !(m->gguf = llmmem__gguf_clone(model->gguf))) {
+        free(m);
+        return llmmem__error(LLMMEM_E_NOMEM, "llmmem_model_clone: out of memory");
+    }
     *out = m;
     return 0;
 }
 
-void llmmem_model_free(llmmem_model *model) { free(model); }
+void llmmem_model_free(llmmem_model *model)
+{
+    if (model)
+        llmmem__gguf_free(model->gguf);
+    free(model);
+}
 
 /* Sets the registry quantity behind model key k of a registry model (a config
  * or a preset), with the value it had noted; an error names what it cannot
