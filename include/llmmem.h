@@ -47,12 +47,12 @@ extern "C" {
 /** @name Version (the single source of the version; the Makefile reads these lines) */
 /**@{*/
 #define LLMMEM_VERSION_MAJOR 0
-#define LLMMEM_VERSION_MINOR 1
+#define LLMMEM_VERSION_MINOR 2
 #define LLMMEM_VERSION_PATCH 0
 #define LLMMEM_VERSION_NUMBER                                                  \
     (LLMMEM_VERSION_MAJOR * 10000 + LLMMEM_VERSION_MINOR * 100 +               \
      LLMMEM_VERSION_PATCH)
-#define LLMMEM_VERSION_STRING "0.1.0"
+#define LLMMEM_VERSION_STRING "0.2.0"
 /** ABI major: the SONAME is libllmmem.so.LLMMEM_SOVERSION. */
 #define LLMMEM_SOVERSION 1
 /**@}*/
