@@ -358,7 +358,8 @@ static void test_layouts_one_gpu(void **state)
     llmmem_model_free(m);
 }
 
-/* N = 3, global batch 6 (micro-batches 1, 2, 3, 6: 12 cells per variant), Llama-3.2-1B
+/* N = 3, global batch 6 = 1 x 2 accumulation steps x 3 GPUs (micro-batches 1, 2, 3, 6: 12
+ * cells per variant), Llama-3.2-1B
  * (32 heads, 8 KV heads, 16 layers, seq 2048):
  *   ddp dp3                      1 variant        12
  *   zero dp3                     14 variants     168
@@ -377,7 +378,7 @@ static void test_layouts_counts_by_hand(void **state)
     (void)state;
     llmmem_model *m = preset("llama-3.2-1b");
     llmmem_config *c = config();
-    set(c, "gradient_accumulation_steps", "6");
+    set(c, "gradient_accumulation_steps", "2");
     set(c, "num_gpus", "3");
     llmmem_plan *p = new_plan();
     assert_int_equal(llmmem_plan_layouts(p, m, c, 8), 0);
@@ -407,6 +408,69 @@ static void test_layouts_counts_by_hand(void **state)
     assert_int_equal((int64_t)cJSON_GetObjectItemCaseSensitive(j, "global_batch")->valuedouble, 6);
     cJSON_Delete(j);
     free(buf);
+    llmmem_plan_free(p);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
+/* No data_parallel_size given: the global batch is the micro-batch x accumulation x the
+ * GPUs left for data parallelism (num_gpus / (TP x PP x CP)), as a run on these GPUs has
+ * it, and the plan says so; so layouts with data parallelism are ranked. Given, it is the
+ * configured product, as before. */
+static void test_default_global_batch(void **state)
+{
+    (void)state;
+    llmmem_model *m = preset("llama-3.1-8b");
+    llmmem_config *c = config();
+    set(c, "num_gpus", "8");
+    llmmem_plan *p = new_plan();
+    assert_int_equal(llmmem_plan_layouts(p, m, c, 5), 0);
+    assert_int_equal(llmmem_plan_global_batch(p), 8);
+    assert_int_equal(llmmem_plan_note_count(p), 1);
+    assert_non_null(strstr(llmmem_plan_note(p, 0), "global batch 8 sequences"));
+    assert_non_null(strstr(llmmem_plan_note(p, 0), "data_parallel_size not given"));
+    assert_null(llmmem_plan_note(p, 1));
+    int with_dp = 0;
+    for (int i = 0; i < llmmem_plan_count(p); i++) {
+        llmmem_config *lc = NULL;
+        int64_t dp = 0, b = 0, ga = 0;
+        assert_int_equal(llmmem_plan_config(&lc, p, i), 0);
+        assert_int_equal(llmmem_config_get_i64(&dp, lc, LLMMEM_P_DATA_PARALLEL), 0);
+        assert_int_equal(llmmem_config_get_i64(&b, lc, LLMMEM_P_MICRO_BATCH_SIZE), 0);
+        assert_int_equal(llmmem_config_get_i64(&ga, lc, LLMMEM_P_GRAD_ACCUM_STEPS), 0);
+        assert_int_equal(b * ga * dp, 8);
+        with_dp += dp > 1;
+        llmmem_config_free(lc);
+    }
+    assert_true(with_dp > 0);
+    /* the JSON carries the batch and the note */
+    size_t need = 0;
+    assert_int_equal(llmmem_plan_to_json(NULL, 0, &need, p), LLMMEM_E_BUFFER_TOO_SMALL);
+    char *buf = malloc(need);
+    assert_non_null(buf);
+    assert_int_equal(llmmem_plan_to_json(buf, need, &need, p), 0);
+    cJSON *j = cJSON_Parse(buf);
+    assert_non_null(j);
+    assert_int_equal((int64_t)cJSON_GetObjectItemCaseSensitive(j, "global_batch")->valuedouble, 8);
+    cJSON *notes = cJSON_GetObjectItemCaseSensitive(j, "notes");
+    assert_int_equal(cJSON_GetArraySize(notes), 1);
+    assert_string_equal(cJSON_GetArrayItem(notes, 0)->valuestring, llmmem_plan_note(p, 0));
+    cJSON_Delete(j);
+    free(buf);
+    /* TP 2 configured: 8 / 2 = 4 data-parallel GPUs */
+    set(c, "tensor_parallel_size", "2");
+    set(c, "micro_batch_size", "2");
+    assert_int_equal(llmmem_plan_layouts(p, m, c, 5), 0);
+    assert_int_equal(llmmem_plan_global_batch(p), 8);
+    assert_non_null(strstr(llmmem_plan_note(p, 0), "x 4 data-parallel GPUs"));
+    /* data_parallel_size given: the configured product (1 x 3 x 1) */
+    set(c, "tensor_parallel_size", "1");
+    set(c, "micro_batch_size", "1");
+    set(c, "gradient_accumulation_steps", "3");
+    set(c, "data_parallel_size", "1");
+    assert_int_equal(llmmem_plan_layouts(p, m, c, 5), 0);
+    assert_int_equal(llmmem_plan_global_batch(p), 3);
+    assert_non_null(strstr(llmmem_plan_note(p, 0), "x data_parallel_size 1;"));
     llmmem_plan_free(p);
     llmmem_config_free(c);
     llmmem_model_free(m);
@@ -792,6 +856,7 @@ int main(void)
         cmocka_unit_test(test_inverse_bad_args),
         cmocka_unit_test(test_layouts_one_gpu),
         cmocka_unit_test(test_layouts_counts_by_hand),
+        cmocka_unit_test(test_default_global_batch),
         cmocka_unit_test(test_oom_pruning_is_exact),
         cmocka_unit_test(test_single_step_microbatch),
         cmocka_unit_test(test_layouts_inference),

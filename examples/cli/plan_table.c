@@ -53,10 +53,7 @@ static void print_plan_header(const llmmem_plan *p, const llmmem_model *m,
                (long long)cli_cfg_i64(cfg, LLMMEM_P_PROMPT_LEN),
                (long long)cli_cfg_i64(cfg, LLMMEM_P_DECODE_LEN));
     else
-        printf(", global batch %lld x %lld tokens\n",
-               (long long)(cli_cfg_i64(cfg, LLMMEM_P_MICRO_BATCH_SIZE) *
-                           cli_cfg_i64(cfg, LLMMEM_P_GRAD_ACCUM_STEPS) *
-                           cli_cfg_i64(cfg, LLMMEM_P_DATA_PARALLEL)),
+        printf(", global batch %lld x %lld tokens\n", (long long)llmmem_plan_global_batch(p),
                (long long)cli_cfg_i64(cfg, LLMMEM_P_SEQ_LEN));
     int64_t rejected = 0;
     for (int r = 0; r < 4; r++)
@@ -67,7 +64,10 @@ static void print_plan_header(const llmmem_plan *p, const llmmem_model *m,
     for (int r = 0; r < 4; r++)
         printf("%s %s %s", r ? "," : "", llmmem_plan_reject_name(r),
                cli_group(b, sizeof b, (long long)llmmem_plan_rejected(p, r)));
-    printf("\n\n");
+    printf("\n");
+    for (int i = 0; i < llmmem_plan_note_count(p); i++)
+        printf("Note: %s\n", llmmem_plan_note(p, i));
+    printf("\n");
 }
 
 static void print_plan_columns(bool inference)

@@ -10,6 +10,7 @@
  * the handle or on the stack. */
 #include "plan/plan.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -625,19 +626,55 @@ static int plan_num_gpus(int64_t *n, const struct llmmem_config *cfg)
     return LLMMEM_OK;
 }
 
-/* The global batch: sequences per optimizer step of the configuration given,
- * micro_batch_size x gradient_accumulation_steps x data_parallel_size. */
-static int plan_global_batch(int64_t *G, const struct llmmem_config *cfg)
+/* A note of the plan (llmmem_plan_note); past LLMMEM__PLAN_MAX_NOTES they are dropped. */
+static void plan_note(struct llmmem_plan *p, const char *fmt, ...)
 {
+    if (p->notes >= LLMMEM__PLAN_MAX_NOTES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->note[p->notes++], sizeof p->note[0], fmt, ap);
+    va_end(ap);
+}
+
+/* The global batch: sequences per optimizer step, micro_batch_size x
+ * gradient_accumulation_steps x the data-parallel size. That size is
+ * data_parallel_size when given, else num_gpus / (TP x PP x CP), as an
+ * estimate reads it (engines/common.c layout_world): the batch a run on these
+ * GPUs has, so that data parallelism competes in the ranking. The plan's note
+ * says which. */
+static int plan_global_batch(struct llmmem_plan *p, int64_t *G, const struct llmmem_config *cfg,
+                             int64_t n)
+{
+    const int64_t mp = cfg->tp * cfg->pp * cfg->cp;
+    const bool dp_given = llmmem__config_was_set(cfg, LLMMEM_P_DATA_PARALLEL);
+    const int64_t dp = dp_given || mp <= 0 || n % mp != 0 ? cfg->dp : n / mp;
     llmmem__ovf o = {false};
     uint64_t v = llmmem__mul3(&o, (uint64_t)cfg->micro_batch_size, (uint64_t)cfg->grad_accum_steps,
-                              (uint64_t)cfg->dp);
+                              (uint64_t)dp);
     if (o.overflow || v > (uint64_t)MAX_GLOBAL_BATCH)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
                              "global batch micro_batch_size x gradient_accumulation_steps x "
-                             "data_parallel_size = %llu sequences: at most %lld",
+                             "data-parallel size = %llu sequences: at most %lld",
                              (unsigned long long)v, (long long)MAX_GLOBAL_BATCH);
     *G = (int64_t)v;
+    const long long b = (long long)cfg->micro_batch_size, ga = (long long)cfg->grad_accum_steps;
+    if (dp_given)
+        plan_note(p, "global batch %llu sequences = micro_batch_size %lld x gradient_accumulation_steps "
+                     "%lld x data_parallel_size %lld; every layout keeps it",
+                  (unsigned long long)v, b, ga, (long long)dp);
+    else if (dp == n / (mp > 0 ? mp : 1) && n % (mp > 0 ? mp : 1) == 0)
+        plan_note(p, "global batch %llu sequences = micro_batch_size %lld x gradient_accumulation_steps "
+                     "%lld x %lld data-parallel GPUs (data_parallel_size not given: num_gpus %lld / (TP "
+                     "%lld x PP %lld x CP %lld)); every layout keeps it (llmmem plan --global-batch G "
+                     "sets another)",
+                  (unsigned long long)v, b, ga, (long long)dp, (long long)n, (long long)cfg->tp,
+                  (long long)cfg->pp, (long long)cfg->cp);
+    else
+        plan_note(p, "global batch %llu sequences = micro_batch_size %lld x gradient_accumulation_steps "
+                     "%lld x data_parallel_size %lld (num_gpus %lld is not a multiple of TP x PP x CP = "
+                     "%lld); every layout keeps it",
+                  (unsigned long long)v, b, ga, (long long)dp, (long long)n, (long long)mp);
     return LLMMEM_OK;
 }
 
@@ -645,7 +682,7 @@ static int plan_global_batch(int64_t *G, const struct llmmem_config *cfg)
 static int plan_start(struct llmmem_plan *p, const llmmem_model *model, const llmmem_config *cfg,
                       int top_k)
 {
-    p->count = 0;
+    p->count = p->notes = 0;
     p->candidates = p->feasible = p->estimates = 0;
     memset(p->rejected, 0, sizeof p->rejected);
     if (top_k < 1 || top_k > LLMMEM__PLAN_MAX_K)
@@ -711,7 +748,7 @@ int llmmem_plan_layouts(llmmem_plan *plan, const llmmem_model *model, const llmm
         p->n_bd = 0;
         rc = enumerate_inference(&s, cfg->batch_size);
     } else {
-        if ((rc = plan_global_batch(&s.G, cfg)) != 0)
+        if ((rc = plan_global_batch(p, &s.G, cfg, s.n)) != 0)
             return rc;
         p->global_batch = s.G;
         p->n_bd = llmmem__plan_divisors(p->bd, LLMMEM__PLAN_MAX_B_DIV, s.G);

@@ -9,6 +9,7 @@
 
 #define LLMMEM__PLAN_MAX_K 64
 #define LLMMEM__PLAN_REJECTS 4
+#define LLMMEM__PLAN_MAX_NOTES 4
 #define LLMMEM__PLAN_MAX_N_DIV 1024 /* divisors of N <= 1e7: at most 448 */
 #define LLMMEM__PLAN_MAX_B_DIV 8192 /* divisors of a global batch <= 1e12: at most 6720 */
 
@@ -42,6 +43,8 @@ struct llmmem_plan {
     int count, top_k, mode, gpu;
     int64_t num_gpus, global_batch, candidates, feasible, estimates;
     int64_t rejected[LLMMEM__PLAN_REJECTS];
+    int notes;
+    char note[LLMMEM__PLAN_MAX_NOTES][LLMMEM__NOTE_MAX]; /* what the plan assumed (llmmem_plan_note) */
     char model_type[LLMMEM__NAME_MAX];
     int order[LLMMEM__PLAN_MAX_K]; /* slots by step time, fastest first */
     llmmem__plan_layout slot[LLMMEM__PLAN_MAX_K];

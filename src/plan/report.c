@@ -12,6 +12,15 @@ int llmmem_plan_count(const llmmem_plan *plan) { return plan ? plan->count : 0; 
 
 int64_t llmmem_plan_candidates(const llmmem_plan *plan) { return plan ? plan->candidates : 0; }
 
+int64_t llmmem_plan_global_batch(const llmmem_plan *plan) { return plan ? plan->global_batch : 0; }
+
+int llmmem_plan_note_count(const llmmem_plan *plan) { return plan ? plan->notes : 0; }
+
+const char *llmmem_plan_note(const llmmem_plan *plan, int index)
+{
+    return plan && index >= 0 && index < plan->notes ? plan->note[index] : NULL;
+}
+
 int64_t llmmem_plan_rejected(const llmmem_plan *plan, int reason)
 {
     if (!plan || reason < 0 || reason >= LLMMEM__PLAN_REJECTS)
@@ -153,7 +162,12 @@ int llmmem_plan_to_json(char *buf, size_t cap, size_t *needed, const llmmem_plan
                        (long long)p->candidates, (long long)p->feasible, (long long)p->estimates);
     for (int i = 0; i < LLMMEM__PLAN_REJECTS; i++)
         llmmem__buf_printf(&b, "%s\"%s\":%lld", i ? "," : "", reject_names[i], (long long)p->rejected[i]);
-    llmmem__buf_printf(&b, "},\"layouts\":[");
+    llmmem__buf_printf(&b, "},\"notes\":[");
+    for (int i = 0; i < p->notes; i++) {
+        llmmem__buf_printf(&b, i ? "," : "");
+        llmmem__buf_json_string(&b, p->note[i]);
+    }
+    llmmem__buf_printf(&b, "],\"layouts\":[");
     for (int i = 0; i < p->count; i++) {
         if (i)
             llmmem__buf_printf(&b, ",");
