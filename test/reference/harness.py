@@ -61,6 +61,7 @@ import cuda_rules  # noqa: E402
 from tracker import Tracker, blk, install_host_random  # noqa: E402
 
 NOTES = []  # what a scenario's run chose on its own (reset per scenario)
+RESOLVED = {}  # choices the scenario left to the run (matrix.py's family LoRA targets)
 MiB = 1 << 20
 CUBLAS_WS = 32 * MiB     # sm90: CUBLAS_WORKSPACE_CONFIG default ":4096:8" (CublasHandlePool.cpp)
 CUBLASLT_WS = 1 * MiB    # the cuBLASLt workspace of gemm_and_bias (addmm with a bias)
@@ -144,8 +145,14 @@ class Rules:
 
 def load_config(path):
     from transformers import AutoConfig
+    def unjson(v):  # to_json_string writes inf as {"__float__": "Infinity"}
+        if isinstance(v, dict):
+            return float(v["__float__"]) if set(v) == {"__float__"} else {k: unjson(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [unjson(x) for x in v]
+        return v
     with open(path) as f:
-        d = json.load(f)
+        d = unjson(json.load(f))
     mt = d.pop("model_type")
     d.pop("architectures", None)
     d.pop("transformers_version", None)
@@ -176,6 +183,7 @@ def build_meta(sc, cfg):
                 lora = dict(lora, target_modules=["q_proj", "v_proj"] if {"q_proj", "v_proj"} <= names
                             else "all-linear")
                 NOTES.append(f"LoRA targets: {lora['target_modules']}")
+                RESOLVED["lora_targets"] = lora["target_modules"]
             with torch.device("meta"):
                 m = get_peft_model(m, LoraConfig(r=lora["rank"], lora_alpha=lora.get("alpha", 2 * lora["rank"]),
                                                  lora_dropout=lora.get("dropout", 0.0),
@@ -371,6 +379,7 @@ def run_scenario(sc, cfg_dir, steps, events_dir=None, prior_autograd_ws=False):
     t0 = time.time()
     cuda_rules.SDPA_LOG.clear()
     NOTES.clear()
+    RESOLVED.clear()
     cfg = load_config(os.path.join(cfg_dir, sc["model"]["hf_config"]))
     rules = Rules()
     fm = FakeTensorMode(allow_non_fake_inputs=True)
@@ -417,6 +426,7 @@ def run_scenario(sc, cfg_dir, steps, events_dir=None, prior_autograd_ws=False):
     res["sdpa"] = sorted({json.dumps(x) for x in cuda_rules.SDPA_LOG})
     res["sdpa"] = [json.loads(x) for x in res["sdpa"]]
     res["notes"] = sorted(rules.notes) + NOTES
+    res.update(RESOLVED)
     res["events"] = len(tracker.events)
     rp = replay(tracker)
     res["replay"] = {"peak_allocated_bytes": rp["peak_allocated_bytes"],

@@ -157,14 +157,59 @@ def run(a):
     return subprocess.call(cmd)
 
 
+def trim(a):
+    """matrix.harness.jsonl: one row per scenario: the harness's figures (trim.py's fields), or
+    why it has none (not_run, harness_error); rows named in matrix-known.txt carry their band."""
+    sys.path.insert(0, HERE)
+    known = {}
+    kpath = os.path.join(DATA, "matrix-known.txt")
+    if os.path.exists(kpath):
+        for line in open(kpath):
+            if line.strip() and not line.startswith("#"):
+                rid, ph, err, hw, why = line.split(None, 4)
+                known.setdefault(rid, {})[ph] = {"error_pct": float(err), "half_width": float(hw),
+                                                 "reason": why.strip()}
+    from trim import KEEP
+    rows = {}
+    for line in open(OUT):
+        r = json.loads(line)
+        sc = r["scenario"]
+        row = {"id": r["id"], **{k: v for k, v in sc.items() if k != "not_run"}}
+        if "not_run" in r:
+            row["not_run"] = r["not_run"]
+        elif "harness" not in r:
+            row["harness_error"] = r.get("error", "no result")
+            row["versions"] = r.get("versions")
+        else:
+            h = r["harness"]
+            if h.get("lora_targets"):  # the family's targets the run resolved
+                row["lora"] = dict(row["lora"], target_modules=h["lora_targets"])
+            elif row.get("lora", {}).get("target_modules") == "__family__":
+                for n in h.get("notes", []):
+                    if n.startswith("LoRA targets: "):
+                        t = n[len("LoRA targets: "):]
+                        row["lora"] = dict(row["lora"], target_modules=t if t == "all-linear" else eval(t))
+            row.update(versions=r["versions"], assumptions=r["assumptions"],
+                       harness={k: h[k] for k in KEEP if k in h})
+            row["harness"]["replay"] = {k: h["replay"][k] for k in ("peak_allocated_bytes", "peak_reserved_bytes")}
+            if r["id"] in known:
+                row["known"] = known[r["id"]]
+        rows[r["id"]] = row
+    path = os.path.join(DATA, "matrix.harness.jsonl")
+    with open(path, "w") as fh:
+        for rid in sorted(rows):
+            fh.write(json.dumps(rows[rid]) + "\n")
+    print(f"{len(rows)} rows -> {path}")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("cmd", choices=["scenarios", "run"])
+    ap.add_argument("cmd", choices=["scenarios", "run", "trim"])
     ap.add_argument("--families")
     ap.add_argument("--only")
     ap.add_argument("--timeout", type=int, default=600)
     a = ap.parse_args()
-    return scenarios(a) if a.cmd == "scenarios" else run(a)
+    return {"scenarios": scenarios, "run": run, "trim": trim}[a.cmd](a)
 
 
 if __name__ == "__main__":
