@@ -5,7 +5,8 @@ test/reference/harness.py: the real transformers/peft/torch step run on fake ten
 usage: reference_check.py [--cli examples/llmmem] [--tol 1.0] ROWS.jsonl...
 
 For each row it runs `llmmem estimate --scenario` on the row's scenario (its hf_config relative to
-the rows file) and compares every phase peak the harness recorded (phase_peak_bytes: forward,
+the rows file; a row's cli_args are added: the one-process runs' prior cuBLAS workspace) and compares every
+phase peak the harness recorded (phase_peak_bytes: forward,
 backward, optimizer; prefill, decode) and the parameter counts. A phase peak must be within --tol
 percent, unless the row names it in "known" (error_pct +- half_width and the reason): then it must
 stay inside that band (a figure that leaves it, either way, fails: a regression, or a fix whose
@@ -18,15 +19,17 @@ import sys
 import tempfile
 
 
+SCENARIO_KEYS = ("id", "model", "mode", "training", "inference", "lora", "engine", "parallelism", "hardware",
+                 "vision", "vllm")
 PHASES = ("forward", "backward", "optimizer", "prefill", "decode")
 
 
-def estimate(cli, sc, folder):
+def estimate(cli, sc, folder, extra=()):
     with tempfile.NamedTemporaryFile("w", suffix=".json", dir=folder, delete=False) as f:
         json.dump(sc, f)
         path = f.name
     try:
-        p = subprocess.run([cli, "estimate", "--scenario", path, "--json"], capture_output=True, text=True,
+        p = subprocess.run([cli, "estimate", "--scenario", path, "--json"] + list(extra), capture_output=True, text=True,
                            timeout=120)
     finally:
         os.unlink(path)
@@ -56,8 +59,8 @@ def main():
                 continue
             h = row["harness"]
             sc = {k: v for k, v in row.items() if k not in ("harness", "versions", "assumptions", "known")}
-            sc = {k: v for k, v in sc.items() if k not in ("family", "recipe", "layers_cut", "lora_targets_from")}
-            out, err = estimate(a.cli, sc, folder)
+            sc = {k: v for k, v in sc.items() if k in SCENARIO_KEYS}
+            out, err = estimate(a.cli, sc, folder, row.get("cli_args", ()))
             n += 1
             if out is None:
                 if row.get("library_refuses"):  # expected, and said why in the row
