@@ -16,7 +16,11 @@ for line in sys.stdin:
     if not line.startswith("FAIL"):
         continue
     rid = line.split()[1].rstrip(":")
+    for k, lib, har in re.findall(r"(\w*params) (\d+) != harness (\d+)", line):
+        print(f"{rid} {k} {int(lib) - int(har)} 0 open: the library counts {lib} where the real model has {har}; "
+              f"not traced yet")
     for ph, e in re.findall(r"(\w+) ([+-]\d+\.\d+)% beyond", line):
         print(f"{rid} {ph} {float(e):+.2f} {a.half_width} {a.reason}")
-    if "refused" in line:
-        print(f"# {rid}: the library refused; the row needs library_refuses with the reason", file=sys.stderr)
+    if "the library refused:" in line:
+        why = line.split("the library refused:", 1)[1].strip()
+        print(f"{rid} refused 0 0 the library refuses where the real program runs ({why})")

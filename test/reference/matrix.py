@@ -93,6 +93,12 @@ def cut_layers(mt, cfgd):
         v = getattr(tc, key, None)
         if isinstance(v, list):
             setattr(tc, key, [i for i in v if i < k])
+    for key, v in list(tc.to_dict().items()):  # per-layer lists (mlp_layer_types, ...) follow the cut
+        if key != "layer_types" and isinstance(v, list) and len(v) == L:
+            try:
+                setattr(tc, key, list(v[:k]))
+            except AttributeError:
+                pass
     return cfg, (L, k)
 
 
@@ -193,7 +199,11 @@ def trim(a):
                        harness={k: h[k] for k in KEEP if k in h})
             row["harness"]["replay"] = {k: h["replay"][k] for k in ("peak_allocated_bytes", "peak_reserved_bytes")}
             if r["id"] in known:
-                row["known"] = known[r["id"]]
+                kn = dict(known[r["id"]])
+                if "refused" in kn:
+                    row["library_refuses"] = kn.pop("refused")["reason"]
+                if kn:
+                    row["known"] = kn
         rows[r["id"]] = row
     path = os.path.join(DATA, "matrix.harness.jsonl")
     with open(path, "w") as fh:
