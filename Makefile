@@ -13,7 +13,7 @@
 #   make docs            Doxygen into docs/html, warnings are errors
 #   make bench           builds and runs bench/*.c, then bench/bench_python.py
 #   make deps            installs missing Debian packages to build (as root; apt-get)
-#   make test-deps       installs missing Debian packages to test (cmocka, valgrind, abigail, doxygen, python3)
+#   make test-deps       installs missing Debian packages to test (cmocka, valgrind, abigail, doxygen, python3, mypy)
 #   make run             estimates the built-in llama-3.1-8b preset with the CLI
 
 # The version lives only in include/llmmem.h.
@@ -44,9 +44,9 @@ EXE_CFLAGS := -std=c11 $(WARN) -D_POSIX_C_SOURCE=200809L -Iinclude
 RPATH := -Wl,-rpath,'$$ORIGIN/../lib'
 INSTALL ?= install
 
-SRCS := $(sort $(wildcard src/*/*.c))
+SRCS := $(sort $(wildcard src/*/*.c src/*/*/*.c))
 OBJS := $(SRCS:src/%.c=build/obj/%.o)
-HDRS := $(wildcard src/*/*.h)
+HDRS := $(wildcard src/*/*.h src/*/*/*.h src/*/*.def)
 SONAME := libllmmem.so.$(SOVERSION)
 SOLIB  := lib/libllmmem.so.$(VERSION)
 ALIB   := lib/libllmmem.a

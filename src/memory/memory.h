@@ -63,6 +63,10 @@ void llmmem__result_model(struct llmmem_result *r, const struct llmmem_model *m)
 /* Sums each phase, picks the peak phase, applies the allocator model, adds the
  * CUDA context and compares with the GPU: fills the peak/fits keys. */
 int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c);
+/* A run that does not start (vLLM refusing its budget) after llmmem__result_finish:
+ * the total becomes the capacity plus `shortfall` (> 0), the bytes it lacks, so that
+ * fits, utilization and headroom say "does not fit" as the numbers do. */
+void llmmem__result_short(struct llmmem_result *r, uint64_t shortfall);
 
 /* ---- caching allocator model (alloc.c) ----------------------------------- */
 
@@ -383,8 +387,9 @@ uint64_t llmmem__compile_saved_layer(const struct llmmem_model *m, const struct 
 uint64_t llmmem__compile_saved_head(const struct llmmem_model *m, const struct llmmem_config *c,
                                     const llmmem__recipe *rc);
 /* Contradictions between recipe switches (offloading without checkpointing,
- * optimizer in backward with accumulation) (recipes.c). */
-int llmmem__recipes_check(const struct llmmem_model *m, const struct llmmem_config *c);
+ * optimizer in backward with accumulation) and with the engine's capabilities
+ * caps (enum llmmem__caps) (recipes.c). */
+int llmmem__recipes_check(const struct llmmem_model *m, const struct llmmem_config *c, unsigned caps);
 /* Offloading residency, optimizer in backward, paged state, load peak (recipes.c). */
 void llmmem__recipes_compute(llmmem__train *t, struct llmmem_result *r, const llmmem__train_in *in,
                              llmmem__ovf *o);
