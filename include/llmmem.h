@@ -422,6 +422,33 @@ LLMMEM_API int llmmem_param_enum_count(int param);
 /** @return the name of value @p value of an enum parameter; NULL if out of range. */
 LLMMEM_API const char *llmmem_param_enum_name(int param, int64_t value);
 
+/** How a value written as text is read (llmmem_parse_value): the one number reader
+ *  behind llmmem_config_set, llmmem_model_set, scenario files, the CLI, Python and the
+ *  web page. Separators (`,` `_` spaces) are never read; hexadecimal is not a number.
+ *  @since 0.2 */
+typedef enum llmmem_value_kind {
+    LLMMEM_VALUE_WHOLE = 1,  /**< a whole number: 4096, -1, 5e8, 1.5e3 (not 1.5, 1,5, 1 5, 0x10) */
+    LLMMEM_VALUE_TOKENS = 2, /**< a token count: a whole number, or with k = 1024 (4k = 4096,
+                                  128k = 131072); M, G, B, T refused */
+    LLMMEM_VALUE_SIZE = 3,   /**< a parameter count: K = 10^3, M = 10^6, B = G = 10^9, T = 10^12
+                                  (7B, 1.5B, 770M, 1.5e9); the result whole */
+    LLMMEM_VALUE_BOOL = 4    /**< true/false, 1/0, yes/no, on/off (any case): 1 or 0 */
+} llmmem_value_kind;
+
+/** Reads @p text as a value of ::llmmem_value_kind @p kind into @p out (unchanged on
+ *  error). @return LLMMEM_E_PARSE (not of that form), LLMMEM_E_OUT_OF_RANGE (beyond int64).
+ *  @since 0.2 */
+LLMMEM_API int llmmem_parse_value(int64_t *out, const char *text, int kind);
+/** @return the ::llmmem_value_kind an integer or bool parameter's text is read as
+ *  (LLMMEM_VALUE_TOKENS for seq_len, prompt_len, ...), 0 for reals, enums and text or an
+ *  unknown parameter. @since 0.2 */
+LLMMEM_API int llmmem_param_value_kind(int param);
+/** @return the ::llmmem_value_kind a settable model key's text is read as
+ *  (LLMMEM_VALUE_SIZE for num_parameters, LLMMEM_VALUE_TOKENS for max_position_embeddings
+ *  and sliding_window, LLMMEM_VALUE_BOOL for tie_word_embeddings), 0 for a computed count or
+ *  an unknown key. @since 0.2 */
+LLMMEM_API int llmmem_model_key_value_kind(int key);
+
 /* ---- models ------------------------------------------------------------- */
 
 /** Parses a HuggingFace config.json held in memory.
@@ -434,6 +461,31 @@ LLMMEM_API int llmmem_model_from_hf_json(llmmem_model **out, const char *json, s
 LLMMEM_API int llmmem_model_from_hf_file(llmmem_model **out, const char *path);
 /** Builds a built-in preset ("llama-3.1-8b"); LLMMEM_E_UNKNOWN_PARAM if unknown. */
 LLMMEM_API int llmmem_model_from_preset(llmmem_model **out, const char *name);
+/** A model named as transformers' from_pretrained(name, local_files_only=True) names it,
+ *  found offline, never over the network, in this order:
+ *  1. a path to a config.json, or a folder holding one;
+ *  2. a built-in preset: its name (any case) or a Hugging Face Hub id whose config.json is
+ *     the preset's ("meta-llama/Llama-3.1-8B-Instruct" is llama-3.1-8b; a model note says so);
+ *  3. a Hub id "org/name" in the local Hugging Face cache @p hub_cache (the folder
+ *     huggingface_hub calls HF_HUB_CACHE), found as huggingface_hub's try_to_load_from_cache
+ *     finds it: HUB_CACHE/models--org--name/snapshots/COMMIT/config.json, COMMIT read from
+ *     refs/main.
+ *     The library reads no environment variable: the caller passes the folder (the CLI and
+ *     the Python package pass $HF_HUB_CACHE, else $HF_HOME/hub, else
+ *     ~/.cache/huggingface/hub); NULL or "" looks in no cache.
+ *  Otherwise LLMMEM_E_UNKNOWN_PARAM, whose message names the nearest presets and what was
+ *  missing in the cache. @since 0.2 */
+LLMMEM_API int llmmem_model_from_pretrained(llmmem_model **out, const char *name, const char *hub_cache);
+/** The model a framework file (YAML) names, found as llmmem_model_from_pretrained finds it:
+ *  axolotl's base_model_config, else base_model; LLaMA-Factory's model_name_or_path;
+ *  torchtune's checkpointer.checkpoint_dir when that folder holds a config.json, else the
+ *  preset model._component_ builds ("torchtune.models.llama3_1.lora_llama3_1_8b"). Relative
+ *  paths are the current directory's, as the framework reads them. @p kind is a
+ *  ::llmmem_framework (LLMMEM_FW_AUTO detects it); errors name the file, the key and
+ *  line:column; LLMMEM_E_SCHEMA when the file names no model (an accelerate config never
+ *  does). @since 0.2 */
+LLMMEM_API int llmmem_model_from_framework_file(llmmem_model **out, int kind, const char *path,
+                                                const char *hub_cache);
 /** Makes an empty dense decoder to be described by raw numbers with
  *  llmmem_model_set_i64 / llmmem_model_set. */
 LLMMEM_API int llmmem_model_new(llmmem_model **out);
@@ -558,9 +610,14 @@ LLMMEM_API const char *llmmem_timeline_format_name(int format);
  *  Errors name the key path and line:column. */
 LLMMEM_API int llmmem_scenario_from_json(llmmem_model **model_out, llmmem_config **cfg_out,
                                          const char *json, size_t len, const char *base_dir);
-/** Loads a scenario file; hf_config paths resolve against the file's directory. */
+/** Loads a scenario file; hf_config paths resolve against the file's directory. A model
+ *  named by a Hub id ("model": "org/name", or model.preset) must be a preset's. */
 LLMMEM_API int llmmem_scenario_from_file(llmmem_model **model_out, llmmem_config **cfg_out,
                                          const char *path);
+/** llmmem_scenario_from_file, with a model named by a Hub id also looked up in the Hugging
+ *  Face cache @p hub_cache (llmmem_model_from_pretrained; NULL: none). @since 0.2 */
+LLMMEM_API int llmmem_scenario_from_file_hub(llmmem_model **model_out, llmmem_config **cfg_out,
+                                             const char *path, const char *hub_cache);
 /** Applies a DeepSpeed ds_config.json to @p cfg ("auto" values resolved from
  *  @p model where HF Trainer would, else left at the current value). */
 LLMMEM_API int llmmem_config_apply_deepspeed_json(llmmem_config *cfg, const llmmem_model *model,

@@ -455,5 +455,61 @@ run 0 estimate --preset llama-3.2-1b && ! grep -q "^WARNING" "$TMP/out" && ok ||
 run 0 estimate --num-layers 4 --hidden-size 1024 --num-heads 8 --strict
 run 2 timeline --preset llama-3.2-1b --strict
 
+# ---- models by their Hugging Face id, offline ---------------------------------------------
+# A preset's id is the preset (a note says so), with --preset or --model, in any case.
+same_json "--preset Hub id = its preset" estimate --preset meta-llama/Llama-3.1-8B-Instruct --json -- \
+    estimate --preset llama-3.1-8b --json
+same_json "--model = --preset" estimate --model META-LLAMA/llama-3.1-8b-instruct --json -- \
+    estimate --preset meta-llama/Llama-3.1-8B-Instruct --json
+run 0 estimate --preset meta-llama/Llama-3.1-8B-Instruct && grep -q "model: meta-llama/Llama-3.1-8B-Instruct: the built-in preset llama-3.1-8b" "$TMP/out" &&
+    ok || bad "the Hub id's note is not in the table"
+# A Hub cache made here, found where huggingface_hub finds it: HF_HUB_CACHE, else
+# HUGGINGFACE_HUB_CACHE, else HF_HOME/hub, else XDG_CACHE_HOME/huggingface/hub, else
+# ~/.cache/huggingface/hub; refs/main names the snapshot.
+H=$TMP/home/.cache/huggingface/hub/models--acme--tiny-llama
+mkdir -p "$H/refs" "$H/snapshots/abc123"
+printf abc123 >"$H/refs/main"
+cp test/data/configs/published/llama-3.2-1b.json "$H/snapshots/abc123/config.json"
+"$CLI" estimate --hf-config test/data/configs/published/llama-3.2-1b.json --json >"$TMP/want.json"
+hub_env() { # ENV... -- ARGS: the CLI under `env -u` of every cache variable, then ENV
+    local e=(env -u HF_HUB_CACHE -u HUGGINGFACE_HUB_CACHE -u HF_HOME -u XDG_CACHE_HOME)
+    while [ "$1" != "--" ]; do e+=("$1"); shift; done
+    shift
+    "${e[@]}" "$CLI" "$@"
+}
+for how in "HOME=$TMP/home" "XDG_CACHE_HOME=$TMP/home/.cache" "HF_HOME=$TMP/home/.cache/huggingface" \
+    "HUGGINGFACE_HUB_CACHE=$TMP/home/.cache/huggingface/hub" "HF_HUB_CACHE=$TMP/home/.cache/huggingface/hub" \
+    "HF_HUB_CACHE=\$LLMMEM_T/.cache/huggingface/hub LLMMEM_T=$TMP/home"; do
+    # shellcheck disable=SC2086
+    hub_env HOME=/nonexistent $how -- estimate --preset acme/tiny-llama --json >"$TMP/got.json" 2>"$TMP/err" &&
+        python3 - "$TMP/want.json" "$TMP/got.json" <<'PY' && ok || bad "Hub cache via $how: $(head -c 300 "$TMP/err")"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+a.pop("notes"); b.pop("notes")
+sys.exit(0 if a == b else 1)
+PY
+done
+hub_env HOME=/nonexistent HF_HUB_CACHE="$TMP/home/.cache/huggingface/hub" -- estimate --model acme/tiny-llama \
+    >"$TMP/out" && grep -q "^Model *acme/tiny-llama (llama)" "$TMP/out" &&
+    grep -q "config.json from the Hugging Face cache, .*snapshots/abc123/config.json" "$TMP/out" && ok ||
+    bad "Hub cache: the table does not name the id and the file"
+# not found: where it looked and the nearest presets
+run 2 estimate --preset acme/other && one_line_error LLMMEM_E_UNKNOWN_PARAM "not in the Hugging Face cache" &&
+    grep -q "did you mean" "$TMP/err" && ok || bad "unknown Hub id: no nearest presets"
+hub_env HF_HUB_CACHE="$TMP/home/.cache/huggingface/hub" -- estimate --preset meta-llama/Llama-3.1-8B-FP8 2>"$TMP/err"
+grep -q "did you mean llama-3.1-8b?" "$TMP/err" && grep -q "no folder models--meta-llama--Llama-3.1-8B-FP8" "$TMP/err" &&
+    grep -q "$TMP/home/.cache/huggingface/hub" "$TMP/err" && ok || bad "unknown Hub id: $(cat "$TMP/err")"
+# the model a framework YAML names: axolotl base_model, LLaMA-Factory model_name_or_path
+printf 'base_model: meta-llama/Llama-3.1-8B-Instruct\nsequence_len: 4096\nmicro_batch_size: 2\n' >"$TMP/ax.yaml"
+same_json "axolotl base_model" estimate --axolotl-config "$TMP/ax.yaml" --json -- \
+    estimate --preset llama-3.1-8b --axolotl-config "$TMP/ax.yaml" --json
+printf 'model_name_or_path: acme/tiny-llama\nstage: sft\ncutoff_len: 1024\n' >"$TMP/lf.yaml"
+hub_env HF_HUB_CACHE="$TMP/home/.cache/huggingface/hub" -- estimate --framework-config "$TMP/lf.yaml" \
+    >"$TMP/out" && grep -q "^Model *acme/tiny-llama" "$TMP/out" && ok || bad "LLaMA-Factory model_name_or_path"
+printf 'base_model: acme/unknown\nsequence_len: 4096\n' >"$TMP/ax2.yaml"
+run 1 estimate --axolotl-config "$TMP/ax2.yaml" && one_line_error LLMMEM_E_UNKNOWN_PARAM "ax2.yaml:1:13: \"base_model\""
+# vllm MODEL: a Hub id
+same_json "vllm Hub id" vllm Qwen/Qwen2.5-7B-Instruct --json -- vllm qwen2.5-7b --json
+
 echo "test_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

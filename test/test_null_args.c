@@ -176,6 +176,20 @@ static void param_introspection(void **state)
     assert_null(llmmem_param_enum_name(LLMMEM_P_ENGINE, INT64_MIN));
     assert_null(llmmem_param_enum_name(LLMMEM_P_ENGINE, llmmem_param_enum_count(LLMMEM_P_ENGINE)));
     assert_null(llmmem_param_enum_name(LLMMEM_P_SEQ_LEN, 0)); /* not an enum */
+    /* the number reader: NULLs, unknown kinds, text with trailing bytes; unknown ids read as 0 */
+    {
+        int64_t v = 7;
+        EXPECT_NULL_ARG(llmmem_parse_value(NULL, "1", LLMMEM_VALUE_WHOLE));
+        EXPECT_NULL_ARG(llmmem_parse_value(&v, NULL, LLMMEM_VALUE_WHOLE));
+        for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++) {
+            EXPECT(llmmem_parse_value(&v, "1", bad_ints[i]), LLMMEM_E_INVALID_ARG);
+            assert_int_equal(llmmem_param_value_kind(bad_ints[i]), 0);
+            assert_int_equal(llmmem_model_key_value_kind(bad_ints[i]), 0);
+        }
+        EXPECT(llmmem_parse_value(&v, "12\xff", LLMMEM_VALUE_WHOLE), LLMMEM_E_PARSE);
+        EXPECT(llmmem_parse_value(&v, "4k\x80", LLMMEM_VALUE_TOKENS), LLMMEM_E_PARSE);
+        assert_int_equal(v, 7);
+    }
     uint64_t b;
     EXPECT_NULL_ARG(llmmem_gpu_memory_bytes(NULL, 0));
     {
@@ -220,6 +234,15 @@ static void models(void **state)
     EXPECT_NULL_ARG(llmmem_model_from_preset(&m, NULL));
     EXPECT(llmmem_model_from_preset(&m, ""), LLMMEM_E_UNKNOWN_PARAM);
     EXPECT(llmmem_model_from_preset(&m, "llama-3.2-1b "), LLMMEM_E_UNKNOWN_PARAM);
+    EXPECT_NULL_ARG(llmmem_model_from_pretrained(NULL, "llama-3.2-1b", NULL));
+    EXPECT_NULL_ARG(llmmem_model_from_pretrained(&m, NULL, NULL));
+    EXPECT(llmmem_model_from_pretrained(&m, "", NULL), LLMMEM_E_UNKNOWN_PARAM);
+    EXPECT(llmmem_model_from_pretrained(&m, "org/none", "test/no/such/cache"), LLMMEM_E_UNKNOWN_PARAM);
+    EXPECT_NULL_ARG(llmmem_model_from_framework_file(NULL, LLMMEM_FW_AUTO, "x.yaml", NULL));
+    EXPECT_NULL_ARG(llmmem_model_from_framework_file(&m, LLMMEM_FW_AUTO, NULL, NULL));
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++)
+        EXPECT_NULL_ARG(llmmem_model_from_framework_file(&m, bad_ints[i], "x.yaml", NULL));
+    EXPECT(llmmem_model_from_framework_file(&m, LLMMEM_FW_AUTO, "test/no/such.yaml", NULL), LLMMEM_E_IO);
     EXPECT_NULL_ARG(llmmem_model_new(NULL));
     EXPECT_NULL_ARG(llmmem_model_clone(NULL, f->model));
     EXPECT_NULL_ARG(llmmem_model_clone(&m, NULL));
@@ -382,6 +405,8 @@ static void files(void **state)
     EXPECT_NULL_ARG(llmmem_scenario_from_file(&m, &c, NULL));
     EXPECT(llmmem_scenario_from_file(&m, &c, ""), LLMMEM_E_IO);
     EXPECT(llmmem_scenario_from_file(&m, &c, "test"), LLMMEM_E_IO);
+    EXPECT_NULL_ARG(llmmem_scenario_from_file_hub(&m, &c, NULL, NULL));
+    EXPECT(llmmem_scenario_from_file_hub(&m, &c, "", "test"), LLMMEM_E_IO);
     assert_null(m);
     assert_null(c);
 

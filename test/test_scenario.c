@@ -538,7 +538,7 @@ static void test_config_only_agrees(void **state)
 {
     (void)state;
     static const char *const texts[] = {
-        "{\"model\": {\"max_seq_len\": \"2   \", \"num_parameters\": \"1B\", \"num_layers\": 16}}",
+        "{\"model\": {\"max_seq_len\": \"2k\", \"num_parameters\": \"1B\", \"num_layers\": 16}}",
         "{\"model\": {\"max_seq_len\": 2048, \"num_parameters\": \"1B\", \"num_layers\": 16},"
         " \"training\": {\"micro_batch_size\": 2}}",
     };
@@ -556,6 +556,12 @@ static void test_config_only_agrees(void **state)
         llmmem_config_free(alone);
         llmmem_model_free(m);
     }
+    /* the model's text values are read by llmmem_parse_value: "2   " is no longer 2 */
+    const char *spaced = "{\"model\": {\"max_seq_len\": \"2   \", \"num_parameters\": \"1B\"}}";
+    llmmem_model *m = NULL;
+    llmmem_config *c = NULL;
+    assert_int_equal(llmmem_scenario_from_json(&m, &c, spaced, strlen(spaced), NULL), LLMMEM_E_PARSE);
+    assert_non_null(strstr(llmmem_last_error(), "model.max_seq_len"));
 }
 
 /* GPU names as people write them (llmmem_gpu_find): the driver's and PyTorch's names,

@@ -120,9 +120,13 @@ typedef struct cli_opts {
 /* Parses argv (after the command) into o; flags outside `accepts` (CLI_G_*) are unknown.
  * Usage errors exit. */
 void cli_parse(cli_opts *o, int argc, char **argv, unsigned accepts, const char *cmd);
-/* An integer flag value in lo..hi, or a usage error naming cmd and flag. */
+/* An integer flag value in lo..hi (read by llmmem_parse_value as a whole number), or a
+ * usage error naming cmd and flag. */
 long long cli_parse_count(const char *cmd, const char *flag, const char *value, long long lo,
                           long long hi);
+/* A flag's value read as the library reads text of that llmmem_value_kind
+ * (llmmem_parse_value); a usage error naming cmd and flag when it is not one. */
+int64_t cli_value(const char *cmd, const char *flag, const char *value, int kind);
 /* A usage error when o has positional arguments. */
 void cli_need_no_positional(const cli_opts *o, const char *cmd);
 
@@ -169,17 +173,10 @@ typedef struct cli_engine {
 } cli_engine;
 /* The row of a written --engine (case, '-' or '_' alike), or a usage error naming cmd. */
 const cli_engine *cli_engine_find(const char *cmd, const char *written);
-/* The --preset NAME as the library knows it: its own name (case-insensitive), else the
- * one preset whose letters and digits match ("llama3-8b"); else a usage error that
- * suggests the nearest and points to llmmem presets. */
-const char *cli_preset_name(const char *written);
-/* An integer flag value as plain digits in buf: whole numbers only (no fraction, no
- * separator); e-notation for large counts ("5e8"); token counts also k = 1024 ("4k").
- * A usage error naming cmd and flag otherwise. */
-const char *cli_int_text(char *buf, size_t cap, const char *cmd, const char *flag,
-                         const char *value, bool tokens);
-/* Whether a library parameter or model key (its library name) counts tokens. */
-bool cli_is_token_count(const char *name);
+/* The Hugging Face cache folder huggingface_hub would use (HF_HUB_CACHE, HF_HOME, ...). */
+const char *cli_hub_cache(void);
+/* The llmmem_value_kind of a model key's text (num_parameters a size, ...), 0 if none. */
+int cli_model_key_kind(const char *name);
 
 /* ---- format.c -------------------------------------------------------------------------- */
 

@@ -47,7 +47,7 @@ void cli_print_param_flags(FILE *out)
         int t = llmmem_param_type(id);
         char flag[96];
         snprintf(flag, sizeof flag, "--%s %s", name,
-                 cli_is_token_count(name) ? "TOKENS" : t > 0 && t < 7 ? type_words[t] : "VALUE");
+                 llmmem_param_value_kind(id) == LLMMEM_VALUE_TOKENS ? "TOKENS" : t > 0 && t < 7 ? type_words[t] : "VALUE");
         for (char *p = flag + 2; *p && *p != ' '; p++)
             if (*p == '_')
                 *p = '-';

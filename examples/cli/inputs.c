@@ -65,112 +65,15 @@ bool cli_param_known(const char *name)
     return llmmem_param_from_name(&id, name) == 0;
 }
 
-/* Parameters and model keys that count tokens: k means 1024 in them ("4k" = 4096, "128k"
- * = 131072, as context lengths are named). */
-static const char *const token_counts[] = {
-    "seq_len",       "prompt_len",     "decode_len", "max_model_len", "max_num_batched_tokens",
-    "kv_block_size", "max_position_embeddings", "sliding_window",
-};
-
-bool cli_is_token_count(const char *name)
+int cli_model_key_kind(const char *name)
 {
-    for (size_t i = 0; i < sizeof token_counts / sizeof token_counts[0]; i++)
-        if (cli_name_is(name, token_counts[i]))
-            return true;
-    return false;
-}
-
-/* ---- integer values ---------------------------------------------------------------------- */
-
-/* A number as written: [-]digits[.digits][e[+-]digits][suffix]. */
-typedef struct written_number {
-    bool negative;
-    uint64_t digits;  /* every digit, the fraction's too (at most 18 of them) */
-    int scale;        /* value = digits x 10^scale */
-    const char *rest; /* after the number (the suffix) */
-} written_number;
-
-static bool read_number(written_number *w, const char *s)
-{
-    int ndigits = 0, exp = 0;
-    bool any = false;
-    memset(w, 0, sizeof *w);
-    if (*s == '-' || *s == '+')
-        w->negative = *s++ == '-';
-    for (; *s >= '0' && *s <= '9'; s++, any = true) {
-        if (++ndigits > 18)
-            return false;
-        w->digits = w->digits * 10 + (uint64_t)(*s - '0');
+    int n = llmmem_model_key_count();
+    for (int i = 0; i < n; i++) {
+        int key = llmmem_model_key_at(i);
+        if (cli_name_is(name, llmmem_model_key_name(key)))
+            return llmmem_model_key_value_kind(key);
     }
-    if (*s == '.') {
-        for (s++; *s >= '0' && *s <= '9'; s++, any = true) {
-            if (++ndigits > 18)
-                return false;
-            w->digits = w->digits * 10 + (uint64_t)(*s - '0');
-            w->scale--;
-        }
-    }
-    if (!any)
-        return false;
-    if ((*s == 'e' || *s == 'E') && (s[1] == '-' || s[1] == '+' || (s[1] >= '0' && s[1] <= '9'))) {
-        bool neg = s[1] == '-';
-        s += s[1] == '-' || s[1] == '+' ? 2 : 1;
-        if (!(*s >= '0' && *s <= '9'))
-            return false;
-        for (; *s >= '0' && *s <= '9'; s++)
-            if (exp < 100)
-                exp = exp * 10 + (*s - '0');
-        w->scale += neg ? -exp : exp;
-    }
-    w->rest = s;
-    return true;
-}
-
-const char *cli_int_text(char *buf, size_t cap, const char *cmd, const char *flag,
-                         const char *value, bool tokens)
-{
-    const char *form = tokens ? "a whole number of tokens (4096, 4k = 4096, 128k = 131072)"
-                              : "a whole number (e-notation for large counts: 5e8)";
-    if (strpbrk(value, ",_ '"))
-        cli_fail_msg(LLMMEM_E_PARSE, EXIT_USAGE, "%s: %s \"%s\": separators are not read; expected %s",
-                     cmd, flag, value, form);
-    written_number w;
-    if (!read_number(&w, value))
-        cli_fail_msg(LLMMEM_E_PARSE, EXIT_USAGE, "%s: %s \"%s\": expected %s", cmd, flag, value,
-                     form);
-    uint64_t mult = 1;
-    if (tokens && (w.rest[0] == 'k' || w.rest[0] == 'K') && w.rest[1] == '\0')
-        mult = 1024;
-    else if (tokens && w.rest[0] && strchr("mMgGbBtT", w.rest[0]))
-        cli_fail_msg(LLMMEM_E_PARSE, EXIT_USAGE,
-                     "%s: %s \"%s\": token counts take k = 1024 only (1M tokens: write 1024k or "
-                     "1048576)",
-                     cmd, flag, value);
-    else if (w.rest[0])
-        cli_fail_msg(LLMMEM_E_PARSE, EXIT_USAGE, "%s: %s \"%s\": expected %s", cmd, flag, value,
-                     form);
-    /* digits x mult x 10^scale, exactly */
-    uint64_t v = w.digits;
-    if (v > UINT64_MAX / mult)
-        goto too_large;
-    v *= mult;
-    for (int i = w.scale; i < 0; i++) {
-        if (v % 10 != 0)
-            cli_fail_msg(LLMMEM_E_PARSE, EXIT_USAGE, "%s: %s \"%s\": not a whole number; expected %s",
-                         cmd, flag, value, form);
-        v /= 10;
-    }
-    for (int i = 0; i < w.scale; i++) {
-        if (v > UINT64_MAX / 10)
-            goto too_large;
-        v *= 10;
-    }
-    if (v > (uint64_t)INT64_MAX)
-        goto too_large;
-    snprintf(buf, cap, "%s%llu", w.negative && v ? "-" : "", (unsigned long long)v);
-    return buf;
-too_large:
-    cli_fail_msg(LLMMEM_E_OUT_OF_RANGE, EXIT_USAGE, "%s: %s \"%s\": too large", cmd, flag, value);
+    return 0;
 }
 
 /* ---- engines ---------------------------------------------------------------------------------- */
@@ -237,8 +140,7 @@ static void apply_engine(llmmem_config *cfg, const cli_opts *o, const char *cmd)
     if (e->stage < 0)
         return;
     const cli_setting *st = param_flag(o, LLMMEM_P_ZERO_STAGE);
-    char text[32];
-    if (st && atoll(cli_int_text(text, sizeof text, cmd, st->flag, st->value, false)) != e->stage)
+    if (st && cli_value(cmd, st->flag, st->value, LLMMEM_VALUE_WHOLE) != e->stage)
         cli_usage_error("%s: --engine %s means ZeRO stage %d, but %s %s says otherwise", cmd,
                         o->engine, e->stage, st->flag, st->value);
     if ((rc = llmmem_config_set_i64(cfg, LLMMEM_P_ZERO_STAGE, e->stage)) != 0)
@@ -261,23 +163,21 @@ static void apply_gpu_mem(llmmem_config *cfg, const cli_opts *o, const char *cmd
 void cli_apply_params(llmmem_config *cfg, const cli_opts *o, const char *cmd)
 {
     int rc;
-    char text[32];
     if (o->engine)
         apply_engine(cfg, o, cmd);
-    if (o->gpus &&
-        (rc = llmmem_config_set(cfg, "num_gpus",
-                                cli_int_text(text, sizeof text, cmd, "--gpus", o->gpus, false))) != 0)
+    if (o->gpus && (rc = llmmem_config_set_i64(cfg, LLMMEM_P_NUM_GPUS,
+                                               cli_value(cmd, "--gpus", o->gpus, LLMMEM_VALUE_WHOLE))) != 0)
         cli_fail_lib(rc, EXIT_USAGE, "--gpus");
     if (o->gpu_mem)
         apply_gpu_mem(cfg, o, cmd);
     for (int i = 0; i < o->nparams; i++) {
         const cli_setting *s = &o->params[i];
         int id = -1;
-        const char *value = s->value;
-        if (llmmem_param_from_name(&id, s->name) == 0 && llmmem_param_type(id) == LLMMEM_TYPE_I64)
-            value = cli_int_text(text, sizeof text, cmd, s->flag, s->value,
-                                 cli_is_token_count(llmmem_param_name(id)));
-        if ((rc = llmmem_config_set(cfg, s->name, value)) != 0) {
+        /* the value as the library reads it (llmmem_config_set), checked here first so
+         * that the error names the flag */
+        if (llmmem_param_from_name(&id, s->name) == 0 && llmmem_param_value_kind(id) > 0)
+            (void)cli_value(cmd, s->flag, s->value, llmmem_param_value_kind(id));
+        if ((rc = llmmem_config_set(cfg, s->name, s->value)) != 0) {
             char what[200];
             snprintf(what, sizeof what, "%.80s %.80s", s->flag, s->value);
             cli_fail_lib(rc, EXIT_USAGE, what);
@@ -301,7 +201,9 @@ static void alnum_key(char *out, size_t cap, const char *in)
     out[o] = '\0';
 }
 
-const char *cli_preset_name(const char *written)
+/* The preset a written name means: its name in any case, or the one preset whose letters
+ * and digits match ("llama3-8b" = llama-3-8b); NULL when none. */
+static const char *preset_match(const char *written)
 {
     int n = llmmem_preset_count();
     char want[128], key[128];
@@ -318,16 +220,81 @@ const char *cli_preset_name(const char *written)
             matches++;
         }
     }
-    if (matches == 1)
-        return match;
-    static const char *names[256];
-    for (int i = 0; i < n && i < 256; i++)
-        names[i] = llmmem_preset_name(i);
-    char hint[120];
-    cli_did_you_mean(hint, sizeof hint, "", cli_suggest(written, names, n < 256 ? n : 256));
-    cli_fail_msg(LLMMEM_E_UNKNOWN_PARAM, EXIT_USAGE,
-                 "--preset \"%s\": no such preset%s; llmmem presets lists the %d presets", written,
-                 hint, n);
+    return matches == 1 ? match : NULL;
+}
+
+/* $NAME and ${NAME} replaced by their values where set (os.path.expandvars), after a leading
+ * ~ is the home folder (os.path.expanduser). */
+static void expand_path(char *out, size_t cap, const char *in)
+{
+    size_t o = 0;
+    const char *home = getenv("HOME");
+    if (in[0] == '~' && (in[1] == '/' || in[1] == '\0') && home) {
+        o = (size_t)snprintf(out, cap, "%s", home);
+        in++;
+    }
+    while (*in && o + 1 < cap) {
+        const char *end = NULL;
+        char var[256];
+        size_t n = 0;
+        if (in[0] == '$' && in[1] == '{' && (end = strchr(in + 2, '}')) != NULL && end > in + 2 &&
+            (n = (size_t)(end - in - 2)) < sizeof var) {
+            memcpy(var, in + 2, n);
+            end++;
+        } else if (in[0] == '$') {
+            for (end = in + 1; (*end >= 'A' && *end <= 'Z') || (*end >= 'a' && *end <= 'z') ||
+                               (*end >= '0' && *end <= '9') || *end == '_';
+                 end++)
+                ;
+            n = (size_t)(end - in - 1);
+            if (n >= sizeof var)
+                n = 0;
+            memcpy(var, in + 1, n);
+        }
+        var[n] = '\0';
+        const char *v = n ? getenv(var) : NULL;
+        if (v) {
+            o += (size_t)snprintf(out + o, cap - o, "%s", v);
+            in = end;
+        } else {
+            out[o++] = *in++;
+        }
+    }
+    out[o < cap ? o : cap - 1] = '\0';
+}
+
+/* The Hugging Face cache folder, as huggingface_hub's constants.py decides it: $HF_HUB_CACHE,
+ * else $HUGGINGFACE_HUB_CACHE, else $HF_HOME/hub with HF_HOME defaulting to
+ * $XDG_CACHE_HOME/huggingface, then ~/.cache/huggingface; "~" and $VARs expanded. */
+const char *cli_hub_cache(void)
+{
+    static char dir[4096];
+    char raw[4096];
+    const char *v;
+    if ((v = getenv("HF_HUB_CACHE")) != NULL || (v = getenv("HUGGINGFACE_HUB_CACHE")) != NULL) {
+        expand_path(dir, sizeof dir, v);
+        return dir;
+    }
+    if ((v = getenv("HF_HOME")) != NULL)
+        snprintf(raw, sizeof raw, "%s", v);
+    else if ((v = getenv("XDG_CACHE_HOME")) != NULL)
+        snprintf(raw, sizeof raw, "%s/huggingface", v);
+    else
+        snprintf(raw, sizeof raw, "~/.cache/huggingface");
+    char home[4096];
+    expand_path(home, sizeof home, raw);
+    snprintf(dir, sizeof dir, "%.4090s/hub", home);
+    return dir;
+}
+
+/* --preset NAME (also --model): a preset (any case, or its letters and digits), else what
+ * llmmem_model_from_pretrained finds: a Hugging Face id's preset or its config.json in the
+ * local cache, or a local folder with a config.json. */
+static int model_named(llmmem_model **m, const char *written)
+{
+    const char *preset = preset_match(written);
+    return preset ? llmmem_model_from_preset(m, preset)
+                  : llmmem_model_from_pretrained(m, written, cli_hub_cache());
 }
 
 /* ---- the model ------------------------------------------------------------------------------- */
@@ -338,51 +305,75 @@ static bool has_model_source(const cli_opts *o)
 }
 
 /* A model from --hf-config, --preset or (raw numbers without a base) an empty one. */
-static llmmem_model *new_model(const cli_opts *o)
+static llmmem_model *new_model(const cli_opts *o, const char *cmd)
 {
     llmmem_model *m = NULL;
     int rc;
     if (o->hf_config)
         rc = llmmem_model_from_hf_file(&m, o->hf_config);
     else if (o->preset)
-        rc = llmmem_model_from_preset(&m, cli_preset_name(o->preset));
+        rc = model_named(&m, o->preset);
     else
         rc = llmmem_model_new(&m);
+    if (rc && o->preset) {
+        char what[160];
+        snprintf(what, sizeof what, "%s \"%.100s\"", strcmp(cmd, "vllm") ? "--preset" : "vllm: MODEL",
+                 o->preset);
+        cli_fail_lib(rc, rc == LLMMEM_E_UNKNOWN_PARAM ? EXIT_USAGE : EXIT_FAIL, what);
+    }
     if (rc)
-        cli_fail_lib(rc, EXIT_FAIL, o->preset ? "--preset" : NULL);
+        cli_fail_lib(rc, EXIT_FAIL, NULL);
     return m;
 }
 
-/* A raw-number flag's value as the library reads it: whole numbers for the shape (token
- * counts with k = 1024); a size ("7B", "1.5e9") for num_parameters, without separators. */
-static const char *model_value(char *buf, size_t cap, const cli_setting *s, const char *cmd)
+/* A raw-number flag's value, checked as the library reads it (llmmem_model_set: whole
+ * numbers for the shape, token counts with k = 1024, a size such as 7B for
+ * num_parameters) so that the error names the flag. */
+static void check_model_value(const cli_setting *s, const char *cmd)
 {
-    if (cli_name_is(s->name, "tie_word_embeddings"))
-        return s->value;
-    if (cli_name_is(s->name, "num_parameters")) {
-        if (strpbrk(s->value, ",_ '"))
-            cli_fail_msg(LLMMEM_E_PARSE, EXIT_USAGE,
-                         "%s: %s \"%s\": separators are not read; write 7B, 770M or 1.5e9", cmd,
-                         s->flag, s->value);
-        return s->value;
-    }
-    return cli_int_text(buf, cap, cmd, s->flag, s->value, cli_is_token_count(s->name));
+    int kind = cli_model_key_kind(s->name);
+    if (kind > 0)
+        (void)cli_value(cmd, s->flag, s->value, kind);
 }
 
-/* The model flags over `base` (the scenario's model, or NULL). */
+/* The model a framework YAML names (axolotl base_model, LLaMA-Factory model_name_or_path,
+ * torchtune checkpointer/model), the first of the files that names one; NULL when none. */
+static llmmem_model *yaml_model(const cli_opts *o)
+{
+    const struct {
+        const char *path;
+        int kind;
+    } yaml[] = {{o->fw_config, LLMMEM_FW_AUTO}, {o->torchtune_config, LLMMEM_FW_TORCHTUNE},
+                {o->axolotl_config, LLMMEM_FW_AXOLOTL}, {o->llamafactory_config, LLMMEM_FW_LLAMAFACTORY}};
+    for (size_t i = 0; i < sizeof yaml / sizeof yaml[0]; i++) {
+        llmmem_model *m = NULL;
+        if (!yaml[i].path)
+            continue;
+        int rc = llmmem_model_from_framework_file(&m, yaml[i].kind, yaml[i].path, cli_hub_cache());
+        if (rc == 0)
+            return m;
+        if (rc != LLMMEM_E_SCHEMA) /* a model named but not found */
+            cli_fail_lib(rc, EXIT_FAIL, NULL);
+    }
+    return NULL;
+}
+
+/* The model flags over `base` (the scenario's model, or NULL); without either, the model
+ * a framework YAML names. */
 static llmmem_model *build_model(const cli_opts *o, llmmem_model *base, const char *cmd)
 {
+    if (!base && !o->hf_config && !o->preset)
+        base = yaml_model(o);
     llmmem_model *m = base;
     if (o->hf_config && o->preset)
         cli_usage_error("%s: give --hf-config or --preset, not both", cmd);
     if (o->hf_config || o->preset || (o->nmodel > 0 && !base)) {
         llmmem_model_free(base);
-        m = new_model(o);
+        m = new_model(o, cmd);
     }
     for (int i = 0; i < o->nmodel; i++) {
-        char text[32];
-        const char *value = model_value(text, sizeof text, &o->model_set[i], cmd);
-        int rc = llmmem_model_set(m, o->model_set[i].name, value);
+        check_model_value(&o->model_set[i], cmd);
+        int rc = llmmem_model_set(m, o->model_set[i].name, o->model_set[i].value);
         if (rc) {
             char what[160];
             snprintf(what, sizeof what, "%s %s", o->model_set[i].flag, o->model_set[i].value);
@@ -390,8 +381,9 @@ static llmmem_model *build_model(const cli_opts *o, llmmem_model *base, const ch
         }
     }
     if (!m)
-        cli_usage_error("%s: no model: give --scenario, --hf-config FILE, --preset NAME or raw "
-                        "numbers (--num-parameters 7B, --num-layers ..., --hidden-size ...)",
+        cli_usage_error("%s: no model: give --scenario, --hf-config FILE, --preset NAME (or a "
+                        "Hugging Face id), a framework YAML that names one, or raw numbers "
+                        "(--num-parameters 7B, --num-layers ..., --hidden-size ...)",
                         cmd);
     return m;
 }

@@ -122,7 +122,7 @@ void cli_did_you_mean(char *out, size_t cap, const char *prefix, const char *nam
 
 /* How a flag takes its argument. */
 enum flag_arg {
-    ARG_SWITCH,      /* no value; "--json=x" is accepted and x ignored (as it always was) */
+    ARG_SWITCH,      /* no value, or "--json=false": a bool as the library reads one */
     ARG_SWITCH_BARE, /* no value; "--max-batch=x" is a usage error */
     ARG_TEXT,        /* --name VALUE or --name=VALUE, kept as text */
     ARG_ENUM,        /* one of the flag's named values, kept as its number */
@@ -178,8 +178,11 @@ static const cli_flag flags[] = {
              "config files load as they are"},
     {.names.name = "hf_config", .arg = ARG_TEXT, .groups = CLI_G_MODEL, .field = AT(hf_config),
      .metavar = "FILE", .help = "a HuggingFace config.json"},
-    {.names.name = "preset", .arg = ARG_TEXT, .groups = CLI_G_MODEL, .field = AT(preset),
-     .metavar = "NAME", .help = "a built-in model (llmmem presets)"},
+    {.names = {"preset", "model"}, .arg = ARG_TEXT, .groups = CLI_G_MODEL, .field = AT(preset),
+     .metavar = "NAME",
+     .help = "a built-in model (llmmem presets), or a Hugging Face id (org/name):\n"
+             "its preset, else its config.json in the local HF cache (HF_HUB_CACHE,\n"
+             "HF_HOME/hub, ~/.cache/huggingface/hub); also --model"},
     {.names.name = "deepspeed_config", .arg = ARG_TEXT, .groups = CLI_G_FILES,
      .field = AT(ds_config), .metavar = "FILE",
      .help = "DeepSpeed ds_config.json (\"auto\" resolved as HF Trainer does)"},
@@ -216,7 +219,7 @@ static const cli_flag flags[] = {
     {.names.name = "global_batch", .arg = ARG_TEXT, .groups = CLI_G_PLAN,
      .field = AT(global_batch), .metavar = "G",
      .help = "sequences per optimizer step (default: micro_batch_size x\n"
-             "gradient_accumulation_steps x data_parallel_size)"},
+             "gradient_accumulation_steps x data-parallel GPUs, N / (tp x pp x cp))"},
     /* one name per concept on every command that takes parameters */
     {.names = {"gpus", "num_gpus"}, .arg = ARG_TEXT, .groups = CLI_G_PARAMS, .field = AT(gpus),
      .metavar = "N",
@@ -319,7 +322,10 @@ static void set_flag(parser *p, const cli_flag *f)
     if (f->arg == ARG_SWITCH_BARE && p->eq)
         cli_usage_error("%s: --%s takes no value", p->cmd, p->raw);
     if (f->arg == ARG_SWITCH || f->arg == ARG_SWITCH_BARE) {
-        *(bool *)(void *)dst = true;
+        /* "--json=false" turns it off: the value read as llmmem_parse_value reads a bool */
+        char shown[80];
+        snprintf(shown, sizeof shown, "--%s", p->raw);
+        *(bool *)(void *)dst = p->eq ? cli_value(p->cmd, shown, p->eq + 1, LLMMEM_VALUE_BOOL) != 0 : true;
         return;
     }
     const char *value = take_value(p);
@@ -400,13 +406,20 @@ void cli_parse(cli_opts *o, int argc, char **argv, unsigned accepts, const char 
 
 /* ---- values ------------------------------------------------------------------------------- */
 
+int64_t cli_value(const char *cmd, const char *flag, const char *value, int kind)
+{
+    int64_t v;
+    int rc = llmmem_parse_value(&v, value, kind);
+    if (rc)
+        cli_fail_msg(rc, EXIT_USAGE, "%s: %s %s", cmd, flag, llmmem_last_error());
+    return v;
+}
+
 long long cli_parse_count(const char *cmd, const char *flag, const char *value, long long lo,
                           long long hi)
 {
-    char *end;
-    errno = 0;
-    long long v = strtoll(value, &end, 10);
-    if (*end || end == value || errno || v < lo || v > hi)
+    int64_t v = cli_value(cmd, flag, value, LLMMEM_VALUE_WHOLE);
+    if (v < lo || v > hi)
         cli_usage_error("%s: %s \"%s\": expected an integer in %lld..%lld", cmd, flag, value, lo,
                         hi);
     return v;

@@ -1,7 +1,8 @@
 /* llmmem vllm MODEL [vllm serve flags]: a `vllm serve` command line pasted after
  * `llmmem vllm`, estimated as vLLM V1 sizes its KV cache, with the lines vLLM prints.
  *
- * MODEL is a preset name, a config.json, or a directory holding one. vLLM's flags map
+ * MODEL is a preset name, a Hugging Face id (its preset, or its config.json in the local
+ * HF cache), a config.json, or a directory holding one. vLLM's flags map
  * onto the library's parameters (the table below); flags that do not change GPU memory
  * are accepted and listed in a note; flags that change memory in a way the library
  * does not model are refused. llmmem's own options (--gpu, --vllm-version, --json,
@@ -136,7 +137,8 @@ const cli_help cli_help_vllm = {
     "usage: llmmem vllm MODEL [vllm serve flags] [--gpu NAME] [--vllm-version V]\n"
     "                   [--json] [--explain] [--units GiB|GB|both]\n"
     "\n"
-    "Estimates a `vllm serve MODEL ...` start: MODEL is a preset name, a config.json or a\n"
+    "Estimates a `vllm serve MODEL ...` start: MODEL is a preset name, a Hugging Face id\n"
+    "(org/name: its preset, or its config.json in the local HF cache), a config.json or a\n"
     "directory holding one; the flags are vLLM's own. Prints the lines vLLM logs (Model\n"
     "loading took, Available KV cache memory, GPU KV cache size, Maximum concurrency)\n"
     "and the estimate.\n"
@@ -292,61 +294,20 @@ static bool vllm_flag(vstate *s, int argc, char **argv, int *i)
     return true;
 }
 
-static bool is_preset(const char *name)
-{
-    llmmem_model *m = NULL;
-    bool ok = llmmem_model_from_preset(&m, name) == 0;
-    llmmem_model_free(m);
-    return ok;
-}
-
-/* A Hugging Face id ("meta-llama/Llama-3.1-8B-Instruct") onto a preset: the part after
- * the organisation, lower case, without an -Instruct/-Chat/-it/-hf suffix. */
-static const char *preset_of_hf_id(char *buf, size_t cap, const char *id)
-{
-    static const char *const suffixes[] = {"-instruct", "-chat", "-it", "-hf", "-base", NULL};
-    const char *slash = strrchr(id, '/');
-    snprintf(buf, cap, "%s", slash ? slash + 1 : id);
-    for (char *c = buf; *c; c++)
-        if (*c >= 'A' && *c <= 'Z')
-            *c = (char)(*c - 'A' + 'a');
-    for (int again = 1; again;) {
-        again = 0;
-        if (is_preset(buf))
-            return buf;
-        size_t n = strlen(buf);
-        for (const char *const *sfx = suffixes; *sfx; sfx++) {
-            size_t k = strlen(*sfx);
-            if (n > k && strcmp(buf + n - k, *sfx) == 0) {
-                buf[n - k] = '\0';
-                again = 1;
-                break;
-            }
-        }
-    }
-    return NULL;
-}
-
-/* MODEL: a config.json, a directory with one, a preset name, or a Hugging Face id
- * whose name is a preset. */
+/* MODEL, as vllm serve takes it (a folder or a Hugging Face id): a config.json or a folder
+ * holding one; a preset (--preset's spellings); a Hugging Face id, as a preset's or from its
+ * config.json in the local HF cache (llmmem_model_from_pretrained). */
 static void set_model(vstate *s, const char *model)
 {
     struct stat st;
-    static char path[4096], preset[128];
+    static char path[4096];
     if (stat(model, &st) == 0 && S_ISDIR(st.st_mode)) {
         snprintf(path, sizeof path, "%s/config.json", model);
         s->o.hf_config = path;
     } else if (stat(model, &st) == 0) {
         s->o.hf_config = model;
-    } else if (is_preset(model)) {
-        s->o.preset = model;
-    } else if (preset_of_hf_id(preset, sizeof preset, model)) {
-        s->o.preset = preset;
     } else {
-        cli_fail_msg(LLMMEM_E_UNKNOWN_PARAM, EXIT_USAGE,
-                     "vllm: MODEL \"%s\" is neither a config.json, a directory holding one, nor "
-                     "a preset (llmmem presets)",
-                     model);
+        s->o.preset = model; /* resolved with --preset's rules, the errors saying where it looked */
     }
 }
 
@@ -458,7 +419,8 @@ int cli_run_vllm(int argc, char **argv)
                      arg);
     }
     if (!model)
-        cli_usage_error("vllm: MODEL missing (a preset name, a config.json or its directory)");
+        cli_usage_error("vllm: MODEL missing (a preset name, a Hugging Face id, a config.json or its "
+                        "directory)");
     set_model(&s, model);
     llmmem_model *m;
     llmmem_config *cfg;

@@ -234,20 +234,6 @@ int llmmem_config_set_f64(llmmem_config *cfg, int param, double value)
     return LLMMEM_OK;
 }
 
-/* Parses an integer with no trailing text (base 10). */
-static int parse_i64(int64_t *out, const char *s)
-{
-    if (!*s)
-        return -1;
-    errno = 0;
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (errno || *end)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 int llmmem_config_set_str(llmmem_config *cfg, int param, const char *value)
 {
     const llmmem__param_info *p = lookup(cfg, param, "llmmem_config_set_str");
@@ -295,14 +281,16 @@ int llmmem_config_set_str(llmmem_config *cfg, int param, const char *value)
                          type_word(p->type));
 }
 
-/* The bool spellings llmmem_config_set accepts: 1 true, 0 false, -1 neither. */
+/* The bool spellings llmmem_config_set accepts (llmmem_parse_value): 1 true, 0 false,
+ * -1 neither. */
 static int bool_text(const char *value)
 {
-    if (!strcmp(value, "true") || !strcmp(value, "1") || !strcmp(value, "yes") || !strcmp(value, "on"))
-        return 1;
-    if (!strcmp(value, "false") || !strcmp(value, "0") || !strcmp(value, "no") || !strcmp(value, "off"))
-        return 0;
-    return -1;
+    int64_t b;
+    if (llmmem_parse_value(&b, value, LLMMEM_VALUE_BOOL) != 0) {
+        llmmem_clear_error();
+        return -1;
+    }
+    return (int)b;
 }
 
 int llmmem_config_set(llmmem_config *cfg, const char *name, const char *value)
@@ -320,22 +308,15 @@ int llmmem_config_set(llmmem_config *cfg, const char *name, const char *value)
     case LLMMEM_TYPE_STR:
     case LLMMEM_TYPE_ENUM:
         return llmmem_config_set_str(cfg, id, value);
-    case LLMMEM_TYPE_BOOL: {
-        int b = bool_text(value);
-        if (b < 0)
-            return llmmem__error(LLMMEM_E_PARSE, "parameter \"%s\": expected true or false, got \"%.60s\"",
-                                 p->name, value);
-        return llmmem_config_set_i64(cfg, id, b);
-    }
+    case LLMMEM_TYPE_BOOL:
     case LLMMEM_TYPE_I64: {
+        /* the one reader of numbers as text: whole numbers, k = 1024 for token counts */
         int64_t v;
-        if (parse_i64(&v, value) != 0) {
-            /* Accept human-readable counts for large integers ("5e8", "2B"), whole
-             * ones only: "1.5" and "1,5" are errors, not 2 and 15. */
-            if (llmmem__parse_whole_count(&v, value) != 0)
-                return llmmem__error(LLMMEM_E_PARSE,
-                                     "parameter \"%s\": expected a whole number, got \"%.60s\"",
-                                     p->name, value);
+        int prc = llmmem_parse_value(&v, value, llmmem_param_value_kind(id));
+        if (prc != 0) {
+            char why[200];
+            snprintf(why, sizeof why, "%s", llmmem_last_error());
+            return llmmem__error(prc, "parameter \"%s\": %s", p->name, why);
         }
         return llmmem_config_set_i64(cfg, id, v);
     }

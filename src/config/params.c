@@ -364,6 +364,27 @@ static const struct {
     {"optimizer_in_bwd", LLMMEM_P_OPTIMIZER_IN_BACKWARD},
 };
 
+/* Parameters that count tokens: their text takes k = 1024 ("4k" = 4096, "128k" =
+ * 131072), as context lengths are named (llmmem_parse_value). */
+static const int token_params[] = {LLMMEM_P_SEQ_LEN,       LLMMEM_P_PROMPT_LEN,
+                                   LLMMEM_P_DECODE_LEN,    LLMMEM_P_MAX_NUM_BATCHED_TOKENS,
+                                   LLMMEM_P_KV_BLOCK_SIZE, LLMMEM_P_MAX_MODEL_LEN};
+
+int llmmem_param_value_kind(int param)
+{
+    const llmmem__param_info *p = llmmem__param_find(param);
+    if (!p)
+        return 0;
+    if (p->type == LLMMEM_TYPE_BOOL)
+        return LLMMEM_VALUE_BOOL;
+    if (p->type != LLMMEM_TYPE_I64)
+        return 0;
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(token_params); i++)
+        if (token_params[i] == param)
+            return LLMMEM_VALUE_TOKENS;
+    return LLMMEM_VALUE_WHOLE;
+}
+
 /* The table is in id order (test_null_args.c checks it): a search by halves. */
 const llmmem__param_info *llmmem__param_find(int id)
 {

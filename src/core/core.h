@@ -127,10 +127,6 @@ int llmmem__gpu_find(int *out, int *first, const char *name);
 
 /* ---- small text helpers (text.c) ------------------------------------------ */
 
-/* Parses a human-readable count: "7B", "1.5e9", "770M", "13b", "1,000". */
-int llmmem__parse_count(int64_t *out, const char *text);
-/* The same for counts that must be whole ("5e8", "2K"): no fraction, no separator. */
-int llmmem__parse_whole_count(int64_t *out, const char *text);
 /* Parses a real number without the locale ("0.9", "-1.5e3"); -1 if not one. */
 int llmmem__parse_f64(double *out, const char *text);
 /* Case-sensitive name lookup in a NULL-terminated list; -1 if absent. */
@@ -138,6 +134,8 @@ int llmmem__name_index(const char *const *names, const char *name);
 /* The name of a NULL-terminated list nearest to `written` (case, '-' and '_' ignored;
  * edit distance with transpositions, or the only name it prefixes), NULL if none is near. */
 const char *llmmem__suggest(const char *const *names, const char *written);
+/* Edit distance of two names of at most 63 characters (case, '-' and '_' folded); 99 for longer. */
+int llmmem__edit_distance(const char *a, const char *b);
 
 /* Joins the strings of the NULL-terminated argument list into dst (cap > 0 bytes, cut
  * and always terminated): snprintf("%s%s...") without the format machinery, for the

@@ -2,6 +2,7 @@
  * Output never depends on the locale: numbers are formatted as integers. */
 #include "core/core.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -66,7 +67,7 @@ static char fold(char c)
 
 /* Optimal string alignment distance (Levenshtein with adjacent transpositions) of two
  * names of at most 63 characters; 99 for longer ones. */
-static int edit_distance(const char *a, const char *b)
+int llmmem__edit_distance(const char *a, const char *b)
 {
     size_t n = strlen(a), m = strlen(b);
     if (n > 63 || m > 63)
@@ -109,7 +110,7 @@ const char *llmmem__suggest(const char *const *names, const char *written)
     const char *best = NULL, *prefixed = NULL;
     int best_d = limit + 1, prefixes = 0;
     for (int i = 0; names[i]; i++) {
-        int d = edit_distance(written, names[i]);
+        int d = llmmem__edit_distance(written, names[i]);
         if (d < best_d) {
             best_d = d;
             best = names[i];
@@ -165,58 +166,140 @@ static size_t parse_decimal(double *out, const char *s)
     return i;
 }
 
-static int parse_count(int64_t *out, const char *text, bool whole);
+/* ---- numbers written as text: the one reader (llmmem_parse_value) ------------ */
 
-int llmmem__parse_count(int64_t *out, const char *text) { return parse_count(out, text, false); }
-
-int llmmem__parse_whole_count(int64_t *out, const char *text)
+/* What each kind of value takes, for messages. */
+static const char *value_form(int kind)
 {
-    if (text && strpbrk(text, ",_"))
-        return llmmem__error(LLMMEM_E_PARSE, "count \"%.60s\": separators are not read", text);
-    return parse_count(out, text, true);
+    switch (kind) {
+    case LLMMEM_VALUE_TOKENS: return "a whole number of tokens (4096, 4k = 4096, 128k = 131072)";
+    case LLMMEM_VALUE_SIZE: return "a parameter count (7B, 770M, 1.5e9; K = 10^3, M = 10^6, B = 10^9, T = 10^12)";
+    case LLMMEM_VALUE_BOOL: return "true or false (also 1/0, yes/no, on/off)";
+    default: return "a whole number (e-notation for large counts: 5e8)";
+    }
 }
 
-static int parse_count(int64_t *out, const char *text, bool whole)
+static bool word_is(const char *text, const char *word)
+{
+    for (; *text && *word; text++, word++)
+        if (tolower((unsigned char)*text) != *word)
+            return false;
+    return !*text && !*word;
+}
+
+/* A number as written: [+-]digits[.digits][(e|E)[+-]digits], then the suffix.
+ * Exact: value = digits x 10^scale (`huge` past 64 bits of digits). */
+typedef struct written_number {
+    bool negative;
+    bool huge; /* more digits than 64 bits hold */
+    uint64_t digits;
+    int scale;
+    const char *rest;
+} written_number;
+
+static bool read_written(written_number *w, const char *s)
+{
+    int exp = 0;
+    bool any = false;
+    memset(w, 0, sizeof *w);
+    if (*s == '-' || *s == '+')
+        w->negative = *s++ == '-';
+    for (; *s >= '0' && *s <= '9'; s++, any = true) {
+        if (w->digits > (UINT64_MAX - 9) / 10)
+            w->huge = true;
+        else
+            w->digits = w->digits * 10 + (uint64_t)(*s - '0');
+    }
+    if (*s == '.')
+        for (s++; *s >= '0' && *s <= '9'; s++, any = true) {
+            if (w->digits > (UINT64_MAX - 9) / 10) {
+                w->huge = true;
+                continue;
+            }
+            w->digits = w->digits * 10 + (uint64_t)(*s - '0');
+            w->scale--;
+        }
+    if (!any)
+        return false;
+    if ((*s == 'e' || *s == 'E') && (s[1] == '-' || s[1] == '+' || (s[1] >= '0' && s[1] <= '9'))) {
+        bool neg = s[1] == '-';
+        s += s[1] == '-' || s[1] == '+' ? 2 : 1;
+        if (!(*s >= '0' && *s <= '9'))
+            return false;
+        for (; *s >= '0' && *s <= '9'; s++)
+            if (exp < 100)
+                exp = exp * 10 + (*s - '0');
+        w->scale += neg ? -exp : exp;
+    }
+    w->rest = s;
+    return true;
+}
+
+int llmmem_parse_value(int64_t *out, const char *text, int kind)
 {
     if (!out || !text)
-        return llmmem__error(LLMMEM_E_INVALID_ARG, "count: NULL argument");
-    char clean[64];
-    size_t n = 0;
-    for (const char *p = text; *p; p++) {
-        if (*p == ',' || *p == '_' || *p == ' ')
-            continue;
-        if (n + 1 >= sizeof clean)
-            return llmmem__error(LLMMEM_E_PARSE, "count \"%.40s\": too long", text);
-        clean[n++] = *p;
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_parse_value: NULL argument");
+    if (kind < LLMMEM_VALUE_WHOLE || kind > LLMMEM_VALUE_BOOL)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_parse_value: unknown kind %d (1 whole .. 4 bool)", kind);
+    const char *form = value_form(kind);
+    if (kind == LLMMEM_VALUE_BOOL) {
+        static const char *const yes[] = {"true", "1", "yes", "on"}, *const no[] = {"false", "0", "no", "off"};
+        for (int i = 0; i < 4; i++)
+            if (word_is(text, yes[i]) || word_is(text, no[i])) {
+                *out = word_is(text, yes[i]);
+                return LLMMEM_OK;
+            }
+        return llmmem__error(LLMMEM_E_PARSE, "\"%.60s\": expected %s", text, form);
     }
-    clean[n] = '\0';
-    double v;
-    size_t used = parse_decimal(&v, clean);
-    if (used == 0)
-        return llmmem__error(LLMMEM_E_PARSE, "count \"%.60s\": expected a number like 7B, 770M, 1.5e9",
-                             text);
-    double mult = 1.0;
-    const char *suf = clean + used;
+    /* separators are never read: "1,5" is not 15, "1 5" not 15 */
+    if (strpbrk(text, ",_ '\t\n\r"))
+        return llmmem__error(LLMMEM_E_PARSE, "\"%.60s\": separators are not read; expected %s", text, form);
+    written_number w;
+    if (!read_written(&w, text))
+        return llmmem__error(LLMMEM_E_PARSE, "\"%.60s\": expected %s", text, form);
+    uint64_t mult = 1;
+    const char *suf = w.rest;
     if (*suf) {
-        switch (*suf) {
-        case 'k': case 'K': mult = 1e3; break;
-        case 'm': case 'M': mult = 1e6; break;
-        case 'b': case 'B': case 'g': case 'G': mult = 1e9; break;
-        case 't': case 'T': mult = 1e12; break;
-        default:
-            return llmmem__error(LLMMEM_E_PARSE, "count \"%.60s\": unknown suffix \"%s\" (use K, M, B, T)",
-                                 text, suf);
-        }
+        char c = *suf;
         if (suf[1] != '\0')
-            return llmmem__error(LLMMEM_E_PARSE, "count \"%.60s\": trailing text \"%s\"", text, suf + 1);
+            return llmmem__error(LLMMEM_E_PARSE, "\"%.60s\": expected %s", text, form);
+        if (kind == LLMMEM_VALUE_TOKENS && (c == 'k' || c == 'K'))
+            mult = 1024;
+        else if (kind == LLMMEM_VALUE_TOKENS && strchr("mMgGbBtT", c))
+            return llmmem__error(LLMMEM_E_PARSE,
+                                 "\"%.60s\": token counts take k = 1024 only (1M tokens: write 1024k or 1048576)", text);
+        else if (kind == LLMMEM_VALUE_SIZE && (c == 'k' || c == 'K'))
+            mult = UINT64_C(1000);
+        else if (kind == LLMMEM_VALUE_SIZE && (c == 'm' || c == 'M'))
+            mult = UINT64_C(1000000);
+        else if (kind == LLMMEM_VALUE_SIZE && strchr("bBgG", c))
+            mult = UINT64_C(1000000000);
+        else if (kind == LLMMEM_VALUE_SIZE && (c == 't' || c == 'T'))
+            mult = UINT64_C(1000000000000);
+        else
+            return llmmem__error(LLMMEM_E_PARSE, "\"%.60s\": expected %s", text, form);
     }
+    /* digits x mult x 10^scale, exactly */
+    uint64_t v = w.digits;
+    if (w.huge || v > UINT64_MAX / mult)
+        goto too_large;
     v *= mult;
-    if (whole && isfinite(v) && v != floor(v))
-        return llmmem__error(LLMMEM_E_PARSE, "count \"%.60s\": not a whole number", text);
-    if (!isfinite(v) || v < 1.0 || v > 9.0e15)
-        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "count \"%.60s\": must be between 1 and 9e15", text);
-    *out = (int64_t)llround(v);
+    for (int i = w.scale; i < 0; i++) {
+        if (v % 10 != 0)
+            return llmmem__error(LLMMEM_E_PARSE, "\"%.60s\": not a whole number; expected %s", text, form);
+        v /= 10;
+    }
+    for (int i = 0; i < w.scale; i++) {
+        if (v > UINT64_MAX / 10)
+            goto too_large;
+        v *= 10;
+    }
+    if (v > (uint64_t)INT64_MAX)
+        goto too_large;
+    *out = w.negative ? -(int64_t)v : (int64_t)v;
     return LLMMEM_OK;
+too_large:
+    return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "\"%.60s\": beyond the 64-bit range", text);
 }
 
 void llmmem__buf_printf(llmmem__buf *b, const char *fmt, ...)
@@ -294,7 +377,7 @@ int llmmem__parse_f64(double *out, const char *text)
     int sign = 1;
     if (*s == '-' || *s == '+')
         sign = *s++ == '-' ? -1 : 1;
-    double v;
+    double v = 0.0;
     size_t used = parse_decimal(&v, s);
     if (used == 0 || s[used] != '\0' || !isfinite(v))
         return -1;

@@ -118,7 +118,7 @@ const char *llmmem_framework_name(int kind)
  * `accelerate config` writes compute_environment and distributed_type
  * (commands/config/config_args.py); LLaMA-Factory model_name_or_path with
  * stage/finetuning_type/cutoff_len (hparams/). */
-static int detect(const llmmem__jnode *root)
+int llmmem__framework_kind(const llmmem__jnode *root)
 {
     const llmmem__jnode *model = llmmem__json_get(root, "model");
     if (llmmem__json_is_object(model) && llmmem__json_get(model, "_component_"))
@@ -146,7 +146,7 @@ int llmmem_framework_detect(int *kind, const char *yaml, size_t len)
     int rc = llmmem__yaml_parse(&doc, yaml, len, "<yaml>");
     if (rc)
         return rc;
-    *kind = detect(llmmem__json_root(doc));
+    *kind = llmmem__framework_kind(llmmem__json_root(doc));
     llmmem__json_free(doc);
     return LLMMEM_OK;
 }
@@ -171,7 +171,7 @@ static int apply_yaml(llmmem_config *cfg, int kind, const char *text, size_t len
         llmmem__json_free(doc);
         return rc;
     }
-    if (kind == LLMMEM_FW_AUTO && (kind = detect(root)) == LLMMEM_FW_AUTO) {
+    if (kind == LLMMEM_FW_AUTO && (kind = llmmem__framework_kind(root)) == LLMMEM_FW_AUTO) {
         rc = llmmem__json_error_at(doc, root, LLMMEM_E_SCHEMA, "",
                                    "not a framework file this library reads: none of torchtune's "
                                    "model._component_, axolotl's base_model + sequence_len, accelerate's "

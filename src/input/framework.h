@@ -40,6 +40,12 @@ void fw_unread(fw_ctx *x, const char *path);
 /* Whether `key` is one of the NULL-terminated `list`. */
 bool fw_in(const char *key, const char *const *list);
 
+/* The kind of framework file a document's root is (LLMMEM_FW_AUTO when none; framework.c). */
+int llmmem__framework_kind(const llmmem__jnode *root);
+/* The preset a torchtune model builder builds ("torchtune.models.llama3_1.lora_llama3_1_8b"
+ * -> "llama-3.1-8b"), NULL when none (torchtune.c). */
+const char *llmmem__torchtune_preset(const char *component);
+
 /* The readers (torchtune.c, axolotl.c, accelerate.c, llamafactory.c). */
 int llmmem__torchtune_apply(fw_ctx *x, const llmmem__jnode *root);
 int llmmem__axolotl_apply(fw_ctx *x, const llmmem__jnode *root);

@@ -47,6 +47,15 @@ int llmmem__json_read_str(char *buf, size_t cap, const llmmem__json *doc, const 
 /* Reports an error at a node: "source:line:col: path: message". */
 int llmmem__json_error_at(const llmmem__json *doc, const llmmem__jnode *n, int status,
                           const char *path, const char *fmt, ...) LLMMEM_PRINTF(5, 6);
+/* The Hugging Face Hub ids of the presets (presets.c): the i-th id and its preset, NULL
+ * past the end; the preset a Hub id is (any case), NULL when none. */
+int llmmem__hub_id_count(void);
+const char *llmmem__hub_id_at(int index, const char **preset);
+const char *llmmem__preset_of_hub_id(const char *id);
+/* A model named as transformers' from_pretrained names it, resolved offline (hub.c,
+ * llmmem_model_from_pretrained); hub_cache may be NULL; `local`: a path to a config.json
+ * or a folder holding one is taken too (not in scenarios, whose files are hf_config). */
+int llmmem__model_resolve(struct llmmem_model **out, const char *name, const char *hub_cache, bool local);
 /* Reads a whole file into a NUL-terminated malloc'd buffer (LLMMEM_E_IO names the path). */
 int llmmem__read_file(char **out, size_t *len, const char *path);
 

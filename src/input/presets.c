@@ -463,6 +463,108 @@ static const preset presets[] = {
 /* clang-format on */
 };
 
+/* The Hugging Face Hub ids each preset is (llmmem_model_from_pretrained): the repositories
+ * whose config.json has the preset's architecture fields. An instruct or chat fine-tune
+ * shares its base model's config.json; where they differ in a field the estimator reads
+ * (Qwen2.5 bases but 0.5B and 3B: max_position_embeddings 131072, torchtune's
+ * models/qwen2_5/_model_builders.py says so; Mixtral-8x22B's base: vocab 32000; Qwen3
+ * -Base: max_position_embeddings 32768) only the matching one is listed. Gemma-3
+ * 4B/12B/27B on the Hub are multimodal, so the text-only presets have no id; a quantized
+ * repository (-FP8, -AWQ, ...) has its own quantization_config and no id here. */
+static const struct {
+    const char *id, *preset;
+} hub_ids[] = {
+/* clang-format off */
+    {"meta-llama/Llama-2-7b-hf", "llama-2-7b"}, {"meta-llama/Llama-2-7b-chat-hf", "llama-2-7b"},
+    {"meta-llama/Llama-2-13b-hf", "llama-2-13b"}, {"meta-llama/Llama-2-13b-chat-hf", "llama-2-13b"},
+    {"meta-llama/Llama-2-70b-hf", "llama-2-70b"}, {"meta-llama/Llama-2-70b-chat-hf", "llama-2-70b"},
+    {"meta-llama/Meta-Llama-3-8B", "llama-3-8b"}, {"meta-llama/Meta-Llama-3-8B-Instruct", "llama-3-8b"},
+    {"meta-llama/Meta-Llama-3-70B", "llama-3-70b"}, {"meta-llama/Meta-Llama-3-70B-Instruct", "llama-3-70b"},
+    {"meta-llama/Llama-3.1-8B", "llama-3.1-8b"}, {"meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b"},
+    {"meta-llama/Meta-Llama-3.1-8B", "llama-3.1-8b"}, {"meta-llama/Meta-Llama-3.1-8B-Instruct", "llama-3.1-8b"},
+    {"meta-llama/Llama-3.1-70B", "llama-3.1-70b"}, {"meta-llama/Llama-3.1-70B-Instruct", "llama-3.1-70b"},
+    {"meta-llama/Meta-Llama-3.1-70B", "llama-3.1-70b"}, {"meta-llama/Meta-Llama-3.1-70B-Instruct", "llama-3.1-70b"},
+    {"meta-llama/Llama-3.1-405B", "llama-3.1-405b"}, {"meta-llama/Llama-3.1-405B-Instruct", "llama-3.1-405b"},
+    {"meta-llama/Meta-Llama-3.1-405B", "llama-3.1-405b"}, {"meta-llama/Meta-Llama-3.1-405B-Instruct", "llama-3.1-405b"},
+    {"meta-llama/Llama-3.2-1B", "llama-3.2-1b"}, {"meta-llama/Llama-3.2-1B-Instruct", "llama-3.2-1b"},
+    {"meta-llama/Llama-3.2-3B", "llama-3.2-3b"}, {"meta-llama/Llama-3.2-3B-Instruct", "llama-3.2-3b"},
+    {"meta-llama/Llama-3.3-70B-Instruct", "llama-3.3-70b"},
+    {"meta-llama/Llama-4-Scout-17B-16E-Instruct", "llama-4-scout-17b-16e"},
+    {"mistralai/Mistral-7B-v0.1", "mistral-7b-v0.1"}, {"mistralai/Mistral-7B-Instruct-v0.1", "mistral-7b-v0.1"},
+    {"mistralai/Mistral-7B-v0.3", "mistral-7b-v0.3"}, {"mistralai/Mistral-7B-Instruct-v0.3", "mistral-7b-v0.3"},
+    {"mistralai/Mistral-Nemo-Instruct-2407", "mistral-nemo-12b"},
+    {"mistralai/Mixtral-8x7B-v0.1", "mixtral-8x7b"}, {"mistralai/Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b"},
+    {"mistralai/Mixtral-8x22B-Instruct-v0.1", "mixtral-8x22b"},
+    {"mistralai/Mistral-Small-3.2-24B-Instruct-2506", "mistral-small-3.2-24b"},
+    {"mistralai/Devstral-2-123B-Instruct-2512", "devstral-2-123b"},
+    {"Qwen/Qwen2.5-0.5B", "qwen2.5-0.5b"}, {"Qwen/Qwen2.5-0.5B-Instruct", "qwen2.5-0.5b"},
+    {"Qwen/Qwen2.5-1.5B-Instruct", "qwen2.5-1.5b"},
+    {"Qwen/Qwen2.5-3B", "qwen2.5-3b"}, {"Qwen/Qwen2.5-3B-Instruct", "qwen2.5-3b"},
+    {"Qwen/Qwen2.5-7B-Instruct", "qwen2.5-7b"}, {"Qwen/Qwen2.5-14B-Instruct", "qwen2.5-14b"},
+    {"Qwen/Qwen2.5-32B-Instruct", "qwen2.5-32b"}, {"Qwen/Qwen2.5-72B-Instruct", "qwen2.5-72b"},
+    {"Qwen/Qwen3-0.6B", "qwen3-0.6b"}, {"Qwen/Qwen3-1.7B", "qwen3-1.7b"}, {"Qwen/Qwen3-4B", "qwen3-4b"},
+    {"Qwen/Qwen3-8B", "qwen3-8b"}, {"Qwen/Qwen3-14B", "qwen3-14b"}, {"Qwen/Qwen3-32B", "qwen3-32b"},
+    {"Qwen/Qwen3-30B-A3B", "qwen3-30b-a3b"}, {"Qwen/Qwen3-235B-A22B", "qwen3-235b-a22b"},
+    {"Qwen/Qwen1.5-MoE-A2.7B", "qwen1.5-moe-a2.7b"}, {"Qwen/Qwen1.5-MoE-A2.7B-Chat", "qwen1.5-moe-a2.7b"},
+    {"Qwen/Qwen2-VL-2B-Instruct", "qwen2-vl-2b"}, {"Qwen/Qwen2-VL-7B-Instruct", "qwen2-vl-7b"},
+    {"Qwen/Qwen3.5-27B", "qwen3.5-27b"}, {"Qwen/Qwen3.5-4B", "qwen3.5-4b"},
+    {"Qwen/Qwen3-Next-80B-A3B-Instruct", "qwen3-next-80b-a3b"},
+    {"google/gemma-2b", "gemma-2b"}, {"google/gemma-2b-it", "gemma-2b"},
+    {"google/gemma-7b", "gemma-7b"}, {"google/gemma-7b-it", "gemma-7b"},
+    {"google/gemma-2-2b", "gemma-2-2b"}, {"google/gemma-2-2b-it", "gemma-2-2b"},
+    {"google/gemma-2-9b", "gemma-2-9b"}, {"google/gemma-2-9b-it", "gemma-2-9b"},
+    {"google/gemma-2-27b", "gemma-2-27b"}, {"google/gemma-2-27b-it", "gemma-2-27b"},
+    {"google/gemma-3-1b-pt", "gemma-3-1b"}, {"google/gemma-3-1b-it", "gemma-3-1b"},
+    {"google/gemma-3-4b-pt", "gemma-3-4b-it"}, {"google/gemma-3-4b-it", "gemma-3-4b-it"},
+    {"google/gemma-4-31B-it", "gemma-4-31b-it"},
+    {"microsoft/phi-2", "phi-2"}, {"microsoft/Phi-3-mini-4k-instruct", "phi-3-mini"},
+    {"microsoft/Phi-3-medium-4k-instruct", "phi-3-medium"}, {"microsoft/phi-4", "phi-4"},
+    {"deepseek-ai/DeepSeek-V2-Lite", "deepseek-v2-lite"}, {"deepseek-ai/DeepSeek-V2-Lite-Chat", "deepseek-v2-lite"},
+    {"deepseek-ai/DeepSeek-V3", "deepseek-v3"}, {"deepseek-ai/DeepSeek-V3-Base", "deepseek-v3"},
+    {"deepseek-ai/DeepSeek-V3.2", "deepseek-v3.2"}, {"deepseek-ai/DeepSeek-V4-Pro", "deepseek-v4-pro"},
+    {"openai/gpt-oss-20b", "gpt-oss-20b"}, {"openai/gpt-oss-120b", "gpt-oss-120b"},
+    {"openai-community/gpt2", "gpt2"}, {"openai-community/gpt2-medium", "gpt2-medium"},
+    {"openai-community/gpt2-large", "gpt2-large"}, {"openai-community/gpt2-xl", "gpt2-xl"},
+    {"EleutherAI/gpt-j-6b", "gpt-j-6b"},
+    {"EleutherAI/pythia-160m", "pythia-160m"}, {"EleutherAI/pythia-160m-deduped", "pythia-160m"},
+    {"EleutherAI/pythia-1.4b", "pythia-1.4b"}, {"EleutherAI/pythia-1.4b-deduped", "pythia-1.4b"},
+    {"EleutherAI/pythia-6.9b", "pythia-6.9b"}, {"EleutherAI/pythia-6.9b-deduped", "pythia-6.9b"},
+    {"facebook/opt-1.3b", "opt-1.3b"},
+    {"tiiuae/falcon-7b", "falcon-7b"}, {"tiiuae/falcon-7b-instruct", "falcon-7b"},
+    {"tiiuae/falcon-40b", "falcon-40b"}, {"tiiuae/falcon-40b-instruct", "falcon-40b"},
+    {"tiiuae/falcon-rw-1b", "falcon-rw-1b"},
+    {"allenai/OLMoE-1B-7B-0924", "olmoe-1b-7b"}, {"allenai/OLMoE-1B-7B-0924-Instruct", "olmoe-1b-7b"},
+    {"allenai/OLMo-2-1124-7B", "olmo-2-7b"}, {"allenai/OLMo-2-1124-7B-Instruct", "olmo-2-7b"},
+    {"allenai/Olmo-3.1-32B-Instruct", "olmo-3.1-32b"},
+    {"bigcode/starcoder2-7b", "starcoder2-7b"},
+    {"llava-hf/llava-1.5-7b-hf", "llava-1.5-7b"},
+    {"zai-org/GLM-4.5-Air", "glm-4.5-air"},
+    {"moonshotai/Kimi-K2-Instruct", "kimi-k2"}, {"moonshotai/Kimi-Linear-48B-A3B-Instruct", "kimi-linear-48b-a3b"},
+    {"MiniMaxAI/MiniMax-M2.7", "minimax-m2.7"},
+    {"ai21labs/AI21-Jamba-1.5-Mini", "jamba-1.5-mini"},
+    {"baidu/ERNIE-4.5-0.3B-PT", "ernie-4.5-0.3b"},
+/* clang-format on */
+};
+
+int llmmem__hub_id_count(void) { return (int)LLMMEM_ARRAY_LEN(hub_ids); }
+
+const char *llmmem__hub_id_at(int index, const char **preset_name)
+{
+    if (index < 0 || index >= llmmem__hub_id_count())
+        return NULL;
+    if (preset_name)
+        *preset_name = hub_ids[index].preset;
+    return hub_ids[index].id;
+}
+
+const char *llmmem__preset_of_hub_id(const char *id)
+{
+    for (size_t i = 0; id && i < LLMMEM_ARRAY_LEN(hub_ids); i++)
+        if (strcasecmp(hub_ids[i].id, id) == 0)
+            return hub_ids[i].preset;
+    return NULL;
+}
+
 int llmmem_preset_count(void) { return (int)LLMMEM_ARRAY_LEN(presets); }
 
 const char *llmmem_preset_name(int index)

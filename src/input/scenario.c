@@ -25,6 +25,7 @@ typedef struct ctx {
     llmmem_model *model; /* NULL when the caller does not want one */
     bool want_model;
     const char *base_dir;
+    const char *hub_cache; /* the Hugging Face cache for Hub ids, or NULL */
     bool saw_seq_len; /* training.seq_len given */
     bool saw_mode;
     bool saw_training, saw_inference;
@@ -487,8 +488,8 @@ static int model_base(ctx *c, const llmmem__jnode *obj, const llmmem__jnode *hf,
         rc = llmmem_model_from_hf_file(&c->model, full);
     } else if (preset) {
         if (!llmmem__json_is_string(preset))
-            return llmmem__input_type_error(doc, preset, "model.preset", "a preset name (string)");
-        rc = llmmem_model_from_preset(&c->model, llmmem__json_string(preset));
+            return llmmem__input_type_error(doc, preset, "model.preset", "a preset name or Hub id (string)");
+        rc = llmmem__model_resolve(&c->model, llmmem__json_string(preset), c->hub_cache, false);
     } else {
         rc = llmmem_model_new(&c->model);
     }
@@ -550,8 +551,8 @@ static int load_model(ctx *c, const llmmem__jnode *obj)
 {
     const llmmem__json *doc = c->doc;
     int rc;
-    if (llmmem__json_is_string(obj)) { /* "model": "llama-3.1-8b" = a preset */
-        rc = llmmem_model_from_preset(&c->model, llmmem__json_string(obj));
+    if (llmmem__json_is_string(obj)) { /* "model": "llama-3.1-8b" = a preset, or a Hub id */
+        rc = llmmem__model_resolve(&c->model, llmmem__json_string(obj), c->hub_cache, false);
         return rc ? llmmem__input_wrap(doc, obj, "model", rc) : LLMMEM_OK;
     }
     if ((rc = unique_object(c, obj, "model", "an object or a preset name")) != 0)
@@ -671,7 +672,7 @@ static int load_scenario(ctx *c, const llmmem__jnode *root)
 }
 
 static int scenario_parse(llmmem_model **model_out, llmmem_config **cfg_out, const char *json,
-                          size_t len, const char *base_dir, const char *source)
+                          size_t len, const char *base_dir, const char *source, const char *hub_cache)
 {
     if (!json)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_scenario_from_json: json is NULL");
@@ -682,6 +683,7 @@ static int scenario_parse(llmmem_model **model_out, llmmem_config **cfg_out, con
     ctx c = {0};
     c.doc = doc;
     c.base_dir = base_dir;
+    c.hub_cache = hub_cache;
     c.want_model = model_out != NULL;
     rc = llmmem_config_new(&c.cfg);
     if (rc == 0)
@@ -706,13 +708,14 @@ static int scenario_parse(llmmem_model **model_out, llmmem_config **cfg_out, con
 int llmmem_scenario_from_json(llmmem_model **model_out, llmmem_config **cfg_out, const char *json,
                               size_t len, const char *base_dir)
 {
-    return scenario_parse(model_out, cfg_out, json, len, base_dir, "scenario");
+    return scenario_parse(model_out, cfg_out, json, len, base_dir, "scenario", NULL);
 }
 
-int llmmem_scenario_from_file(llmmem_model **model_out, llmmem_config **cfg_out, const char *path)
+static int scenario_file(llmmem_model **model_out, llmmem_config **cfg_out, const char *path,
+                         const char *hub_cache, const char *fn)
 {
     if (!path)
-        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_scenario_from_file: path is NULL");
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "%s: path is NULL", fn);
     char *text = NULL;
     size_t len = 0;
     int rc = llmmem__read_file(&text, &len, path);
@@ -726,7 +729,18 @@ int llmmem_scenario_from_file(llmmem_model **model_out, llmmem_config **cfg_out,
         snprintf(dir, sizeof dir, "/");
     else
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    rc = scenario_parse(model_out, cfg_out, text, len, dir, path);
+    rc = scenario_parse(model_out, cfg_out, text, len, dir, path, hub_cache);
     free(text);
     return rc;
+}
+
+int llmmem_scenario_from_file(llmmem_model **model_out, llmmem_config **cfg_out, const char *path)
+{
+    return scenario_file(model_out, cfg_out, path, NULL, "llmmem_scenario_from_file");
+}
+
+int llmmem_scenario_from_file_hub(llmmem_model **model_out, llmmem_config **cfg_out, const char *path,
+                                  const char *hub_cache)
+{
+    return scenario_file(model_out, cfg_out, path, hub_cache, "llmmem_scenario_from_file_hub");
 }

@@ -16,6 +16,41 @@ static const char *const ignored[] = {
     "recipe_checkpoint", "low_cpu_ram", "cudnn_deterministic_mode", "save_last_epoch_only",
     "collate_fn", "num_training_steps", "seed_everything", "dataloader", "clip_grad_norm_type", NULL};
 
+/* The model builders whose model is a preset (torchtune/models/<family>/_model_builders.py:
+ * the same vocab, layers, heads, KV heads, widths and max_seq_len as the preset's
+ * config.json); their lora_ and qlora_ builders build the same model. The Qwen2.5 and Qwen3
+ * _base builders (a longer or shorter max_seq_len than the presets') are not listed. */
+static const struct {
+    const char *builder, *preset;
+} builders[] = {
+    {"llama2_7b", "llama-2-7b"}, {"llama2_13b", "llama-2-13b"}, {"llama2_70b", "llama-2-70b"},
+    {"llama3_8b", "llama-3-8b"}, {"llama3_70b", "llama-3-70b"}, {"llama3_1_8b", "llama-3.1-8b"},
+    {"llama3_1_70b", "llama-3.1-70b"}, {"llama3_1_405b", "llama-3.1-405b"}, {"llama3_2_1b", "llama-3.2-1b"},
+    {"llama3_2_3b", "llama-3.2-3b"}, {"llama3_3_70b", "llama-3.3-70b"},
+    {"qwen2_5_0_5b", "qwen2.5-0.5b"}, {"qwen2_5_1_5b_instruct", "qwen2.5-1.5b"}, {"qwen2_5_3b", "qwen2.5-3b"},
+    {"qwen2_5_7b_instruct", "qwen2.5-7b"}, {"qwen2_5_14b_instruct", "qwen2.5-14b"},
+    {"qwen2_5_32b_instruct", "qwen2.5-32b"}, {"qwen2_5_72b_instruct", "qwen2.5-72b"},
+    {"qwen3_0_6b_instruct", "qwen3-0.6b"}, {"qwen3_1_7b_instruct", "qwen3-1.7b"}, {"qwen3_4b_instruct", "qwen3-4b"},
+    {"qwen3_8b_instruct", "qwen3-8b"}, {"qwen3_14b_instruct", "qwen3-14b"}, {"qwen3_32b", "qwen3-32b"},
+    {"qwen3_moe_30b_a3b_instruct", "qwen3-30b-a3b"}, {"qwen3_moe_235b_a22b", "qwen3-235b-a22b"},
+    {"gemma_2b", "gemma-2b"}, {"gemma_7b", "gemma-7b"}, {"gemma2_2b", "gemma-2-2b"}, {"gemma2_9b", "gemma-2-9b"},
+    {"gemma2_27b", "gemma-2-27b"}, {"phi3_mini", "phi-3-mini"},
+};
+
+const char *llmmem__torchtune_preset(const char *component)
+{
+    const char *last = component ? strrchr(component, '.') : NULL;
+    last = last ? last + 1 : (component ? component : "");
+    if (!strncmp(last, "qlora_", 6))
+        last += 6;
+    else if (!strncmp(last, "lora_", 5))
+        last += 5;
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(builders); i++)
+        if (!strcmp(builders[i].builder, last))
+            return builders[i].preset;
+    return NULL;
+}
+
 /* model._component_: lora_* and qlora_* builders (torchtune/models/<family>/_model_builders.py). */
 static int read_model(fw_ctx *x, const llmmem__jnode *model)
 {

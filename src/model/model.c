@@ -169,36 +169,38 @@ typedef struct key_info {
     bool read_only;
     int64_t lo;
     const char *aliases; /* comma-separated, for llmmem_model_set */
+    const char *sym;     /* the registry quantity an override sets (registry.c bind), or NULL */
+    int kind;            /* llmmem_value_kind of its text (llmmem_model_set) */
 } key_info;
 
 #define F(x) offsetof(struct llmmem_model, x)
 #define SPECIAL ((size_t)-1)
 static const key_info keys[] = {
-    {LLMMEM_M_NUM_LAYERS, "num_hidden_layers", F(num_layers), false, 1, "num_layers,layers,n_layer"},
-    {LLMMEM_M_HIDDEN_SIZE, "hidden_size", F(hidden_size), false, 1, "hidden,n_embd,d_model"},
-    {LLMMEM_M_NUM_HEADS, "num_attention_heads", F(num_heads), false, 1, "num_heads,heads,n_head"},
-    {LLMMEM_M_NUM_KV_HEADS, "num_key_value_heads", F(num_kv_heads), false, 1, "num_kv_heads,kv_heads"},
-    {LLMMEM_M_HEAD_DIM, "head_dim", F(head_dim), false, 1, ""},
-    {LLMMEM_M_INTERMEDIATE_SIZE, "intermediate_size", F(intermediate_size), false, 1, "ffn,ffn_dim,n_inner"},
-    {LLMMEM_M_VOCAB_SIZE, "vocab_size", F(vocab_size), false, 1, "vocab"},
-    {LLMMEM_M_MAX_POSITIONS, "max_position_embeddings", F(max_positions), false, 1, "max_positions,n_positions"},
-    {LLMMEM_M_NUM_EXPERTS, "num_experts", F(num_experts), false, 0, "num_local_experts,experts"},
-    {LLMMEM_M_EXPERTS_PER_TOKEN, "num_experts_per_tok", F(experts_per_token), false, 0, "experts_per_token,top_k"},
-    {LLMMEM_M_MOE_INTERMEDIATE_SIZE, "moe_intermediate_size", F(moe_intermediate_size), false, 1, ""},
-    {LLMMEM_M_TIE_EMBEDDINGS, "tie_word_embeddings", SPECIAL, false, 0, "tie_embeddings,tie"},
-    {LLMMEM_M_SLIDING_WINDOW, "sliding_window", F(sliding_window), false, 0, ""},
-    {LLMMEM_M_NUM_PARAMETERS, "num_parameters", SPECIAL, false, 1, "size,model_size,num_params"},
-    {LLMMEM_M_PARAMS, "params", F(params), true, 0, ""},
-    {LLMMEM_M_PARAMS_EMBEDDING, "params_embedding", F(params_embedding), true, 0, ""},
-    {LLMMEM_M_PARAMS_ATTENTION, "params_attention", F(params_attention), true, 0, ""},
-    {LLMMEM_M_PARAMS_MLP, "params_mlp", F(params_mlp), true, 0, ""},
-    {LLMMEM_M_PARAMS_NORM, "params_norm", F(params_norm), true, 0, ""},
-    {LLMMEM_M_PARAMS_HEAD, "params_head", F(params_head), true, 0, ""},
-    {LLMMEM_M_PARAMS_VISION, "params_vision", F(vision_params), true, 0, ""},
-    {LLMMEM_M_PARAMS_ACTIVE, "params_active", F(params_active), true, 0, ""},
-    {LLMMEM_M_PARAMS_ROUTER, "params_router", F(params_router), true, 0, ""},
-    {LLMMEM_M_PARAMS_EXPERTS, "params_experts", F(params_experts), true, 0, ""},
-    {LLMMEM_M_APPROXIMATE, "approximate", SPECIAL, true, 0, ""},
+    {LLMMEM_M_NUM_LAYERS, "num_hidden_layers", F(num_layers), false, 1, "num_layers,layers,n_layer", "L", LLMMEM_VALUE_WHOLE},
+    {LLMMEM_M_HIDDEN_SIZE, "hidden_size", F(hidden_size), false, 1, "hidden,n_embd,d_model", "h", LLMMEM_VALUE_WHOLE},
+    {LLMMEM_M_NUM_HEADS, "num_attention_heads", F(num_heads), false, 1, "num_heads,heads,n_head", "a", LLMMEM_VALUE_WHOLE},
+    {LLMMEM_M_NUM_KV_HEADS, "num_key_value_heads", F(num_kv_heads), false, 1, "num_kv_heads,kv_heads", "k", LLMMEM_VALUE_WHOLE},
+    {LLMMEM_M_HEAD_DIM, "head_dim", F(head_dim), false, 1, "", "d", LLMMEM_VALUE_WHOLE},
+    {LLMMEM_M_INTERMEDIATE_SIZE, "intermediate_size", F(intermediate_size), false, 1, "ffn,ffn_dim,n_inner", "f", LLMMEM_VALUE_WHOLE},
+    {LLMMEM_M_VOCAB_SIZE, "vocab_size", F(vocab_size), false, 1, "vocab", "V", LLMMEM_VALUE_WHOLE},
+    {LLMMEM_M_MAX_POSITIONS, "max_position_embeddings", F(max_positions), false, 1, "max_positions,n_positions", "pos", LLMMEM_VALUE_TOKENS},
+    {LLMMEM_M_NUM_EXPERTS, "num_experts", F(num_experts), false, 0, "num_local_experts,experts", "E", LLMMEM_VALUE_WHOLE},
+    {LLMMEM_M_EXPERTS_PER_TOKEN, "num_experts_per_tok", F(experts_per_token), false, 0, "experts_per_token,top_k", "K", LLMMEM_VALUE_WHOLE},
+    {LLMMEM_M_MOE_INTERMEDIATE_SIZE, "moe_intermediate_size", F(moe_intermediate_size), false, 1, "", "fm", LLMMEM_VALUE_WHOLE},
+    {LLMMEM_M_TIE_EMBEDDINGS, "tie_word_embeddings", SPECIAL, false, 0, "tie_embeddings,tie", "tie", LLMMEM_VALUE_BOOL},
+    {LLMMEM_M_SLIDING_WINDOW, "sliding_window", F(sliding_window), false, 0, "", "sw", LLMMEM_VALUE_TOKENS},
+    {LLMMEM_M_NUM_PARAMETERS, "num_parameters", SPECIAL, false, 1, "size,model_size,num_params", NULL, LLMMEM_VALUE_SIZE},
+    {LLMMEM_M_PARAMS, "params", F(params), true, 0, "", NULL, 0},
+    {LLMMEM_M_PARAMS_EMBEDDING, "params_embedding", F(params_embedding), true, 0, "", NULL, 0},
+    {LLMMEM_M_PARAMS_ATTENTION, "params_attention", F(params_attention), true, 0, "", NULL, 0},
+    {LLMMEM_M_PARAMS_MLP, "params_mlp", F(params_mlp), true, 0, "", NULL, 0},
+    {LLMMEM_M_PARAMS_NORM, "params_norm", F(params_norm), true, 0, "", NULL, 0},
+    {LLMMEM_M_PARAMS_HEAD, "params_head", F(params_head), true, 0, "", NULL, 0},
+    {LLMMEM_M_PARAMS_VISION, "params_vision", F(vision_params), true, 0, "", NULL, 0},
+    {LLMMEM_M_PARAMS_ACTIVE, "params_active", F(params_active), true, 0, "", NULL, 0},
+    {LLMMEM_M_PARAMS_ROUTER, "params_router", F(params_router), true, 0, "", NULL, 0},
+    {LLMMEM_M_PARAMS_EXPERTS, "params_experts", F(params_experts), true, 0, "", NULL, 0},
+    {LLMMEM_M_APPROXIMATE, "approximate", SPECIAL, true, 0, "", NULL, 0},
 };
 #undef F
 
@@ -477,6 +479,35 @@ int llmmem_model_clone(llmmem_model **out, const llmmem_model *model)
 
 void llmmem_model_free(llmmem_model *model) { free(model); }
 
+/* Sets the registry quantity behind model key k of a registry model (a config
+ * or a preset), with the value it had noted; an error names what it cannot
+ * override. */
+static int override_quantity(struct llmmem_model *t, const key_info *k, int64_t value)
+{
+    int i;
+    if (!k->sym || !llmmem__qvals_find(&t->q, k->sym, strlen(k->sym), &i))
+        return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                             "model key \"%s\" cannot override a \"%s\" model: its architecture has no "
+                             "such field",
+                             k->name, t->model_type);
+    if (t->q.src[i] == LLMMEM__QS_LIST)
+        return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                             "model key \"%s\" cannot override this \"%s\" model: its config lists the "
+                             "value per layer",
+                             k->name, t->model_type);
+    if (k->key == LLMMEM_M_NUM_LAYERS && t->layers_listed)
+        return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                             "model key \"%s\" cannot override this \"%s\" model: its config lists "
+                             "each layer's kind (%lld layers)",
+                             k->name, t->model_type, (long long)t->num_layers);
+    int64_t was = k->key == LLMMEM_M_TIE_EMBEDDINGS ? t->tie_embeddings : *(const int64_t *)((const char *)t + k->off);
+    t->q.v[i] = value;
+    t->q.src[i] = LLMMEM__QS_GIVEN;
+    if (was != value)
+        llmmem__model_note(t, "%s overridden: %lld (the config's %lld)", k->name, (long long)value, (long long)was);
+    return LLMMEM_OK;
+}
+
 int llmmem_model_set_i64(llmmem_model *m, int key, int64_t value)
 {
     if (!m)
@@ -503,6 +534,13 @@ int llmmem_model_set_i64(llmmem_model *m, int key, int64_t value)
                                  t.model_type);
         t.raw_target = value;
         raw_fill(&t);
+    } else if (!is_raw(&t) && t.fam) {
+        /* an override of a config's or preset's field: the registry quantity the
+         * field is bound from (registry.c bind), counted again; a field the
+         * config lists per layer, or one its family does not have, is refused */
+        int rc = override_quantity(&t, k, value);
+        if (rc)
+            return rc;
     } else {
         if (key == LLMMEM_M_TIE_EMBEDDINGS)
             t.tie_embeddings = value != 0;
@@ -537,20 +575,19 @@ int llmmem_model_set(llmmem_model *m, const char *name, const char *value)
     if (!k)
         return llmmem__error(LLMMEM_E_UNKNOWN_PARAM, "no model field named \"%s\"", name);
     int64_t v;
-    if (k->key == LLMMEM_M_TIE_EMBEDDINGS) {
-        if (strcasecmp(value, "true") == 0 || strcmp(value, "1") == 0)
-            v = 1;
-        else if (strcasecmp(value, "false") == 0 || strcmp(value, "0") == 0)
-            v = 0;
-        else
-            return llmmem__error(LLMMEM_E_PARSE, "%s: expected true or false, got \"%s\"", k->name,
-                                 value);
-    } else {
-        int rc = llmmem__parse_count(&v, value);
-        if (rc)
-            return rc;
+    int rc = llmmem_parse_value(&v, value, k->kind);
+    if (rc) {
+        char why[200];
+        snprintf(why, sizeof why, "%s", llmmem_last_error());
+        return llmmem__error(rc, "model key \"%s\": %s", k->name, why);
     }
     return llmmem_model_set_i64(m, k->key, v);
+}
+
+int llmmem_model_key_value_kind(int key)
+{
+    const key_info *k = key_find(key);
+    return k && !k->read_only ? k->kind : 0;
 }
 
 int llmmem_model_get_i64(int64_t *out, const llmmem_model *m, int key)
