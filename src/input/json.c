@@ -121,8 +121,16 @@ static void arena_free(chunk *c)
     }
 }
 
-/* Hash of a member name of n bytes (a word at a time). */
-static uint64_t name_hash(const char *k, size_t n)
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define JSON_LE 1
+#else
+#define JSON_LE 0
+#endif
+
+/* Hash of a member name of n bytes, a word at a time (the last word's bytes
+ * in little-endian order). `padded`: the name is in the document's buffer,
+ * whose room past every string lets the last word be read whole. */
+static inline uint64_t name_hash(const char *k, size_t n, bool padded)
 {
     uint64_t h = UINT64_C(0x9E3779B97F4A7C15) ^ n;
     for (; n >= 8; k += 8, n -= 8) {
@@ -132,8 +140,13 @@ static uint64_t name_hash(const char *k, size_t n)
         h ^= h >> 31;
     }
     uint64_t w = 0;
-    for (size_t j = 0; j < n; j++)
-        w |= (uint64_t)(unsigned char)k[j] << (8 * j);
+    if (padded && JSON_LE) {
+        memcpy(&w, k, sizeof w);
+        w &= n ? ~UINT64_C(0) >> (64 - 8 * n) : 0;
+    } else {
+        for (size_t j = 0; j < n; j++)
+            w |= (uint64_t)(unsigned char)k[j] << (8 * j);
+    }
     h = (h ^ w) * UINT64_C(0x94D049BB133111EB);
     return h ^ (h >> 29);
 }
@@ -205,9 +218,11 @@ static int sc_unexpected(scan *sc, const char *expected)
     return sc_fail(sc, sc->errbuf);
 }
 
-static void sc_ws(scan *sc)
+static inline void sc_ws(scan *sc)
 {
     size_t i = sc->i;
+    if (i < sc->n && sc->s[i] > ' ')
+        return; /* no whitespace: most calls */
     while (i < sc->n) {
         unsigned char c = sc->s[i];
         if (c != ' ' && c != '\n' && c != '\t' && c != '\r')
@@ -290,28 +305,6 @@ static inline int first_byte(uint64_t m)
 #endif
 }
 
-/* Skips the plain bytes of a string (no quote, backslash or control byte):
- * whole words while no byte ends the run, then bytes. */
-static void sc_plain_run(scan *sc)
-{
-    size_t i = sc->i;
-    while (i + 8 <= sc->n) {
-        uint64_t w;
-        memcpy(&w, sc->s + i, sizeof w);
-        uint64_t m = special8(w);
-        if (m) {
-            /* the lowest flagged byte is exact (borrows only run
-             * upwards); little-endian: the first in the text */
-            i += (size_t)first_byte(m);
-            break;
-        }
-        i += 8;
-    }
-    while (i < sc->n && sc->s[i] >= 0x20 && sc->s[i] != '"' && sc->s[i] != '\\')
-        i++;
-    sc->i = i;
-}
-
 /* At the 'u' of a \\u escape (the backslash at `at`): the escape, and the
  * low half that must follow a high surrogate, into *cp (the code point).
  * UTF-16 surrogates must pair (cJSON refuses a lone one): D800-DBFF, then
@@ -371,21 +364,40 @@ static char *put_utf8(char *o, long cp)
 }
 
 /* A string, decoded into the document's buffer: *out its text, *len its
- * bytes. Each string takes at most its quoted length there, NUL included. */
+ * bytes. Each string takes at most its quoted length there, NUL included;
+ * plain bytes are copied a word at a time (the buffer has a word of room
+ * past the last string). */
 static int sc_string(scan *sc, char **out, size_t *len)
 {
-    sc_adv(sc); /* opening quote */
+    const unsigned char *s = sc->s;
+    const size_t n = sc->n;
+    size_t i = sc->i + 1; /* after the opening quote */
     char *o = sc->out, *start = o;
     for (;;) {
-        size_t from = sc->i;
-        sc_plain_run(sc);
-        memcpy(o, sc->s + from, sc->i - from);
-        o += sc->i - from;
-        if (sc->i >= sc->n)
+        while (i + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, s + i, sizeof w);
+            memcpy(o, &w, sizeof w);
+            uint64_t m = special8(w);
+            if (m) {
+                /* the lowest flagged byte is exact (borrows only run
+                 * upwards); little-endian: the first in the text */
+                size_t k = (size_t)first_byte(m);
+                i += k;
+                o += k;
+                break;
+            }
+            i += 8;
+            o += 8;
+        }
+        while (i < n && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\')
+            *o++ = (char)s[i++];
+        sc->i = i;
+        if (i >= n)
             return sc_fail(sc, "unexpected end of input inside a string");
-        unsigned char c = sc->s[sc->i];
+        unsigned char c = s[i];
         if (c == '"') {
-            sc_adv(sc);
+            sc->i = i + 1;
             *o++ = '\0';
             sc->out = o;
             *out = start;
@@ -395,15 +407,16 @@ static int sc_string(scan *sc, char **out, size_t *len)
         if (c < 0x20)
             return sc_fail(sc, "control character inside a string (escape it)");
         /* c == '\\' */
-        sc_adv(sc);
-        if (sc->i >= sc->n)
+        sc->i = ++i;
+        if (i >= n)
             return sc_fail(sc, "unexpected end of input inside a string");
-        c = sc->s[sc->i];
+        c = s[i];
         if (c == 'u') {
             long cp;
-            if (sc_unicode_escape(sc, sc->i - 1, &cp) < 0)
+            if (sc_unicode_escape(sc, i - 1, &cp) < 0)
                 return -1;
             o = put_utf8(o, cp);
+            i = sc->i;
             continue;
         }
         static const char esc[] = "\"\\/bfnrt", val[] = "\"\\/\b\f\n\r\t";
@@ -411,7 +424,7 @@ static int sc_string(scan *sc, char **out, size_t *len)
         if (!e)
             return sc_fail(sc, "invalid escape sequence in a string");
         *o++ = val[e - esc];
-        sc_adv(sc);
+        sc->i = ++i;
     }
 }
 
@@ -592,7 +605,7 @@ static int sc_object(scan *sc, jnode *obj)
         if (!v)
             return -1;
         v->c.string = key;
-        v->hash = name_hash(key, klen);
+        v->hash = name_hash(key, klen, true);
         sc_link(obj, &last, v, &count);
         obj->mask = count; /* the member count until the index is made */
         sc_ws(sc);
@@ -850,7 +863,7 @@ int llmmem__json_parse(llmmem__json **out, const char *text, size_t len, const c
         source = "<json>";
 
     llmmem__json *doc = malloc(sizeof *doc);
-    char *chars = malloc(len + 1);
+    char *chars = malloc(len + 16); /* the strings, and a word of room past the last */
     if (!doc || !chars) {
         free(doc);
         free(chars);
@@ -1048,26 +1061,32 @@ int llmmem__json_type(const llmmem__jnode *n)
     return LLMMEM__J_INVALID;
 }
 
-const llmmem__jnode *llmmem__json_get(const llmmem__jnode *obj, const char *key)
+const llmmem__jnode *llmmem__json_getn(const llmmem__jnode *obj, const char *key, size_t n)
 {
-    if (!obj || !key || !cJSON_IsObject(obj))
+    if (!obj || !key || (obj->type & 0xFF) != cJSON_Object)
         return NULL;
     /* Case-sensitive, first match, as cJSON_GetObjectItemCaseSensitive: by
      * the name table of a large parsed object (its names are distinct); else
-     * in order, the first byte tested before strcmp */
+     * in order, the first byte tested first */
     const jnode *j = jn_of(obj);
     if (j->index) {
-        const size_t n = strlen(key);
-        const uint64_t h = name_hash(key, n);
-        for (uint32_t i = (uint32_t)h & j->mask; j->index[i]; i = (i + 1) & j->mask)
-            if (j->index[i]->hash == h && !strcmp(j->index[i]->c.string, key))
+        const uint64_t h = name_hash(key, n, false);
+        for (uint32_t i = (uint32_t)h & j->mask; j->index[i]; i = (i + 1) & j->mask) {
+            const char *name = j->index[i]->c.string;
+            if (j->index[i]->hash == h && !memcmp(name, key, n) && name[n] == '\0')
                 return &j->index[i]->c;
+        }
         return NULL;
     }
     for (const cJSON *c = obj->child; c; c = c->next)
-        if (c->string && c->string[0] == key[0] && strcmp(c->string, key) == 0)
+        if (c->string && (n == 0 || c->string[0] == key[0]) && !strncmp(c->string, key, n) && c->string[n] == '\0')
             return c;
     return NULL;
+}
+
+const llmmem__jnode *llmmem__json_get(const llmmem__jnode *obj, const char *key)
+{
+    return key ? llmmem__json_getn(obj, key, strlen(key)) : NULL;
 }
 
 const llmmem__jnode *llmmem__json_first(const llmmem__jnode *n)

@@ -65,6 +65,41 @@ static void sync_raw(struct llmmem_model *m)
     llmmem__registry_set(m, "tie", m->tie_embeddings);
 }
 
+/* Zero bytes over [from, to) of m, in pieces (offsets ascending). */
+static void clear_span(struct llmmem_model *m, size_t from, size_t to)
+{
+    if (to > from)
+        memset((char *)m + from, 0, to - from);
+}
+
+void llmmem__model_clear(struct llmmem_model *m)
+{
+    /* the arrays left as they are, each read only below its count (which is
+     * cleared): the quantities (registry_init fills them), the layer
+     * variants' values and counts (registry_layer_add_at), a composite's parts
+     * (registry_composite clears them), the tensors, the notes */
+#define AT(f) offsetof(struct llmmem_model, f)
+#define END(f) (offsetof(struct llmmem_model, f) + sizeof m->f)
+    static const struct {
+        size_t from, to;
+    } keep[] = {
+        {offsetof(struct llmmem_model, q) + offsetof(llmmem__qvals, sym), END(q)},
+        {AT(variants.v), END(variants.layers)},
+        {AT(mm.tq), END(mm.tq)},
+        {AT(mm.tensors.t), END(mm.tensors.t)},
+        {AT(tensors.t), END(tensors.t)},
+        {AT(notes), END(notes)},
+    };
+#undef AT
+#undef END
+    size_t at = 0;
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(keep); i++) {
+        clear_span(m, at, keep[i].from);
+        at = keep[i].to;
+    }
+    clear_span(m, at, sizeof *m);
+}
+
 static void zero_counts(struct llmmem_model *m)
 {
     m->params = m->params_embedding = m->params_attention = m->params_mlp = 0;

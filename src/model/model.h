@@ -224,6 +224,10 @@ enum llmmem__vkind { LLMMEM__V_NONE = 0, LLMMEM__V_CLIP, LLMMEM__V_SIGLIP, LLMME
  * vision rotary, a patch merger as the projector. */
 #define LLMMEM__VISION_QWEN(t) ((t)->kind == LLMMEM__V_QWEN2VL || (t)->kind == LLMMEM__V_QWEN3VL)
 
+/* Clears a model for a reader to fill: every field but the arrays whose used
+ * part a count gives (quantities, layer variants, a composite's parts,
+ * tensors, notes), which stay as they are; their counts are cleared. */
+void llmmem__model_clear(struct llmmem_model *m);
 /* Recomputes every count from the fields. Returns LLMMEM_E_OUT_OF_RANGE on
  * overflow, LLMMEM_E_SCHEMA if a required field is missing. */
 int llmmem__model_count(struct llmmem_model *m);
