@@ -232,6 +232,62 @@ typedef enum llmmem_param {
     LLMMEM_P_ENCODER_CACHE = 1007   /**< bool: serving runtime keeps an encoder-output cache (vllm) */
 } llmmem_param;
 
+/** Values of LLMMEM_P_ENGINE: the training engines. Append only, never renumbered;
+ *  the names are llmmem_param_enum_name(LLMMEM_P_ENGINE, value). @since 0.2 */
+typedef enum llmmem_engine {
+    LLMMEM_ENGINE_SINGLE = 0,            /**< one GPU, no distributed wrapper */
+    LLMMEM_ENGINE_DDP = 1,               /**< PyTorch DistributedDataParallel */
+    LLMMEM_ENGINE_ZERO = 2,              /**< DeepSpeed ZeRO stage 0-3 */
+    LLMMEM_ENGINE_FSDP = 3,              /**< PyTorch FSDP 1/2 */
+    LLMMEM_ENGINE_MEGATRON = 4,          /**< Megatron-LM */
+    LLMMEM_ENGINE_MEGATRON_DEEPSPEED = 5 /**< Megatron-DeepSpeed */
+} llmmem_engine;
+
+/** Values of LLMMEM_P_RUNTIME: the serving runtimes (mode inference). @since 0.2 */
+typedef enum llmmem_runtime {
+    LLMMEM_RUNTIME_HF = 0,  /**< HF transformers generate */
+    LLMMEM_RUNTIME_VLLM = 1 /**< vLLM V1 */
+} llmmem_runtime;
+
+/** Values of the dtype parameters (LLMMEM_P_PARAM_DTYPE, COMPUTE_DTYPE, GRAD_DTYPE,
+ *  KV_CACHE_DTYPE, OPTIMIZER_STATE_DTYPE, FSDP_PARAM_DTYPE, FSDP_REDUCE_DTYPE,
+ *  MAMBA_SSM_CACHE_DTYPE; each accepts the subset its bounds allow). @since 0.2 */
+typedef enum llmmem_dtype {
+    LLMMEM_DTYPE_AUTO = 0, /**< the engine's or the model's choice */
+    LLMMEM_DTYPE_FP32 = 1,
+    LLMMEM_DTYPE_FP16 = 2,
+    LLMMEM_DTYPE_BF16 = 3,
+    LLMMEM_DTYPE_FP8 = 4
+} llmmem_dtype;
+
+/** Values of LLMMEM_P_OPTIMIZER. Append only. @since 0.2 */
+typedef enum llmmem_optimizer {
+    LLMMEM_OPTIMIZER_ADAMW = 0,
+    LLMMEM_OPTIMIZER_ADAM = 1,
+    LLMMEM_OPTIMIZER_SGD = 2,
+    LLMMEM_OPTIMIZER_SGD_MOMENTUM = 3,
+    LLMMEM_OPTIMIZER_NESTEROV = 4,
+    LLMMEM_OPTIMIZER_ADAGRAD = 5,
+    LLMMEM_OPTIMIZER_RMSPROP = 6,
+    LLMMEM_OPTIMIZER_NADAM = 7,
+    LLMMEM_OPTIMIZER_RADAM = 8,
+    LLMMEM_OPTIMIZER_AMSGRAD = 9,
+    LLMMEM_OPTIMIZER_ADAMAX = 10,
+    LLMMEM_OPTIMIZER_ADAFACTOR = 11,
+    LLMMEM_OPTIMIZER_LION = 12,
+    LLMMEM_OPTIMIZER_LAMB = 13,
+    LLMMEM_OPTIMIZER_SPARSE_ADAM = 14,
+    LLMMEM_OPTIMIZER_ADAM_MINI = 15,
+    LLMMEM_OPTIMIZER_MUON = 16,
+    LLMMEM_OPTIMIZER_ADAMW_8BIT = 17,
+    LLMMEM_OPTIMIZER_PAGED_ADAMW_8BIT = 18,
+    LLMMEM_OPTIMIZER_ADAM_8BIT = 19,
+    LLMMEM_OPTIMIZER_PAGED_ADAM_8BIT = 20,
+    LLMMEM_OPTIMIZER_PAGED_ADAMW_32BIT = 21,
+    LLMMEM_OPTIMIZER_ADAMW_TORCHAO_8BIT = 22,
+    LLMMEM_OPTIMIZER_ADAMW_TORCHAO_4BIT = 23
+} llmmem_optimizer;
+
 /** Model keys (llmmem_model_get_i64 / set_i64). Append only. */
 typedef enum llmmem_model_key {
     LLMMEM_M_NUM_LAYERS = 100,
@@ -421,6 +477,12 @@ LLMMEM_API int llmmem_param_default_f64(double *out, int param);
 LLMMEM_API int llmmem_param_enum_count(int param);
 /** @return the name of value @p value of an enum parameter; NULL if out of range. */
 LLMMEM_API const char *llmmem_param_enum_name(int param, int64_t value);
+/** Whether an estimate reads @p param when @p gate (LLMMEM_P_ENGINE or LLMMEM_P_RUNTIME)
+ *  has value @p value: the engines' and runtimes' own table says which of their options each
+ *  reads. @return 1 when it is read there (or is not an option of @p gate's engines or
+ *  runtimes at all: then every value reads it), 0 when only other values read it,
+ *  LLMMEM_E_INVALID_ARG for an unknown parameter, gate or value. @since 0.2 */
+LLMMEM_API int llmmem_param_applies(int param, int gate, int64_t value);
 
 /** How a value written as text is read (llmmem_parse_value): the one number reader
  *  behind llmmem_config_set, llmmem_model_set, scenario files, the CLI, Python and the

@@ -96,6 +96,10 @@ static void info_and_names(void **state)
                      llmmem_param_at(i - 1));
         assert_non_null(llmmem_param_name(id));
         assert_true(llmmem_param_type(id) >= 0);
+        /* a configuration records that it was set in bit id % 100 of word id / 100 - 1
+         * of its 12 (src/config/config.c, LLMMEM__SET_WORDS) */
+        if (id % 100 >= 64 || id / 100 > 12)
+            fail_msg("parameter %d has no bit in a configuration's set_mask (config.h LLMMEM__SET_WORDS)", id);
         assert_int_equal(llmmem_param_type(id + 1000000), LLMMEM_E_INVALID_ARG);
     }
     for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++) {
@@ -176,6 +180,13 @@ static void param_introspection(void **state)
     assert_null(llmmem_param_enum_name(LLMMEM_P_ENGINE, INT64_MIN));
     assert_null(llmmem_param_enum_name(LLMMEM_P_ENGINE, llmmem_param_enum_count(LLMMEM_P_ENGINE)));
     assert_null(llmmem_param_enum_name(LLMMEM_P_SEQ_LEN, 0)); /* not an enum */
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++) {
+        EXPECT_NULL_ARG(llmmem_param_applies(bad_ints[i], LLMMEM_P_ENGINE, 0));
+        EXPECT_NULL_ARG(llmmem_param_applies(LLMMEM_P_SEQ_LEN, bad_ints[i], 0));
+    }
+    EXPECT_NULL_ARG(llmmem_param_applies(LLMMEM_P_SEQ_LEN, LLMMEM_P_ENGINE, INT64_MIN));
+    EXPECT_NULL_ARG(llmmem_param_applies(LLMMEM_P_SEQ_LEN, LLMMEM_P_RUNTIME, INT64_MAX));
+    EXPECT_NULL_ARG(llmmem_param_applies(LLMMEM_P_SEQ_LEN, LLMMEM_P_MODE, 0)); /* not a gate */
     /* the number reader: NULLs, unknown kinds, text with trailing bytes; unknown ids read as 0 */
     {
         int64_t v = 7;

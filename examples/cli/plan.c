@@ -2,7 +2,6 @@
  * inverse questions --max-batch, --max-seq-len and --min-gpus. */
 #include "cli.h"
 
-#include <string.h>
 
 static const cli_help_line plan_help_flags[] = {
     {.flag = "gpus"},
@@ -74,10 +73,7 @@ static void print_answers(const question *q, const int64_t *v, int n, bool json)
 static void plan_inverse(const llmmem_model *m, const llmmem_config *cfg, const cli_opts *o)
 {
     const bool inference = cli_cfg_i64(cfg, LLMMEM_P_MODE) == 1;
-    char runtime[16] = "";
-    size_t need;
-    llmmem_config_get_str(runtime, sizeof runtime, &need, cfg, LLMMEM_P_RUNTIME);
-    const bool vllm = inference && strcmp(runtime, "vllm") == 0;
+    const bool vllm = inference && cli_cfg_i64(cfg, LLMMEM_P_RUNTIME) == LLMMEM_RUNTIME_VLLM;
     const question q[] = {
         {o->max_batch, "max_batch",
          vllm ? "max_num_seqs" : inference ? "batch_size" : "micro_batch_size",

@@ -95,7 +95,7 @@ int cli_settings(char (*out)[CLI_ITEM_MAX], int max, const llmmem_result *r,
             item(&it, "LoRA rank %lld%s%s", (long long)cli_cfg_i64(cfg, LLMMEM_P_LORA_RANK),
                  cli_cfg_i64(cfg, LLMMEM_P_QLORA) ? ", QLoRA " : "",
                  cli_cfg_i64(cfg, LLMMEM_P_QLORA) ? cfg_text(c, sizeof c, cfg, LLMMEM_P_QLORA) : "");
-        if (cli_cfg_i64(cfg, LLMMEM_P_ENGINE) == 2)
+        if (cli_cfg_i64(cfg, LLMMEM_P_ENGINE) == LLMMEM_ENGINE_ZERO)
             item(&it, "engine zero (ZeRO stage %lld)", (long long)cli_cfg_i64(cfg, LLMMEM_P_ZERO_STAGE));
         else
             item(&it, "engine %s", cfg_text(a, sizeof a, cfg, LLMMEM_P_ENGINE));

@@ -42,7 +42,9 @@ struct llmmem_result {
     const char *input_name[LLMMEM__MAX_INPUTS]; /* static */
     int64_t input_value[LLMMEM__MAX_INPUTS];
     int mode;       /* enum llmmem__mode */
-    int engine;     /* enum llmmem__engine */
+    int engine;     /* LLMMEM_ENGINE_* (training) */
+    unsigned caps;  /* the engine's or runtime's enum llmmem__caps */
+    const char *no_replay; /* static: why the allocator replay never draws this engine's run, or NULL */
     uint64_t largest_block; /* largest transient tensor (allocator model) */
     bool checkpointing;
     /* the caching allocator's replay (memory/reserved.c), when it ran */

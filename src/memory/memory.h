@@ -376,8 +376,9 @@ uint64_t llmmem__compile_saved_layer(const struct llmmem_model *m, const struct 
 uint64_t llmmem__compile_saved_head(const struct llmmem_model *m, const struct llmmem_config *c,
                                     const llmmem__recipe *rc);
 /* Contradictions between recipe switches (offloading without checkpointing,
- * optimizer in backward with accumulation) (recipes.c). */
-int llmmem__recipes_check(const struct llmmem_model *m, const struct llmmem_config *c);
+ * optimizer in backward with accumulation) and with the engine's capabilities
+ * caps (enum llmmem__caps) (recipes.c). */
+int llmmem__recipes_check(const struct llmmem_model *m, const struct llmmem_config *c, unsigned caps);
 /* Offloading residency, optimizer in backward, paged state, load peak (recipes.c). */
 void llmmem__recipes_compute(llmmem__train *t, struct llmmem_result *r, const llmmem__train_in *in,
                              llmmem__ovf *o);

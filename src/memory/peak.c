@@ -83,11 +83,8 @@ static int replay_settings_check(const struct llmmem_result *r, const struct llm
                                  "replay draws single-GPU training and HF inference with "
                                  "allocator_replay on; leave it at 0",
                                  knobs[i].name, value[i], llmmem__config_origin(c, knobs[i].param),
-                                 !c->allocator_replay ? "allocator_replay is off"
-                                 : c->mode == LLMMEM__MODE_TRAINING && c->engine != LLMMEM__ENG_SINGLE
-                                     ? "a multi-GPU engine"
-                                 : c->runtime == LLMMEM__RT_VLLM && c->mode != LLMMEM__MODE_TRAINING
-                                     ? "vLLM's budget"
+                                 !c->allocator_replay       ? "allocator_replay is off"
+                                 : r->no_replay             ? r->no_replay
                                  : r->replay_skip_note >= 0 ? r->notes[r->replay_skip_note]
                                                             : "the timeline does not draw this run");
     return LLMMEM_OK;

@@ -4,6 +4,8 @@
  * the answer fits and the next value does not. */
 #include "plan/plan.h"
 
+#include <string.h>
+
 /* 1: fits, 0: does not fit (or its byte count overflows), < 0: error. */
 static int fits_at(struct llmmem_result *r, const llmmem_model *m, const struct llmmem_config *c)
 {
@@ -15,17 +17,22 @@ static int fits_at(struct llmmem_result *r, const llmmem_model *m, const struct 
     return r->v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i != 0;
 }
 
-typedef void (*set_fn)(struct llmmem_config *c, int64_t v);
+/* Sets the integer parameter the search varies (a field of the table's). */
+static void set(struct llmmem_config *c, int param, int64_t v)
+{
+    const llmmem__param_info *p = llmmem__param_find(param);
+    memcpy((char *)c + p->offset, &v, sizeof v);
+}
 
 /* Largest v in [lo, hi] with fits(v), by doubling from lo then bisecting, so
  * that fits(answer) and !fits(answer + 1) hold on the estimator itself (or the
  * answer is hi). *out = lo - 1 when lo does not fit. An error at lo is
  * returned as is; above lo, an overflow counts as "does not fit". */
-static int search_bounds(int64_t *out, const llmmem_model *m, struct llmmem_config *c, set_fn set,
+static int search_bounds(int64_t *out, const llmmem_model *m, struct llmmem_config *c, int param,
                          int64_t lo, int64_t hi)
 {
     struct llmmem_result r;
-    set(c, lo);
+    set(c, param, lo);
     int rc = llmmem_estimate(&r, m, c);
     if (rc)
         return rc;
@@ -36,7 +43,7 @@ static int search_bounds(int64_t *out, const llmmem_model *m, struct llmmem_conf
     int64_t bad = 0; /* 0: no value known not to fit */
     for (int64_t step = 1; !bad;) {
         int64_t next = hi - lo <= step ? hi : lo + step;
-        set(c, next);
+        set(c, param, next);
         int f = fits_at(&r, m, c);
         if (f < 0)
             return f;
@@ -53,7 +60,7 @@ static int search_bounds(int64_t *out, const llmmem_model *m, struct llmmem_conf
     }
     while (bad - lo > 1) {
         int64_t mid = lo + (bad - lo) / 2;
-        set(c, mid);
+        set(c, param, mid);
         int f = fits_at(&r, m, c);
         if (f < 0)
             return f;
@@ -71,37 +78,29 @@ static int search_bounds(int64_t *out, const llmmem_model *m, struct llmmem_conf
  * the configuration replays the caching allocator, its answer confirmed on
  * the replay: the boundary searched again from the fast answer, up when it
  * fits, below it when it does not (a few replays, not one per probe). */
-static int search_max(int64_t *out, const llmmem_model *m, struct llmmem_config *c, set_fn set,
+static int search_max(int64_t *out, const llmmem_model *m, struct llmmem_config *c, int param,
                       int64_t lo, int64_t hi)
 {
     const int64_t replay = c->allocator_replay;
     c->allocator_replay = 0;
-    int rc = search_bounds(out, m, c, set, lo, hi);
+    int rc = search_bounds(out, m, c, param, lo, hi);
     c->allocator_replay = replay;
     if (rc || !replay)
         return rc;
     int64_t fast = *out < lo ? lo : *out;
     struct llmmem_result r;
-    set(c, fast);
+    set(c, param, fast);
     int f = fits_at(&r, m, c);
     if (f < 0)
         return f;
     if (f)
-        return search_bounds(out, m, c, set, fast, hi);
+        return search_bounds(out, m, c, param, fast, hi);
     if (fast == lo) {
         *out = lo - 1;
         return LLMMEM_OK;
     }
-    return search_bounds(out, m, c, set, lo, fast - 1);
+    return search_bounds(out, m, c, param, lo, fast - 1);
 }
-
-static void set_mbs(struct llmmem_config *c, int64_t v) { c->micro_batch_size = v; }
-static void set_batch(struct llmmem_config *c, int64_t v) { c->batch_size = v; }
-static void set_seq(struct llmmem_config *c, int64_t v) { c->seq_len = v; }
-static void set_max_seqs(struct llmmem_config *c, int64_t v) { c->max_num_seqs = v; }
-static void set_max_len(struct llmmem_config *c, int64_t v) { c->max_model_len = v; }
-/* inference context = prompt + decode, decode held as configured */
-static void set_prompt(struct llmmem_config *c, int64_t v) { c->prompt_len = v; }
 
 static int inverse_args(const llmmem_model *model, const llmmem_config *cfg, const void *out,
                         const char *fn)
@@ -118,11 +117,10 @@ int llmmem_plan_max_batch(int64_t *out, const llmmem_model *model, const llmmem_
     if (rc)
         return rc;
     struct llmmem_config c = *cfg;
-    if (c.mode == LLMMEM__MODE_INFERENCE && c.runtime == LLMMEM__RT_VLLM)
-        return search_max(out, model, &c, set_max_seqs, 1, llmmem__plan_param_hi(LLMMEM_P_MAX_NUM_SEQS));
-    if (c.mode == LLMMEM__MODE_INFERENCE)
-        return search_max(out, model, &c, set_batch, 1, llmmem__plan_param_hi(LLMMEM_P_BATCH_SIZE));
-    return search_max(out, model, &c, set_mbs, 1, llmmem__plan_param_hi(LLMMEM_P_MICRO_BATCH_SIZE));
+    const llmmem__engine *e = llmmem__engine_for(&c);
+    /* inference: the batch parameter of the runtime (HF's batch, vLLM's max_num_seqs) */
+    const int param = c.mode == LLMMEM__MODE_INFERENCE && e ? e->plan_batch : LLMMEM_P_MICRO_BATCH_SIZE;
+    return search_max(out, model, &c, param, 1, llmmem__plan_param_hi(param));
 }
 
 int llmmem_plan_max_seq_len(int64_t *out, const llmmem_model *model, const llmmem_config *cfg)
@@ -131,17 +129,19 @@ int llmmem_plan_max_seq_len(int64_t *out, const llmmem_model *model, const llmme
     if (rc)
         return rc;
     struct llmmem_config c = *cfg;
-    if (c.mode == LLMMEM__MODE_INFERENCE && c.runtime == LLMMEM__RT_VLLM)
-        return search_max(out, model, &c, set_max_len, 1, llmmem__plan_param_hi(LLMMEM_P_MAX_MODEL_LEN));
-    if (c.mode == LLMMEM__MODE_INFERENCE) {
-        int64_t p = 0;
-        rc = search_max(&p, model, &c, set_prompt, 1, llmmem__plan_param_hi(LLMMEM_P_PROMPT_LEN));
-        if (rc)
-            return rc;
-        *out = p > 0 ? p + c.decode_len : 0;
-        return LLMMEM_OK;
-    }
-    return search_max(out, model, &c, set_seq, 1, llmmem__plan_param_hi(LLMMEM_P_SEQ_LEN));
+    const llmmem__engine *e = llmmem__engine_for(&c);
+    if (c.mode != LLMMEM__MODE_INFERENCE || !e)
+        return search_max(out, model, &c, LLMMEM_P_SEQ_LEN, 1, llmmem__plan_param_hi(LLMMEM_P_SEQ_LEN));
+    /* the runtime's length: vLLM's max_model_len, or HF's context = prompt + decode,
+     * decode held as configured */
+    if (e->plan_len != LLMMEM_P_PROMPT_LEN)
+        return search_max(out, model, &c, e->plan_len, 1, llmmem__plan_param_hi(e->plan_len));
+    int64_t p = 0;
+    rc = search_max(&p, model, &c, LLMMEM_P_PROMPT_LEN, 1, llmmem__plan_param_hi(LLMMEM_P_PROMPT_LEN));
+    if (rc)
+        return rc;
+    *out = p > 0 ? p + c.decode_len : 0;
+    return LLMMEM_OK;
 }
 
 /* Inference: the smallest tensor-parallel size that fits, ascending over the
@@ -186,7 +186,8 @@ static int min_gpus_training(int64_t *out, const llmmem_model *model, struct llm
 {
     struct llmmem_result r;
     const int64_t per = c->tp * c->pp * c->cp;
-    if (c->engine == LLMMEM__ENG_SINGLE) {
+    const llmmem__engine *e = llmmem__engine_of(LLMMEM_P_ENGINE, c->engine);
+    if (e && (e->flags & LLMMEM__CAP_ONE_GPU)) {
         c->num_gpus = 1;
         int f = fits_at(&r, model, c);
         if (f < 0)

@@ -10,9 +10,9 @@
  * (memory/vllm_*.c); this file reads vLLM's arguments with the defaults of the
  * version, the GPU and the usage context, adds what lives outside PyTorch's
  * allocator and the CUDA graphs, applies the budget of the version and writes
- * the figures vLLM prints. Everything here is per rank. */
-#include "engines/engines.h"
-#include "memory/vllm.h"
+ * the figures vLLM prints. Everything here is per rank. The runtime's row is at
+ * the end. */
+#include "engines/vllm/vllm.h"
 
 #include <math.h>
 #include <string.h>
@@ -780,8 +780,8 @@ static void notes(struct llmmem_result *r, const vargs *v, const struct llmmem_c
                             (unsigned long long)st->prof.enc_tokens);
 }
 
-int llmmem__infer_vllm(struct llmmem_result *r, const struct llmmem_model *m,
-                       const struct llmmem_config *c, const llmmem__infer_base *b)
+static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, const struct llmmem_config *c,
+                      const llmmem__infer_base *b)
 {
     llmmem__ovf o = {b->overflow};
     vargs v;
@@ -871,3 +871,43 @@ int llmmem__infer_vllm(struct llmmem_result *r, const struct llmmem_model *m,
         llmmem__result_set_i64(r, LLMMEM_R_FITS, started);
     return rc;
 }
+
+/* The options only vLLM reads. */
+static const int vllm_reads[] = {LLMMEM_P_GPU_MEMORY_UTILIZATION,
+                                 LLMMEM_P_MAX_NUM_BATCHED_TOKENS,
+                                 LLMMEM_P_MAX_NUM_SEQS,
+                                 LLMMEM_P_KV_BLOCK_SIZE,
+                                 LLMMEM_P_MAX_MODEL_LEN,
+                                 LLMMEM_P_CUDA_GRAPHS,
+                                 LLMMEM_P_VLLM_VERSION,
+                                 LLMMEM_P_ENFORCE_EAGER,
+                                 LLMMEM_P_QUANTIZATION,
+                                 LLMMEM_P_ENABLE_CHUNKED_PREFILL,
+                                 LLMMEM_P_VLLM_USAGE_CONTEXT,
+                                 LLMMEM_P_FLASHINFER_SAMPLER,
+                                 LLMMEM_P_ENABLE_EXPERT_PARALLEL,
+                                 LLMMEM_P_DISABLE_CUSTOM_ALL_REDUCE,
+                                 LLMMEM_P_ENABLE_PREFIX_CACHING,
+                                 LLMMEM_P_KV_CACHE_MEMORY_BYTES,
+                                 LLMMEM_P_DISABLE_HYBRID_KV_CACHE_MANAGER,
+                                 LLMMEM_P_NUM_GPU_BLOCKS_OVERRIDE,
+                                 LLMMEM_P_MAMBA_SSM_CACHE_DTYPE,
+                                 LLMMEM_P_VLLM_MODEL_RUNNER,
+                                 LLMMEM_P_CUDAGRAPH_MEMORY_ESTIMATE,
+                                 LLMMEM_P_VLLM_IMAGE,
+                                 LLMMEM_P_ENCODER_CACHE,
+                                 0};
+
+const llmmem__engine llmmem__runtime_vllm = {
+    .name = "vllm",
+    .fn = "llmmem_estimate_inference",
+    .gate = LLMMEM_P_RUNTIME,
+    .value = LLMMEM_RUNTIME_VLLM,
+    .flags = LLMMEM__CAP_INFERENCE | LLMMEM__CAP_OWN_WEIGHTS,
+    .reads = vllm_reads,
+    .no_replay = "vLLM's budget",
+    .kinds_use = LLMMEM__USE_VLLM,
+    .plan_batch = LLMMEM_P_MAX_NUM_SEQS,
+    .plan_len = LLMMEM_P_MAX_MODEL_LEN,
+    .infer = infer_vllm,
+};
