@@ -512,11 +512,17 @@ int llmmem_model_clone(llmmem_model **out, const llmmem_model *model)
     if (!m)
         return llmmem__error(LLMMEM_E_NOMEM, "llmmem_model_clone: out of memory");
     *m = *model;
+    m->memo = NULL;
     *out = m;
     return 0;
 }
 
-void llmmem_model_free(llmmem_model *model) { free(model); }
+void llmmem_model_free(llmmem_model *model)
+{
+    if (model)
+        llmmem__model_cache_drop(model);
+    free(model);
+}
 
 /* Sets the registry quantity behind model key k of a registry model (a config
  * or a preset), with the value it had noted; an error names what it cannot
@@ -551,6 +557,8 @@ int llmmem_model_set_i64(llmmem_model *m, int key, int64_t value)
 {
     if (!m)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_model_set_i64: NULL model");
+    /* the replays made with the model as it was are not this model's */
+    llmmem__model_cache_drop(m);
     const key_info *k = key_find(key);
     if (!k)
         return llmmem__error(LLMMEM_E_UNKNOWN_PARAM, "model key %d does not exist", key);
