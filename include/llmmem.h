@@ -47,12 +47,12 @@ extern "C" {
 /** @name Version (the single source of the version; the Makefile reads these lines) */
 /**@{*/
 #define LLMMEM_VERSION_MAJOR 0
-#define LLMMEM_VERSION_MINOR 1
+#define LLMMEM_VERSION_MINOR 2
 #define LLMMEM_VERSION_PATCH 0
 #define LLMMEM_VERSION_NUMBER                                                  \
     (LLMMEM_VERSION_MAJOR * 10000 + LLMMEM_VERSION_MINOR * 100 +               \
      LLMMEM_VERSION_PATCH)
-#define LLMMEM_VERSION_STRING "0.1.0"
+#define LLMMEM_VERSION_STRING "0.2.0"
 /** ABI major: the SONAME is libllmmem.so.LLMMEM_SOVERSION. */
 #define LLMMEM_SOVERSION 1
 /**@}*/
@@ -396,10 +396,15 @@ typedef enum llmmem_result_key {
                                             counted in total_bytes_per_gpu @since 0.2 */
     LLMMEM_R_LOAD_PEAK_BYTES = 140,    /**< u64: peak allocated while the weights are loaded and
                                             quantised (QLoRA); 0 when not modelled @since 0.2 */
-    LLMMEM_R_APPROXIMATE = 141         /**< bool: the model is approximate (a model_type the registry
+    LLMMEM_R_APPROXIMATE = 141,        /**< bool: the model is approximate (a model_type the registry
                                             does not know, estimated from the keys every HF config
                                             shares; or a shape derived from a parameter count): a
                                             note beginning "approximate:" says why @since 0.2 */
+    LLMMEM_R_MARGIN_BYTES = 142        /**< u64: the estimate's own uncertainty at this total, 5% of
+                                            peak_reserved_bytes (the bound the accuracy tests hold the
+                                            allocator's figure to): a fit or a shortfall smaller than
+                                            this (|headroom_bytes| < margin_bytes) is near the boundary,
+                                            a larger one is clear @since 0.2 */
 } llmmem_result_key;
 
 /* ---- library information ------------------------------------------------ */
@@ -521,6 +526,21 @@ LLMMEM_API int llmmem_model_key_value_kind(int key);
 LLMMEM_API int llmmem_model_from_hf_json(llmmem_model **out, const char *json, size_t len);
 /** Reads and parses a HuggingFace config.json file. LLMMEM_E_IO if unreadable. */
 LLMMEM_API int llmmem_model_from_hf_file(llmmem_model **out, const char *path);
+/** Reads the header of a GGUF file (v2 or v3: llama.cpp's format) and describes the
+ *  model: every tensor's name, shape and ggml type (weight bytes exact per tensor) and
+ *  the hyperparameters llama.cpp reads from the metadata. Reads only the header, never
+ *  the weights. Errors name the path and the byte offset ("model.gguf: byte 1234:
+ *  ..."): LLMMEM_E_PARSE for a malformed or truncated file, LLMMEM_E_UNSUPPORTED for
+ *  GGUF v1, LLMMEM_E_SCHEMA for a missing key llama.cpp requires, LLMMEM_E_IO if
+ *  unreadable. @since 0.2 */
+LLMMEM_API int llmmem_model_from_gguf_file(llmmem_model **out, const char *path);
+/** The same from memory: @p data holds the first @p len bytes of a GGUF file whose
+ *  whole size is @p file_size (0: @p data is the whole file). When the header goes on
+ *  past @p len, LLMMEM_E_BUFFER_TOO_SMALL: read more of the file and call again (a web
+ *  page reads a slice of a file of many GB). Errors name "model.gguf" and the byte
+ *  offset. @since 0.2 */
+LLMMEM_API int llmmem_model_from_gguf(llmmem_model **out, const char *data, size_t len,
+                                      uint64_t file_size);
 /** Builds a built-in preset ("llama-3.1-8b"); LLMMEM_E_UNKNOWN_PARAM if unknown. */
 LLMMEM_API int llmmem_model_from_preset(llmmem_model **out, const char *name);
 /** A model named as transformers' from_pretrained(name, local_files_only=True) names it,
@@ -797,12 +817,35 @@ typedef enum llmmem_reject {
     LLMMEM_REJECT_BATCH = 3        /**< global batch not reachable with that micro-batch */
 } llmmem_reject;
 
-/** Largest micro-batch (training) or batch (inference) that fits: the one
- *  above it does not. 0 when even 1 does not fit. */
+/** Largest micro-batch (training), batch (inference) or max_num_seqs (vLLM) such that it and
+ *  every smaller one fit; 0 when even 1 does not fit. llmmem_plan_inverse() also says whether
+ *  a larger one fits again. */
 LLMMEM_API int llmmem_plan_max_batch(int64_t *out, const llmmem_model *model, const llmmem_config *cfg);
-/** Longest sequence (training) or prompt + decode context (inference) that
- *  fits at the configured batch; 0 when even 1 token does not. */
+/** Longest sequence (training), prompt + decode context (inference) or max_model_len (vLLM)
+ *  such that it and every shorter one fit at the configured batch; 0 when even 1 token does not. */
 LLMMEM_API int llmmem_plan_max_seq_len(int64_t *out, const llmmem_model *model, const llmmem_config *cfg);
+
+/** The inverse questions of llmmem_plan_inverse(). @since 0.2 */
+typedef enum llmmem_plan_question {
+    LLMMEM_PLAN_MAX_BATCH = 1,  /**< llmmem_plan_max_batch */
+    LLMMEM_PLAN_MAX_SEQ_LEN = 2 /**< llmmem_plan_max_seq_len */
+} llmmem_plan_question;
+
+/** An inverse question answered in full. Near the GPU's capacity the allocator replay can make
+ *  the verdict non-monotone (a longer sequence fitting where a shorter one does not), so
+ *  the answer is checked value by value from 1 up (at most 2048 estimates):
+ *  @param out the largest value such that it and every smaller value fit (what
+ *         llmmem_plan_max_batch / _max_seq_len return);
+ *  @param again the largest value above *out that fits again (the search's boundary: it
+ *         fits and the next does not), 0 when none;
+ *  @param checked the largest value checked one by one: *out + 1 (which does not fit) when
+ *         the first failing value was found, *out when every value up to the boundary fits,
+ *         or *out with *again > 0 and no failure found when the work bound stopped the check.
+ *  @param model the model; @param cfg the configuration as given (not changed);
+ *  @param question a ::llmmem_plan_question.
+ *  @return LLMMEM_E_INVALID_ARG for an unknown question. @since 0.2 */
+LLMMEM_API int llmmem_plan_inverse(int64_t *out, int64_t *again, int64_t *checked, const llmmem_model *model,
+                                   const llmmem_config *cfg, int question);
 /** Fewest GPUs of the configured kind (data-parallel ranks for training with
  *  the configured engine, tensor-parallel ranks for inference) that fit. */
 LLMMEM_API int llmmem_plan_min_gpus(int64_t *out, const llmmem_model *model, const llmmem_config *cfg);

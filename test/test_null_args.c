@@ -241,6 +241,17 @@ static void models(void **state)
     EXPECT(llmmem_model_from_hf_file(&m, ""), LLMMEM_E_IO);
     EXPECT(llmmem_model_from_hf_file(&m, "test/data"), LLMMEM_E_IO); /* a directory */
     EXPECT(llmmem_model_from_hf_file(&m, "test/no/such/file.json"), LLMMEM_E_IO);
+    EXPECT_NULL_ARG(llmmem_model_from_gguf_file(NULL, "fuzz/corpus/fuzz_gguf/llama.gguf"));
+    EXPECT_NULL_ARG(llmmem_model_from_gguf_file(&m, NULL));
+    EXPECT(llmmem_model_from_gguf_file(&m, ""), LLMMEM_E_IO);
+    EXPECT(llmmem_model_from_gguf_file(&m, "test/data"), LLMMEM_E_IO); /* a directory */
+    EXPECT(llmmem_model_from_gguf_file(&m, "test/data/configs/dev/gpt2-medium.json"), LLMMEM_E_PARSE);
+    EXPECT_NULL_ARG(llmmem_model_from_gguf(NULL, "GGUF", 4, 0));
+    EXPECT_NULL_ARG(llmmem_model_from_gguf(&m, NULL, 4, 0));
+    EXPECT(llmmem_model_from_gguf(&m, "GGUF", 0, 0), LLMMEM_E_PARSE);
+    EXPECT(llmmem_model_from_gguf(&m, "GGUF", 4, 0), LLMMEM_E_PARSE);
+    EXPECT(llmmem_model_from_gguf(&m, "GGUF", 4, 100), LLMMEM_E_BUFFER_TOO_SMALL);
+    EXPECT(llmmem_model_from_gguf(&m, "GGUF", 4, 2), LLMMEM_E_INVALID_ARG); /* size < len */
     EXPECT_NULL_ARG(llmmem_model_from_preset(NULL, "llama-3.2-1b"));
     EXPECT_NULL_ARG(llmmem_model_from_preset(&m, NULL));
     EXPECT(llmmem_model_from_preset(&m, ""), LLMMEM_E_UNKNOWN_PARAM);
@@ -581,6 +592,16 @@ static void plans(void **state)
         EXPECT_NULL_ARG(s[i](NULL, f->model, f->cfg));
         EXPECT_NULL_ARG(s[i](&v, NULL, f->cfg));
         EXPECT_NULL_ARG(s[i](&v, f->model, NULL));
+    }
+    {
+        int64_t a, k;
+        EXPECT_NULL_ARG(llmmem_plan_inverse(NULL, &a, &k, f->model, f->cfg, LLMMEM_PLAN_MAX_BATCH));
+        EXPECT_NULL_ARG(llmmem_plan_inverse(&v, NULL, &k, f->model, f->cfg, LLMMEM_PLAN_MAX_BATCH));
+        EXPECT_NULL_ARG(llmmem_plan_inverse(&v, &a, NULL, f->model, f->cfg, LLMMEM_PLAN_MAX_BATCH));
+        EXPECT_NULL_ARG(llmmem_plan_inverse(&v, &a, &k, NULL, f->cfg, LLMMEM_PLAN_MAX_BATCH));
+        EXPECT_NULL_ARG(llmmem_plan_inverse(&v, &a, &k, f->model, NULL, LLMMEM_PLAN_MAX_BATCH));
+        for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++)
+            EXPECT(llmmem_plan_inverse(&v, &a, &k, f->model, f->cfg, bad_ints[i]), LLMMEM_E_INVALID_ARG);
     }
     EXPECT_NULL_ARG(llmmem_plan_new(NULL));
     llmmem_plan_free(NULL);

@@ -60,9 +60,10 @@ static const struct {
     {"managed_bytes", LLMMEM_TYPE_U64},
     {"load_peak_bytes", LLMMEM_TYPE_U64},
     {"approximate", LLMMEM_TYPE_BOOL},
+    {"margin_bytes", LLMMEM_TYPE_U64},
 };
 
-_Static_assert(LLMMEM_R_APPROXIMATE - LLMMEM_R_PARAMS + 1 == LLMMEM__RKEYS,
+_Static_assert(LLMMEM_R_MARGIN_BYTES - LLMMEM_R_PARAMS + 1 == LLMMEM__RKEYS,
                "result key table out of step with the header");
 
 const char *llmmem_phase_name(int phase)

@@ -513,14 +513,20 @@ int llmmem_model_clone(llmmem_model **out, const llmmem_model *model)
         return llmmem__error(LLMMEM_E_NOMEM, "llmmem_model_clone: out of memory");
     *m = *model;
     m->memo = NULL;
+    if (model->gguf && !(m->gguf = llmmem__gguf_clone(model->gguf))) {
+        free(m);
+        return llmmem__error(LLMMEM_E_NOMEM, "llmmem_model_clone: out of memory");
+    }
     *out = m;
     return 0;
 }
 
 void llmmem_model_free(llmmem_model *model)
 {
-    if (model)
+    if (model) {
         llmmem__model_cache_drop(model);
+        llmmem__gguf_free(model->gguf);
+    }
     free(model);
 }
 

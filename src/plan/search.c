@@ -1,7 +1,9 @@
 /* The planner's inverse questions (llmmem_plan_max_batch, _max_seq_len,
- * _min_gpus), answered by exponential then binary search on the estimator's
- * own LLMMEM_R_FITS, so each answer is the exact boundary of llmmem_estimate:
- * the answer fits and the next value does not. */
+ * _min_gpus, _inverse), answered by exponential then binary search on the
+ * estimator's own LLMMEM_R_FITS; where the allocator replay makes the verdict
+ * non-monotone near the capacity, the values below the search's boundary are
+ * checked one by one, so that the answer is the largest value such that it and
+ * every smaller value fit. */
 #include "plan/plan.h"
 
 #include <string.h>
@@ -102,6 +104,71 @@ static int search_max(int64_t *out, const llmmem_model *m, struct llmmem_config 
     return search_bounds(out, m, c, param, lo, fast - 1);
 }
 
+/* Values checked one by one below the search's boundary, at most (an estimate
+ * with the replay takes about 1 to 3 ms). */
+#define PREFIX_CHECKS 2048
+
+/* The answer in full: the search's boundary b, then every value from lo up to
+ * it (at most PREFIX_CHECKS) where the estimate replays the allocator, the
+ * only source of a non-monotone verdict; the first that does not fit ends the
+ * check. */
+static int search_prefix(int64_t *out, int64_t *again, int64_t *checked, const llmmem_model *m,
+                         struct llmmem_config *c, int param, int64_t lo, int64_t hi)
+{
+    int64_t b;
+    int rc = search_max(&b, m, c, param, lo, hi);
+    *again = 0;
+    *out = *checked = b;
+    if (rc || b < lo)
+        return rc;
+    struct llmmem_result r;
+    set(c, param, b);
+    if ((rc = llmmem_estimate(&r, m, c)) != 0)
+        return rc;
+    if (!r.replayed) /* the estimate without the replay grows with the workload */
+        return LLMMEM_OK;
+    const int64_t end = b - lo >= PREFIX_CHECKS ? lo + PREFIX_CHECKS - 1 : b;
+    for (int64_t v = lo; v <= end; v++) {
+        set(c, param, v);
+        int f = v == b ? 1 : fits_at(&r, m, c);
+        if (f < 0)
+            return f;
+        if (!f) {
+            *out = v - 1;
+            *checked = v;
+            *again = b;
+            return LLMMEM_OK;
+        }
+    }
+    *out = *checked = end;
+    *again = end < b ? b : 0;
+    return LLMMEM_OK;
+}
+
+/* The parameter a question varies for this configuration, from the engine's
+ * row (inference: the runtime's batch, HF's batch or vLLM's max_num_seqs, and
+ * its length, vLLM's max_model_len or HF's prompt, the context being prompt +
+ * decode with decode held as configured). */
+static int question_of(int *param, bool *prompt, const struct llmmem_config *c, int question)
+{
+    const llmmem__engine *e = llmmem__engine_for(c);
+    const bool infer = c->mode == LLMMEM__MODE_INFERENCE && e;
+    *prompt = false;
+    switch (question) {
+    case LLMMEM_PLAN_MAX_BATCH:
+        *param = infer ? e->plan_batch : LLMMEM_P_MICRO_BATCH_SIZE;
+        return LLMMEM_OK;
+    case LLMMEM_PLAN_MAX_SEQ_LEN:
+        *param = infer ? e->plan_len : LLMMEM_P_SEQ_LEN;
+        *prompt = infer && e->plan_len == LLMMEM_P_PROMPT_LEN;
+        return LLMMEM_OK;
+    default:
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_plan_inverse: unknown question %d (1 max_batch, 2 "
+                                                   "max_seq_len)",
+                             question);
+    }
+}
+
 static int inverse_args(const llmmem_model *model, const llmmem_config *cfg, const void *out,
                         const char *fn)
 {
@@ -111,37 +178,41 @@ static int inverse_args(const llmmem_model *model, const llmmem_config *cfg, con
     return llmmem__model_validate(model);
 }
 
-int llmmem_plan_max_batch(int64_t *out, const llmmem_model *model, const llmmem_config *cfg)
+int llmmem_plan_inverse(int64_t *out, int64_t *again, int64_t *checked, const llmmem_model *model,
+                        const llmmem_config *cfg, int question)
 {
-    int rc = inverse_args(model, cfg, out, "llmmem_plan_max_batch");
+    if (!again || !checked)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_plan_inverse: %s is NULL", !again ? "again" : "checked");
+    int rc = inverse_args(model, cfg, out, "llmmem_plan_inverse");
     if (rc)
         return rc;
     struct llmmem_config c = *cfg;
-    const llmmem__engine *e = llmmem__engine_for(&c);
-    /* inference: the batch parameter of the runtime (HF's batch, vLLM's max_num_seqs) */
-    const int param = c.mode == LLMMEM__MODE_INFERENCE && e ? e->plan_batch : LLMMEM_P_MICRO_BATCH_SIZE;
-    return search_max(out, model, &c, param, 1, llmmem__plan_param_hi(param));
+    int param = LLMMEM_P_MICRO_BATCH_SIZE;
+    int64_t a, k, o;
+    bool prompt;
+    if ((rc = question_of(&param, &prompt, &c, question)) != 0 ||
+        (rc = search_prefix(&o, &a, &k, model, &c, param, 1, llmmem__plan_param_hi(param))) != 0)
+        return rc;
+    /* inference: the context is prompt + decode */
+    const int64_t d = prompt ? c.decode_len : 0;
+    *out = o > 0 ? o + d : 0;
+    *again = a > 0 ? a + d : 0;
+    *checked = k > 0 ? k + d : 0;
+    return LLMMEM_OK;
+}
+
+int llmmem_plan_max_batch(int64_t *out, const llmmem_model *model, const llmmem_config *cfg)
+{
+    int64_t again, checked;
+    int rc = inverse_args(model, cfg, out, "llmmem_plan_max_batch");
+    return rc ? rc : llmmem_plan_inverse(out, &again, &checked, model, cfg, LLMMEM_PLAN_MAX_BATCH);
 }
 
 int llmmem_plan_max_seq_len(int64_t *out, const llmmem_model *model, const llmmem_config *cfg)
 {
+    int64_t again, checked;
     int rc = inverse_args(model, cfg, out, "llmmem_plan_max_seq_len");
-    if (rc)
-        return rc;
-    struct llmmem_config c = *cfg;
-    const llmmem__engine *e = llmmem__engine_for(&c);
-    if (c.mode != LLMMEM__MODE_INFERENCE || !e)
-        return search_max(out, model, &c, LLMMEM_P_SEQ_LEN, 1, llmmem__plan_param_hi(LLMMEM_P_SEQ_LEN));
-    /* the runtime's length: vLLM's max_model_len, or HF's context = prompt + decode,
-     * decode held as configured */
-    if (e->plan_len != LLMMEM_P_PROMPT_LEN)
-        return search_max(out, model, &c, e->plan_len, 1, llmmem__plan_param_hi(e->plan_len));
-    int64_t p = 0;
-    rc = search_max(&p, model, &c, LLMMEM_P_PROMPT_LEN, 1, llmmem__plan_param_hi(LLMMEM_P_PROMPT_LEN));
-    if (rc)
-        return rc;
-    *out = p > 0 ? p + c.decode_len : 0;
-    return LLMMEM_OK;
+    return rc ? rc : llmmem_plan_inverse(out, &again, &checked, model, cfg, LLMMEM_PLAN_MAX_SEQ_LEN);
 }
 
 /* Inference: the smallest tensor-parallel size that fits, ascending over the

@@ -867,8 +867,18 @@ static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, con
     if (o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "vllm budget overflows 64-bit byte counts");
     rc = llmmem__result_finish(r, c);
-    if (rc == 0)
-        llmmem__result_set_i64(r, LLMMEM_R_FITS, started);
+    /* fits iff total <= capacity: a vLLM that refuses to start is short of the
+     * bytes its budget lacks (free memory at start below the requested total, or
+     * the KV cache of one max_model_len request beyond what is available); one
+     * that starts with --num-gpu-blocks-override past the GPU does not fit by its
+     * total */
+    if (rc == 0 && !started) {
+        double lack = !room ? (double)v.requested - (double)free_at_start : need - (double)best.available;
+        llmmem__result_short(r, lack >= 1.8e19 ? UINT64_MAX : lack > 1 ? (uint64_t)lack : 1);
+        llmmem__result_note(r, "vllm does not start: total_bytes_per_gpu is the GPU's capacity plus the %.2f GiB "
+                               "its budget lacks",
+                            lack > 0 ? lack / (double)GiB : 0.0);
+    }
     return rc;
 }
 
