@@ -88,6 +88,16 @@ struct llmmem__json {
     bool yaml;          /* built from YAML: the nodes hold their line and column */
 };
 
+/* A node's type as cJSON_Is* test it (the low byte of `type`), inline. */
+#define JT(c, t) (((c)->type & 0xFF) == (t))
+#define JT_OBJ(c) JT(c, cJSON_Object)
+#define JT_ARR(c) JT(c, cJSON_Array)
+#define JT_NULL(c) JT(c, cJSON_NULL)
+#define JT_NUM(c) JT(c, cJSON_Number)
+#define JT_STR(c) JT(c, cJSON_String)
+#define JT_TRUE(c) JT(c, cJSON_True)
+#define JT_BOOL(c) (JT(c, cJSON_True) || JT(c, cJSON_False))
+
 /* ---- arena ----------------------------------------------------------------- */
 
 /* `bytes` from the arena (aligned for any type), or NULL. */
@@ -803,7 +813,7 @@ static int find_dup(jnode *obj, chunk **arena, size_t first, dupkey *d)
 
 static int dup_walk(jnode *n, chunk **arena, size_t first, dupkey *d)
 {
-    if (cJSON_IsObject(&n->c)) {
+    if (JT_OBJ(&n->c)) {
         int r = find_dup(n, arena, first, d);
         if (r) {
             if (r > 0)
@@ -812,9 +822,9 @@ static int dup_walk(jnode *n, chunk **arena, size_t first, dupkey *d)
         }
     }
     for (cJSON *c = n->c.child; c; c = c->next) {
-        if (!cJSON_IsObject(c) && !cJSON_IsArray(c))
+        if (!JT_OBJ(c) && !JT_ARR(c))
             continue;
-        const bool named = cJSON_IsObject(&n->c);
+        const bool named = JT_OBJ(&n->c);
         if (named)
             d->keys[d->depth++] = c->string;
         int r = dup_walk((jnode *)(void *)c, arena, first, d);
@@ -1046,17 +1056,17 @@ int llmmem__json_type(const llmmem__jnode *n)
 {
     if (!n)
         return LLMMEM__J_INVALID;
-    if (cJSON_IsNull(n))
+    if (JT_NULL(n))
         return LLMMEM__J_NULL;
-    if (cJSON_IsBool(n))
+    if (JT_BOOL(n))
         return LLMMEM__J_BOOL;
-    if (cJSON_IsNumber(n))
+    if (JT_NUM(n))
         return LLMMEM__J_NUMBER;
-    if (cJSON_IsString(n))
+    if (JT_STR(n))
         return LLMMEM__J_STRING;
-    if (cJSON_IsArray(n))
+    if (JT_ARR(n))
         return LLMMEM__J_ARRAY;
-    if (cJSON_IsObject(n))
+    if (JT_OBJ(n))
         return LLMMEM__J_OBJECT;
     return LLMMEM__J_INVALID;
 }
@@ -1091,7 +1101,7 @@ const llmmem__jnode *llmmem__json_get(const llmmem__jnode *obj, const char *key)
 
 const llmmem__jnode *llmmem__json_first(const llmmem__jnode *n)
 {
-    if (!n || !(cJSON_IsObject(n) || cJSON_IsArray(n)))
+    if (!n || !(JT_OBJ(n) || JT_ARR(n)))
         return NULL;
     return n->child;
 }
@@ -1102,19 +1112,19 @@ const char *llmmem__json_key(const llmmem__jnode *n) { return n ? n->string : NU
 
 double llmmem__json_number(const llmmem__jnode *n)
 {
-    return n && cJSON_IsNumber(n) ? n->valuedouble : 0.0;
+    return n && JT_NUM(n) ? n->valuedouble : 0.0;
 }
 
 const char *llmmem__json_string(const llmmem__jnode *n)
 {
-    return n && cJSON_IsString(n) ? n->valuestring : NULL;
+    return n && JT_STR(n) ? n->valuestring : NULL;
 }
 
-bool llmmem__json_true(const llmmem__jnode *n) { return n && cJSON_IsTrue(n); }
+bool llmmem__json_true(const llmmem__jnode *n) { return n && JT_TRUE(n); }
 
 int llmmem__json_array_size(const llmmem__jnode *n)
 {
-    return n && cJSON_IsArray(n) ? cJSON_GetArraySize(n) : 0;
+    return n && JT_ARR(n) ? cJSON_GetArraySize(n) : 0;
 }
 
 /* Where node n's value is: its offset, and the line and column (a YAML
@@ -1215,7 +1225,7 @@ static int lookup(const llmmem__jnode **v, const llmmem__json *doc, const llmmem
                   const char *key, const char *path, bool required)
 {
     *v = key ? llmmem__json_get(obj, key) : obj; /* no key: obj is the value */
-    if (!*v || cJSON_IsNull(*v))
+    if (!*v || JT_NULL(*v))
         return required ? missing(doc, obj, key, path) : 0;
     return 1;
 }
@@ -1230,7 +1240,7 @@ int llmmem__json_read_i64(int64_t *out, const llmmem__json *doc, const llmmem__j
     if (!path)
         path = key;
     char raw[64];
-    if (!cJSON_IsNumber(v))
+    if (!JT_NUM(v))
         return llmmem__json_error_at(doc, v, LLMMEM_E_SCHEMA, path,
                                      "expected an integer in [%lld, %lld], got %s", (long long)lo,
                                      (long long)hi, raw_text(raw, sizeof raw, doc, v));
@@ -1263,7 +1273,7 @@ int llmmem__json_read_f64(double *out, const llmmem__json *doc, const llmmem__jn
     if (!path)
         path = key;
     char raw[64];
-    if (!cJSON_IsNumber(v))
+    if (!JT_NUM(v))
         return llmmem__json_error_at(doc, v, LLMMEM_E_SCHEMA, path,
                                      "expected a number in [%g, %g], got %s", lo, hi,
                                      raw_text(raw, sizeof raw, doc, v));
@@ -1286,11 +1296,11 @@ int llmmem__json_read_bool(bool *out, const llmmem__json *doc, const llmmem__jno
     if (!path)
         path = key;
     char raw[64];
-    if (!cJSON_IsBool(v))
+    if (!JT_BOOL(v))
         return llmmem__json_error_at(doc, v, LLMMEM_E_SCHEMA, path,
                                      "expected true or false, got %s",
                                      raw_text(raw, sizeof raw, doc, v));
-    *out = cJSON_IsTrue(v);
+    *out = JT_TRUE(v);
     return 0;
 }
 
@@ -1304,7 +1314,7 @@ int llmmem__json_read_str(char *buf, size_t cap, const llmmem__json *doc, const 
     if (!path)
         path = key;
     char raw[64];
-    if (!cJSON_IsString(v) || !v->valuestring)
+    if (!JT_STR(v) || !v->valuestring)
         return llmmem__json_error_at(doc, v, LLMMEM_E_SCHEMA, path, "expected a string, got %s",
                                      raw_text(raw, sizeof raw, doc, v));
     size_t len = strlen(v->valuestring);

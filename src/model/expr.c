@@ -333,6 +333,27 @@ static int64_t expr(ex *e)
 
 int llmmem__expr_eval(int64_t *out, const char *text, const llmmem__qvals *q)
 {
+    /* a lone symbol or a short number (most rows' shapes and flags: "h", "V",
+     * "mb", "0") is read without the parser; anything else, or a symbol the
+     * model lacks, takes the parser (which reports it) */
+    const char *p = text;
+    if (is_ident(*p)) {
+        while (is_ident(*p) || is_digit(*p))
+            p++;
+        int i;
+        if (!*p && llmmem__qvals_find(q, text, (size_t)(p - text), &i)) {
+            *out = q->v[i];
+            return 0;
+        }
+    } else if (is_digit(*p)) {
+        int64_t v = 0;
+        while (is_digit(*p) && p - text < 18)
+            v = v * 10 + (*p++ - '0');
+        if (!*p) {
+            *out = v;
+            return 0;
+        }
+    }
     ex e = {.p = text, .text = text, .q = q, .err = 0, .skip = 0};
     int64_t v = expr(&e);
     skip(&e);
