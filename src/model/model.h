@@ -240,7 +240,9 @@ enum llmmem__vkind { LLMMEM__V_NONE = 0, LLMMEM__V_CLIP, LLMMEM__V_SIGLIP, LLMME
 void llmmem__model_clear(struct llmmem_model *m);
 /* What a layer above hangs on a model (the replay memo of memory/reserved.c):
  * the model drops it through its own release function when it is set or
- * freed, without knowing what it holds. */
+ * freed, without knowing what it holds. A struct llmmem_model that no API
+ * function made (a test's model on the stack) starts zeroed and calls
+ * llmmem__model_cache_drop before it is cleared or goes out of scope. */
 typedef struct llmmem__model_cache {
     void (*release)(struct llmmem__model_cache *self);
 } llmmem__model_cache;
