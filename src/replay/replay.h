@@ -89,6 +89,9 @@ void llmmem__tl_segment(struct llmmem__tl *t, const llmmem__replay *r, int op, u
 void llmmem__tl_phase(struct llmmem__tl *t, const llmmem__replay *r, const char *name);
 void llmmem__tl_release(struct llmmem__tl *t);
 
+/* The replays the model's memo holds (reserved.c; tests). */
+int llmmem__memo_entries(const struct llmmem_model *m);
+
 /* The timeline of a training run over `layers` decoder layers, `steps`
  * optimizer steps of at most `micro` micro-steps each (0: the configured
  * gradient accumulation) (tl_train.c), replayed into rp; *act_prog: the
