@@ -166,17 +166,14 @@ struct llmmem_config {
     int64_t expandable_segments;
     int64_t allocator_replay, max_split_size_bytes, empty_cache_steps, prior_ws_segment;
     double gc_threshold;
-    /* NULL, or where the allocator replay records its events (llmmem_timeline
-     * sets it on its own copy of the configuration) */
-    struct llmmem__tl *record;
-    /* a candidate the planner builds from the caller's configuration: its settings are
-     * the caller's for another layout, not checked against it (engines/applies.c) */
-    bool no_applies_check;
     /* vision-language */
     int64_t images_per_sample, image_height, image_width, video_frames, vision_training;
     int64_t min_pixels, max_pixels, encoder_cache;
     /* which parameters were set (by llmmem_config_set_*): bit id % 100 of word id / 100 - 1 */
     uint64_t set_mask[LLMMEM__SET_WORDS];
+    /* a candidate the planner builds from the caller's configuration: its settings are
+     * the caller's for another layout, not checked against it (engines/applies.c) */
+    bool no_applies_check;
     /* calibration profile (calib.c); all 1.0 / 0 = identity */
     bool calibrated;
     double calib_component[LLMMEM__COMPONENTS_MAX];
