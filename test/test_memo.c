@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "memory/memory.h"
+#include "replay/replay.h"
 
 #include <stdio.h>
 #include <stdlib.h>
