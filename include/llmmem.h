@@ -409,10 +409,13 @@ typedef enum llmmem_result_key {
                                             counted in total_bytes_per_gpu @since 0.2 */
     LLMMEM_R_LOAD_PEAK_BYTES = 140,    /**< u64: peak allocated while the weights are loaded and
                                             quantised (QLoRA); 0 when not modelled @since 0.2 */
-    LLMMEM_R_APPROXIMATE = 141,        /**< bool: the model is approximate (a model_type the registry
-                                            does not know, estimated from the keys every HF config
-                                            shares; or a shape derived from a parameter count): a
-                                            note beginning "approximate:" says why @since 0.2 */
+    LLMMEM_R_APPROXIMATE = 141,        /**< bool: the estimate is approximate (a model_type the
+                                            registry does not know, estimated from the keys every HF
+                                            config shares; a shape derived from a parameter count;
+                                            QLoRA, unverified; full training in a precision no
+                                            framework runs: fp8 parameters or pure fp16 Adam without
+                                            masters): a note beginning "approximate:" says why
+                                            @since 0.2 */
     LLMMEM_R_MARGIN_BYTES = 142        /**< u64: the estimate's own uncertainty at this total, 5% of
                                             peak_reserved_bytes (the bound the accuracy tests hold the
                                             allocator's figure to): a fit or a shortfall smaller than

@@ -393,6 +393,13 @@ static void print_vllm_lines(const llmmem_result *r, const llmmem_config *cfg)
     llmmem_result_get_f64(&conc, r, LLMMEM_R_MAX_CONCURRENCY);
     int64_t len = 0;
     llmmem_config_get_i64(&len, cfg, LLMMEM_P_MAX_MODEL_LEN);
+    /* unset: the length vLLM resolved (the model's positions), an input of the result */
+    for (int i = 0; len <= 0 && i < llmmem_result_input_count(r); i++) {
+        const char *name;
+        int64_t v;
+        if (llmmem_result_input(&name, &v, r, i) == 0 && strcmp(name, "max_model_len") == 0)
+            len = v;
+    }
     char a[64], b[64];
     const double gib = 1073741824.0;
     printf("vLLM, per GPU (as it logs them)\n");
@@ -403,7 +410,7 @@ static void print_vllm_lines(const llmmem_result *r, const llmmem_config *cfg)
         printf("  Maximum concurrency for %s tokens per request: %.2fx\n",
                cli_group(b, sizeof b, len), conc);
     else
-        printf("  Maximum concurrency for max_model_len tokens per request: %.2fx\n", conc);
+        printf("  Maximum concurrency per request of the longest length: %.2fx\n", conc);
     printf("\n");
 }
 

@@ -216,11 +216,19 @@ static void fsdp_gradients(fsdp_run *f)
 }
 
 /* CPUOffload(offload_params=True): sharded params, grads and the optimizer
- * (which then steps on the CPU) live in host RAM: per rank x ranks per node. */
+ * (which then steps on the CPU) live in host RAM: per rank x ranks per node.
+ * Without units (NO_SHARD, or FSDP1 on one rank) nothing is gathered and freed:
+ * each handle's pre_unshard copies its whole flat parameter to the GPU
+ * (torch 2.11 fsdp/_flat_param.py:1336 flat_param_to(self.device)) and the
+ * views autograd saves keep the copy until that unit's backward, so the
+ * model's parameters are on the GPU through the step: counted as weights. */
 static void fsdp_cpu_offload(fsdp_run *f, uint64_t per_node)
 {
     f->host = llmmem__mul(&f->o, fsdp_rank_states(f), per_node);
-    f->t->st.weights = 0;
+    if (!f->units)
+        f->t->st.weights = llmmem__mul(&f->o, f->P, f->ub);
+    else
+        f->t->st.weights = 0;
     f->t->st.master = 0;
     f->t->st.grads = 0;
     f->t->st.optim = 0;
@@ -282,6 +290,11 @@ static void fsdp_terms(llmmem__engine_run *r)
         llmmem__result_term(out, "fsdp_cpu_offload", "sharded params + grads + optimizer per rank x "
                                                      "ranks per node (host RAM)",
                             f->host);
+    if (f->host && !units)
+        llmmem__result_note(out, "fsdp_cpu_offload without units (NO_SHARD): each unit's parameters are "
+                                 "copied to the GPU for its forward (_flat_param.py pre_unshard) and kept "
+                                 "by autograd until its backward: the whole model's parameters are "
+                                 "counted on the GPU");
 }
 
 /* The options FSDP accepts together (FSDP2 fully_shard: reshard_after_forward

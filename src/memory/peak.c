@@ -124,6 +124,11 @@ void llmmem__result_model(struct llmmem_result *r, const struct llmmem_model *m)
                                "decoder from the keys every HF config shares (layers, hidden, heads, "
                                "head_dim, MLP, experts, vocabulary)",
                             m->model_type);
+    else if (m->from_size_only && m->size_derived[0])
+        llmmem__result_note(r, "approximate: %s derived from num_parameters = %lld (a llama-like decoder "
+                               "of that size, around the keys given); give them, or leave num_parameters "
+                               "out, for the model's own",
+                            m->size_derived, (long long)m->raw_target);
     else if (m->from_size_only)
         llmmem__result_note(r, "approximate: the shape is derived from num_parameters = %lld alone "
                                "(a llama-like decoder of that size); give num_layers, hidden_size and "

@@ -94,6 +94,8 @@ struct llmmem_model {
     } mm;
     bool generic;                      /* unknown model_type estimated as dense decoder */
     bool from_size_only;               /* shape derived from num_parameters */
+    char size_derived[96];             /* ... the shape keys derived when some were given
+                                          ("num_kv_heads, head_dim"); "" when none was */
     /* raw models: the fields the caller set (RAW_* bits of model.c) and the size
      * target (num_parameters, 0: none); the rest is derived from them after each set */
     unsigned raw_given;
