@@ -509,6 +509,17 @@ static int validate_architecture(struct llmmem_model *m, ctx *c)
                                      "experts than exist fails in the modeling code",
                                      (long long)m->num_experts, (long long)m->experts_per_token);
     }
+    /* routed layers choosing no expert: torch.topk(k = 0) returns nothing, the MoE block sums no
+     * expert (every estimate refuses it, engines/common.c); said here, at the key */
+    static const char *const kk[] = {"num_experts_per_tok", "moe_topk", "top_k", "num_selected_experts", NULL};
+    const char *kwhich;
+    const llmmem__jnode *kn = first_key(c, kk, &kwhich);
+    if (*kwhich && m->num_experts > 0 && m->experts_per_token == 0 && m->num_moe_layers > 0) {
+        snprintf(path, sizeof path, "%s%s", c->prefix, kwhich);
+        return llmmem__json_error_at(c->doc, kn, LLMMEM_E_INCONSISTENT, path,
+                                     "%lld experts with 0 routed per token: the router picks no expert",
+                                     (long long)m->num_experts);
+    }
     /* configuration_jamba.py:119 validate_architecture: offset < period */
     static const char *const jamba[][2] = {{"attn_layer_offset", "attn_layer_period"},
                                            {"expert_layer_offset", "expert_layer_period"}};
@@ -554,6 +565,38 @@ static int validate_architecture(struct llmmem_model *m, ctx *c)
                               "wins, as NemotronHConfig does (with a warning)",
                            (long long)nl, strlen(llmmem__json_string(pat)));
     return LLMMEM_OK;
+}
+
+/* A refusal raised after the keys were read (a registry expression dividing by a
+ * zero head count, the model's own checks) names no place in the file: it is
+ * put at the first shape key of the text object whose value is not positive,
+ * with its line:column (issue 25: every file-borne refusal names the file, the
+ * place and the key). One already placed, or with no such key, stays as it is. */
+static int locate(ctx *c, int rc)
+{
+    if (rc == 0 || rc == LLMMEM_E_NOMEM || !c->doc || !c->o)
+        return rc;
+    const char *src = llmmem__json_source(c->doc), *msg = llmmem_last_error();
+    const size_t n = src ? strlen(src) : 0;
+    if (!src || !msg || (!strncmp(msg, src, n) && msg[n] == ':'))
+        return rc;
+    static const char *const shape[] = {
+        "num_attention_heads", "n_head",     "num_heads",           "n_heads",        "num_key_value_heads",
+        "num_kv_heads",        "multi_query_group_num",             "max_position_embeddings",
+        "n_positions",         "n_ctx",      "seq_length",          "num_experts_per_tok",
+        "num_hidden_layers",   "n_layer",    "num_layers",          "hidden_size",    "n_embd",
+        "d_model",             "intermediate_size",                 "n_inner",        "ffn_hidden_size",
+        "vocab_size",          "head_dim",   "num_local_experts",   "num_experts",    "n_routed_experts",
+        "moe_intermediate_size", NULL};
+    for (size_t i = 0; shape[i]; i++) {
+        const llmmem__jnode *k = llmmem__json_get(c->o, shape[i]);
+        if (!k || !llmmem__json_is_number(k) || llmmem__json_number(k) > 0)
+            continue;
+        char copy[512];
+        snprintf(copy, sizeof copy, "%s", msg);
+        return llmmem__json_error_at(c->doc, k, rc, kp(c, shape[i]), "%s", copy);
+    }
+    return rc;
 }
 
 int llmmem__model_from_json_doc(struct llmmem_model *m, const llmmem__json *doc, const llmmem__jnode *root)
@@ -614,8 +657,11 @@ int llmmem__model_from_json_doc(struct llmmem_model *m, const llmmem__json *doc,
         (void)0;
     if (rc == 0)
         rc = validate_architecture(m, &c);
+    if (rc == 0)
+        rc = llmmem__model_validate(m);
+    rc = locate(&c, rc);
     llmmem__json_free(owned); /* the text object c reads may live in it */
-    return rc ? rc : llmmem__model_validate(m);
+    return rc;
 }
 
 /* ---- HF config.json entry points ---------------------------------------------------- */
