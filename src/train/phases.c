@@ -323,6 +323,21 @@ static void set_keys(struct llmmem_result *r, step *p, const struct llmmem_model
     llmmem__result_model(r, m);
 }
 
+/* Recipes neither measured nor checked against the real program: QLoRA
+ * (bitsandbytes' 4-bit Linear quantises its weight on a CUDA device, which
+ * the reference harness's fake tensors cannot stand in for, and no QLoRA run
+ * was measured; test/reference/README.md). */
+static void unverified(struct llmmem_result *r, const struct llmmem_config *c)
+{
+    if (c->qlora == LLMMEM__QLORA_NONE)
+        return;
+    llmmem__result_set_i64(r, LLMMEM_R_APPROXIMATE, 1);
+    llmmem__result_note(r, "approximate: QLoRA is neither measured nor checked against the real program "
+                           "(bitsandbytes' 4-bit Linear quantises on a CUDA device, which the reference "
+                           "harness cannot stand in for): the NF4 weights, their dequantisation and the "
+                           "adapters' terms follow bitsandbytes' and peft's code, unverified");
+}
+
 /* Explained terms (static formulas with sources). */
 static void explain_terms(struct llmmem_result *r, step *p, const struct llmmem_config *c)
 {
@@ -390,6 +405,7 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
         }
     }
     set_keys(r, &p, m);
+    unverified(r, c);
     explain_terms(r, &p, c);
     if (p.o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "training estimate overflows 64-bit byte counts");
