@@ -174,6 +174,9 @@ class Tracker(TorchDispatchMode):
         """Counts t's storage if it is new; returns its id (None for a known or empty one)."""
         if not isinstance(t, torch.Tensor) or self.host_depth:
             return None
+        local = getattr(t, "_local_tensor", None)  # a DTensor (FSDP2's shards): its local tensor's storage
+        if isinstance(local, torch.Tensor):
+            t = local
         st = t.untyped_storage()
         key = st._cdata
         if key in self.by_storage:
