@@ -191,8 +191,11 @@ _VLLM = ("gpu_memory_utilization", "max_num_batched_tokens", "max_num_seqs", "kv
 _ZERO = ("offload_optimizer", "offload_param", "overlap_comm", "stage3_max_live_parameters",
          "stage3_prefetch_bucket_size", "stage3_param_persistence_threshold",
          "zero_hpz_partition_size", "zero_init")
+_LLAMA_CPP = ("n_gpu_layers", "ctx_size", "n_batch", "n_ubatch", "n_parallel", "cache_type_k",
+              "cache_type_v", "flash_attn", "kv_unified", "swa_full", "n_cpu_moe", "no_kv_offload")
 _APPLIES = dict(
     [(n, ("mode", ("training",))) for n in _TRAINING]
+    + [(n, ("runtime", ("llama_cpp",))) for n in _LLAMA_CPP]
     + [(n, ("mode", ("inference",))) for n in _INFERENCE]
     + [(n, ("runtime", ("vllm",))) for n in _VLLM]
     + [(n, ("engine", ("zero",))) for n in _ZERO]

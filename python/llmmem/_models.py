@@ -68,6 +68,23 @@ class Model(_Handle):
         return cls.from_hf_file(path)
 
     @classmethod
+    @_wraps("llmmem_model_from_gguf_file")
+    def from_gguf(cls, path: PathLike) -> Model:
+        """A model from a GGUF file (llama.cpp's format): only its header is read; the
+        tensors' types and shapes give the weights exactly (runtime ``llama_cpp``)."""
+        return cls._wrap(_new(lib.llmmem_model_from_gguf_file, _b(path, "path")))
+
+    @classmethod
+    @_wraps("llmmem_model_from_gguf")
+    def from_gguf_bytes(cls, data: bytes, file_size: int = 0) -> Model:
+        """A model from the first bytes of a GGUF file of ``file_size`` bytes (0: ``data`` is
+        the whole file); raises Error (status LLMMEM_E_BUFFER_TOO_SMALL) while the header goes
+        on past ``data``: read more of the file and call again."""
+        if not isinstance(data, (bytes, bytearray)):
+            raise TypeError("data must be bytes, not %s" % type(data).__name__)
+        return cls._wrap(_new(lib.llmmem_model_from_gguf, bytes(data), len(data), int(file_size)))
+
+    @classmethod
     @_wraps("llmmem_model_from_hf_file")
     def from_hf_file(cls, path: PathLike) -> Model:
         """A model from a HuggingFace ``config.json`` file."""
@@ -99,6 +116,8 @@ class Model(_Handle):
             return cls.from_preset(source)
         if isinstance(source, (str, os.PathLike)):
             path = os.fspath(source)
+            if path.endswith(".gguf"):
+                return cls.from_gguf(path)
             if os.path.exists(path):
                 return cls.from_hf_config(path)
             if isinstance(source, str) and os.sep not in source and not source.endswith(".json"):

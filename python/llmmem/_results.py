@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import sys
 import threading
 import weakref
@@ -157,6 +158,7 @@ class Result(_Handle):
     managed_bytes: int
     load_peak_bytes: int
     approximate: bool
+    margin_bytes: int
 
     def close(self) -> None:
         """Frees the C result (a later estimate() may reuse it)."""
@@ -484,6 +486,9 @@ def estimate(model: ModelLike, config: Optional[Config] = None, **params: Any) -
         mo = model
     else:
         mo = (_preset_model(model) if type(model) is str else None) or _model(model)
+        if isinstance(model, (str, os.PathLike)) and os.fspath(model).endswith(".gguf") and \
+                config is None and "mode" not in params and "runtime" not in params:
+            params = dict(params, mode="inference", runtime="llama_cpp")  # a GGUF is llama.cpp's
     if not params:
         rc = _estimate(h, mo._h, config._h if type(config) is Config else _config_h(config))
     elif config is None:  # _with_params' way, inline: the call a loop makes
