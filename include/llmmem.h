@@ -340,10 +340,17 @@ typedef enum llmmem_result_key {
                                             counted in total_bytes_per_gpu @since 0.2 */
     LLMMEM_R_LOAD_PEAK_BYTES = 140,    /**< u64: peak allocated while the weights are loaded and
                                             quantised (QLoRA); 0 when not modelled @since 0.2 */
-    LLMMEM_R_APPROXIMATE = 141         /**< bool: the model is approximate (a model_type the registry
+    LLMMEM_R_APPROXIMATE = 141,        /**< bool: the model is approximate (a model_type the registry
                                             does not know, estimated from the keys every HF config
                                             shares; or a shape derived from a parameter count): a
                                             note beginning "approximate:" says why @since 0.2 */
+    LLMMEM_R_MAX_MODEL_LEN = 142,      /**< i64: vLLM's max_model_len (given, else the model's
+                                            max_position_embeddings) @since 0.2 */
+    LLMMEM_R_ESTIMATED_MAX_MODEL_LEN = 143 /**< i64: vLLM: the longest context one request can have
+                                            in the KV cache memory available, at most the model's
+                                            maximum ("the estimated maximum model length" vLLM names
+                                            when max_model_len does not fit); 0 when vLLM does not
+                                            start for another reason @since 0.2 */
 } llmmem_result_key;
 
 /* ---- library information ------------------------------------------------ */

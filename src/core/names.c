@@ -60,9 +60,11 @@ static const struct {
     {"managed_bytes", LLMMEM_TYPE_U64},
     {"load_peak_bytes", LLMMEM_TYPE_U64},
     {"approximate", LLMMEM_TYPE_BOOL},
+    {"max_model_len", LLMMEM_TYPE_I64},
+    {"estimated_max_model_len", LLMMEM_TYPE_I64},
 };
 
-_Static_assert(LLMMEM_R_APPROXIMATE - LLMMEM_R_PARAMS + 1 == LLMMEM__RKEYS,
+_Static_assert(LLMMEM_R_ESTIMATED_MAX_MODEL_LEN - LLMMEM_R_PARAMS + 1 == LLMMEM__RKEYS,
                "result key table out of step with the header");
 
 const char *llmmem_phase_name(int phase)

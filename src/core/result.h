@@ -9,7 +9,7 @@
 #define LLMMEM__MAX_TERMS 48
 #define LLMMEM__MAX_STAGES 64
 #define LLMMEM__MAX_INPUTS 24
-#define LLMMEM__RKEYS 42 /* LLMMEM_R_PARAMS .. LLMMEM_R_APPROXIMATE */
+#define LLMMEM__RKEYS 44 /* LLMMEM_R_PARAMS .. LLMMEM_R_ESTIMATED_MAX_MODEL_LEN */
 /* Keys from here on are serialised only when set (non-zero), so that the JSON
  * of a result that does not use them is what it was before they existed. */
 #define LLMMEM__RKEY_OPTIONAL LLMMEM_R_MANAGED_BYTES
