@@ -595,7 +595,7 @@ LLMMEM_API int llmmem_config_to_json(char *buf, size_t cap, size_t *needed, cons
 /** Formats of llmmem_timeline (0.2). */
 typedef enum llmmem_timeline_format {
     LLMMEM_TIMELINE_JSON = 0,    /**< active bytes by category and reserved bytes over the events, phases */
-    LLMMEM_TIMELINE_SVG = 1,     /**< the same as a stacked-area chart with the reserved and GPU lines */
+    LLMMEM_TIMELINE_SVG = 1,     /**< the same over the run's phases: the CUDA context, the bytes by category, the reserved and GPU lines, the peak */
     LLMMEM_TIMELINE_SNAPSHOT = 2 /**< torch.cuda.memory._snapshot() as JSON, for pytorch.org/memory_viz */
 } llmmem_timeline_format;
 
