@@ -207,6 +207,65 @@ static void prior_segment(void **state)
     llmmem__rp_release(&r);
 }
 
+/* xorshift64*: the random programs below are the same on every run */
+static uint64_t rnd(uint64_t *x)
+{
+    *x ^= *x >> 12;
+    *x ^= *x << 25;
+    *x ^= *x >> 27;
+    return *x * UINT64_C(2685821657736338717);
+}
+
+/* Random allocation programs under each allocator setting (plain, max_split_size,
+ * garbage collection, expandable segments, a budget tight enough to release the cache
+ * and to fail): after every event the bookkeeping keeps its rules (llmmem__rp_check:
+ * the free sets ordered by (size, address) and balanced, their searches equal to a
+ * linear scan, neighbours merged, reserved and allocated equal to the blocks' sums). */
+static void random_programs(void **state)
+{
+    (void)state;
+    static const struct {
+        bool exp;
+        uint64_t max_split;
+        double gc;
+        uint64_t budget;
+    } confs[] = {{false, 0, 0, 0}, {false, 64 * MiB, 0, 0}, {false, 0, 0.5, 2 * GiB},
+                 {true, 0, 0, 0},  {false, 0, 0, 1 * GiB},  {true, 0, 0, 1 * GiB},
+                 {false, 32 * MiB, 0.7, 1536 * MiB}};
+    uint64_t x = UINT64_C(0x9e3779b97f4a7c15);
+    for (size_t k = 0; k < sizeof confs / sizeof confs[0]; k++)
+        for (int run = 0; run < 3; run++) {
+            llmmem__replay r;
+            start(&r, confs[k].exp, confs[k].max_split, confs[k].gc, confs[k].budget);
+            int32_t live[256];
+            int n = 0;
+            for (int e = 0; e < 1500; e++) {
+                uint64_t u = rnd(&x);
+                if (n > 0 && (u % 100 < 45 || n == 256)) { /* free a live tensor */
+                    int i = (int)((u >> 8) % (uint64_t)n);
+                    llmmem__rp_free(&r, live[i]);
+                    live[i] = live[--n];
+                } else if (u % 100 < 47) {
+                    llmmem__rp_empty_cache(&r);
+                } else { /* small, mid-size (20 MiB segments) and large requests */
+                    uint64_t kind = (u >> 8) % 10, v = rnd(&x);
+                    uint64_t bytes = kind < 5   ? 1 + v % MiB
+                                     : kind < 8 ? MiB + v % (9 * MiB)
+                                                : 10 * MiB + v % (150 * MiB);
+                    if (v % 7 == 0) /* many requests of a size seen before */
+                        bytes = (1 + v % 4) * 2 * MiB;
+                    int32_t id = llmmem__rp_alloc(&r, bytes, LLMMEM_C_OTHER, (int)(v >> 60) % 2, "t");
+                    assert_true(id >= 0);
+                    live[n++] = id;
+                }
+                const char *bad = llmmem__rp_check(&r);
+                if (bad)
+                    fail_msg("setting %zu, run %d, event %d: %s", k, run, e, bad);
+            }
+            llmmem__rp_release(&r);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -218,6 +277,7 @@ int main(void)
         cmocka_unit_test(garbage_collection),
         cmocka_unit_test(expandable_segments),
         cmocka_unit_test(prior_segment),
+        cmocka_unit_test(random_programs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

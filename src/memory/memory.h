@@ -89,23 +89,13 @@ typedef struct llmmem__rp_block {
     uint64_t addr, size, req;
     int32_t prev, next; /* address neighbours in the segment; `next` chains spare slots */
     int32_t id;         /* tensor while allocated */
+    int32_t up, lo, hi; /* in a free set: parent, children (a red-black tree by (size, addr)) */
     int64_t gc_base;    /* free-block searches when it was cached */
-    uint8_t alloc, pool, stream, cat, mapped, exp, in_set;
+    uint8_t alloc, pool, stream, cat, mapped, exp, in_set, red;
     const char *what;   /* static label of the tensor */
 } llmmem__rp_block;
-#define LLMMEM__RP_CHUNK 32
-typedef struct llmmem__rp_key {
-    uint64_t size, addr; /* the block's, its place in the set */
-    int32_t bi;          /* the block */
-} llmmem__rp_key;
-typedef struct llmmem__rp_chunk { /* a run of a free set, in order */
-    int32_t n;
-    llmmem__rp_key k[LLMMEM__RP_CHUNK];
-    struct llmmem__rp_chunk *next; /* chains spare chunks */
-} llmmem__rp_chunk;
 typedef struct llmmem__rp_set { /* free blocks by (size, address) */
-    llmmem__rp_chunk **c;
-    int32_t nc, capc;
+    int32_t root;  /* of the tree; -1: empty */
     int32_t n;     /* blocks in it */
     int32_t whole; /* of them, whole (unsplit) ordinary segments */
     int32_t exp;   /* of them, blocks of an expandable segment */
@@ -119,7 +109,6 @@ typedef struct llmmem__replay {
     int32_t nid, capid;
     int32_t *scratch;
     int32_t capscratch;
-    llmmem__rp_chunk *spare_chunk;
     llmmem__rp_set free[2][LLMMEM__STREAMS]; /* [small, large][stream] */
     int32_t exp_head[2][LLMMEM__STREAMS];    /* first block of each expandable segment */
     uint64_t exp_base[2][LLMMEM__STREAMS];
@@ -143,6 +132,10 @@ void llmmem__rp_empty_cache(llmmem__replay *r);
  * `request` bytes at its start (the autograd thread's cuBLAS workspace): its
  * id, or -1 (expandable segments, or a segment smaller than the block). */
 int32_t llmmem__rp_prior_segment(llmmem__replay *r, uint64_t segment, uint64_t request, int cat, const char *what);
+/* NULL, or the first rule of the replay's bookkeeping found broken (the free
+ * sets' order, balance and counts, segment neighbours, merged free blocks,
+ * the reserved and allocated sums): for tests; O(n^2) in the free blocks. */
+const char *llmmem__rp_check(llmmem__replay *r);
 
 /* A recorded timeline (record.c): every event with the allocator's state. */
 enum llmmem__tl_op {

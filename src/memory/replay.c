@@ -19,9 +19,9 @@
  *
  * Peak reserved is the largest sum of segment (mapped) bytes along the
  * timeline, what torch.cuda.max_memory_reserved() reports. Costs: each event
- * is two binary searches (over the chunks, then in one) and a move of at
- * most a chunk's entries in the free set of its pool (tens to a few thousand
- * blocks, in chunks of 32 with the keys inline); the cache releases skip the
+ * is a walk down the free set of its pool (a red-black tree threaded through
+ * the blocks: tens to a few thousand of them) and an insertion or erasure of
+ * O(log n) steps, without moving any other entry; the cache releases skip the
  * sets without a whole segment or an expandable block. */
 #include "memory/memory.h"
 
@@ -76,134 +76,119 @@ static void block_drop(llmmem__replay *r, int32_t i)
 
 /* ---- the free sets: block indices by (size, address) ------------------------ */
 
+/* Each set is a red-black tree threaded through the blocks (up, lo, hi, red:
+ * CLRS chapter 13), ordered by (size, address) as torch's std::set of
+ * blocks (BlockComparatorSize): a search walks the tree; an insertion or an
+ * erasure takes O(log n) steps and at most three rotations, and an erasure
+ * needs no search (the block is the node). */
+#define B(i) (bk[(i)])
+
 static llmmem__rp_set *set_of(llmmem__replay *r, const llmmem__rp_block *b)
 {
     return &r->free[b->pool][b->stream];
 }
 
-
-/* Each set is a sorted sequence of chunks of up to CHUNK entries, keys
- * inline: a search is a binary search over the chunks' last keys, then one
- * within a chunk; an insertion or erasure moves at most a chunk. */
-#define CHUNK LLMMEM__RP_CHUNK
-
-static inline bool key_before(const llmmem__rp_key *a, uint64_t size, uint64_t addr)
+/* Whether block a comes before the key (size, addr). */
+static inline bool key_before(const llmmem__rp_block *a, uint64_t size, uint64_t addr)
 {
     return a->size < size || (a->size == size && a->addr < addr);
 }
 
-/* The first chunk whose last key is not before (size, addr); s->nc if none. */
-static int32_t chunk_of(const llmmem__rp_set *s, uint64_t size, uint64_t addr)
-{
-    int32_t lo = 0, hi = s->nc;
-    while (lo < hi) {
-        int32_t mid = (lo + hi) / 2;
-        const llmmem__rp_chunk *c = s->c[mid];
-        if (key_before(&c->k[c->n - 1], size, addr))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* The first position in c not before (size, addr). */
-static int32_t pos_in(const llmmem__rp_chunk *c, uint64_t size, uint64_t addr)
-{
-    int32_t lo = 0, hi = c->n;
-    while (lo < hi) {
-        int32_t mid = (lo + hi) / 2;
-        if (key_before(&c->k[mid], size, addr))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
+static inline bool is_red(const llmmem__rp_block *bk, int32_t i) { return i != NONE && bk[i].red; }
 
 /* The first block not before (size, addr), or NONE. */
 static int32_t lower_bound(const llmmem__replay *r, const llmmem__rp_set *s, uint64_t size, uint64_t addr)
 {
-    (void)r;
-    int32_t ci = chunk_of(s, size, addr);
-    if (ci >= s->nc)
-        return NONE;
-    return s->c[ci]->k[pos_in(s->c[ci], size, addr)].bi;
+    int32_t x = s->root, found = NONE;
+    while (x != NONE) {
+        const llmmem__rp_block *b = &r->b[x];
+        if (key_before(b, size, addr)) {
+            x = b->hi;
+        } else {
+            found = x;
+            x = b->lo;
+        }
+    }
+    return found;
+}
+
+static inline int32_t leftmost(const llmmem__rp_block *bk, int32_t x)
+{
+    while (bk[x].lo != NONE)
+        x = bk[x].lo;
+    return x;
+}
+
+static inline int32_t rightmost(const llmmem__rp_block *bk, int32_t x)
+{
+    while (bk[x].hi != NONE)
+        x = bk[x].hi;
+    return x;
 }
 
 /* The block after bi in its set, or NONE. */
 static int32_t set_next(const llmmem__replay *r, const llmmem__rp_set *s, int32_t bi)
 {
-    const uint64_t size = r->b[bi].size, addr = r->b[bi].addr;
-    int32_t ci = chunk_of(s, size, addr);
-    if (ci >= s->nc)
-        return NONE;
-    int32_t i = pos_in(s->c[ci], size, addr) + 1;
-    if (i < s->c[ci]->n)
-        return s->c[ci]->k[i].bi;
-    return ci + 1 < s->nc ? s->c[ci + 1]->k[0].bi : NONE;
+    (void)s;
+    if (r->b[bi].hi != NONE)
+        return leftmost(r->b, r->b[bi].hi);
+    int32_t p = r->b[bi].up;
+    while (p != NONE && r->b[p].hi == bi) {
+        bi = p;
+        p = r->b[p].up;
+    }
+    return p;
 }
 
 /* The block before bi (NONE: the last block) in its set, or NONE. */
 static int32_t set_prev(const llmmem__replay *r, const llmmem__rp_set *s, int32_t bi)
 {
-    if (!s->nc)
-        return NONE;
-    if (bi == NONE) {
-        const llmmem__rp_chunk *c = s->c[s->nc - 1];
-        return c->k[c->n - 1].bi;
+    if (bi == NONE)
+        return s->root == NONE ? NONE : rightmost(r->b, s->root);
+    if (r->b[bi].lo != NONE)
+        return rightmost(r->b, r->b[bi].lo);
+    int32_t p = r->b[bi].up;
+    while (p != NONE && r->b[p].lo == bi) {
+        bi = p;
+        p = r->b[p].up;
     }
-    const uint64_t size = r->b[bi].size, addr = r->b[bi].addr;
-    int32_t ci = chunk_of(s, size, addr);
-    if (ci >= s->nc) {
-        const llmmem__rp_chunk *c = s->c[s->nc - 1];
-        return c->k[c->n - 1].bi;
-    }
-    int32_t i = pos_in(s->c[ci], size, addr);
-    if (i > 0)
-        return s->c[ci]->k[i - 1].bi;
-    if (ci == 0)
-        return NONE;
-    const llmmem__rp_chunk *c = s->c[ci - 1];
-    return c->k[c->n - 1].bi;
+    return p;
 }
 
-/* A chunk from the spares or the heap, or NULL. */
-static llmmem__rp_chunk *chunk_new(llmmem__replay *r)
+/* Replaces u by v (possibly NONE) under u's parent. */
+static inline void transplant(llmmem__rp_block *bk, llmmem__rp_set *s, int32_t u, int32_t v)
 {
-    llmmem__rp_chunk *c = r->spare_chunk;
-    if (c) {
-        r->spare_chunk = c->next;
-    } else {
-        c = malloc(sizeof *c);
-        if (!c) {
-            r->nomem = true;
-            return NULL;
-        }
-    }
-    c->n = 0;
-    c->next = NULL;
-    return c;
+    int32_t p = B(u).up;
+    if (p == NONE)
+        s->root = v;
+    else if (B(p).lo == u)
+        B(p).lo = v;
+    else
+        B(p).hi = v;
+    if (v != NONE)
+        B(v).up = p;
 }
 
-static void chunk_drop(llmmem__replay *r, llmmem__rp_chunk *c)
+static inline void rotate_lo(llmmem__rp_block *bk, llmmem__rp_set *s, int32_t x) /* x's right child rises */
 {
-    c->next = r->spare_chunk;
-    r->spare_chunk = c;
+    int32_t y = B(x).hi;
+    B(x).hi = B(y).lo;
+    if (B(y).lo != NONE)
+        B(B(y).lo).up = x;
+    transplant(bk, s, x, y);
+    B(y).lo = x;
+    B(x).up = y;
 }
 
-/* Inserts chunk c at position ci of the set. */
-static bool chunk_put(llmmem__replay *r, llmmem__rp_set *s, int32_t ci, llmmem__rp_chunk *c)
+static inline void rotate_hi(llmmem__rp_block *bk, llmmem__rp_set *s, int32_t x) /* x's left child rises */
 {
-    if (!grow((void **)&s->c, &s->capc, s->nc + 1, sizeof *s->c)) {
-        r->nomem = true;
-        chunk_drop(r, c);
-        return false;
-    }
-    memmove(s->c + ci + 1, s->c + ci, (size_t)(s->nc - ci) * sizeof *s->c);
-    s->c[ci] = c;
-    s->nc++;
-    return true;
+    int32_t y = B(x).lo;
+    B(x).lo = B(y).hi;
+    if (B(y).hi != NONE)
+        B(B(y).hi).up = x;
+    transplant(bk, s, x, y);
+    B(y).hi = x;
+    B(x).up = y;
 }
 
 /* Whether a block in a set counts as whole (release_cached frees it) or
@@ -219,85 +204,138 @@ static void set_count(llmmem__rp_set *s, const llmmem__rp_block *b, int32_t d)
 
 static void set_insert(llmmem__replay *r, int32_t bi)
 {
-    llmmem__rp_block *b = &r->b[bi];
-    if (b->in_set)
+    llmmem__rp_block *const bk = r->b;
+    if (B(bi).in_set)
         return;
-    llmmem__rp_set *s = set_of(r, b);
-    const uint64_t size = b->size, addr = b->addr;
-    int32_t ci = 0, at = 0;
-    llmmem__rp_chunk *c;
-    if (!s->nc) { /* the first block: a chunk of its own (no chunk is ever empty else) */
-        c = chunk_new(r);
-        if (!c || !chunk_put(r, s, 0, c))
-            return;
-    } else {
-        ci = chunk_of(s, size, addr);
-        if (ci >= s->nc)
-            ci = s->nc - 1; /* after every key: the end of the last chunk */
-        c = s->c[ci];
-        at = pos_in(c, size, addr);
+    llmmem__rp_set *s = set_of(r, &B(bi));
+    const uint64_t size = B(bi).size, addr = B(bi).addr;
+    int32_t p = NONE, x = s->root;
+    bool lo = false;
+    while (x != NONE) {
+        p = x;
+        lo = !key_before(&B(x), size, addr);
+        x = lo ? B(x).lo : B(x).hi;
     }
-    if (c->n == CHUNK) { /* split it in halves */
-        llmmem__rp_chunk *d = chunk_new(r);
-        if (!d || !chunk_put(r, s, ci + 1, d))
-            return;
-        const int32_t half = CHUNK / 2;
-        memcpy(d->k, c->k + half, (size_t)(CHUNK - half) * sizeof *d->k);
-        d->n = CHUNK - half;
-        c->n = half;
-        if (at > half) {
-            c = d;
-            at -= half;
+    B(bi).up = p;
+    B(bi).lo = B(bi).hi = NONE;
+    B(bi).red = 1;
+    if (p == NONE)
+        s->root = bi;
+    else if (lo)
+        B(p).lo = bi;
+    else
+        B(p).hi = bi;
+    /* RB-INSERT-FIXUP */
+    int32_t z = bi;
+    while (is_red(bk, B(z).up)) {
+        int32_t q = B(z).up, g = B(q).up;
+        const bool left = q == B(g).lo;
+        int32_t u = left ? B(g).hi : B(g).lo;
+        if (is_red(bk, u)) {
+            B(q).red = B(u).red = 0;
+            B(g).red = 1;
+            z = g;
+            continue;
         }
+        if (z == (left ? B(q).hi : B(q).lo)) {
+            z = q;
+            if (left)
+                rotate_lo(bk, s, z);
+            else
+                rotate_hi(bk, s, z);
+            q = B(z).up;
+        }
+        B(q).red = 0;
+        B(g).red = 1;
+        if (left)
+            rotate_hi(bk, s, g);
+        else
+            rotate_lo(bk, s, g);
     }
-    memmove(c->k + at + 1, c->k + at, (size_t)(c->n - at) * sizeof *c->k);
-    c->k[at].size = size;
-    c->k[at].addr = addr;
-    c->k[at].bi = bi;
-    c->n++;
+    B(s->root).red = 0;
+    llmmem__rp_block *b = &B(bi);
     set_count(s, b, 1);
     b->gc_base = r->gc_calls[b->pool];
     b->in_set = 1;
 }
 
-/* Erases entry `at` of chunk ci of set s, block bi. */
-static void set_erase_at(llmmem__replay *r, llmmem__rp_set *s, int32_t ci, int32_t at, int32_t bi)
+static void set_erase(llmmem__replay *r, int32_t z)
 {
-    llmmem__rp_block *b = &r->b[bi];
-    llmmem__rp_chunk *c = s->c[ci];
-    b->in_set = 0;
-    c->n--;
-    memmove(c->k + at, c->k + at + 1, (size_t)(c->n - at) * sizeof *c->k);
-    set_count(s, b, -1);
-    if (!c->n) {
-        chunk_drop(r, c);
-        memmove(s->c + ci, s->c + ci + 1, (size_t)(s->nc - ci - 1) * sizeof *s->c);
-        s->nc--;
-    } else if (ci + 1 < s->nc && c->n + s->c[ci + 1]->n <= CHUNK / 2) { /* join the next */
-        llmmem__rp_chunk *d = s->c[ci + 1];
-        memcpy(c->k + c->n, d->k, (size_t)d->n * sizeof *d->k);
-        c->n += d->n;
-        chunk_drop(r, d);
-        memmove(s->c + ci + 1, s->c + ci + 2, (size_t)(s->nc - ci - 2) * sizeof *s->c);
-        s->nc--;
+    llmmem__rp_block *const bk = r->b;
+    if (!B(z).in_set)
+        return;
+    llmmem__rp_set *s = set_of(r, &B(z));
+    B(z).in_set = 0;
+    set_count(s, &B(z), -1);
+    /* RB-DELETE, with x's parent kept apart (x may be NONE) */
+    int32_t x, xp;
+    bool black = !B(z).red;
+    if (B(z).lo == NONE || B(z).hi == NONE) {
+        x = B(z).lo != NONE ? B(z).lo : B(z).hi;
+        xp = B(z).up;
+        transplant(bk, s, z, x);
+    } else {
+        int32_t y = leftmost(bk, B(z).hi);
+        black = !B(y).red;
+        x = B(y).hi;
+        if (B(y).up == z) {
+            xp = y;
+        } else {
+            xp = B(y).up;
+            transplant(bk, s, y, x);
+            B(y).hi = B(z).hi;
+            B(B(y).hi).up = y;
+        }
+        transplant(bk, s, z, y);
+        B(y).lo = B(z).lo;
+        B(B(y).lo).up = y;
+        B(y).red = B(z).red;
     }
-}
-
-static void set_erase(llmmem__replay *r, int32_t bi)
-{
-    llmmem__rp_block *b = &r->b[bi];
-    if (!b->in_set)
+    if (!black)
         return;
-    b->in_set = 0;
-    llmmem__rp_set *s = set_of(r, b);
-    const uint64_t size = b->size, addr = b->addr;
-    int32_t ci = chunk_of(s, size, addr);
-    if (ci >= s->nc)
-        return;
-    int32_t at = pos_in(s->c[ci], size, addr);
-    if (at >= s->c[ci]->n || s->c[ci]->k[at].bi != bi)
-        return;
-    set_erase_at(r, s, ci, at, bi);
+    /* RB-DELETE-FIXUP */
+    while (x != s->root && !is_red(bk, x)) {
+        const bool left = x == B(xp).lo;
+        int32_t w = left ? B(xp).hi : B(xp).lo;
+        if (B(w).red) {
+            B(w).red = 0;
+            B(xp).red = 1;
+            if (left)
+                rotate_lo(bk, s, xp);
+            else
+                rotate_hi(bk, s, xp);
+            w = left ? B(xp).hi : B(xp).lo;
+        }
+        int32_t near = left ? B(w).lo : B(w).hi, far = left ? B(w).hi : B(w).lo;
+        if (!is_red(bk, near) && !is_red(bk, far)) {
+            B(w).red = 1;
+            x = xp;
+            xp = B(x).up;
+            continue;
+        }
+        if (!is_red(bk, far)) {
+            B(near).red = 0;
+            B(w).red = 1;
+            if (left)
+                rotate_hi(bk, s, w);
+            else
+                rotate_lo(bk, s, w);
+            w = left ? B(xp).hi : B(xp).lo;
+            far = left ? B(w).hi : B(w).lo;
+        }
+        B(w).red = B(xp).red;
+        B(xp).red = 0;
+        if (far != NONE)
+            B(far).red = 0;
+        if (left)
+            rotate_lo(bk, s, xp);
+        else
+            rotate_hi(bk, s, xp);
+        x = s->root;
+        break;
+    }
+    if (x != NONE)
+        B(x).red = 0;
 }
 
 /* The blocks of a set in order into r->scratch, those that `keep` accepts;
@@ -309,12 +347,9 @@ static int32_t set_list(llmmem__replay *r, const llmmem__rp_set *s, bool (*keep)
         return -1;
     }
     int32_t n = 0;
-    for (int32_t ci = 0; ci < s->nc; ci++) {
-        const llmmem__rp_chunk *c = s->c[ci];
-        for (int32_t i = 0; i < c->n; i++)
-            if (keep(r, c->k[i].bi))
-                r->scratch[n++] = c->k[i].bi;
-    }
+    for (int32_t bi = s->root == NONE ? NONE : leftmost(r->b, s->root); bi != NONE; bi = set_next(r, s, bi))
+        if (keep(r, bi))
+            r->scratch[n++] = bi;
     return n;
 }
 
@@ -382,11 +417,9 @@ static int32_t get_free_block(llmmem__replay *r, int pool, int stream, uint64_t 
     llmmem__rp_set *s = &r->free[pool][stream];
     if (r->conf.gc_threshold > 0.0)
         r->gc_calls[pool]++;
-    int32_t ci = chunk_of(s, size, 0);
-    if (ci >= s->nc)
+    int32_t bi = lower_bound(r, s, size, 0);
+    if (bi == NONE)
         return NONE;
-    int32_t at = pos_in(s->c[ci], size, 0);
-    int32_t bi = s->c[ci]->k[at].bi;
     if (r->b[bi].exp && r->conf.expandable) {
         for (;;) {
             int32_t nx = set_next(r, s, bi);
@@ -394,7 +427,6 @@ static int32_t get_free_block(llmmem__replay *r, int pool, int stream, uint64_t 
                 break;
             bi = nx;
         }
-        ci = NONE; /* bi no longer at (ci, at) */
     }
     const llmmem__rp_block *b = &r->b[bi];
     /* Do not return an oversized block for a large request, and an oversize
@@ -403,10 +435,7 @@ static int32_t get_free_block(llmmem__replay *r, int pool, int stream, uint64_t 
         return NONE;
     if (size >= r->conf.max_split && b->size >= size + LARGE_BUFFER)
         return NONE;
-    if (ci == NONE)
-        set_erase(r, bi);
-    else
-        set_erase_at(r, s, ci, at, bi);
+    set_erase(r, bi);
     return bi;
 }
 
@@ -891,6 +920,7 @@ void llmmem__rp_init(llmmem__replay *r, const llmmem__alloc_conf *conf)
     for (int p = 0; p < 2; p++)
         for (int s = 0; s < LLMMEM__STREAMS; s++) {
             r->exp_head[p][s] = NONE;
+            r->free[p][s].root = NONE;
         }
 }
 
@@ -899,20 +929,6 @@ void llmmem__rp_release(llmmem__replay *r)
     free(r->b);
     free(r->id2b);
     free(r->scratch);
-    for (int p = 0; p < 2; p++)
-        for (int s = 0; s < LLMMEM__STREAMS; s++) {
-            llmmem__rp_set *set = &r->free[p][s];
-            for (int32_t i = 0; i < set->nc; i++)
-                free(set->c[i]);
-            free(set->c);
-            set->c = NULL;
-            set->nc = 0;
-        }
-    while (r->spare_chunk) {
-        llmmem__rp_chunk *c = r->spare_chunk;
-        r->spare_chunk = c->next;
-        free(c);
-    }
     r->b = NULL;
     r->id2b = NULL;
 }
@@ -926,4 +942,95 @@ int32_t llmmem__rp_prior_segment(llmmem__replay *r, uint64_t segment, uint64_t r
         return NONE;
     set_insert(r, bi);
     return llmmem__rp_alloc(r, request, cat, 0, what);
+}
+
+/* ---- invariants (tests) ---------------------------------------------------------- */
+
+/* Black height of the subtree at x, -1 when a rule is broken below it (order
+ * within (lo, hi) keys, parent links, no red child of a red node, equal
+ * black heights); *n counts its blocks. */
+static int check_tree(const llmmem__replay *r, int32_t x, int32_t up, const llmmem__rp_block *lo,
+                      const llmmem__rp_block *hi, int32_t *n)
+{
+    if (x == NONE)
+        return 1;
+    const llmmem__rp_block *b = &r->b[x];
+    if (b->up != up || !b->in_set || (lo && !key_before(lo, b->size, b->addr)) ||
+        (hi && !key_before(b, hi->size, hi->addr)))
+        return -1;
+    if (b->red && (is_red(r->b, b->lo) || is_red(r->b, b->hi)))
+        return -1;
+    (*n)++;
+    int hl = check_tree(r, b->lo, x, lo, b, n), hh = check_tree(r, b->hi, x, b, hi, n);
+    if (hl < 0 || hl != hh)
+        return -1;
+    return hl + !b->red;
+}
+
+const char *llmmem__rp_check(llmmem__replay *r)
+{
+    char *spare = calloc((size_t)(r->nb ? r->nb : 1), 1);
+    if (!spare)
+        return "out of memory";
+    const char *bad = NULL;
+    for (int32_t i = r->spare; i != NONE && !bad; i = r->b[i].next)
+        if (spare[i]++)
+            bad = "a spare block twice";
+    uint64_t reserved = 0, allocated = 0;
+    int32_t want[2][LLMMEM__STREAMS][3] = {{{0}}};
+    for (int32_t i = 0; i < r->nb && !bad; i++) {
+        const llmmem__rp_block *b = &r->b[i];
+        if (spare[i])
+            continue;
+        if (b->mapped)
+            reserved += b->size;
+        if (b->alloc) {
+            allocated += b->size;
+            if (b->in_set || !b->mapped || b->id < 0 || r->id2b[b->id] != i)
+                bad = "an allocated block in a set, unmapped or without its id";
+        } else if (b->mapped != b->in_set) {
+            bad = "a free block outside its set, or an unmapped one in it";
+        }
+        if (b->in_set) {
+            want[b->pool][b->stream][0]++;
+            if (b->exp)
+                want[b->pool][b->stream][2]++;
+            else if (b->prev == NONE && b->next == NONE)
+                want[b->pool][b->stream][1]++;
+        }
+        if (b->next != NONE && (r->b[b->next].prev != i || r->b[b->next].addr != b->addr + b->size))
+            bad = "a segment's neighbours out of step";
+        if (b->prev != NONE && r->b[b->prev].next != i)
+            bad = "a segment's neighbours out of step";
+        if (!b->alloc && b->next != NONE && !r->b[b->next].alloc && r->b[b->next].mapped == b->mapped)
+            bad = "two free neighbours not merged";
+    }
+    for (int pool = 0; pool < 2 && !bad; pool++)
+        for (int st = 0; st < LLMMEM__STREAMS && !bad; st++) {
+            const llmmem__rp_set *s = &r->free[pool][st];
+            int32_t n = 0;
+            if (is_red(r->b, s->root) || check_tree(r, s->root, NONE, NULL, NULL, &n) < 0)
+                bad = "a free set that is not a red-black tree in (size, address) order";
+            else if (n != s->n || s->n != want[pool][st][0] || s->whole != want[pool][st][1] ||
+                     s->exp != want[pool][st][2])
+                bad = "a free set's counts";
+            /* the search: the first block not before each block's own size */
+            for (int32_t bi = s->root == NONE ? NONE : leftmost(r->b, s->root); bi != NONE && !bad;
+                 bi = set_next(r, s, bi)) {
+                int32_t first = NONE;
+                for (int32_t c = leftmost(r->b, s->root); c != NONE; c = set_next(r, s, c))
+                    if (r->b[c].size >= r->b[bi].size) {
+                        first = c;
+                        break;
+                    }
+                if (lower_bound(r, s, r->b[bi].size, 0) != first || set_prev(r, s, set_next(r, s, bi)) != bi)
+                    bad = "a search of a free set";
+            }
+        }
+    if (!bad && reserved != r->reserved)
+        bad = "reserved bytes differ from the mapped segments";
+    if (!bad && allocated != r->allocated)
+        bad = "allocated bytes differ from the allocated blocks";
+    free(spare);
+    return bad;
 }
