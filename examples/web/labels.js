@@ -22,7 +22,7 @@
 
   // name: [label (with its unit), applies]
   const LABELS = {
-    mode: ["What to estimate", always],
+    mode: ["What to estimate: training or serving (inference)", always],
     micro_batch_size: ["Micro-batch size (sequences per GPU)", train],
     seq_len: ["Sequence length (tokens)", train],
     gradient_accumulation_steps: ["Gradient accumulation (micro-steps per step)", train],
@@ -83,7 +83,7 @@
     distributed_optimizer: ["Megatron distributed optimizer", megatron],
     accounting: ["Accounting (runtime, or a framework's own formula)", engine("zero", "megatron")],
     zero_init: ["deepspeed.zero.Init", zero3],
-    num_gpus: ["GPUs", always],
+    num_gpus: ["Number of GPUs (0 = as the parallel sizes below multiply: 1)", always],
     data_parallel_size: ["Data-parallel size (GPUs)", (v) => multi(v) || vllm(v)],
     tensor_parallel_size: ["Tensor-parallel size (GPUs)", (v) => megatron(v) || infer(v)],
     pipeline_parallel_size: ["Pipeline-parallel size (stages)", (v) => megatron(v) || vllm(v)],
@@ -117,9 +117,9 @@
     vllm_model_runner: ["vLLM model runner", vllm],
     cudagraph_memory_estimate: ["CUDA graph memory in the profile", vllm],
     vllm_image: ["vLLM docker image (FlashInfer installed)", vllm],
-    gpu: ["GPU", always],
-    gpu_memory_bytes: ["GPU memory (bytes; 0 = the GPU's)", always],
-    cuda_context_bytes: ["CUDA context (bytes; -1 = the GPU's)", always],
+    gpu: ["GPU model", always],
+    gpu_memory_bytes: ["Memory of one GPU in bytes, to override the GPU's (0 = the GPU's own)", always],
+    cuda_context_bytes: ["CUDA context in bytes (-1 = the GPU's usual)", always],
     cublas_workspace_bytes: ["cuBLAS workspace (bytes; -1 = the GPU's)", always],
     expandable_segments: ["Allocator expandable segments", always],
     allocator_replay: ["Replay PyTorch's caching allocator (peak reserved)", replay],
