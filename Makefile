@@ -44,9 +44,9 @@ EXE_CFLAGS := -std=c11 $(WARN) -D_POSIX_C_SOURCE=200809L -Iinclude
 RPATH := -Wl,-rpath,'$$ORIGIN/../lib'
 INSTALL ?= install
 
-SRCS := $(sort $(wildcard src/*/*.c))
+SRCS := $(sort $(wildcard src/*/*.c src/*/*/*.c))
 OBJS := $(SRCS:src/%.c=build/obj/%.o)
-HDRS := $(wildcard src/*/*.h)
+HDRS := $(wildcard src/*/*.h src/*/*/*.h src/*/*.def)
 SONAME := libllmmem.so.$(SOVERSION)
 SOLIB  := lib/libllmmem.so.$(VERSION)
 ALIB   := lib/libllmmem.a

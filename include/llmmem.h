@@ -232,6 +232,62 @@ typedef enum llmmem_param {
     LLMMEM_P_ENCODER_CACHE = 1007   /**< bool: serving runtime keeps an encoder-output cache (vllm) */
 } llmmem_param;
 
+/** Values of LLMMEM_P_ENGINE: the training engines. Append only, never renumbered;
+ *  the names are llmmem_param_enum_name(LLMMEM_P_ENGINE, value). @since 0.2 */
+typedef enum llmmem_engine {
+    LLMMEM_ENGINE_SINGLE = 0,            /**< one GPU, no distributed wrapper */
+    LLMMEM_ENGINE_DDP = 1,               /**< PyTorch DistributedDataParallel */
+    LLMMEM_ENGINE_ZERO = 2,              /**< DeepSpeed ZeRO stage 0-3 */
+    LLMMEM_ENGINE_FSDP = 3,              /**< PyTorch FSDP 1/2 */
+    LLMMEM_ENGINE_MEGATRON = 4,          /**< Megatron-LM */
+    LLMMEM_ENGINE_MEGATRON_DEEPSPEED = 5 /**< Megatron-DeepSpeed */
+} llmmem_engine;
+
+/** Values of LLMMEM_P_RUNTIME: the serving runtimes (mode inference). @since 0.2 */
+typedef enum llmmem_runtime {
+    LLMMEM_RUNTIME_HF = 0,  /**< HF transformers generate */
+    LLMMEM_RUNTIME_VLLM = 1 /**< vLLM V1 */
+} llmmem_runtime;
+
+/** Values of the dtype parameters (LLMMEM_P_PARAM_DTYPE, COMPUTE_DTYPE, GRAD_DTYPE,
+ *  KV_CACHE_DTYPE, OPTIMIZER_STATE_DTYPE, FSDP_PARAM_DTYPE, FSDP_REDUCE_DTYPE,
+ *  MAMBA_SSM_CACHE_DTYPE; each accepts the subset its bounds allow). @since 0.2 */
+typedef enum llmmem_dtype {
+    LLMMEM_DTYPE_AUTO = 0, /**< the engine's or the model's choice */
+    LLMMEM_DTYPE_FP32 = 1,
+    LLMMEM_DTYPE_FP16 = 2,
+    LLMMEM_DTYPE_BF16 = 3,
+    LLMMEM_DTYPE_FP8 = 4
+} llmmem_dtype;
+
+/** Values of LLMMEM_P_OPTIMIZER. Append only. @since 0.2 */
+typedef enum llmmem_optimizer {
+    LLMMEM_OPTIMIZER_ADAMW = 0,
+    LLMMEM_OPTIMIZER_ADAM = 1,
+    LLMMEM_OPTIMIZER_SGD = 2,
+    LLMMEM_OPTIMIZER_SGD_MOMENTUM = 3,
+    LLMMEM_OPTIMIZER_NESTEROV = 4,
+    LLMMEM_OPTIMIZER_ADAGRAD = 5,
+    LLMMEM_OPTIMIZER_RMSPROP = 6,
+    LLMMEM_OPTIMIZER_NADAM = 7,
+    LLMMEM_OPTIMIZER_RADAM = 8,
+    LLMMEM_OPTIMIZER_AMSGRAD = 9,
+    LLMMEM_OPTIMIZER_ADAMAX = 10,
+    LLMMEM_OPTIMIZER_ADAFACTOR = 11,
+    LLMMEM_OPTIMIZER_LION = 12,
+    LLMMEM_OPTIMIZER_LAMB = 13,
+    LLMMEM_OPTIMIZER_SPARSE_ADAM = 14,
+    LLMMEM_OPTIMIZER_ADAM_MINI = 15,
+    LLMMEM_OPTIMIZER_MUON = 16,
+    LLMMEM_OPTIMIZER_ADAMW_8BIT = 17,
+    LLMMEM_OPTIMIZER_PAGED_ADAMW_8BIT = 18,
+    LLMMEM_OPTIMIZER_ADAM_8BIT = 19,
+    LLMMEM_OPTIMIZER_PAGED_ADAM_8BIT = 20,
+    LLMMEM_OPTIMIZER_PAGED_ADAMW_32BIT = 21,
+    LLMMEM_OPTIMIZER_ADAMW_TORCHAO_8BIT = 22,
+    LLMMEM_OPTIMIZER_ADAMW_TORCHAO_4BIT = 23
+} llmmem_optimizer;
+
 /** Model keys (llmmem_model_get_i64 / set_i64). Append only. */
 typedef enum llmmem_model_key {
     LLMMEM_M_NUM_LAYERS = 100,
@@ -344,9 +400,14 @@ typedef enum llmmem_result_key {
                                             does not know, estimated from the keys every HF config
                                             shares; or a shape derived from a parameter count): a
                                             note beginning "approximate:" says why @since 0.2 */
-    LLMMEM_R_MAX_MODEL_LEN = 142,      /**< i64: vLLM's max_model_len (given, else the model's
+    LLMMEM_R_MARGIN_BYTES = 142,       /**< u64: the estimate's own uncertainty at this total, 5% of
+                                            peak_reserved_bytes (the bound the accuracy tests hold the
+                                            allocator's figure to): a fit or a shortfall smaller than
+                                            this (|headroom_bytes| < margin_bytes) is near the boundary,
+                                            a larger one is clear @since 0.2 */
+    LLMMEM_R_MAX_MODEL_LEN = 143,      /**< i64: vLLM's max_model_len (given, else the model's
                                             max_position_embeddings) @since 0.2 */
-    LLMMEM_R_ESTIMATED_MAX_MODEL_LEN = 143 /**< i64: vLLM: the longest context one request can have
+    LLMMEM_R_ESTIMATED_MAX_MODEL_LEN = 144 /**< i64: vLLM: the longest context one request can have
                                             in the KV cache memory available, at most the model's
                                             maximum ("the estimated maximum model length" vLLM names
                                             when max_model_len does not fit); 0 when vLLM does not
@@ -428,6 +489,12 @@ LLMMEM_API int llmmem_param_default_f64(double *out, int param);
 LLMMEM_API int llmmem_param_enum_count(int param);
 /** @return the name of value @p value of an enum parameter; NULL if out of range. */
 LLMMEM_API const char *llmmem_param_enum_name(int param, int64_t value);
+/** Whether an estimate reads @p param when @p gate (LLMMEM_P_ENGINE or LLMMEM_P_RUNTIME)
+ *  has value @p value: the engines' and runtimes' own table says which of their options each
+ *  reads. @return 1 when it is read there (or is not an option of @p gate's engines or
+ *  runtimes at all: then every value reads it), 0 when only other values read it,
+ *  LLMMEM_E_INVALID_ARG for an unknown parameter, gate or value. @since 0.2 */
+LLMMEM_API int llmmem_param_applies(int param, int gate, int64_t value);
 
 /** How a value written as text is read (llmmem_parse_value): the one number reader
  *  behind llmmem_config_set, llmmem_model_set, scenario files, the CLI, Python and the
@@ -466,6 +533,21 @@ LLMMEM_API int llmmem_model_key_value_kind(int key);
 LLMMEM_API int llmmem_model_from_hf_json(llmmem_model **out, const char *json, size_t len);
 /** Reads and parses a HuggingFace config.json file. LLMMEM_E_IO if unreadable. */
 LLMMEM_API int llmmem_model_from_hf_file(llmmem_model **out, const char *path);
+/** Reads the header of a GGUF file (v2 or v3: llama.cpp's format) and describes the
+ *  model: every tensor's name, shape and ggml type (weight bytes exact per tensor) and
+ *  the hyperparameters llama.cpp reads from the metadata. Reads only the header, never
+ *  the weights. Errors name the path and the byte offset ("model.gguf: byte 1234:
+ *  ..."): LLMMEM_E_PARSE for a malformed or truncated file, LLMMEM_E_UNSUPPORTED for
+ *  GGUF v1, LLMMEM_E_SCHEMA for a missing key llama.cpp requires, LLMMEM_E_IO if
+ *  unreadable. @since 0.2 */
+LLMMEM_API int llmmem_model_from_gguf_file(llmmem_model **out, const char *path);
+/** The same from memory: @p data holds the first @p len bytes of a GGUF file whose
+ *  whole size is @p file_size (0: @p data is the whole file). When the header goes on
+ *  past @p len, LLMMEM_E_BUFFER_TOO_SMALL: read more of the file and call again (a web
+ *  page reads a slice of a file of many GB). Errors name "model.gguf" and the byte
+ *  offset. @since 0.2 */
+LLMMEM_API int llmmem_model_from_gguf(llmmem_model **out, const char *data, size_t len,
+                                      uint64_t file_size);
 /** Builds a built-in preset ("llama-3.1-8b"); LLMMEM_E_UNKNOWN_PARAM if unknown. */
 LLMMEM_API int llmmem_model_from_preset(llmmem_model **out, const char *name);
 /** A model named as transformers' from_pretrained(name, local_files_only=True) names it,
@@ -742,12 +824,35 @@ typedef enum llmmem_reject {
     LLMMEM_REJECT_BATCH = 3        /**< global batch not reachable with that micro-batch */
 } llmmem_reject;
 
-/** Largest micro-batch (training) or batch (inference) that fits: the one
- *  above it does not. 0 when even 1 does not fit. */
+/** Largest micro-batch (training), batch (inference) or max_num_seqs (vLLM) such that it and
+ *  every smaller one fit; 0 when even 1 does not fit. llmmem_plan_inverse() also says whether
+ *  a larger one fits again. */
 LLMMEM_API int llmmem_plan_max_batch(int64_t *out, const llmmem_model *model, const llmmem_config *cfg);
-/** Longest sequence (training) or prompt + decode context (inference) that
- *  fits at the configured batch; 0 when even 1 token does not. */
+/** Longest sequence (training), prompt + decode context (inference) or max_model_len (vLLM)
+ *  such that it and every shorter one fit at the configured batch; 0 when even 1 token does not. */
 LLMMEM_API int llmmem_plan_max_seq_len(int64_t *out, const llmmem_model *model, const llmmem_config *cfg);
+
+/** The inverse questions of llmmem_plan_inverse(). @since 0.2 */
+typedef enum llmmem_plan_question {
+    LLMMEM_PLAN_MAX_BATCH = 1,  /**< llmmem_plan_max_batch */
+    LLMMEM_PLAN_MAX_SEQ_LEN = 2 /**< llmmem_plan_max_seq_len */
+} llmmem_plan_question;
+
+/** An inverse question answered in full. Near the GPU's capacity the allocator replay can make
+ *  the verdict non-monotone (a longer sequence fitting where a shorter one does not), so
+ *  the answer is checked value by value from 1 up (at most 2048 estimates):
+ *  @param out the largest value such that it and every smaller value fit (what
+ *         llmmem_plan_max_batch / _max_seq_len return);
+ *  @param again the largest value above *out that fits again (the search's boundary: it
+ *         fits and the next does not), 0 when none;
+ *  @param checked the largest value checked one by one: *out + 1 (which does not fit) when
+ *         the first failing value was found, *out when every value up to the boundary fits,
+ *         or *out with *again > 0 and no failure found when the work bound stopped the check.
+ *  @param model the model; @param cfg the configuration as given (not changed);
+ *  @param question a ::llmmem_plan_question.
+ *  @return LLMMEM_E_INVALID_ARG for an unknown question. @since 0.2 */
+LLMMEM_API int llmmem_plan_inverse(int64_t *out, int64_t *again, int64_t *checked, const llmmem_model *model,
+                                   const llmmem_config *cfg, int question);
 /** Fewest GPUs of the configured kind (data-parallel ranks for training with
  *  the configured engine, tensor-parallel ranks for inference) that fit. */
 LLMMEM_API int llmmem_plan_min_gpus(int64_t *out, const llmmem_model *model, const llmmem_config *cfg);

@@ -129,8 +129,8 @@ say "exporting $(echo "$funcs" | wc -l) functions"
 CFLAGS_WEB=(-std=c11 -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -I"$CJSON_DIR/include"
             -I"$YAML_DIR/include" -Wall -Wextra -Wno-unused-parameter)
 objs=()
-newest_header=$(ls -t include/llmmem.h src/*/*.h | head -n 1)
-for src in src/*/*.c "$CJSON_DIR/cJSON.c" "$YAML_DIR"/src/*.c; do
+newest_header=$(ls -t include/llmmem.h src/*/*.h src/*/*/*.h src/*/*.def | head -n 1)
+for src in src/*/*.c src/*/*/*.c "$CJSON_DIR/cJSON.c" "$YAML_DIR"/src/*.c; do
     obj=$B/obj/$(echo "${src#src/}" | tr / _ | sed 's/\.c$//').o
     if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_header" -nt "$obj" ]; then
         if [ "$src" = "$CJSON_DIR/cJSON.c" ]; then

@@ -36,7 +36,7 @@ for d in layers_found:
 if glob.glob("src/*.c") or glob.glob("src/*.h"):
     bad.append("src/: sources belong in a layer folder: " + " ".join(glob.glob("src/*.[ch]")))
 # 1. includes
-for f in sorted(glob.glob("src/*/*.[ch]")):
+for f in sorted(glob.glob("src/*/**/*.[ch]", recursive=True) + glob.glob("src/*/**/*.def", recursive=True)):
     layer = f.split("/")[1]
     for n, line in enumerate(open(f), 1):
         m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
@@ -53,7 +53,7 @@ for f in sorted(glob.glob("src/*/*.[ch]")):
         if m and layer != "input":
             bad.append(f"{f}:{n}: only src/input/ includes a parser library ({line.strip()})")
 # 2. symbols
-objs = sorted(glob.glob(os.path.join(objdir, "*", "*.o")))
+objs = sorted(glob.glob(os.path.join(objdir, "*", "**", "*.o"), recursive=True))
 if not objs:
     print(f"no objects under {objdir}: run make first"); sys.exit(1)
 defs, uses = {}, {}

@@ -96,6 +96,10 @@ static void info_and_names(void **state)
                      llmmem_param_at(i - 1));
         assert_non_null(llmmem_param_name(id));
         assert_true(llmmem_param_type(id) >= 0);
+        /* a configuration records that it was set in bit id % 100 of word id / 100 - 1
+         * of its 12 (src/config/config.c, LLMMEM__SET_WORDS) */
+        if (id % 100 >= 64 || id / 100 > 12)
+            fail_msg("parameter %d has no bit in a configuration's set_mask (config.h LLMMEM__SET_WORDS)", id);
         assert_int_equal(llmmem_param_type(id + 1000000), LLMMEM_E_INVALID_ARG);
     }
     for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++) {
@@ -176,6 +180,13 @@ static void param_introspection(void **state)
     assert_null(llmmem_param_enum_name(LLMMEM_P_ENGINE, INT64_MIN));
     assert_null(llmmem_param_enum_name(LLMMEM_P_ENGINE, llmmem_param_enum_count(LLMMEM_P_ENGINE)));
     assert_null(llmmem_param_enum_name(LLMMEM_P_SEQ_LEN, 0)); /* not an enum */
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++) {
+        EXPECT_NULL_ARG(llmmem_param_applies(bad_ints[i], LLMMEM_P_ENGINE, 0));
+        EXPECT_NULL_ARG(llmmem_param_applies(LLMMEM_P_SEQ_LEN, bad_ints[i], 0));
+    }
+    EXPECT_NULL_ARG(llmmem_param_applies(LLMMEM_P_SEQ_LEN, LLMMEM_P_ENGINE, INT64_MIN));
+    EXPECT_NULL_ARG(llmmem_param_applies(LLMMEM_P_SEQ_LEN, LLMMEM_P_RUNTIME, INT64_MAX));
+    EXPECT_NULL_ARG(llmmem_param_applies(LLMMEM_P_SEQ_LEN, LLMMEM_P_MODE, 0)); /* not a gate */
     /* the number reader: NULLs, unknown kinds, text with trailing bytes; unknown ids read as 0 */
     {
         int64_t v = 7;
@@ -230,6 +241,17 @@ static void models(void **state)
     EXPECT(llmmem_model_from_hf_file(&m, ""), LLMMEM_E_IO);
     EXPECT(llmmem_model_from_hf_file(&m, "test/data"), LLMMEM_E_IO); /* a directory */
     EXPECT(llmmem_model_from_hf_file(&m, "test/no/such/file.json"), LLMMEM_E_IO);
+    EXPECT_NULL_ARG(llmmem_model_from_gguf_file(NULL, "fuzz/corpus/fuzz_gguf/llama.gguf"));
+    EXPECT_NULL_ARG(llmmem_model_from_gguf_file(&m, NULL));
+    EXPECT(llmmem_model_from_gguf_file(&m, ""), LLMMEM_E_IO);
+    EXPECT(llmmem_model_from_gguf_file(&m, "test/data"), LLMMEM_E_IO); /* a directory */
+    EXPECT(llmmem_model_from_gguf_file(&m, "test/data/configs/dev/gpt2-medium.json"), LLMMEM_E_PARSE);
+    EXPECT_NULL_ARG(llmmem_model_from_gguf(NULL, "GGUF", 4, 0));
+    EXPECT_NULL_ARG(llmmem_model_from_gguf(&m, NULL, 4, 0));
+    EXPECT(llmmem_model_from_gguf(&m, "GGUF", 0, 0), LLMMEM_E_PARSE);
+    EXPECT(llmmem_model_from_gguf(&m, "GGUF", 4, 0), LLMMEM_E_PARSE);
+    EXPECT(llmmem_model_from_gguf(&m, "GGUF", 4, 100), LLMMEM_E_BUFFER_TOO_SMALL);
+    EXPECT(llmmem_model_from_gguf(&m, "GGUF", 4, 2), LLMMEM_E_INVALID_ARG); /* size < len */
     EXPECT_NULL_ARG(llmmem_model_from_preset(NULL, "llama-3.2-1b"));
     EXPECT_NULL_ARG(llmmem_model_from_preset(&m, NULL));
     EXPECT(llmmem_model_from_preset(&m, ""), LLMMEM_E_UNKNOWN_PARAM);
@@ -570,6 +592,16 @@ static void plans(void **state)
         EXPECT_NULL_ARG(s[i](NULL, f->model, f->cfg));
         EXPECT_NULL_ARG(s[i](&v, NULL, f->cfg));
         EXPECT_NULL_ARG(s[i](&v, f->model, NULL));
+    }
+    {
+        int64_t a, k;
+        EXPECT_NULL_ARG(llmmem_plan_inverse(NULL, &a, &k, f->model, f->cfg, LLMMEM_PLAN_MAX_BATCH));
+        EXPECT_NULL_ARG(llmmem_plan_inverse(&v, NULL, &k, f->model, f->cfg, LLMMEM_PLAN_MAX_BATCH));
+        EXPECT_NULL_ARG(llmmem_plan_inverse(&v, &a, NULL, f->model, f->cfg, LLMMEM_PLAN_MAX_BATCH));
+        EXPECT_NULL_ARG(llmmem_plan_inverse(&v, &a, &k, NULL, f->cfg, LLMMEM_PLAN_MAX_BATCH));
+        EXPECT_NULL_ARG(llmmem_plan_inverse(&v, &a, &k, f->model, NULL, LLMMEM_PLAN_MAX_BATCH));
+        for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++)
+            EXPECT(llmmem_plan_inverse(&v, &a, &k, f->model, f->cfg, bad_ints[i]), LLMMEM_E_INVALID_ARG);
     }
     EXPECT_NULL_ARG(llmmem_plan_new(NULL));
     llmmem_plan_free(NULL);

@@ -96,14 +96,51 @@ static int fits(const llmmem_model *m, const llmmem_config *c)
 
 static void set_i64(llmmem_config *c, int param, int64_t v) { assert_int_equal(llmmem_config_set_i64(c, param, v), 0); }
 
-/* Asserts fits at n and not at n + 1 for parameter `param`. */
+/* The contract of an answer n of llmmem_plan_max_batch / _max_seq_len for parameter
+ * `param` (n minus `offset`: the decode tokens of an inference context): llmmem_plan_inverse
+ * agrees, every value up to n fits (each one when n <= 300, else 300 spread over them and
+ * the last 20), and the next one does not; where a larger value fits again, it does and
+ * the one above it does not. */
+static void assert_boundary_q(const llmmem_model *m, llmmem_config *c, int param, int64_t n, int64_t offset,
+                              int question)
+{
+    int64_t out = -1, again = -1, checked = -1;
+    assert_int_equal(llmmem_plan_inverse(&out, &again, &checked, m, c, question), 0);
+    assert_int_equal(out, n);
+    n -= offset;
+    assert_true(n >= 1);
+    for (int64_t i = 1, step = n <= 300 ? 1 : n / 300; i <= n; i += (n - i <= 20 ? 1 : step)) {
+        set_i64(c, param, i);
+        if (fits(m, c) != 1)
+            fail_msg("%s %lld does not fit below the answer %lld", llmmem_param_name(param), (long long)i,
+                     (long long)n);
+    }
+    if (again == 0) {
+        assert_int_equal(checked, out);
+        set_i64(c, param, n + 1);
+        assert_int_equal(fits(m, c), 0);
+    } else {
+        assert_true(again > out);
+        set_i64(c, param, again - offset);
+        assert_int_equal(fits(m, c), 1);
+        set_i64(c, param, again - offset + 1);
+        assert_int_equal(fits(m, c), 0);
+        if (checked > out) { /* the first value that does not fit */
+            assert_int_equal(checked, out + 1);
+            set_i64(c, param, n + 1);
+            assert_int_equal(fits(m, c), 0);
+        }
+    }
+}
+
 static void assert_boundary(const llmmem_model *m, llmmem_config *c, int param, int64_t n)
 {
-    assert_true(n >= 1);
-    set_i64(c, param, n);
-    assert_int_equal(fits(m, c), 1);
-    set_i64(c, param, n + 1);
-    assert_int_equal(fits(m, c), 0);
+    const bool batch = param == LLMMEM_P_MICRO_BATCH_SIZE || param == LLMMEM_P_BATCH_SIZE ||
+                       param == LLMMEM_P_MAX_NUM_SEQS;
+    int64_t decode = 0;
+    if (param == LLMMEM_P_PROMPT_LEN)
+        assert_int_equal(llmmem_config_get_i64(&decode, c, LLMMEM_P_DECODE_LEN), 0);
+    assert_boundary_q(m, c, param, n + decode, decode, batch ? LLMMEM_PLAN_MAX_BATCH : LLMMEM_PLAN_MAX_SEQ_LEN);
 }
 
 /* ---- inverse questions ---------------------------------------------------------------- */
@@ -166,6 +203,40 @@ static void test_max_seq_len_training(void **state)
     assert_true(n2 < n);
     if (n2 > 0)
         assert_boundary(m, c, LLMMEM_P_SEQ_LEN, n2);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
+/* Llama-3.1-8B trained on one H100 sits at the capacity for every sequence length up to
+ * about 4k: the allocator replay's fragmentation makes the verdict flip (issue 25: 3000
+ * fits, 3500-4000 do not, 4050-4361 fit). The answer is the largest length such that it
+ * and every shorter one fit, and the search's boundary is reported as fitting again. */
+static void test_max_seq_len_not_monotone(void **state)
+{
+    (void)state;
+    llmmem_model *m = preset("llama-3.1-8b");
+    llmmem_config *c = config();
+    int64_t out = -1, again = -1, checked = -1;
+    assert_int_equal(llmmem_plan_inverse(&out, &again, &checked, m, c, LLMMEM_PLAN_MAX_SEQ_LEN), 0);
+    assert_true(again > checked && checked == out + 1);
+    /* the shape the issue reported: the old answer (the search's boundary) fits, so does
+     * a value above the first failure */
+    set_i64(c, LLMMEM_P_SEQ_LEN, again);
+    assert_int_equal(fits(m, c), 1);
+    int64_t n = -1;
+    assert_int_equal(llmmem_plan_max_seq_len(&n, m, c), 0);
+    assert_int_equal(n, out);
+    /* every length up to the answer, one by one */
+    for (int64_t s = 1; s <= out; s++) {
+        set_i64(c, LLMMEM_P_SEQ_LEN, s);
+        if (fits(m, c) != 1)
+            fail_msg("seq_len %lld does not fit below the answer %lld", (long long)s, (long long)out);
+    }
+    set_i64(c, LLMMEM_P_SEQ_LEN, checked);
+    assert_int_equal(fits(m, c), 0);
+    /* a question that does not exist */
+    assert_int_equal(llmmem_plan_inverse(&out, &again, &checked, m, c, 3), LLMMEM_E_INVALID_ARG);
+    assert_int_equal(llmmem_plan_inverse(&out, NULL, &checked, m, c, 1), LLMMEM_E_INVALID_ARG);
     llmmem_config_free(c);
     llmmem_model_free(m);
 }
@@ -850,6 +921,7 @@ int main(void)
         cmocka_unit_test(test_max_batch_training),
         cmocka_unit_test(test_max_batch_none_fits),
         cmocka_unit_test(test_max_seq_len_training),
+        cmocka_unit_test(test_max_seq_len_not_monotone),
         cmocka_unit_test(test_inference_inverse),
         cmocka_unit_test(test_vllm_inverse),
         cmocka_unit_test(test_min_gpus_training),

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "engines/engines.h"
-#include "memory/vllm.h"
+#include "engines/vllm/vllm.h"
 
 #define GIB 1073741824.0
 #define MIB (UINT64_C(1) << 20)

@@ -2,7 +2,6 @@
  * inverse questions --max-batch, --max-seq-len and --min-gpus. */
 #include "cli.h"
 
-#include <string.h>
 
 static const cli_help_line plan_help_flags[] = {
     {.flag = "gpus"},
@@ -10,7 +9,8 @@ static const cli_help_line plan_help_flags[] = {
     {.flag = "top"},
     {.flag = "json", .help = "the plan as JSON (docs/planner.md)"},
     {.flag = "strict"},
-    {.text = "Inverse questions (answered on the configuration as given, exact to one unit):\n"},
+    {.text = "Inverse questions (answered on the configuration as given, exact to one unit: the\n"
+             "largest value such that it and every smaller value fit):\n"},
     {.flag = "max_batch"},
     {.flag = "max_seq_len"},
     {.flag = "min_gpus"},
@@ -43,60 +43,72 @@ int64_t cli_cfg_i64(const llmmem_config *cfg, int param)
 typedef struct question {
     bool asked;
     const char *key, *what;
-    int (*fn)(int64_t *, const llmmem_model *, const llmmem_config *);
+    int which; /* llmmem_plan_question, or 0: llmmem_plan_min_gpus */
 } question;
 
-static void print_answers(const question *q, const int64_t *v, int n, bool json)
+/* An answer: the value, and for the max questions the value that fits again above it
+ * and the last one checked one by one (llmmem_plan_inverse). */
+typedef struct answer {
+    int64_t v, again, checked;
+} answer;
+
+static void print_answers(const question *q, const answer *a, int n, bool json)
 {
     if (json) {
         const char *sep = "{";
         for (int i = 0; i < n; i++)
             if (q[i].asked) {
-                printf("%s\"%s\":%lld", sep, q[i].key, (long long)v[i]);
+                printf("%s\"%s\":%lld", sep, q[i].key, (long long)a[i].v);
+                if (a[i].again > 0)
+                    printf(",\"%s_fits_again\":%lld,\"%s_checked\":%lld", q[i].key, (long long)a[i].again,
+                           q[i].key, (long long)a[i].checked);
                 sep = ",";
             }
         printf("}\n");
         return;
     }
     for (int i = 0; i < n; i++) {
+        const long long v = a[i].v, again = a[i].again, checked = a[i].checked;
         if (!q[i].asked)
             continue;
-        if (v[i] <= 0)
+        if (!q[i].which && v > 0)
+            printf("%-12s %lld  (fewest %s that fit)\n", q[i].key, v, q[i].what);
+        else if (v <= 0 && again <= 0)
             printf("%-12s 0  (no %s fits)\n", q[i].key, q[i].what);
-        else if (i == 2)
-            printf("%-12s %lld  (fewest %s that fit)\n", q[i].key, (long long)v[i], q[i].what);
+        else if (again <= 0)
+            printf("%-12s %lld  (it and every smaller %s fit; %lld does not)\n", q[i].key, v, q[i].what, v + 1);
+        else if (checked > v)
+            printf("%-12s %lld  (it and every smaller %s fit; %lld does not; a larger one fits again\n"
+                   "%-12s       up to %lld, near the boundary: the allocator's fragmentation decides)\n",
+                   q[i].key, v, q[i].what, checked, "", again);
         else
-            printf("%-12s %lld  (largest %s that fits; one more does not)\n", q[i].key,
-                   (long long)v[i], q[i].what);
+            printf("%-12s %lld  (it and every smaller %s fit, checked one by one; above it only the\n"
+                   "%-12s       search's values were checked: %lld fits, %lld does not)\n",
+                   q[i].key, v, q[i].what, "", again, again + 1);
     }
 }
 
 static void plan_inverse(const llmmem_model *m, const llmmem_config *cfg, const cli_opts *o)
 {
     const bool inference = cli_cfg_i64(cfg, LLMMEM_P_MODE) == 1;
-    char runtime[16] = "";
-    size_t need;
-    llmmem_config_get_str(runtime, sizeof runtime, &need, cfg, LLMMEM_P_RUNTIME);
-    const bool vllm = inference && strcmp(runtime, "vllm") == 0;
+    const bool vllm = inference && cli_cfg_i64(cfg, LLMMEM_P_RUNTIME) == LLMMEM_RUNTIME_VLLM;
     const question q[] = {
-        {o->max_batch, "max_batch",
-         vllm ? "max_num_seqs" : inference ? "batch_size" : "micro_batch_size",
-         llmmem_plan_max_batch},
+        {o->max_batch, "max_batch", vllm ? "max_num_seqs" : inference ? "batch_size" : "micro_batch_size",
+         LLMMEM_PLAN_MAX_BATCH},
         {o->max_seq_len, "max_seq_len",
-         vllm ? "max_model_len" : inference ? "prompt_len + decode_len" : "seq_len",
-         llmmem_plan_max_seq_len},
-        {o->min_gpus, "min_gpus", inference ? "tensor-parallel GPUs" : "GPUs (dp x tp x pp x cp)",
-         llmmem_plan_min_gpus},
+         vllm ? "max_model_len" : inference ? "prompt_len + decode_len" : "seq_len", LLMMEM_PLAN_MAX_SEQ_LEN},
+        {o->min_gpus, "min_gpus", inference ? "tensor-parallel GPUs" : "GPUs (dp x tp x pp x cp)", 0},
     };
-    int64_t v[3] = {0, 0, 0};
+    answer a[3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
     for (int i = 0; i < 3; i++) {
         if (!q[i].asked)
             continue;
-        int rc = q[i].fn(&v[i], m, cfg);
+        int rc = q[i].which ? llmmem_plan_inverse(&a[i].v, &a[i].again, &a[i].checked, m, cfg, q[i].which)
+                            : llmmem_plan_min_gpus(&a[i].v, m, cfg);
         if (rc)
             cli_fail_lib(rc, EXIT_FAIL, q[i].key);
     }
-    print_answers(q, v, 3, o->json);
+    print_answers(q, a, 3, o->json);
 }
 
 /* ---- layouts ------------------------------------------------------------------------------ */

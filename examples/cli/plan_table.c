@@ -12,25 +12,25 @@ static void plan_options(char *buf, size_t cap, const llmmem_config *c, int64_t 
     size_t need;
     buf[0] = '\0';
     switch (engine) {
-    case 2: /* zero */
+    case LLMMEM_ENGINE_ZERO:
         llmmem_config_get_str(v, sizeof v, &need, c, LLMMEM_P_OFFLOAD_OPTIMIZER);
         llmmem_config_get_str(w, sizeof w, &need, c, LLMMEM_P_OFFLOAD_PARAM);
         snprintf(buf, cap, "stage %lld%s%s%s%s", (long long)cli_cfg_i64(c, LLMMEM_P_ZERO_STAGE),
                  strcmp(v, "none") ? " opt>" : "", strcmp(v, "none") ? v : "",
                  strcmp(w, "none") ? " param>" : "", strcmp(w, "none") ? w : "");
         break;
-    case 3: /* fsdp */
+    case LLMMEM_ENGINE_FSDP:
         llmmem_config_get_str(v, sizeof v, &need, c, LLMMEM_P_FSDP_SHARDING);
         snprintf(buf, cap, "%s%s", v,
                  cli_cfg_i64(c, LLMMEM_P_FSDP_CPU_OFFLOAD) ? " cpu-offload" : "");
         break;
-    case 4: /* megatron */
+    case LLMMEM_ENGINE_MEGATRON:
         snprintf(buf, cap, "%s%s", cli_cfg_i64(c, LLMMEM_P_DISTRIBUTED_OPTIMIZER) ? "dist-opt" : "",
                  cli_cfg_i64(c, LLMMEM_P_SEQUENCE_PARALLEL)
                      ? (cli_cfg_i64(c, LLMMEM_P_DISTRIBUTED_OPTIMIZER) ? " sp" : "sp")
                      : "");
         break;
-    case 5: /* megatron_deepspeed */
+    case LLMMEM_ENGINE_MEGATRON_DEEPSPEED:
         snprintf(buf, cap, "zero %lld%s", (long long)cli_cfg_i64(c, LLMMEM_P_ZERO_STAGE),
                  cli_cfg_i64(c, LLMMEM_P_SEQUENCE_PARALLEL) ? " sp" : "");
         break;

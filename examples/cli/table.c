@@ -95,7 +95,7 @@ int cli_settings(char (*out)[CLI_ITEM_MAX], int max, const llmmem_result *r,
             item(&it, "LoRA rank %lld%s%s", (long long)cli_cfg_i64(cfg, LLMMEM_P_LORA_RANK),
                  cli_cfg_i64(cfg, LLMMEM_P_QLORA) ? ", QLoRA " : "",
                  cli_cfg_i64(cfg, LLMMEM_P_QLORA) ? cfg_text(c, sizeof c, cfg, LLMMEM_P_QLORA) : "");
-        if (cli_cfg_i64(cfg, LLMMEM_P_ENGINE) == 2)
+        if (cli_cfg_i64(cfg, LLMMEM_P_ENGINE) == LLMMEM_ENGINE_ZERO)
             item(&it, "engine zero (ZeRO stage %lld)", (long long)cli_cfg_i64(cfg, LLMMEM_P_ZERO_STAGE));
         else
             item(&it, "engine %s", cfg_text(a, sizeof a, cfg, LLMMEM_P_ENGINE));
@@ -272,6 +272,12 @@ static void print_totals(const llmmem_result *r, enum cli_units u)
            cli_fmt_bytes(b, sizeof b, cli_result_u64(r, LLMMEM_R_GPU_MEMORY_BYTES), u),
            cli_fmt_bytes(t, sizeof t, (uint64_t)(head < 0 ? -head : head), u),
            head < 0 ? "short" : "free");
+    /* |headroom| within the estimate's own margin: a near-boundary verdict */
+    uint64_t margin = cli_result_u64(r, LLMMEM_R_MARGIN_BYTES);
+    if ((uint64_t)(head < 0 ? -head : head) < margin)
+        printf("Margin                near the boundary: the %s %s is within the estimate's margin of %s\n"
+               "                      (5%% of peak reserved); the allocator's fragmentation decides\n",
+               t, head < 0 ? "short" : "free", cli_fmt_bytes(a, sizeof a, margin, u));
 }
 
 static void print_notes(const llmmem_result *r, const llmmem_model *m)

@@ -26,24 +26,25 @@ static char *str_field(struct llmmem_config *c, const llmmem__param_info *p)
     return (char *)c + p->offset;
 }
 
-/* Index of a parameter in the table (its bit in set_mask), -1 if unknown. */
-static int param_index(int param)
+/* A parameter's bit in set_mask: word id / 100 - 1 (its group of hundreds), bit
+ * id % 100 (params.c checks every row has one); -1 when it has none. */
+static int param_bit(int param)
 {
-    const llmmem__param_info *p = llmmem__param_find(param);
-    return p ? (int)(p - llmmem__param_info_at(0)) : -1;
+    const int g = param / 100 - 1, b = param % 100;
+    return param >= 100 && g < LLMMEM__SET_WORDS && b < 64 ? g * 64 + b : -1;
 }
 
 static void mark_set(struct llmmem_config *c, const llmmem__param_info *p)
 {
-    int i = param_index(p->id);
-    if (i >= 0 && i < 64 * LLMMEM__SET_WORDS)
+    int i = param_bit(p->id);
+    if (i >= 0)
         c->set_mask[i / 64] |= UINT64_C(1) << (i % 64);
 }
 
 bool llmmem__config_was_set(const struct llmmem_config *c, int param)
 {
-    int i = param_index(param);
-    return i >= 0 && i < 64 * LLMMEM__SET_WORDS && (c->set_mask[i / 64] >> (i % 64) & 1);
+    int i = param_bit(param);
+    return i >= 0 && (c->set_mask[i / 64] >> (i % 64) & 1);
 }
 
 void llmmem__config_set_origin(struct llmmem_config *c, int param, const char *where)

@@ -28,16 +28,40 @@ enum llmmem__impl { LLMMEM__IMPL_FOREACH = 0, LLMMEM__IMPL_FUSED = 1, LLMMEM__IM
 enum llmmem__step { LLMMEM__STEP_MAX = 0, LLMMEM__STEP_FIRST = 1, LLMMEM__STEP_STEADY = 2 };
 enum llmmem__qlora { LLMMEM__QLORA_NONE = 0, LLMMEM__QLORA_NF4 = 1, LLMMEM__QLORA_FP4 = 2,
                      LLMMEM__QLORA_INT8 = 3 };
-enum llmmem__engine { LLMMEM__ENG_SINGLE = 0, LLMMEM__ENG_DDP = 1, LLMMEM__ENG_ZERO = 2,
-                      LLMMEM__ENG_FSDP = 3, LLMMEM__ENG_MEGATRON = 4,
-                      LLMMEM__ENG_MEGATRON_DEEPSPEED = 5 };
+/* The training engines and serving runtimes: the public values (rows of
+ * config/engines.def, src/engines/registry.c). */
+enum llmmem__engine_id { LLMMEM__ENG_SINGLE = LLMMEM_ENGINE_SINGLE, LLMMEM__ENG_DDP = LLMMEM_ENGINE_DDP,
+                      LLMMEM__ENG_ZERO = LLMMEM_ENGINE_ZERO, LLMMEM__ENG_FSDP = LLMMEM_ENGINE_FSDP,
+                      LLMMEM__ENG_MEGATRON = LLMMEM_ENGINE_MEGATRON,
+                      LLMMEM__ENG_MEGATRON_DEEPSPEED = LLMMEM_ENGINE_MEGATRON_DEEPSPEED };
+/* What an engine or runtime does: the capability flags of its row
+ * (struct llmmem__engine.flags, engines/engines.h). The estimate copies them
+ * into the result it fills (llmmem_result.caps), where the byte model reads the
+ * few it needs. */
+enum llmmem__caps {
+    LLMMEM__CAP_INFERENCE = 1u << 0,        /* a serving runtime (mode inference) */
+    LLMMEM__CAP_ONE_GPU = 1u << 1,          /* one GPU: no layout; planned on 1 GPU only */
+    LLMMEM__CAP_MODEL_PARALLEL = 1u << 2,   /* accepts tensor, pipeline, context, expert sizes */
+    LLMMEM__CAP_PLAN_CP = 1u << 3,          /* the planner tries context parallelism */
+    LLMMEM__CAP_PLAN_EP = 1u << 4,          /* the planner tries expert parallelism (MoE) */
+    LLMMEM__CAP_ZERO = 1u << 5,             /* DeepSpeed's optimizer: zero_stage */
+    LLMMEM__CAP_ZERO_OFFLOAD = 1u << 6,     /* DeepSpeed's offload_optimizer / offload_param */
+    LLMMEM__CAP_FSDP = 1u << 7,             /* FSDP's CPUOffload, MixedPrecisionPolicy, resharding */
+    LLMMEM__CAP_DIST_OPTIMIZER = 1u << 8,   /* Megatron's --use-distributed-optimizer */
+    LLMMEM__CAP_FUSED_ADAM = 1u << 9,       /* builds its own fused Adam (optimizers.c) */
+    LLMMEM__CAP_REPLAY = 1u << 10,          /* the allocator replay draws its run */
+    LLMMEM__CAP_OPTIM_IN_BWD = 1u << 11,    /* optimizer_in_backward */
+    LLMMEM__CAP_TORCH_RECOMPUTE = 1u << 12, /* its model is torch modules: op-level SAC, activation offloading */
+    LLMMEM__CAP_POSITIONS = 1u << 13,       /* inference: prompt + decode index a learned position table */
+    LLMMEM__CAP_OWN_WEIGHTS = 1u << 14      /* inference: reports its weights its own way */
+};
 enum llmmem__offload { LLMMEM__OFFLOAD_NONE = 0, LLMMEM__OFFLOAD_CPU = 1, LLMMEM__OFFLOAD_NVME = 2 };
 enum llmmem__tristate { LLMMEM__TRI_AUTO = 0, LLMMEM__TRI_OFF = 1, LLMMEM__TRI_ON = 2 };
 enum llmmem__fsdp { LLMMEM__FSDP_FULL_SHARD = 0, LLMMEM__FSDP_SHARD_GRAD_OP = 1,
                     LLMMEM__FSDP_NO_SHARD = 2, LLMMEM__FSDP_HYBRID_SHARD = 3 };
 enum llmmem__accounting { LLMMEM__ACC_RUNTIME = 0, LLMMEM__ACC_DEEPSPEED = 1,
                           LLMMEM__ACC_MEGATRON = 2 };
-enum llmmem__runtime { LLMMEM__RT_HF = 0, LLMMEM__RT_VLLM = 1 };
+enum llmmem__runtime { LLMMEM__RT_HF = LLMMEM_RUNTIME_HF, LLMMEM__RT_VLLM = LLMMEM_RUNTIME_VLLM };
 /* vLLM --quantization (order = vllm_quant_names in params.c). */
 enum llmmem__vquant { LLMMEM__VQ_AUTO = 0, LLMMEM__VQ_FP8, LLMMEM__VQ_GPTQ, LLMMEM__VQ_GPTQ_MARLIN,
                       LLMMEM__VQ_AWQ, LLMMEM__VQ_AWQ_MARLIN, LLMMEM__VQ_BITSANDBYTES,
@@ -50,15 +74,33 @@ enum llmmem__vrunner { LLMMEM__VR_AUTO = 0, LLMMEM__VR_V1 = 1, LLMMEM__VR_V2 = 2
 enum llmmem__master { LLMMEM__MASTER_OFF = 0, LLMMEM__MASTER_ON = 1, LLMMEM__MASTER_AUTO = 2 };
 enum llmmem__fp8 { LLMMEM__FP8_NONE = 0, LLMMEM__FP8_DELAYED = 1, LLMMEM__FP8_BLOCKWISE = 2 };
 
-/* The optimizer catalogue (optimizers.c); enum order = names in params.c. */
+/* The optimizer catalogue (optimizers.c): the public values. */
 enum llmmem__optim {
-    LLMMEM__OPT_ADAMW = 0, LLMMEM__OPT_ADAM, LLMMEM__OPT_SGD, LLMMEM__OPT_SGD_MOMENTUM,
-    LLMMEM__OPT_NESTEROV, LLMMEM__OPT_ADAGRAD, LLMMEM__OPT_RMSPROP, LLMMEM__OPT_NADAM,
-    LLMMEM__OPT_RADAM, LLMMEM__OPT_AMSGRAD, LLMMEM__OPT_ADAMAX, LLMMEM__OPT_ADAFACTOR,
-    LLMMEM__OPT_LION, LLMMEM__OPT_LAMB, LLMMEM__OPT_SPARSE_ADAM, LLMMEM__OPT_ADAM_MINI,
-    LLMMEM__OPT_MUON, LLMMEM__OPT_ADAMW_8BIT, LLMMEM__OPT_PAGED_ADAMW_8BIT,
-    LLMMEM__OPT_ADAM_8BIT, LLMMEM__OPT_PAGED_ADAM_8BIT, LLMMEM__OPT_PAGED_ADAMW_32BIT,
-    LLMMEM__OPT_ADAMW_TORCHAO_8BIT, LLMMEM__OPT_ADAMW_TORCHAO_4BIT, LLMMEM__OPT_COUNT
+    LLMMEM__OPT_ADAMW = LLMMEM_OPTIMIZER_ADAMW,
+    LLMMEM__OPT_ADAM = LLMMEM_OPTIMIZER_ADAM,
+    LLMMEM__OPT_SGD = LLMMEM_OPTIMIZER_SGD,
+    LLMMEM__OPT_SGD_MOMENTUM = LLMMEM_OPTIMIZER_SGD_MOMENTUM,
+    LLMMEM__OPT_NESTEROV = LLMMEM_OPTIMIZER_NESTEROV,
+    LLMMEM__OPT_ADAGRAD = LLMMEM_OPTIMIZER_ADAGRAD,
+    LLMMEM__OPT_RMSPROP = LLMMEM_OPTIMIZER_RMSPROP,
+    LLMMEM__OPT_NADAM = LLMMEM_OPTIMIZER_NADAM,
+    LLMMEM__OPT_RADAM = LLMMEM_OPTIMIZER_RADAM,
+    LLMMEM__OPT_AMSGRAD = LLMMEM_OPTIMIZER_AMSGRAD,
+    LLMMEM__OPT_ADAMAX = LLMMEM_OPTIMIZER_ADAMAX,
+    LLMMEM__OPT_ADAFACTOR = LLMMEM_OPTIMIZER_ADAFACTOR,
+    LLMMEM__OPT_LION = LLMMEM_OPTIMIZER_LION,
+    LLMMEM__OPT_LAMB = LLMMEM_OPTIMIZER_LAMB,
+    LLMMEM__OPT_SPARSE_ADAM = LLMMEM_OPTIMIZER_SPARSE_ADAM,
+    LLMMEM__OPT_ADAM_MINI = LLMMEM_OPTIMIZER_ADAM_MINI,
+    LLMMEM__OPT_MUON = LLMMEM_OPTIMIZER_MUON,
+    LLMMEM__OPT_ADAMW_8BIT = LLMMEM_OPTIMIZER_ADAMW_8BIT,
+    LLMMEM__OPT_PAGED_ADAMW_8BIT = LLMMEM_OPTIMIZER_PAGED_ADAMW_8BIT,
+    LLMMEM__OPT_ADAM_8BIT = LLMMEM_OPTIMIZER_ADAM_8BIT,
+    LLMMEM__OPT_PAGED_ADAM_8BIT = LLMMEM_OPTIMIZER_PAGED_ADAM_8BIT,
+    LLMMEM__OPT_PAGED_ADAMW_32BIT = LLMMEM_OPTIMIZER_PAGED_ADAMW_32BIT,
+    LLMMEM__OPT_ADAMW_TORCHAO_8BIT = LLMMEM_OPTIMIZER_ADAMW_TORCHAO_8BIT,
+    LLMMEM__OPT_ADAMW_TORCHAO_4BIT = LLMMEM_OPTIMIZER_ADAMW_TORCHAO_4BIT,
+    LLMMEM__OPT_COUNT
 };
 
 /* Where a reader set a parameter: "source:line:col key.path" (config.c). */
@@ -69,8 +111,9 @@ typedef struct llmmem__origin {
     char where[LLMMEM__ORIGIN_MAX];
 } llmmem__origin;
 
-/* Bits of the set-parameter mask: at least as many as table rows (params.c asserts it). */
-#define LLMMEM__SET_WORDS 8
+/* Words of the set-parameter mask: one per group of hundreds of parameter ids (config.c;
+ * test_null_args.c checks every id has its bit). */
+#define LLMMEM__SET_WORDS 12
 
 struct llmmem_config {
     /* workload */
@@ -126,7 +169,7 @@ struct llmmem_config {
     /* vision-language */
     int64_t images_per_sample, image_height, image_width, video_frames, vision_training;
     int64_t min_pixels, max_pixels, encoder_cache;
-    /* which parameters were set (by llmmem_config_set_*, by index in the table) */
+    /* which parameters were set (by llmmem_config_set_*): bit id % 100 of word id / 100 - 1 */
     uint64_t set_mask[LLMMEM__SET_WORDS];
     /* calibration profile (calib.c); all 1.0 / 0 = identity */
     bool calibrated;

@@ -37,15 +37,30 @@ static const char *const compile_names[] = {"none", "layers", "model", NULL};
 static const char *const act_offload_names[] = {"none", "streams", "save_on_cpu", NULL};
 static const char *const dropout_names[] = {"model", "off", "on", NULL};
 static const char *const qlora_names[] = {"none", "nf4", "fp4", "int8", NULL};
-static const char *const engine_names[] = {"single", "ddp", "zero", "fsdp", "megatron",
-                                           "megatron_deepspeed", NULL};
+/* The engines and runtimes by value, from their one list (config/engines.def). */
+enum {
+    ENGINE_COUNT = 0
+#define LLMMEM__ENGINE(value, name, row) +1
+#include "config/engines.def"
+    ,
+    RUNTIME_COUNT = 0
+#define LLMMEM__RUNTIME(value, name, row) +1
+#include "config/engines.def"
+};
+static const char *const engine_names[ENGINE_COUNT + 1] = {
+#define LLMMEM__ENGINE(value, name, row) [value] = name,
+#include "config/engines.def"
+};
 static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
 static const char *const tri_names[] = {"auto", "off", "on", NULL};
 static const char *const fsdp_names[] = {"full_shard", "shard_grad_op", "no_shard", "hybrid_shard",
                                          NULL};
 static const char *const acc_names[] = {"runtime", "deepspeed_estimator", "megatron_theoretical",
                                         NULL};
-static const char *const runtime_names[] = {"hf", "vllm", NULL};
+static const char *const runtime_names[RUNTIME_COUNT + 1] = {
+#define LLMMEM__RUNTIME(value, name, row) [value] = name,
+#include "config/engines.def"
+};
 /* Order = enum llmmem__vquant: vLLM's --quantization values that change memory. */
 static const char *const vllm_quant_names[] = {"auto",       "fp8",          "gptq",
                                                "gptq_marlin", "awq",         "awq_marlin",
@@ -427,7 +442,9 @@ static int enum_count(const char *const *names)
     return n;
 }
 
-_Static_assert(LLMMEM_ARRAY_LEN(params) <= 64 * LLMMEM__SET_WORDS, "config set_mask has fewer bits than parameters");
+/* Every parameter has a bit in a configuration's set_mask (config.c): its group of
+ * hundreds is a word, id % 100 a bit of it; test_null_args.c checks every row. */
+_Static_assert(LLMMEM_P_ENCODER_CACHE / 100 <= LLMMEM__SET_WORDS, "config set_mask has a word per group of parameters");
 
 int llmmem_param_count(void) { return (int)LLMMEM_ARRAY_LEN(params); }
 

@@ -85,11 +85,11 @@ static inline uint64_t llmmem__bits_to_bytes(llmmem__ovf *o, uint64_t n, uint64_
 
 /* Values of the enum parameters that hold a dtype (order = enum names in params.c). */
 enum llmmem__dtype {
-    LLMMEM__DT_AUTO = 0,
-    LLMMEM__DT_FP32 = 1,
-    LLMMEM__DT_FP16 = 2,
-    LLMMEM__DT_BF16 = 3,
-    LLMMEM__DT_FP8 = 4,
+    LLMMEM__DT_AUTO = LLMMEM_DTYPE_AUTO,
+    LLMMEM__DT_FP32 = LLMMEM_DTYPE_FP32,
+    LLMMEM__DT_FP16 = LLMMEM_DTYPE_FP16,
+    LLMMEM__DT_BF16 = LLMMEM_DTYPE_BF16,
+    LLMMEM__DT_FP8 = LLMMEM_DTYPE_FP8,
     LLMMEM__DT_COUNT
 };
 int llmmem__dtype_bytes(int dtype); /* 4, 2, 2, 1; 0 for auto */

@@ -60,6 +60,7 @@ static const struct {
     {"managed_bytes", LLMMEM_TYPE_U64},
     {"load_peak_bytes", LLMMEM_TYPE_U64},
     {"approximate", LLMMEM_TYPE_BOOL},
+    {"margin_bytes", LLMMEM_TYPE_U64},
     {"max_model_len", LLMMEM_TYPE_I64},
     {"estimated_max_model_len", LLMMEM_TYPE_I64},
 };

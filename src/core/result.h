@@ -9,7 +9,7 @@
 #define LLMMEM__MAX_TERMS 48
 #define LLMMEM__MAX_STAGES 64
 #define LLMMEM__MAX_INPUTS 24
-#define LLMMEM__RKEYS 44 /* LLMMEM_R_PARAMS .. LLMMEM_R_ESTIMATED_MAX_MODEL_LEN */
+#define LLMMEM__RKEYS 45 /* LLMMEM_R_PARAMS .. LLMMEM_R_ESTIMATED_MAX_MODEL_LEN */
 /* Keys from here on are serialised only when set (non-zero), so that the JSON
  * of a result that does not use them is what it was before they existed. */
 #define LLMMEM__RKEY_OPTIONAL LLMMEM_R_MANAGED_BYTES
@@ -42,7 +42,9 @@ struct llmmem_result {
     const char *input_name[LLMMEM__MAX_INPUTS]; /* static */
     int64_t input_value[LLMMEM__MAX_INPUTS];
     int mode;       /* enum llmmem__mode */
-    int engine;     /* enum llmmem__engine */
+    int engine;     /* LLMMEM_ENGINE_* (training) */
+    unsigned caps;  /* the engine's or runtime's enum llmmem__caps */
+    const char *no_replay; /* static: why the allocator replay never draws this engine's run, or NULL */
     uint64_t largest_block; /* largest transient tensor (allocator model) */
     bool checkpointing;
     /* the caching allocator's replay (memory/reserved.c), when it ran */

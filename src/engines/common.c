@@ -247,33 +247,33 @@ static int routes_nothing_error(const struct llmmem_model *m)
                          m->model_type, (long long)m->num_experts, (long long)m->experts_per_token);
 }
 
-int llmmem__engine_check(const struct llmmem_model *m, const struct llmmem_config *c, int engine)
+int llmmem__engine_check(const struct llmmem_model *m, const struct llmmem_config *c, const llmmem__engine *e)
 {
-    const bool deepspeed = engine == LLMMEM__ENG_ZERO || engine == LLMMEM__ENG_MEGATRON_DEEPSPEED;
-    if (c->zero_stage > 0 && !deepspeed)
+    const unsigned caps = e->flags;
+    if (c->zero_stage > 0 && !(caps & LLMMEM__CAP_ZERO))
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "zero_stage = %lld%s with engine %s%s: ZeRO stages are DeepSpeed's (set "
                              "engine zero, or leave zero_stage at 0)",
                              (long long)c->zero_stage, llmmem__config_origin(c, LLMMEM_P_ZERO_STAGE),
-                             engine_name(engine), llmmem__config_origin(c, LLMMEM_P_ENGINE));
+                             e->name, llmmem__config_origin(c, LLMMEM_P_ENGINE));
     if ((c->offload_optimizer != LLMMEM__OFFLOAD_NONE || c->offload_param != LLMMEM__OFFLOAD_NONE) &&
-        engine != LLMMEM__ENG_ZERO)
+        !(caps & LLMMEM__CAP_ZERO_OFFLOAD))
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "%s with engine %s: optimizer and parameter offload are DeepSpeed ZeRO's "
                              "(engine zero; FSDP has fsdp_cpu_offload)",
                              c->offload_optimizer != LLMMEM__OFFLOAD_NONE ? "offload_optimizer"
                                                                           : "offload_param",
-                             engine_name(engine));
-    if (c->fsdp_cpu_offload && engine != LLMMEM__ENG_FSDP)
+                             e->name);
+    if (c->fsdp_cpu_offload && !(caps & LLMMEM__CAP_FSDP))
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "fsdp_cpu_offload with engine %s: it is FSDP's CPUOffload (engine fsdp)",
-                             engine_name(engine));
-    if (c->distributed_optimizer && engine != LLMMEM__ENG_MEGATRON)
+                             e->name);
+    if (c->distributed_optimizer && !(caps & LLMMEM__CAP_DIST_OPTIMIZER))
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "distributed_optimizer with engine %s: it is Megatron-LM's "
                              "(--use-distributed-optimizer, engine megatron)",
-                             engine_name(engine));
-    if (engine != LLMMEM__ENG_FSDP &&
+                             e->name);
+    if (!(caps & LLMMEM__CAP_FSDP) &&
         (c->fsdp_param_dtype != LLMMEM__DT_AUTO || c->fsdp_reduce_dtype != LLMMEM__DT_AUTO ||
          c->fsdp_reshard_after_forward != -1))
         return llmmem__error(LLMMEM_E_INCONSISTENT,
@@ -282,7 +282,7 @@ int llmmem__engine_check(const struct llmmem_model *m, const struct llmmem_confi
                              c->fsdp_param_dtype != LLMMEM__DT_AUTO    ? "fsdp_param_dtype"
                              : c->fsdp_reduce_dtype != LLMMEM__DT_AUTO ? "fsdp_reduce_dtype"
                                                                        : "reshard_after_forward",
-                             engine_name(engine));
+                             e->name);
     if (c->qlora != LLMMEM__QLORA_NONE && c->lora_rank <= 0)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "qlora = %s with lora_rank = 0: QLoRA trains LoRA adapters over the "
@@ -299,7 +299,8 @@ int llmmem__engine_check(const struct llmmem_model *m, const struct llmmem_confi
     return positions_check(m, c->seq_len, "seq_len");
 }
 
-int llmmem__engine_check_inference(const struct llmmem_model *m, const struct llmmem_config *c)
+int llmmem__engine_check_inference(const struct llmmem_model *m, const struct llmmem_config *c,
+                                   const llmmem__engine *e)
 {
     if (c->engine != LLMMEM__ENG_SINGLE)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
@@ -322,7 +323,7 @@ int llmmem__engine_check_inference(const struct llmmem_model *m, const struct ll
                              (long long)c->empty_cache_steps);
     if (routes_nothing(m))
         return routes_nothing_error(m);
-    if (c->runtime == LLMMEM__RT_HF)
+    if (e->flags & LLMMEM__CAP_POSITIONS)
         return positions_check(m, c->prompt_len + c->decode_len, "prompt_len + decode_len");
     return LLMMEM_OK;
 }

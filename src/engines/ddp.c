@@ -41,63 +41,75 @@ static uint64_t ddp_largest_bucket(const struct llmmem_model *model, const struc
     return llmmem__min(buckets, llmmem__max(cap, big));
 }
 
-static void ddp_terms(struct llmmem_result *out, uint64_t buckets, uint64_t rebuild, bool view)
-{
-    llmmem__result_term(out, "ddp_buckets",
-                        "trainable params x grad dtype bytes: Reducer flat buckets (reducer.cpp "
-                        "initialize_buckets; bucket_cap_mb sizes each, not the total)",
-                        buckets);
-    if (rebuild)
-        llmmem__result_term(out, "ddp_bucket_rebuild",
-                            "old buckets kept through the forward after rebuild_buckets (iteration 2; "
-                            "measured, H200 world size 1)",
-                            rebuild);
-    if (view)
-        llmmem__result_note(out, "gradient_as_bucket_view: .grad are views into the DDP buckets, "
-                                 "counted under comm_buffers");
-}
+/* What the buckets are, from shard to terms. */
+typedef struct ddp_state {
+    uint64_t buckets, rebuild;
+    bool view;
+} ddp_state;
+LLMMEM__ENGINE_STATE_FITS(ddp_state);
 
 /* torch/nn/parallel/distributed.py + torch/csrc/distributed/c10d/reducer.cpp:
  * every rank holds the whole model, gradients and optimizer state, plus the
  * gradient buckets through every phase. */
-int llmmem_estimate_ddp(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
+static int ddp_shard(llmmem__engine_run *r)
 {
-    int rc = llmmem__check_args(out, model, cfg, "llmmem_estimate_ddp");
-    if (rc)
-        return rc;
-    llmmem__layout l;
-    if ((rc = llmmem__engine_check(model, cfg, LLMMEM__ENG_DDP)) != 0 ||
-        (rc = llmmem__engine_layout(&l, model, cfg, false, "ddp")) != 0)
-        return rc;
-    const struct llmmem_config *orig = cfg;
-    struct llmmem_config resolved;
-    llmmem__engine_precision(&resolved, orig, LLMMEM__ENG_DDP);
-    cfg = &resolved;
-    llmmem__result_clear(out);
-    llmmem__train t;
-    if ((rc = llmmem__train_compute(&t, out, model, cfg)) != 0)
-        return rc;
-    out->engine = LLMMEM__ENG_DDP;
-    llmmem__engine_precision_report(out, orig, cfg, &t.st, LLMMEM__ENG_DDP, 0, 0);
-
-    llmmem__engine_extra x;
-    memset(&x, 0, sizeof x);
-    const uint64_t buckets = ddp_buckets(&t);
-    const bool view = cfg->gradient_as_bucket_view != 0;
-    if (view)
-        ddp_grads_as_bucket_views(&t);
-    const uint64_t rebuild = ddp_bucket_rebuild(cfg, buckets);
-    x.fwd[LLMMEM_C_COMM_BUFFERS] = buckets + rebuild;
-    x.bwd[LLMMEM_C_COMM_BUFFERS] = buckets;
-    x.opt[LLMMEM_C_COMM_BUFFERS] = buckets;
-    if ((rc = llmmem__train_fill(out, &t, &x, model, cfg)) != 0)
-        return rc;
-    ddp_terms(out, buckets, rebuild, view);
-    /* Persistent: the buckets live between steps. */
-    llmmem__ovf o = {false};
-    llmmem__result_set_u64(out, LLMMEM_R_PERSISTENT_BYTES,
-                           llmmem__add(&o, llmmem__result_u64(out, LLMMEM_R_PERSISTENT_BYTES), buckets));
-    out->largest_block = llmmem__max(out->largest_block, ddp_largest_bucket(model, cfg, &t, buckets, &o));
-    llmmem__engine_keys(out, &l, 0, 0, 0);
+    const struct llmmem_config *cfg = &r->c;
+    ddp_state *d = LLMMEM__ENGINE_STATE(ddp_state, r);
+    d->buckets = ddp_buckets(&r->t);
+    d->view = cfg->gradient_as_bucket_view != 0;
+    if (d->view)
+        ddp_grads_as_bucket_views(&r->t);
+    d->rebuild = ddp_bucket_rebuild(cfg, d->buckets);
+    r->x.fwd[LLMMEM_C_COMM_BUFFERS] = d->buckets + d->rebuild;
+    r->x.bwd[LLMMEM_C_COMM_BUFFERS] = d->buckets;
+    r->x.opt[LLMMEM_C_COMM_BUFFERS] = d->buckets;
     return LLMMEM_OK;
 }
+
+/* The engine's terms; the buckets live between steps. */
+static void ddp_terms(llmmem__engine_run *r)
+{
+    struct llmmem_result *out = r->out;
+    const ddp_state *d = LLMMEM__ENGINE_STATE(ddp_state, r);
+    llmmem__result_term(out, "ddp_buckets",
+                        "trainable params x grad dtype bytes: Reducer flat buckets (reducer.cpp "
+                        "initialize_buckets; bucket_cap_mb sizes each, not the total)",
+                        d->buckets);
+    if (d->rebuild)
+        llmmem__result_term(out, "ddp_bucket_rebuild",
+                            "old buckets kept through the forward after rebuild_buckets (iteration 2; "
+                            "measured, H200 world size 1)",
+                            d->rebuild);
+    if (d->view)
+        llmmem__result_note_join(out, "gradient_as_bucket_view: .grad are views into the DDP buckets, "
+                                      "counted under comm_buffers",
+                                 (const char *)NULL);
+    llmmem__ovf o = {false};
+    llmmem__result_set_u64(out, LLMMEM_R_PERSISTENT_BYTES,
+                           llmmem__add(&o, llmmem__result_u64(out, LLMMEM_R_PERSISTENT_BYTES), d->buckets));
+    out->largest_block =
+        llmmem__max(out->largest_block, ddp_largest_bucket(r->m, &r->c, &r->t, d->buckets, &o));
+}
+
+/* Step time: the gradients all-reduced once per step (reducer.cpp). */
+static double ddp_dp_seconds(const struct llmmem_config *c, const llmmem__dp_traffic *d)
+{
+    (void)c;
+    return 2 * llmmem__ring(d->n_dp) * d->G_B / d->bw;
+}
+
+static const int ddp_reads[] = {LLMMEM_P_BUCKET_CAP_MB, LLMMEM_P_GRADIENT_AS_BUCKET_VIEW, 0};
+
+const llmmem__engine llmmem__engine_ddp = {
+    .name = "ddp",
+    .fn = "llmmem_estimate_ddp",
+    .gate = LLMMEM_P_ENGINE,
+    .value = LLMMEM_ENGINE_DDP,
+    .flags = LLMMEM__CAP_TORCH_RECOMPUTE,
+    .reads = ddp_reads,
+    .precision_source = LLMMEM__STR(LLMMEM__PRECISION_TORCH),
+    .no_replay = "a multi-GPU engine",
+    .shard = ddp_shard,
+    .terms = ddp_terms,
+    .dp_seconds = ddp_dp_seconds,
+};

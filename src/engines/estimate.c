@@ -1,32 +1,122 @@
-/* Estimator entry points: argument checks, the dispatcher, and the single-GPU
- * training engine. Every engine shares the training model (train.c) and
- * differs only in what it shards, replicates, offloads and buffers. */
+/* llmmem_estimate, the per-engine entry points, and the skeleton every
+ * training estimate runs.
+ *
+ * llmmem_estimate picks the row of the configuration's engine (mode training)
+ * or runtime (mode inference) from the table (registry.c) and runs it; the
+ * per-engine public functions are thin wrappers that set the engine and call
+ * llmmem_estimate, so both give the same answer. The training skeleton is
+ * written once: the common checks and the layout, the row's own checks, the
+ * engine's precision, the single-GPU training model (memory/train.c), what the
+ * row shards, offloads and buffers, the phases (memory/phases.c), the row's
+ * terms and the GPU-count keys. Every engine differs only in its hooks
+ * (engines.h); docs/engines.md lists the sources of each term. */
 #include "engines/engines.h"
 
-int llmmem_estimate_single(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
+#include <string.h>
+
+/* A result an engine fills from scratch: cleared, tagged with its engine and
+ * what the byte model reads of the row. */
+static void result_begin(struct llmmem_result *out, const llmmem__engine *e)
 {
-    int rc = llmmem__check_args(out, model, cfg, "llmmem_estimate_single");
-    if (rc)
-        return rc;
-    if ((rc = llmmem__engine_check(model, cfg, LLMMEM__ENG_SINGLE)) != 0)
-        return rc;
-    struct llmmem_config c;
-    llmmem__engine_precision(&c, cfg, LLMMEM__ENG_SINGLE);
     llmmem__result_clear(out);
-    llmmem__train t;
-    rc = llmmem__train_compute(&t, out, model, &c);
-    if (rc)
+    out->engine = e->value;
+    out->caps = e->flags;
+    out->no_replay = e->no_replay;
+}
+
+/* The checks before anything is computed: the common ones, the layout, the row's. */
+static int run_checks(llmmem__engine_run *r, const struct llmmem_config *cfg)
+{
+    const llmmem__engine *e = r->e;
+    int rc;
+    if (e->precheck && (rc = e->precheck(cfg)) != 0)
         return rc;
-    out->engine = LLMMEM__ENG_SINGLE;
+    if ((rc = llmmem__engine_check(r->m, cfg, e)) != 0)
+        return rc;
+    /* one GPU: no layout to read (r->l stays unset) */
+    if (!(e->flags & LLMMEM__CAP_ONE_GPU) &&
+        (rc = llmmem__engine_layout(&r->l, r->m, cfg, (e->flags & LLMMEM__CAP_MODEL_PARALLEL) != 0, e->name)) != 0)
+        return rc;
+    return e->check ? e->check(r) : LLMMEM_OK;
+}
+
+/* The single-GPU training model the engine starts from: what the model
+ * computes (activations, casts, loss) with r->cx, the model states with the
+ * resolved precision r->c (a second pass when they differ: FSDP's policy). */
+static int run_model(llmmem__engine_run *r)
+{
+    int rc = llmmem__train_compute(&r->t, r->out, r->m, r->cx);
+    if (rc || r->cx == &r->c || r->cx->master_weights == r->c.master_weights)
+        return rc;
+    struct llmmem_result scratch;
+    llmmem__train ts;
+    llmmem__result_clear(&scratch);
+    scratch.caps = r->e->flags;
+    if ((rc = llmmem__train_compute(&ts, &scratch, r->m, &r->c)) != 0)
+        return rc;
+    r->t.st = ts.st;
+    r->t.layer_grad = ts.layer_grad;
+    r->t.other_grad = ts.other_grad;
+    r->t.embed_grad_extra = ts.embed_grad_extra;
+    return LLMMEM_OK;
+}
+
+/* After the phases: the row's terms, the GPU-count keys. */
+static void run_keys(llmmem__engine_run *r)
+{
+    struct llmmem_result *out = r->out;
+    if (r->e->terms)
+        r->e->terms(r);
+    if (!(r->e->flags & LLMMEM__CAP_ONE_GPU)) {
+        llmmem__engine_keys(out, &r->l, r->host, r->nvme, r->sharded);
+        return;
+    }
     llmmem__result_set_i64(out, LLMMEM_R_NUM_GPUS, 1);
     llmmem__result_set_i64(out, LLMMEM_R_GPUS_NEEDED, 1);
-    llmmem__engine_precision_report(out, cfg, &c, &t.st, LLMMEM__ENG_SINGLE, 0, 0);
-    rc = llmmem__train_fill(out, &t, NULL, model, &c);
-    if (rc == 0 && !out->v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i)
-        llmmem__no_gpu_count_fits(out, "the single engine runs on one GPU; ddp, zero, fsdp or "
-                                       "megatron split the memory");
-    return rc;
+    if (!out->v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i)
+        llmmem__no_gpu_count_fits(out, r->e->no_split);
 }
+
+int llmmem__engine_estimate(struct llmmem_result *out, const struct llmmem_model *m,
+                            const struct llmmem_config *cfg, const llmmem__engine *e)
+{
+    int rc = llmmem__check_args(out, m, cfg, e->fn);
+    if (rc)
+        return rc;
+    llmmem__engine_run r;
+    r.e = e;
+    r.m = m;
+    r.orig = cfg;
+    r.out = out;
+    r.cx = &r.c;
+    r.host = r.nvme = r.sharded = 0;
+    if ((rc = run_checks(&r, cfg)) != 0)
+        return rc;
+    result_begin(out, e);
+    llmmem__engine_precision(&r.c, cfg, e);
+    if (cfg->accounting != LLMMEM__ACC_RUNTIME && e->formula)
+        return e->formula(&r);
+    if (e->compute)
+        e->compute(&r);
+    if ((rc = run_model(&r)) != 0)
+        return rc;
+    if (e->flags & LLMMEM__CAP_FUSED_ADAM)
+        llmmem__optim_engine_fused(&r.t.st, &r.c);
+    if (e->fill)
+        return e->fill(&r);
+    llmmem__engine_precision_report(out, cfg, &r.c, &r.t.st, e, 0, 0);
+    const bool replay = (e->flags & LLMMEM__CAP_REPLAY) != 0; /* no engine buffers: the replay draws it */
+    if (!replay)
+        memset(&r.x, 0, sizeof r.x);
+    if (e->shard && (rc = e->shard(&r)) != 0)
+        return rc;
+    if ((rc = llmmem__train_fill(out, &r.t, replay ? NULL : &r.x, m, r.cx)) != 0)
+        return rc;
+    run_keys(&r);
+    return LLMMEM_OK;
+}
+
+/* ---- llmmem_estimate ---------------------------------------------------------- */
 
 /* A default sequence past a learned position table (GPT-2's 1024 rows) is not
  * the user's: the run takes the table's length, as a script that sets none
@@ -54,7 +144,26 @@ static bool fit_default_length(struct llmmem_config *local, const struct llmmem_
     return true;
 }
 
-static int estimate_as_given(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg);
+static int estimate_as_given(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
+{
+    const llmmem__engine *e = llmmem__engine_for(cfg);
+    if (cfg->mode == LLMMEM__MODE_INFERENCE) {
+        if (!e)
+            return llmmem__error(LLMMEM_E_INVALID_ARG, "unknown runtime %lld", (long long)cfg->runtime);
+        int rc = model ? llmmem__engine_check_inference(model, cfg, e) : 0;
+        if (rc == 0)
+            rc = llmmem__engine_infer(out, model, cfg, e, true);
+        if (rc == 0 && cfg->lora_rank > 0)
+            llmmem__result_note(out, "lora_rank = %lld ignored in inference: the base model is "
+                                     "estimated; adapter weights (and vLLM's enable_lora slots) are "
+                                     "not counted",
+                                (long long)cfg->lora_rank);
+        return rc;
+    }
+    if (!e)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "unknown engine %lld", (long long)cfg->engine);
+    return llmmem__engine_estimate(out, model, cfg, e);
+}
 
 int llmmem_estimate(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
 {
@@ -75,26 +184,63 @@ int llmmem_estimate(llmmem_result *out, const llmmem_model *model, const llmmem_
     return rc;
 }
 
-static int estimate_as_given(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
+/* ---- the per-engine entry points ------------------------------------------------
+ * llmmem_estimate_X(m, c) is llmmem_estimate on c with the engine set to X
+ * (mode training). A configuration that sets another engine, or mode
+ * inference, is refused naming both: the wrapper never answers for another
+ * engine than its own. llmmem_estimate_inference is the same for mode. */
+
+static int estimate_engine(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg, int engine,
+                           const char *fn)
 {
-    if (cfg->mode == LLMMEM__MODE_INFERENCE) {
-        int rc = model ? llmmem__engine_check_inference(model, cfg) : 0;
-        if (rc == 0)
-            rc = llmmem_estimate_inference(out, model, cfg);
-        if (rc == 0 && cfg->lora_rank > 0)
-            llmmem__result_note(out, "lora_rank = %lld ignored in inference: the base model is "
-                                     "estimated; adapter weights (and vLLM's enable_lora slots) are "
-                                     "not counted",
-                                (long long)cfg->lora_rank);
+    int rc = llmmem__check_args(out, model, cfg, fn);
+    if (rc)
         return rc;
+    const char *name = llmmem_param_enum_name(LLMMEM_P_ENGINE, engine);
+    if (llmmem__config_was_set(cfg, LLMMEM_P_ENGINE) && cfg->engine != engine)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "%s estimates engine %s, but the configuration sets engine %s%s: call "
+                             "llmmem_estimate, or set engine %s",
+                             fn, name, llmmem_param_enum_name(LLMMEM_P_ENGINE, cfg->engine),
+                             llmmem__config_origin(cfg, LLMMEM_P_ENGINE), name);
+    if (cfg->mode != LLMMEM__MODE_TRAINING)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "%s estimates training with engine %s, but the configuration sets mode "
+                             "inference%s: call llmmem_estimate or llmmem_estimate_inference",
+                             fn, name, llmmem__config_origin(cfg, LLMMEM_P_MODE));
+    if (cfg->engine == engine)
+        return llmmem_estimate(out, model, cfg);
+    struct llmmem_config local = *cfg;
+    local.engine = engine;
+    return llmmem_estimate(out, model, &local);
+}
+
+#define LLMMEM__ENGINE_ENTRY(fn, value)                                                                \
+    int fn(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)                     \
+    {                                                                                                  \
+        return estimate_engine(out, model, cfg, value, #fn);                                           \
     }
-    switch (cfg->engine) {
-    case LLMMEM__ENG_SINGLE: return llmmem_estimate_single(out, model, cfg);
-    case LLMMEM__ENG_DDP: return llmmem_estimate_ddp(out, model, cfg);
-    case LLMMEM__ENG_ZERO: return llmmem_estimate_zero(out, model, cfg);
-    case LLMMEM__ENG_FSDP: return llmmem_estimate_fsdp(out, model, cfg);
-    case LLMMEM__ENG_MEGATRON: return llmmem_estimate_megatron(out, model, cfg);
-    case LLMMEM__ENG_MEGATRON_DEEPSPEED: return llmmem_estimate_megatron_deepspeed(out, model, cfg);
-    }
-    return llmmem__error(LLMMEM_E_INVALID_ARG, "unknown engine %lld", (long long)cfg->engine);
+LLMMEM__ENGINE_ENTRY(llmmem_estimate_single, LLMMEM_ENGINE_SINGLE)
+LLMMEM__ENGINE_ENTRY(llmmem_estimate_ddp, LLMMEM_ENGINE_DDP)
+LLMMEM__ENGINE_ENTRY(llmmem_estimate_zero, LLMMEM_ENGINE_ZERO)
+LLMMEM__ENGINE_ENTRY(llmmem_estimate_fsdp, LLMMEM_ENGINE_FSDP)
+LLMMEM__ENGINE_ENTRY(llmmem_estimate_megatron, LLMMEM_ENGINE_MEGATRON)
+LLMMEM__ENGINE_ENTRY(llmmem_estimate_megatron_deepspeed, LLMMEM_ENGINE_MEGATRON_DEEPSPEED)
+
+int llmmem_estimate_inference(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
+{
+    static const char fn[] = "llmmem_estimate_inference";
+    if (!out || !model || !cfg)
+        return llmmem__error(LLMMEM_E_INVALID_ARG, "%s: %s is NULL", fn,
+                             !out ? "result" : !model ? "model" : "config");
+    if (llmmem__config_was_set(cfg, LLMMEM_P_MODE) && cfg->mode != LLMMEM__MODE_INFERENCE)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "%s estimates inference, but the configuration sets mode training%s: call "
+                             "llmmem_estimate, or set mode inference",
+                             fn, llmmem__config_origin(cfg, LLMMEM_P_MODE));
+    if (cfg->mode == LLMMEM__MODE_INFERENCE)
+        return llmmem_estimate(out, model, cfg);
+    struct llmmem_config local = *cfg;
+    local.mode = LLMMEM__MODE_INFERENCE;
+    return llmmem_estimate(out, model, &local);
 }

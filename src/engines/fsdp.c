@@ -34,8 +34,8 @@ static int fsdp_shard_group(int64_t *shard, const llmmem__layout *l, int strat)
 
 /* One FSDP estimate: the training model being sharded and the unit buffers. */
 typedef struct fsdp_run {
-    llmmem__train *t; /* the training model being sharded (on the caller's stack) */
-    llmmem__engine_extra x;
+    llmmem__train *t; /* the training model being sharded (the skeleton's) */
+    llmmem__engine_extra *x; /* the skeleton's (engines.h) */
     llmmem__ovf o;
     int strat;
     int version;            /* 1 or 2 */
@@ -61,7 +61,9 @@ typedef struct fsdp_run {
     bool tied;              /* ... and the head is the embedding's weight (one unit) */
     uint64_t side_unit;     /* ... the embedding's (= an untied head's) unsharded bytes */
     uint64_t side_rs;       /* ... its reduce-scatter input */
+    bool units;             /* the model is split into units (not NO_SHARD, not FSDP1 on one rank) */
 } fsdp_run;
+LLMMEM__ENGINE_STATE_FITS(fsdp_run);
 
 /* Parameters of one decoder-layer unit: the per-layer gradient bytes / the
  * stored bytes per element; under LoRA (frozen layers are still gathered)
@@ -178,10 +180,10 @@ static void fsdp_gathered_params(fsdp_run *f)
     /* FSDP2's last all-gather of forward: the last layer's, or the head's */
     const uint64_t last_gather = f->separate ? (f->gathers ? head : 0) : in_flight;
     const uint64_t last = f->version == 2 ? last_gather : 0;
-    f->x.fwd[LLMMEM_C_GATHERED_PARAMS] = llmmem__add(&f->o, base, f->reshard == 0 ? 0 : last);
-    f->x.bwd_start[LLMMEM_C_GATHERED_PARAMS] =
+    f->x->fwd[LLMMEM_C_GATHERED_PARAMS] = llmmem__add(&f->o, base, f->reshard == 0 ? 0 : last);
+    f->x->bwd_start[LLMMEM_C_GATHERED_PARAMS] =
         llmmem__add(&f->o, base, f->reshard == 0 ? 0 : llmmem__add(&f->o, in_flight, head));
-    f->x.bwd_layer[LLMMEM_C_GATHERED_PARAMS] =
+    f->x->bwd_layer[LLMMEM_C_GATHERED_PARAMS] =
         f->reshard == 0 ? base : llmmem__add(&f->o, base, llmmem__add(&f->o, f->unit, in_flight));
 }
 
@@ -204,13 +206,13 @@ static void fsdp_gradients(fsdp_run *f)
     f->rs = llmmem__mul(&f->o, f->layer_gp, f->rb);
     f->root_rs = llmmem__mul(&f->o, f->root_gp, f->rb);
     f->side_rs = llmmem__mul(&f->o, f->side_gp, f->rb);
-    f->x.bwd_layer[LLMMEM_C_GRADIENTS] =
+    f->x->bwd_layer[LLMMEM_C_GRADIENTS] =
         llmmem__add(&f->o, head_grad, llmmem__mul(&f->o, f->layer_gp, f->ub));
-    f->x.bwd_layer[LLMMEM_C_COMM_BUFFERS] = f->rs;
-    f->x.bwd_end[LLMMEM_C_GRADIENTS] =
+    f->x->bwd_layer[LLMMEM_C_COMM_BUFFERS] = f->rs;
+    f->x->bwd_end[LLMMEM_C_GRADIENTS] =
         llmmem__mul(&f->o, llmmem__add(&f->o, f->root_gp, f->side_gp), f->ub);
-    f->x.bwd_end[LLMMEM_C_COMM_BUFFERS] = llmmem__add(&f->o, f->root_rs, f->side_rs);
-    f->x.end_point = true;
+    f->x->bwd_end[LLMMEM_C_COMM_BUFFERS] = llmmem__add(&f->o, f->root_rs, f->side_rs);
+    f->x->end_point = true;
 }
 
 /* CPUOffload(offload_params=True): sharded params, grads and the optimizer
@@ -228,9 +230,12 @@ static void fsdp_cpu_offload(fsdp_run *f, uint64_t per_node)
     f->sharded = 0;
 }
 
-/* The engine's terms, after llmmem__train_fill. */
-static void fsdp_terms(struct llmmem_result *out, const fsdp_run *f, bool units)
+/* The engine's terms, once the phases are built. */
+static void fsdp_terms(llmmem__engine_run *r)
 {
+    struct llmmem_result *out = r->out;
+    const fsdp_run *f = LLMMEM__ENGINE_STATE(fsdp_run, r);
+    const bool units = f->units;
     static const char *const root_all =
         "(embedding + final norm + head params) x param_dtype: the root, kept from its "
         "forward to its post-backward (_fsdp_state.py lazy init; FSDP1 "
@@ -326,75 +331,143 @@ static void fsdp_compute_config(struct llmmem_config *cx, const struct llmmem_co
     cx->master_weights = LLMMEM__MASTER_ON;
 }
 
-int llmmem_estimate_fsdp(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
+/* The shard group and the options FSDP accepts together, before anything is computed. */
+static int fsdp_check_run(llmmem__engine_run *r)
 {
-    int rc = llmmem__check_args(out, model, cfg, "llmmem_estimate_fsdp");
-    if (rc)
-        return rc;
-    llmmem__layout l;
-    fsdp_run f;
-    llmmem__train t;
-    memset(&f, 0, sizeof f);
-    f.t = &t;
-    f.strat = (int)cfg->fsdp_sharding;
-    f.version = (int)cfg->fsdp_version;
     int64_t shard;
-    if ((rc = llmmem__engine_check(model, cfg, LLMMEM__ENG_FSDP)) != 0 ||
-        (rc = llmmem__engine_layout(&l, model, cfg, false, "fsdp")) != 0 ||
-        (rc = fsdp_shard_group(&shard, &l, f.strat)) != 0 || (rc = fsdp_check(cfg, shard)) != 0)
-        return rc;
-    struct llmmem_config c, cx;
-    llmmem__engine_precision(&c, cfg, LLMMEM__ENG_FSDP);
-    fsdp_compute_config(&cx, &c);
+    int rc = fsdp_shard_group(&shard, &r->l, (int)r->orig->fsdp_sharding);
+    return rc ? rc : fsdp_check(r->orig, shard);
+}
+
+/* What the units compute (activations, casts, loss) with the policy's dtype;
+ * the skeleton computes the model states in the stored dtype (a second pass
+ * when they differ). */
+static void fsdp_compute(llmmem__engine_run *r)
+{
+    fsdp_compute_config(&r->cx_own, &r->c);
+    r->cx = &r->cx_own;
+}
+
+static int fsdp_shard(llmmem__engine_run *r)
+{
+    const struct llmmem_config *cfg = r->orig, *c = &r->c;
+    fsdp_run *f = LLMMEM__ENGINE_STATE(fsdp_run, r);
+    memset(f, 0, sizeof *f);
+    f->t = &r->t;
+    f->x = &r->x;
+    f->strat = (int)cfg->fsdp_sharding;
+    f->version = (int)cfg->fsdp_version;
+    int64_t shard;
+    fsdp_shard_group(&shard, &r->l, f->strat); /* checked by fsdp_check_run */
     /* FSDP1 falls back to NO_SHARD on one rank (fully_sharded_data_parallel.py
      * _init_core_state warns and switches); FSDP2 still all-gathers. */
-    const bool units = !(f.version == 1 && shard == 1) && f.strat != LLMMEM__FSDP_NO_SHARD;
-    llmmem__result_clear(out);
-    out->engine = LLMMEM__ENG_FSDP;
-    /* What the units compute (activations, casts, loss) with the policy's
-     * dtype; the model states in the stored dtype (a second pass when they
-     * differ). */
-    if ((rc = llmmem__train_compute(&t, out, model, &cx)) != 0)
-        return rc;
-    if (cx.master_weights != c.master_weights) {
-        struct llmmem_result scratch;
-        llmmem__train ts;
-        llmmem__result_clear(&scratch);
-        if ((rc = llmmem__train_compute(&ts, &scratch, model, &c)) != 0)
-            return rc;
-        t.st = ts.st;
-        t.layer_grad = ts.layer_grad;
-        t.other_grad = ts.other_grad;
-        t.embed_grad_extra = ts.embed_grad_extra;
-    }
-    f.N = (uint64_t)shard;
-    f.P = (uint64_t)t.st.params;
-    f.gathers = l.world > 1;
-    f.reshard = f.strat == LLMMEM__FSDP_SHARD_GRAD_OP ? 0
-                : cfg->fsdp_reshard_after_forward < 0 ? 1
-                                                      : cfg->fsdp_reshard_after_forward;
-    f.sb = (uint64_t)(t.st.weight_bytes > 0 ? t.st.weight_bytes : 4);
-    f.ub = c.fsdp_param_dtype != LLMMEM__DT_AUTO ? (uint64_t)llmmem__dtype_bytes((int)c.fsdp_param_dtype)
-                                                 : f.sb;
-    f.rb = c.fsdp_reduce_dtype != LLMMEM__DT_AUTO ? (uint64_t)llmmem__dtype_bytes((int)c.fsdp_reduce_dtype)
-                                                  : f.ub;
-    f.lora = c.lora_rank > 0;
-    f.separate = units && cfg->fsdp_custom_sharded_layers != 0;
-    f.tied = model->tie_embeddings != 0;
-    fsdp_unit_sizes(&f, model);
-    fsdp_shard_states(&f, units);
-    if (units) {
-        fsdp_gathered_params(&f);
-        fsdp_gradients(&f);
+    f->units = !(f->version == 1 && shard == 1) && f->strat != LLMMEM__FSDP_NO_SHARD;
+    f->N = (uint64_t)shard;
+    f->P = (uint64_t)r->t.st.params;
+    f->gathers = r->l.world > 1;
+    f->reshard = f->strat == LLMMEM__FSDP_SHARD_GRAD_OP ? 0
+                 : cfg->fsdp_reshard_after_forward < 0 ? 1
+                                                       : cfg->fsdp_reshard_after_forward;
+    f->sb = (uint64_t)(r->t.st.weight_bytes > 0 ? r->t.st.weight_bytes : 4);
+    f->ub = c->fsdp_param_dtype != LLMMEM__DT_AUTO ? (uint64_t)llmmem__dtype_bytes((int)c->fsdp_param_dtype)
+                                                   : f->sb;
+    f->rb = c->fsdp_reduce_dtype != LLMMEM__DT_AUTO ? (uint64_t)llmmem__dtype_bytes((int)c->fsdp_reduce_dtype)
+                                                    : f->ub;
+    f->lora = c->lora_rank > 0;
+    f->separate = f->units && cfg->fsdp_custom_sharded_layers != 0;
+    f->tied = r->m->tie_embeddings != 0;
+    fsdp_unit_sizes(f, r->m);
+    fsdp_shard_states(f, f->units);
+    if (f->units) {
+        fsdp_gathered_params(f);
+        fsdp_gradients(f);
     }
     if (cfg->fsdp_cpu_offload)
-        fsdp_cpu_offload(&f, (uint64_t)l.per_node);
-    if (f.o.overflow)
+        fsdp_cpu_offload(f, (uint64_t)r->l.per_node);
+    if (f->o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "FSDP estimate overflows 64-bit byte counts");
-    llmmem__engine_precision_report(out, cfg, &c, &t.st, LLMMEM__ENG_FSDP, 0, 0);
-    if ((rc = llmmem__train_fill(out, &t, &f.x, model, &cx)) != 0)
-        return rc;
-    fsdp_terms(out, &f, units);
-    llmmem__engine_keys(out, &l, f.host, 0, f.strat == LLMMEM__FSDP_NO_SHARD ? 0 : f.sharded);
+    r->host = f->host;
+    r->sharded = f->strat == LLMMEM__FSDP_NO_SHARD ? 0 : f->sharded;
     return LLMMEM_OK;
 }
+
+/* ---- the planner ---------------------------------------------------------------- */
+
+/* Every sharding strategy, with and without CPU offload; hybrid shards inside
+ * a node and replicates across whole nodes. */
+static int fsdp_variants(struct llmmem_config *c, llmmem__plan_visit visit, void *ctx, int pre)
+{
+    int rc = 0;
+    for (int sh = 0; sh <= LLMMEM__FSDP_HYBRID_SHARD && !rc; sh++)
+        for (int off = 0; off <= 1 && !rc; off++) {
+            c->fsdp_sharding = sh;
+            c->fsdp_cpu_offload = off;
+            int why = pre;
+            if (why < 0 && sh == LLMMEM__FSDP_HYBRID_SHARD &&
+                (c->num_gpus <= c->gpus_per_node || c->num_gpus % c->gpus_per_node))
+                why = LLMMEM_REJECT_INDIVISIBLE;
+            rc = visit(ctx, why);
+        }
+    return rc;
+}
+
+/* Data-parallel traffic by sharding strategy: bytes over the data-parallel
+ * link or, for HYBRID_SHARD, full shard inside a node and an all-reduce of
+ * the shard across nodes. */
+static double fsdp_dp_seconds(const struct llmmem_config *c, const llmmem__dp_traffic *d)
+{
+    const double n = d->n_dp, G_B = d->G_B, W_B = d->W_B;
+    double bytes = 0, secs = 0;
+    switch (c->fsdp_sharding) {
+    case LLMMEM__FSDP_FULL_SHARD: bytes = d->ga * llmmem__ring(n) * (2 * W_B + G_B); break;
+    /* parameters stay gathered from forward to backward */
+    case LLMMEM__FSDP_SHARD_GRAD_OP: bytes = d->ga * llmmem__ring(n) * (W_B + G_B); break;
+    case LLMMEM__FSDP_NO_SHARD: bytes = 2 * llmmem__ring(n) * G_B; break;
+    default: {
+        double in = d->gpn < n ? d->gpn : n, across = n / in;
+        secs = d->ga * llmmem__ring(in) * (2 * W_B + G_B) / d->intra +
+               2 * llmmem__ring(across) * G_B / in / d->inter;
+    } break;
+    }
+    return secs + bytes / d->bw;
+}
+
+/* CPUOffload moves both the optimizer and the parameters to the CPU. */
+static void fsdp_offloads(const struct llmmem_config *c, int *opt_dev, int *param_dev)
+{
+    if (c->fsdp_cpu_offload)
+        *opt_dev = *param_dev = LLMMEM__OFFLOAD_CPU;
+}
+
+static const int fsdp_reads[] = {LLMMEM_P_FSDP_VERSION,
+                                 LLMMEM_P_FSDP_SHARDING,
+                                 LLMMEM_P_FSDP_CPU_OFFLOAD,
+                                 LLMMEM_P_FSDP_PARAM_DTYPE,
+                                 LLMMEM_P_FSDP_REDUCE_DTYPE,
+                                 LLMMEM_P_FSDP_RESHARD_AFTER_FORWARD,
+                                 LLMMEM_P_FSDP_CUSTOM_SHARDED_LAYERS,
+                                 0};
+static const int fsdp_plan_options[] = {LLMMEM_P_FSDP_SHARDING, LLMMEM_P_FSDP_CPU_OFFLOAD, 0};
+
+/* Precision: the sharded parameters are the optimizer's
+ * (fsdp/_fully_shard/_fsdp_param.py, fsdp/_flat_param.py): with a
+ * MixedPrecisionPolicy they are the fp32 master copy, no other. */
+const llmmem__engine llmmem__engine_fsdp = {
+    .name = "fsdp",
+    .fn = "llmmem_estimate_fsdp",
+    .gate = LLMMEM_P_ENGINE,
+    .value = LLMMEM_ENGINE_FSDP,
+    .flags = LLMMEM__CAP_FSDP | LLMMEM__CAP_TORCH_RECOMPUTE,
+    .reads = fsdp_reads,
+    .precision_source = LLMMEM__STR("FSDP: the sharded parameters are the optimizer's, no separate masters "
+                                    "(_fully_shard/_fsdp_param.py, _flat_param.py)"),
+    .no_replay = "a multi-GPU engine",
+    .check = fsdp_check_run,
+    .compute = fsdp_compute,
+    .shard = fsdp_shard,
+    .terms = fsdp_terms,
+    .plan_options = fsdp_plan_options,
+    .variants = fsdp_variants,
+    .dp_seconds = fsdp_dp_seconds,
+    .offloads = fsdp_offloads,
+};

@@ -1,10 +1,10 @@
-/* Inference estimator: weights in any storage format, the KV cache, the prefill
- * and decode peaks of HF transformers generation (runtime hf, infer_hf.c) and
- * vLLM's memory budget (runtime vllm, vllm.c). Pure arithmetic, no
- * allocation. This file checks the arguments, computes what both runtimes
- * share (weights and KV bytes per GPU under tensor parallelism, the vision
- * tokens) and searches the tensor-parallel size that fits. The byte model is
- * in memory/ (weights.c, kv.c, prefill*.c, decode.c). */
+/* The skeleton of every inference estimate: the runtime rows (HF transformers
+ * generate, hf/hf.c; vLLM's memory budget, vllm/vllm.c) start from what this
+ * file computes. Pure arithmetic, no allocation. It checks the arguments,
+ * computes what every runtime shares (weights and KV bytes per GPU under
+ * tensor parallelism, the vision tokens), calls the row's infer hook and
+ * searches the tensor-parallel size that fits. The byte model is in memory/
+ * (weights.c, kv.c, prefill*.c, decode.c). */
 #include "engines/engines.h"
 
 #include <string.h>
@@ -27,14 +27,13 @@ static int check_dims(const struct llmmem_model *m)
     return 0;
 }
 
-static int infer(llmmem_result *r, const llmmem_model *m, const llmmem_config *c, bool search);
 
 /* GPUs needed for serving: the configured TP when it fits, else the smallest
  * tensor-parallel size (a divisor of the heads above the configured one) whose
  * estimate fits; 0 when none does. Each try is a full estimate into a scratch
  * result on the stack (no allocation). */
 static void set_gpus_needed(struct llmmem_result *r, const struct llmmem_model *m,
-                            const struct llmmem_config *c, int64_t tp, bool search)
+                            const struct llmmem_config *c, const llmmem__engine *e, int64_t tp, bool search)
 {
     int64_t needed = tp;
     if (!r->v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i) {
@@ -48,7 +47,7 @@ static void set_gpus_needed(struct llmmem_result *r, const struct llmmem_model *
                 if (m->num_heads % t)
                     continue;
                 cc.tp = t;
-                if (infer(&scratch, m, &cc, false) == 0 &&
+                if (llmmem__engine_infer(&scratch, m, &cc, e, false) == 0 &&
                     scratch.v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i) {
                     needed = t;
                     break;
@@ -60,11 +59,6 @@ static void set_gpus_needed(struct llmmem_result *r, const struct llmmem_model *
         llmmem__no_gpu_count_fits(r, "no tensor-parallel size that divides the heads fits");
     else
         llmmem__result_set_i64(r, LLMMEM_R_GPUS_NEEDED, needed);
-}
-
-int llmmem_estimate_inference(llmmem_result *r, const llmmem_model *m, const llmmem_config *c)
-{
-    return infer(r, m, c, true);
 }
 
 /* The batch, prompt and tensor-parallel arguments; *tp and *g on success. */
@@ -129,10 +123,10 @@ static void infer_base(llmmem__infer_base *b, llmmem__ovf *o, const struct llmme
     b->kv_tok = llmmem__mul(o, b->kv_tl, u(m->num_layers));
 }
 
-/* The keys both runtimes report; the weights term of HF transformers (vLLM
- * stores the weights its own way and reports them itself, vllm.c). */
+/* The keys every runtime reports; the weights term, unless the runtime stores
+ * the weights its own way and reports them itself (vLLM, vllm/vllm.c). */
 static void infer_keys(struct llmmem_result *r, const struct llmmem_model *m,
-                       const llmmem__infer_base *b, bool hf)
+                       const llmmem__infer_base *b, bool weights_term)
 {
     llmmem__result_set_i64(r, LLMMEM_R_PARAMS, m->params);
     llmmem__result_set_i64(r, LLMMEM_R_TRAINABLE_PARAMS, 0);
@@ -142,23 +136,25 @@ static void infer_keys(struct llmmem_result *r, const struct llmmem_model *m,
     llmmem__result_set_u64(r, LLMMEM_R_WEIGHTS_BYTES, b->weights);
     llmmem__result_set_u64(r, LLMMEM_R_PERSISTENT_BYTES, b->weights);
     llmmem__result_set_u64(r, LLMMEM_R_KV_BYTES_PER_TOKEN, b->kv_tok);
-    if (hf)
+    if (weights_term)
         llmmem__result_term(r, "weights", llmmem__weights_formula(b->fmt), b->weights);
 }
 
-static int infer(llmmem_result *r, const llmmem_model *m, const llmmem_config *c, bool search)
+int llmmem__engine_infer(struct llmmem_result *r, const struct llmmem_model *m, const struct llmmem_config *c,
+                         const llmmem__engine *e, bool search)
 {
     if (!r || !m || !c)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_estimate_inference: NULL argument");
     llmmem__infer_base b;
     memset(&b, 0, sizeof b);
     int rc = check_dims(m);
-    if (rc || (rc = check_run(m, c, &b.tp, &b.gpu)) != 0 ||
-        (rc = llmmem__kinds_check(m, c, c->runtime == LLMMEM__RT_VLLM ? LLMMEM__USE_VLLM : LLMMEM__USE_HF)) != 0)
+    if (rc || (rc = check_run(m, c, &b.tp, &b.gpu)) != 0 || (rc = llmmem__kinds_check(m, c, e->kinds_use)) != 0)
         return rc;
     llmmem__ovf o = {false};
     llmmem__result_clear(r);
     r->mode = LLMMEM__MODE_INFERENCE;
+    r->caps = e->flags;
+    r->no_replay = e->no_replay;
     llmmem__result_model(r, m);
     infer_base(&b, &o, m, c);
     /* Vision-language models (vision.c): image tokens join each prompt; the
@@ -166,10 +162,9 @@ static int infer(llmmem_result *r, const llmmem_model *m, const llmmem_config *c
     if ((rc = llmmem__vision_compute(&b.vb, m, c, u(c->batch_size), &o)) != 0)
         return rc;
     b.overflow = o.overflow;
-    infer_keys(r, m, &b, c->runtime != LLMMEM__RT_VLLM);
-    rc = c->runtime == LLMMEM__RT_VLLM ? llmmem__infer_vllm(r, m, c, &b)
-                                       : llmmem__infer_hf(r, m, c, &b);
+    infer_keys(r, m, &b, !(e->flags & LLMMEM__CAP_OWN_WEIGHTS));
+    rc = e->infer(r, m, c, &b);
     if (rc == 0)
-        set_gpus_needed(r, m, c, b.tp, search);
+        set_gpus_needed(r, m, c, e, b.tp, search);
     return rc;
 }

@@ -214,6 +214,7 @@ static uint64_t layer_act(const struct llmmem_model *m, const struct llmmem_conf
 
 /* What every pipeline stage of one Megatron estimate shares. */
 typedef struct mg_run {
+    const llmmem__engine_run *run; /* the skeleton's estimate */
     const struct llmmem_model *m;
     const struct llmmem_config *c;
     llmmem__layout l;
@@ -441,6 +442,8 @@ static int mg_stage_estimate(mg_run *r, struct llmmem_result *dst, int si, int s
     llmmem__engine_extra x;
     mg_stage_buffers(r, &x, st.params);
     llmmem__result_clear(dst);
+    dst->caps = r->run->e->flags;
+    dst->no_replay = r->run->e->no_replay;
     return llmmem__train_fill(dst, &t, &x, r->m, r->c);
 }
 
@@ -522,63 +525,170 @@ static int megatron_lora_check(const struct llmmem_config *c, int engine)
     return LLMMEM_OK;
 }
 
-/* zero_stage: 0 = Megatron's own optimizer (distributed or not), 1/2 = DeepSpeed ZeRO. */
-static int megatron_run(struct llmmem_result *out, const struct llmmem_model *m,
-                        const struct llmmem_config *c, int engine, int zero_stage)
+/* Layer kinds its activation model does not have (kinds.c), then LoRA. */
+static int megatron_check(llmmem__engine_run *r)
+{
+    int rc;
+    if (!llmmem__kinds_classic(r->m) && (rc = llmmem__kinds_check(r->m, r->orig, LLMMEM__USE_MEGATRON)) != 0)
+        return rc;
+    return megatron_lora_check(r->orig, r->e->value);
+}
+
+/* accounting megatron_theoretical: Megatron's own formula; deepspeed_estimator is ZeRO's. */
+static int megatron_formula(llmmem__engine_run *r)
+{
+    if (r->orig->accounting == LLMMEM__ACC_MEGATRON)
+        return theoretical_mode(r->out, r->m, r->orig, &r->l);
+    return llmmem__error(LLMMEM_E_INCONSISTENT, "accounting deepspeed_estimator needs engine zero");
+}
+
+/* One estimate per pipeline stage from the single-GPU training model (the
+ * skeleton's r->t), the most loaded one kept; the precision note after it. */
+static int megatron_fill(llmmem__engine_run *run)
 {
     mg_run r;
-    llmmem__train base;
     memset(&r, 0, sizeof r);
-    r.base = &base;
-    int rc;
-    if ((rc = llmmem__engine_check(m, c, engine)) != 0 ||
-        (rc = llmmem__engine_layout(&r.l, m, c, true,
-                                    engine == LLMMEM__ENG_MEGATRON ? "megatron" : "megatron_deepspeed")) != 0)
-        return rc;
-    if (!llmmem__kinds_classic(m)) /* layer kinds its activation model does not have (kinds.c) */
-        return llmmem__kinds_check(m, c, LLMMEM__USE_MEGATRON);
-    llmmem__result_clear(out);
-    out->engine = engine;
-    if (c->accounting == LLMMEM__ACC_MEGATRON)
-        return theoretical_mode(out, m, c, &r.l);
-    if (c->accounting == LLMMEM__ACC_DEEPSPEED)
-        return llmmem__error(LLMMEM_E_INCONSISTENT, "accounting deepspeed_estimator needs engine zero");
-    if ((rc = megatron_lora_check(c, engine)) != 0)
-        return rc;
-    struct llmmem_config resolved;
-    llmmem__engine_precision(&resolved, c, engine);
-    if ((rc = llmmem__train_compute(&base, out, m, &resolved)) != 0)
-        return rc;
-    llmmem__optim_engine_fused(&base.st, &resolved);
-    r.m = m;
-    r.c = &resolved;
-    r.zero_stage = zero_stage;
+    r.run = run;
+    r.l = run->l;
+    r.base = &run->t;
+    r.m = run->m;
+    r.c = &run->c;
+    r.zero_stage = run->e->value == LLMMEM__ENG_MEGATRON_DEEPSPEED ? (int)run->orig->zero_stage : 0;
     mg_setup(&r);
-    if ((rc = mg_stages(&r, out)) != 0)
+    int rc = mg_stages(&r, run->out);
+    if (rc)
         return rc;
-    mg_report(&r, out, engine);
-    llmmem__engine_precision_report(out, c, &resolved, &base.st, engine, 0, 0);
+    mg_report(&r, run->out, run->e->value);
+    llmmem__engine_precision_report(run->out, run->orig, &run->c, &run->t.st, run->e, 0, 0);
     return LLMMEM_OK;
 }
 
-int llmmem_estimate_megatron(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
+/* Megatron-DeepSpeed pipelines run ZeRO stages 0-2. */
+static int megatron_deepspeed_precheck(const struct llmmem_config *cfg)
 {
-    int rc = llmmem__check_args(out, model, cfg, "llmmem_estimate_megatron");
-    if (rc)
-        return rc;
-    return megatron_run(out, model, cfg, LLMMEM__ENG_MEGATRON, 0);
-}
-
-int llmmem_estimate_megatron_deepspeed(llmmem_result *out, const llmmem_model *model,
-                                       const llmmem_config *cfg)
-{
-    int rc = llmmem__check_args(out, model, cfg, "llmmem_estimate_megatron_deepspeed");
-    if (rc)
-        return rc;
     if (cfg->zero_stage > 2)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "megatron_deepspeed: zero_stage = %lld; Megatron-DeepSpeed pipelines "
                              "support ZeRO stages 0-2",
                              (long long)cfg->zero_stage);
-    return megatron_run(out, model, cfg, LLMMEM__ENG_MEGATRON_DEEPSPEED, (int)cfg->zero_stage);
+    return LLMMEM_OK;
 }
+
+/* ---- precision -------------------------------------------------------------------
+ * Megatron --bf16 / --fp16: fp32 main params and Adam state
+ * (megatron/core/optimizer/optimizer.py Float16OptimizerWithFloat16Params,
+ * distrib_optimizer.py); fp32 main grads with --bf16 (training/arguments.py
+ * forces accumulate_allreduce_grads_in_fp32), 16-bit with --fp16.
+ * Megatron-DeepSpeed: DeepSpeed's optimizer over Megatron's model, as ZeRO. */
+static bool megatron_masters(const struct llmmem_config *c) { return llmmem__is16(llmmem__compute_of(c)); }
+
+/* Megatron's main-grad buffer: fp32 with --bf16, the 16-bit dtype with --fp16
+ * (accumulate_allreduce_grads_in_fp32 defaults to False there). */
+static void megatron_precision(struct llmmem_config *out, const struct llmmem_config *c)
+{
+    if (c->grad_dtype == LLMMEM__DT_AUTO && out->master_weights == LLMMEM__MASTER_ON)
+        out->grad_dtype = llmmem__compute_of(c) == LLMMEM__DT_BF16 ? LLMMEM__DT_FP32 : llmmem__compute_of(c);
+}
+
+static bool megatron_deepspeed_masters(const struct llmmem_config *c)
+{
+    return llmmem__is16(llmmem__compute_of(c)) || c->zero_stage >= 1;
+}
+
+/* ---- the planner ---------------------------------------------------------------- */
+
+/* Each with sequence parallel off / on (with TP): Megatron-LM with the
+ * distributed optimizer off / on; Megatron-DeepSpeed with ZeRO stage 0..2,
+ * where the pipeline engine runs stage 0 or 1 only
+ * (deepspeed/runtime/pipe/engine.py asserts zero stage < 2). */
+static int megatron_variants_of(struct llmmem_config *c, llmmem__plan_visit visit, void *ctx, int pre, bool ds)
+{
+    int rc = 0;
+    for (int o = 0; o <= (ds ? 2 : 1) && !rc; o++)
+        for (int sp = 0; sp <= (c->tp > 1) && !rc; sp++) {
+            if (ds)
+                c->zero_stage = o;
+            else
+                c->distributed_optimizer = o;
+            c->sequence_parallel = sp;
+            int why = pre;
+            if (ds && why < 0 && c->pp > 1 && o >= 2)
+                why = LLMMEM_REJECT_UNSUPPORTED;
+            rc = visit(ctx, why);
+        }
+    return rc;
+}
+
+static int megatron_variants(struct llmmem_config *c, llmmem__plan_visit visit, void *ctx, int pre)
+{
+    return megatron_variants_of(c, visit, ctx, pre, false);
+}
+
+static int megatron_deepspeed_variants(struct llmmem_config *c, llmmem__plan_visit visit, void *ctx, int pre)
+{
+    return megatron_variants_of(c, visit, ctx, pre, true);
+}
+
+/* Data-parallel traffic: the gradients all-reduced, or with the distributed
+ * optimizer reduce-scattered and the parameters all-gathered
+ * (megatron/core/optimizer/distrib_optimizer.py). */
+static double megatron_dp_seconds(const struct llmmem_config *c, const llmmem__dp_traffic *d)
+{
+    const double bytes = c->distributed_optimizer ? llmmem__ring(d->n_dp) * (d->G_B + d->W_B)
+                                                  : 2 * llmmem__ring(d->n_dp) * d->G_B;
+    return bytes / d->bw;
+}
+
+static const int megatron_reads[] = {LLMMEM_P_DISTRIBUTED_OPTIMIZER, LLMMEM_P_SEQUENCE_PARALLEL,
+                                     LLMMEM_P_NUM_MICROBATCHES, LLMMEM_P_ACCOUNTING, 0};
+static const int megatron_plan_options[] = {LLMMEM_P_DISTRIBUTED_OPTIMIZER, LLMMEM_P_SEQUENCE_PARALLEL, 0};
+static const int megatron_deepspeed_reads[] = {LLMMEM_P_ZERO_STAGE,
+                                               LLMMEM_P_REDUCE_BUCKET_SIZE,
+                                               LLMMEM_P_ALLGATHER_BUCKET_SIZE,
+                                               LLMMEM_P_CONTIGUOUS_GRADIENTS,
+                                               LLMMEM_P_SEQUENCE_PARALLEL,
+                                               LLMMEM_P_NUM_MICROBATCHES,
+                                               LLMMEM_P_ACCOUNTING,
+                                               0};
+static const int megatron_deepspeed_plan_options[] = {LLMMEM_P_ZERO_STAGE, LLMMEM_P_SEQUENCE_PARALLEL, 0};
+
+const llmmem__engine llmmem__engine_megatron = {
+    .name = "megatron",
+    .fn = "llmmem_estimate_megatron",
+    .gate = LLMMEM_P_ENGINE,
+    .value = LLMMEM_ENGINE_MEGATRON,
+    .flags = LLMMEM__CAP_MODEL_PARALLEL | LLMMEM__CAP_PLAN_CP | LLMMEM__CAP_PLAN_EP |
+             LLMMEM__CAP_DIST_OPTIMIZER | LLMMEM__CAP_FUSED_ADAM,
+    .reads = megatron_reads,
+    .precision_source = LLMMEM__STR("Megatron --bf16/--fp16: fp32 main params and Adam state, fp32 main grads "
+                                    "with bf16 (optimizer.py Float16OptimizerWithFloat16Params, arguments.py)"),
+    .masters = megatron_masters,
+    .precision = megatron_precision,
+    .no_replay = "a multi-GPU engine",
+    .check = megatron_check,
+    .formula = megatron_formula,
+    .fill = megatron_fill,
+    .plan_options = megatron_plan_options,
+    .variants = megatron_variants,
+    .dp_seconds = megatron_dp_seconds,
+};
+
+const llmmem__engine llmmem__engine_megatron_deepspeed = {
+    .name = "megatron_deepspeed",
+    .fn = "llmmem_estimate_megatron_deepspeed",
+    .gate = LLMMEM_P_ENGINE,
+    .value = LLMMEM_ENGINE_MEGATRON_DEEPSPEED,
+    .flags = LLMMEM__CAP_MODEL_PARALLEL | LLMMEM__CAP_ZERO | LLMMEM__CAP_FUSED_ADAM,
+    .reads = megatron_deepspeed_reads,
+    .precision_source = LLMMEM__STR("Megatron-DeepSpeed: DeepSpeed's optimizer, fp32 masters and Adam state, "
+                                    "grads in the model dtype (zero/stage_1_and_2.py)"),
+    .masters = megatron_deepspeed_masters,
+    .no_replay = "a multi-GPU engine",
+    .precheck = megatron_deepspeed_precheck,
+    .check = megatron_check,
+    .formula = megatron_formula,
+    .fill = megatron_fill,
+    .plan_options = megatron_deepspeed_plan_options,
+    .variants = megatron_deepspeed_variants,
+    .dp_seconds = llmmem__zero_dp_seconds,
+};

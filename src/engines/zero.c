@@ -125,10 +125,19 @@ static int zero_estimator_mode(struct llmmem_result *r, const struct llmmem_mode
     return LLMMEM_OK;
 }
 
+static int zero_formula(llmmem__engine_run *r)
+{
+    if (r->c.accounting == LLMMEM__ACC_DEEPSPEED)
+        return zero_estimator_mode(r->out, r->m, &r->c, &r->l);
+    return llmmem__error(LLMMEM_E_INCONSISTENT, "accounting megatron_theoretical needs engine megatron");
+}
+
 /* The stage, offload and hpZ options DeepSpeed accepts together
  * (deepspeed/runtime/zero/config.py, ZeRO++ 3.2). */
-static int zero_check(const struct llmmem_config *cfg, const llmmem__layout *l)
+static int zero_check(llmmem__engine_run *r)
 {
+    const struct llmmem_config *cfg = r->orig;
+    const llmmem__layout *l = &r->l;
     const int stage = (int)cfg->zero_stage;
     if (cfg->offload_param != LLMMEM__OFFLOAD_NONE && stage != 3)
         return llmmem__error(LLMMEM_E_INCONSISTENT,
@@ -152,8 +161,8 @@ static int zero_check(const struct llmmem_config *cfg, const llmmem__layout *l)
 /* One ZeRO estimate: the single-GPU training model being partitioned, the
  * engine's buffers per phase, and what leaves the GPU. */
 typedef struct zero_run {
-    llmmem__train *t; /* the training model being sharded (on the caller's stack) */
-    llmmem__engine_extra x;
+    llmmem__train *t; /* the training model being sharded (the skeleton's) */
+    llmmem__engine_extra *x; /* the skeleton's (engines.h) */
     llmmem__ovf o;
     int stage;
     uint64_t N;                /* data-parallel ranks the states are partitioned over */
@@ -166,6 +175,7 @@ typedef struct zero_run {
     uint64_t keep;             /* ZeRO-3 persistent (unpartitioned) parameters */
     uint64_t w_part, w_keep;   /* ZeRO-3 partitioned / persistent parameter bytes */
 } zero_run;
+LLMMEM__ENGINE_STATE_FITS(zero_run);
 
 /* ZeRO-1: fp32 masters and optimizer state partitioned over dp
  * (stage_1_and_2.py single_partition_of_fp32_groups). */
@@ -290,7 +300,7 @@ static void zero_offload_optimizer(zero_run *z, const struct llmmem_config *cfg,
     z->t->st.master = 0;
     z->t->st.optim = 0;
     z->t->st.optim_transient = 0;
-    z->x.opt[LLMMEM_C_OPTIMIZER_TRANSIENT] = 0;
+    z->x->opt[LLMMEM_C_OPTIMIZER_TRANSIENT] = 0;
     if (z->stage >= 2) {
         z->t->st.grads = 0;
         z->t->layer_grad = 0;
@@ -304,12 +314,12 @@ static void zero3_params(zero_run *z, const struct llmmem_model *m, const struct
 {
     zero3_partition_params(z, m, cfg);
     z->gathered = zero3_gathered_params(z, m, cfg);
-    z->x.fwd[LLMMEM_C_GATHERED_PARAMS] = z->gathered;
-    z->x.bwd[LLMMEM_C_GATHERED_PARAMS] = z->gathered;
+    z->x->fwd[LLMMEM_C_GATHERED_PARAMS] = z->gathered;
+    z->x->bwd[LLMMEM_C_GATHERED_PARAMS] = z->gathered;
     if (cfg->zero_hpz_partition_size > 1) {
         z->secondary = zeropp_hpz_secondary(z, cfg->zero_hpz_partition_size);
-        z->x.fwd[LLMMEM_C_WEIGHTS] = z->secondary;
-        z->x.bwd[LLMMEM_C_WEIGHTS] = z->secondary;
+        z->x->fwd[LLMMEM_C_WEIGHTS] = z->secondary;
+        z->x->bwd[LLMMEM_C_WEIGHTS] = z->secondary;
     }
     if (cfg->offload_param != LLMMEM__OFFLOAD_NONE)
         zero3_offload_params(z, cfg);
@@ -317,7 +327,7 @@ static void zero3_params(zero_run *z, const struct llmmem_model *m, const struct
 
 /* The phase builder: partitions the training model stage by stage, adds the
  * buffers, moves what is offloaded. */
-static void zero_shard(zero_run *z, const struct llmmem_model *m, const struct llmmem_config *cfg)
+static void zero_shard_states(zero_run *z, const struct llmmem_model *m, const struct llmmem_config *cfg)
 {
     const bool overlap = cfg->overlap_comm == LLMMEM__TRI_ON ||
                          (cfg->overlap_comm == LLMMEM__TRI_AUTO && z->stage == 3);
@@ -329,22 +339,24 @@ static void zero_shard(zero_run *z, const struct llmmem_model *m, const struct l
         zero2_partition_grads(z);
     if (z->stage >= 1) {
         z->bucket = zero_reduce_bucket(z, cfg, overlap);
-        z->x.bwd[LLMMEM_C_COMM_BUFFERS] = z->bucket;
+        z->x->bwd[LLMMEM_C_COMM_BUFFERS] = z->bucket;
         if (z->stage == 3) { /* allocated once at init, lives through the step */
-            z->x.fwd[LLMMEM_C_COMM_BUFFERS] = z->bucket;
-            z->x.opt[LLMMEM_C_COMM_BUFFERS] = z->bucket;
+            z->x->fwd[LLMMEM_C_COMM_BUFFERS] = z->bucket;
+            z->x->opt[LLMMEM_C_COMM_BUFFERS] = z->bucket;
         }
     }
     if (z->stage == 3)
         zero3_params(z, m, cfg);
-    z->x.opt[LLMMEM_C_OPTIMIZER_TRANSIENT] = z->grad32;
+    z->x->opt[LLMMEM_C_OPTIMIZER_TRANSIENT] = z->grad32;
     if (cfg->offload_optimizer != LLMMEM__OFFLOAD_NONE)
         zero_offload_optimizer(z, cfg, cfg->offload_param != LLMMEM__OFFLOAD_NONE);
 }
 
-/* The engine's terms, after llmmem__train_fill. */
-static void zero_terms(struct llmmem_result *out, zero_run *z)
+/* The engine's terms, once the phases are built. */
+static void zero_terms(llmmem__engine_run *r)
 {
+    struct llmmem_result *out = r->out;
+    zero_run *z = LLMMEM__ENGINE_STATE(zero_run, r);
     if (z->bucket)
         llmmem__result_term(out, "zero_reduce_bucket",
                             "reduce_bucket_size x grad bytes (x2 overlap_comm, stages 1-2): ipg buffer "
@@ -371,51 +383,128 @@ static void zero_terms(struct llmmem_result *out, zero_run *z)
                             llmmem__add(&z->o, z->host, z->nvme));
 }
 
-int llmmem_estimate_zero(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
+/* One ZeRO estimate: partitions the training model stage by stage, adds the
+ * buffers, moves what is offloaded. */
+static int zero_shard(llmmem__engine_run *r)
 {
-    int rc = llmmem__check_args(out, model, cfg, "llmmem_estimate_zero");
-    if (rc)
-        return rc;
-    llmmem__layout l;
-    if ((rc = llmmem__engine_check(model, cfg, LLMMEM__ENG_ZERO)) != 0 ||
-        (rc = llmmem__engine_layout(&l, model, cfg, false, "zero")) != 0 ||
-        (rc = zero_check(cfg, &l)) != 0)
-        return rc;
-    const struct llmmem_config *orig = cfg;
-    struct llmmem_config resolved;
-    llmmem__engine_precision(&resolved, orig, LLMMEM__ENG_ZERO);
-    cfg = &resolved;
-    llmmem__result_clear(out);
-    out->engine = LLMMEM__ENG_ZERO;
-    if (cfg->accounting == LLMMEM__ACC_DEEPSPEED)
-        return zero_estimator_mode(out, model, cfg, &l);
-    if (cfg->accounting == LLMMEM__ACC_MEGATRON)
-        return llmmem__error(LLMMEM_E_INCONSISTENT, "accounting megatron_theoretical needs engine megatron");
-
-    zero_run z;
-    llmmem__train t;
-    memset(&z, 0, sizeof z);
-    z.t = &t;
-    if ((rc = llmmem__train_compute(&t, out, model, cfg)) != 0)
-        return rc;
-    llmmem__optim_engine_fused(&t.st, cfg);
-    llmmem__engine_precision_report(out, orig, cfg, &t.st, LLMMEM__ENG_ZERO, 0, 0);
-    z.stage = (int)cfg->zero_stage;
-    z.N = (uint64_t)l.dp;
-    z.per_node = (uint64_t)l.per_node;
-    z.P = (uint64_t)t.st.params;
-    z.trainable = (uint64_t)t.st.trainable;
-    z.pb = (uint64_t)(t.st.weight_bytes > 0 ? t.st.weight_bytes : 2);
-    z.gb = (uint64_t)(t.st.grad_bytes > 0 ? t.st.grad_bytes : 2);
-    zero_shard(&z, model, cfg);
-    if (z.o.overflow)
+    const struct llmmem_config *cfg = &r->c;
+    zero_run *z = LLMMEM__ENGINE_STATE(zero_run, r);
+    memset(z, 0, sizeof *z);
+    z->t = &r->t;
+    z->x = &r->x;
+    z->stage = (int)cfg->zero_stage;
+    z->N = (uint64_t)r->l.dp;
+    z->per_node = (uint64_t)r->l.per_node;
+    z->P = (uint64_t)r->t.st.params;
+    z->trainable = (uint64_t)r->t.st.trainable;
+    z->pb = (uint64_t)(r->t.st.weight_bytes > 0 ? r->t.st.weight_bytes : 2);
+    z->gb = (uint64_t)(r->t.st.grad_bytes > 0 ? r->t.st.grad_bytes : 2);
+    zero_shard_states(z, r->m, cfg);
+    if (z->o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "ZeRO estimate overflows 64-bit byte counts");
-    if (z.stage == 0)
-        llmmem__result_note(out, "ZeRO stage 0: states replicated as in DDP; gradient all-reduce "
-                                 "buffers not counted");
-    if ((rc = llmmem__train_fill(out, &t, &z.x, model, cfg)) != 0)
-        return rc;
-    zero_terms(out, &z);
-    llmmem__engine_keys(out, &l, z.host, z.nvme, z.sharded);
+    if (z->stage == 0)
+        llmmem__result_note(r->out, "ZeRO stage 0: states replicated as in DDP; gradient all-reduce "
+                                    "buffers not counted");
+    r->host = z->host;
+    r->nvme = z->nvme;
+    r->sharded = z->sharded;
     return LLMMEM_OK;
 }
+
+/* DeepSpeed's own choice of fp32 masters: a bf16/fp16 config casts the module
+ * to 16 bits (engine.py _configure_distributed_model) and the optimizer keeps
+ * fp32 partitions (zero/stage_1_and_2.py single_partition_of_fp32_groups,
+ * zero/stage3.py _create_fp32_partitions, bf16_optimizer.py / fp16 optimizer at
+ * stage 0) with fp32 Adam state; stages 1-2 clone the partition even for an
+ * fp32 model; gradients stay in the model dtype (engine.py get_data_types:
+ * grad_accum_dtype = model dtype). */
+static bool zero_masters(const struct llmmem_config *c)
+{
+    return llmmem__is16(llmmem__compute_of(c)) || c->zero_stage == 1 || c->zero_stage == 2;
+}
+
+/* ---- the planner ---------------------------------------------------------------- */
+
+/* ZeRO stage 0..2 with optimizer offload to the CPU from stage 1; stage 3
+ * with optimizer and parameters to none / cpu / nvme (ZeRO-Infinity). */
+static int zero_variants(struct llmmem_config *c, llmmem__plan_visit visit, void *ctx, int pre)
+{
+    int rc = 0;
+    for (int st = 0; st <= 3 && !rc; st++) {
+        c->zero_stage = st;
+        int max_opt = st == 0 ? 0 : st < 3 ? 1 : 2, max_par = st < 3 ? 0 : 2;
+        for (int o = 0; o <= max_opt && !rc; o++)
+            for (int q = 0; q <= max_par && !rc; q++) {
+                c->offload_optimizer = o;
+                c->offload_param = q;
+                rc = visit(ctx, pre);
+            }
+    }
+    c->offload_optimizer = c->offload_param = 0;
+    return rc;
+}
+
+/* Data-parallel bytes per GPU by stage, ring collectives (Rajbhandari et al.
+ * 2020 "ZeRO" section 7: stage 1/2 = 2 x params, stage 3 = 3 x params); also
+ * Megatron-DeepSpeed's over its data-parallel group. */
+double llmmem__zero_dp_seconds(const struct llmmem_config *c, const llmmem__dp_traffic *d)
+{
+    const double n = d->n_dp, G_B = d->G_B, W_B = d->W_B;
+    double bytes;
+    switch (c->zero_stage) {
+    case 0: bytes = 2 * llmmem__ring(n) * G_B; break;
+    case 1: bytes = llmmem__ring(n) * (G_B + W_B); break;
+    /* stage 2 reduce-scatters gradients every micro-step */
+    case 2: bytes = d->ga * llmmem__ring(n) * G_B + llmmem__ring(n) * W_B; break;
+    /* stage 3: all-gather in forward and backward, reduce-scatter, every micro-step */
+    default: bytes = d->ga * llmmem__ring(n) * (2 * W_B + G_B); break;
+    }
+    return bytes / d->bw;
+}
+
+/* offload_optimizer from stage 1, offload_param at stage 3. */
+static void zero_offloads(const struct llmmem_config *c, int *opt_dev, int *param_dev)
+{
+    if (c->zero_stage >= 1 && c->offload_optimizer)
+        *opt_dev = (int)c->offload_optimizer;
+    if (c->zero_stage == 3 && c->offload_param)
+        *param_dev = (int)c->offload_param;
+}
+
+static const int zero_reads[] = {LLMMEM_P_ZERO_STAGE,
+                                 LLMMEM_P_OFFLOAD_OPTIMIZER,
+                                 LLMMEM_P_OFFLOAD_PARAM,
+                                 LLMMEM_P_REDUCE_BUCKET_SIZE,
+                                 LLMMEM_P_ALLGATHER_BUCKET_SIZE,
+                                 LLMMEM_P_CONTIGUOUS_GRADIENTS,
+                                 LLMMEM_P_OVERLAP_COMM,
+                                 LLMMEM_P_STAGE3_MAX_LIVE_PARAMETERS,
+                                 LLMMEM_P_STAGE3_PREFETCH_BUCKET_SIZE,
+                                 LLMMEM_P_STAGE3_PARAM_PERSISTENCE_THRESHOLD,
+                                 LLMMEM_P_ZERO_HPZ_PARTITION_SIZE,
+                                 LLMMEM_P_ACCOUNTING,
+                                 LLMMEM_P_ZERO_INIT,
+                                 0};
+static const int zero_plan_options[] = {LLMMEM_P_ZERO_STAGE, LLMMEM_P_OFFLOAD_OPTIMIZER, LLMMEM_P_OFFLOAD_PARAM, 0};
+
+const llmmem__engine llmmem__engine_zero = {
+    .name = "zero",
+    .fn = "llmmem_estimate_zero",
+    .gate = LLMMEM_P_ENGINE,
+    .value = LLMMEM_ENGINE_ZERO,
+    .flags = LLMMEM__CAP_ZERO | LLMMEM__CAP_ZERO_OFFLOAD | LLMMEM__CAP_FUSED_ADAM | LLMMEM__CAP_TORCH_RECOMPUTE,
+    .reads = zero_reads,
+    .precision_source = LLMMEM__STR("DeepSpeed: 16-bit module, fp32 optimizer partitions and Adam state, grads "
+                                    "in the model dtype (zero/stage_1_and_2.py, stage3.py, engine.py "
+                                    "get_data_types)"),
+    .masters = zero_masters,
+    .no_replay = "a multi-GPU engine",
+    .check = zero_check,
+    .formula = zero_formula,
+    .shard = zero_shard,
+    .terms = zero_terms,
+    .plan_options = zero_plan_options,
+    .variants = zero_variants,
+    .dp_seconds = llmmem__zero_dp_seconds,
+    .offloads = zero_offloads,
+};

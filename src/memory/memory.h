@@ -63,6 +63,10 @@ void llmmem__result_model(struct llmmem_result *r, const struct llmmem_model *m)
 /* Sums each phase, picks the peak phase, applies the allocator model, adds the
  * CUDA context and compares with the GPU: fills the peak/fits keys. */
 int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c);
+/* A run that does not start (vLLM refusing its budget) after llmmem__result_finish:
+ * the total becomes the capacity plus `shortfall` (> 0), the bytes it lacks, so that
+ * fits, utilization and headroom say "does not fit" as the numbers do. */
+void llmmem__result_short(struct llmmem_result *r, uint64_t shortfall);
 
 /* ---- caching allocator model (alloc.c) ----------------------------------- */
 
@@ -215,8 +219,10 @@ typedef struct llmmem__train {
     uint64_t layer_grad;        /* gradient bytes of one layer's trainable params */
     uint64_t other_grad;        /* gradient bytes of embedding, head, final norm */
     uint64_t bwd_transient;     /* gradient temporaries inside one layer's backward */
-    uint64_t mlp_tail;          /* what the MLP's down projection keeps (one layer) */
-    uint64_t recompute_transient; /* LoRA gate/up recompute point beyond saved tensors (0: none) */
+    uint64_t mlp_tail;          /* what one layer saves after its recompute point (the MLP's down
+                                   projection; Falcon's math attention: all after the softmax) */
+    uint64_t recompute_transient; /* a checkpointed layer's recompute point beyond saved tensors
+                                     (LoRA gate/up, Falcon's math softmax; 0: none) */
     uint64_t embed_grad_extra;  /* end of backward: a tied embedding's lookup gradient */
     uint64_t quant_transient;   /* one dequantised weight (QLoRA) */
     uint64_t inputs;            /* input ids kept through the step */
@@ -319,6 +325,11 @@ uint64_t llmmem__saved_mlp_down_frozen(const struct llmmem_model *m, const struc
                                        const llmmem__recipe *rc);
 /* Whether the model has MoE layers (their experts are saved per token by saved.c). */
 bool llmmem__saved_has_moe(const struct llmmem_model *m);
+/* Whether Falcon's SDPA call runs torch's math backend (fp32 upcast), and per
+ * token what one such layer saves after its softmax (saved.c). */
+bool llmmem__saved_falcon_math(const struct llmmem_model *m, const llmmem__recipe *rc);
+uint64_t llmmem__saved_falcon_after_softmax(const struct llmmem_model *m, const struct llmmem_config *c,
+                                            const llmmem__recipe *rc);
 /* For the other layer kinds (saved.c, per token): what the Linears reading a
  * w-wide activation of in_b bytes keep (`all` readers, of which `trainable`
  * have trainable weights and `lora` adapters); an input norm of width w; the
@@ -380,8 +391,9 @@ uint64_t llmmem__compile_saved_layer(const struct llmmem_model *m, const struct 
 uint64_t llmmem__compile_saved_head(const struct llmmem_model *m, const struct llmmem_config *c,
                                     const llmmem__recipe *rc);
 /* Contradictions between recipe switches (offloading without checkpointing,
- * optimizer in backward with accumulation) (recipes.c). */
-int llmmem__recipes_check(const struct llmmem_model *m, const struct llmmem_config *c);
+ * optimizer in backward with accumulation) and with the engine's capabilities
+ * caps (enum llmmem__caps) (recipes.c). */
+int llmmem__recipes_check(const struct llmmem_model *m, const struct llmmem_config *c, unsigned caps);
 /* Offloading residency, optimizer in backward, paged state, load peak (recipes.c). */
 void llmmem__recipes_compute(llmmem__train *t, struct llmmem_result *r, const llmmem__train_in *in,
                              llmmem__ovf *o);

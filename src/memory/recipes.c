@@ -5,7 +5,7 @@
  * phases.c reads the fields this file fills. */
 #include "memory/memory.h"
 
-int llmmem__recipes_check(const struct llmmem_model *m, const struct llmmem_config *c)
+int llmmem__recipes_check(const struct llmmem_model *m, const struct llmmem_config *c, unsigned caps)
 {
     (void)m;
     if (c->activation_offloading != LLMMEM__AOFF_NONE && c->checkpointing != LLMMEM__CKPT_FULL)
@@ -25,7 +25,7 @@ int llmmem__recipes_check(const struct llmmem_model *m, const struct llmmem_conf
                              "optimizer_in_backward steps each parameter as its gradient is ready: it cannot "
                              "accumulate gradients (gradient_accumulation_steps %lld); torchtune raises too",
                              (long long)c->grad_accum_steps);
-    if (c->optimizer_in_backward && c->engine != LLMMEM__ENG_SINGLE)
+    if (c->optimizer_in_backward && !(caps & LLMMEM__CAP_OPTIM_IN_BWD))
         return llmmem__error(LLMMEM_E_UNSUPPORTED,
                              "optimizer_in_backward is modelled for one GPU (engine single); under a "
                              "distributed engine the gradient reduction interacts with the hooks");
@@ -50,13 +50,12 @@ int llmmem__recipes_check(const struct llmmem_model *m, const struct llmmem_conf
                                  "activation_checkpointing selective_op is modelled for dense Llama-style layers "
                                  "(seven matmuls in q, k, v, o, gate, up, down order); model_type \"%s\" is not",
                                  m->model_type);
-        if (c->engine == LLMMEM__ENG_MEGATRON || c->engine == LLMMEM__ENG_MEGATRON_DEEPSPEED)
+        if (!(caps & LLMMEM__CAP_TORCH_RECOMPUTE))
             return llmmem__error(LLMMEM_E_UNSUPPORTED,
                                  "activation_checkpointing selective_op is torch op-level SAC; Megatron engines "
                                  "use selective (recompute_granularity selective)");
     }
-    if (c->activation_offloading != LLMMEM__AOFF_NONE &&
-        (c->engine == LLMMEM__ENG_MEGATRON || c->engine == LLMMEM__ENG_MEGATRON_DEEPSPEED))
+    if (c->activation_offloading != LLMMEM__AOFF_NONE && !(caps & LLMMEM__CAP_TORCH_RECOMPUTE))
         return llmmem__error(LLMMEM_E_UNSUPPORTED,
                              "activation_offloading with Megatron engines is not modelled");
     return LLMMEM_OK;

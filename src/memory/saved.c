@@ -286,15 +286,60 @@ static uint64_t saved_attention_core(const struct llmmem_model *m, const llmmem_
     return saved_attention_sdpa(rc, a, k, dq, dv, s);
 }
 
-/* FalconAttention (transformers 5.17) computes attention with matmuls in the
- * dtype RoPE leaves (its fp32 cos/sin promote q and k, fp32 under autocast):
- * q, expanded k and v, the softmax and a compute-dtype copy of the output for
- * `dense` (saved-tensor hooks, test/gpu/saved_graph.out.txt). */
-static uint64_t saved_attention_falcon(const struct llmmem_model *m, const llmmem__recipe *rc, uint64_t s)
+/* FalconAttention's SDPA call (transformers 5.17 modeling_falcon.py) always
+ * gets a materialised mask (create_causal_mask, allow_is_causal_skip=False)
+ * and no enable_gqa: with fewer kv heads than heads neither flash (no mask)
+ * nor the memory-efficient kernel (equal head counts) takes it (torch
+ * sdp_utils.cpp), so SDPA runs the math backend, which upcasts 16-bit q, k
+ * and v to fp32 (attention.cpp _scaled_dot_product_attention_math). */
+bool llmmem__saved_falcon_math(const struct llmmem_model *m, const llmmem__recipe *rc)
+{
+    /* multi_query of the old architecture (one kv head, parallel block); the
+     * new architecture broadcasts k and v to every head (_split_heads) */
+    return m->family == LLMMEM__FAM_FALCON && rc->attention == LLMMEM__ATTN_SDPA && m->partial_rotary_factor > 0 &&
+           m->num_kv_heads == 1 && m->num_heads > 1 && m->parallel_block;
+}
+
+/* Per token, the fp32 k or v the math backend's matmul keeps: broadcast over
+ * the heads, matmul's reshape copies it when the batch is above 1 (the
+ * expanded batch and head dims do not merge into a view); with one sequence
+ * it stays the one-head tensor. */
+static uint64_t falcon_math_kv(const struct llmmem_model *m, const struct llmmem_config *c)
+{
+    const uint64_t d = (uint64_t)m->head_dim;
+    return c->micro_batch_size > 1 ? 4 * (uint64_t)m->num_heads * d : 4 * d;
+}
+
+/* FalconAttention per token: the math backend keeps the scaled fp32 q, k and
+ * v broadcast over the heads by matmul (contiguous copies) and the fp32
+ * softmax, whatever the compute dtype (the reference harness,
+ * test/reference/, on falcon-7b); eager's matmuls run in the dtype RoPE
+ * leaves (its fp32 cos/sin promote q and k, fp32 under autocast): q, expanded
+ * k and v and the softmax (saved-tensor hooks, test/gpu/saved_graph.out.txt).
+ * Then `dense` reads a compute-dtype copy of the output (its input when it
+ * trains, a LoRA's own cast). */
+static uint64_t saved_attention_falcon(const struct llmmem_model *m, const struct llmmem_config *c,
+                                       const llmmem__recipe *rc, uint64_t s)
 {
     const uint64_t a = (uint64_t)m->num_heads, d = (uint64_t)m->head_dim;
+    const uint64_t dense = saved_readers(rc, rc->cb, a * d, (readers){1, rc->full_ft ? 1 : 0, lora_on(c, "dense")});
+    if (llmmem__saved_falcon_math(m, rc))
+        return 4 * a * d + 2 * falcon_math_kv(m, c) + 4 * a * s + dense;
     const uint64_t xb = rc->amp ? rc->pb : rc->cb;
-    return 3 * xb * a * d + xb * a * s + rc->cb * a * d;
+    return 3 * xb * a * d + xb * a * s + dense;
+}
+
+uint64_t llmmem__saved_falcon_after_softmax(const struct llmmem_model *m, const struct llmmem_config *c,
+                                            const llmmem__recipe *rc)
+{
+    const uint64_t a = (uint64_t)m->num_heads, d = (uint64_t)m->head_dim, h = (uint64_t)m->hidden_size;
+    const int ft = rc->full_ft ? 1 : 0;
+    uint64_t s = falcon_math_kv(m, c); /* v for probs @ v */
+    s += saved_readers(rc, rc->cb, a * d, (readers){1, ft, lora_on(c, "dense")});
+    s += saved_readers(rc, rc->rb, h, (readers){0, 0, lora_on(c, "dense_h_to_4h")}); /* the MLP's own casts */
+    bool down_lora = lora_on(c, "dense_4h_to_h");
+    s += saved_mlp(m, rc, (uint64_t)m->intermediate_size, (readers){1, ft, down_lora});
+    return s;
 }
 
 /* ---- how q, k and v are built ------------------------------------------------ */
@@ -499,7 +544,7 @@ static uint64_t saved_layer_parallel(const struct llmmem_model *m, const struct 
     const uint64_t a = (uint64_t)m->num_heads, k = (uint64_t)m->num_kv_heads, d = (uint64_t)m->head_dim;
     uint64_t total = saved_parallel_inputs(m, c, rc);
     if (m->family == LLMMEM__FAM_FALCON)
-        total += saved_attention_falcon(m, rc, s);
+        total += saved_attention_falcon(m, c, rc, s);
     else
         total += saved_attention_core(m, rc, a, k, d, d, s) + saved_qkv_fused(m, rc) +
                  saved_attention_output_copy(m, rc);

@@ -139,7 +139,7 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
         llmmem__result_note(r, "per-tensor layout of %s approximated from component counts", m->model_type);
     llmmem__states_linears(&in.lin, in.ts, &o);
     if ((rcode = llmmem__frameworks_check(m, c, &in.rc)) || (rcode = llmmem__compile_check(m, c, &in.rc)) ||
-        (rcode = llmmem__recipes_check(m, c)))
+        (rcode = llmmem__recipes_check(m, c, r->caps)))
         return rcode;
     llmmem__frameworks_qlora_linears(&in.qlin, &in.qlin_largest, &in, &o);
 

@@ -31,7 +31,8 @@ static uint64_t forward_layer_transient(const llmmem__train *t, const llmmem__tr
 static uint64_t backward_scores_grad(const llmmem__train_in *in, llmmem__ovf *o)
 {
     const uint64_t cb = in->rc.cb;
-    uint64_t per = cb == 4 ? 8 : 4;
+    /* Falcon's math SDPA backend: fp32 probabilities at any compute dtype */
+    uint64_t per = cb == 4 || llmmem__saved_falcon_math(in->m, &in->rc) ? 8 : 4;
     if (in->rc.selective)
         per += cb == 4 ? 4 : 6;
     return llmmem__mul3(o, in->T, (uint64_t)in->m->num_heads * in->s, per);
@@ -77,9 +78,43 @@ static void recompute_lora_gate_up(llmmem__train *t, const llmmem__train_in *in,
     t->mlp_tail = llmmem__mul(o, T, llmmem__saved_mlp_down_frozen(in->m, c, rc));
 }
 
+/* Falcon's math SDPA backend (attention.cpp _scaled_dot_product_attention_math,
+ * then _safe_softmax: softmax, eq(-inf), all, where) peaks at the where: the
+ * fp32 scores, the softmax output and the bool mask of -inf entries beside
+ * the where output (the kept probabilities), with the call's locals (fp32 q
+ * before scaling) and the layer's (the norm output, the fused qkv output, the
+ * rotated q) and the masks (the causal bool [1, 1, s, s] the model builds
+ * once, each call's float copy [b, 1, s, s], convert_boolean_attn_mask).
+ * A checkpointed layer's forward keeps nothing, so the scaled q and the where
+ * output count there too; in its recompute the layer's saved tensors up to
+ * the softmax are alive (mlp_tail: what it saves after). Derived from the
+ * reference harness's falcon-7b LoRA row (test/data/reference/). */
+static void falcon_math_points(llmmem__train *t, const llmmem__train_in *in, llmmem__ovf *o)
+{
+    if (!llmmem__saved_falcon_math(in->m, &in->rc))
+        return;
+    const struct llmmem_model *m = in->m;
+    const uint64_t a = (uint64_t)m->num_heads, k = (uint64_t)m->num_kv_heads, d = (uint64_t)m->head_dim;
+    const uint64_t h = (uint64_t)m->hidden_size, cb = in->rc.cb, s = in->s;
+    const uint64_t b = (uint64_t)in->c->micro_batch_size;
+    const uint64_t scores = llmmem__mul3(o, in->T, a, s);
+    const uint64_t masks = llmmem__add(o, llmmem__mul(o, s, s), llmmem__mul3(o, b * cb, s, s));
+    const uint64_t locals = llmmem__add(o, llmmem__mul(o, in->T, 4 * a * d + cb * (h + (a + 2 * k) * d + a * d)), masks);
+    if (t->checkpointing) {
+        t->recompute_transient = llmmem__add(o, llmmem__mul(o, scores, 9), locals);
+        t->mlp_tail = llmmem__mul(o, in->T, llmmem__saved_falcon_after_softmax(m, in->c, &in->rc));
+        t->fwd_layer_transient = llmmem__add(o, llmmem__mul(o, scores, 13),
+                                             llmmem__add(o, locals, llmmem__mul(o, in->T, 4 * a * d)));
+    } else { /* every layer's saved tensors count in the forward point: not the last one's tail */
+        const uint64_t tail = llmmem__mul(o, in->T, llmmem__saved_falcon_after_softmax(m, in->c, &in->rc));
+        t->fwd_layer_transient = llmmem__sub0(llmmem__add(o, llmmem__mul(o, scores, 9), locals), tail);
+    }
+}
+
 void llmmem__transient_compute(llmmem__train *t, const llmmem__train_in *in, llmmem__ovf *o)
 {
     t->fwd_transient = forward_layer_transient(t, in, o);
     t->bwd_transient = backward_layer_transient(in, o);
     recompute_lora_gate_up(t, in, o);
+    falcon_math_points(t, in, o);
 }

@@ -127,19 +127,23 @@ int llmmem__model_validate(const struct llmmem_model *m)
         return llmmem__error(LLMMEM_E_SCHEMA, "model \"%s\": no shape: set num_parameters, or "
                                               "hidden_size and num_hidden_layers",
                              m->model_type);
-    const struct {
-        const char *name;
-        int64_t v;
-    } pos[] = {{"vocab_size", m->vocab_size},
-               {"num_attention_heads", m->num_heads},
-               {"num_key_value_heads", m->num_kv_heads},
-               {"head_dim", m->head_dim},
-               {"intermediate_size", m->intermediate_size},
-               {"max_position_embeddings", m->max_positions}};
-    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(pos); i++)
-        if (pos[i].v <= 0)
-            return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model \"%s\": %s must be positive, got %lld",
-                                 m->model_type, pos[i].name, (long long)pos[i].v);
+    /* every estimate asks: the list that names the culprit only when one is not positive */
+    if (m->vocab_size <= 0 || m->num_heads <= 0 || m->num_kv_heads <= 0 || m->head_dim <= 0 ||
+        m->intermediate_size <= 0 || m->max_positions <= 0) {
+        const struct {
+            const char *name;
+            int64_t v;
+        } pos[] = {{"vocab_size", m->vocab_size},
+                   {"num_attention_heads", m->num_heads},
+                   {"num_key_value_heads", m->num_kv_heads},
+                   {"head_dim", m->head_dim},
+                   {"intermediate_size", m->intermediate_size},
+                   {"max_position_embeddings", m->max_positions}};
+        for (size_t i = 0; i < LLMMEM_ARRAY_LEN(pos); i++)
+            if (pos[i].v <= 0)
+                return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "model \"%s\": %s must be positive, got %lld",
+                                     m->model_type, pos[i].name, (long long)pos[i].v);
+    }
     if (m->num_heads % m->num_kv_heads != 0 && llmmem__kv_heads_divide(m))
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "model \"%s\": num_attention_heads %lld is not a multiple of "
@@ -473,11 +477,20 @@ int llmmem_model_clone(llmmem_model **out, const llmmem_model *model)
     if (!m)
         return llmmem__error(LLMMEM_E_NOMEM, "llmmem_model_clone: out of memory");
     *m = *model;
+    if (model->gguf && !(m->gguf = llmmem__gguf_clone(model->gguf))) {
+        free(m);
+        return llmmem__error(LLMMEM_E_NOMEM, "llmmem_model_clone: out of memory");
+    }
     *out = m;
     return 0;
 }
 
-void llmmem_model_free(llmmem_model *model) { free(model); }
+void llmmem_model_free(llmmem_model *model)
+{
+    if (model)
+        llmmem__gguf_free(model->gguf);
+    free(model);
+}
 
 /* Sets the registry quantity behind model key k of a registry model (a config
  * or a preset), with the value it had noted; an error names what it cannot

@@ -4,6 +4,7 @@
 #define LLMMEM_MODEL_MODEL_H
 
 #include "core/core.h"
+#include "model/gguf.h"
 #include "model/registry.h"
 
 #include <string.h>
@@ -214,6 +215,10 @@ struct llmmem_model {
     int64_t layer_linear_params;
     /* parameter tensors (llmmem__tensors_of), filled by llmmem__model_count */
     llmmem__tensors tensors;
+
+    /* a model read from a GGUF file: its tensors and llama.cpp's hyperparameters
+     * (model/gguf.h), owned (clone copies, free frees); NULL otherwise */
+    llmmem__gguf *gguf;
 
     int note_count;
     char notes[LLMMEM__MAX_NOTES][LLMMEM__NOTE_MAX];

@@ -412,97 +412,36 @@ static bool indivisible(const llmmem_model *m, const struct llmmem_config *c)
     return false;
 }
 
-/* ZeRO stage 0..2 with optimizer offload to the CPU from stage 1; stage 3
- * with optimizer and parameters to none / cpu / nvme (ZeRO-Infinity). */
-static int variants_zero(search *s, int pre)
+/* The engine options of one parallel layout (s->c has the sizes): the row's
+ * variants, each a grid; an engine without options is one grid. */
+static int visit_grid(void *ctx, int pre) { return grid(ctx, pre); }
+
+static int variants(search *s, const llmmem__engine *e, int pre)
 {
-    struct llmmem_config *c = &s->c;
-    int rc = 0;
-    for (int st = 0; st <= 3 && !rc; st++) {
-        c->zero_stage = st;
-        int max_opt = st == 0 ? 0 : st < 3 ? 1 : 2, max_par = st < 3 ? 0 : 2;
-        for (int o = 0; o <= max_opt && !rc; o++)
-            for (int q = 0; q <= max_par && !rc; q++) {
-                c->offload_optimizer = o;
-                c->offload_param = q;
-                rc = grid(s, pre);
-            }
-    }
-    c->offload_optimizer = c->offload_param = 0;
-    return rc;
+    return e->variants ? e->variants(&s->c, visit_grid, s, pre) : grid(s, pre);
 }
 
-/* FSDP: every sharding strategy, with and without CPU offload; hybrid shards
- * inside a node and replicates across whole nodes. */
-static int variants_fsdp(search *s, int pre)
+/* Every engine option the rows' variants set, at its default (the variants set
+ * them again for their own engine). */
+static void reset_options(struct llmmem_config *c)
 {
-    struct llmmem_config *c = &s->c;
-    int rc = 0;
-    for (int sh = 0; sh <= LLMMEM__FSDP_HYBRID_SHARD && !rc; sh++)
-        for (int off = 0; off <= 1 && !rc; off++) {
-            c->fsdp_sharding = sh;
-            c->fsdp_cpu_offload = off;
-            int why = pre;
-            if (why < 0 && sh == LLMMEM__FSDP_HYBRID_SHARD &&
-                (s->n <= c->gpus_per_node || s->n % c->gpus_per_node))
-                why = LLMMEM_REJECT_INDIVISIBLE;
-            rc = grid(s, why);
+    for (int i = 0; llmmem__engine_at(i); i++) {
+        const int *opt = llmmem__engine_at(i)->plan_options;
+        for (int k = 0; opt && opt[k]; k++) {
+            const llmmem__param_info *p = llmmem__param_find(opt[k]);
+            memcpy((char *)c + p->offset, &p->def_i, sizeof(int64_t)); /* integer, bool or enum */
         }
-    return rc;
-}
-
-/* The Megatron family, each with sequence parallel off / on (with TP):
- * Megatron-LM with the distributed optimizer off / on; Megatron-DeepSpeed with
- * ZeRO stage 0..2, where the pipeline engine runs stage 0 or 1 only
- * (deepspeed/runtime/pipe/engine.py asserts zero stage < 2). */
-static int variants_megatron(search *s, int pre)
-{
-    struct llmmem_config *c = &s->c;
-    const bool ds = c->engine == LLMMEM__ENG_MEGATRON_DEEPSPEED;
-    int rc = 0;
-    for (int o = 0; o <= (ds ? 2 : 1) && !rc; o++)
-        for (int sp = 0; sp <= (c->tp > 1) && !rc; sp++) {
-            if (ds)
-                c->zero_stage = o;
-            else
-                c->distributed_optimizer = o;
-            c->sequence_parallel = sp;
-            int why = pre;
-            if (ds && why < 0 && c->pp > 1 && o >= 2)
-                why = LLMMEM_REJECT_UNSUPPORTED;
-            rc = grid(s, why);
-        }
-    return rc;
-}
-
-/* The engine options of one parallel layout (s->c has the sizes). */
-static int variants(search *s, int pre)
-{
-    switch (s->c.engine) {
-    case LLMMEM__ENG_SINGLE:
-    case LLMMEM__ENG_DDP: return grid(s, pre);
-    case LLMMEM__ENG_ZERO: return variants_zero(s, pre);
-    case LLMMEM__ENG_FSDP: return variants_fsdp(s, pre);
-    case LLMMEM__ENG_MEGATRON:
-    case LLMMEM__ENG_MEGATRON_DEEPSPEED: return variants_megatron(s, pre);
     }
-    return 0;
 }
 
 /* Candidate of engine e at the given sizes: every engine option at its
  * default (the variants set them), no interleaving, micro-batches from the
  * accumulation steps. */
-static void set_layout(struct llmmem_config *c, int e, int64_t n, int64_t tp, int64_t pp, int64_t cp,
-                       int64_t dp, int64_t ep)
+static void set_layout(struct llmmem_config *c, const llmmem__engine *e, int64_t n, int64_t tp, int64_t pp,
+                       int64_t cp, int64_t dp, int64_t ep)
 {
-    c->engine = e;
-    c->zero_stage = 0;
-    c->offload_optimizer = LLMMEM__OFFLOAD_NONE;
-    c->offload_param = LLMMEM__OFFLOAD_NONE;
-    c->fsdp_sharding = LLMMEM__FSDP_FULL_SHARD;
-    c->fsdp_cpu_offload = 0;
-    c->distributed_optimizer = 0;
-    c->sequence_parallel = 0;
+    c->engine = e->value;
+    reset_options(c);
     c->num_gpus = n;
     c->tp = tp;
     c->pp = pp;
@@ -514,21 +453,23 @@ static void set_layout(struct llmmem_config *c, int e, int64_t n, int64_t tp, in
     c->num_microbatches = 0;
 }
 
-/* The expert-parallel sizes (divisors of dp x cp; Megatron-LM on an MoE model
- * only) of engine e at tp x pp x cp, each with its engine options. */
-static int enumerate_experts(search *s, int e, int64_t tp, int64_t pp, int64_t cp)
+/* The expert-parallel sizes (divisors of dp x cp; MoE models, engines whose
+ * row plans expert parallelism) of engine e at tp x pp x cp, each with its
+ * engine options. */
+static int enumerate_experts(search *s, const llmmem__engine *e, int64_t tp, int64_t pp, int64_t cp)
 {
     const struct llmmem_plan *p = s->p;
     const bool moe = s->m->num_experts > 0;
+    const bool plan_ep = (e->flags & LLMMEM__CAP_PLAN_EP) != 0;
     const int64_t dp = s->n / (tp * pp * cp);
     for (int q = 0; q < p->n_nd; q++) {
         const int64_t ep = p->nd[q];
-        if (ep > dp * cp || (ep > 1 && (!moe || e != LLMMEM__ENG_MEGATRON)))
+        if (ep > dp * cp || (ep > 1 && (!moe || !plan_ep)))
             break;
         if ((dp * cp) % ep)
             continue;
         set_layout(&s->c, e, s->n, tp, pp, cp, dp, ep);
-        int rc = variants(s, indivisible(s->m, &s->c) ? LLMMEM_REJECT_INDIVISIBLE : -1);
+        int rc = variants(s, e, indivisible(s->m, &s->c) ? LLMMEM_REJECT_INDIVISIBLE : -1);
         if (rc)
             return rc;
     }
@@ -536,12 +477,13 @@ static int enumerate_experts(search *s, int e, int64_t tp, int64_t pp, int64_t c
 }
 
 /* Every tp x pp x cp that divides N for engine e (model parallelism for the
- * Megatron engines only, context parallelism for Megatron-LM only). */
-static int enumerate_engine(search *s, int e)
+ * rows that accept it, context parallelism for those that plan it). */
+static int enumerate_engine(search *s, const llmmem__engine *e)
 {
     const struct llmmem_plan *p = s->p;
     const int64_t N = s->n;
-    const bool mp = e == LLMMEM__ENG_MEGATRON || e == LLMMEM__ENG_MEGATRON_DEEPSPEED;
+    const bool mp = (e->flags & LLMMEM__CAP_MODEL_PARALLEL) != 0;
+    const bool plan_cp = (e->flags & LLMMEM__CAP_PLAN_CP) != 0;
     for (int i = 0; i < p->n_nd; i++) {
         const int64_t tp = p->nd[i];
         if (tp > 1 && !mp)
@@ -554,7 +496,7 @@ static int enumerate_engine(search *s, int e)
                 continue;
             for (int k = 0; k < p->n_nd; k++) {
                 const int64_t cp = p->nd[k];
-                if (cp > N / (tp * pp) || (cp > 1 && e != LLMMEM__ENG_MEGATRON))
+                if (cp > N / (tp * pp) || (cp > 1 && !plan_cp))
                     break;
                 if ((N / (tp * pp)) % cp)
                     continue;
@@ -567,10 +509,12 @@ static int enumerate_engine(search *s, int e)
     return 0;
 }
 
+/* Every training engine of the table, in its order (one-GPU engines on one GPU only). */
 static int enumerate_training(search *s)
 {
-    for (int e = LLMMEM__ENG_SINGLE; e <= LLMMEM__ENG_MEGATRON_DEEPSPEED; e++) {
-        if (e == LLMMEM__ENG_SINGLE && s->n != 1)
+    for (int i = 0; llmmem__engine_at(i); i++) {
+        const llmmem__engine *e = llmmem__engine_at(i);
+        if (e->gate != LLMMEM_P_ENGINE || ((e->flags & LLMMEM__CAP_ONE_GPU) && s->n != 1))
             continue;
         int rc = enumerate_engine(s, e);
         if (rc)

@@ -78,28 +78,24 @@ static const char *enum_name(int param, int64_t v)
     return s ? s : "?";
 }
 
-/* A training layout's sizes and engine options (only those of its engine). */
+/* A training layout's sizes and engine options (those its engine's variants set). */
 static void json_training_options(llmmem__buf *b, const struct llmmem_config *c)
 {
     llmmem__buf_printf(b, "\"engine\":\"%s\",", enum_name(LLMMEM_P_ENGINE, c->engine));
     llmmem__buf_printf(b, "\"dp\":%lld,\"tp\":%lld,\"pp\":%lld,\"cp\":%lld,\"ep\":%lld,",
                        (long long)c->dp, (long long)c->tp, (long long)c->pp, (long long)c->cp,
                        (long long)c->ep);
-    if (c->engine == LLMMEM__ENG_ZERO || c->engine == LLMMEM__ENG_MEGATRON_DEEPSPEED)
-        llmmem__buf_printf(b, "\"zero_stage\":%lld,", (long long)c->zero_stage);
-    if (c->engine == LLMMEM__ENG_ZERO)
-        llmmem__buf_printf(b, "\"offload_optimizer\":\"%s\",\"offload_param\":\"%s\",",
-                           enum_name(LLMMEM_P_OFFLOAD_OPTIMIZER, c->offload_optimizer),
-                           enum_name(LLMMEM_P_OFFLOAD_PARAM, c->offload_param));
-    if (c->engine == LLMMEM__ENG_FSDP)
-        llmmem__buf_printf(b, "\"sharding_strategy\":\"%s\",\"fsdp_cpu_offload\":%s,",
-                           enum_name(LLMMEM_P_FSDP_SHARDING, c->fsdp_sharding),
-                           c->fsdp_cpu_offload ? "true" : "false");
-    if (c->engine == LLMMEM__ENG_MEGATRON)
-        llmmem__buf_printf(b, "\"distributed_optimizer\":%s,",
-                           c->distributed_optimizer ? "true" : "false");
-    if (c->engine == LLMMEM__ENG_MEGATRON || c->engine == LLMMEM__ENG_MEGATRON_DEEPSPEED)
-        llmmem__buf_printf(b, "\"sequence_parallel\":%s,", c->sequence_parallel ? "true" : "false");
+    const llmmem__engine *e = llmmem__engine_of(LLMMEM_P_ENGINE, c->engine);
+    for (int k = 0; e && e->plan_options && e->plan_options[k]; k++) {
+        const llmmem__param_info *p = llmmem__param_find(e->plan_options[k]);
+        const int64_t v = *(const int64_t *)(const void *)((const char *)c + p->offset);
+        if (p->type == LLMMEM_TYPE_ENUM)
+            llmmem__buf_printf(b, "\"%s\":\"%s\",", p->name, enum_name(p->id, v));
+        else if (p->type == LLMMEM_TYPE_BOOL)
+            llmmem__buf_printf(b, "\"%s\":%s,", p->name, v ? "true" : "false");
+        else
+            llmmem__buf_printf(b, "\"%s\":%lld,", p->name, (long long)v);
+    }
     llmmem__buf_printf(b, "\"activation_checkpointing\":\"%s\",",
                        enum_name(LLMMEM_P_CHECKPOINTING, c->checkpointing));
     llmmem__buf_printf(b, "\"micro_batch_size\":%lld,\"gradient_accumulation_steps\":%lld,",

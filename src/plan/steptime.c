@@ -29,7 +29,6 @@
 /* Latency of one small collective (decode-time tensor-parallel all-reduce). */
 #define COLLECTIVE_LATENCY_S 10e-6
 
-static double ring(double n) { return n > 1 ? (n - 1) / n : 0.0; }
 static double dmax(double a, double b) { return a > b ? a : b; }
 
 static int act_bytes(const struct llmmem_config *c)
@@ -164,61 +163,25 @@ static double pipeline_bubble(const train_dims *d, double compute_s)
     return compute_s * (d->pp - 1) / (d->ga * (double)(d->c->vpp > 0 ? d->c->vpp : 1));
 }
 
-/* Data-parallel bytes per GPU of ZeRO (and Megatron-DeepSpeed) by stage,
- * ring collectives (Rajbhandari et al. 2020 "ZeRO" §7: stage 1/2 = 2 x
- * params, stage 3 = 3 x params). */
-static double zero_dp_bytes(const train_dims *d, double n_dp, double G_B, double W_B)
-{
-    switch (d->c->zero_stage) {
-    case 0: return 2 * ring(n_dp) * G_B;
-    case 1: return ring(n_dp) * (G_B + W_B);
-    /* stage 2 reduce-scatters gradients every micro-step */
-    case 2: return d->ga * ring(n_dp) * G_B + ring(n_dp) * W_B;
-    /* stage 3: all-gather in forward and backward, reduce-scatter, every micro-step */
-    default: return d->ga * ring(n_dp) * (2 * W_B + G_B);
-    }
-}
-
-/* FSDP data-parallel traffic by sharding strategy, bytes per GPU (*bytes,
- * over the DP link) or, for HYBRID_SHARD, seconds (*secs: full shard inside a
- * node, all-reduce of the shard across nodes). */
-static void fsdp_dp_traffic(const train_dims *d, double n_dp, double G_B, double W_B, double *bytes,
-                            double *secs)
-{
-    switch (d->c->fsdp_sharding) {
-    case LLMMEM__FSDP_FULL_SHARD: *bytes = d->ga * ring(n_dp) * (2 * W_B + G_B); break;
-    /* parameters stay gathered from forward to backward */
-    case LLMMEM__FSDP_SHARD_GRAD_OP: *bytes = d->ga * ring(n_dp) * (W_B + G_B); break;
-    case LLMMEM__FSDP_NO_SHARD: *bytes = 2 * ring(n_dp) * G_B; break;
-    default: {
-        double in = d->gpn < n_dp ? d->gpn : n_dp, across = n_dp / in;
-        *secs = d->ga * ring(in) * (2 * W_B + G_B) / d->intra + 2 * ring(across) * G_B / in / d->inter;
-    } break;
-    }
-}
-
-/* Data-parallel traffic per GPU (ring collectives: all-reduce moves 2(n-1)/n
- * of the buffer, reduce-scatter and all-gather (n-1)/n each). The DP group of
- * Megatron also spans CP (grads are reduced over dp x cp). */
+/* Data-parallel traffic per GPU, as the engine's row prices it (ring
+ * collectives; an engine with none has none). The DP group of Megatron also
+ * spans CP (grads are reduced over dp x cp). */
 static double dp_comm_time(const train_dims *d)
 {
-    const double n_dp = d->dp * d->cp;
-    const double bw_dp = d->tp * d->cp * d->dp <= d->gpn ? d->intra : d->inter;
-    const double G_B = d->g_el * d->gb, W_B = d->w_el * d->pb;
-    double dp_bytes = 0, dp_s = 0;
-    switch (d->c->engine) {
-    case LLMMEM__ENG_SINGLE: break;
-    case LLMMEM__ENG_DDP: dp_bytes = 2 * ring(n_dp) * G_B; break;
-    case LLMMEM__ENG_MEGATRON:
-        /* distributed optimizer: reduce-scatter grads, all-gather params
-         * (megatron/core/optimizer/distrib_optimizer.py) */
-        dp_bytes = d->c->distributed_optimizer ? ring(n_dp) * (G_B + W_B) : 2 * ring(n_dp) * G_B;
-        break;
-    case LLMMEM__ENG_ZERO:
-    case LLMMEM__ENG_MEGATRON_DEEPSPEED: dp_bytes = zero_dp_bytes(d, n_dp, G_B, W_B); break;
-    case LLMMEM__ENG_FSDP: fsdp_dp_traffic(d, n_dp, G_B, W_B, &dp_bytes, &dp_s); break;
-    }
-    return dp_s + dp_bytes / bw_dp;
+    const llmmem__engine *e = llmmem__engine_of(LLMMEM_P_ENGINE, d->c->engine);
+    if (!e || !e->dp_seconds)
+        return 0.0;
+    const llmmem__dp_traffic t = {
+        .n_dp = d->dp * d->cp,
+        .G_B = d->g_el * d->gb,
+        .W_B = d->w_el * d->pb,
+        .ga = d->ga,
+        .gpn = d->gpn,
+        .intra = d->intra,
+        .inter = d->inter,
+        .bw = d->tp * d->cp * d->dp <= d->gpn ? d->intra : d->inter,
+    };
+    return e->dp_seconds(d->c, &t);
 }
 
 /* Tensor parallel (Megatron, Shoeybi et al. 2019 §3): 2 all-reduces of
@@ -226,7 +189,7 @@ static double dp_comm_time(const train_dims *d)
  * sequence parallelism moves the same bytes (Korthikanti et al. 2022 §4.2.2). */
 static double tp_comm_time(const train_dims *d)
 {
-    double per_layer = (4.0 + (d->full ? 2.0 : 0.0)) * 2 * ring(d->tp) * d->tokens_mb * d->h * d->ab;
+    double per_layer = (4.0 + (d->full ? 2.0 : 0.0)) * 2 * llmmem__ring(d->tp) * d->tokens_mb * d->h * d->ab;
     return d->ga * (d->L / d->pp) * per_layer / (d->tp <= d->gpn ? d->intra : d->inter);
 }
 
@@ -239,7 +202,7 @@ static double cp_comm_time(const train_dims *d)
     const double kvd = (double)(m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads) *
                        (double)m->head_dim;
     double kv = 2.0 * d->b * d->s * kvd * d->ab / d->tp;
-    return d->ga * (d->L / d->pp) * (3.0 + (d->full ? 1.0 : 0.0)) * ring(d->cp) * kv /
+    return d->ga * (d->L / d->pp) * (3.0 + (d->full ? 1.0 : 0.0)) * llmmem__ring(d->cp) * kv /
            (d->tp * d->cp <= d->gpn ? d->intra : d->inter);
 }
 
@@ -250,7 +213,7 @@ static double ep_comm_time(const train_dims *d)
     const struct llmmem_model *m = d->m;
     double topk = (double)(m->experts_per_token > 0 ? m->experts_per_token : 1);
     double moe_layers = (double)(m->num_moe_layers > 0 ? m->num_moe_layers : m->num_layers);
-    double per_layer = (3.0 + (d->full ? 1.0 : 0.0)) * 2 * ring(d->ep) * d->tokens_mb * topk * d->h * d->ab;
+    double per_layer = (3.0 + (d->full ? 1.0 : 0.0)) * 2 * llmmem__ring(d->ep) * d->tokens_mb * topk * d->h * d->ab;
     return d->ga * (moe_layers / d->pp) * per_layer / (d->tp * d->cp * d->ep <= d->gpn ? d->intra : d->inter);
 }
 
@@ -279,17 +242,13 @@ static double comm_time(const train_dims *d)
 }
 
 /* Where the optimizer and the parameters are offloaded (0 = not, else
- * LLMMEM__OFFLOAD_CPU / _NVME): ZeRO's offload_optimizer from stage 1 and
- * offload_param at stage 3; FSDP's CPUOffload moves both to the CPU. */
+ * LLMMEM__OFFLOAD_CPU / _NVME), as the engine's row says. */
 static void offload_devices(const struct llmmem_config *c, int *opt_dev, int *param_dev)
 {
     *opt_dev = *param_dev = 0;
-    if (c->engine == LLMMEM__ENG_ZERO && c->zero_stage >= 1 && c->offload_optimizer)
-        *opt_dev = (int)c->offload_optimizer;
-    if (c->engine == LLMMEM__ENG_ZERO && c->zero_stage == 3 && c->offload_param)
-        *param_dev = (int)c->offload_param;
-    if (c->engine == LLMMEM__ENG_FSDP && c->fsdp_cpu_offload)
-        *opt_dev = *param_dev = LLMMEM__OFFLOAD_CPU;
+    const llmmem__engine *e = llmmem__engine_of(LLMMEM_P_ENGINE, c->engine);
+    if (e && e->offloads)
+        e->offloads(c, opt_dev, param_dev);
 }
 
 /* Offload: ZeRO-Offload (Ren et al. 2021 §4) moves gradients to the host
@@ -364,8 +323,8 @@ static void infer_time(llmmem__steptime *t, const struct llmmem_model *m,
     /* TP: 2 all-reduces per layer per forward (Shoeybi et al. 2019 §3); decode
      * messages are tiny, so each also pays a collective latency. */
     if (c->tp > 1) {
-        t->comm_s = 2 * L * 2 * ring(tp) * B * S * h * ab / bw;
-        t->comm_s += D * 2 * L * (2 * ring(tp) * B * h * ab / bw + COLLECTIVE_LATENCY_S);
+        t->comm_s = 2 * L * 2 * llmmem__ring(tp) * B * S * h * ab / bw;
+        t->comm_s += D * 2 * L * (2 * llmmem__ring(tp) * B * h * ab / bw + COLLECTIVE_LATENCY_S);
     }
     t->overhead_s = (1.0 + D) * L * LAYER_PASS_S;
 }

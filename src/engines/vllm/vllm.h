@@ -1,13 +1,14 @@
-/* vLLM V1 at startup, the byte-model half: the weights as vLLM stores them on
- * one rank (vllm_weights.c), the KV cache specs, groups and blocks
- * (vllm_kv.c) and the profile run's peak (vllm_profile.c). engines/vllm.c
- * puts them into the budget of each vLLM version. docs/inference.md "vLLM"
+/* The vLLM runtime's wing (engines/vllm/): vLLM V1 at startup. The byte
+ * model: the weights as vLLM stores them on one rank (vllm_weights.c), the KV
+ * cache specs, groups and blocks (vllm_kv.c) and the profile run's peak
+ * (vllm_profile.c); vllm.c puts them into the budget of each vLLM version and
+ * holds the runtime's row (struct llmmem__engine). docs/inference.md "vLLM"
  * and docs/research/vllm-v1.md name the upstream file of every formula.
  * Not installed. */
-#ifndef LLMMEM_MEMORY_VLLM_H
-#define LLMMEM_MEMORY_VLLM_H
+#ifndef LLMMEM_ENGINES_VLLM_VLLM_H
+#define LLMMEM_ENGINES_VLLM_VLLM_H
 
-#include "memory/memory.h"
+#include "engines/engines.h"
 
 /* A vLLM version as one number: 0.10.2 -> 1002, 1.2.3 -> 10203. */
 #define LLMMEM__VLLM_V(a, b, c) ((a) * 10000 + (b) * 100 + (c))
@@ -146,4 +147,4 @@ int llmmem__vllm_profile_run(llmmem__vllm_profile *p, llmmem__ovf *o, const stru
 uint64_t llmmem__vllm_forward_token(llmmem__ovf *o, const struct llmmem_model *m,
                                     const llmmem__vllm_profile_in *in);
 
-#endif /* LLMMEM_MEMORY_VLLM_H */
+#endif /* LLMMEM_ENGINES_VLLM_VLLM_H */

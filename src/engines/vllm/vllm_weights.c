@@ -17,7 +17,7 @@
  *    and the vision encoder;
  * and each allocation as PyTorch's caching allocator counts it
  * (llmmem__vllm_alloc below). */
-#include "memory/vllm.h"
+#include "engines/vllm/vllm.h"
 
 #include <string.h>
 

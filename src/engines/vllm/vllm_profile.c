@@ -6,7 +6,7 @@
  * largest size that the encoder budget admits. What matters is what is live at
  * once under torch.compile (inductor frees each buffer after its last use),
  * per token of the largest layer piece. */
-#include "memory/vllm.h"
+#include "engines/vllm/vllm.h"
 
 #include <string.h>
 

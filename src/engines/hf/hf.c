@@ -1,6 +1,8 @@
 /* Runtime hf: HF transformers generate on one GPU, a prefill forward over the
  * prompt (memory/prefill.c), then decode_len one-token steps
- * (memory/decode.c), composed into the result's prefill and decode phases. */
+ * (memory/decode.c), composed into the result's prefill and decode phases.
+ * The runtime's row is at the end; the allocator replay draws its run
+ * (memory/reserved.c, tl_infer.c). */
 #include "engines/engines.h"
 
 #include <string.h>
@@ -120,8 +122,8 @@ static void hf_terms(struct llmmem_result *r, const llmmem__infer *x, const llmm
                             x->largest_mixer);
 }
 
-int llmmem__infer_hf(struct llmmem_result *r, const struct llmmem_model *m,
-                     const struct llmmem_config *c, const llmmem__infer_base *b)
+static int infer_hf(struct llmmem_result *r, const struct llmmem_model *m, const struct llmmem_config *c,
+                    const llmmem__infer_base *b)
 {
     llmmem__ovf o = {b->overflow};
     llmmem__infer x;
@@ -147,3 +149,19 @@ int llmmem__infer_hf(struct llmmem_result *r, const struct llmmem_model *m,
     }
     return llmmem__result_finish(r, c);
 }
+
+/* The options only HF generate reads: the batch and the lengths of one call. */
+static const int hf_reads[] = {LLMMEM_P_BATCH_SIZE, LLMMEM_P_PROMPT_LEN, LLMMEM_P_DECODE_LEN, 0};
+
+const llmmem__engine llmmem__runtime_hf = {
+    .name = "hf",
+    .fn = "llmmem_estimate_inference",
+    .gate = LLMMEM_P_RUNTIME,
+    .value = LLMMEM_RUNTIME_HF,
+    .flags = LLMMEM__CAP_INFERENCE | LLMMEM__CAP_REPLAY | LLMMEM__CAP_POSITIONS,
+    .reads = hf_reads,
+    .kinds_use = LLMMEM__USE_HF,
+    .plan_batch = LLMMEM_P_BATCH_SIZE,
+    .plan_len = LLMMEM_P_PROMPT_LEN,
+    .infer = infer_hf,
+};

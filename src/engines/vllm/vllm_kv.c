@@ -6,7 +6,7 @@
  * _get_kv_cache_groups_uniform_page_size) and the blocks one max_model_len
  * request holds (max_memory_usage_bytes of each spec,
  * get_max_concurrency_for_kv_cache_config). */
-#include "memory/vllm.h"
+#include "engines/vllm/vllm.h"
 
 #include <string.h>
 

@@ -10,9 +10,9 @@
  * (memory/vllm_*.c); this file reads vLLM's arguments with the defaults of the
  * version, the GPU and the usage context, adds what lives outside PyTorch's
  * allocator and the CUDA graphs, applies the budget of the version and writes
- * the figures vLLM prints. Everything here is per rank. */
-#include "engines/engines.h"
-#include "memory/vllm.h"
+ * the figures vLLM prints. Everything here is per rank. The runtime's row is at
+ * the end. */
+#include "engines/vllm/vllm.h"
 
 #include <math.h>
 #include <string.h>
@@ -780,8 +780,8 @@ static void notes(struct llmmem_result *r, const vargs *v, const struct llmmem_c
                             (unsigned long long)st->prof.enc_tokens);
 }
 
-int llmmem__infer_vllm(struct llmmem_result *r, const struct llmmem_model *m,
-                       const struct llmmem_config *c, const llmmem__infer_base *b)
+static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, const struct llmmem_config *c,
+                      const llmmem__infer_base *b)
 {
     llmmem__ovf o = {b->overflow};
     vargs v;
@@ -880,7 +880,57 @@ int llmmem__infer_vllm(struct llmmem_result *r, const struct llmmem_model *m,
     if (o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "vllm budget overflows 64-bit byte counts");
     rc = llmmem__result_finish(r, c);
-    if (rc == 0)
-        llmmem__result_set_i64(r, LLMMEM_R_FITS, started);
+    /* fits iff total <= capacity: a vLLM that refuses to start is short of the
+     * bytes its budget lacks (free memory at start below the requested total, or
+     * the KV cache of one max_model_len request beyond what is available); one
+     * that starts with --num-gpu-blocks-override past the GPU does not fit by its
+     * total */
+    if (rc == 0 && !started) {
+        double lack = !room ? (double)v.requested - (double)free_at_start : need - (double)best.available;
+        llmmem__result_short(r, lack >= 1.8e19 ? UINT64_MAX : lack > 1 ? (uint64_t)lack : 1);
+        llmmem__result_note(r, "vllm does not start: total_bytes_per_gpu is the GPU's capacity plus the %.2f GiB "
+                               "its budget lacks",
+                            lack > 0 ? lack / (double)GiB : 0.0);
+    }
     return rc;
 }
+
+/* The options only vLLM reads. */
+static const int vllm_reads[] = {LLMMEM_P_GPU_MEMORY_UTILIZATION,
+                                 LLMMEM_P_MAX_NUM_BATCHED_TOKENS,
+                                 LLMMEM_P_MAX_NUM_SEQS,
+                                 LLMMEM_P_KV_BLOCK_SIZE,
+                                 LLMMEM_P_MAX_MODEL_LEN,
+                                 LLMMEM_P_CUDA_GRAPHS,
+                                 LLMMEM_P_VLLM_VERSION,
+                                 LLMMEM_P_ENFORCE_EAGER,
+                                 LLMMEM_P_QUANTIZATION,
+                                 LLMMEM_P_ENABLE_CHUNKED_PREFILL,
+                                 LLMMEM_P_VLLM_USAGE_CONTEXT,
+                                 LLMMEM_P_FLASHINFER_SAMPLER,
+                                 LLMMEM_P_ENABLE_EXPERT_PARALLEL,
+                                 LLMMEM_P_DISABLE_CUSTOM_ALL_REDUCE,
+                                 LLMMEM_P_ENABLE_PREFIX_CACHING,
+                                 LLMMEM_P_KV_CACHE_MEMORY_BYTES,
+                                 LLMMEM_P_DISABLE_HYBRID_KV_CACHE_MANAGER,
+                                 LLMMEM_P_NUM_GPU_BLOCKS_OVERRIDE,
+                                 LLMMEM_P_MAMBA_SSM_CACHE_DTYPE,
+                                 LLMMEM_P_VLLM_MODEL_RUNNER,
+                                 LLMMEM_P_CUDAGRAPH_MEMORY_ESTIMATE,
+                                 LLMMEM_P_VLLM_IMAGE,
+                                 LLMMEM_P_ENCODER_CACHE,
+                                 0};
+
+const llmmem__engine llmmem__runtime_vllm = {
+    .name = "vllm",
+    .fn = "llmmem_estimate_inference",
+    .gate = LLMMEM_P_RUNTIME,
+    .value = LLMMEM_RUNTIME_VLLM,
+    .flags = LLMMEM__CAP_INFERENCE | LLMMEM__CAP_OWN_WEIGHTS,
+    .reads = vllm_reads,
+    .no_replay = "vLLM's budget",
+    .kinds_use = LLMMEM__USE_VLLM,
+    .plan_batch = LLMMEM_P_MAX_NUM_SEQS,
+    .plan_len = LLMMEM_P_MAX_MODEL_LEN,
+    .infer = infer_vllm,
+};
