@@ -392,6 +392,8 @@ async function open(browser, url, errors, requests) {
   page.on("pageerror", (e) => errors.push(e.message));
   page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
   page.on("request", (r) => requests.push(r.url()));
+  page.on("crash", () => errors.push("the page crashed"));
+  page.on("close", () => console.log("     (page " + url.slice(0, 60) + " closed)"));
   await page.goto(url);
   await settle(page);
   return page;
