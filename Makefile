@@ -13,7 +13,7 @@
 #   make docs            Doxygen into docs/html, warnings are errors
 #   make bench           builds and runs bench/*.c, then bench/bench_python.py
 #   make deps            installs missing Debian packages to build (as root; apt-get)
-#   make test-deps       installs missing Debian packages to test (cmocka, valgrind, abigail, doxygen, python3)
+#   make test-deps       installs missing Debian packages to test (cmocka, valgrind, abigail, doxygen, python3, mypy)
 #   make run             estimates the built-in llama-3.1-8b preset with the CLI
 
 # The version lives only in include/llmmem.h.

@@ -13,15 +13,16 @@ cd "$(dirname "$0")"
 
 build_pkgs=(make gcc libc6-dev pkg-config libcjson-dev libyaml-dev)
 # python3-venv: the Python package is built and installed into a venv by the tests (pip
-# inside it comes from ensurepip); cmake: the CMake package test (test/test_cmake.sh).
-test_pkgs=(g++ libcmocka-dev valgrind abigail-tools doxygen python3 python3-venv cmake binutils)
+# inside it comes from ensurepip); cmake: the CMake package test (test/test_cmake.sh); mypy:
+# mypy --strict on a script that reads typed results (test/python/test_typing.py).
+test_pkgs=(g++ libcmocka-dev valgrind abigail-tools doxygen python3 python3-venv cmake binutils mypy)
 
 # A package counts as present when dpkg says so, or when its command is on PATH
 # (python3 from pyenv, a compiler from elsewhere).
 present() {
     local pkg=$1 cmd=
     case "$pkg" in
-    make | valgrind | doxygen | python3 | pkg-config | cmake) cmd=$pkg ;;
+    make | valgrind | doxygen | python3 | pkg-config | cmake | mypy) cmd=$pkg ;;
     gcc) cmd=cc ;;
     g++) cmd=c++ ;;
     abigail-tools) cmd=abidiff ;;

@@ -1,6 +1,7 @@
 /* libFuzzer target: a GGUF file's header (llmmem_model_from_gguf), whole and as a slice of
  * itself; when it parses, the model through the serialisers, a clone, and (for one input in
- * eight) a default inference estimate. */
+ * eight) a default inference estimate and llama.cpp's (runtime llama_cpp, all layers and
+ * -ngl 1). */
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -34,6 +35,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         llmmem_config *cfg = NULL;
         FUZZ_CHECK(llmmem_config_new(&cfg) == 0);
         FUZZ_CHECK(llmmem_config_set(cfg, "mode", "inference") == 0);
+        fuzz_exercise(copy, cfg);
+        /* llama.cpp's own runtime: the weights by tensor, the KV cache, the graph replay */
+        FUZZ_CHECK(llmmem_config_set(cfg, "runtime", "llama_cpp") == 0);
+        fuzz_exercise(copy, cfg);
+        FUZZ_CHECK(llmmem_config_set(cfg, "n_gpu_layers", "1") == 0);
+        FUZZ_CHECK(llmmem_config_set(cfg, "ctx_size", "1024") == 0);
         fuzz_exercise(copy, cfg);
         llmmem_config_free(cfg);
     }

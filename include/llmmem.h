@@ -47,12 +47,12 @@ extern "C" {
 /** @name Version (the single source of the version; the Makefile reads these lines) */
 /**@{*/
 #define LLMMEM_VERSION_MAJOR 0
-#define LLMMEM_VERSION_MINOR 1
+#define LLMMEM_VERSION_MINOR 2
 #define LLMMEM_VERSION_PATCH 0
 #define LLMMEM_VERSION_NUMBER                                                  \
     (LLMMEM_VERSION_MAJOR * 10000 + LLMMEM_VERSION_MINOR * 100 +               \
      LLMMEM_VERSION_PATCH)
-#define LLMMEM_VERSION_STRING "0.1.0"
+#define LLMMEM_VERSION_STRING "0.2.0"
 /** ABI major: the SONAME is libllmmem.so.LLMMEM_SOVERSION. */
 #define LLMMEM_SOVERSION 1
 /**@}*/
@@ -210,6 +210,18 @@ typedef enum llmmem_param {
     LLMMEM_P_VLLM_MODEL_RUNNER = 820, /**< enum: auto, v1, v2 (VLLM_USE_V2_MODEL_RUNNER) */
     LLMMEM_P_CUDAGRAPH_MEMORY_ESTIMATE = 821, /**< enum: auto, off, on (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS) */
     LLMMEM_P_VLLM_IMAGE = 822,      /**< bool: FlashInfer and triton_kernels installed (vllm-openai image) before 0.12 */
+    LLMMEM_P_N_GPU_LAYERS = 823,    /**< i64: llama.cpp -ngl, layers on the GPU counting the output layer (-1 = all) @since 0.2 */
+    LLMMEM_P_CTX_SIZE = 824,        /**< i64: llama.cpp --ctx-size (0 = the model's context_length) @since 0.2 */
+    LLMMEM_P_N_BATCH = 825,         /**< i64: llama.cpp --batch-size @since 0.2 */
+    LLMMEM_P_N_UBATCH = 826,        /**< i64: llama.cpp --ubatch-size @since 0.2 */
+    LLMMEM_P_N_PARALLEL = 827,      /**< i64: llama.cpp --parallel (sequences) @since 0.2 */
+    LLMMEM_P_CACHE_TYPE_K = 828,    /**< enum: llama.cpp --cache-type-k (f16, f32, bf16, q8_0, q4_0, ...) @since 0.2 */
+    LLMMEM_P_CACHE_TYPE_V = 829,    /**< enum: llama.cpp --cache-type-v @since 0.2 */
+    LLMMEM_P_FLASH_ATTN = 830,      /**< enum: llama.cpp --flash-attn auto, off, on @since 0.2 */
+    LLMMEM_P_KV_UNIFIED = 831,      /**< bool: llama.cpp --kv-unified @since 0.2 */
+    LLMMEM_P_SWA_FULL = 832,        /**< bool: llama.cpp --swa-full @since 0.2 */
+    LLMMEM_P_N_CPU_MOE = 833,       /**< i64: llama.cpp --n-cpu-moe: experts of the first N layers on the CPU @since 0.2 */
+    LLMMEM_P_NO_KV_OFFLOAD = 834,   /**< bool: llama.cpp --no-kv-offload: the KV cache in host memory @since 0.2 */
     /* hardware (9xx) */
     LLMMEM_P_GPU = 900,             /**< enum: GPU table (llmmem_gpu_name) */
     LLMMEM_P_GPU_MEMORY_BYTES = 901, /**< i64: overrides the table (0 = from GPU) */
@@ -246,7 +258,8 @@ typedef enum llmmem_engine {
 /** Values of LLMMEM_P_RUNTIME: the serving runtimes (mode inference). @since 0.2 */
 typedef enum llmmem_runtime {
     LLMMEM_RUNTIME_HF = 0,  /**< HF transformers generate */
-    LLMMEM_RUNTIME_VLLM = 1 /**< vLLM V1 */
+    LLMMEM_RUNTIME_VLLM = 1, /**< vLLM V1 */
+    LLMMEM_RUNTIME_LLAMA_CPP = 2 /**< llama.cpp (a model read from a GGUF file) @since 0.2 */
 } llmmem_runtime;
 
 /** Values of the dtype parameters (LLMMEM_P_PARAM_DTYPE, COMPUTE_DTYPE, GRAD_DTYPE,
@@ -853,6 +866,10 @@ typedef enum llmmem_plan_question {
  *  @return LLMMEM_E_INVALID_ARG for an unknown question. @since 0.2 */
 LLMMEM_API int llmmem_plan_inverse(int64_t *out, int64_t *again, int64_t *checked, const llmmem_model *model,
                                    const llmmem_config *cfg, int question);
+/** llama.cpp (runtime llama_cpp, a model from a GGUF file): the largest -ngl (layers on
+ *  the GPU, the output layer counting as one; n_layer + 1 = all) that fits; -1 when even 0
+ *  does not. LLMMEM_E_UNSUPPORTED for another runtime. @since 0.2 */
+LLMMEM_API int llmmem_plan_max_gpu_layers(int64_t *out, const llmmem_model *model, const llmmem_config *cfg);
 /** Fewest GPUs of the configured kind (data-parallel ranks for training with
  *  the configured engine, tensor-parallel ranks for inference) that fit. */
 LLMMEM_API int llmmem_plan_min_gpus(int64_t *out, const llmmem_model *model, const llmmem_config *cfg);

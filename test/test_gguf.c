@@ -67,7 +67,7 @@ enum variant {
     V_OK = 0, V_MAGIC, V_V1, V_V4, V_NT_HUGE, V_NKV_HUGE, V_KEYLEN_PAST_END, V_KEYLEN_HUGE,
     V_VTYPE, V_NESTED, V_ARR_COUNT, V_BOOL, V_DUP_KEY, V_EMPTY_KEY, V_ALIGN_TYPE, V_ALIGN_POW2,
     V_NAME_LONG, V_DUP_TENSOR, V_NDIMS, V_NEG_DIM, V_DIM_OVERFLOW, V_GGML_TYPE, V_BLOCK, V_OFFSET,
-    V_DATA_SHORT, V_NO_ARCH, V_NO_BLOCKS, V_BLOCKS_TYPE, V_KV_ARRAY_LEN, V_ARCH_TYPE, V_V2
+    V_DATA_SHORT, V_NO_ARCH, V_NO_BLOCKS, V_BLOCKS_TYPE, V_KV_ARRAY_LEN, V_ARCH_TYPE, V_V2, V_SPLIT
 };
 
 #define E 64   /* n_embd */
@@ -113,7 +113,7 @@ static wbuf build(enum variant v, size_t *at)
     u64(&b, v == V_NT_HUGE ? UINT64_C(1) << 40 : (uint64_t)nt);
     int nkv = 9 + (v == V_DUP_KEY || v == V_EMPTY_KEY || v == V_ALIGN_TYPE || v == V_ALIGN_POW2 ||
                    v == V_NESTED || v == V_VTYPE || v == V_ARR_COUNT || v == V_BOOL || v == V_KEYLEN_HUGE ||
-                   v == V_KEYLEN_PAST_END);
+                   v == V_KEYLEN_PAST_END || v == V_SPLIT);
     if (v == V_NO_ARCH)
         nkv--;
     u64(&b, v == V_NKV_HUGE ? UINT64_C(1) << 50 : (uint64_t)nkv);
@@ -151,6 +151,11 @@ static wbuf build(enum variant v, size_t *at)
     } else if (v == V_EMPTY_KEY) {
         *at = b.n;
         kv_u32(&b, "", 1);
+    } else if (v == V_SPLIT) {
+        str(&b, "split.count");
+        u32(&b, 2); /* uint16 */
+        *at = b.n;
+        le(&b, 3, 2);
     } else if (v == V_ALIGN_TYPE || v == V_ALIGN_POW2) {
         str(&b, "general.alignment");
         u32(&b, v == V_ALIGN_TYPE ? 10 : 4);
@@ -412,6 +417,7 @@ static const bad bads[] = {
     {V_BLOCKS_TYPE, LLMMEM_E_SCHEMA, "key \"llama.block_count\" is a string, expected a whole number"},
     {V_KV_ARRAY_LEN, LLMMEM_E_SCHEMA, "has 3 values for 2 layers"},
     {V_ARCH_TYPE, LLMMEM_E_SCHEMA, "key \"general.architecture\" is a uint32, expected a string"},
+    {V_SPLIT, LLMMEM_E_UNSUPPORTED, "split.count is 3: this is one shard of a split GGUF"},
 };
 
 static void test_malformed(void **state)

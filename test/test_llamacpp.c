@@ -20,7 +20,7 @@
 
 #include "core/ggml.h"
 #include "input/gguf.h"
-#include "memory/llamacpp.h"
+#include "engines/llamacpp/llamacpp.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -196,8 +196,145 @@ static void test_logs(void **state)
     assert_int_equal(t.rot_fail, 0);
 }
 
+/* -ngl as llama-model.cpp load_tensors places layers: of the n_layer + 1 "layers" (the output
+ * layer last) the last N go to the GPU; token embeddings stay on the CPU; --n-cpu-moe keeps
+ * the first layers' experts on the CPU. Checked on the committed headers: which tensors end on
+ * the GPU, by their names, summed here from the tensor list. */
+static uint64_t sum_where(const llmmem__gguf *g, int lo, int hi, bool output, bool experts_too, int moe_cpu)
+{
+    uint64_t s = 0;
+    for (uint32_t k = 0; k < g->n_tensors; k++) {
+        const llmmem__gguf_tensor *x = &g->t[k];
+        const char *name = llmmem__gguf_tensor_name(g, x);
+        const bool exp = strstr(name, "_exps") != NULL;
+        if (x->layer >= lo && x->layer < hi && (experts_too || !exp) && !(exp && x->layer < moe_cpu))
+            s += x->bytes;
+        if (output && x->layer == LLMMEM__GGUF_OUTPUT)
+            s += x->bytes;
+    }
+    return s;
+}
+
+static llmmem_model *load_header(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, DIR "headers/%s.gguf", name);
+    size_t n = 0;
+    char *hdr = slurp(path, &n);
+    if (!hdr)
+        fail_msg("cannot read %s", path);
+    /* the whole file's size does not matter for placement: a slice of a large file */
+    llmmem_model *m = NULL;
+    if (llmmem_model_from_gguf(&m, hdr, n, UINT64_C(1) << 40) != 0)
+        fail_msg("%s: %s", path, llmmem_last_error());
+    free(hdr);
+    return m;
+}
+
+static void test_ngl(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"llama-f16", "qwen3moe-q4_k_m"};
+    for (int i = 0; i < 2; i++) {
+        llmmem_model *m = load_header(names[i]);
+        const llmmem__gguf *g = m->gguf;
+        const int L = (int)g->hp.n_layer;
+        llmmem__lcpp_cfg c = {0};
+        c.n_ctx = 512;
+        c.n_batch = c.n_ubatch = 512;
+        c.n_seq_max = 1;
+        c.offload_kqv = true;
+        c.flash_attn = true;
+        c.type_k = c.type_v = LLMMEM__GGML_F16;
+        c.gpu = true;
+        uint64_t total = 0;
+        for (uint32_t k = 0; k < g->n_tensors; k++)
+            total += g->t[k].bytes;
+        for (int ngl = 0; ngl <= L + 2; ngl++) {
+            c.n_gpu_layers = ngl;
+            llmmem__lcpp_mem mem;
+            assert_int_equal(llmmem__lcpp_memory(&mem, g, &c), 0);
+            /* all these tensors have rows of 512: no CUDA row padding; sizes are multiples of 128 */
+            const int start = L + 1 - (ngl > L + 1 ? L + 1 : ngl);
+            const uint64_t want = sum_where(g, start, L, ngl >= 1, true, 0);
+            assert_int_equal(mem.w_gpu, want);
+            assert_int_equal(mem.w_cpu + mem.w_gpu, total);
+            assert_int_equal(mem.layers_gpu, L - start < 0 ? 0 : L - start);
+            assert_int_equal(mem.output_gpu, ngl >= 1);
+        }
+        /* --n-cpu-moe 2 with every layer offloaded */
+        c.n_gpu_layers = -1;
+        c.n_cpu_moe = 2;
+        llmmem__lcpp_mem mem;
+        assert_int_equal(llmmem__lcpp_memory(&mem, g, &c), 0);
+        assert_int_equal(mem.w_gpu, sum_where(g, 0, L, true, true, 2));
+        llmmem_model_free(m);
+    }
+}
+
+/* The runtime row through the public API: llmmem_estimate with runtime llama_cpp on a committed
+ * header. The KV cache is the device-independent one llama.cpp printed for the same settings
+ * (logs.jsonl); with every layer on the GPU the weights there are every tensor but the token
+ * embeddings; a config.json model and a second GPU are refused; -ngl 0 leaves no weight on it. */
+static void test_runtime(void **state)
+{
+    (void)state;
+    llmmem_model *m = load_header("qwen3-q8_0");
+    llmmem_config *c = NULL;
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_config_new(&c), 0);
+    assert_int_equal(llmmem_result_new(&r), 0);
+    assert_int_equal(llmmem_config_set(c, "mode", "inference"), 0);
+    assert_int_equal(llmmem_config_set(c, "runtime", "llama_cpp"), 0);
+    /* the second setting of make_logs.py: ctx 4096, batch 2048, ubatch 512, flash attention off */
+    assert_int_equal(llmmem_config_set(c, "ctx_size", "4096"), 0);
+    assert_int_equal(llmmem_config_set(c, "n_batch", "2048"), 0);
+    assert_int_equal(llmmem_config_set(c, "n_ubatch", "512"), 0);
+    assert_int_equal(llmmem_config_set(c, "flash_attn", "off"), 0);
+    if (llmmem_estimate(r, m, c) != 0)
+        fail_msg("%s", llmmem_last_error());
+    uint64_t kv = 0, w = 0;
+    assert_int_equal(llmmem_result_get_u64(&kv, r, LLMMEM_R_KV_CACHE_BYTES), 0);
+    assert_int_equal(llmmem_result_get_u64(&w, r, LLMMEM_R_WEIGHTS_BYTES), 0);
+    assert_true(fabs(kv / MIB - 8.00) <= 0.0051); /* "llama_kv_cache: size = 8.00 MiB" */
+    const llmmem__gguf *g = m->gguf;
+    uint64_t want = 0;
+    for (uint32_t k = 0; k < g->n_tensors; k++)
+        if (g->t[k].layer != LLMMEM__GGUF_INPUT)
+            want += g->t[k].bytes;
+    assert_int_equal(w, want);
+    int64_t ngl = -2;
+    assert_int_equal(llmmem_plan_max_gpu_layers(&ngl, m, c), 0);
+    assert_int_equal(ngl, g->hp.n_layer + 1); /* a tiny model fits on an H100 whole */
+    assert_int_equal(llmmem_config_set(c, "n_gpu_layers", "0"), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    assert_int_equal(llmmem_result_get_u64(&w, r, LLMMEM_R_WEIGHTS_BYTES), 0);
+    assert_int_equal(w, 0);
+    assert_int_equal(llmmem_config_set(c, "tensor_parallel_size", "2"), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), LLMMEM_E_UNSUPPORTED);
+    assert_int_equal(llmmem_config_set(c, "tensor_parallel_size", "1"), 0);
+    /* a quantized V cache without flash attention: llama.cpp refuses it */
+    assert_int_equal(llmmem_config_set(c, "cache_type_v", "q8_0"), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), LLMMEM_E_INCONSISTENT);
+    assert_non_null(strstr(llmmem_last_error(), "needs flash attention"));
+    llmmem_model *p = NULL;
+    assert_int_equal(llmmem_model_from_preset(&p, "qwen3-0.6b"), 0);
+    assert_int_equal(llmmem_config_set(c, "cache_type_v", "f16"), 0);
+    assert_int_equal(llmmem_estimate(r, p, c), LLMMEM_E_UNSUPPORTED);
+    assert_non_null(strstr(llmmem_last_error(), "GGUF"));
+    /* mamba: no graph of its own here, refused rather than guessed */
+    llmmem_model *mb = load_header("mamba-f16");
+    assert_int_equal(llmmem_estimate(r, mb, c) < 0, 1);
+    llmmem_model_free(mb);
+    llmmem_model_free(p);
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_logs)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_logs), cmocka_unit_test(test_ngl),
+                                       cmocka_unit_test(test_runtime)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -587,12 +587,15 @@ static void plans(void **state)
     fixture *f = *state;
     int64_t v;
     typedef int (*search)(int64_t *, const llmmem_model *, const llmmem_config *);
-    static const search s[] = {llmmem_plan_max_batch, llmmem_plan_max_seq_len, llmmem_plan_min_gpus};
+    static const search s[] = {llmmem_plan_max_batch, llmmem_plan_max_seq_len, llmmem_plan_min_gpus,
+                               llmmem_plan_max_gpu_layers};
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
         EXPECT_NULL_ARG(s[i](NULL, f->model, f->cfg));
         EXPECT_NULL_ARG(s[i](&v, NULL, f->cfg));
         EXPECT_NULL_ARG(s[i](&v, f->model, NULL));
     }
+    /* -ngl is llama.cpp's: another runtime or a model not from a GGUF file is refused */
+    EXPECT(llmmem_plan_max_gpu_layers(&v, f->model, f->cfg), LLMMEM_E_UNSUPPORTED);
     {
         int64_t a, k;
         EXPECT_NULL_ARG(llmmem_plan_inverse(NULL, &a, &k, f->model, f->cfg, LLMMEM_PLAN_MAX_BATCH));

@@ -48,13 +48,16 @@ src=$tmp/src/llmmem-$version
 "$tmp/v/bin/pip" wheel -q --no-build-isolation --no-deps -w "$tmp/wheels" "$src" >"$tmp/pip2.log" 2>&1 ||
     { tail -n 40 "$tmp/pip2.log"; exit 1; }
 whl=$(ls "$tmp"/wheels/llmmem-"$version"-py3-none-*.whl)
-"$tmp/v/bin/python" - "$whl" "$soversion" <<'EOF'
-import base64, csv, hashlib, io, re, sys, zipfile
+"$tmp/v/bin/python" - "$whl" "$soversion" "$src/python/llmmem" <<'EOF'
+import base64, csv, hashlib, io, os, re, sys, zipfile
 whl, so = sys.argv[1], sys.argv[2]
 z = zipfile.ZipFile(whl)
 names = set(z.namelist())
 need = {"llmmem/__init__.py", "llmmem/_ffi.py", "llmmem/_header.py", "llmmem/_cli.py", "llmmem/__main__.py",
         "llmmem/py.typed", "llmmem/_prototypes.py", "llmmem/lib/libllmmem.so." + so, "llmmem/bin/llmmem"}
+# every module of the package (the tarball's python/llmmem, as git tracks it)
+need |= {"llmmem/" + f for f in os.listdir(sys.argv[3]) if f.endswith(".py")}
+assert len(need) >= 15, sorted(need)
 missing = need - names
 assert not missing, missing
 assert any(re.match(r"llmmem/lib/libcjson\.so\.\d+$", n) for n in names), "no bundled cJSON"

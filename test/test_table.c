@@ -217,12 +217,15 @@ static const char *other_value(char *buf, size_t cap, int p)
 static void applies_is_true_to_the_estimates(void **state)
 {
     (void)state;
-    llmmem_model *m = NULL;
-    assert_int_equal(llmmem_model_from_preset(&m, "llama-3.2-1b"), 0);
+    llmmem_model *preset = NULL, *gguf = NULL;
+    assert_int_equal(llmmem_model_from_preset(&preset, "llama-3.2-1b"), 0);
+    /* runtime llama_cpp estimates a model read from a GGUF file */
+    assert_int_equal(llmmem_model_from_gguf_file(&gguf, "fuzz/corpus/fuzz_gguf/llama.gguf"), 0);
     int unread = 0, refused = 0;
     for (int gate_i = 0; gate_i < 2; gate_i++) {
         const int gate = gate_i ? LLMMEM_P_RUNTIME : LLMMEM_P_ENGINE;
         for (int v = 0; v < llmmem_param_enum_count(gate); v++) {
+            llmmem_model *m = gate == LLMMEM_P_RUNTIME && v == LLMMEM_RUNTIME_LLAMA_CPP ? gguf : preset;
             llmmem_config *base = NULL;
             assert_int_equal(llmmem_config_new(&base), 0);
             assert_int_equal(llmmem_config_set_i64(base, gate, v), 0);
@@ -264,7 +267,8 @@ static void applies_is_true_to_the_estimates(void **state)
     }
     printf("  options another row reads: %d change nothing, %d are refused by name\n", unread, refused);
     assert_true(unread > 0 && refused > 0);
-    llmmem_model_free(m);
+    llmmem_model_free(preset);
+    llmmem_model_free(gguf);
 }
 
 /* The answers of llmmem_param_applies the API promises. */
@@ -315,6 +319,7 @@ static void published_values(void **state)
         {LLMMEM_P_ENGINE, LLMMEM_ENGINE_MEGATRON_DEEPSPEED, "megatron_deepspeed"},
         {LLMMEM_P_RUNTIME, LLMMEM_RUNTIME_HF, "hf"},
         {LLMMEM_P_RUNTIME, LLMMEM_RUNTIME_VLLM, "vllm"},
+        {LLMMEM_P_RUNTIME, LLMMEM_RUNTIME_LLAMA_CPP, "llama_cpp"},
         {LLMMEM_P_PARAM_DTYPE, LLMMEM_DTYPE_AUTO, "auto"},
         {LLMMEM_P_PARAM_DTYPE, LLMMEM_DTYPE_FP32, "fp32"},
         {LLMMEM_P_PARAM_DTYPE, LLMMEM_DTYPE_FP16, "fp16"},
@@ -329,7 +334,7 @@ static void published_values(void **state)
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         assert_string_equal(llmmem_param_enum_name(v[i].param, v[i].value), v[i].name);
     assert_int_equal(llmmem_param_enum_count(LLMMEM_P_ENGINE), LLMMEM_ENGINE_MEGATRON_DEEPSPEED + 1);
-    assert_int_equal(llmmem_param_enum_count(LLMMEM_P_RUNTIME), LLMMEM_RUNTIME_VLLM + 1);
+    assert_int_equal(llmmem_param_enum_count(LLMMEM_P_RUNTIME), LLMMEM_RUNTIME_LLAMA_CPP + 1);
     assert_int_equal(llmmem_param_enum_count(LLMMEM_P_OPTIMIZER), LLMMEM_OPTIMIZER_ADAMW_TORCHAO_4BIT + 1);
     assert_int_equal(llmmem_param_enum_count(LLMMEM_P_PARAM_DTYPE), LLMMEM_DTYPE_FP8 + 1);
 }

@@ -100,7 +100,7 @@ typedef struct cli_setting {
 } cli_setting;
 
 typedef struct cli_opts {
-    const char *scenario, *hf_config, *preset, *ds_config, *hf_args, *svg;
+    const char *scenario, *hf_config, *gguf, *preset, *ds_config, *hf_args, *svg;
     const char *calibration;
     /* framework YAML files: accelerate, then the recipe (auto-detected or named) */
     const char *fw_config, *torchtune_config, *axolotl_config, *accelerate_config, *llamafactory_config;
@@ -114,7 +114,7 @@ typedef struct cli_opts {
     int nparams;
     const char *gpus, *gpu_mem, *engine;
     const char *top, *global_batch;
-    bool max_batch, max_seq_len, min_gpus;
+    bool max_batch, max_seq_len, min_gpus, max_ngl;
 } cli_opts;
 
 /* Parses argv (after the command) into o; flags outside `accepts` (CLI_G_*) are unknown.

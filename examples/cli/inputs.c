@@ -301,7 +301,7 @@ static int model_named(llmmem_model **m, const char *written)
 
 static bool has_model_source(const cli_opts *o)
 {
-    return o->hf_config || o->preset || o->nmodel > 0;
+    return o->hf_config || o->gguf || o->preset || o->nmodel > 0;
 }
 
 /* A model from --hf-config, --preset or (raw numbers without a base) an empty one. */
@@ -311,6 +311,8 @@ static llmmem_model *new_model(const cli_opts *o, const char *cmd)
     int rc;
     if (o->hf_config)
         rc = llmmem_model_from_hf_file(&m, o->hf_config);
+    else if (o->gguf)
+        rc = llmmem_model_from_gguf_file(&m, o->gguf);
     else if (o->preset)
         rc = model_named(&m, o->preset);
     else
@@ -362,12 +364,12 @@ static llmmem_model *yaml_model(const cli_opts *o)
  * a framework YAML names. */
 static llmmem_model *build_model(const cli_opts *o, llmmem_model *base, const char *cmd)
 {
-    if (!base && !o->hf_config && !o->preset)
+    if (!base && !o->hf_config && !o->gguf && !o->preset)
         base = yaml_model(o);
     llmmem_model *m = base;
-    if (o->hf_config && o->preset)
-        cli_usage_error("%s: give --hf-config or --preset, not both", cmd);
-    if (o->hf_config || o->preset || (o->nmodel > 0 && !base)) {
+    if (!!o->hf_config + !!o->gguf + !!o->preset > 1)
+        cli_usage_error("%s: give --hf-config, --gguf or --preset, not both (one model source)", cmd);
+    if (o->hf_config || o->gguf || o->preset || (o->nmodel > 0 && !base)) {
         llmmem_model_free(base);
         m = new_model(o, cmd);
     }
@@ -433,6 +435,12 @@ void cli_build_inputs(llmmem_model **model, llmmem_config **cfg, const cli_opts 
     }
     m = build_model(o, m, cmd);
     apply_files(c, m, o);
+    /* a GGUF file is llama.cpp's: inference with runtime llama_cpp unless said otherwise */
+    if (o->gguf && !param_flag(o, LLMMEM_P_MODE) && (rc = llmmem_config_set(c, "mode", "inference")) != 0)
+        cli_fail_lib(rc, EXIT_FAIL, NULL);
+    if (o->gguf && !param_flag(o, LLMMEM_P_RUNTIME) &&
+        (rc = llmmem_config_set(c, "runtime", "llama_cpp")) != 0)
+        cli_fail_lib(rc, EXIT_FAIL, NULL);
     cli_apply_params(c, o, cmd);
     *model = m;
     *cfg = c;

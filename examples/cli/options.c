@@ -165,10 +165,12 @@ static const cli_flag flags[] = {
      .field = AT(max_batch),
      .help = "largest micro_batch_size (inference: batch_size; vllm:\n"
              "max_num_seqs) that fits"},
-    {.names.name = "max_seq_len", .arg = ARG_SWITCH_BARE, .groups = CLI_G_PLAN,
+    {.names = {"max_seq_len", "max_ctx"}, .arg = ARG_SWITCH_BARE, .groups = CLI_G_PLAN,
      .field = AT(max_seq_len),
      .help = "longest seq_len (inference: prompt_len + decode_len; vllm:\n"
-             "max_model_len) that fits"},
+             "max_model_len; llama_cpp: ctx_size) that fits; also --max-ctx"},
+    {.names.name = "max_ngl", .arg = ARG_SWITCH_BARE, .groups = CLI_G_PLAN, .field = AT(max_ngl),
+     .help = "llama_cpp: the most layers on the GPU (-ngl) that fit"},
     {.names.name = "min_gpus", .arg = ARG_SWITCH_BARE, .groups = CLI_G_PLAN, .field = AT(min_gpus),
      .help = "fewest GPUs: data-parallel ranks x tp x pp x cp for training with\n"
              "the configured engine, tensor-parallel ranks for inference"},
@@ -178,6 +180,10 @@ static const cli_flag flags[] = {
              "config files load as they are"},
     {.names.name = "hf_config", .arg = ARG_TEXT, .groups = CLI_G_MODEL, .field = AT(hf_config),
      .metavar = "FILE", .help = "a HuggingFace config.json"},
+    {.names.name = "gguf", .arg = ARG_TEXT, .groups = CLI_G_MODEL, .field = AT(gguf),
+     .metavar = "FILE",
+     .help = "a GGUF file (only its header is read); implies --mode inference\n"
+             "--runtime llama_cpp unless they are given"},
     {.names = {"preset", "model"}, .arg = ARG_TEXT, .groups = CLI_G_MODEL, .field = AT(preset),
      .metavar = "NAME",
      .help = "a built-in model (llmmem presets), or a Hugging Face id (org/name):\n"

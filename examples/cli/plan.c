@@ -14,6 +14,7 @@ static const cli_help_line plan_help_flags[] = {
     {.flag = "max_batch"},
     {.flag = "max_seq_len"},
     {.flag = "min_gpus"},
+    {.flag = "max_ngl"},
     {.text = "Model, scenario and file options as for llmmem estimate.\n"},
     {0},
 };
@@ -21,6 +22,7 @@ const cli_help cli_help_plan = {
     "usage: llmmem plan [--scenario FILE] [model] [files] [--PARAM VALUE ...] --gpus N\n"
     "                   [--global-batch G] [--top K] [--json] [--units GiB|GB|both] [--strict]\n"
     "       llmmem plan [same inputs] --max-batch | --max-seq-len | --min-gpus [--json]\n"
+    "       llmmem plan --gguf FILE [options] --max-ngl | --max-ctx [--json]\n"
     "\n"
     "Enumerates every layout of N GPUs of the configured kind (--gpu): engine, DP x TP x\n"
     "PP x CP x EP, ZeRO stage / FSDP strategy / Megatron options, offload, recompute and\n"
@@ -43,7 +45,7 @@ int64_t cli_cfg_i64(const llmmem_config *cfg, int param)
 typedef struct question {
     bool asked;
     const char *key, *what;
-    int which; /* llmmem_plan_question, or 0: llmmem_plan_min_gpus */
+    int which; /* llmmem_plan_question, or 0: llmmem_plan_min_gpus, -1: llmmem_plan_max_gpu_layers */
 } question;
 
 /* An answer: the value, and for the max questions the value that fits again above it
@@ -71,7 +73,11 @@ static void print_answers(const question *q, const answer *a, int n, bool json)
         const long long v = a[i].v, again = a[i].again, checked = a[i].checked;
         if (!q[i].asked)
             continue;
-        if (!q[i].which && v > 0)
+        if (q[i].which < 0)
+            printf(v < 0 ? "%-12s %lld  (not even -ngl 0 fits: the compute buffer and the context alone)\n"
+                         : "%-12s %lld  (the most %s that fit; %lld = every layer and the output)\n",
+                   q[i].key, v, q[i].what, (long long)a[i].checked);
+        else if (!q[i].which && v > 0)
             printf("%-12s %lld  (fewest %s that fit)\n", q[i].key, v, q[i].what);
         else if (v <= 0 && again <= 0)
             printf("%-12s 0  (no %s fits)\n", q[i].key, q[i].what);
@@ -92,23 +98,33 @@ static void plan_inverse(const llmmem_model *m, const llmmem_config *cfg, const 
 {
     const bool inference = cli_cfg_i64(cfg, LLMMEM_P_MODE) == 1;
     const bool vllm = inference && cli_cfg_i64(cfg, LLMMEM_P_RUNTIME) == LLMMEM_RUNTIME_VLLM;
+    const bool lcpp = inference && cli_cfg_i64(cfg, LLMMEM_P_RUNTIME) == LLMMEM_RUNTIME_LLAMA_CPP;
     const question q[] = {
-        {o->max_batch, "max_batch", vllm ? "max_num_seqs" : inference ? "batch_size" : "micro_batch_size",
+        {o->max_batch, "max_batch",
+         vllm ? "max_num_seqs" : lcpp ? "n_parallel" : inference ? "batch_size" : "micro_batch_size",
          LLMMEM_PLAN_MAX_BATCH},
-        {o->max_seq_len, "max_seq_len",
-         vllm ? "max_model_len" : inference ? "prompt_len + decode_len" : "seq_len", LLMMEM_PLAN_MAX_SEQ_LEN},
+        {o->max_seq_len, lcpp ? "max_ctx" : "max_seq_len",
+         vllm ? "max_model_len" : lcpp ? "ctx_size" : inference ? "prompt_len + decode_len" : "seq_len",
+         LLMMEM_PLAN_MAX_SEQ_LEN},
         {o->min_gpus, "min_gpus", inference ? "tensor-parallel GPUs" : "GPUs (dp x tp x pp x cp)", 0},
+        {o->max_ngl, "max_ngl", "layers on the GPU (-ngl)", -1},
     };
-    answer a[3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-    for (int i = 0; i < 3; i++) {
+    answer a[4] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    for (int i = 0; i < 4; i++) {
         if (!q[i].asked)
             continue;
-        int rc = q[i].which ? llmmem_plan_inverse(&a[i].v, &a[i].again, &a[i].checked, m, cfg, q[i].which)
-                            : llmmem_plan_min_gpus(&a[i].v, m, cfg);
+        int rc = q[i].which > 0  ? llmmem_plan_inverse(&a[i].v, &a[i].again, &a[i].checked, m, cfg, q[i].which)
+                 : q[i].which < 0 ? llmmem_plan_max_gpu_layers(&a[i].v, m, cfg)
+                                  : llmmem_plan_min_gpus(&a[i].v, m, cfg);
         if (rc)
             cli_fail_lib(rc, EXIT_FAIL, q[i].key);
+        if (q[i].which < 0) { /* n_layer + 1: all (printed beside the answer) */
+            int64_t layers = 0;
+            llmmem_model_get_i64(&layers, m, LLMMEM_M_NUM_LAYERS);
+            a[i].checked = layers + 1;
+        }
     }
-    print_answers(q, a, 3, o->json);
+    print_answers(q, a, 4, o->json);
 }
 
 /* ---- layouts ------------------------------------------------------------------------------ */
@@ -165,7 +181,7 @@ int cli_run_plan(cli_opts *o)
     if (approximate)
         for (int i = 0; i < llmmem_model_note_count(m); i++)
             fprintf(o->json ? stderr : stdout, "%-12s%s\n", "WARNING", llmmem_model_note(m, i));
-    if (o->max_batch || o->max_seq_len || o->min_gpus)
+    if (o->max_batch || o->max_seq_len || o->min_gpus || o->max_ngl)
         plan_inverse(m, cfg, o);
     else
         plan_layouts(m, cfg, o, top);

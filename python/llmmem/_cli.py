@@ -7,13 +7,16 @@ process is replaced by it (``os.execv``), so its output, exit status and signals
 C program's own: ``llmmem estimate --preset llama-3.1-8b`` is the same as in C.
 """
 
+from __future__ import annotations
+
 import os
 import sys
+from typing import Optional, Sequence
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def binary():
+def binary() -> str:
     """The path of the C ``llmmem`` program this package runs."""
     env = os.environ.get("LLMMEM_CLI")
     if env:
@@ -26,9 +29,14 @@ def binary():
                             "llmmem/bin/llmmem; in a source tree run make); set LLMMEM_CLI")
 
 
-def main(argv=None):
+def cli_path() -> str:
+    """The path of the ``llmmem`` command this package runs (``python -m llmmem``)."""
+    return binary()
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the ``llmmem`` console script and of ``python -m llmmem``."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    args = sys.argv[1:] if argv is None else list(argv)
     try:
         exe = binary()
     except FileNotFoundError as exc:
@@ -36,7 +44,7 @@ def main(argv=None):
         return 1
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execv(exe, [exe] + argv)
+    os.execv(exe, [exe] + args)
     return 127  # not reached
 
 

@@ -21,12 +21,16 @@ system loader (``make install``) by its SONAME.
 import ctypes
 import os
 import re
+import importlib
+from typing import Any, Dict, Tuple
+
+API: Dict[str, Any]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _TREE = os.path.normpath(os.path.join(_HERE, "..", ".."))
 
 try:
-    from . import _prototypes as _api
+    _api: Any = importlib.import_module(__name__.rsplit(".", 1)[0] + "._prototypes")  # made by the build
 
     API = {"version": _api.VERSION, "soversion": _api.SOVERSION, "functions": _api.FUNCTIONS,
            "enums": _api.ENUMS}
@@ -36,8 +40,8 @@ except ImportError:  # a source tree: read the header next to it
 
     API_SOURCE = os.environ.get("LLMMEM_HEADER") or os.path.join(_TREE, "include", "llmmem.h")
     try:
-        with open(API_SOURCE, encoding="utf-8") as _f:
-            API = _header.parse(_f.read())
+        with open(API_SOURCE, encoding="utf-8") as _hf:
+            API = _header.parse(_hf.read())
     except OSError as _exc:
         raise ImportError("llmmem: no llmmem/_prototypes.py (made by the build) and no header "
                           "at %s: %s" % (API_SOURCE, _exc)) from None
@@ -55,7 +59,7 @@ _SIMPLE = {
 
 # The Python class of each C handle type (llmmem_model -> llmmem.Model), filled in by the
 # package; lib's functions take only that class (or None for NULL, or a ctypes.c_void_p).
-HANDLE_CLASSES = {}
+HANDLE_CLASSES: Dict[str, type] = {}
 
 
 class _HandleArg:
@@ -98,7 +102,7 @@ def _candidates():
     return [os.path.join(_HERE, "lib", soname), os.path.join(_TREE, "lib", soname), soname]
 
 
-def _load():
+def _load() -> Tuple[str, Any, Any]:
     # A wheel bundles cJSON in llmmem/lib: loaded first, it is there (by its SONAME) when
     # libllmmem asks for it, so the library needs no RUNPATH and no libcjson on the system.
     bundled = os.path.join(_HERE, "lib")
@@ -119,6 +123,9 @@ def _load():
                       "LLMMEM_LIBRARY): " + "; ".join(errors))
 
 
+LIBRARY_PATH: str
+lib: Any
+fast: Any
 LIBRARY_PATH, lib, fast = _load()
 
 for _name, _fn in API["functions"].items():
@@ -136,4 +143,4 @@ if lib.llmmem_soversion() != API["soversion"]:
                       % (LIBRARY_PATH, lib.llmmem_soversion(), API["soversion"]))
 
 # Every enum value of the header as a module constant (LLMMEM_P_SEQ_LEN = 102, ...).
-CONSTANTS = {name: value for e in API["enums"].values() for name, value, _ in e["values"]}
+CONSTANTS: Dict[str, int] = {name: value for e in API["enums"].values() for name, value, _ in e["values"]}

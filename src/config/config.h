@@ -158,6 +158,9 @@ struct llmmem_config {
     int64_t enable_prefix_caching, kv_cache_memory_bytes, disable_hybrid_kv_cache_manager;
     int64_t num_gpu_blocks_override, mamba_ssm_cache_dtype, vllm_model_runner;
     int64_t cudagraph_memory_estimate, vllm_image;
+    /* llama.cpp */
+    int64_t n_gpu_layers, ctx_size, n_batch, n_ubatch, n_parallel, cache_type_k, cache_type_v;
+    int64_t flash_attn, kv_unified, swa_full, n_cpu_moe, no_kv_offload;
     /* hardware */
     int64_t gpu, gpu_memory_bytes, cuda_context_bytes, cublas_workspace_bytes;
     int64_t expandable_segments;

@@ -53,6 +53,10 @@ static const char *const engine_names[ENGINE_COUNT + 1] = {
 };
 static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
 static const char *const tri_names[] = {"auto", "off", "on", NULL};
+/* llama.cpp's --cache-type-k/-v values (common/arg.cpp kv_cache_types); the ggml type of each
+ * is in engines/llamacpp/runtime.c */
+static const char *const lcpp_cache_names[] = {"f16", "f32", "bf16", "q8_0", "q4_0", "q4_1",
+                                               "iq4_nl", "q5_0", "q5_1", NULL};
 static const char *const fsdp_names[] = {"full_shard", "shard_grad_op", "no_shard", "hybrid_shard",
                                          NULL};
 static const char *const acc_names[] = {"runtime", "deepspeed_estimator", "megatron_theoretical",
@@ -310,6 +314,31 @@ static const llmmem__param_info params[] = {
     BOOL(LLMMEM_P_VLLM_IMAGE, "vllm_image", "inference", vllm_image, 0,
          "vLLM before 0.12 installed with FlashInfer and triton_kernels (the vllm/vllm-openai "
          "image); off = pip install vllm, which has neither"),
+    I64(LLMMEM_P_N_GPU_LAYERS, "n_gpu_layers", "inference", n_gpu_layers, -1, 100000, -1,
+        "llama.cpp -ngl: the last N of the n_layer + 1 layers (the output layer counts) on the GPU; "
+        "-1 = all"),
+    I64(LLMMEM_P_CTX_SIZE, "ctx_size", "inference", ctx_size, 0, MAXTOK, 0,
+        "llama.cpp --ctx-size, all sequences together; 0 = the model's context_length"),
+    I64(LLMMEM_P_N_BATCH, "n_batch", "inference", n_batch, 1, MAXTOK, 2048,
+        "llama.cpp --batch-size: logical batch (at most the context)"),
+    I64(LLMMEM_P_N_UBATCH, "n_ubatch", "inference", n_ubatch, 1, MAXTOK, 512,
+        "llama.cpp --ubatch-size: tokens per graph (at most the batch)"),
+    I64(LLMMEM_P_N_PARALLEL, "n_parallel", "inference", n_parallel, 1, 256, 1,
+        "llama.cpp --parallel: sequences (llama-server's slots)"),
+    ENUM(LLMMEM_P_CACHE_TYPE_K, "cache_type_k", "inference", cache_type_k, lcpp_cache_names, 0,
+         "llama.cpp --cache-type-k"),
+    ENUM(LLMMEM_P_CACHE_TYPE_V, "cache_type_v", "inference", cache_type_v, lcpp_cache_names, 0,
+         "llama.cpp --cache-type-v (quantized needs flash attention)"),
+    ENUM(LLMMEM_P_FLASH_ATTN, "flash_attn", "inference", flash_attn, tri_names, 0,
+         "llama.cpp --flash-attn; auto = on where the device runs it (CPU, CUDA)"),
+    BOOL(LLMMEM_P_KV_UNIFIED, "kv_unified", "inference", kv_unified, 0,
+         "llama.cpp --kv-unified: one KV buffer shared by the sequences"),
+    BOOL(LLMMEM_P_SWA_FULL, "swa_full", "inference", swa_full, 0,
+         "llama.cpp --swa-full: sliding-window layers keep the whole context"),
+    I64(LLMMEM_P_N_CPU_MOE, "n_cpu_moe", "inference", n_cpu_moe, 0, 100000, 0,
+        "llama.cpp --n-cpu-moe: the expert tensors of the first N layers stay in host memory"),
+    BOOL(LLMMEM_P_NO_KV_OFFLOAD, "no_kv_offload", "inference", no_kv_offload, 0,
+         "llama.cpp --no-kv-offload: the KV cache in host memory"),
     ENUM(LLMMEM_P_GPU, "gpu", "hardware", gpu, llmmem__gpu_names, 0, "GPU model (llmmem gpus)"),
     I64(LLMMEM_P_GPU_MEMORY_BYTES, "gpu_memory_bytes", "hardware", gpu_memory_bytes, 0,
         INT64_C(1) << 50, 0, "GPU memory in bytes; 0 = from the GPU table"),
@@ -377,6 +406,11 @@ static const struct {
     {"mp_param_dtype", LLMMEM_P_FSDP_PARAM_DTYPE},
     {"mp_reduce_dtype", LLMMEM_P_FSDP_REDUCE_DTYPE},
     {"optimizer_in_bwd", LLMMEM_P_OPTIMIZER_IN_BACKWARD},
+    {"ngl", LLMMEM_P_N_GPU_LAYERS},
+    {"gpu_layers", LLMMEM_P_N_GPU_LAYERS},
+    {"ubatch_size", LLMMEM_P_N_UBATCH},
+    {"parallel", LLMMEM_P_N_PARALLEL},
+    {"fa", LLMMEM_P_FLASH_ATTN},
 };
 
 /* Parameters that count tokens: their text takes k = 1024 ("4k" = 4096, "128k" =

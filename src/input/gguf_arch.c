@@ -382,6 +382,15 @@ int llmmem__gguf_model(struct llmmem_model **out, llmmem__gguf_doc *d)
     memcpy(g->arch, r.arch, sizeof g->arch);
     if ((rc = get_str(d, g->name, sizeof g->name, "general.name", false)) != 0)
         return rc;
+    /* gguf-split shards (llama-model-loader.cpp LLM_KV_SPLIT_COUNT): this header lists only
+     * its own tensors; summing them would undercount the model */
+    const llmmem__gguf_kv *sc = llmmem__gguf_find(d, "split.count");
+    if (sc && sc->type != LLMMEM__GGUF_T_ARRAY && is_int_type(sc->type) && int_at(d, sc, 0) > 1)
+        return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                             "%s: byte %zu: split.count is %lld: this is one shard of a split GGUF and "
+                             "holds only its own tensors; reading the other shards is not supported yet "
+                             "(merge them with llama-gguf-split --merge)",
+                             d->src, sc->value, (long long)int_at(d, sc, 0));
     const llmmem__gguf_kv *ft = llmmem__gguf_find(d, "general.file_type");
     if (ft && ft->type != LLMMEM__GGUF_T_ARRAY && is_int_type(ft->type))
         g->file_type = int_at(d, ft, 0);
@@ -389,8 +398,13 @@ int llmmem__gguf_model(struct llmmem_model **out, llmmem__gguf_doc *d)
     if ((rc = read_hparams(&r, a)) != 0)
         return rc;
     struct llmmem_model *m = NULL;
-    if ((rc = hf_model(&m, &r, a)) != 0)
-        return rc;
+    if ((rc = hf_model(&m, &r, a)) != 0) {
+        /* the registry's message names the HF key: say which file and where it came from */
+        char inner[400];
+        snprintf(inner, sizeof inner, "%s", llmmem_last_error());
+        return llmmem__error(rc, "%s: architecture \"%s\": the metadata does not describe a valid model: %s",
+                             d->src, r.arch, inner);
+    }
     if (!a)
         llmmem__model_note(m, "approximate: GGUF architecture \"%s\" is not in the table of "
                               "input/gguf_arch.c: its sliding-window and recurrent layers are not known",

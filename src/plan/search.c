@@ -215,6 +215,35 @@ int llmmem_plan_max_seq_len(int64_t *out, const llmmem_model *model, const llmme
     return rc ? rc : llmmem_plan_inverse(out, &again, &checked, model, cfg, LLMMEM_PLAN_MAX_SEQ_LEN);
 }
 
+/* llama.cpp: the largest -ngl that fits. The GPU's bytes grow with every layer offloaded
+ * (weights, their KV), so the answer is found by halves over 0 .. n_layer + 1 (the output
+ * layer counts as one, llama-model.cpp load_tensors). */
+int llmmem_plan_max_gpu_layers(int64_t *out, const llmmem_model *model, const llmmem_config *cfg)
+{
+    int rc = inverse_args(model, cfg, out, "llmmem_plan_max_gpu_layers");
+    if (rc)
+        return rc;
+    if (cfg->mode != LLMMEM__MODE_INFERENCE || cfg->runtime != LLMMEM_RUNTIME_LLAMA_CPP || !model->gguf)
+        return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                             "llmmem_plan_max_gpu_layers: llama.cpp's -ngl: needs mode inference, runtime "
+                             "llama_cpp and a model read from a GGUF file");
+    struct llmmem_config c = *cfg;
+    struct llmmem_result r;
+    int64_t lo = -1, hi = (int64_t)model->gguf->hp.n_layer + 1; /* lo fits (or -1), above hi nothing */
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo + 1) / 2;
+        c.n_gpu_layers = mid;
+        if ((rc = llmmem_estimate(&r, model, &c)) != 0)
+            return rc;
+        if (r.v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    *out = lo;
+    return LLMMEM_OK;
+}
+
 /* Inference: the smallest tensor-parallel size that fits, ascending over the
  * divisors of the heads; the sizes that do not split the heads are skipped
  * (the estimator answers LLMMEM_E_INCONSISTENT). */

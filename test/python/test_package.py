@@ -111,7 +111,7 @@ class TestEstimate(unittest.TestCase):
         self.assertEqual(kept[0].peak_allocated_bytes, want[2])
         # a dropped Result is filled again: one object for a loop that reads and drops
         ids = {id(llmmem.estimate(m, micro_batch_size=3, allocator_replay=False)) for _ in range(4)}
-        if llmmem._SPARE_ON:
+        if llmmem._results._SPARE_ON:
             self.assertEqual(len(ids), 1)
         # a weak reference keeps it the caller's
         w = weakref.ref(llmmem.estimate(m, micro_batch_size=1, allocator_replay=False))
@@ -512,7 +512,7 @@ class TestSafety(unittest.TestCase):
 
 
 class TestApplicabilityRules(unittest.TestCase):
-    """Each row of the binding's rule (llmmem._APPLIES: a parameter applies only under some
+    """Each row of the binding's rule (llmmem._config._APPLIES: a parameter applies only under some
     values of engine, mode or runtime) is checked against the library: where the rule says
     a parameter does not apply, changing it must not change any estimate (or error)."""
 
@@ -557,9 +557,9 @@ class TestApplicabilityRules(unittest.TestCase):
 
     @staticmethod
     def applies(name, ctx):
-        while name in llmmem._APPLIES:
-            gate, allowed = llmmem._APPLIES[name]
-            if ctx.get(gate, llmmem._PARAMS[gate].default) not in allowed:
+        while name in llmmem._config._APPLIES:
+            gate, allowed = llmmem._config._APPLIES[name]
+            if ctx.get(gate, llmmem._config._PARAMS[gate].default) not in allowed:
                 return False
             name = gate
         return True
@@ -567,8 +567,8 @@ class TestApplicabilityRules(unittest.TestCase):
     def test_rules_against_the_library(self):
         models = [llmmem.Model.from_preset(n) for n in ("llama-3.1-8b", "mixtral-8x7b", "gemma-3-4b")]
         checked, wrong = 0, []
-        for name in sorted(llmmem._APPLIES):
-            p = llmmem._PARAMS[name]
+        for name in sorted(llmmem._config._APPLIES):
+            p = llmmem._config._PARAMS[name]
             for ctx in self.CONTEXTS:
                 if self.applies(name, ctx):
                     continue
@@ -596,9 +596,9 @@ class TestApplicabilityRules(unittest.TestCase):
         self.assertNotEqual(self.outcome(m, self.CONTEXTS[8]), self.outcome(m, self.CONTEXTS[8], {"max_num_seqs": 8}))
 
     def test_rule_names(self):
-        for name, (gate, allowed) in llmmem._APPLIES.items():
-            self.assertIn(name, llmmem._PARAMS)
-            self.assertTrue(set(allowed) <= set(llmmem._PARAMS[gate].values), name)
+        for name, (gate, allowed) in llmmem._config._APPLIES.items():
+            self.assertIn(name, llmmem._config._PARAMS)
+            self.assertTrue(set(allowed) <= set(llmmem._config._PARAMS[gate].values), name)
 
 
 class TestHeaderBinding(unittest.TestCase):

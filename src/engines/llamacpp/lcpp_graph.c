@@ -16,7 +16,7 @@
  * last view), graph outputs never; free space in a best-fit list of blocks, the tail
  * block last (ggml_dyn_tallocr_alloc / _free_bytes); the buffer is the high-water
  * mark. */
-#include "memory/llamacpp.h"
+#include "engines/llamacpp/llamacpp.h"
 
 #include "core/ggml.h"
 
@@ -536,7 +536,10 @@ uint64_t llmmem__lcpp_compute(llmmem__lcpp_mem *m, const llmmem__gguf *g, const 
     const uint64_t T = m->n_ubatch < m->n_ctx ? m->n_ubatch : m->n_ctx;
     /* ggml-cpu: buffers aligned to TENSOR_ALIGNMENT 32; ggml-cuda: 128 */
     const uint64_t align = gpu ? 128 : 32;
-    if (c->gpu && !gpu) /* the host's share with the layers on a GPU: the ubatch's embeddings */
+    /* the host's share with every layer on a GPU: the ubatch's embeddings (get_rows on the
+     * CPU-resident token_embd); with layers on the CPU the host runs their part of the graph:
+     * taken as the whole graph's buffer (an upper bound, said in the estimate) */
+    if (c->gpu && !gpu && m->layers_gpu == (int32_t)g->hp.n_layer && m->output_gpu)
         return llmmem__mul3(o, g->hp.n_embd, T, 4);
     const uint64_t pp = graph_bytes(m, g, c, T, align, o);
     const uint64_t tg = graph_bytes(m, g, c, c->n_seq_max, align, o);

@@ -10,8 +10,8 @@
  *    padded to 256, the cells per sequence);
  *  - recurrent state: llama-memory-recurrent.cpp (R and S rows per sequence, f32);
  *  - output buffer: llama-context.cpp output_reserve (logits of n_seq_max rows, f32);
- *  - compute buffers: lcpp_graph.c. */
-#include "memory/llamacpp.h"
+ *  - compute buffers: lcpp_graph.c (this folder). */
+#include "engines/llamacpp/llamacpp.h"
 
 #include "core/ggml.h"
 
@@ -40,6 +40,18 @@ static bool is_expert(const char *name)
     return p && (strstr(p, "_exps") || strstr(p, "_chexps"));
 }
 
+/* A weight's bytes in a CUDA buffer (ggml-cuda.cu ggml_backend_cuda_buffer_type_get_alloc_size:
+ * a quantized tensor whose rows are not a multiple of MATRIX_ROW_PADDING = 512 gets the rest of
+ * one row more), placed at the buffer type's 128-byte alignment (ggml-alloc.c ggml_tallocr). */
+static uint64_t gpu_bytes(const llmmem__gguf_tensor *t, llmmem__ovf *o)
+{
+    const llmmem__ggml_traits *tr = llmmem__ggml_type(t->type);
+    uint64_t b = t->bytes;
+    if (tr && tr->block > 1 && t->ne[0] % 512 != 0)
+        b = llmmem__add(o, b, llmmem__ggml_row_bytes(o, tr, (uint64_t)(512 - t->ne[0] % 512)));
+    return llmmem__round_up(o, b, 128);
+}
+
 static void weights(llmmem__lcpp_mem *m, const llmmem__gguf *g, const llmmem__lcpp_cfg *c, llmmem__ovf *o)
 {
     const uint32_t L = g->hp.n_layer;
@@ -55,7 +67,7 @@ static void weights(llmmem__lcpp_mem *m, const llmmem__gguf *g, const llmmem__lc
         if (gpu && t->layer >= 0 && (uint32_t)t->layer < c->n_cpu_moe && is_expert(name))
             gpu = false;
         if (gpu) {
-            m->w_gpu = llmmem__add(o, m->w_gpu, t->bytes);
+            m->w_gpu = llmmem__add(o, m->w_gpu, gpu_bytes(t, o));
         } else {
             m->w_cpu = llmmem__add(o, m->w_cpu, t->bytes);
             /* the tensors lie in order: the mapped range runs from the first host tensor to
@@ -69,7 +81,7 @@ static void weights(llmmem__lcpp_mem *m, const llmmem__gguf *g, const llmmem__lc
     if (!g->hp.has_output && layer_on_gpu(c, L, L))
         for (uint32_t k = 0; k < g->n_tensors; k++)
             if (strcmp(llmmem__gguf_tensor_name(g, &g->t[k]), "token_embd.weight") == 0)
-                m->w_gpu = llmmem__add(o, m->w_gpu, g->t[k].bytes);
+                m->w_gpu = llmmem__add(o, m->w_gpu, gpu_bytes(&g->t[k], o));
     m->w_cpu_mapped = last > first ? last - first : 0;
     m->output_gpu = layer_on_gpu(c, L, L);
     m->layers_gpu = 0;
