@@ -78,7 +78,7 @@ async function settle(page) {
   await page.waitForFunction(() => {
     const s = document.getElementById("status");
     return s.dataset.state === "ok" || s.dataset.state === "error";
-  }, null, { timeout: 30000 });
+  }, null, { timeout: 120000 });
 }
 
 // Sets one parameter the way a user does: the field must be shown; opens its fold, then
@@ -388,11 +388,11 @@ async function compareScreenshot(page, name) {
 // A page at url, settled; its errors and requests recorded.
 async function open(browser, url, errors, requests) {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  page.setDefaultTimeout(15000);
+  page.setDefaultTimeout(60000); // a machine shared with other work can be slow
   page.on("pageerror", (e) => errors.push(e.message));
   page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
   page.on("request", (r) => requests.push(r.url()));
-  page.on("crash", () => errors.push("the page crashed"));
+  page.on("crash", () => { errors.push("the page crashed"); console.log("     (page " + url.slice(0, 60) + " crashed)"); });
   page.on("close", () => console.log("     (page " + url.slice(0, 60) + " closed)"));
   await page.goto(url);
   await settle(page);
