@@ -2,9 +2,10 @@
 """Writes docs/accuracy.md from test/accuracy.py's output:
     bash test/test_accuracy.sh > build/accuracy.txt; python3 test/make_accuracy_md.py build/accuracy.txt
 The prose between the tables is kept here, next to the numbers it explains."""
-import re, sys
+import json, os, re, sys
 
 rows, summaries = [], []
+REF = sys.argv[2] if len(sys.argv) > 2 else None  # bash test/test_reference.sh --verbose output
 for line in open(sys.argv[1]):
     m = re.match(r"^(\w\d\d)\s+(train|infer)\s+(\S+)\s+([\d.]+)\s+(\S+)\s*(\S*)\s*(kv \S+)?", line)
     if m:
@@ -113,4 +114,78 @@ these are the per-process re-measurements, see [accuracy-engines.md](accuracy-en
   allocator (docs/formulas.md), with a median error of a few percent and up to -20% on runs
   with checkpointing, whose backward churn leaves more cached segments than the model adds.
 """
+
+
+def reference_section(path):
+    """The reference harness: its validation on the measured dev set, the library against its rows,
+    and the coverage matrix (family x recipe: checked / off by X / not run, with why)."""
+    res = {}
+    for line in open(path):
+        m = re.match(r"^(ok|FAIL|--)\s+(\S+?):?\s+(.*)$", line.rstrip())
+        if m:
+            res[m.group(2)] = (m.group(1), m.group(3))
+    out = ["", "## The reference harness (issue 24)", "",
+           "`test/reference/harness.py` runs the real transformers / peft / torch step of a scenario at full",
+           "size on fake tensors and records every allocation and free ([test/reference/README.md]",
+           "(../test/reference/README.md): how, its versions and the CUDA choices it puts back). Its rows are",
+           "committed in `test/data/reference/`; `test/test_reference.sh` holds the library to them (each phase",
+           "peak within 1%, or the band a row names with its reason).", ""]
+    dev = "test/data/reference/h200-dev.harness.jsonl"
+    if os.path.exists(dev):
+        out += ["### The harness against the measured dev set", "",
+                "Allocated peak from the replay of the harness's own event list through the allocator model",
+                "(src/memory/replay.c), the set run as measure.py ran it (one process).", "",
+                "| id | model | measured GiB | harness GiB | error | reserved error |", "|---|---|---:|---:|---:|---:|"]
+        errs = []
+        for line in open(dev):
+            r = json.loads(line)
+            e = r.get("harness_vs_measured_pct", {})
+            rp = r["harness"]["replay"]
+            pa = e.get("replay.peak_allocated_bytes")
+            if pa is None:
+                continue
+            errs.append(abs(pa))
+            meas = rp["peak_allocated_bytes"] / (1 + pa / 100)
+            out.append(f"| {r['id']} | {os.path.basename(r['model']['hf_config']).replace('.json', '')} | "
+                       f"{meas / 2**30:.2f} | {rp['peak_allocated_bytes'] / 2**30:.2f} | {pa:+.3f}% | "
+                       f"{e.get('replay.peak_reserved_bytes', 0):+.2f}% |")
+        errs.sort()
+        out += ["", f"{len(errs)} records: median |error| {errs[len(errs) // 2]:.3f}%, max {errs[-1]:.3f}%.", ""]
+    lib = [(k, v) for k, v in res.items() if "." not in k]
+    if lib:
+        out += ["### The library against the harness", "", "| row | verdict | phases (library vs harness) |",
+                "|---|---|---|"]
+        for k, (v, rest) in sorted(lib):
+            out.append(f"| {k} | {'checked' if v == 'ok' else 'FAIL'} | {rest} |")
+        out.append("")
+    mat = [(k, v) for k, v in res.items() if "." in k]
+    if mat:
+        fams = sorted({k.split(".")[0] for k, _ in mat})
+        recs = ["bf16", "amp", "lora", "ckpt", "eager", "generate", "qlora"]
+        out += ["### The coverage matrix", "",
+                "Every in-scope family of transformers 5.17 (layers cut to one pattern period, widths full) x",
+                "recipe, harness vs library (`test/data/reference/matrix.harness.jsonl`, made by",
+                "`test/reference/matrix.py`): **ok** = every phase peak within 1%; **known X%** = off by X% in",
+                "its worst phase, the row names why; **not run** / **harness error** = no harness figures (the",
+                "row says why); blank = not yet run.", "",
+                "| family | " + " | ".join(recs) + " |", "|---|" + "---|" * len(recs)]
+        for f in fams:
+            cells = []
+            for rc in recs:
+                v = res.get(f"{f}.{rc}")
+                if not v:
+                    cells.append("")
+                elif v[0] == "--":
+                    cells.append("not run" if "bitsandbytes" in v[1] or "config" in v[1] else "harness error")
+                else:
+                    pcts = [float(x) for x in re.findall(r"([+-]\d+\.\d+)%", v[1].split(";")[0])]
+                    worst = max(pcts, key=abs) if pcts else 0.0
+                    cells.append("ok" if v[0] == "ok" and "KNOWN" not in v[1] else f"off {worst:+.1f}%")
+            out.append(f"| {f} | " + " | ".join(cells) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+if REF:
+    doc += reference_section(REF)
 open("docs/accuracy.md", "w").write(doc)

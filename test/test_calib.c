@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "memory/memory.h"
+#include "replay/replay.h"
 
 static void estimate(llmmem_result *r, const llmmem_model *m, const llmmem_config *c)
 {

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory/memory.h"
+#include "replay/replay.h"
 
 #define DIR "test/data/kinds/"
 #define MAX_ROWS 4096

@@ -1,31 +1,43 @@
 #!/usr/bin/env bash
 # The layers of src/ (docs/architecture.md) and the one direction their dependencies run:
 #
-#   api -> plan -> engines -> memory -> model -> core
-#                  input  -> model, config        config -> core
+#   api -> plan -> engines -> replay -> train, infer -> memory -> model, config -> core
+#                  input  -> model, config
 #
-# A file may use only its own layer and the layers below it. Three checks:
+# A file may use only its own layer and the layers below it. Checks:
 #  1. includes: every #include "layer/..." of src/<layer>/ names an allowed layer, and
 #     only src/input/ includes a parser library (cJSON, libyaml);
-#  2. symbols: every llmmem symbol an object of build/obj/<layer>/ uses is defined in
-#     an allowed layer (public llmmem_* functions included), read with nm;
-#  3. no circles: the graph of which object uses which other object's symbols is acyclic.
+#  2. symbols: every global symbol an object of build/obj/<layer>/ uses is defined in
+#     an allowed layer (public llmmem_* functions included), read with nm; every global
+#     the library defines is prefixed (llmmem_ public, llmmem__ internal);
+#  3. no circles: the graph of which object uses which other object's symbols (every
+#     global, not only llmmem ones) is acyclic, in the library and in the CLI
+#     (examples/cli/, compiled here into a temporary folder).
 # Runs after make (it reads build/obj). Exit 1 with every violation listed.
 set -u
 cd "$(dirname "$0")/.."
 OBJDIR=${OBJDIR:-build/obj}
-python3 - "$OBJDIR" <<'PY'
+CLIOBJ=$(mktemp -d)
+trap 'rm -rf "$CLIOBJ"' EXIT
+for f in examples/cli/*.c; do
+    ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -c "$f" -o "$CLIOBJ/$(basename "$f" .c).o" ||
+        { echo "could not compile $f for the CLI's circle check"; exit 1; }
+done
+python3 - "$OBJDIR" "$CLIOBJ" <<'PY'
 import os, re, subprocess, sys, glob
-objdir = sys.argv[1]
+objdir, cliobj = sys.argv[1], sys.argv[2]
 below = {
     "core": [],
     "config": ["core"],
     "model": ["core"],
     "input": ["core", "config", "model"],
     "memory": ["core", "config", "model"],
-    "engines": ["core", "config", "model", "memory"],
-    "plan": ["core", "config", "model", "memory", "engines"],
-    "api": ["core", "config", "model", "memory", "engines", "plan", "input"],
+    "train": ["core", "config", "model", "memory"],
+    "infer": ["core", "config", "model", "memory"],
+    "replay": ["core", "config", "model", "memory", "train", "infer"],
+    "engines": ["core", "config", "model", "memory", "train", "infer", "replay"],
+    "plan": ["core", "config", "model", "memory", "train", "infer", "replay", "engines"],
+    "api": ["core", "config", "model", "memory", "train", "infer", "replay", "engines", "plan", "input"],
 }
 allowed = {k: set(v) | {k} for k, v in below.items()}
 bad = []
@@ -52,21 +64,55 @@ for f in sorted(glob.glob("src/*/**/*.[ch]", recursive=True) + glob.glob("src/*/
         m = re.match(r'\s*#\s*include\s+<(cjson|yaml)[/.]', line)
         if m and layer != "input":
             bad.append(f"{f}:{n}: only src/input/ includes a parser library ({line.strip()})")
-# 2. symbols
-objs = sorted(glob.glob(os.path.join(objdir, "*", "**", "*.o"), recursive=True))
+# 2. symbols (objects whose source is gone are stale: left out)
+objs = sorted(o for o in glob.glob(os.path.join(objdir, "*", "**", "*.o"), recursive=True)
+              if os.path.exists(os.path.join("src", os.path.relpath(o, objdir))[:-2] + ".c"))
 if not objs:
     print(f"no objects under {objdir}: run make first"); sys.exit(1)
-defs, uses = {}, {}
-for o in objs:
-    rel = os.path.relpath(o, objdir)
-    out = subprocess.run(["nm", o], capture_output=True, text=True, check=True).stdout
-    uses[rel] = set()
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[1] in "TDRB" and parts[2].startswith("llmmem"):
-            defs[parts[2]] = rel
-        elif len(parts) == 2 and parts[0] == "U" and parts[1].startswith("llmmem"):
-            uses[rel].add(parts[1])
+
+def symbols(paths, root):
+    """Global definitions (symbol -> object) and uses (object -> symbols) of the objects."""
+    defs, uses = {}, {}
+    for o in paths:
+        rel = os.path.relpath(o, root)
+        out = subprocess.run(["nm", o], capture_output=True, text=True, check=True).stdout
+        uses[rel] = set()
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in "TDRBCG":
+                defs[parts[2]] = rel
+            elif len(parts) == 2 and parts[0] == "U":
+                uses[rel].add(parts[1])
+    return defs, uses
+
+def circles(edges):
+    """The strongly connected components of more than one object (Tarjan)."""
+    idx, low, on, st, comps, c = {}, {}, set(), [], [], [0]
+    def visit(v):
+        idx[v] = low[v] = c[0]; c[0] += 1; st.append(v); on.add(v)
+        for w in edges[v]:
+            if w not in idx:
+                visit(w); low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], idx[w])
+        if low[v] == idx[v]:
+            comp = []
+            while True:
+                w = st.pop(); on.discard(w); comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                comps.append(comp)
+    for v in sorted(edges):
+        if v not in idx:
+            visit(v)
+    return comps
+
+sys.setrecursionlimit(10000)
+defs, uses = symbols(objs, objdir)
+for sym, o in sorted(defs.items()):
+    if not sym.startswith("llmmem_"):
+        bad.append(f"{o}: defines the global {sym} without the llmmem_ / llmmem__ prefix")
 edges = {o: set() for o in uses}
 for o, syms in uses.items():
     layer = o.split("/")[0]
@@ -74,35 +120,21 @@ for o, syms in uses.items():
         if s not in defs:
             continue
         t = defs[s]
+        if t == o:
+            continue
         edges[o].add(t)
         if t.split("/")[0] not in allowed.get(layer, set()):
             bad.append(f"{o}: uses {s} of {t} ({t.split('/')[0]} is above or beside {layer})")
-# 3. circles (Tarjan on the object graph)
-idx, low, on, st, comps, c = {}, {}, set(), [], [], [0]
-sys.setrecursionlimit(10000)
-def visit(v):
-    idx[v] = low[v] = c[0]; c[0] += 1; st.append(v); on.add(v)
-    for w in edges[v]:
-        if w not in idx:
-            visit(w); low[v] = min(low[v], low[w])
-        elif w in on:
-            low[v] = min(low[v], idx[w])
-    if low[v] == idx[v]:
-        comp = []
-        while True:
-            w = st.pop(); on.discard(w); comp.append(w)
-            if w == v:
-                break
-        if len(comp) > 1:
-            comps.append(comp)
-for v in sorted(edges):
-    if v not in idx:
-        visit(v)
-for comp in comps:
+# 3. circles, in the library and in the CLI
+for comp in circles(edges):
     bad.append("circle between " + ", ".join(sorted(comp)))
+cli_defs, cli_uses = symbols(sorted(glob.glob(os.path.join(cliobj, "*.o"))), cliobj)
+cli_edges = {o: {cli_defs[s] for s in syms if s in cli_defs and cli_defs[s] != o} for o, syms in cli_uses.items()}
+for comp in circles(cli_edges):
+    bad.append("circle in the CLI between examples/cli/" + ", examples/cli/".join(sorted(c[:-2] + ".c" for c in comp)))
 for b in bad:
     print(b)
 print(f"layers: {len(objs)} objects in {len(layers_found)} layers, {sum(len(e) for e in edges.values())} file edges; "
-      f"{len(bad)} violation(s)")
+      f"the CLI: {len(cli_edges)} objects, {sum(len(e) for e in cli_edges.values())} file edges; {len(bad)} violation(s)")
 sys.exit(1 if bad else 0)
 PY

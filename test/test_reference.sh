@@ -5,4 +5,4 @@
 # or inside the band its row's "known" names with the reason.
 set -eu
 cd "$(dirname "$0")/.."
-python3 test/reference_check.py --cli examples/llmmem test/data/reference/*.harness.jsonl
+python3 test/reference_check.py --cli examples/llmmem "$@" test/data/reference/*.harness.jsonl

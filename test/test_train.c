@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "memory/memory.h"
+#include "train/train.h"
 #include "tolerances.h"
 
 #define DEV "test/data/groundtruth/configs/dev/"

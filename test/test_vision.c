@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "memory/memory.h"
+#include "replay/replay.h"
 
 #define VLM "test/data/configs/vlm/"
 

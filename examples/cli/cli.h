@@ -11,10 +11,11 @@
  * library's parameter table at run time. Errors: one line on stderr,
  * "llmmem: LLMMEM_E_XXX: message"; exit status 2 for usage errors, 1 otherwise.
  *
- * Files: main.c (the commands and the dispatcher), options.c (the table of the CLI's own
- * flags, the one name lookup, the parser), inputs.c (flags -> model, configuration and
- * framework files: where flags meet library parameters), help.c, errors.c, format.c (numbers
- * and bytes as text, JSON out), table.c (the estimate table), svg.c, and one file per
+ * Files: main.c (the commands and the dispatcher), lookup.c (the one name lookup and the one
+ * reader of numbers in flags), options.c (the table of the CLI's own flags, the parser),
+ * inputs.c (flags -> model, configuration and framework files: where flags meet library
+ * parameters), help.c, errors.c, format.c (numbers and bytes as text, JSON out, a
+ * configuration's integers), table.c (the estimate table), svg.c, and one file per
  * command: estimate.c (estimate, explain), model.c, quick.c, plan.c, plan_table.c,
  * validate.c, presets.c, gpus.c, params.c.
  * A new flag is a row of flags[] in options.c (its value goes to a field of cli_opts; a
@@ -50,7 +51,7 @@ _Noreturn void cli_fail_msg(int status, int exit_code, const char *fmt, ...);
 _Noreturn void cli_fail_lib(int rc, int exit_code, const char *what);
 #define cli_usage_error(...) cli_fail_msg(LLMMEM_E_INVALID_ARG, EXIT_USAGE, __VA_ARGS__)
 
-/* ---- options.c: names, the flag table, the parser ------------------------------------- */
+/* ---- lookup.c: names -------------------------------------------------------------------- */
 
 /* The head of every row the CLI looks up by a written name (flags, their values, engines,
  * model-key aliases, commands): its name and another spelling, or NULL. */
@@ -67,13 +68,16 @@ int cli_find(const void *rows, size_t n, size_t size, const char *written);
 bool cli_name_is(const char *written, const char *name);
 /* in with '-' -> '_' (flag and engine names are written either way). */
 void cli_normalize(char *out, size_t cap, const char *in);
-/* "--help" or "-h". */
-bool cli_is_help(const char *arg);
 /* The name of `names` nearest to `written` (edit distance, case, '-' and '_' ignored;
  * or the only one it begins), NULL if none is near. */
 const char *cli_suggest(const char *written, const char *const *names, int n);
 /* " (did you mean PREFIXname?)" ('_' shown as '-' when prefix is "--"), "" for NULL. */
 void cli_did_you_mean(char *out, size_t cap, const char *prefix, const char *name);
+
+/* ---- options.c: the flag table, the parser --------------------------------------------- */
+
+/* "--help" or "-h". */
+bool cli_is_help(const char *arg);
 
 enum cli_units { UNITS_BOTH, UNITS_GIB, UNITS_GB };
 
@@ -121,7 +125,7 @@ typedef struct cli_opts {
  * Usage errors exit. */
 void cli_parse(cli_opts *o, int argc, char **argv, unsigned accepts, const char *cmd);
 /* An integer flag value in lo..hi (read by llmmem_parse_value as a whole number), or a
- * usage error naming cmd and flag. */
+ * usage error naming cmd and flag (lookup.c, as cli_value). */
 long long cli_parse_count(const char *cmd, const char *flag, const char *value, long long lo,
                           long long hi);
 /* A flag's value read as the library reads text of that llmmem_value_kind
@@ -223,7 +227,7 @@ int64_t cli_result_i64(const llmmem_result *r, int key);
 
 /* Estimates and prints (table, terms, JSON, SVG as o asks); frees m and cfg. */
 int cli_estimate_print(llmmem_model *m, llmmem_config *cfg, const cli_opts *o);
-/* A configuration integer (plan.c); 0 when unreadable. */
+/* A configuration integer (format.c); 0 when unreadable. */
 int64_t cli_cfg_i64(const llmmem_config *cfg, int param);
 /* The table of a plan's layouts. */
 void cli_print_plan_table(const llmmem_plan *p, const llmmem_model *m, const llmmem_config *cfg,

@@ -1,4 +1,4 @@
-/* Numbers and bytes as text, bars, and JSON on stdout. */
+/* Numbers and bytes as text, bars, JSON on stdout, and a configuration's integers. */
 #include "cli.h"
 
 #include <stdlib.h>
@@ -93,4 +93,11 @@ void cli_print_json(cli_to_json to_json, const void *obj, bool always_newline)
     if (always_newline || need < 2 || buf[need - 2] != '\n')
         fputc('\n', stdout);
     free(buf);
+}
+
+int64_t cli_cfg_i64(const llmmem_config *cfg, int param)
+{
+    int64_t v = 0;
+    llmmem_config_get_i64(&v, cfg, param);
+    return v;
 }

@@ -33,13 +33,6 @@ const cli_help cli_help_plan = {
     "\n",
     23, plan_help_flags};
 
-int64_t cli_cfg_i64(const llmmem_config *cfg, int param)
-{
-    int64_t v = 0;
-    llmmem_config_get_i64(&v, cfg, param);
-    return v;
-}
-
 /* ---- inverse questions ------------------------------------------------------------------ */
 
 typedef struct question {

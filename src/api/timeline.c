@@ -1,10 +1,10 @@
 /* llmmem_timeline: the estimate's allocation timeline replayed through the
- * caching allocator model (memory/replay.c), written as JSON (the active
+ * caching allocator model (replay/replay.c), written as JSON (the active
  * bytes by category and the reserved bytes over the events), as an SVG chart
  * of the same, or as the dictionary torch.cuda.memory._snapshot() returns
  * (device_traces and the final segments; pytorch.org/memory_viz reads it
  * as JSON), so a predicted run and a measured snapshot open in one viewer. */
-#include "memory/memory.h"
+#include "engines/engines.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,11 +126,10 @@ static int record(run *x, const llmmem_model *model, const llmmem_config *cfg)
     int rc = llmmem_config_clone(&c, cfg);
     if (rc)
         return rc;
-    c->record = &x->tl;
     c->allocator_replay = 1;
     rc = llmmem_result_new(&x->r);
     if (!rc)
-        rc = llmmem_estimate(x->r, model, c);
+        rc = llmmem__estimate(x->r, model, c, &x->tl);
     if (!rc && x->tl.nomem)
         rc = llmmem__error(LLMMEM_E_NOMEM, "llmmem_timeline: out of memory recording the timeline");
     if (!rc && !x->r->replayed)

@@ -133,7 +133,6 @@ int llmmem_config_clone(llmmem_config **out, const llmmem_config *cfg)
         return llmmem__error(LLMMEM_E_NOMEM, "llmmem_config_clone: out of memory");
     llmmem__config_side *sd = c->side;
     memcpy(c, cfg, sizeof *c);
-    c->record = NULL;
     c->side = sd;
     if (cfg->side) { /* the parts in use */
         const llmmem__config_side *from = cfg->side;

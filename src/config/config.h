@@ -166,9 +166,6 @@ struct llmmem_config {
     int64_t expandable_segments;
     int64_t allocator_replay, max_split_size_bytes, empty_cache_steps, prior_ws_segment;
     double gc_threshold;
-    /* NULL, or where the allocator replay records its events (llmmem_timeline
-     * sets it on its own copy of the configuration) */
-    struct llmmem__tl *record;
     /* vision-language */
     int64_t images_per_sample, image_height, image_width, video_frames, vision_training;
     int64_t min_pixels, max_pixels, encoder_cache;

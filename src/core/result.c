@@ -76,14 +76,6 @@ void llmmem__result_note_cat(struct llmmem_result *r, const llmmem__str *parts, 
     note_keep(r);
 }
 
-void llmmem__result_set_u64(struct llmmem_result *r, int key, uint64_t v) { r->v[key - LLMMEM_R_PARAMS].u = v; }
-
-void llmmem__result_set_i64(struct llmmem_result *r, int key, int64_t v) { r->v[key - LLMMEM_R_PARAMS].i = v; }
-
-void llmmem__result_set_f64(struct llmmem_result *r, int key, double v) { r->v[key - LLMMEM_R_PARAMS].f = v; }
-
-uint64_t llmmem__result_u64(const struct llmmem_result *r, int key) { return r->v[key - LLMMEM_R_PARAMS].u; }
-
 void llmmem__result_input(struct llmmem_result *r, const char *name, int64_t value)
 {
     if (r->input_count < LLMMEM__MAX_INPUTS) {

@@ -47,7 +47,7 @@ struct llmmem_result {
     const char *no_replay; /* static: why the allocator replay never draws this engine's run, or NULL */
     uint64_t largest_block; /* largest transient tensor (allocator model) */
     bool checkpointing;
-    /* the caching allocator's replay (memory/reserved.c), when it ran */
+    /* the caching allocator's replay (replay/reserved.c), when it ran */
     bool replayed;
     bool replay_oom;           /* a segment did not fit the GPU even after freeing the cache */
     uint64_t replay_reserved;  /* peak segment bytes */
@@ -69,10 +69,23 @@ void llmmem__result_note_join(struct llmmem_result *r, ...) LLMMEM_SENTINEL;
 void llmmem__result_note_cat(struct llmmem_result *r, const llmmem__str *parts, int n);
 /* Records an input symbol of the formulas (name static; ignored past the limit). */
 void llmmem__result_input(struct llmmem_result *r, const char *name, int64_t value);
-void llmmem__result_set_u64(struct llmmem_result *r, int key, uint64_t v);
-void llmmem__result_set_i64(struct llmmem_result *r, int key, int64_t v);
-void llmmem__result_set_f64(struct llmmem_result *r, int key, double v);
-uint64_t llmmem__result_u64(const struct llmmem_result *r, int key);
+/* A scalar key of the result (every estimate sets a few dozen: inline). */
+static inline void llmmem__result_set_u64(struct llmmem_result *r, int key, uint64_t v)
+{
+    r->v[key - LLMMEM_R_PARAMS].u = v;
+}
+static inline void llmmem__result_set_i64(struct llmmem_result *r, int key, int64_t v)
+{
+    r->v[key - LLMMEM_R_PARAMS].i = v;
+}
+static inline void llmmem__result_set_f64(struct llmmem_result *r, int key, double v)
+{
+    r->v[key - LLMMEM_R_PARAMS].f = v;
+}
+static inline uint64_t llmmem__result_u64(const struct llmmem_result *r, int key)
+{
+    return r->v[key - LLMMEM_R_PARAMS].u;
+}
 /* Sum of a phase's components (overflow sets o). */
 uint64_t llmmem__result_phase_total(const struct llmmem_result *r, int ph, llmmem__ovf *o);
 

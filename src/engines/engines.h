@@ -6,7 +6,7 @@
 #ifndef LLMMEM_ENGINES_ENGINES_H
 #define LLMMEM_ENGINES_ENGINES_H
 
-#include "memory/memory.h"
+#include "replay/replay.h"
 
 /* NULL checks shared by the estimator entry points, then llmmem__model_validate. */
 int llmmem__check_args(const llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg,
@@ -70,6 +70,7 @@ typedef struct llmmem__infer_base {
     uint64_t kv_tl, kv_tok;  /* KV bytes per token per layer, per token of all layers */
     llmmem__vision_bytes vb; /* image tokens and the encoder's working set */
     bool overflow;           /* the shared part overflowed (reported by the runtime) */
+    struct llmmem__tl *sink; /* NULL, or where a replay records its events (llmmem_timeline) */
 } llmmem__infer_base;
 /* The dtype the matmuls run in: compute_dtype, else param_dtype. */
 static inline int64_t llmmem__compute_of(const struct llmmem_config *c)
@@ -231,13 +232,18 @@ typedef struct llmmem__engine_run {
 #define LLMMEM__ENGINE_STATE(type, r) ((type *)(void *)(r)->state.u)
 #define LLMMEM__ENGINE_STATE_FITS(type)                                                                 \
     _Static_assert(sizeof(type) <= sizeof(((llmmem__engine_run *)0)->state), #type " fits the run's state")
+/* llmmem_estimate; sink: NULL, or where the allocator replay records every
+ * event of the run it draws (llmmem_timeline) (estimate.c). */
+int llmmem__estimate(struct llmmem_result *out, const struct llmmem_model *m, const struct llmmem_config *c,
+                     struct llmmem__tl *sink);
 /* The training estimate of row e: the skeleton (estimate.c). */
 int llmmem__engine_estimate(struct llmmem_result *out, const struct llmmem_model *m,
-                            const struct llmmem_config *c, const llmmem__engine *e);
+                            const struct llmmem_config *c, const llmmem__engine *e, struct llmmem__tl *sink);
 /* The inference estimate of runtime row e (inference.c); search: look for the
- * tensor-parallel size that fits when this one does not. */
+ * tensor-parallel size that fits when this one does not (those estimates
+ * record nothing). */
 int llmmem__engine_infer(struct llmmem_result *r, const struct llmmem_model *m, const struct llmmem_config *c,
-                         const llmmem__engine *e, bool search);
+                         const llmmem__engine *e, bool search, struct llmmem__tl *sink);
 
 /* ZeRO's data-parallel traffic, also Megatron-DeepSpeed's (zero.c). */
 double llmmem__zero_dp_seconds(const struct llmmem_config *c, const llmmem__dp_traffic *d);

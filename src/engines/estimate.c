@@ -6,9 +6,10 @@
  * per-engine public functions are thin wrappers that set the engine and call
  * llmmem_estimate, so both give the same answer. The training skeleton is
  * written once: the common checks and the layout, the row's own checks, the
- * engine's precision, the single-GPU training model (memory/train.c), what the
- * row shards, offloads and buffers, the phases (memory/phases.c), the row's
- * terms and the GPU-count keys. Every engine differs only in its hooks
+ * engine's precision, the single-GPU training model (train/train.c), what the
+ * row shards, offloads and buffers, the phases (train/phases.c), the
+ * allocator replay when the row draws it (replay/), the result's peak
+ * (memory/peak.c), the row's terms and the GPU-count keys. Every engine differs only in its hooks
  * (engines.h); docs/engines.md lists the sources of each term. */
 #include "engines/engines.h"
 
@@ -78,7 +79,7 @@ static void run_keys(llmmem__engine_run *r)
 }
 
 int llmmem__engine_estimate(struct llmmem_result *out, const struct llmmem_model *m,
-                            const struct llmmem_config *cfg, const llmmem__engine *e)
+                            const struct llmmem_config *cfg, const llmmem__engine *e, struct llmmem__tl *sink)
 {
     int rc = llmmem__check_args(out, m, cfg, e->fn);
     if (rc)
@@ -112,6 +113,10 @@ int llmmem__engine_estimate(struct llmmem_result *out, const struct llmmem_model
         return rc;
     if ((rc = llmmem__train_fill(out, &r.t, replay ? NULL : &r.x, m, r.cx)) != 0)
         return rc;
+    if (replay && r.cx->allocator_replay && (rc = llmmem__reserved_train(out, &r.t, m, r.cx, sink)) != 0)
+        return rc;
+    if ((rc = llmmem__result_finish(out, r.cx)) != 0)
+        return rc;
     run_keys(&r);
     return LLMMEM_OK;
 }
@@ -144,7 +149,8 @@ static bool fit_default_length(struct llmmem_config *local, const struct llmmem_
     return true;
 }
 
-static int estimate_as_given(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
+static int estimate_as_given(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg,
+                             struct llmmem__tl *sink)
 {
     const llmmem__engine *e = llmmem__engine_for(cfg);
     if (cfg->mode == LLMMEM__MODE_INFERENCE) {
@@ -152,7 +158,7 @@ static int estimate_as_given(llmmem_result *out, const llmmem_model *model, cons
             return llmmem__error(LLMMEM_E_INVALID_ARG, "unknown runtime %lld", (long long)cfg->runtime);
         int rc = model ? llmmem__engine_check_inference(model, cfg, e) : 0;
         if (rc == 0)
-            rc = llmmem__engine_infer(out, model, cfg, e, true);
+            rc = llmmem__engine_infer(out, model, cfg, e, true, sink);
         if (rc == 0 && cfg->lora_rank > 0)
             llmmem__result_note(out, "lora_rank = %lld ignored in inference: the base model is "
                                      "estimated; adapter weights (and vLLM's enable_lora slots) are "
@@ -162,17 +168,17 @@ static int estimate_as_given(llmmem_result *out, const llmmem_model *model, cons
     }
     if (!e)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "unknown engine %lld", (long long)cfg->engine);
-    return llmmem__engine_estimate(out, model, cfg, e);
+    return llmmem__engine_estimate(out, model, cfg, e, sink);
 }
 
-int llmmem_estimate(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
+int llmmem__estimate(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg, struct llmmem__tl *sink)
 {
     if (!cfg)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_estimate: config is NULL");
     struct llmmem_config local;
     if (!fit_default_length(&local, model, cfg))
-        return estimate_as_given(out, model, cfg);
-    int rc = estimate_as_given(out, model, &local);
+        return estimate_as_given(out, model, cfg, sink);
+    int rc = estimate_as_given(out, model, &local, sink);
     if (rc == 0 && cfg->mode == LLMMEM__MODE_TRAINING)
         llmmem__result_note(out, "seq_len defaults to %lld, the length of %s's learned position table "
                                  "(max_position_embeddings); set it to choose another",
@@ -182,6 +188,11 @@ int llmmem_estimate(llmmem_result *out, const llmmem_model *model, const llmmem_
                                  "position table of %lld (max_position_embeddings); set it to choose another",
                             (long long)local.prompt_len, model->model_type, (long long)model->max_positions);
     return rc;
+}
+
+int llmmem_estimate(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg)
+{
+    return llmmem__estimate(out, model, cfg, NULL);
 }
 
 /* ---- the per-engine entry points ------------------------------------------------

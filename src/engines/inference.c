@@ -47,7 +47,7 @@ static void set_gpus_needed(struct llmmem_result *r, const struct llmmem_model *
                 if (m->num_heads % t)
                     continue;
                 cc.tp = t;
-                if (llmmem__engine_infer(&scratch, m, &cc, e, false) == 0 &&
+                if (llmmem__engine_infer(&scratch, m, &cc, e, false, NULL) == 0 &&
                     scratch.v[LLMMEM_R_FITS - LLMMEM_R_PARAMS].i) {
                     needed = t;
                     break;
@@ -141,7 +141,7 @@ static void infer_keys(struct llmmem_result *r, const struct llmmem_model *m,
 }
 
 int llmmem__engine_infer(struct llmmem_result *r, const struct llmmem_model *m, const struct llmmem_config *c,
-                         const llmmem__engine *e, bool search)
+                         const llmmem__engine *e, bool search, struct llmmem__tl *sink)
 {
     if (!r || !m || !c)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_estimate_inference: NULL argument");
@@ -162,6 +162,7 @@ int llmmem__engine_infer(struct llmmem_result *r, const struct llmmem_model *m, 
     if ((rc = llmmem__vision_compute(&b.vb, m, c, u(c->batch_size), &o)) != 0)
         return rc;
     b.overflow = o.overflow;
+    b.sink = sink;
     infer_keys(r, m, &b, !(e->flags & LLMMEM__CAP_OWN_WEIGHTS));
     rc = e->infer(r, m, c, &b);
     if (rc == 0)

@@ -444,7 +444,8 @@ static int mg_stage_estimate(mg_run *r, struct llmmem_result *dst, int si, int s
     llmmem__result_clear(dst);
     dst->caps = r->run->e->flags;
     dst->no_replay = r->run->e->no_replay;
-    return llmmem__train_fill(dst, &t, &x, r->m, r->c);
+    int rc = llmmem__train_fill(dst, &t, &x, r->m, r->c);
+    return rc ? rc : llmmem__result_finish(dst, r->c);
 }
 
 /* Estimates every pipeline stage (up to LLMMEM__MAX_STAGES) and keeps the one

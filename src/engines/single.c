@@ -1,8 +1,8 @@
-/* The single-GPU training engine: the training model of memory/train.c as it
+/* The single-GPU training engine: the training model of train/train.c as it
  * is, with no distributed wrapper. Its precision is PyTorch's own
  * (torch.optim steps the parameters themselves: no masters; HF Trainer's
  * bf16=True on an fp32 model is torch.autocast, accelerate native_amp; a bf16
- * model trains in bf16). The allocator replay (memory/reserved.c) draws its
+ * model trains in bf16). The allocator replay (replay/reserved.c) draws its
  * run. */
 #include "engines/engines.h"
 

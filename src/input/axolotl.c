@@ -57,68 +57,68 @@ static const struct {
 static int read_adapter(fw_ctx *x, const llmmem__jnode *root)
 {
     const char *adapter;
-    int rc = fw_str(&adapter, x, root, "adapter", "adapter");
+    int rc = llmmem__fw_str(&adapter, x, root, "adapter", "adapter");
     if (rc)
         return rc;
     int l4, l8;
-    if ((rc = fw_bool(&l4, x, root, "load_in_4bit", "load_in_4bit")) != 0 ||
-        (rc = fw_bool(&l8, x, root, "load_in_8bit", "load_in_8bit")) != 0)
+    if ((rc = llmmem__fw_bool(&l4, x, root, "load_in_4bit", "load_in_4bit")) != 0 ||
+        (rc = llmmem__fw_bool(&l8, x, root, "load_in_8bit", "load_in_8bit")) != 0)
         return rc;
-    const llmmem__jnode *an = fw_get(root, "adapter");
+    const llmmem__jnode *an = llmmem__fw_get(root, "adapter");
     if (!adapter || !*adapter) {
         if (l4 == 1 || l8 == 1)
-            return fw_refuse(x, fw_get(root, l4 == 1 ? "load_in_4bit" : "load_in_8bit"),
+            return llmmem__fw_refuse(x, llmmem__fw_get(root, l4 == 1 ? "load_in_4bit" : "load_in_8bit"),
                              l4 == 1 ? "load_in_4bit" : "load_in_8bit", "a quantised base without an adapter");
-        return fw_set_i64(x, LLMMEM_P_LORA_RANK, 0, root, "adapter");
+        return llmmem__fw_set_i64(x, LLMMEM_P_LORA_RANK, 0, root, "adapter");
     }
     if (strcmp(adapter, "lora") && strcmp(adapter, "qlora"))
-        return fw_refuse(x, an, "adapter", "adapter \"%.40s\" is not modelled (lora, qlora)", adapter);
+        return llmmem__fw_refuse(x, an, "adapter", "adapter \"%.40s\" is not modelled (lora, qlora)", adapter);
     int64_t r;
     bool have;
-    if ((rc = fw_int(&r, &have, x, root, "lora_r", "lora_r")) != 0)
+    if ((rc = llmmem__fw_int(&r, &have, x, root, "lora_r", "lora_r")) != 0)
         return rc;
     if (!have)
         return llmmem__json_error_at(x->doc, an, LLMMEM_E_SCHEMA, "lora_r", "adapter %s needs lora_r", adapter);
-    if ((rc = fw_set_i64(x, LLMMEM_P_LORA_RANK, r, fw_get(root, "lora_r"), "lora_r")) != 0)
+    if ((rc = llmmem__fw_set_i64(x, LLMMEM_P_LORA_RANK, r, llmmem__fw_get(root, "lora_r"), "lora_r")) != 0)
         return rc;
     const llmmem__jnode *n;
-    if ((n = fw_get(root, "lora_alpha")) &&
+    if ((n = llmmem__fw_get(root, "lora_alpha")) &&
         (rc = llmmem__input_set_param(x->doc, x->cfg, LLMMEM_P_LORA_ALPHA, n, "lora_alpha")) != 0)
         return rc;
-    if ((n = fw_get(root, "lora_dropout")) &&
+    if ((n = llmmem__fw_get(root, "lora_dropout")) &&
         (rc = llmmem__input_set_param(x->doc, x->cfg, LLMMEM_P_LORA_DROPOUT, n, "lora_dropout")) != 0)
         return rc;
     int linear;
-    if ((rc = fw_bool(&linear, x, root, "lora_target_linear", "lora_target_linear")) != 0)
+    if ((rc = llmmem__fw_bool(&linear, x, root, "lora_target_linear", "lora_target_linear")) != 0)
         return rc;
     if (linear == 1) {
-        if ((rc = fw_set(x, LLMMEM_P_LORA_TARGETS, "all-linear", fw_get(root, "lora_target_linear"),
+        if ((rc = llmmem__fw_set(x, LLMMEM_P_LORA_TARGETS, "all-linear", llmmem__fw_get(root, "lora_target_linear"),
                          "lora_target_linear")) != 0)
             return rc;
-    } else if ((n = fw_get(root, "lora_target_modules")) &&
+    } else if ((n = llmmem__fw_get(root, "lora_target_modules")) &&
                (rc = llmmem__input_set_targets(x->doc, x->cfg, n, "lora_target_modules")) != 0) {
         return rc;
     }
-    if ((n = fw_get(root, "lora_modules_to_save")) && llmmem__json_array_size(n) > 0)
-        return fw_refuse(x, n, "lora_modules_to_save",
+    if ((n = llmmem__fw_get(root, "lora_modules_to_save")) && llmmem__json_array_size(n) > 0)
+        return llmmem__fw_refuse(x, n, "lora_modules_to_save",
                          "modules_to_save trains full copies of those modules beside the adapters; not modelled");
     bool q4 = !strcmp(adapter, "qlora") || l4 == 1;
     if (q4 || l8 == 1) {
         const char *quant = q4 ? "nf4" : "int8";
         int dq = 1; /* axolotl's default BitsAndBytesConfig: bnb_4bit_use_double_quant */
-        const llmmem__jnode *kw = fw_get(root, "bnb_config_kwargs");
+        const llmmem__jnode *kw = llmmem__fw_get(root, "bnb_config_kwargs");
         if (kw && llmmem__json_is_object(kw)) {
             const char *qt;
-            if ((rc = fw_str(&qt, x, kw, "bnb_4bit_quant_type", "bnb_config_kwargs.bnb_4bit_quant_type")) != 0 ||
-                (rc = fw_bool(&dq, x, kw, "bnb_4bit_use_double_quant", "bnb_config_kwargs.bnb_4bit_use_double_quant")))
+            if ((rc = llmmem__fw_str(&qt, x, kw, "bnb_4bit_quant_type", "bnb_config_kwargs.bnb_4bit_quant_type")) != 0 ||
+                (rc = llmmem__fw_bool(&dq, x, kw, "bnb_4bit_use_double_quant", "bnb_config_kwargs.bnb_4bit_use_double_quant")))
                 return rc;
             if (qt && !strcmp(qt, "fp4"))
                 quant = "fp4";
             if (dq < 0)
                 dq = 1;
         }
-        if ((rc = fw_set(x, LLMMEM_P_QLORA, quant, an, "adapter")) != 0 ||
-            (rc = fw_set_i64(x, LLMMEM_P_QLORA_DOUBLE_QUANT, dq, an, "adapter")) != 0)
+        if ((rc = llmmem__fw_set(x, LLMMEM_P_QLORA, quant, an, "adapter")) != 0 ||
+            (rc = llmmem__fw_set_i64(x, LLMMEM_P_QLORA_DOUBLE_QUANT, dq, an, "adapter")) != 0)
             return rc;
     }
     return LLMMEM_OK;
@@ -132,7 +132,7 @@ static int read_precision(fw_ctx *x, const llmmem__jnode *root)
         const char *key, *dtype;
     } keys[] = {{"bf16", "bf16"}, {"bfloat16", "bf16"}, {"fp16", "fp16"}, {"float16", "fp16"}, {"float32", "fp32"}};
     for (size_t i = 0; i < LLMMEM_ARRAY_LEN(keys); i++) {
-        const llmmem__jnode *n = fw_get(root, keys[i].key);
+        const llmmem__jnode *n = llmmem__fw_get(root, keys[i].key);
         if (!n)
             continue;
         bool on = llmmem__json_is_bool(n) ? llmmem__json_true(n)
@@ -142,10 +142,10 @@ static int read_precision(fw_ctx *x, const llmmem__jnode *root)
         if (!on)
             continue;
         if (llmmem__json_is_string(n))
-            fw_note(x, "%s: auto taken as %s (the GPU supports it)", keys[i].key, keys[i].dtype);
+            llmmem__fw_note(x, "%s: auto taken as %s (the GPU supports it)", keys[i].key, keys[i].dtype);
         int rc;
-        if ((rc = fw_set(x, LLMMEM_P_PARAM_DTYPE, keys[i].dtype, n, keys[i].key)) != 0 ||
-            (rc = fw_set(x, LLMMEM_P_COMPUTE_DTYPE, keys[i].dtype, n, keys[i].key)) != 0)
+        if ((rc = llmmem__fw_set(x, LLMMEM_P_PARAM_DTYPE, keys[i].dtype, n, keys[i].key)) != 0 ||
+            (rc = llmmem__fw_set(x, LLMMEM_P_COMPUTE_DTYPE, keys[i].dtype, n, keys[i].key)) != 0)
             return rc;
         return LLMMEM_OK;
     }
@@ -155,94 +155,94 @@ static int read_precision(fw_ctx *x, const llmmem__jnode *root)
 /* gradient_checkpointing (true, offload, offload_disk), activation_offloading. */
 static int read_checkpointing(fw_ctx *x, const llmmem__jnode *root)
 {
-    const llmmem__jnode *gc = fw_get(root, "gradient_checkpointing");
+    const llmmem__jnode *gc = llmmem__fw_get(root, "gradient_checkpointing");
     int rc;
     if (gc) {
         const char *s = llmmem__json_is_string(gc) ? llmmem__json_string(gc) : NULL;
         if (s && !strcmp(s, "offload")) {
             /* Unsloth-style: each checkpointed layer's input to the CPU in forward, back in backward */
-            if ((rc = fw_set(x, LLMMEM_P_CHECKPOINTING, "full", gc, "gradient_checkpointing")) != 0 ||
-                (rc = fw_set(x, LLMMEM_P_ACTIVATION_OFFLOADING, "save_on_cpu", gc, "gradient_checkpointing")) != 0)
+            if ((rc = llmmem__fw_set(x, LLMMEM_P_CHECKPOINTING, "full", gc, "gradient_checkpointing")) != 0 ||
+                (rc = llmmem__fw_set(x, LLMMEM_P_ACTIVATION_OFFLOADING, "save_on_cpu", gc, "gradient_checkpointing")) != 0)
                 return rc;
         } else if (s) {
-            return fw_refuse(x, gc, "gradient_checkpointing", "\"%.30s\" is not modelled (true, false, offload)", s);
+            return llmmem__fw_refuse(x, gc, "gradient_checkpointing", "\"%.30s\" is not modelled (true, false, offload)", s);
         } else if ((rc = llmmem__input_set_checkpointing(x->doc, x->cfg, gc, "gradient_checkpointing")) != 0) {
             return rc;
         }
     }
-    const llmmem__jnode *ao = fw_get(root, "activation_offloading");
+    const llmmem__jnode *ao = llmmem__fw_get(root, "activation_offloading");
     if (!ao)
         return LLMMEM_OK;
     if (llmmem__json_is_bool(ao))
-        return llmmem__json_true(ao) ? fw_set(x, LLMMEM_P_ACTIVATION_OFFLOADING, "streams", ao, "activation_offloading")
+        return llmmem__json_true(ao) ? llmmem__fw_set(x, LLMMEM_P_ACTIVATION_OFFLOADING, "streams", ao, "activation_offloading")
                                      : LLMMEM_OK;
-    return fw_refuse(x, ao, "activation_offloading", "only true (TRL's streamed offloading) is modelled");
+    return llmmem__fw_refuse(x, ao, "activation_offloading", "only true (TRL's streamed offloading) is modelled");
 }
 
 /* attention kernels, torch_compile, Liger, FSDP, deepspeed. */
 static int read_kernels(fw_ctx *x, const llmmem__jnode *root)
 {
     int b, rc;
-    if ((rc = fw_bool(&b, x, root, "flash_attention", "flash_attention")) != 0)
+    if ((rc = llmmem__fw_bool(&b, x, root, "flash_attention", "flash_attention")) != 0)
         return rc;
-    if (b == 1 && (rc = fw_set(x, LLMMEM_P_ATTENTION, "flash", fw_get(root, "flash_attention"), "flash_attention")))
+    if (b == 1 && (rc = llmmem__fw_set(x, LLMMEM_P_ATTENTION, "flash", llmmem__fw_get(root, "flash_attention"), "flash_attention")))
         return rc;
-    if ((rc = fw_bool(&b, x, root, "sdp_attention", "sdp_attention")) != 0)
+    if ((rc = llmmem__fw_bool(&b, x, root, "sdp_attention", "sdp_attention")) != 0)
         return rc;
-    if (b == 1 && (rc = fw_set(x, LLMMEM_P_ATTENTION, "sdpa", fw_get(root, "sdp_attention"), "sdp_attention")))
+    if (b == 1 && (rc = llmmem__fw_set(x, LLMMEM_P_ATTENTION, "sdpa", llmmem__fw_get(root, "sdp_attention"), "sdp_attention")))
         return rc;
     /* xformers' memory-efficient attention keeps q, k, v, the output and the
      * logsumexp, as SDPA's does */
-    if ((rc = fw_bool(&b, x, root, "xformers_attention", "xformers_attention")) != 0)
+    if ((rc = llmmem__fw_bool(&b, x, root, "xformers_attention", "xformers_attention")) != 0)
         return rc;
-    if (b == 1 && (rc = fw_set(x, LLMMEM_P_ATTENTION, "sdpa", fw_get(root, "xformers_attention"), "xformers_attention")))
+    if (b == 1 && (rc = llmmem__fw_set(x, LLMMEM_P_ATTENTION, "sdpa", llmmem__fw_get(root, "xformers_attention"), "xformers_attention")))
         return rc;
-    const llmmem__jnode *tc = fw_get(root, "torch_compile");
+    const llmmem__jnode *tc = llmmem__fw_get(root, "torch_compile");
     if (tc) {
         bool on = llmmem__json_is_bool(tc) ? llmmem__json_true(tc)
                                            : (llmmem__json_is_string(tc) && !strcmp(llmmem__json_string(tc), "auto"));
         if (!llmmem__json_is_bool(tc) && !on)
             return llmmem__input_type_error(x->doc, tc, "torch_compile", "true, false or auto");
         if (llmmem__json_is_string(tc))
-            fw_note(x, "torch_compile: auto taken as on (torch >= 2.5.1)");
-        if (on && (rc = fw_set(x, LLMMEM_P_COMPILE, "model", tc, "torch_compile")) != 0)
+            llmmem__fw_note(x, "torch_compile: auto taken as on (torch >= 2.5.1)");
+        if (on && (rc = llmmem__fw_set(x, LLMMEM_P_COMPILE, "model", tc, "torch_compile")) != 0)
             return rc;
     }
-    if ((rc = fw_bool(&b, x, root, "liger_fused_linear_cross_entropy", "liger_fused_linear_cross_entropy")) != 0)
+    if ((rc = llmmem__fw_bool(&b, x, root, "liger_fused_linear_cross_entropy", "liger_fused_linear_cross_entropy")) != 0)
         return rc;
-    if (b == 1 && (rc = fw_set(x, LLMMEM_P_LOSS, "liger", fw_get(root, "liger_fused_linear_cross_entropy"),
+    if (b == 1 && (rc = llmmem__fw_set(x, LLMMEM_P_LOSS, "liger", llmmem__fw_get(root, "liger_fused_linear_cross_entropy"),
                                "liger_fused_linear_cross_entropy")))
         return rc;
     /* integrations/liger: RMSNorm with SwiGLU is liger_kernels; one without the other is refused */
     int norm, swiglu, glu;
-    if ((rc = fw_bool(&norm, x, root, "liger_rms_norm", "liger_rms_norm")) != 0 ||
-        (rc = fw_bool(&swiglu, x, root, "liger_swiglu", "liger_swiglu")) != 0 ||
-        (rc = fw_bool(&glu, x, root, "liger_glu_activation", "liger_glu_activation")) != 0)
+    if ((rc = llmmem__fw_bool(&norm, x, root, "liger_rms_norm", "liger_rms_norm")) != 0 ||
+        (rc = llmmem__fw_bool(&swiglu, x, root, "liger_swiglu", "liger_swiglu")) != 0 ||
+        (rc = llmmem__fw_bool(&glu, x, root, "liger_glu_activation", "liger_glu_activation")) != 0)
         return rc;
     bool g = swiglu == 1 || glu == 1;
     if ((norm == 1) != g)
-        return fw_refuse(x, fw_get(root, norm == 1 ? "liger_rms_norm" : (swiglu == 1 ? "liger_swiglu" : "liger_glu_activation")),
+        return llmmem__fw_refuse(x, llmmem__fw_get(root, norm == 1 ? "liger_rms_norm" : (swiglu == 1 ? "liger_swiglu" : "liger_glu_activation")),
                          norm == 1 ? "liger_rms_norm" : "liger_glu_activation",
                          "Liger RMSNorm without the SwiGLU kernel (or the reverse) is not modelled");
-    if (norm == 1 && (rc = fw_set_i64(x, LLMMEM_P_LIGER_KERNELS, 1, fw_get(root, "liger_rms_norm"), "liger_rms_norm")))
+    if (norm == 1 && (rc = llmmem__fw_set_i64(x, LLMMEM_P_LIGER_KERNELS, 1, llmmem__fw_get(root, "liger_rms_norm"), "liger_rms_norm")))
         return rc;
-    const llmmem__jnode *ln = fw_get(root, "liger_layer_norm");
+    const llmmem__jnode *ln = llmmem__fw_get(root, "liger_layer_norm");
     if (ln && llmmem__json_is_bool(ln) && llmmem__json_true(ln))
-        return fw_refuse(x, ln, "liger_layer_norm", "Liger's LayerNorm is not modelled");
-    const llmmem__jnode *ds = fw_get(root, "deepspeed");
+        return llmmem__fw_refuse(x, ln, "liger_layer_norm", "Liger's LayerNorm is not modelled");
+    const llmmem__jnode *ds = llmmem__fw_get(root, "deepspeed");
     if (ds)
-        return fw_refuse(x, ds, "deepspeed",
+        return llmmem__fw_refuse(x, ds, "deepspeed",
                          "pass the DeepSpeed config itself (--deepspeed-config, llmmem_config_apply_deepspeed_file)");
     int64_t v;
     bool have;
-    if ((rc = fw_int(&v, &have, x, root, "fsdp_version", "fsdp_version")) != 0)
+    if ((rc = llmmem__fw_int(&v, &have, x, root, "fsdp_version", "fsdp_version")) != 0)
         return rc;
-    const llmmem__jnode *fc = fw_get(root, "fsdp_config"), *fs = fw_get(root, "fsdp");
+    const llmmem__jnode *fc = llmmem__fw_get(root, "fsdp_config"), *fs = llmmem__fw_get(root, "fsdp");
     if (have || fc || fs) {
-        if ((rc = fw_set(x, LLMMEM_P_ENGINE, "fsdp", have ? fw_get(root, "fsdp_version") : (fc ? fc : fs),
+        if ((rc = llmmem__fw_set(x, LLMMEM_P_ENGINE, "fsdp", have ? llmmem__fw_get(root, "fsdp_version") : (fc ? fc : fs),
                          have ? "fsdp_version" : (fc ? "fsdp_config" : "fsdp"))) != 0)
             return rc;
-        if (have && (rc = fw_set_i64(x, LLMMEM_P_FSDP_VERSION, v, fw_get(root, "fsdp_version"), "fsdp_version")))
+        if (have && (rc = llmmem__fw_set_i64(x, LLMMEM_P_FSDP_VERSION, v, llmmem__fw_get(root, "fsdp_version"), "fsdp_version")))
             return rc;
     }
     return LLMMEM_OK;
@@ -261,9 +261,9 @@ int llmmem__axolotl_apply(fw_ctx *x, const llmmem__jnode *root)
         "fsdp_version", "use_liger_kernel", "xformers_attention", NULL};
     int rc;
     for (size_t i = 0; i < LLMMEM_ARRAY_LEN(refused); i++) {
-        const llmmem__jnode *n = fw_get(root, refused[i].key);
+        const llmmem__jnode *n = llmmem__fw_get(root, refused[i].key);
         if (n && !(llmmem__json_is_bool(n) && !llmmem__json_true(n)))
-            return fw_refuse(x, n, refused[i].key, "%s", refused[i].why);
+            return llmmem__fw_refuse(x, n, refused[i].key, "%s", refused[i].why);
     }
     static const struct {
         const char *key;
@@ -272,26 +272,26 @@ int llmmem__axolotl_apply(fw_ctx *x, const llmmem__jnode *root)
                  {"gradient_accumulation_steps", LLMMEM_P_GRAD_ACCUM_STEPS},
                  {"sequence_len", LLMMEM_P_SEQ_LEN}};
     for (size_t i = 0; i < LLMMEM_ARRAY_LEN(sizes); i++) {
-        const llmmem__jnode *n = fw_get(root, sizes[i].key);
+        const llmmem__jnode *n = llmmem__fw_get(root, sizes[i].key);
         if (n && (rc = llmmem__input_set_param(x->doc, x->cfg, sizes[i].param, n, sizes[i].key)) != 0)
             return rc;
     }
     int packing, pad;
-    if ((rc = fw_bool(&packing, x, root, "sample_packing", "sample_packing")) != 0 ||
-        (rc = fw_bool(&pad, x, root, "pad_to_sequence_len", "pad_to_sequence_len")) != 0)
+    if ((rc = llmmem__fw_bool(&packing, x, root, "sample_packing", "sample_packing")) != 0 ||
+        (rc = llmmem__fw_bool(&pad, x, root, "pad_to_sequence_len", "pad_to_sequence_len")) != 0)
         return rc;
     if (packing == 1 || pad == 1)
-        fw_note(x, "%s: every sequence taken as sequence_len tokens", packing == 1 ? "sample_packing" : "pad_to_sequence_len");
+        llmmem__fw_note(x, "%s: every sequence taken as sequence_len tokens", packing == 1 ? "sample_packing" : "pad_to_sequence_len");
     else
-        fw_note(x, "no packing or padding to sequence_len: batches pad to their longest sample; seq_len is the bound");
+        llmmem__fw_note(x, "no packing or padding to sequence_len: batches pad to their longest sample; seq_len is the bound");
     const llmmem__jnode *n;
     if ((rc = read_adapter(x, root)) != 0 || (rc = read_precision(x, root)) != 0 ||
         (rc = read_checkpointing(x, root)) != 0 || (rc = read_kernels(x, root)) != 0)
         return rc;
-    if ((n = fw_get(root, "optimizer")) != NULL) {
+    if ((n = llmmem__fw_get(root, "optimizer")) != NULL) {
         rc = llmmem__input_set_optimizer(x->doc, x->cfg, n, "optimizer");
         if (rc == LLMMEM_E_OUT_OF_RANGE)
-            return fw_refuse(x, n, "optimizer", "optimizer \"%.60s\" is not modelled (llmmem params)",
+            return llmmem__fw_refuse(x, n, "optimizer", "optimizer \"%.60s\" is not modelled (llmmem params)",
                              llmmem__json_is_string(n) ? llmmem__json_string(n) : "?");
         if (rc)
             return rc;
@@ -301,8 +301,8 @@ int llmmem__axolotl_apply(fw_ctx *x, const llmmem__jnode *root)
         return rc;
     for (const llmmem__jnode *it = llmmem__json_first(root); it; it = llmmem__json_next(it)) {
         const char *k = llmmem__json_key(it);
-        if (!fw_in(k, read) && !fw_in(k, ignored))
-            fw_unread(x, k);
+        if (!llmmem__fw_in(k, read) && !llmmem__fw_in(k, ignored))
+            llmmem__fw_unread(x, k);
     }
     return LLMMEM_OK;
 }

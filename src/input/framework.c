@@ -1,106 +1,12 @@
 /* Framework configuration files in YAML (torchtune recipes, axolotl,
  * accelerate config, LLaMA-Factory): llmmem_config_apply_framework_yaml and
- * _file, the detection of a file's kind, and the helpers the readers share
- * (framework.h). A file is applied all or nothing, to a copy of the
+ * _file and the detection of a file's kind; the helpers the readers share are
+ * in fwkeys.c (framework.h). A file is applied all or nothing, to a copy of the
  * configuration; every error names the file, the key path and line:col. */
 #include "input/framework.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- helpers -------------------------------------------------------------------- */
-
-const llmmem__jnode *fw_get(const llmmem__jnode *obj, const char *key)
-{
-    const llmmem__jnode *n = llmmem__json_get(obj, key);
-    return n && !llmmem__json_is_null(n) ? n : NULL;
-}
-
-bool fw_in(const char *key, const char *const *list)
-{
-    for (; *list; list++)
-        if (!strcmp(key, *list))
-            return true;
-    return false;
-}
-
-int fw_bool(int *out, fw_ctx *x, const llmmem__jnode *obj, const char *key, const char *path)
-{
-    *out = -1;
-    const llmmem__jnode *n = fw_get(obj, key);
-    if (!n)
-        return LLMMEM_OK;
-    if (!llmmem__json_is_bool(n))
-        return llmmem__input_type_error(x->doc, n, path, "true or false");
-    *out = llmmem__json_true(n) ? 1 : 0;
-    return LLMMEM_OK;
-}
-
-int fw_int(int64_t *out, bool *present, fw_ctx *x, const llmmem__jnode *obj, const char *key,
-           const char *path)
-{
-    *present = false;
-    const llmmem__jnode *n = fw_get(obj, key);
-    if (!n)
-        return LLMMEM_OK;
-    int rc = llmmem__input_node_i64(out, x->doc, n, path);
-    if (rc == 0)
-        *present = true;
-    return rc;
-}
-
-int fw_str(const char **out, fw_ctx *x, const llmmem__jnode *obj, const char *key, const char *path)
-{
-    *out = NULL;
-    const llmmem__jnode *n = fw_get(obj, key);
-    if (!n)
-        return LLMMEM_OK;
-    if (!llmmem__json_is_string(n))
-        return llmmem__input_type_error(x->doc, n, path, "a string");
-    *out = llmmem__json_string(n);
-    return LLMMEM_OK;
-}
-
-int fw_set(fw_ctx *x, int param, const char *value, const llmmem__jnode *n, const char *path)
-{
-    return llmmem__input_set_str(x->doc, x->cfg, param, value, n, path);
-}
-
-int fw_set_i64(fw_ctx *x, int param, int64_t value, const llmmem__jnode *n, const char *path)
-{
-    return llmmem__input_set_i64(x->doc, x->cfg, param, value, n, path);
-}
-
-int fw_refuse(fw_ctx *x, const llmmem__jnode *n, const char *path, const char *fmt, ...)
-{
-    char msg[320];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return llmmem__json_error_at(x->doc, n, LLMMEM_E_UNSUPPORTED, path, "%s: %s", x->reader, msg);
-}
-
-void fw_note(fw_ctx *x, const char *fmt, ...)
-{
-    char msg[LLMMEM__NOTE_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    llmmem__config_note(x->cfg, "%s: %s", x->reader, msg);
-}
-
-void fw_unread(fw_ctx *x, const char *path)
-{
-    size_t used = strlen(x->unread);
-    if (used + 4 >= sizeof x->unread)
-        return;
-    snprintf(x->unread + used, sizeof x->unread - used, "%s%s", used ? ", " : "", path);
-    x->unread_n++;
-}
 
 /* ---- kinds of file ------------------------------------------------------------- */
 
@@ -185,7 +91,7 @@ static int apply_yaml(llmmem_config *cfg, int kind, const char *text, size_t len
         fw_ctx x = {.doc = doc, .cfg = tmp, .reader = reader_names[kind]};
         rc = readers[kind](&x, root);
         if (rc == 0 && x.unread_n > 0)
-            fw_note(&x, "%d key%s not read (not known to change memory): %s", x.unread_n,
+            llmmem__fw_note(&x, "%d key%s not read (not known to change memory): %s", x.unread_n,
                     x.unread_n > 1 ? "s" : "", x.unread);
     }
     llmmem__json_free(doc);

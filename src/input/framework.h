@@ -1,4 +1,4 @@
-/* Shared pieces of the framework-file readers (framework.c): a reader walks a
+/* Shared pieces of the framework-file readers (fwkeys.c): a reader walks a
  * document's keys and, for each, sets parameters, refuses what the library
  * does not model (an error at the key, naming file, key path and line:col),
  * notes what it reads with an assumption, and collects the keys it does not
@@ -20,25 +20,25 @@ typedef struct fw_ctx {
 typedef int (*fw_reader)(fw_ctx *x, const llmmem__jnode *root);
 
 /* A key that is present and not null, else NULL. */
-const llmmem__jnode *fw_get(const llmmem__jnode *obj, const char *key);
+const llmmem__jnode *llmmem__fw_get(const llmmem__jnode *obj, const char *key);
 /* A boolean value (true/false); -1 when absent or null. */
-int fw_bool(int *out, fw_ctx *x, const llmmem__jnode *obj, const char *key, const char *path);
+int llmmem__fw_bool(int *out, fw_ctx *x, const llmmem__jnode *obj, const char *key, const char *path);
 /* An integer value; *present false when absent or null. */
-int fw_int(int64_t *out, bool *present, fw_ctx *x, const llmmem__jnode *obj, const char *key,
+int llmmem__fw_int(int64_t *out, bool *present, fw_ctx *x, const llmmem__jnode *obj, const char *key,
            const char *path);
 /* A string value or NULL (absent or null); an error when of another type. */
-int fw_str(const char **out, fw_ctx *x, const llmmem__jnode *obj, const char *key, const char *path);
+int llmmem__fw_str(const char **out, fw_ctx *x, const llmmem__jnode *obj, const char *key, const char *path);
 /* llmmem_config_set_str / _i64 with a failure reported at the node. */
-int fw_set(fw_ctx *x, int param, const char *value, const llmmem__jnode *n, const char *path);
-int fw_set_i64(fw_ctx *x, int param, int64_t value, const llmmem__jnode *n, const char *path);
+int llmmem__fw_set(fw_ctx *x, int param, const char *value, const llmmem__jnode *n, const char *path);
+int llmmem__fw_set_i64(fw_ctx *x, int param, int64_t value, const llmmem__jnode *n, const char *path);
 /* LLMMEM_E_UNSUPPORTED at the node: "<reader>: <why>". */
-int fw_refuse(fw_ctx *x, const llmmem__jnode *n, const char *path, const char *fmt, ...) LLMMEM_PRINTF(4, 5);
+int llmmem__fw_refuse(fw_ctx *x, const llmmem__jnode *n, const char *path, const char *fmt, ...) LLMMEM_PRINTF(4, 5);
 /* A note on the configuration, prefixed with the reader and the file. */
-void fw_note(fw_ctx *x, const char *fmt, ...) LLMMEM_PRINTF(2, 3);
+void llmmem__fw_note(fw_ctx *x, const char *fmt, ...) LLMMEM_PRINTF(2, 3);
 /* Collects a key the reader does not know (one note at the end). */
-void fw_unread(fw_ctx *x, const char *path);
+void llmmem__fw_unread(fw_ctx *x, const char *path);
 /* Whether `key` is one of the NULL-terminated `list`. */
-bool fw_in(const char *key, const char *const *list);
+bool llmmem__fw_in(const char *key, const char *const *list);
 
 /* The kind of framework file a document's root is (LLMMEM_FW_AUTO when none; framework.c). */
 int llmmem__framework_kind(const llmmem__jnode *root);

@@ -186,7 +186,7 @@ static int fsdp_keys(const llmmem__json *doc, const llmmem__jnode *root, llmmem_
             if (llmmem__json_is_bool(it) && !llmmem__json_true(it) &&
                 (rc = llmmem__input_set_str(doc, cfg, LLMMEM_P_FSDP_SHARDING, "shard_grad_op", it, path)) != 0)
                 return rc;
-        } else if (fw_in(key, noted)) {
+        } else if (llmmem__fw_in(key, noted)) {
             llmmem__config_note(cfg, "%s: not modelled (the fsdp engine's wrapping and prefetch defaults)", path);
         }
     }

@@ -300,13 +300,13 @@ static const llmmem__jnode *model_node(const llmmem__jnode *root, int kind, cons
 {
     switch (kind) {
     case LLMMEM_FW_AXOLOTL:
-        *path = fw_get(root, "base_model_config") ? "base_model_config" : "base_model";
-        return fw_get(root, *path);
-    case LLMMEM_FW_LLAMAFACTORY: *path = "model_name_or_path"; return fw_get(root, "model_name_or_path");
+        *path = llmmem__fw_get(root, "base_model_config") ? "base_model_config" : "base_model";
+        return llmmem__fw_get(root, *path);
+    case LLMMEM_FW_LLAMAFACTORY: *path = "model_name_or_path"; return llmmem__fw_get(root, "model_name_or_path");
     case LLMMEM_FW_TORCHTUNE: {
-        const llmmem__jnode *ck = fw_get(root, "checkpointer");
-        const llmmem__jnode *dir = ck ? fw_get(ck, "checkpoint_dir") : NULL;
-        const llmmem__jnode *m = fw_get(root, "model");
+        const llmmem__jnode *ck = llmmem__fw_get(root, "checkpointer");
+        const llmmem__jnode *dir = ck ? llmmem__fw_get(ck, "checkpoint_dir") : NULL;
+        const llmmem__jnode *m = llmmem__fw_get(root, "model");
         char f[PATH_LEN];
         if (llmmem__json_is_string(dir) &&
             snprintf(f, sizeof f, "%s/config.json", llmmem__json_string(dir)) < (int)sizeof f && is_file(f)) {
@@ -314,7 +314,7 @@ static const llmmem__jnode *model_node(const llmmem__jnode *root, int kind, cons
             return dir;
         }
         *path = "model._component_";
-        return m ? fw_get(m, "_component_") : NULL;
+        return m ? llmmem__fw_get(m, "_component_") : NULL;
     }
     default: return NULL;
     }

@@ -39,16 +39,16 @@ static const struct {
 static int read_stage(fw_ctx *x, const llmmem__jnode *root)
 {
     const char *stage;
-    int rc = fw_str(&stage, x, root, "stage", "stage");
+    int rc = llmmem__fw_str(&stage, x, root, "stage", "stage");
     if (rc || !stage)
         return rc;
     if (!strcmp(stage, "sft") || !strcmp(stage, "pt"))
         return LLMMEM_OK;
     if (!strcmp(stage, "rm")) {
-        fw_note(x, "stage rm: the value head (h x 1) is not counted");
+        llmmem__fw_note(x, "stage rm: the value head (h x 1) is not counted");
         return LLMMEM_OK;
     }
-    return fw_refuse(x, fw_get(root, "stage"), "stage",
+    return llmmem__fw_refuse(x, llmmem__fw_get(root, "stage"), "stage",
                      "stage \"%.20s\" keeps a reference (and value) model beside the policy; not modelled", stage);
 }
 
@@ -57,90 +57,90 @@ static int read_stage(fw_ctx *x, const llmmem__jnode *root)
 static int read_attention(fw_ctx *x, const llmmem__jnode *root)
 {
     const char *fa;
-    int rc = fw_str(&fa, x, root, "flash_attn", "flash_attn");
+    int rc = llmmem__fw_str(&fa, x, root, "flash_attn", "flash_attn");
     if (rc || !fa)
         return rc;
-    const llmmem__jnode *n = fw_get(root, "flash_attn");
+    const llmmem__jnode *n = llmmem__fw_get(root, "flash_attn");
     if (!strcmp(fa, "auto") || !strcmp(fa, "sdpa"))
-        return fw_set(x, LLMMEM_P_ATTENTION, "sdpa", n, "flash_attn");
+        return llmmem__fw_set(x, LLMMEM_P_ATTENTION, "sdpa", n, "flash_attn");
     if (!strcmp(fa, "fa2"))
-        return fw_set(x, LLMMEM_P_ATTENTION, "flash", n, "flash_attn");
+        return llmmem__fw_set(x, LLMMEM_P_ATTENTION, "flash", n, "flash_attn");
     if (!strcmp(fa, "disabled"))
-        return fw_set(x, LLMMEM_P_ATTENTION, "eager", n, "flash_attn");
-    return fw_refuse(x, n, "flash_attn", "\"%.20s\" is not modelled (auto, disabled, sdpa, fa2)", fa);
+        return llmmem__fw_set(x, LLMMEM_P_ATTENTION, "eager", n, "flash_attn");
+    return llmmem__fw_refuse(x, n, "flash_attn", "\"%.20s\" is not modelled (auto, disabled, sdpa, fa2)", fa);
 }
 
 int llmmem__llamafactory_apply(fw_ctx *x, const llmmem__jnode *root)
 {
     int rc, b;
     for (size_t i = 0; i < LLMMEM_ARRAY_LEN(refused); i++) {
-        const llmmem__jnode *n = fw_get(root, refused[i].key);
+        const llmmem__jnode *n = llmmem__fw_get(root, refused[i].key);
         if (n && !(llmmem__json_is_bool(n) && !llmmem__json_true(n)))
-            return fw_refuse(x, n, refused[i].key, "%s", refused[i].why);
+            return llmmem__fw_refuse(x, n, refused[i].key, "%s", refused[i].why);
     }
     const char *qm;
-    if ((rc = fw_str(&qm, x, root, "quantization_method", "quantization_method")) != 0)
+    if ((rc = llmmem__fw_str(&qm, x, root, "quantization_method", "quantization_method")) != 0)
         return rc;
     if (qm && strcmp(qm, "bnb") && strcmp(qm, "bitsandbytes"))
-        return fw_refuse(x, fw_get(root, "quantization_method"), "quantization_method",
+        return llmmem__fw_refuse(x, llmmem__fw_get(root, "quantization_method"), "quantization_method",
                          "quantisation \"%.20s\" is not modelled for training (bnb)", qm);
-    const llmmem__jnode *ds = fw_get(root, "deepspeed");
+    const llmmem__jnode *ds = llmmem__fw_get(root, "deepspeed");
     if (ds && llmmem__json_is_string(ds))
-        return fw_refuse(x, ds, "deepspeed",
+        return llmmem__fw_refuse(x, ds, "deepspeed",
                          "pass the DeepSpeed config itself (--deepspeed-config, llmmem_config_apply_deepspeed_file)");
     if ((rc = read_stage(x, root)) != 0 || (rc = read_attention(x, root)) != 0)
         return rc;
     /* model_utils/checkpointing.py prepare_model_for_training: gradient
      * checkpointing is on unless disable_gradient_checkpointing */
-    if ((rc = fw_bool(&b, x, root, "disable_gradient_checkpointing", "disable_gradient_checkpointing")) != 0)
+    if ((rc = llmmem__fw_bool(&b, x, root, "disable_gradient_checkpointing", "disable_gradient_checkpointing")) != 0)
         return rc;
-    if ((rc = fw_set(x, LLMMEM_P_CHECKPOINTING, b == 1 ? "none" : "full",
-                     b >= 0 ? fw_get(root, "disable_gradient_checkpointing") : root,
+    if ((rc = llmmem__fw_set(x, LLMMEM_P_CHECKPOINTING, b == 1 ? "none" : "full",
+                     b >= 0 ? llmmem__fw_get(root, "disable_gradient_checkpointing") : root,
                      "disable_gradient_checkpointing")) != 0)
         return rc;
     if (b < 0)
-        fw_note(x, "gradient checkpointing on (LLaMA-Factory's default: disable_gradient_checkpointing false)");
+        llmmem__fw_note(x, "gradient checkpointing on (LLaMA-Factory's default: disable_gradient_checkpointing false)");
     if ((rc = llmmem__hf_args_apply(x->doc, root, x->cfg)) != 0)
         return rc;
-    if ((rc = fw_bool(&b, x, root, "use_unsloth_gc", "use_unsloth_gc")) != 0)
+    if ((rc = llmmem__fw_bool(&b, x, root, "use_unsloth_gc", "use_unsloth_gc")) != 0)
         return rc;
-    if (b == 1 && (rc = fw_set(x, LLMMEM_P_ACTIVATION_OFFLOADING, "save_on_cpu", fw_get(root, "use_unsloth_gc"),
+    if (b == 1 && (rc = llmmem__fw_set(x, LLMMEM_P_ACTIVATION_OFFLOADING, "save_on_cpu", llmmem__fw_get(root, "use_unsloth_gc"),
                                "use_unsloth_gc")))
         return rc;
     /* model_utils/liger_kernel.py apply_liger_kernel: rope, rms_norm, swiglu and,
      * for sft without logits, fused_linear_cross_entropy */
-    if ((rc = fw_bool(&b, x, root, "enable_liger_kernel", "enable_liger_kernel")) != 0)
+    if ((rc = llmmem__fw_bool(&b, x, root, "enable_liger_kernel", "enable_liger_kernel")) != 0)
         return rc;
     if (b == 1) {
-        if ((rc = fw_set(x, LLMMEM_P_LOSS, "liger", fw_get(root, "enable_liger_kernel"), "enable_liger_kernel")))
+        if ((rc = llmmem__fw_set(x, LLMMEM_P_LOSS, "liger", llmmem__fw_get(root, "enable_liger_kernel"), "enable_liger_kernel")))
             return rc;
-        if ((rc = fw_set_i64(x, LLMMEM_P_LIGER_KERNELS, 1, fw_get(root, "enable_liger_kernel"), "enable_liger_kernel")))
+        if ((rc = llmmem__fw_set_i64(x, LLMMEM_P_LIGER_KERNELS, 1, llmmem__fw_get(root, "enable_liger_kernel"), "enable_liger_kernel")))
             return rc;
     }
-    if ((rc = fw_bool(&b, x, root, "use_adam_mini", "use_adam_mini")) != 0)
+    if ((rc = llmmem__fw_bool(&b, x, root, "use_adam_mini", "use_adam_mini")) != 0)
         return rc;
-    if (b == 1 && (rc = fw_set(x, LLMMEM_P_OPTIMIZER, "adam_mini", fw_get(root, "use_adam_mini"), "use_adam_mini")))
+    if (b == 1 && (rc = llmmem__fw_set(x, LLMMEM_P_OPTIMIZER, "adam_mini", llmmem__fw_get(root, "use_adam_mini"), "use_adam_mini")))
         return rc;
     /* model/adapter.py init_adapter: trainable parameters are cast to fp32
      * unless pure_bf16 (full fine-tuning then keeps fp32 weights under bf16
      * autocast; LoRA adapters are fp32 either way through PEFT) */
     const char *ft;
     int pure;
-    if ((rc = fw_str(&ft, x, root, "finetuning_type", "finetuning_type")) != 0 ||
-        (rc = fw_bool(&pure, x, root, "pure_bf16", "pure_bf16")) != 0)
+    if ((rc = llmmem__fw_str(&ft, x, root, "finetuning_type", "finetuning_type")) != 0 ||
+        (rc = llmmem__fw_bool(&pure, x, root, "pure_bf16", "pure_bf16")) != 0)
         return rc;
     if (ft && !strcmp(ft, "full") && pure != 1) {
-        if ((rc = fw_set(x, LLMMEM_P_PARAM_DTYPE, "fp32", fw_get(root, "finetuning_type"), "finetuning_type")))
+        if ((rc = llmmem__fw_set(x, LLMMEM_P_PARAM_DTYPE, "fp32", llmmem__fw_get(root, "finetuning_type"), "finetuning_type")))
             return rc;
-        fw_note(x, "finetuning_type full without pure_bf16: init_adapter casts the weights to fp32");
+        llmmem__fw_note(x, "finetuning_type full without pure_bf16: init_adapter casts the weights to fp32");
     }
-    if ((rc = fw_bool(&b, x, root, "upcast_layernorm", "upcast_layernorm")) != 0)
+    if ((rc = llmmem__fw_bool(&b, x, root, "upcast_layernorm", "upcast_layernorm")) != 0)
         return rc;
     if (b == 1)
-        fw_note(x, "upcast_layernorm: fp32 norm weights not counted apart");
-    if ((rc = fw_bool(&b, x, root, "packing", "packing")) != 0)
+        llmmem__fw_note(x, "upcast_layernorm: fp32 norm weights not counted apart");
+    if ((rc = llmmem__fw_bool(&b, x, root, "packing", "packing")) != 0)
         return rc;
-    fw_note(x, b == 1 ? "packing: every sequence taken as cutoff_len tokens"
+    llmmem__fw_note(x, b == 1 ? "packing: every sequence taken as cutoff_len tokens"
                       : "no packing: batches pad to their longest sample; cutoff_len is the bound");
     for (const llmmem__jnode *it = llmmem__json_first(root); it; it = llmmem__json_next(it)) {
         const char *k = llmmem__json_key(it);
@@ -148,8 +148,8 @@ int llmmem__llamafactory_apply(fw_ctx *x, const llmmem__jnode *root)
                                          "optim", "gradient_checkpointing", "fsdp", "fsdp_config", "deepspeed",
                                          "finetuning_type", "lora_rank", "quantization_bit", "cutoff_len",
                                          "max_seq_length", "ddp_bucket_cap_mb", "pure_bf16", "tf32", NULL};
-        if (!fw_in(k, hf) && !fw_in(k, ignored) && !fw_in(k, llmmem__hf_recipe_key_names))
-            fw_unread(x, k);
+        if (!llmmem__fw_in(k, hf) && !llmmem__fw_in(k, ignored) && !llmmem__fw_in(k, llmmem__hf_recipe_key_names))
+            llmmem__fw_unread(x, k);
     }
     return LLMMEM_OK;
 }

@@ -57,7 +57,7 @@ static int read_model(fw_ctx *x, const llmmem__jnode *model)
     if (!llmmem__json_is_object(model))
         return llmmem__input_type_error(x->doc, model, "model", "a mapping with _component_");
     const char *comp;
-    int rc = fw_str(&comp, x, model, "_component_", "model._component_");
+    int rc = llmmem__fw_str(&comp, x, model, "_component_", "model._component_");
     if (rc)
         return rc;
     const char *last = comp ? strrchr(comp, '.') : NULL;
@@ -65,33 +65,33 @@ static int read_model(fw_ctx *x, const llmmem__jnode *model)
     bool qlora = !strncmp(last, "qlora_", 6);
     bool lora = qlora || !strncmp(last, "lora_", 5);
     int quantize;
-    if ((rc = fw_bool(&quantize, x, model, "quantize_base", "model.quantize_base")) != 0)
+    if ((rc = llmmem__fw_bool(&quantize, x, model, "quantize_base", "model.quantize_base")) != 0)
         return rc;
     if (quantize == 1)
         qlora = lora = true;
     int dora;
-    if ((rc = fw_bool(&dora, x, model, "use_dora", "model.use_dora")) != 0)
+    if ((rc = llmmem__fw_bool(&dora, x, model, "use_dora", "model.use_dora")) != 0)
         return rc;
     if (dora == 1)
-        return fw_refuse(x, fw_get(model, "use_dora"), "model.use_dora",
+        return llmmem__fw_refuse(x, llmmem__fw_get(model, "use_dora"), "model.use_dora",
                          "DoRA (modules/peft/dora.py) builds the adapted weight and its row norms in forward; "
                          "not modelled");
     if (!lora)
-        return fw_set_i64(x, LLMMEM_P_LORA_RANK, 0, model, "model._component_");
+        return llmmem__fw_set_i64(x, LLMMEM_P_LORA_RANK, 0, model, "model._component_");
     int64_t rank;
     bool have;
-    if ((rc = fw_int(&rank, &have, x, model, "lora_rank", "model.lora_rank")) != 0)
+    if ((rc = llmmem__fw_int(&rank, &have, x, model, "lora_rank", "model.lora_rank")) != 0)
         return rc;
     if (!have)
         return llmmem__json_error_at(x->doc, model, LLMMEM_E_SCHEMA, "model.lora_rank",
                                      "a LoRA builder needs lora_rank");
-    if ((rc = fw_set_i64(x, LLMMEM_P_LORA_RANK, rank, fw_get(model, "lora_rank"), "model.lora_rank")) != 0)
+    if ((rc = llmmem__fw_set_i64(x, LLMMEM_P_LORA_RANK, rank, llmmem__fw_get(model, "lora_rank"), "model.lora_rank")) != 0)
         return rc;
     const llmmem__jnode *n;
-    if ((n = fw_get(model, "lora_alpha")) && (rc = llmmem__input_set_param(x->doc, x->cfg, LLMMEM_P_LORA_ALPHA, n,
+    if ((n = llmmem__fw_get(model, "lora_alpha")) && (rc = llmmem__input_set_param(x->doc, x->cfg, LLMMEM_P_LORA_ALPHA, n,
                                                                           "model.lora_alpha")))
         return rc;
-    if ((n = fw_get(model, "lora_dropout")) &&
+    if ((n = llmmem__fw_get(model, "lora_dropout")) &&
         (rc = llmmem__input_set_param(x->doc, x->cfg, LLMMEM_P_LORA_DROPOUT, n, "model.lora_dropout")))
         return rc;
     /* lora_attn_modules (q_proj, k_proj, v_proj, output_proj), apply_lora_to_mlp
@@ -99,7 +99,7 @@ static int read_model(fw_ctx *x, const llmmem__jnode *model)
      * description uses */
     char targets[LLMMEM__STR_MAX] = "";
     size_t used = 0;
-    const llmmem__jnode *attn = fw_get(model, "lora_attn_modules");
+    const llmmem__jnode *attn = llmmem__fw_get(model, "lora_attn_modules");
     if (attn && llmmem__json_type(attn) != LLMMEM__J_ARRAY)
         return llmmem__input_type_error(x->doc, attn, "model.lora_attn_modules", "a list of module names");
     int i = 0;
@@ -116,8 +116,8 @@ static int read_model(fw_ctx *x, const llmmem__jnode *model)
         used += (size_t)snprintf(targets + used, sizeof targets - used, "%s%s", used ? "," : "", hf);
     }
     int mlp, out;
-    if ((rc = fw_bool(&mlp, x, model, "apply_lora_to_mlp", "model.apply_lora_to_mlp")) != 0 ||
-        (rc = fw_bool(&out, x, model, "apply_lora_to_output", "model.apply_lora_to_output")) != 0)
+    if ((rc = llmmem__fw_bool(&mlp, x, model, "apply_lora_to_mlp", "model.apply_lora_to_mlp")) != 0 ||
+        (rc = llmmem__fw_bool(&out, x, model, "apply_lora_to_output", "model.apply_lora_to_output")) != 0)
         return rc;
     if (mlp == 1)
         used += (size_t)snprintf(targets + used, sizeof targets - used, "%sgate_proj,up_proj,down_proj",
@@ -127,11 +127,11 @@ static int read_model(fw_ctx *x, const llmmem__jnode *model)
     if (!used)
         return llmmem__json_error_at(x->doc, model, LLMMEM_E_SCHEMA, "model.lora_attn_modules",
                                      "a LoRA builder with no adapted module");
-    if ((rc = fw_set(x, LLMMEM_P_LORA_TARGETS, targets, model, "model")) != 0)
+    if ((rc = llmmem__fw_set(x, LLMMEM_P_LORA_TARGETS, targets, model, "model")) != 0)
         return rc;
     /* torchao NF4Tensor: blocks of 64, scalers double-quantised (always) */
-    if (qlora && ((rc = fw_set(x, LLMMEM_P_QLORA, "nf4", model, "model._component_")) != 0 ||
-                  (rc = fw_set_i64(x, LLMMEM_P_QLORA_DOUBLE_QUANT, 1, model, "model._component_")) != 0))
+    if (qlora && ((rc = llmmem__fw_set(x, LLMMEM_P_QLORA, "nf4", model, "model._component_")) != 0 ||
+                  (rc = llmmem__fw_set_i64(x, LLMMEM_P_QLORA_DOUBLE_QUANT, 1, model, "model._component_")) != 0))
         return rc;
     return LLMMEM_OK;
 }
@@ -157,31 +157,31 @@ static int read_optimizer(fw_ctx *x, const llmmem__jnode *opt)
     if (!llmmem__json_is_object(opt))
         return llmmem__input_type_error(x->doc, opt, "optimizer", "a mapping with _component_");
     const char *comp;
-    int rc = fw_str(&comp, x, opt, "_component_", "optimizer._component_");
+    int rc = llmmem__fw_str(&comp, x, opt, "_component_", "optimizer._component_");
     if (rc || !comp)
         return rc;
-    const llmmem__jnode *n = fw_get(opt, "_component_");
+    const llmmem__jnode *n = llmmem__fw_get(opt, "_component_");
     for (size_t i = 0; i < LLMMEM_ARRAY_LEN(known); i++) {
         if (strcmp(comp, known[i].component))
             continue;
-        if ((rc = fw_set(x, LLMMEM_P_OPTIMIZER, known[i].optimizer, n, "optimizer._component_")) != 0)
+        if ((rc = llmmem__fw_set(x, LLMMEM_P_OPTIMIZER, known[i].optimizer, n, "optimizer._component_")) != 0)
             return rc;
         int fused, foreach;
-        if ((rc = fw_bool(&fused, x, opt, "fused", "optimizer.fused")) != 0 ||
-            (rc = fw_bool(&foreach, x, opt, "foreach", "optimizer.foreach")) != 0)
+        if ((rc = llmmem__fw_bool(&fused, x, opt, "fused", "optimizer.fused")) != 0 ||
+            (rc = llmmem__fw_bool(&foreach, x, opt, "foreach", "optimizer.foreach")) != 0)
             return rc;
         if (!strcmp(known[i].optimizer, "sgd")) {
-            const llmmem__jnode *mom = fw_get(opt, "momentum");
+            const llmmem__jnode *mom = llmmem__fw_get(opt, "momentum");
             if (mom && (!llmmem__json_is_number(mom) || llmmem__json_number(mom) != 0) &&
-                (rc = fw_set(x, LLMMEM_P_OPTIMIZER, "sgd_momentum", mom, "optimizer.momentum")) != 0)
+                (rc = llmmem__fw_set(x, LLMMEM_P_OPTIMIZER, "sgd_momentum", mom, "optimizer.momentum")) != 0)
                 return rc;
         }
         const char *impl = fused == 1 ? "fused" : foreach == 0 ? "forloop" : NULL;
         return impl && strncmp(known[i].optimizer, "adam", 4) == 0 && !strchr(known[i].optimizer, '_')
-                   ? fw_set(x, LLMMEM_P_OPTIMIZER_IMPL, impl, n, "optimizer")
+                   ? llmmem__fw_set(x, LLMMEM_P_OPTIMIZER_IMPL, impl, n, "optimizer")
                    : LLMMEM_OK;
     }
-    return fw_refuse(x, n, "optimizer._component_", "optimizer \"%.80s\" is not modelled (llmmem params)", comp);
+    return llmmem__fw_refuse(x, n, "optimizer._component_", "optimizer \"%.80s\" is not modelled (llmmem params)", comp);
 }
 
 /* loss._component_: CEWithChunkedOutputLoss (num_output_chunks) or CrossEntropyLoss. */
@@ -190,52 +190,52 @@ static int read_loss(fw_ctx *x, const llmmem__jnode *loss)
     if (!llmmem__json_is_object(loss))
         return llmmem__input_type_error(x->doc, loss, "loss", "a mapping with _component_");
     const char *comp;
-    int rc = fw_str(&comp, x, loss, "_component_", "loss._component_");
+    int rc = llmmem__fw_str(&comp, x, loss, "_component_", "loss._component_");
     if (rc || !comp)
         return rc;
-    const llmmem__jnode *n = fw_get(loss, "_component_");
+    const llmmem__jnode *n = llmmem__fw_get(loss, "_component_");
     if (strstr(comp, "CEWithChunkedOutputLoss")) {
         int64_t chunks;
         bool have;
-        if ((rc = fw_set(x, LLMMEM_P_LOSS, "torchtune_chunked", n, "loss._component_")) != 0 ||
-            (rc = fw_int(&chunks, &have, x, loss, "num_output_chunks", "loss.num_output_chunks")) != 0)
+        if ((rc = llmmem__fw_set(x, LLMMEM_P_LOSS, "torchtune_chunked", n, "loss._component_")) != 0 ||
+            (rc = llmmem__fw_int(&chunks, &have, x, loss, "num_output_chunks", "loss.num_output_chunks")) != 0)
             return rc;
-        return have ? fw_set_i64(x, LLMMEM_P_LOSS_CHUNKS, chunks, fw_get(loss, "num_output_chunks"),
+        return have ? llmmem__fw_set_i64(x, LLMMEM_P_LOSS_CHUNKS, chunks, llmmem__fw_get(loss, "num_output_chunks"),
                                  "loss.num_output_chunks")
                     : LLMMEM_OK;
     }
     if (!strcmp(comp, "torch.nn.CrossEntropyLoss"))
-        return fw_set(x, LLMMEM_P_LOSS, "hf", n, "loss._component_"); /* the model output is .float() */
-    return fw_refuse(x, n, "loss._component_",
+        return llmmem__fw_set(x, LLMMEM_P_LOSS, "hf", n, "loss._component_"); /* the model output is .float() */
+    return llmmem__fw_refuse(x, n, "loss._component_",
                      "loss \"%.80s\" is not modelled (CEWithChunkedOutputLoss, torch.nn.CrossEntropyLoss)", comp);
 }
 
 /* tokenizer.max_seq_len and dataset.packed: the sequence length. */
 static int read_sequence(fw_ctx *x, const llmmem__jnode *root)
 {
-    const llmmem__jnode *tok = fw_get(root, "tokenizer");
+    const llmmem__jnode *tok = llmmem__fw_get(root, "tokenizer");
     int64_t len = 0;
     bool have = false;
     int rc;
     if (tok && llmmem__json_is_object(tok) &&
-        (rc = fw_int(&len, &have, x, tok, "max_seq_len", "tokenizer.max_seq_len")) != 0)
+        (rc = llmmem__fw_int(&len, &have, x, tok, "max_seq_len", "tokenizer.max_seq_len")) != 0)
         return rc;
-    if (have && (rc = fw_set_i64(x, LLMMEM_P_SEQ_LEN, len, fw_get(tok, "max_seq_len"), "tokenizer.max_seq_len")))
+    if (have && (rc = llmmem__fw_set_i64(x, LLMMEM_P_SEQ_LEN, len, llmmem__fw_get(tok, "max_seq_len"), "tokenizer.max_seq_len")))
         return rc;
-    const llmmem__jnode *ds = fw_get(root, "dataset");
+    const llmmem__jnode *ds = llmmem__fw_get(root, "dataset");
     int packed = -1;
-    if (ds && llmmem__json_is_object(ds) && (rc = fw_bool(&packed, x, ds, "packed", "dataset.packed")) != 0)
+    if (ds && llmmem__json_is_object(ds) && (rc = llmmem__fw_bool(&packed, x, ds, "packed", "dataset.packed")) != 0)
         return rc;
     if (packed == 1 && !have)
         return llmmem__json_error_at(x->doc, ds, LLMMEM_E_SCHEMA, "tokenizer.max_seq_len",
                                      "dataset.packed needs tokenizer.max_seq_len (the pack size)");
     if (packed == 1)
-        fw_note(x, "dataset.packed: every sequence is %lld tokens (PackedDataset pads to max_seq_len)",
+        llmmem__fw_note(x, "dataset.packed: every sequence is %lld tokens (PackedDataset pads to max_seq_len)",
                 (long long)len);
     else if (have)
-        fw_note(x, "dataset not packed: batches pad to their longest sample; seq_len %lld is the bound", (long long)len);
+        llmmem__fw_note(x, "dataset not packed: batches pad to their longest sample; seq_len %lld is the bound", (long long)len);
     else
-        fw_note(x, "tokenizer.max_seq_len is null: the sequence length comes from the data; seq_len kept");
+        llmmem__fw_note(x, "tokenizer.max_seq_len is null: the sequence length comes from the data; seq_len kept");
     return LLMMEM_OK;
 }
 
@@ -244,54 +244,54 @@ static int read_switches(fw_ctx *x, const llmmem__jnode *root)
 {
     int b, rc;
     const llmmem__jnode *n;
-    if ((rc = fw_bool(&b, x, root, "enable_activation_checkpointing", "enable_activation_checkpointing")) != 0)
+    if ((rc = llmmem__fw_bool(&b, x, root, "enable_activation_checkpointing", "enable_activation_checkpointing")) != 0)
         return rc;
-    if (b >= 0 && (rc = fw_set(x, LLMMEM_P_CHECKPOINTING, b ? "full" : "none",
-                               fw_get(root, "enable_activation_checkpointing"), "enable_activation_checkpointing")))
+    if (b >= 0 && (rc = llmmem__fw_set(x, LLMMEM_P_CHECKPOINTING, b ? "full" : "none",
+                               llmmem__fw_get(root, "enable_activation_checkpointing"), "enable_activation_checkpointing")))
         return rc;
-    if ((rc = fw_bool(&b, x, root, "enable_activation_offloading", "enable_activation_offloading")) != 0)
+    if ((rc = llmmem__fw_bool(&b, x, root, "enable_activation_offloading", "enable_activation_offloading")) != 0)
         return rc;
-    if (b >= 0 && (rc = fw_set(x, LLMMEM_P_ACTIVATION_OFFLOADING, b ? "streams" : "none",
-                               fw_get(root, "enable_activation_offloading"), "enable_activation_offloading")))
+    if (b >= 0 && (rc = llmmem__fw_set(x, LLMMEM_P_ACTIVATION_OFFLOADING, b ? "streams" : "none",
+                               llmmem__fw_get(root, "enable_activation_offloading"), "enable_activation_offloading")))
         return rc;
-    if ((n = fw_get(root, "compile")) && !llmmem__json_is_bool(n))
-        return fw_refuse(x, n, "compile", "compile given per component is not read; give true or false");
-    if ((rc = fw_bool(&b, x, root, "compile", "compile")) != 0)
+    if ((n = llmmem__fw_get(root, "compile")) && !llmmem__json_is_bool(n))
+        return llmmem__fw_refuse(x, n, "compile", "compile given per component is not read; give true or false");
+    if ((rc = llmmem__fw_bool(&b, x, root, "compile", "compile")) != 0)
         return rc;
-    if (b >= 0 && (rc = fw_set(x, LLMMEM_P_COMPILE, b ? "layers" : "none", fw_get(root, "compile"), "compile")))
+    if (b >= 0 && (rc = llmmem__fw_set(x, LLMMEM_P_COMPILE, b ? "layers" : "none", llmmem__fw_get(root, "compile"), "compile")))
         return rc;
-    if ((rc = fw_bool(&b, x, root, "optimizer_in_bwd", "optimizer_in_bwd")) != 0)
+    if ((rc = llmmem__fw_bool(&b, x, root, "optimizer_in_bwd", "optimizer_in_bwd")) != 0)
         return rc;
-    if (b >= 0 && (rc = fw_set_i64(x, LLMMEM_P_OPTIMIZER_IN_BACKWARD, b, fw_get(root, "optimizer_in_bwd"),
+    if (b >= 0 && (rc = llmmem__fw_set_i64(x, LLMMEM_P_OPTIMIZER_IN_BACKWARD, b, llmmem__fw_get(root, "optimizer_in_bwd"),
                                    "optimizer_in_bwd")))
         return rc;
-    if ((rc = fw_bool(&b, x, root, "fsdp_cpu_offload", "fsdp_cpu_offload")) != 0)
+    if ((rc = llmmem__fw_bool(&b, x, root, "fsdp_cpu_offload", "fsdp_cpu_offload")) != 0)
         return rc;
-    if (b >= 0 && (rc = fw_set_i64(x, LLMMEM_P_FSDP_CPU_OFFLOAD, b, fw_get(root, "fsdp_cpu_offload"),
+    if (b >= 0 && (rc = llmmem__fw_set_i64(x, LLMMEM_P_FSDP_CPU_OFFLOAD, b, llmmem__fw_get(root, "fsdp_cpu_offload"),
                                    "fsdp_cpu_offload")))
         return rc;
-    if ((rc = fw_bool(&b, x, root, "fsdp_reshard_after_forward", "fsdp_reshard_after_forward")) != 0)
+    if ((rc = llmmem__fw_bool(&b, x, root, "fsdp_reshard_after_forward", "fsdp_reshard_after_forward")) != 0)
         return rc;
-    if (b == 0 && (rc = fw_set(x, LLMMEM_P_FSDP_SHARDING, "shard_grad_op", fw_get(root, "fsdp_reshard_after_forward"),
+    if (b == 0 && (rc = llmmem__fw_set(x, LLMMEM_P_FSDP_SHARDING, "shard_grad_op", llmmem__fw_get(root, "fsdp_reshard_after_forward"),
                                "fsdp_reshard_after_forward")))
         return rc;
     int64_t v;
     bool have;
-    if ((rc = fw_int(&v, &have, x, root, "batch_size", "batch_size")) != 0 ||
-        (have && (rc = fw_set_i64(x, LLMMEM_P_MICRO_BATCH_SIZE, v, fw_get(root, "batch_size"), "batch_size"))))
+    if ((rc = llmmem__fw_int(&v, &have, x, root, "batch_size", "batch_size")) != 0 ||
+        (have && (rc = llmmem__fw_set_i64(x, LLMMEM_P_MICRO_BATCH_SIZE, v, llmmem__fw_get(root, "batch_size"), "batch_size"))))
         return rc;
-    if ((rc = fw_int(&v, &have, x, root, "gradient_accumulation_steps", "gradient_accumulation_steps")) != 0 ||
-        (have && (rc = fw_set_i64(x, LLMMEM_P_GRAD_ACCUM_STEPS, v, fw_get(root, "gradient_accumulation_steps"),
+    if ((rc = llmmem__fw_int(&v, &have, x, root, "gradient_accumulation_steps", "gradient_accumulation_steps")) != 0 ||
+        (have && (rc = llmmem__fw_set_i64(x, LLMMEM_P_GRAD_ACCUM_STEPS, v, llmmem__fw_get(root, "gradient_accumulation_steps"),
                                   "gradient_accumulation_steps"))))
         return rc;
-    if ((rc = fw_int(&v, &have, x, root, "tensor_parallel_dim", "tensor_parallel_dim")) != 0)
+    if ((rc = llmmem__fw_int(&v, &have, x, root, "tensor_parallel_dim", "tensor_parallel_dim")) != 0)
         return rc;
     if (have && v > 1)
-        return fw_refuse(x, fw_get(root, "tensor_parallel_dim"), "tensor_parallel_dim",
+        return llmmem__fw_refuse(x, llmmem__fw_get(root, "tensor_parallel_dim"), "tensor_parallel_dim",
                          "torchtune's tensor parallel plan is not modelled");
-    if ((n = fw_get(root, "clip_grad_norm")))
-        fw_note(x, "clip_grad_norm: the per-tensor norms (fp32 scalars) are not counted");
-    if ((n = fw_get(root, "custom_sharded_layers"))) {
+    if ((n = llmmem__fw_get(root, "clip_grad_norm")))
+        llmmem__fw_note(x, "clip_grad_norm: the per-tensor norms (fp32 scalars) are not counted");
+    if ((n = llmmem__fw_get(root, "custom_sharded_layers"))) {
         if (llmmem__json_type(n) != LLMMEM__J_ARRAY)
             return llmmem__input_type_error(x->doc, n, "custom_sharded_layers", "a list of module names");
         bool emb = false, out = false;
@@ -301,10 +301,10 @@ static int read_switches(fw_ctx *x, const llmmem__jnode *root)
             out = out || !strcmp(s, "output");
         }
         if (emb && out) {
-            if ((rc = fw_set_i64(x, LLMMEM_P_FSDP_CUSTOM_SHARDED_LAYERS, 1, n, "custom_sharded_layers")) != 0)
+            if ((rc = llmmem__fw_set_i64(x, LLMMEM_P_FSDP_CUSTOM_SHARDED_LAYERS, 1, n, "custom_sharded_layers")) != 0)
                 return rc;
         } else if (llmmem__json_array_size(n) > 0) {
-            fw_note(x, "custom_sharded_layers other than [tok_embeddings, output]: the fsdp engine's root unit is used");
+            llmmem__fw_note(x, "custom_sharded_layers other than [tok_embeddings, output]: the fsdp engine's root unit is used");
         }
     }
     return LLMMEM_OK;
@@ -314,16 +314,16 @@ static int read_switches(fw_ctx *x, const llmmem__jnode *root)
 static int read_dtype(fw_ctx *x, const llmmem__jnode *root)
 {
     const char *dt;
-    int rc = fw_str(&dt, x, root, "dtype", "dtype");
+    int rc = llmmem__fw_str(&dt, x, root, "dtype", "dtype");
     if (rc || !dt)
         return rc;
-    const llmmem__jnode *n = fw_get(root, "dtype");
+    const llmmem__jnode *n = llmmem__fw_get(root, "dtype");
     const char *v = !strcmp(dt, "bf16") ? "bf16" : !strcmp(dt, "fp32") ? "fp32" : NULL;
     if (!v)
-        return fw_refuse(x, n, "dtype", "dtype \"%.20s\": torchtune trains in bf16 or fp32 (fp16 raises)", dt);
-    if ((rc = fw_set(x, LLMMEM_P_PARAM_DTYPE, v, n, "dtype")) != 0)
+        return llmmem__fw_refuse(x, n, "dtype", "dtype \"%.20s\": torchtune trains in bf16 or fp32 (fp16 raises)", dt);
+    if ((rc = llmmem__fw_set(x, LLMMEM_P_PARAM_DTYPE, v, n, "dtype")) != 0)
         return rc;
-    return fw_set(x, LLMMEM_P_COMPUTE_DTYPE, v, n, "dtype");
+    return llmmem__fw_set(x, LLMMEM_P_COMPUTE_DTYPE, v, n, "dtype");
 }
 
 int llmmem__torchtune_apply(fw_ctx *x, const llmmem__jnode *root)
@@ -336,26 +336,26 @@ int llmmem__torchtune_apply(fw_ctx *x, const llmmem__jnode *root)
                                        "tensor_parallel_dim", "device", NULL};
     int rc;
     const llmmem__jnode *n;
-    if ((rc = fw_set(x, LLMMEM_P_ACTIVATION_PROFILE, "torchtune", root, "")) != 0 ||
-        (rc = fw_set(x, LLMMEM_P_ATTENTION, "sdpa", root, "")) != 0)
+    if ((rc = llmmem__fw_set(x, LLMMEM_P_ACTIVATION_PROFILE, "torchtune", root, "")) != 0 ||
+        (rc = llmmem__fw_set(x, LLMMEM_P_ATTENTION, "sdpa", root, "")) != 0)
         return rc;
     const char *dev;
-    if ((rc = fw_str(&dev, x, root, "device", "device")) != 0)
+    if ((rc = llmmem__fw_str(&dev, x, root, "device", "device")) != 0)
         return rc;
     if (dev && strcmp(dev, "cuda"))
-        return fw_refuse(x, fw_get(root, "device"), "device", "device \"%.20s\": the estimate is for CUDA GPUs", dev);
+        return llmmem__fw_refuse(x, llmmem__fw_get(root, "device"), "device", "device \"%.20s\": the estimate is for CUDA GPUs", dev);
     if ((rc = read_dtype(x, root)) != 0 || (rc = read_sequence(x, root)) != 0 || (rc = read_switches(x, root)) != 0)
         return rc;
-    if ((n = fw_get(root, "model")) && (rc = read_model(x, n)) != 0)
+    if ((n = llmmem__fw_get(root, "model")) && (rc = read_model(x, n)) != 0)
         return rc;
-    if ((n = fw_get(root, "optimizer")) && (rc = read_optimizer(x, n)) != 0)
+    if ((n = llmmem__fw_get(root, "optimizer")) && (rc = read_optimizer(x, n)) != 0)
         return rc;
-    if ((n = fw_get(root, "loss")) && (rc = read_loss(x, n)) != 0)
+    if ((n = llmmem__fw_get(root, "loss")) && (rc = read_loss(x, n)) != 0)
         return rc;
     for (const llmmem__jnode *it = llmmem__json_first(root); it; it = llmmem__json_next(it)) {
         const char *k = llmmem__json_key(it);
-        if (!fw_in(k, read) && !fw_in(k, ignored))
-            fw_unread(x, k);
+        if (!llmmem__fw_in(k, read) && !llmmem__fw_in(k, ignored))
+            llmmem__fw_unread(x, k);
     }
     return LLMMEM_OK;
 }

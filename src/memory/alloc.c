@@ -7,7 +7,7 @@
  * largest transient block, whose freed segment is typically not reusable for
  * the next differently sized request. With expandable segments the segments
  * grow in place in 2 MiB pages and that slack disappears. */
-#include "memory/memory.h"
+#include "memory/alloc.h"
 
 #define MIN_BLOCK UINT64_C(512)
 #define ROUND_LARGE (UINT64_C(2) << 20)
@@ -29,4 +29,19 @@ uint64_t llmmem__alloc_reserved(uint64_t peak_allocated, uint64_t largest_block,
     (void)checkpointing;
     uint64_t r = llmmem__round_up(&o, llmmem__add(&o, peak_allocated, slack), ROUND_LARGE);
     return o.overflow ? UINT64_MAX : r;
+}
+
+/* PYTORCH_CUDA_ALLOC_CONF of the configuration; the budget is the GPU's memory
+ * less the CUDA context (what the segments may take before a cudaMalloc fails). */
+void llmmem__alloc_conf_of(llmmem__alloc_conf *conf, const struct llmmem_config *c)
+{
+    const llmmem__gpu *g = llmmem__gpu_at((int)c->gpu);
+    uint64_t cap = c->gpu_memory_bytes > 0 ? (uint64_t)c->gpu_memory_bytes : (g ? g->memory_bytes : 0);
+    uint64_t ctx = c->cuda_context_bytes >= 0 ? (uint64_t)c->cuda_context_bytes : (g ? g->cuda_context_bytes : 0);
+    if (c->calibrated && c->calib_context_bytes >= 0)
+        ctx = (uint64_t)c->calib_context_bytes;
+    conf->expandable = c->expandable_segments != 0;
+    conf->max_split = c->max_split_size_bytes > 0 ? (uint64_t)c->max_split_size_bytes : 0;
+    conf->gc_threshold = c->gc_threshold;
+    conf->budget = cap > ctx ? cap - ctx : 0;
 }

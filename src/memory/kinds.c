@@ -12,7 +12,7 @@
  * plain `pip install transformers` runs. A kind or a family with no derived
  * terms is refused with LLMMEM_E_UNSUPPORTED naming the model_type and the
  * kind: an estimate that treated it as attention would be confidently wrong. */
-#include "memory/memory.h"
+#include "memory/kinds.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -216,7 +216,7 @@ static int refuse(const struct llmmem_model *m, const char *what, const char *ki
     return llmmem__error(LLMMEM_E_UNSUPPORTED, "model_type \"%s\": %s: %s", m->model_type, what, why);
 }
 
-/* vLLM (memory/vllm_kv.c) has specs for full, sliding and chunked attention
+/* vLLM (engines/vllm/vllm_kv.c) has specs for full, sliding and chunked attention
  * and the Mamba, gated-delta-rule and short-conv states, and refuses the
  * other linear kinds and the shared-block hybrids itself. What it would miss
  * silently is refused here: indexer-sparse layers (no spec: no KV counted),

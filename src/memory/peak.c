@@ -1,7 +1,7 @@
 /* The peak of a result: each phase summed, the peak phase, the allocator model,
  * the CUDA context and the fit against the GPU; a calibration profile applied
  * to the components first. */
-#include "memory/memory.h"
+#include "memory/peak.h"
 
 #include <math.h>
 

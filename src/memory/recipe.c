@@ -2,7 +2,7 @@
  * switches (LoRA, dropout, attention kernel, fp8, selective recompute) that
  * decide what each op keeps. Read by the states, saved-tensor, cast, loss and
  * transient terms; it never computes bytes itself. */
-#include "memory/memory.h"
+#include "memory/recipe.h"
 
 #include <string.h>
 
@@ -78,4 +78,10 @@ bool llmmem__recipe_lora_on(const struct llmmem_config *c, const char *name)
     llmmem__tensor x = {name, strcmp(name, "lm_head") ? LLMMEM__T_ATTN : LLMMEM__T_HEAD, 1, 1, 1, true, true, 0,
                         NULL};
     return llmmem__lora_targets(c->lora_targets, &x);
+}
+
+bool llmmem__frameworks_own(const struct llmmem_config *c)
+{
+    return c->activation_profile == LLMMEM__PROFILE_TORCHTUNE ||
+           c->activation_profile == LLMMEM__PROFILE_LITGPT;
 }

@@ -12,7 +12,7 @@
  * (test/data/kinds/live_kinds.py, live-kinds.jsonl; test/test_kinds.c).
  * Python locals keep a mixer's intermediates alive until it returns, so the
  * chunked scans hold every chunk-sized tensor they made at once. */
-#include "memory/memory.h"
+#include "memory/kinds.h"
 
 #include <string.h>
 

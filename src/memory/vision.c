@@ -2,7 +2,7 @@
  * saved activations, its forward working set and its trainable parameters.
  * Text-only models (no tower) contribute nothing. docs/vision.md states every
  * formula; the sources are the transformers modeling files named below. */
-#include "memory/memory.h"
+#include "memory/vision.h"
 
 #include <math.h>
 #include <string.h>

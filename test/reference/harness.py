@@ -60,6 +60,8 @@ from torch._subclasses.fake_tensor import FakeTensorMode  # noqa: E402
 import cuda_rules  # noqa: E402
 from tracker import Tracker, blk, install_host_random  # noqa: E402
 
+NOTES = []  # what a scenario's run chose on its own (reset per scenario)
+RESOLVED = {}  # choices the scenario left to the run (matrix.py's family LoRA targets)
 MiB = 1 << 20
 CUBLAS_WS = 32 * MiB     # sm90: CUBLAS_WORKSPACE_CONFIG default ":4096:8" (CublasHandlePool.cpp)
 CUBLASLT_WS = 1 * MiB    # the cuBLASLt workspace of gemm_and_bias (addmm with a bias)
@@ -143,8 +145,14 @@ class Rules:
 
 def load_config(path):
     from transformers import AutoConfig
+    def unjson(v):  # to_json_string writes inf as {"__float__": "Infinity"}
+        if isinstance(v, dict):
+            return float(v["__float__"]) if set(v) == {"__float__"} else {k: unjson(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [unjson(x) for x in v]
+        return v
     with open(path) as f:
-        d = json.load(f)
+        d = unjson(json.load(f))
     mt = d.pop("model_type")
     d.pop("architectures", None)
     d.pop("transformers_version", None)
@@ -158,12 +166,24 @@ def build_meta(sc, cfg):
     dtype = DT[tr.get("param_dtype") or inf.get("weights_dtype")]
     attn = tr.get("attention") or inf.get("attention") or "sdpa"
     with torch.device("meta"):
-        m = AutoModelForCausalLM.from_config(cfg, dtype=dtype, attn_implementation=attn)
+        try:
+            m = AutoModelForCausalLM.from_config(cfg, dtype=dtype, attn_implementation=attn)
+        except ValueError as e:  # a model without SDPA support (attention-free mixers): eager, noted
+            if attn != "sdpa":
+                raise
+            NOTES.append(f"SDPA refused by the model ({str(e)[:120]}): eager")
+            m = AutoModelForCausalLM.from_config(cfg, dtype=dtype, attn_implementation="eager")
     if sc["mode"] == "training":
         m.config.use_cache = False
         lora = sc.get("lora")
         if lora:
             from peft import LoraConfig, get_peft_model
+            if lora["target_modules"] == "__family__":  # matrix.py: q_proj and v_proj, else all-linear
+                names = {n.rsplit(".", 1)[-1] for n, x in m.named_modules() if isinstance(x, torch.nn.Linear)}
+                lora = dict(lora, target_modules=["q_proj", "v_proj"] if {"q_proj", "v_proj"} <= names
+                            else "all-linear")
+                NOTES.append(f"LoRA targets: {lora['target_modules']}")
+                RESOLVED["lora_targets"] = lora["target_modules"]
             with torch.device("meta"):
                 m = get_peft_model(m, LoraConfig(r=lora["rank"], lora_alpha=lora.get("alpha", 2 * lora["rank"]),
                                                  lora_dropout=lora.get("dropout", 0.0),
@@ -358,6 +378,8 @@ def run_inference(sc, m, tracker, res):
 def run_scenario(sc, cfg_dir, steps, events_dir=None, prior_autograd_ws=False):
     t0 = time.time()
     cuda_rules.SDPA_LOG.clear()
+    NOTES.clear()
+    RESOLVED.clear()
     cfg = load_config(os.path.join(cfg_dir, sc["model"]["hf_config"]))
     rules = Rules()
     fm = FakeTensorMode(allow_non_fake_inputs=True)
@@ -403,7 +425,8 @@ def run_scenario(sc, cfg_dir, steps, events_dir=None, prior_autograd_ws=False):
         res["kv_cache_bytes_after_decode"] = res["after_decode_alloc"] - res["weights_bytes"] - _ws(tracker)
     res["sdpa"] = sorted({json.dumps(x) for x in cuda_rules.SDPA_LOG})
     res["sdpa"] = [json.loads(x) for x in res["sdpa"]]
-    res["notes"] = sorted(rules.notes)
+    res["notes"] = sorted(rules.notes) + NOTES
+    res.update(RESOLVED)
     res["events"] = len(tracker.events)
     rp = replay(tracker)
     res["replay"] = {"peak_allocated_bytes": rp["peak_allocated_bytes"],
@@ -502,6 +525,12 @@ def main():
         if only and sc["id"] not in only or sc["id"] in done or sc["id"] == "env":
             continue
         if sc.get("measured", {}).get("oom"):
+            continue
+        if sc.get("not_run"):
+            rec = {"id": sc["id"], "scenario": {k: v for k, v in sc.items() if k != "id"}, "not_run": sc["not_run"]}
+            if a.out:
+                with open(a.out, "a") as f:
+                    f.write(json.dumps(rec) + "\n")
             continue
         rec = {"id": sc["id"], "scenario": {k: v for k, v in sc.items() if k not in ("measured", "id")},
                "versions": versions(), "assumptions": ASSUMPTIONS}

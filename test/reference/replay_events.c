@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory/memory.h"
+#include "replay/replay.h"
 
 int main(void)
 {

@@ -70,6 +70,17 @@ def _grouped_mm(a, b, offs=None, bias=None, out_dtype=None):
 DECOMPS = {aten._safe_softmax.default: _safe_softmax, aten._grouped_mm.default: _grouped_mm}
 
 
+_COMPOSITE = {}
+
+
+def _composite(func):
+    c = _COMPOSITE.get(func)
+    if c is None:
+        c = _COMPOSITE[func] = torch._C._dispatch_has_kernel_for_dispatch_key(func.name(),
+                                                                              "CompositeImplicitAutograd")
+    return c
+
+
 def blk(n):
     return 0 if n <= 0 else (n + 511) // 512 * 512
 
@@ -203,6 +214,14 @@ class Tracker(TorchDispatchMode):
             # an optimizer reading a value (Adafactor's RMS, lr schedules): no memory depends on it
             t = args[0]
             return True if t.dtype == torch.bool else 1.0 if t.is_floating_point() else 1
+        if func.namespace == "aten" and _composite(func):
+            # under inference_mode no autograd key decomposes composite ops before this mode: run
+            # their composite code here, op by op (softmax(dtype)'s conversion copy, dropout's
+            # alias of its input when p is 0), as CUDA runs it
+            with self:
+                out = func.decompose(*args, **kwargs)
+            if out is not NotImplemented:
+                return out
         dec = DECOMPS.get(func)
         if dec is not None:  # a kernel whose CUDA code allocates inside: its own code, seen op by op
             with self:

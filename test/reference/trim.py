@@ -12,27 +12,42 @@ KEEP = ("params", "trainable_params", "weights_bytes", "persistent_bytes", "forw
         "peak_allocated_bytes", "peak_phase", "phase_peak_bytes", "phase_peak_owner", "prefill_peak_bytes",
         "kv_cache_bytes_after_decode", "layer_fwd_delta", "sdpa", "notes")
 
-ap = argparse.ArgumentParser()
-ap.add_argument("out")
-ap.add_argument("--known")
-a = ap.parse_args()
-known = {}
-if a.known:
-    for line in open(a.known):
-        if line.strip() and not line.startswith("#"):
-            rid, ph, err, hw, why = line.split(None, 4)
-            known.setdefault(rid, {})[ph] = {"error_pct": float(err), "half_width": float(hw), "reason": why.strip()}
-rows = {}
-for line in open(a.out):
-    r = json.loads(line)
-    if "harness" not in r:
-        continue
-    h = r["harness"]
-    row = {"id": r["id"], **r["scenario"], "versions": r["versions"], "assumptions": r["assumptions"],
-           "harness": {k: h[k] for k in KEEP if k in h}}
-    row["harness"]["replay"] = {k: h["replay"][k] for k in ("peak_allocated_bytes", "peak_reserved_bytes")}
-    if r["id"] in known:
-        row["known"] = known[r["id"]]
-    rows[r["id"]] = row
-for rid in sorted(rows):
-    print(json.dumps(rows[rid]))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--known")
+    ap.add_argument("--config-prefix", default="", help="put before each hf_config path (the rows' folder "
+                    "differs from the set's)")
+    a = ap.parse_args()
+    known = {}
+    if a.known:
+        for line in open(a.known):
+            if line.strip() and not line.startswith("#"):
+                rid, ph, err, hw, why = line.split(None, 4)
+                known.setdefault(rid, {})[ph] = {"error_pct": float(err), "half_width": float(hw), "reason": why.strip()}
+    rows = {}
+    for line in open(a.out):
+        r = json.loads(line)
+        if "harness" not in r:
+            continue
+        h = r["harness"]
+        row = {"id": r["id"], **r["scenario"], "versions": r["versions"], "assumptions": r["assumptions"],
+               "harness": {k: h[k] for k in KEEP if k in h}}
+        row["harness"]["replay"] = {k: h["replay"][k] for k in ("peak_allocated_bytes", "peak_reserved_bytes")}
+        if r["id"] in known:
+            row["known"] = known[r["id"]]
+        if a.config_prefix:
+            row["model"] = dict(row["model"], hf_config=a.config_prefix + row["model"]["hf_config"])
+        if any("one process" in x for x in r["assumptions"]):  # the library's estimate of the same process
+            row["cli_args"] = ["--prior-workspace-segment-bytes", "33554432"]
+        if "error_pct" in r:  # harness vs the measurement of the same scenario
+            row["harness_vs_measured_pct"] = r["error_pct"]
+        rows[r["id"]] = row
+    for rid in sorted(rows):
+        print(json.dumps(rows[rid]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,8 +1,8 @@
 /* Runtime hf: HF transformers generate on one GPU, a prefill forward over the
- * prompt (memory/prefill.c), then decode_len one-token steps
- * (memory/decode.c), composed into the result's prefill and decode phases.
+ * prompt (infer/prefill.c), then decode_len one-token steps
+ * (infer/decode.c), composed into the result's prefill and decode phases.
  * The runtime's row is at the end; the allocator replay draws its run
- * (memory/reserved.c, tl_infer.c). */
+ * (replay/reserved.c, tl_infer.c). */
 #include "engines/engines.h"
 
 #include <string.h>
@@ -143,7 +143,7 @@ static int infer_hf(struct llmmem_result *r, const struct llmmem_model *m, const
     llmmem__result_set_u64(r, LLMMEM_R_KV_CACHE_BYTES, x.kv_after);
     hf_terms(r, &x, b);
     if (c->allocator_replay && !b->vb.lm_tokens) {
-        int rc = llmmem__reserved_infer(r, &x, m, c, b->weights, b->ws);
+        int rc = llmmem__reserved_infer(r, &x, m, c, b->weights, b->ws, b->sink);
         if (rc)
             return rc;
     }

@@ -7,7 +7,7 @@
  *   blocks    = available // (page * layers per group)   (v1/core/kv_cache_utils.py)
  *
  * The weights, the KV layout and the profile peak are the byte model's
- * (memory/vllm_*.c); this file reads vLLM's arguments with the defaults of the
+ * (vllm_*.c of this folder); this file reads vLLM's arguments with the defaults of the
  * version, the GPU and the usage context, adds what lives outside PyTorch's
  * allocator and the CUDA graphs, applies the budget of the version and writes
  * the figures vLLM prints. Everything here is per rank. The runtime's row is at
