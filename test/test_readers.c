@@ -48,7 +48,7 @@ static void unescape(char *s)
     *o = '\0';
 }
 
-static void expect_param(const llmmem_config *c, const char *pair, int line)
+static void expect_param(const llmmem_config *c, const char *pair, const char *path, int line)
 {
     char name[64];
     const char *eq = strchr(pair, '=');
@@ -60,14 +60,14 @@ static void expect_param(const llmmem_config *c, const char *pair, int line)
     size_t need;
     assert_int_equal(llmmem_config_get_str(buf, sizeof buf, &need, c, id), 0);
     if (strcmp(buf, eq + 1))
-        fail_msg("cases.tsv:%d: %s is %s, expected %s", line, name, buf, eq + 1);
+        fail_msg("%s:%d: %s is %s, expected %s", path, line, name, buf, eq + 1);
 }
 
-static void cases(void **state)
+static void run_table(const char *path, int min_rows)
 {
-    (void)state;
-    FILE *f = fopen("test/data/readers/cases.tsv", "r");
-    assert_non_null(f);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        fail_msg("%s: cannot open", path);
     char line[4096];
     int no = 0, n = 0;
     while (fgets(line, sizeof line, f)) {
@@ -89,18 +89,18 @@ static void cases(void **state)
         int rc = llmmem_config_apply_framework_yaml(c, NULL, kind_of(kind), yaml, strlen(yaml));
         if (!strncmp(expect, "ok", 2)) {
             if (rc)
-                fail_msg("cases.tsv:%d: %s", no, llmmem_last_error());
+                fail_msg("%s:%d: %s", path, no, llmmem_last_error());
             char *p = expect + 2, *s2 = NULL;
             for (char *pair = strtok_r(p, " ", &s2); pair; pair = strtok_r(NULL, " ", &s2))
-                expect_param(c, pair, no);
+                expect_param(c, pair, path, no);
         } else {
             char status[64];
             const char *frag = strchr(expect, ' ');
             snprintf(status, sizeof status, "%.*s", frag ? (int)(frag - expect) : (int)strlen(expect), expect);
             if (rc != status_of(status))
-                fail_msg("cases.tsv:%d: status %d (%s), expected %s", no, rc, rc ? llmmem_last_error() : "ok", status);
+                fail_msg("%s:%d: status %d (%s), expected %s", path, no, rc, rc ? llmmem_last_error() : "ok", status);
             if (frag && !strstr(llmmem_last_error(), frag + 1))
-                fail_msg("cases.tsv:%d: \"%s\" lacks \"%s\"", no, llmmem_last_error(), frag + 1);
+                fail_msg("%s:%d: \"%s\" lacks \"%s\"", path, no, llmmem_last_error(), frag + 1);
             /* all or nothing: the configuration is unchanged */
             char a[8192], b[8192];
             size_t na, nb;
@@ -113,7 +113,20 @@ static void cases(void **state)
         n++;
     }
     fclose(f);
-    assert_true(n >= 20);
+    assert_true(n >= min_rows);
+}
+
+static void cases(void **state)
+{
+    (void)state;
+    run_table("test/data/readers/cases.tsv", 20);
+}
+
+/* The value table (issue 25 item 7): each reader's memory-relevant keys and defaults. */
+static void value_table(void **state)
+{
+    (void)state;
+    run_table("test/data/readers/values.tsv", 25);
 }
 
 static llmmem_model *load_hf(const char *dir, const char *file, int *rc)
@@ -273,6 +286,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cases),
+        cmocka_unit_test(value_table),
         cmocka_unit_test(hf_configs),
         cmocka_unit_test(vllm_and_allocator_rules),
     };

@@ -100,6 +100,13 @@ int llmmem__llamafactory_apply(fw_ctx *x, const llmmem__jnode *root)
         return rc;
     if (b < 0)
         llmmem__fw_note(x, "gradient checkpointing on (LLaMA-Factory's default: disable_gradient_checkpointing false)");
+    /* transformers training_args.py TrainingArguments: per_device_train_batch_size
+     * defaults to 8 (LLaMA-Factory's Seq2SeqTrainingArguments keeps it) */
+    if (!llmmem__fw_get(root, "per_device_train_batch_size")) {
+        if ((rc = llmmem__fw_set_i64(x, LLMMEM_P_MICRO_BATCH_SIZE, 8, root, "per_device_train_batch_size")) != 0)
+            return rc;
+        llmmem__fw_note(x, "per_device_train_batch_size not given: TrainingArguments' default 8");
+    }
     if ((rc = llmmem__hf_args_apply(x->doc, root, x->cfg)) != 0)
         return rc;
     if ((rc = llmmem__fw_bool(&b, x, root, "use_unsloth_gc", "use_unsloth_gc")) != 0)
