@@ -1,6 +1,10 @@
 """Random scenarios through the C API, Python and the CLI at once (test/test_properties.sh).
 
-usage: properties.py [--cli examples/llmmem] [-n N] [--seed S] [-v]
+usage: properties.py [--cli examples/llmmem] [-n N] [--seed S] [-v] [--web-out FILE [--c-only]]
+
+--web-out FILE: each scenario and the C API's answer (status, JSON text or error) as a JSON
+line, for the web page's path (test/web/properties.js runs them through examples/web's
+llmmem-api.js over the WebAssembly library and wants the same bytes).
 """
 import argparse
 import ctypes
@@ -18,6 +22,8 @@ ap.add_argument("--cli", default="examples/llmmem")
 ap.add_argument("-n", type=int, default=int(os.environ.get("LLMMEM_PROPERTY_N", "10000")))
 ap.add_argument("--seed", type=int, default=int(os.environ.get("LLMMEM_PROPERTY_SEED", "25")))
 ap.add_argument("-v", action="store_true")
+ap.add_argument("--web-out", default=None)
+ap.add_argument("--c-only", action="store_true", help="with --web-out: only the C API's answers, no comparison")
 a = ap.parse_args()
 
 # ---- the C API through ctypes alone (no code of the binding) ----------------------------
@@ -208,9 +214,15 @@ def fail(msg):
         print("FAIL", msg)
 
 
+web_out = open(a.web_out, "w") if a.web_out else None
 for i in range(a.n):
     preset, settings = scenario()
     c = c_path(preset, settings)
+    if web_out:
+        web_out.write(json.dumps({"preset": preset, "settings": settings, "status": c[0], "text": c[1]}) + "\n")
+        if a.c_only:
+            counts[c[0]] += 1
+            continue
     p = py_path(preset, settings)
     x = cli_path(preset, settings)
     counts[c[0]] += 1
@@ -254,6 +266,8 @@ for i in range(a.n):
         if a.v:
             print("  unchanged without %s=%s: %s" % (name, value, tag))
 
+if web_out:
+    web_out.close()
 dropped = sorted(n for n in unchanged if not changed[n] and not listed[n])
 for n in dropped:
     fail("%s: set away from its default and accepted in %d scenarios, it changed no estimate and was never "
