@@ -272,8 +272,9 @@ dropped = sorted(n for n in unchanged if not changed[n] and not listed[n])
 for n in dropped:
     fail("%s: set away from its default and accepted in %d scenarios, it changed no estimate and was never "
          "listed as not applying (a setting dropped quietly)" % (n, unchanged[n]))
-print("properties: %d scenarios (%s) through the C API, Python and the CLI; %d failing" % (
-    a.n, ", ".join("%s %d" % kv for kv in sorted(counts.items())), fails))
+print("properties: %d scenarios (%s) through %s; %d failing" % (
+    a.n, ", ".join("%s %d" % kv for kv in sorted(counts.items())),
+    "the C API alone (--c-only)" if a.c_only else "the C API, Python and the CLI", fails))
 if a.v:
     for n in sorted(set(changed) | set(unchanged) | set(listed)):
         print("  %-32s changed %5d  unchanged %5d  listed %4d" % (n, changed[n], unchanged[n], listed[n]))

@@ -112,7 +112,11 @@ def main():
                 results.append((name, f, "not viable", "does not compile", 0))
                 continue
             killer = None
-            for tname, cmd in order:
+            # the tests nearest the mutated file first (the suite is the same, the order only
+            # saves time): Python's for python/, the shell tests (the CLI's) for examples/
+            near = (lambda t: t.endswith(".py")) if f.startswith("python/") else \
+                (lambda t: t.endswith(".sh")) if f.startswith("examples/") else (lambda t: False)
+            for tname, cmd in [t for t in order if near(t[0])] + [t for t in order if not near(t[0])]:
                 try:
                     r = sh(cmd, a.work, timeout=a.timeout)
                     if r.returncode:

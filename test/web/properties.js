@@ -9,8 +9,8 @@
  * (default examples/web), over the WebAssembly library (llmmem.js + llmmem.wasm, make web),
  * as the page does: the preset by llmmem_model_from_pretrained, each setting by
  * llmmem_config_set. The result JSON must be the same bytes; a refusal the same status and
- * message. Plain Node, no browser: mk/check-web.sh runs a sample, test/web/properties.sh the
- * whole 10,000.
+ * message. Plain Node, no browser: test/web/properties.sh runs it (make check-web: all
+ * 10,000).
  */
 "use strict";
 const fs = require("fs");
