@@ -8,7 +8,10 @@ once; then for each row of test/mutation/mutations.tsv applies the one-line muta
 (incrementally) and runs every test of make check (test/run-check.sh's set: the C tests,
 test/*.sh, test/python/test_*.py) in a fixed order, the quick ones first, until one fails:
 the mutant is killed by that test, or it survives the whole suite. A mutant that does not
-compile is not counted. Restores the line and goes on. Writes a table of the results.
+compile is not counted. Restores the line and goes on. At the end each test that killed a
+mutant runs on the unmutated tree: one that fails there kills nothing ("invalid", not
+counted). Writes a table of the results. The work directory is a git checkout (make dist
+reads git ls-files).
 
 A dev tool (each surviving mutant costs a whole make check), not run by make check."""
 import argparse
@@ -50,6 +53,12 @@ def prepare():
         dst = os.path.join(a.work, f)
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         shutil.copy2(src, dst)
+    # a git checkout, as the tree is (make dist, and test_python_package.sh through it, read
+    # git ls-files): a commit of the unmutated files, the mutants in its work tree
+    r = sh("git init -q && git add -A && git -c user.name=mutation -c user.email=mutation@localhost "
+           "commit -q -m unmutated", a.work)
+    if r.returncode:
+        sys.exit("git init of the work directory failed:\n" + r.stderr[-2000:])
     r = sh("make -j2 all", a.work)
     if r.returncode:
         sys.exit("the unmutated tree does not build:\n" + r.stderr[-2000:])
@@ -130,6 +139,16 @@ def main():
         finally:
             open(path, "w").write(text)
     sh("make -j2 all", a.work)
+    # a kill counts only where the killing test passes on the unmutated tree (a test that
+    # fails anyway would kill every mutant that reaches it)
+    cmd_of = dict(order)
+    for killer in sorted(set(r[3].replace(" (timeout)", "") for r in results if r[2] == "killed")):
+        r = sh(cmd_of[killer], a.work, timeout=a.timeout)
+        if r.returncode:
+            print("%s fails on the unmutated tree: its kills do not count" % killer, flush=True)
+            results = [(n, f, "invalid" if res == "killed" and k.replace(" (timeout)", "") == killer else res,
+                        k + (" (fails unmutated)" if res == "killed" and k.replace(" (timeout)", "") == killer else ""),
+                        secs) for n, f, res, k, secs in results]
     counted = [r for r in results if r[2] in ("killed", "SURVIVED")]
     killed = sum(1 for r in counted if r[2] == "killed")
     with open(a.out, "w") as out:
