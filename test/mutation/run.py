@@ -33,7 +33,7 @@ FIRST = ["test_values", "test_readers", "test_verdict", "test_null_args", "test_
          "test_engines", "test_recipes", "test_infer", "test_vllm", "test_model", "test_json", "test_replay",
          "test_plan", "test_table", "test_overflow"]
 FIRST_SH = ["test_issue25.sh", "test_values.sh", "test_cli.sh", "test_cli_vllm.sh", "test_accuracy.sh",
-            "test_anchors.sh", "test_timeline.sh", "test_examples.sh"]
+            "test_anchors.sh", "test_timeline.sh", "test_timeline_peak.sh", "test_examples.sh"]
 LAST_SH = ["test_properties.sh"]
 
 
