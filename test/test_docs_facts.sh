@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The docs match the code (issue 25): every repository path the docs, the README and the
-# example files name exists; every "N presets" they state is llmmem presets' count.
+# example files name exists; every "N presets" they state is llmmem presets' count; every
+# flag docs/cli.md and the man page name is one an llmmem command takes.
 # Run from the repository root (make check does).
 set -u
 cd "$(dirname "$0")/.."
@@ -38,6 +39,23 @@ for f in files:
                 continue  # a subset (bench: "11 presets: ...")
             print("FAIL %s:%d says %s presets, llmmem presets lists %d: ...%s..." % (f, line, m.group(1), presets, ctx))
             fails += 1
-print("docs facts: %d paths named, %d presets; %d failing" % (named, presets, fails))
+# every llmmem flag docs/cli.md and the man page name is one a command takes: run with a
+# value, no command answers 'unknown option "--flag"' for all (the flags of other tools
+# those pages quote are listed: vLLM's, pip's)
+foreign = {"--flag", "--micro", "--jsno"}  # a placeholder, a prefix in prose, the typo example
+tries = [["estimate", "--preset", "llama-3.2-1b"], ["model", "--preset", "llama-3.2-1b"],
+         ["plan", "--preset", "llama-3.2-1b"], ["timeline", "--preset", "llama-3.2-1b"],
+         ["vllm", "llama-3.2-1b"], ["quick", "7B"], ["estimate", "--gguf", "fuzz/corpus/fuzz_gguf/llama.gguf"]]
+flags = set()
+for f in ("docs/cli.md", "docs/llmmem.1"):
+    flags |= set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]", open(f, encoding="utf-8").read().replace("\\-", "-")))
+if subprocess.run([cli, "--version"], capture_output=True).returncode == 0:
+    foreign.add("--version")  # llmmem --version, before any command
+for fl in sorted(flags - foreign):
+    if not any('unknown option "%s"' % fl not in subprocess.run([cli] + t + [fl, "1"], capture_output=True,
+                                                                text=True).stderr for t in tries):
+        print("FAIL docs/cli.md or docs/llmmem.1 names %s, which no llmmem command takes" % fl)
+        fails += 1
+print("docs facts: %d paths named, %d presets, %d flags; %d failing" % (named, presets, len(flags - foreign), fails))
 sys.exit(1 if fails else 0)
 PY
