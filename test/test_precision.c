@@ -132,6 +132,37 @@ static void hf_trainer(void **state)
     llmmem_model_free(m);
 }
 
+/* PEFT LoRA over a bf16 model with master weights asked for: get_peft_model casts the
+ * adapters to fp32 (peft 0.21 tuners/tuners_utils.py _cast_adapter_dtype,
+ * autocast_adapter_dtype=True), and those fp32 adapters are what the optimizer steps: no
+ * separate master copy of them. The weights are the frozen bf16 base plus the fp32 adapters
+ * (trainable_params x 4), the master term 0 (the issue's mutant "masters without the LoRA
+ * check" added 4 B per adapter parameter again). */
+static void peft_lora(void **state)
+{
+    (void)state;
+    llmmem_model *m = preset("llama-3.2-1b");
+    llmmem_config *c = config();
+    set(c, "param_dtype", "bf16");
+    set(c, "master_weights", "true");
+    set(c, "lora_rank", "16");
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    if (llmmem_estimate(r, m, c))
+        fail_msg("estimate: %s", llmmem_last_error());
+    int64_t trainable = 0;
+    assert_int_equal(llmmem_result_get_i64(&trainable, r, LLMMEM_R_TRAINABLE_PARAMS), 0);
+    llmmem_result_free(r);
+    prec p = estimate(m, c);
+    assert_true(trainable > 0 && (uint64_t)trainable < p.params / 100);
+    if (p.master != 0 || p.weights != 2 * p.params + 4 * (uint64_t)trainable)
+        fail_msg("LoRA r16 bf16: masters %llu (want 0), weights %llu (want 2 x %llu + 4 x %lld)",
+                 (unsigned long long)p.master, (unsigned long long)p.weights, (unsigned long long)p.params,
+                 (long long)trainable);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
 /* accelerate + FSDP, mixed_precision: bf16: the plugin's MixedPrecision policy, param_dtype
  * and reduce_dtype bf16 (accelerate 1.15 state.py:1015 fsdp_plugin.set_mixed_precision;
  * utils/dataclasses.py:2136 dtype_args = {"param_dtype": dtype, "reduce_dtype": dtype}):
@@ -324,7 +355,7 @@ static void unusual(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(hf_trainer), cmocka_unit_test(accelerate_fsdp), cmocka_unit_test(deepspeed),
+        cmocka_unit_test(hf_trainer), cmocka_unit_test(peft_lora), cmocka_unit_test(accelerate_fsdp), cmocka_unit_test(deepspeed),
         cmocka_unit_test(megatron),   cmocka_unit_test(torchtune),       cmocka_unit_test(litgpt),
         cmocka_unit_test(unusual),
     };
