@@ -224,6 +224,11 @@ static void deepspeed(void **state)
         dtypes(&got[i], BF16, BF16, FP32, BF16, FP32);
         assert_true(got[i].weights <= (2 * got[i].params + 7) / 8 + (64u << 20)); /* bf16, 1/8 each */
         assert_true(got[i].master >= 4 * got[i].params / 8);
+        /* the module itself runs in bf16 (engine.py _cast_module_mixed_precision): no
+         * torch.autocast, so no cast copies of the weights, fp32-loaded or not */
+        if (got[i].autocast != 0)
+            fail_msg("DeepSpeed bf16, module loaded in %s: autocast cache %llu, want 0", loaded[i],
+                     (unsigned long long)got[i].autocast);
         llmmem_config_free(c);
     }
     assert_true(got[0].weights == got[1].weights && got[0].master == got[1].master);
