@@ -45,17 +45,22 @@ for f in files:
 foreign = {"--flag", "--micro", "--jsno"}  # a placeholder, a prefix in prose, the typo example
 tries = [["estimate", "--preset", "llama-3.2-1b"], ["model", "--preset", "llama-3.2-1b"],
          ["plan", "--preset", "llama-3.2-1b"], ["timeline", "--preset", "llama-3.2-1b"],
-         ["vllm", "llama-3.2-1b"], ["quick", "7B"], ["estimate", "--gguf", "fuzz/corpus/fuzz_gguf/llama.gguf"]]
+         ["vllm", "llama-3.2-1b"], ["quick", "7B"],
+         ["estimate", "--gguf", os.path.abspath("fuzz/corpus/fuzz_gguf/llama.gguf")]]
+import tempfile
+scratch = tempfile.mkdtemp()  # where a flag that writes a file (--svg 1) writes it
 flags = set()
 for f in ("docs/cli.md", "docs/llmmem.1"):
     flags |= set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]", open(f, encoding="utf-8").read().replace("\\-", "-")))
 if subprocess.run([cli, "--version"], capture_output=True).returncode == 0:
     foreign.add("--version")  # llmmem --version, before any command
 for fl in sorted(flags - foreign):
-    if not any('unknown option "%s"' % fl not in subprocess.run([cli] + t + [fl, "1"], capture_output=True,
-                                                                text=True).stderr for t in tries):
+    if not any('unknown option "%s"' % fl not in subprocess.run([os.path.abspath(cli)] + t + [fl, "1"], cwd=scratch,
+                                                                capture_output=True, text=True).stderr for t in tries):
         print("FAIL docs/cli.md or docs/llmmem.1 names %s, which no llmmem command takes" % fl)
         fails += 1
+import shutil
+shutil.rmtree(scratch)
 print("docs facts: %d paths named, %d presets, %d flags; %d failing" % (named, presets, len(flags - foreign), fails))
 sys.exit(1 if fails else 0)
 PY
