@@ -56,4 +56,8 @@ for _ in $(seq 50); do
     sleep 0.1
 done
 say "serving examples/web at http://127.0.0.1:$port/ (python3 -m http.server)"
-timeout 600 node test/web/e2e.js "http://127.0.0.1:$port/" "$CLI" "$OUT"
+rc=0
+timeout 600 node test/web/e2e.js "http://127.0.0.1:$port/" "$CLI" "$OUT" || rc=$?
+# a .gguf file (written at test time) opened in the page: its header read in slices
+timeout 300 node test/web/e2e_gguf.js "http://127.0.0.1:$port/" "$CLI" "$OUT" || rc=$?
+exit $rc
