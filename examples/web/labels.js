@@ -9,6 +9,7 @@
   const train = (v) => v.mode !== "inference";
   const infer = (v) => v.mode === "inference";
   const vllm = (v) => infer(v) && v.runtime === "vllm";
+  const llama = (v) => infer(v) && v.runtime === "llama_cpp";
   const engine = (...names) => (v) => train(v) && names.includes(v.engine);
   const zero = (v) => train(v) && (v.engine === "zero" || v.engine === "megatron_deepspeed");
   const zero3 = (v) => zero(v) && v.zero_stage === "3";
@@ -22,7 +23,7 @@
 
   // name: [label (with its unit), applies]
   const LABELS = {
-    mode: ["What to estimate", always],
+    mode: ["What to estimate: training or serving (inference)", always],
     micro_batch_size: ["Micro-batch size (sequences per GPU)", train],
     seq_len: ["Sequence length (tokens)", train],
     gradient_accumulation_steps: ["Gradient accumulation (micro-steps per step)", train],
@@ -83,7 +84,7 @@
     distributed_optimizer: ["Megatron distributed optimizer", megatron],
     accounting: ["Accounting (runtime, or a framework's own formula)", engine("zero", "megatron")],
     zero_init: ["deepspeed.zero.Init", zero3],
-    num_gpus: ["GPUs", always],
+    num_gpus: ["Number of GPUs (0 = as the parallel sizes below multiply: 1)", always],
     data_parallel_size: ["Data-parallel size (GPUs)", (v) => multi(v) || vllm(v)],
     tensor_parallel_size: ["Tensor-parallel size (GPUs)", (v) => megatron(v) || infer(v)],
     pipeline_parallel_size: ["Pipeline-parallel size (stages)", (v) => megatron(v) || vllm(v)],
@@ -117,9 +118,21 @@
     vllm_model_runner: ["vLLM model runner", vllm],
     cudagraph_memory_estimate: ["CUDA graph memory in the profile", vllm],
     vllm_image: ["vLLM docker image (FlashInfer installed)", vllm],
-    gpu: ["GPU", always],
-    gpu_memory_bytes: ["GPU memory (bytes; 0 = the GPU's)", always],
-    cuda_context_bytes: ["CUDA context (bytes; -1 = the GPU's)", always],
+    n_gpu_layers: ["llama.cpp layers on the GPU (-ngl; -1 = all)", llama],
+    ctx_size: ["llama.cpp context (tokens, all sequences; 0 = the model's)", llama],
+    n_batch: ["llama.cpp logical batch (tokens)", llama],
+    n_ubatch: ["llama.cpp physical batch (tokens per graph)", llama],
+    n_parallel: ["llama.cpp parallel sequences (server slots)", llama],
+    cache_type_k: ["llama.cpp K cache type", llama],
+    cache_type_v: ["llama.cpp V cache type", llama],
+    flash_attn: ["llama.cpp flash attention", llama],
+    kv_unified: ["llama.cpp one KV buffer for all sequences", llama],
+    swa_full: ["llama.cpp full-context sliding-window cache", llama],
+    n_cpu_moe: ["llama.cpp layers whose experts stay in host memory", llama],
+    no_kv_offload: ["llama.cpp KV cache in host memory", llama],
+    gpu: ["GPU model", always],
+    gpu_memory_bytes: ["Memory of one GPU in bytes, to override the GPU's (0 = the GPU's own)", always],
+    cuda_context_bytes: ["CUDA context in bytes (-1 = the GPU's usual)", always],
     cublas_workspace_bytes: ["cuBLAS workspace (bytes; -1 = the GPU's)", always],
     expandable_segments: ["Allocator expandable segments", always],
     allocator_replay: ["Replay PyTorch's caching allocator (peak reserved)", replay],

@@ -116,12 +116,14 @@
     }
 
     // ---- one scenario: model source + ordered (name, text) settings -------------------
-    // model: {preset: NAME} | {hfJson: TEXT}. settings: [[name, valueText], ...] applied
-    // in order with llmmem_config_set, as the CLI applies its --PARAM flags.
+    // model: {preset: NAME} | {hfJson: TEXT}; NAME is a preset or a Hugging Face id, found as
+    // llmmem_model_from_pretrained finds it with no cache (a preset's id; a browser has no
+    // Hugging Face cache). settings: [[name, valueText], ...] applied in order with
+    // llmmem_config_set, as the CLI applies its --PARAM flags.
     function build(model, settings) {
       let m = 0, c = 0;
       try {
-        if (model.preset) m = newHandle(M._llmmem_model_from_preset, cstr(model.preset));
+        if (model.preset) m = newHandle(M._llmmem_model_from_pretrained, cstr(model.preset.trim()), 0);
         else if (model.hfJson != null) {
           const s = cstr(model.hfJson);
           m = newHandle(M._llmmem_model_from_hf_json, s, M.lengthBytesUTF8(model.hfJson));
