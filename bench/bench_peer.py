@@ -21,6 +21,16 @@ thread's: the machine may be shared), median of 5 rounds:
   peer          the peer's configuration objects for the question, then calculate()
 The default training estimate replays the caching allocator: 12 configurations are more
 than the model's memo keeps (8), so each call is a whole replay, as a new question is.
+
+With valgrind on the PATH each path's instructions per call are counted beside its time
+(callgrind, which does not depend on the machine's load): all cases of one side in one
+process under `valgrind --tool=callgrind --dump-before=getppid`, each measured stretch of
+12 calls (every question once, after a round of warm-up) between two os.getppid() calls,
+whose dumps bound it. "C instr" counts inside llmmem__estimate alone (--toggle-collect; the
+body of llmmem_estimate: the library, as bench_count counts it, without ctypes and the
+interpreter), "Py instr" the whole binding call in the interpreter, "peer instr" the
+peer's configuration objects and calculate() in the interpreter (the two Python columns
+compare like with like). Without valgrind it says so and times alone.
 """
 
 import os
@@ -119,8 +129,10 @@ def calls_for(fn, budget=0.08):
     return max(12, n * 4)
 
 
-def ours(case):
-    sys.path.insert(0, os.path.join(ROOT, "python"))
+def ours_calls(case):
+    """The C call (through ctypes) and the Python binding's call of a case, each fn(i)."""
+    if os.path.join(ROOT, "python") not in sys.path:
+        sys.path.insert(0, os.path.join(ROOT, "python"))
     import llmmem
     name, mdl, fixed, _, inference = case
     model = llmmem.Model.from_preset(mdl["preset"])
@@ -136,11 +148,17 @@ def ours(case):
     def py_call(i):
         llmmem.estimate(model, **ours_keywords(fixed, QUESTIONS[i % len(QUESTIONS)], inference))
 
+    return c_call, py_call
+
+
+def ours(case):
+    c_call, py_call = ours_calls(case)
     n = calls_for(py_call)
     return timed(c_call, n), timed(py_call, n)
 
 
-def peer(case):
+def peer_call(case):
+    """The peer's call of a case, fn(i): its configuration objects, then calculate()."""
     from gpu_mem_calculator.core import models as pm
     from gpu_mem_calculator.core.calculator import GPUMemoryCalculator
     from gpu_mem_calculator.inference.calculator import InferenceMemoryCalculator
@@ -169,7 +187,85 @@ def peer(case):
             GPUMemoryCalculator(model_cfg(s), pm.TrainingConfig(batch_size=b, dtype="bf16", optimizer="adamw"),
                                 par, engine, gpu).calculate()
 
+    return call
+
+
+def peer(case):
+    call = peer_call(case)
     return timed(call, calls_for(call))
+
+
+# ---- instruction counts (callgrind) -------------------------------------------------------------
+
+COUNT_CALLS = len(QUESTIONS)
+
+
+def count_regions(fns):
+    """Runs each fn(i) COUNT_CALLS times (after a warm-up round) between two os.getppid()
+    calls: under --dump-before=getppid the second one's dump holds the stretch alone."""
+    for fn in fns:
+        for i in range(COUNT_CALLS):
+            fn(i)
+        os.getppid()
+        for i in range(COUNT_CALLS):
+            fn(i)
+        os.getppid()
+
+
+def count_ours(which):
+    count_regions([ours_calls(case)[which] for case in CASES])
+
+
+def count_peer():
+    count_regions([peer_call(case) for case in CASES])
+
+
+def counted(python, mode, regions, tmp, only=None):
+    """Instructions per call of each of `regions` stretches that `python bench_peer.py mode`
+    runs under callgrind (inside the function `only` alone when given), or None with why
+    not."""
+    out = os.path.join(tmp, "cg.%s" % mode)
+    cmd = ["valgrind", "--tool=callgrind", "--dump-before=getppid", "--callgrind-out-file=" + out]
+    if only:
+        cmd.append("--toggle-collect=" + only)
+    r = subprocess.run(cmd + [python, os.path.abspath(__file__), mode], capture_output=True, text=True)
+    if r.returncode:
+        return None, "valgrind %s failed: %s" % (mode, r.stderr.strip()[-300:])
+    per = []
+    for k in range(regions):
+        with open("%s.%d" % (out, 2 * k + 2)) as f:  # dumps: .1 before the first stretch, .2 the stretch, ...
+            total = [int(line.split()[1]) for line in f if line.startswith("totals:")]
+        per.append(total[0] / COUNT_CALLS if total else None)
+    return per, None
+
+
+def counts(peer_python):
+    """Instructions per call of each case: the C library's, the binding's, the peer's (lists,
+    or None), and a line saying what is missing."""
+    import shutil
+    import tempfile
+    if not shutil.which("valgrind"):
+        return None, None, None, ("valgrind is not installed (apt-get install valgrind): times alone, no "
+                                  "instruction counts")
+    with tempfile.TemporaryDirectory() as tmp:
+        c_per, why = counted(sys.executable, "--count-c", len(CASES), tmp, only="llmmem__estimate")
+        if why:
+            return None, None, None, why
+        py_per, why = counted(sys.executable, "--count-py", len(CASES), tmp)
+        if why:
+            return c_per, None, None, why
+        peer_per = None
+        if peer_python:
+            peer_per, why = counted(peer_python, "--count-peer", len(CASES), tmp)
+            if why:
+                return c_per, py_per, None, why
+    return c_per, py_per, peer_per, None
+
+
+def instr(v):
+    if v is None:
+        return "%11s" % "-"
+    return "%10.1fk" % (v / 1e3) if v < 1e6 else "%10.2fM" % (v / 1e6)
 
 
 def us(v):
@@ -180,12 +276,24 @@ def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--peer-case":  # run inside the peer's python
         print(repr(peer(CASES[int(sys.argv[2])])))
         return 0
+    if len(sys.argv) == 2 and sys.argv[1] in ("--count-c", "--count-py", "--count-peer"):  # under callgrind
+        if sys.argv[1] == "--count-peer":
+            count_peer()
+        else:
+            count_ours(0 if sys.argv[1] == "--count-c" else 1)
+        return 0
     python, why = ensure_peer()
-    print("bench_peer: new questions per call (12 configurations in turn), CPU time, median of %d rounds" % ROUNDS)
+    print("bench_peer: new questions per call (12 configurations in turn): instructions per call (callgrind) "
+          "and CPU time (median of %d rounds)" % ROUNDS)
     print("peer: %s" % ("gpu-mem-calculator (%s), %s" % (PEER_URL, python) if python else why))
+    c_per, py_per, peer_per, why_not = counts(python)
+    if why_not:
+        print("instructions: %s" % why_not)
     print()
-    print("| %-42s | %15s | %15s | %15s | %14s |" % ("case", "llmmem C", "llmmem Python", "peer", "peer / Python"))
-    print("|%s|%s|%s|%s|%s|" % ("-" * 44, "-" * 17, "-" * 17, "-" * 17, "-" * 16))
+    print("| %-42s | %11s | %15s | %11s | %15s | %11s | %15s | %14s |" % (
+        "case", "C instr", "llmmem C", "Py instr", "llmmem Python", "peer instr", "peer", "peer / Python"))
+    print("|%s|%s|%s|%s|%s|%s|%s|%s|" % ("-" * 44, "-" * 13, "-" * 17, "-" * 13, "-" * 17, "-" * 13, "-" * 17,
+                                         "-" * 16))
     for k, case in enumerate(CASES):
         c, py = ours(case)
         p = None
@@ -197,7 +305,11 @@ def main():
                 return 1
             p = float(r.stdout.strip())
         ratio = ("%13.1fx" if p / py >= 10 else "%13.2fx") % (p / py) if p else "%14s" % "-"
-        print("| %-42s | %s | %s | %s | %s |" % (case[0], us(c), us(py), us(p), ratio))
+        ci = c_per[k] if c_per else None
+        pi = py_per[k] if py_per else None
+        qi = peer_per[k] if peer_per else None
+        print("| %-42s | %s | %s | %s | %s | %s | %s | %s |" % (case[0], instr(ci), us(c), instr(pi), us(py),
+                                                               instr(qi), us(p), ratio))
         sys.stdout.flush()
     return 0
 
