@@ -698,7 +698,9 @@ typedef enum llmmem_timeline_format {
  *  three training steps or a prefill and the decode steps) through the model of PyTorch's
  *  caching allocator and writes it in `format` (::llmmem_timeline_format) into @p buf,
  *  snprintf-style (@p needed incl. NUL; call with cap 0 to size). Single-GPU training and HF
- *  generate only: LLMMEM_E_UNSUPPORTED for other engines and runtimes. (0.2) */
+ *  generate only: LLMMEM_E_UNSUPPORTED for other engines and runtimes, and for a timeline of
+ *  more than about 2,000,000 events (decided before it starts). Each training step draws at
+ *  most 8 micro-steps (the output's notes say so; the peaks are the same). (0.2) */
 LLMMEM_API int llmmem_timeline(char *buf, size_t cap, size_t *needed, const llmmem_model *model,
                                const llmmem_config *cfg, int format);
 /** "json", "svg", "snapshot"; NULL for an unknown format. Static. (0.2) */

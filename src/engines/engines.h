@@ -255,4 +255,8 @@ double llmmem__zero_dp_seconds(const struct llmmem_config *c, const llmmem__dp_t
 
 /* ---- end of the engines block ---- */
 
+/* Tests only (test_megatron_stages): true makes every Megatron stage's whole
+ * result, as before the stages' peaks were numbers (megatron.c). */
+extern bool llmmem__megatron_every_stage;
+
 #endif /* LLMMEM_ENGINES_ENGINES_H */

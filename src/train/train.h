@@ -220,6 +220,12 @@ typedef struct llmmem__engine_extra {
 int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t,
                        const llmmem__engine_extra *extra, const struct llmmem_model *m,
                        const struct llmmem_config *c);
+/* The peak llmmem__result_finish would find in the rows llmmem__train_fill
+ * makes (the largest phase total, or the weights' load peak above it), as a
+ * number, without a result: false when a sum overflows (then the caller
+ * makes the whole result, which says so). Calibration is not applied. */
+bool llmmem__train_peak(uint64_t *peak, const llmmem__train *t, const llmmem__engine_extra *extra,
+                        const struct llmmem_config *c);
 
 /* Optimizer catalogue (optimizers.c). */
 typedef struct llmmem__lora_shape {
