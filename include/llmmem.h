@@ -174,6 +174,10 @@ typedef enum llmmem_param {
                                                     k >= 2 reshard to k ranks @since 0.2 */
     LLMMEM_P_FSDP_CUSTOM_SHARDED_LAYERS = 623, /**< bool: embedding and head as FSDP units of their own
                                                  (torchtune custom_sharded_layers) @since 0.2 */
+    LLMMEM_P_OFFLOAD_PIN_MEMORY = 624, /**< enum: auto, off, on: offloaded states in pinned (page-locked) host
+                                            memory: DeepSpeed offload_*.pin_memory, FSDP2
+                                            CPUOffloadPolicy.pin_memory; auto = the framework's default
+                                            (on: DeepSpeed >= 0.19.5, FSDP) @since 0.2 */
     /* parallelism (7xx) */
     LLMMEM_P_NUM_GPUS = 700,        /**< i64: total GPUs (0 = product of the sizes) */
     LLMMEM_P_DATA_PARALLEL = 701,   /**< i64 */
@@ -233,6 +237,8 @@ typedef enum llmmem_param {
     LLMMEM_P_GC_THRESHOLD = 907,    /**< f64: PYTORCH_CUDA_ALLOC_CONF garbage_collection_threshold (0 = off; 0.2) */
     LLMMEM_P_EMPTY_CACHE_STEPS = 908, /**< i64: torch.cuda.empty_cache() every N optimizer steps (0 = never; 0.2) */
     LLMMEM_P_PRIOR_WORKSPACE_SEGMENT_BYTES = 909, /**< i64: segment an earlier run left around the autograd thread's cuBLAS workspace (0 = fresh process; 0.2) */
+    LLMMEM_P_HOST_MEMORY_BYTES = 910, /**< i64: host RAM per node the host figures are checked against
+                                           (fits_host); 0 = not checked @since 0.2 */
     /* vision-language workloads (10xx) */
     LLMMEM_P_IMAGES_PER_SAMPLE = 1000, /**< i64: images per sequence (0 = text only) */
     LLMMEM_P_IMAGE_HEIGHT = 1001,   /**< i64 pixels (0 = the processor's fixed size) */
@@ -413,11 +419,25 @@ typedef enum llmmem_result_key {
                                             does not know, estimated from the keys every HF config
                                             shares; or a shape derived from a parameter count): a
                                             note beginning "approximate:" says why @since 0.2 */
-    LLMMEM_R_MARGIN_BYTES = 142        /**< u64: the estimate's own uncertainty at this total, 5% of
+    LLMMEM_R_MARGIN_BYTES = 142,       /**< u64: the estimate's own uncertainty at this total, 5% of
                                             peak_reserved_bytes (the bound the accuracy tests hold the
                                             allocator's figure to): a fit or a shortfall smaller than
                                             this (|headroom_bytes| < margin_bytes) is near the boundary,
                                             a larger one is clear @since 0.2 */
+    /* Host memory per node (all ranks of a node together). host_bytes = host_pinned_bytes +
+     * host_pageable_bytes wherever the two are known (DeepSpeed's own estimator gives one figure). */
+    LLMMEM_R_HOST_PINNED_BYTES = 143,  /**< u64: page-locked host memory per node (cudaHostAlloc; torch's
+                                            pinned allocator rounds each block up to a power of two),
+                                            part of host_bytes @since 0.2 */
+    LLMMEM_R_HOST_PAGEABLE_BYTES = 144, /**< u64: ordinary (pageable) host memory per node, part of
+                                             host_bytes @since 0.2 */
+    LLMMEM_R_HOST_LOAD_PEAK_BYTES = 145, /**< u64: host memory per node while the weights are loaded
+                                              (the framework's load path); 0 when not modelled @since 0.2 */
+    LLMMEM_R_HOST_MEMORY_BYTES = 146,  /**< u64: host RAM per node compared against (the parameter
+                                            host_memory_bytes); 0 = not checked @since 0.2 */
+    LLMMEM_R_FITS_HOST = 147           /**< bool: max(host_bytes, host_load_peak_bytes) <= host_memory_bytes;
+                                            meaningful (and in the JSON) only when host_memory_bytes is
+                                            set @since 0.2 */
 } llmmem_result_key;
 
 /* ---- library information ------------------------------------------------ */

@@ -159,6 +159,11 @@ class Result(_Handle):
     load_peak_bytes: int
     approximate: bool
     margin_bytes: int
+    host_pinned_bytes: int
+    host_pageable_bytes: int
+    host_load_peak_bytes: int
+    host_memory_bytes: int
+    fits_host: bool
 
     def close(self) -> None:
         """Frees the C result (a later estimate() may reuse it)."""

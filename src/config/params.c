@@ -219,6 +219,9 @@ static const llmmem__param_info params[] = {
     BOOL(LLMMEM_P_FSDP_CUSTOM_SHARDED_LAYERS, "fsdp_custom_sharded_layers", "engine", fsdp_custom_sharded_layers, 0,
          "FSDP: embedding and output head wrapped as units of their own, not in the root "
          "(torchtune custom_sharded_layers)"),
+    ENUM(LLMMEM_P_OFFLOAD_PIN_MEMORY, "offload_pin_memory", "engine", offload_pin_memory, tri_names, 0,
+         "offloaded states in pinned host memory (DeepSpeed offload_*.pin_memory, FSDP2 "
+         "CPUOffloadPolicy.pin_memory); auto = the framework's default: on (DeepSpeed >= 0.19.5, FSDP)"),
     I64(LLMMEM_P_NUM_GPUS, "num_gpus", "parallelism", num_gpus, 0, 10000000, 0,
         "total GPUs; 0 = dp*tp*pp*cp"),
     I64(LLMMEM_P_DATA_PARALLEL, "data_parallel_size", "parallelism", dp, 1, 10000000, 1,
@@ -352,6 +355,8 @@ static const llmmem__param_info params[] = {
         INT64_C(1) << 50, 0,
         "a process that trained before: the cached segment holding the autograd thread's cuBLAS workspace "
         "(its bytes, from that run's timeline); 0 = a fresh process"),
+    I64(LLMMEM_P_HOST_MEMORY_BYTES, "host_memory_bytes", "hardware", host_memory_bytes, 0, INT64_C(1) << 50, 0,
+        "host RAM per node in bytes, checked against the host figures (fits_host); 0 = not checked"),
     I64(LLMMEM_P_IMAGES_PER_SAMPLE, "images_per_sample", "vision", images_per_sample, 0, 10000, 0,
         "images per sequence (vision-language models; 0 = text only)"),
     I64(LLMMEM_P_IMAGE_HEIGHT, "image_height", "vision", image_height, 0, 1000000, 0,

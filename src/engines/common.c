@@ -176,11 +176,9 @@ void llmmem__no_gpu_count_fits(struct llmmem_result *r, const char *why)
                              (const char *)NULL);
 }
 
-void llmmem__engine_keys(struct llmmem_result *r, const llmmem__layout *l, uint64_t host,
-                         uint64_t nvme, uint64_t sharded)
+void llmmem__engine_keys(struct llmmem_result *r, const llmmem__layout *l, uint64_t nvme, uint64_t sharded)
 {
     llmmem__result_set_i64(r, LLMMEM_R_NUM_GPUS, l->world);
-    llmmem__result_set_u64(r, LLMMEM_R_HOST_BYTES, host);
     llmmem__result_set_u64(r, LLMMEM_R_NVME_BYTES, nvme);
     /* GPUs needed: this layout when it fits; else the data-parallel size at
      * which the states that shrink as 1/dp bring the total under the capacity

@@ -68,8 +68,14 @@ static void run_keys(llmmem__engine_run *r)
     struct llmmem_result *out = r->out;
     if (r->e->terms)
         r->e->terms(r);
+    /* host memory per node: the engine's offloaded states, and the activations
+     * offloaded by every rank of the node (per GPU in the training model) */
+    const uint64_t per_node = r->e->flags & LLMMEM__CAP_ONE_GPU ? 1 : (uint64_t)r->l.per_node;
+    llmmem__ovf o = {false};
+    llmmem__result_host(out, llmmem__add(&o, r->host_pinned, llmmem__mul(&o, r->t.host_pinned, per_node)),
+                        r->host_pageable);
     if (!(r->e->flags & LLMMEM__CAP_ONE_GPU)) {
-        llmmem__engine_keys(out, &r->l, r->host, r->nvme, r->sharded);
+        llmmem__engine_keys(out, &r->l, r->nvme, r->sharded);
         return;
     }
     llmmem__result_set_i64(out, LLMMEM_R_NUM_GPUS, 1);
@@ -90,7 +96,7 @@ int llmmem__engine_estimate(struct llmmem_result *out, const struct llmmem_model
     r.orig = cfg;
     r.out = out;
     r.cx = &r.c;
-    r.host = r.nvme = r.sharded = 0;
+    r.host_pinned = r.host_pageable = r.nvme = r.sharded = 0;
     if ((rc = run_checks(&r, cfg)) != 0)
         return rc;
     result_begin(out, e);
@@ -176,9 +182,15 @@ int llmmem__estimate(llmmem_result *out, const llmmem_model *model, const llmmem
     if (!cfg)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_estimate: config is NULL");
     struct llmmem_config local;
-    if (!fit_default_length(&local, model, cfg))
-        return estimate_as_given(out, model, cfg, sink);
+    if (!fit_default_length(&local, model, cfg)) {
+        int rc = estimate_as_given(out, model, cfg, sink);
+        if (rc == 0)
+            llmmem__result_host_verdict(out, cfg);
+        return rc;
+    }
     int rc = estimate_as_given(out, model, &local, sink);
+    if (rc == 0)
+        llmmem__result_host_verdict(out, cfg);
     if (rc == 0 && cfg->mode == LLMMEM__MODE_TRAINING)
         llmmem__result_note(out, "seq_len defaults to %lld, the length of %s's learned position table "
                                  "(max_position_embeddings); set it to choose another",

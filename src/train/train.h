@@ -66,7 +66,8 @@ typedef struct llmmem__train {
     /* training recipes (recipes.c) */
     uint64_t ckpt_live_fwd;     /* checkpoint inputs on the GPU at the end of forward (L unless offloaded) */
     uint64_t ckpt_live_bwd;     /* ... at most, during backward */
-    uint64_t host_offload;      /* pinned host bytes of offloaded activations */
+    uint64_t host_offload;      /* host bytes of offloaded activations (as requested) */
+    uint64_t host_pinned;       /* ... in torch's pinned blocks (each a power of two) */
     bool optim_in_bwd;          /* per-parameter step in backward: gradients do not accumulate */
     uint64_t grad_inflight;     /* optim_in_bwd: one layer parameter's gradient at a time */
     uint64_t step_inflight;     /* optim_in_bwd: that parameter's step temporaries */
