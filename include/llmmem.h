@@ -424,18 +424,25 @@ typedef enum llmmem_result_key {
                                             allocator's figure to): a fit or a shortfall smaller than
                                             this (|headroom_bytes| < margin_bytes) is near the boundary,
                                             a larger one is clear @since 0.2 */
+    LLMMEM_R_MAX_MODEL_LEN = 143,      /**< i64: vLLM's max_model_len (given, else the model's
+                                            max_position_embeddings) @since 0.2 */
+    LLMMEM_R_ESTIMATED_MAX_MODEL_LEN = 144, /**< i64: vLLM: the longest context one request can have
+                                            in the KV cache memory available, at most the model's
+                                            maximum ("the estimated maximum model length" vLLM names
+                                            when max_model_len does not fit); 0 when vLLM does not
+                                            start for another reason @since 0.2 */
     /* Host memory per node (all ranks of a node together). host_bytes = host_pinned_bytes +
      * host_pageable_bytes wherever the two are known (DeepSpeed's own estimator gives one figure). */
-    LLMMEM_R_HOST_PINNED_BYTES = 143,  /**< u64: page-locked host memory per node (cudaHostAlloc; torch's
+    LLMMEM_R_HOST_PINNED_BYTES = 145,  /**< u64: page-locked host memory per node (cudaHostAlloc; torch's
                                             pinned allocator rounds each block up to a power of two),
                                             part of host_bytes @since 0.2 */
-    LLMMEM_R_HOST_PAGEABLE_BYTES = 144, /**< u64: ordinary (pageable) host memory per node, part of
+    LLMMEM_R_HOST_PAGEABLE_BYTES = 146, /**< u64: ordinary (pageable) host memory per node, part of
                                              host_bytes @since 0.2 */
-    LLMMEM_R_HOST_LOAD_PEAK_BYTES = 145, /**< u64: host memory per node while the weights are loaded
+    LLMMEM_R_HOST_LOAD_PEAK_BYTES = 147, /**< u64: host memory per node while the weights are loaded
                                               (the framework's load path); 0 when not modelled @since 0.2 */
-    LLMMEM_R_HOST_MEMORY_BYTES = 146,  /**< u64: host RAM per node compared against (the parameter
+    LLMMEM_R_HOST_MEMORY_BYTES = 148,  /**< u64: host RAM per node compared against (the parameter
                                             host_memory_bytes); 0 = not checked @since 0.2 */
-    LLMMEM_R_FITS_HOST = 147           /**< bool: max(host_bytes, host_load_peak_bytes) <= host_memory_bytes;
+    LLMMEM_R_FITS_HOST = 149           /**< bool: max(host_bytes, host_load_peak_bytes) <= host_memory_bytes;
                                             meaningful (and in the JSON) only when host_memory_bytes is
                                             set @since 0.2 */
 } llmmem_result_key;
@@ -703,7 +710,7 @@ LLMMEM_API int llmmem_config_to_json(char *buf, size_t cap, size_t *needed, cons
 /** Formats of llmmem_timeline (0.2). */
 typedef enum llmmem_timeline_format {
     LLMMEM_TIMELINE_JSON = 0,    /**< active bytes by category and reserved bytes over the events, phases */
-    LLMMEM_TIMELINE_SVG = 1,     /**< the same as a stacked-area chart with the reserved and GPU lines */
+    LLMMEM_TIMELINE_SVG = 1,     /**< the same over the run's phases: the CUDA context, the bytes by category, the reserved and GPU lines, the peak */
     LLMMEM_TIMELINE_SNAPSHOT = 2 /**< torch.cuda.memory._snapshot() as JSON, for pytorch.org/memory_viz */
 } llmmem_timeline_format;
 
