@@ -143,6 +143,14 @@ typedef enum llmmem_param {
     LLMMEM_P_LORA_DROPOUT = 503,    /**< f64 */
     LLMMEM_P_QLORA = 504,           /**< enum: none, nf4, fp4, int8 (frozen base storage) */
     LLMMEM_P_QLORA_DOUBLE_QUANT = 505, /**< bool */
+    LLMMEM_P_QLORA_COMPUTE_DTYPE = 506, /**< enum dtype: bitsandbytes 4-bit compute dtype
+                                             (bnb_4bit_compute_dtype); auto = the framework's: fp32 for
+                                             transformers' BitsAndBytesConfig without it, the model
+                                             dtype for LitGPT/Lightning (axolotl and TRL set it to the
+                                             model dtype) @since 0.2 */
+    LLMMEM_P_QLORA_QUANTIZE_HEAD = 507, /**< enum: auto, off, on: the output head stored in 4 bits
+                                             too; auto = the framework's (LitGPT/Lightning
+                                             BitsandbytesPrecision: on; transformers: off) @since 0.2 */
     /* engine (6xx) */
     LLMMEM_P_ENGINE = 600,          /**< enum: single, ddp, zero, fsdp, megatron, megatron_deepspeed */
     LLMMEM_P_ZERO_STAGE = 601,      /**< i64 0..3 */

@@ -107,7 +107,7 @@ struct llmmem_config {
     double lora_alpha;
     char lora_targets[LLMMEM__STR_MAX];
     double lora_dropout;
-    int64_t qlora, qlora_double_quant;
+    int64_t qlora, qlora_double_quant, qlora_compute_dtype, qlora_quantize_head;
     /* engine */
     int64_t engine, zero_stage, offload_optimizer, offload_param;
     double bucket_cap_mb;

@@ -166,6 +166,14 @@ static const llmmem__param_info params[] = {
          "frozen base storage: none, nf4, fp4 (bitsandbytes 4-bit), int8"),
     BOOL(LLMMEM_P_QLORA_DOUBLE_QUANT, "qlora_double_quant", "lora", qlora_double_quant, 1,
          "bitsandbytes double quantization of the absmax"),
+    ENUM(LLMMEM_P_QLORA_COMPUTE_DTYPE, "qlora_compute_dtype", "lora", qlora_compute_dtype, dtype_names,
+         LLMMEM__DT_AUTO,
+         "bitsandbytes 4-bit compute dtype (bnb_4bit_compute_dtype: fp32, bf16, fp16); auto = the "
+         "framework's: fp32 for transformers' BitsAndBytesConfig without it, the model dtype for LitGPT "
+         "(axolotl and TRL set it to the model dtype)"),
+    ENUM(LLMMEM_P_QLORA_QUANTIZE_HEAD, "qlora_quantize_head", "lora", qlora_quantize_head, tri_names, 0,
+         "output head stored in 4 bits too; auto = the framework's (LitGPT/Lightning "
+         "BitsandbytesPrecision: on, no ignore_modules; transformers: off, lm_head skipped)"),
     ENUM(LLMMEM_P_ENGINE, "engine", "engine", engine, engine_names, 0, "training engine"),
     I64(LLMMEM_P_ZERO_STAGE, "zero_stage", "engine", zero_stage, 0, 3, 0, "DeepSpeed ZeRO stage"),
     ENUM(LLMMEM_P_OFFLOAD_OPTIMIZER, "offload_optimizer", "engine", offload_optimizer,
