@@ -255,7 +255,13 @@ typedef enum llmmem_param {
     LLMMEM_P_VISION_TRAINING = 1004, /**< enum: frozen, full, lora (the vision tower) */
     LLMMEM_P_MIN_PIXELS = 1005,     /**< i64: Qwen2-VL dynamic resolution lower bound (0 = processor default) */
     LLMMEM_P_MAX_PIXELS = 1006,     /**< i64: Qwen2-VL dynamic resolution upper bound (0 = processor default) */
-    LLMMEM_P_ENCODER_CACHE = 1007   /**< bool: serving runtime keeps an encoder-output cache (vllm) */
+    LLMMEM_P_ENCODER_CACHE = 1007,  /**< bool: serving runtime keeps an encoder-output cache (vllm) */
+    LLMMEM_P_LOAD_VISION_TOWER = 1008 /**< enum: auto, off, on: the vision tower is built and loaded;
+                                           auto = the runtime's rule (docs/models.md): vLLM, image or
+                                           video inputs, or a trained tower load it; otherwise the class
+                                           AutoModelForCausalLM builds decides (text only for llama4,
+                                           qwen3_5, qwen3_5_moe); on = the ForConditionalGeneration
+                                           class, off = the text model @since 0.2 */
 } llmmem_param;
 
 /** Values of LLMMEM_P_ENGINE: the training engines. Append only, never renumbered;

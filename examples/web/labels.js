@@ -155,6 +155,7 @@
     min_pixels: ["Min pixels (Qwen2-VL; 0 = default)", notLcpp(always)],
     max_pixels: ["Max pixels (Qwen2-VL; 0 = default)", notLcpp(always)],
     encoder_cache: ["Encoder cache (serving)", notLcpp(infer)],
+    load_vision_tower: ["Vision tower loaded (auto = the runtime's rule)", notLcpp(always)],
   };
 
   function label(name) {

@@ -142,6 +142,7 @@ struct llmmem_config {
     int64_t host_memory_bytes;
     double gc_threshold;
     /* vision-language */
+    int64_t load_vision_tower;
     int64_t images_per_sample, image_height, image_width, video_frames, vision_training;
     int64_t min_pixels, max_pixels, encoder_cache;
     /* which parameters were set (by llmmem_config_set_*): bit id % 100 of word id / 100 - 1 */

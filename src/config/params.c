@@ -381,6 +381,10 @@ static const llmmem__param_info params[] = {
         "Qwen2-VL dynamic resolution: maximum pixels; 0 = processor default"),
     BOOL(LLMMEM_P_ENCODER_CACHE, "encoder_cache", "vision", encoder_cache, 1,
          "serving: keep the encoder outputs of admitted requests (vLLM encoder cache)"),
+    ENUM(LLMMEM_P_LOAD_VISION_TOWER, "load_vision_tower", "vision", load_vision_tower, tri_names, 0,
+         "the vision tower built and loaded; auto = the runtime's: vLLM, image/video inputs or a trained "
+         "tower load it, else the class AutoModelForCausalLM builds (text only for llama4, qwen3_5, "
+         "qwen3_5_moe); on = the ForConditionalGeneration class; off = the text model"),
 };
 
 /* Alternative spellings accepted by llmmem_param_from_name. */
