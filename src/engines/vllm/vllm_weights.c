@@ -515,6 +515,26 @@ static void model_tensor(walk *k, const llmmem__tensor *t, int i)
     take(k, llmmem__mul3(k->o, rows, cols, k->r->e));
 }
 
+/* Whether every decoder layer holds the same tensors (the walk below): each
+ * layer tensor in every layer (a count of at least L: count / L each) or in
+ * none. */
+static bool same_layers(const llmmem__tensors *ts, uint64_t L)
+{
+    for (int i = 0; i < ts->n; i++) {
+        const uint64_t c = u(ts->t[i].count);
+        if (ts->t[i].layer && c && c < L)
+            return false;
+    }
+    return true;
+}
+
+static bool pool_equal(const llmmem__vllm_pool *a, const llmmem__vllm_pool *b)
+{
+    return a->n == b->n && !memcmp(a->free_blocks, b->free_blocks, (size_t)a->n * sizeof a->free_blocks[0]);
+}
+
+bool llmmem__vllm_every_layer = false;
+
 void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const struct llmmem_model *m,
                              const llmmem__vllm_rank *r)
 {
@@ -533,7 +553,21 @@ void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const stru
     for (int i = 0; i < ts->n; i++)
         if (!ts->t[i].layer && ts->t[i].kind == LLMMEM__T_EMBED && first)
             model_tensor(&k, &ts->t[i], i);
+    /* A layer after the first that leaves the allocator's free blocks as it
+     * found them (each tensor a whole number of 2 MiB pages, or a pool that
+     * settled) adds the same bytes again in every later layer, which are then
+     * added at once (the layers' tensors the same in each, the walk flushed
+     * at each layer's end; the sums only grow, so an overflow is one either
+     * way). */
+    const bool repeat = !llmmem__vllm_every_layer && same_layers(ts, L);
+    llmmem__vllm_pool pool0;
+    llmmem__vllm_weights w0;
     for (uint64_t l = r->L0; l < r->L1; l++) {
+        const bool probe = repeat && l > r->L0 && l + 1 < r->L1;
+        if (probe) {
+            pool0 = k.pool;
+            w0 = *w;
+        }
         if (l == r->L0) { /* get_rope in the first layer's attention */
             w->rotary = rotary_bytes(o, m, r->e);
             take(&k, w->rotary);
@@ -552,6 +586,13 @@ void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const stru
                 layer_tensor(&k, t, i);
         }
         flush(&k);
+        if (probe && pool_equal(&pool0, &k.pool)) {
+            const uint64_t rest = r->L1 - 1 - l;
+            w->tensors = llmmem__add(o, w->tensors, llmmem__mul(o, w->tensors - w0.tensors, rest));
+            w->bytes = llmmem__add(o, w->bytes, llmmem__mul(o, w->bytes - w0.bytes, rest));
+            w->experts = llmmem__add(o, w->experts, llmmem__mul(o, w->experts - w0.experts, rest));
+            break;
+        }
     }
     for (int i = 0; i < ts->n; i++) {
         const llmmem__tensor *t = &ts->t[i];
