@@ -157,7 +157,7 @@ static int theoretical_mode(struct llmmem_result *r, const struct llmmem_model *
     if (rc)
         return rc;
     llmmem__result_set_i64(r, LLMMEM_R_PIPELINE_STAGES, l->pp);
-    llmmem__engine_keys(r, l, 0, 0, 0);
+    llmmem__engine_keys(r, l, 0, 0);
     return LLMMEM_OK;
 }
 
@@ -563,7 +563,7 @@ static void mg_report(mg_run *r, struct llmmem_result *out, int engine)
         const uint64_t *opb = out->bytes[LLMMEM_PHASE_OPTIMIZER];
         sharded = llmmem__add(&r->o, opb[LLMMEM_C_MASTER_WEIGHTS], opb[LLMMEM_C_OPTIMIZER_STATE]);
     }
-    llmmem__engine_keys(out, &r->l, 0, 0, sharded);
+    llmmem__engine_keys(out, &r->l, 0, sharded);
 }
 
 /* What each Megatron engine has for LoRA and QLoRA. Megatron-LM has no

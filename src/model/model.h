@@ -185,6 +185,11 @@ struct llmmem_model {
 
     /* vision (llava, qwen2_vl, gemma3, ...): parameter count of tower + projector */
     int64_t vision_params;
+    /* a composite whose AutoModelForCausalLM class is the text model (registry
+     * composite causal_lm_text: llama4, qwen3_5, qwen3_5_moe): its towers' and
+     * projectors' parameters, left out of params and vision_params; an
+     * estimate whose runtime loads the tower counts them (engines/estimate.c) */
+    int64_t tower_params;
     struct llmmem__vision_tower {
         int kind;                 /* enum llmmem__vkind; 0 = no tower */
         int64_t hidden, layers, heads, intermediate;

@@ -822,6 +822,11 @@ static int tensors(struct llmmem_model *m)
     uint64_t total = 0;
     for (int i = 0; i <= LLMMEM__T_BIAS; i++)
         total = llmmem__add(&k.o, total, k.by_kind[i]);
+    m->tower_params = 0;
+    if (m->mm.comp && m->mm.comp->causal_lm_text) { /* AutoModelForCausalLM: the text model */
+        m->tower_params = m->vision_params;
+        m->vision_params = 0;
+    }
     total = llmmem__add(&k.o, total, (uint64_t)(m->vision_params > 0 ? m->vision_params : 0));
     if (k.o.overflow || total > (uint64_t)INT64_MAX)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE,

@@ -409,6 +409,10 @@ typedef struct llmmem__composite {
     const llmmem__tdef *t;   /* own tensors (projectors), full module names */
     int nt;
     const char *about;       /* the modeling file, what is special */
+    /* AutoModelForCausalLM builds the text model only (transformers
+     * modeling_auto.py MODEL_FOR_CAUSAL_LM_MAPPING_NAMES maps the composite's
+     * model_type to <Type>ForCausalLM): the towers are left out of params */
+    const char *causal_lm_text;
 } llmmem__composite;
 
 /* The family tables (src/model/fam_*.c). */

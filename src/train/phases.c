@@ -316,8 +316,6 @@ static void set_keys(struct llmmem_result *r, step *p, const struct llmmem_model
     r->largest_block = llmmem__max(t->logits_bwd_extra / 2, t->bwd_transient);
     llmmem__result_set_u64(r, LLMMEM_R_MANAGED_BYTES, t->managed);
     llmmem__result_set_u64(r, LLMMEM_R_LOAD_PEAK_BYTES, t->load_peak);
-    if (t->host_offload)
-        llmmem__result_set_u64(r, LLMMEM_R_HOST_BYTES, t->host_offload);
     r->checkpointing = t->checkpointing;
     r->mode = LLMMEM__MODE_TRAINING;
     llmmem__result_model(r, m);
