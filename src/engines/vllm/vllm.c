@@ -482,18 +482,26 @@ static bool state_in_budget(const vargs *v) { return LLMMEM__VLLM_HAS(v->vb, TOT
  * + range(256, N + 1, 16); N = min(2 * max_num_seqs, 512, max_num_batched_tokens). */
 static uint64_t capture_sizes(uint64_t largest, uint64_t vb)
 {
-    uint64_t n = 0;
-    for (uint64_t s = 1; s <= largest; s++) {
-        bool in;
-        if (s <= 4)
-            in = s == 1 || s == 2 || s == 4;
-        else if (LLMMEM__VLLM_HAS(vb, CAPTURE_STEP_16) && s >= 256)
-            in = (s - 256) % 16 == 0;
-        else
-            in = s % 8 == 0;
-        n += in;
+    if (llmmem__vllm_every_layer) { /* the sizes one by one (tests: test_vllm_layers) */
+        uint64_t n = 0;
+        for (uint64_t s = 1; s <= largest; s++) {
+            bool in;
+            if (s <= 4)
+                in = s == 1 || s == 2 || s == 4;
+            else if (LLMMEM__VLLM_HAS(vb, CAPTURE_STEP_16) && s >= 256)
+                in = (s - 256) % 16 == 0;
+            else
+                in = s % 8 == 0;
+            n += in;
+        }
+        return n;
     }
-    return n;
+    /* 1, 2 and 4, then the multiples of 8 (from 5 to 255: 31 of them), from 256
+     * on every 16th where the version steps so */
+    const uint64_t n = (uint64_t)(largest >= 1) + (largest >= 2) + (largest >= 4);
+    if (LLMMEM__VLLM_HAS(vb, CAPTURE_STEP_16) && largest >= 256)
+        return n + 255 / 8 + (largest - 256) / 16 + 1;
+    return n + largest / 8;
 }
 
 /* The CUDA graph memory (gpu_model_runner.py profile_cudagraph_memory from
