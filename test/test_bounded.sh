@@ -5,9 +5,8 @@
 # on runaway work under a loaded machine, not a speed target: each takes well under a
 # second alone; make bench measures speed). Killed, crashed or out of memory
 # (LLMMEM_E_NOMEM: the timeline with 10,000 micro-steps ends so after 22 s) fails.
-# The timeline's micro-steps (timeline --gradient-accumulation-steps 10000: minutes and
-# gigabytes) are bounded on the speed2 branch (issue 27 item 2); test/data/issue25/
-# repros.tsv lists that repro as open until it is merged, and this list adds it then.
+# The timeline's micro-steps (timeline --gradient-accumulation-steps 10000 took minutes and
+# gigabytes; 3000: 41.7 s, 1.4 GB) are cut at 8 per optimizer step (speed2, issue 27 item 2).
 # Run from the repository root (make check does).
 set -u
 cd "$(dirname "$0")/.."
@@ -48,6 +47,8 @@ run vllm llama-3.2-1b --max-num-seqs 1000000 --max-num-batched-tokens 100000000
 run estimate --gguf "$G" --ctx-size 100000000 --n-parallel 256 --n-ubatch 100000000 --n-batch 100000000
 run plan --gguf "$G" --max-ngl --max-ctx --n-parallel 256
 run timeline json --preset llama-3.2-1b --num-layers 100000
+run timeline json --preset llama-3.2-1b --gradient-accumulation-steps 1000000
+run timeline snapshot --preset llama-3.2-1b --gradient-accumulation-steps 1000000
 run timeline json --preset llama-3.1-8b --mode inference --batch-size 100000 --prompt-len 100000 --decode-len 100000
 run timeline snapshot --preset llama-3.2-1b --mode inference --decode-len 10000000
 rm -f /tmp/llmmem-bounded.$$
