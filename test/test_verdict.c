@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "llmmem.h"
+#include "core/result.h" /* replay_oom: what the allocator replay itself concluded */
 
 static llmmem_model *preset(const char *name)
 {
@@ -29,6 +30,7 @@ static void set(llmmem_config *c, const char *name, const char *value)
 }
 
 typedef struct verdict {
+    bool oom;
     int64_t fits, headroom;
     uint64_t total, cap, margin;
     double util;
@@ -56,6 +58,12 @@ static verdict estimate(const llmmem_model *m, const llmmem_config *c)
     assert_true(v.headroom == (int64_t)(v.cap - v.total));
     assert_true((v.headroom >= 0) == (v.fits != 0));
     assert_true(v.util == (double)v.total / (double)v.cap);
+    /* a replay that ran out of memory (a segment the GPU could not hold even after the
+     * cache was released: torch's OutOfMemoryError) never fits, whatever peak + slack says */
+    if (r->replay_oom && v.fits)
+        fail_msg("the allocator replay ran out of memory, yet fits (total %llu, capacity %llu)",
+                 (unsigned long long)v.total, (unsigned long long)v.cap);
+    v.oom = r->replay_oom;
     /* 5% of the reserved bytes, rounded up */
     assert_true(v.margin * 20 >= reserved && (v.margin - 1) * 20 < reserved);
     llmmem_result_free(r);
@@ -71,14 +79,16 @@ static void replay_out_of_memory(void **state)
     llmmem_model *m = preset("llama-3.1-8b");
     llmmem_config *c = NULL;
     assert_int_equal(llmmem_config_new(&c), 0);
-    int flips = 0, prev = -1;
+    int flips = 0, prev = -1, ooms = 0;
     for (int64_t s = 1; s <= 4500; s += s < 4000 ? 9 : 1) {
         assert_int_equal(llmmem_config_set_i64(c, LLMMEM_P_SEQ_LEN, s), 0);
         verdict v = estimate(m, c);
         flips += prev >= 0 && prev != (int)v.fits;
         prev = (int)v.fits;
+        ooms += v.oom;
     }
     assert_true(flips > 2); /* the shape that makes the planner check every value */
+    assert_true(ooms > 0);  /* lengths where the replay itself runs out of memory */
     llmmem_config_free(c);
     llmmem_model_free(m);
 }
