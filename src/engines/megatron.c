@@ -442,7 +442,6 @@ static int mg_stage_estimate(mg_run *r, struct llmmem_result *dst, int si, int s
     llmmem__engine_extra x;
     mg_stage_buffers(r, &x, st.params);
     llmmem__result_clear(dst);
-    dst->caps = r->run->e->flags;
     dst->no_replay = r->run->e->no_replay;
     int rc = llmmem__train_fill(dst, &t, &x, r->m, r->c);
     return rc ? rc : llmmem__result_finish(dst, r->c);

@@ -102,7 +102,9 @@ static int replay_settings_check(const struct llmmem_result *r, const struct llm
 
 void llmmem__result_model(struct llmmem_result *r, const struct llmmem_model *m)
 {
-    llmmem__str_join(r->model_type, sizeof r->model_type, m->model_type, (const char *)NULL);
+    /* both are LLMMEM__NAME_MAX long: the model's name always fits */
+    _Static_assert(sizeof r->model_type >= sizeof m->model_type, "a model_type fits the result's");
+    memcpy(r->model_type, m->model_type, sizeof m->model_type);
     const bool approximate = m->generic || m->from_size_only;
     llmmem__result_set_i64(r, LLMMEM_R_APPROXIMATE, approximate);
     if (m->generic)

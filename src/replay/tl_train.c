@@ -265,7 +265,7 @@ static void shapes(tl_gen *g)
     g->S = g->T / g->B;
     g->h = llmmem__nonneg(m->hidden_size);
     g->a = llmmem__nonneg(m->num_heads);
-    g->k = llmmem__nonneg(m->num_kv_heads ? m->num_kv_heads : m->num_heads);
+    g->k = llmmem__kv_heads(m);
     g->d = llmmem__nonneg(m->head_dim);
     g->q = g->a * g->d;
     g->kv = g->k * g->d;

@@ -9,6 +9,7 @@
 
 #include "memory/kinds.h"
 #include "memory/peak.h"
+#include "memory/run.h"
 #include "memory/vision.h"
 
 /* Bytes of the model states, shared by every engine (states.c). Engines shard
@@ -78,8 +79,9 @@ typedef struct llmmem__train {
     const char *loss_explain[3]; /* the loss terms' formulas (loss.c); NULL: HF's */
 } llmmem__train;
 
-int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struct llmmem_model *m,
-                          const struct llmmem_config *c);
+/* The training model of the run (its applied configuration, its capabilities:
+ * run.h) on one GPU; the result gets the terms' explanation. */
+int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const llmmem__run *run);
 
 /* The model's Linear weights (states.c): what autocast casts and QLoRA quantises. */
 typedef struct llmmem__linears {
@@ -90,12 +92,14 @@ void llmmem__states_linears(llmmem__linears *lin, const llmmem__tensors *ts, llm
 
 /* What the training terms read; llmmem__train_compute builds it once. */
 typedef struct llmmem__train_in {
+    const llmmem__run *run;    /* the resolved run (memory/run.h) */
     const struct llmmem_model *m;
     const struct llmmem_config *c;
     llmmem__recipe rc;
     const llmmem__tensors *ts; /* the model's parameter tensors */
     llmmem__linears lin;
     llmmem__vision_bytes vb;   /* the vision tower (zeros for text-only models) */
+    uint64_t B;                /* sequences of a micro-batch (run->B) */
     uint64_t s;                /* sequence with image tokens */
     uint64_t T;                /* tokens per micro-batch */
     uint64_t qlin;             /* QLoRA: elements of the quantised Linear weights */

@@ -97,11 +97,12 @@ uint64_t llmmem__vllm_behaviours(int ver)
         LLMMEM__VLLM_RELEASES(SINCE)
 #undef SINCE
     };
-    uint64_t bits = 0;
-    for (int i = 0; i < LLMMEM__VB_COUNT; i++)
-        if (ver >= since[i])
-            bits |= UINT64_C(1) << i;
-    return bits;
+    /* the table is in release order: a version has the first n behaviours (the
+     * newest, the default, finds n at once) */
+    int n = LLMMEM__VB_COUNT;
+    while (n > 0 && since[n - 1] > ver)
+        n--;
+    return n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
 }
 
 /* ---- the engine arguments with vLLM's defaults ------------------------------------ */
@@ -558,8 +559,7 @@ static int run_stage(vstage *st, llmmem__ovf *o, const vargs *v, const struct ll
     pi.tp = v->tp;
     pi.ep = v->ep;
     pi.e = v->e;
-    const uint64_t kvh = u(m->num_kv_heads ? m->num_kv_heads : m->num_heads);
-    pi.k_r = kvh >= v->tp ? kvh / v->tp : 1;
+    pi.k_r = b->run->k_r;
     pi.fmt = v->fmt;
     pi.sampler = v->sampler;
     pi.last_stage = s + 1 == v->pp;
