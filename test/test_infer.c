@@ -23,6 +23,7 @@
 static void dense(struct llmmem_model *m, const char *type, int fam, int64_t V, int64_t h, int64_t L,
                   int64_t a, int64_t k, int64_t d, int64_t f, int64_t params)
 {
+    llmmem__model_cache_drop(m); /* a replay memo it gathered as an earlier model */
     memset(m, 0, sizeof *m);
     snprintf(m->model_type, sizeof m->model_type, "%s", type);
     m->family = fam;
@@ -161,7 +162,7 @@ static void test_dev_scenarios(void **state)
     assert_int_equal(llmmem_result_new(&r), 0);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const dev_case *t = &cases[i];
-        struct llmmem_model m;
+        struct llmmem_model m = {0};
         t->model(&m);
         infer_cfg(c, t->B, t->S, t->N, t->fmt, t->attn);
         int rc = llmmem_estimate_inference(r, &m, c);
@@ -178,6 +179,7 @@ static void test_dev_scenarios(void **state)
         int64_t fits = 0;
         assert_int_equal(llmmem_result_get_i64(&fits, r, LLMMEM_R_FITS), 0);
         assert_int_equal(fits, 1);
+        llmmem__model_cache_drop(&m); /* the replay memo a stack model gathered */
     }
     llmmem_result_free(r);
     llmmem_config_free(c);
@@ -194,7 +196,7 @@ static void test_prefill_by_hand(void **state)
     (void)state;
     llmmem_config *c = NULL;
     llmmem_result *r = NULL;
-    struct llmmem_model m;
+    struct llmmem_model m = {0};
     llama2_7b(&m);
     assert_int_equal(llmmem_config_new(&c), 0);
     assert_int_equal(llmmem_result_new(&r), 0);
@@ -211,6 +213,7 @@ static void test_prefill_by_hand(void **state)
     assert_int_equal(hand, UINT64_C(10243686400)); /* = the measurement, byte for byte */
     llmmem_result_free(r);
     llmmem_config_free(c);
+    llmmem__model_cache_drop(&m); /* the replay memo a stack model gathered */
 }
 
 /* ---- families the dev set lacks (test/data/h200-extra, measure_more.py) ----
@@ -257,7 +260,7 @@ static void test_extra_families(void **state)
     llmmem_result *r = NULL;
     assert_int_equal(llmmem_config_new(&c), 0);
     assert_int_equal(llmmem_result_new(&r), 0);
-    struct llmmem_model m;
+    struct llmmem_model m = {0};
     struct {
         const char *id;
         int64_t B, S, N;
@@ -358,6 +361,7 @@ static void test_extra_families(void **state)
     }
     llmmem_result_free(r);
     llmmem_config_free(c);
+    llmmem__model_cache_drop(&m); /* the replay memo a stack model gathered */
 }
 
 /* ---- second extra batch (h200-extra.jsonl re-taken in one run with the dev
@@ -372,7 +376,7 @@ static void test_extra_second_batch(void **state)
     llmmem_result *r = NULL;
     assert_int_equal(llmmem_config_new(&c), 0);
     assert_int_equal(llmmem_result_new(&r), 0);
-    struct llmmem_model m;
+    struct llmmem_model m = {0};
     const uint64_t ws = 33554432;
     for (int i = 0; i < 5; i++) {
         const char *id = "";
@@ -468,6 +472,7 @@ static void test_extra_second_batch(void **state)
     }
     llmmem_result_free(r);
     llmmem_config_free(c);
+    llmmem__model_cache_drop(&m); /* the replay memo a stack model gathered */
 }
 
 /* Storage formats, Llama-2-7B: linears = params - embedding - head - norms =
@@ -478,7 +483,7 @@ static void test_weight_formats(void **state)
     (void)state;
     llmmem_config *c = NULL;
     llmmem_result *r = NULL;
-    struct llmmem_model m;
+    struct llmmem_model m = {0};
     llama2_7b(&m);
     m.torch_dtype = LLMMEM__DT_BF16; /* a quantized checkpoint's non-linear tensors */
     assert_int_equal(llmmem_config_new(&c), 0);
@@ -523,6 +528,7 @@ static void test_weight_formats(void **state)
     assert_true(fabs(per - 0.515869) < 0.0001);
     llmmem_result_free(r);
     llmmem_config_free(c);
+    llmmem__model_cache_drop(&m); /* the replay memo a stack model gathered */
 }
 
 /* KV per token: MLA (DeepSeek-V3: 61 layers, kv_lora 512, rope 64, 128 heads,
@@ -535,7 +541,7 @@ static void test_kv_mla(void **state)
     (void)state;
     llmmem_config *c = NULL;
     llmmem_result *r = NULL;
-    struct llmmem_model m;
+    struct llmmem_model m = {0};
     dense(&m, "deepseek_v3", LLMMEM__FAM_DEEPSEEK, 129280, 7168, 61, 128, 128, 192, 18432,
           671026419200);
     m.q_lora_rank = 1536;
@@ -564,6 +570,7 @@ static void test_kv_mla(void **state)
     assert_int_equal(t, 70272);
     llmmem_result_free(r);
     llmmem_config_free(c);
+    llmmem__model_cache_drop(&m); /* the replay memo a stack model gathered */
 }
 
 /* vLLM budget vs llm-d-benchmark empirical-vllm-memory-results.md (vLLM 0.11,
@@ -578,7 +585,7 @@ static void test_vllm_vectors(void **state)
     (void)state;
     llmmem_config *c = NULL;
     llmmem_result *r = NULL;
-    struct llmmem_model m;
+    struct llmmem_model m = {0};
     assert_int_equal(llmmem_config_new(&c), 0);
     assert_int_equal(llmmem_result_new(&r), 0);
     struct {
@@ -631,6 +638,7 @@ static void test_vllm_vectors(void **state)
     }
     llmmem_result_free(r);
     llmmem_config_free(c);
+    llmmem__model_cache_drop(&m); /* the replay memo a stack model gathered */
 }
 
 /* Mistral-Small-3.2-24B (40 layers, 8 KV heads, d 128, bf16): 163,840 B per
@@ -640,7 +648,7 @@ static void test_vllm_kv_per_token(void **state)
     (void)state;
     llmmem_config *c = NULL;
     llmmem_result *r = NULL;
-    struct llmmem_model m;
+    struct llmmem_model m = {0};
     dense(&m, "mistral", LLMMEM__FAM_LLAMA, 131072, 5120, 40, 32, 8, 128, 32768, 23572403200);
     m.torch_dtype = LLMMEM__DT_BF16;
     assert_int_equal(llmmem_config_new(&c), 0);
@@ -666,6 +674,7 @@ static void test_vllm_kv_per_token(void **state)
     assert_int_equal(t, 2 * 40 * 1 * 128 * 2);
     llmmem_result_free(r);
     llmmem_config_free(c);
+    llmmem__model_cache_drop(&m); /* the replay memo a stack model gathered */
 }
 
 static void test_bad_input(void **state)
@@ -673,7 +682,7 @@ static void test_bad_input(void **state)
     (void)state;
     llmmem_config *c = NULL;
     llmmem_result *r = NULL;
-    struct llmmem_model m;
+    struct llmmem_model m = {0};
     llama2_7b(&m);
     assert_int_equal(llmmem_config_new(&c), 0);
     assert_int_equal(llmmem_result_new(&r), 0);
@@ -696,6 +705,7 @@ static void test_bad_input(void **state)
     assert_int_equal(llmmem_estimate_inference(r, &m, c), LLMMEM_E_SCHEMA);
     llmmem_result_free(r);
     llmmem_config_free(c);
+    llmmem__model_cache_drop(&m); /* the replay memo a stack model gathered */
 }
 
 /* h12 falcon, h14 gpt-oss, h31 gpt-j (test/data/h200-extra, one H200 run):
@@ -708,7 +718,7 @@ static void test_extra_third_batch(void **state)
     llmmem_result *r = NULL;
     assert_int_equal(llmmem_config_new(&c), 0);
     assert_int_equal(llmmem_result_new(&r), 0);
-    struct llmmem_model m;
+    struct llmmem_model m = {0};
     const uint64_t ws = 33554432;
     for (int i = 0; i < 3; i++) {
         const char *id = "";
@@ -792,6 +802,7 @@ static void test_extra_third_batch(void **state)
     }
     llmmem_result_free(r);
     llmmem_config_free(c);
+    llmmem__model_cache_drop(&m); /* the replay memo a stack model gathered */
 }
 
 /* ---- decode points (the probe's H200 runs, test/data/probe/h200-probe.jsonl) ----
@@ -803,7 +814,7 @@ static void test_decode_points(void **state)
     (void)state;
     llmmem_config *c = NULL;
     llmmem_result *r = NULL;
-    struct llmmem_model m;
+    struct llmmem_model m = {0};
     uint64_t ph = 0, w = 0;
     assert_int_equal(llmmem_config_new(&c), 0);
     assert_int_equal(llmmem_result_new(&r), 0);
@@ -846,6 +857,7 @@ static void test_decode_points(void **state)
     check_measured("p02", "phase_peak_bytes.decode", ph, UINT64_C(17973510656));
     llmmem_result_free(r);
     llmmem_config_free(c);
+    llmmem__model_cache_drop(&m); /* the replay memo a stack model gathered */
 }
 
 

@@ -1,6 +1,7 @@
 /* Tests of the JSON layer (src/json.c): positions, parse errors, typed readers,
 #define _POSIX_C_SOURCE 200809L
  * file reading. Expected line:col values are counted by hand from the inputs. */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,8 @@
 
 #include "input/input.h"
 
+#include <cjson/cJSON.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,6 +325,154 @@ static void test_read_file(void **state)
     remove(path);
 }
 
+/* ---- the tree is cJSON's (src/input/json.c builds it without cJSON's parser) ---- */
+
+/* Whether two trees are equal: types, member names and order, strings, numbers
+ * bit for bit, cJSON's links (the first child's prev is the last). */
+static bool same_tree(const cJSON *a, const cJSON *b)
+{
+    for (; a && b; a = a->next, b = b->next) {
+        if ((a->type & 0xFF) != (b->type & 0xFF) || !a->string != !b->string ||
+            (a->string && strcmp(a->string, b->string)) || !a->valuestring != !b->valuestring ||
+            (a->valuestring && strcmp(a->valuestring, b->valuestring)) || a->valueint != b->valueint ||
+            memcmp(&a->valuedouble, &b->valuedouble, sizeof a->valuedouble) || !a->child != !b->child)
+            return false;
+        if (a->child && ((a->child->prev == NULL) != (b->child->prev == NULL) || !same_tree(a->child, b->child)))
+            return false;
+    }
+    return !a && !b;
+}
+
+static int compared, refused;
+
+/* Parses a file both ways: where the strict parse accepts it, cJSON must build
+ * the same tree. */
+static int compare_file(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if (flag != FTW_F)
+        return 0;
+    char *text = NULL;
+    size_t len = 0;
+    if (llmmem__read_file(&text, &len, path))
+        return 0;
+    llmmem__json *doc = NULL;
+    if (llmmem__json_parse(&doc, text, len, path) == 0) {
+        const char *end = NULL;
+        cJSON *ref = cJSON_ParseWithLengthOpts(text, len, &end, false);
+        /* cJSON refuses a value of one character after a byte order mark
+         * ("\xEF\xBB\xBF" "1"), where the library used to report "cJSON could
+         * not build the document (out of memory?)"; nothing else */
+        if (!ref && !(len <= 4 && len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)))
+            fail_msg("%s: cJSON refuses what the strict parse accepts", path);
+        else if (ref && !same_tree(ref, llmmem__json_root(doc)))
+            fail_msg("%s: the tree differs from cJSON's", path);
+        cJSON_Delete(ref);
+        llmmem__json_free(doc);
+        compared++;
+    } else {
+        refused++;
+    }
+    free(text);
+    return 0;
+}
+
+static void test_same_tree_as_cjson(void **state)
+{
+    (void)state;
+    static const char *const inline_cases[] = {
+        "{\"a\": [1, -0, 0.5, 1e300, -2.5E-3, 123456789012345678, 9007199254740993, 1.0000000000000000001],"
+        " \"b\": \"x\\u00e9\\ud83d\\ude00\\n\\t\\\"\\/\", \"c\": {}, \"d\": [], \"e\": [true, false, null],"
+        " \"f\": {\"g\": {\"h\": [[1], {\"i\": 2}]}}}",
+        "[2147483647, 2147483648, -2147483648, -2147483649, 1e10, -1e10]",
+        "\xEF\xBB\xBF {\"bom\": 1}", "\"plain\"", "42", "null",
+    };
+    for (size_t i = 0; i < sizeof inline_cases / sizeof *inline_cases; i++) {
+        llmmem__json *doc = parse_ok(inline_cases[i]);
+        cJSON *ref = cJSON_ParseWithLengthOpts(inline_cases[i], strlen(inline_cases[i]), NULL, false);
+        assert_non_null(ref);
+        if (!same_tree(ref, llmmem__json_root(doc)))
+            fail_msg("case %zu: the tree differs from cJSON's", i);
+        cJSON_Delete(ref);
+        llmmem__json_free(doc);
+    }
+    /* numbers: random digits, points and exponents (the fast path and strtod) */
+    uint64_t x = UINT64_C(88172645463325252);
+    for (int i = 0; i < 20000; i++) {
+        char num[80];
+        size_t at = 0;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        if (x & 1)
+            num[at++] = '-';
+        int ni = 1 + (int)((x >> 1) % 20), nf = (int)((x >> 6) % 20);
+        for (int d = 0; d < ni; d++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            num[at++] = (char)('0' + (d == 0 && ni > 1 ? 1 + x % 9 : x % 10));
+        }
+        if (nf) {
+            num[at++] = '.';
+            for (int d = 0; d < nf; d++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                num[at++] = (char)('0' + x % 10);
+            }
+        }
+        if ((x >> 11) % 3 == 0)
+            at += (size_t)snprintf(num + at, sizeof num - at, "e%s%d", (x >> 13) & 1 ? "-" : "+", (int)((x >> 14) % 40));
+        num[at] = '\0';
+        llmmem__json *doc = parse_ok(num);
+        cJSON *ref = cJSON_ParseWithLengthOpts(num, at, NULL, false);
+        assert_non_null(ref);
+        if (!same_tree(ref, llmmem__json_root(doc)))
+            fail_msg("number %s: %.17g, cJSON %.17g", num, llmmem__json_number(llmmem__json_root(doc)), ref->valuedouble);
+        cJSON_Delete(ref);
+        llmmem__json_free(doc);
+    }
+    /* every file of the test data and of the fuzz corpus */
+    compared = refused = 0;
+    assert_int_equal(nftw("test/data", compare_file, 16, FTW_PHYS), 0);
+    assert_int_equal(nftw("fuzz/corpus", compare_file, 16, FTW_PHYS), 0);
+    if (compared < 500)
+        fail_msg("only %d files parsed (%d refused): run from the repository root", compared, refused);
+    print_message("compared %d documents with cJSON's trees (%d refused by the strict scan)\n", compared, refused);
+}
+
+/* A large object's members are found through its name table, the small ones
+ * in order; a duplicate is reported wherever it is. */
+static void test_lookups(void **state)
+{
+    (void)state;
+    char text[4096];
+    size_t at = 0;
+    at += (size_t)snprintf(text + at, sizeof text - at, "{");
+    for (int i = 0; i < 100; i++)
+        at += (size_t)snprintf(text + at, sizeof text - at, "%s\"key_%d\": %d", i ? ", " : "", i, i * 3);
+    snprintf(text + at, sizeof text - at, ", \"\": 7, \"k\\u00e9\": 8}");
+    llmmem__json *doc = parse_ok(text);
+    const llmmem__jnode *root = llmmem__json_root(doc);
+    for (int i = 0; i < 100; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "key_%d", i);
+        const llmmem__jnode *n = llmmem__json_get(root, key);
+        assert_non_null(n);
+        assert_true(llmmem__json_number(n) == i * 3);
+    }
+    assert_null(llmmem__json_get(root, "key_100"));
+    assert_null(llmmem__json_get(root, "key_"));
+    assert_null(llmmem__json_get(root, "Key_1"));
+    assert_true(llmmem__json_number(llmmem__json_get(root, "")) == 7);
+    assert_true(llmmem__json_number(llmmem__json_get(root, "k\xc3\xa9")) == 8);
+    llmmem__json_free(doc);
+    /* a duplicate in a large object, and one in a small object inside it */
+    snprintf(text + at, sizeof text - at, ", \"key_7\": 1}");
+    llmmem__json *bad = NULL;
+    assert_int_equal(llmmem__json_parse(&bad, text, strlen(text), "t.json"), LLMMEM_E_SCHEMA);
+    assert_error_has("\"key_7\": duplicate key (first at 1:");
+    const char *nested = "{\"a\": 1, \"b\": {\"c\": [{\"d\": 1, \"d\": 2}]}}";
+    assert_int_equal(llmmem__json_parse(&bad, nested, strlen(nested), "t.json"), LLMMEM_E_SCHEMA);
+    assert_error_has("t.json:1:36: \"b.c.d\": duplicate key (first at 1:28)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -329,7 +480,8 @@ int main(void)
         cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_parse_ok_forms),
         cmocka_unit_test(test_number_grammar), cmocka_unit_test(test_strict_contract),
         cmocka_unit_test(test_read_i64),      cmocka_unit_test(test_read_others),
-        cmocka_unit_test(test_read_file),
+        cmocka_unit_test(test_read_file),     cmocka_unit_test(test_same_tree_as_cjson),
+        cmocka_unit_test(test_lookups),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

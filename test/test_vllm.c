@@ -69,6 +69,7 @@ static void estimate(llmmem_result *r, const struct llmmem_model *m, const llmme
 static void gdn_hybrid(struct llmmem_model *m, int64_t full, int64_t linear, int64_t h, int64_t a,
                        int64_t k, int64_t d, int64_t V)
 {
+    llmmem__model_cache_drop(m); /* a replay memo it gathered as an earlier model */
     memset(m, 0, sizeof *m);
     snprintf(m->model_type, sizeof m->model_type, "%s", "gdn_hybrid");
     m->family = LLMMEM__FAM_LLAMA;
@@ -107,7 +108,7 @@ static void gdn_hybrid(struct llmmem_model *m, int64_t full, int64_t linear, int
 static void test_hybrid_gdn_blocks(void **state)
 {
     (void)state;
-    struct llmmem_model m;
+    struct llmmem_model m = {0};
     gdn_hybrid(&m, 12, 36, 2048, 16, 2, 256, 151936);
     llmmem_config *c = vllm_config();
     llmmem_result *r = NULL;
@@ -135,6 +136,7 @@ static void test_hybrid_gdn_blocks(void **state)
     assert_true(fabs(get_f64(r, LLMMEM_R_MAX_CONCURRENCY) - 14.77) < 0.005);
     llmmem_result_free(r);
     llmmem_config_free(c);
+    llmmem__model_cache_drop(&m); /* the replay memo a stack model gathered */
 }
 
 /* Anchor a026 (Qwen3.5-4B, L4, vLLM 0.29): mamba_ssm_dtype float32 makes the
@@ -146,7 +148,7 @@ static void test_hybrid_gdn_blocks(void **state)
 static void test_hybrid_gdn_fp32_state(void **state)
 {
     (void)state;
-    struct llmmem_model m;
+    struct llmmem_model m = {0};
     gdn_hybrid(&m, 8, 24, 2560, 16, 4, 256, 248320);
     llmmem_config *c = vllm_config();
     llmmem_result *r = NULL;
@@ -175,6 +177,7 @@ static void test_hybrid_gdn_fp32_state(void **state)
     assert_int_equal(get_i64(r, LLMMEM_R_KV_BLOCK_TOKENS), 272);
     llmmem_result_free(r);
     llmmem_config_free(c);
+    llmmem__model_cache_drop(&m); /* the replay memo a stack model gathered */
 }
 
 /* Anchor a002's budget (vLLM 0.10.2, H200, TP2). The dummy sampler run of the
@@ -191,7 +194,7 @@ static void test_hybrid_gdn_fp32_state(void **state)
 static void test_hybrid_budget_0_10(void **state)
 {
     (void)state;
-    struct llmmem_model m;
+    struct llmmem_model m = {0};
     gdn_hybrid(&m, 12, 36, 2048, 16, 2, 256, 151936);
     llmmem_config *c = vllm_config();
     llmmem_result *r = NULL;
@@ -219,6 +222,7 @@ static void test_hybrid_budget_0_10(void **state)
     assert_int_equal(nt[0][1] - nt[0][0], 2 * one + 16 * MIB);
     llmmem_result_free(r);
     llmmem_config_free(c);
+    llmmem__model_cache_drop(&m); /* the replay memo a stack model gathered */
 }
 
 /* The other groups around the baseline (v1/worker/gpu_worker.py init_device).

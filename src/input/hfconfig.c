@@ -400,7 +400,7 @@ int llmmem__model_from_json_doc(struct llmmem_model *m, const llmmem__json *doc,
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem__model_from_json_doc: NULL argument");
     if (llmmem__json_type(root) != LLMMEM__J_OBJECT)
         return llmmem__json_error_at(doc, root, LLMMEM_E_SCHEMA, "", "a config.json must be a JSON object");
-    memset(m, 0, sizeof *m);
+    llmmem__model_clear(m);
     ctx top = {.doc = doc, .o = root, .prefix = ""};
     char type[LLMMEM__NAME_MAX] = "", ttype[LLMMEM__NAME_MAX];
     int rc;

@@ -22,6 +22,8 @@ const char *llmmem__json_source(const llmmem__json *doc);
 int llmmem__json_type(const llmmem__jnode *n);
 /* Case-sensitive member lookup; NULL if absent or n is not an object. */
 const llmmem__jnode *llmmem__json_get(const llmmem__jnode *obj, const char *key);
+/* The same for a name of n bytes (not NUL-terminated). */
+const llmmem__jnode *llmmem__json_getn(const llmmem__jnode *obj, const char *key, size_t n);
 /* Iteration over object members and array items. */
 const llmmem__jnode *llmmem__json_first(const llmmem__jnode *n);
 const llmmem__jnode *llmmem__json_next(const llmmem__jnode *n);

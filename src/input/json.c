@@ -1,25 +1,30 @@
 /* JSON layer: the only file that includes cJSON.
  *
- * cJSON builds the tree; it keeps no positions and accepts more than RFC 8259
- * (leading zeros, "1.", raw control characters in strings, any byte <= 0x20
- * as whitespace). So a small strict scanner walks the text first: it
- * validates the syntax, and its failure is the one reported, as
- * "source:line:col: what" (empty and truncated text included). The position of
- * every value is only needed to report a later error (a key of the wrong type,
- * a value out of range), so the table is built on the first such report: a
- * second scan records the offset of every value in pre-order (object members
- * in text order, duplicates included), which is the order of cJSON's tree, and
- * the two are zipped; lines and columns are counted from the offsets then.
- * A successful parse that is never asked for a position pays for one scan
- * without bookkeeping.
+ * The readers walk cJSON's node type. A parse builds that tree itself, in one
+ * pass of a strict scanner over the text: cJSON's own parser accepts more
+ * than RFC 8259 (leading zeros, "1.", raw control characters in strings, any
+ * byte <= 0x20 as whitespace), keeps no positions and makes a malloc per node
+ * and per string. The scanner validates the syntax, and its failure is the
+ * one reported, as "source:line:col: what" (empty and truncated text
+ * included); on the way it lays the nodes out in one arena, each beside the
+ * offset and length of its value in the text, and the decoded strings in one
+ * buffer. Lines and columns are counted from an offset only when an error is
+ * reported. Objects of more than 8 members get a hash table of their names,
+ * which the duplicate check fills and member lookups use. Nodes hold what
+ * cJSON's parser would put there: the same types, strings decoded the same
+ * way (\u escapes as UTF-8, surrogate pairs joined), numbers by strtod on the
+ * number's text with the locale's decimal point (cJSON's parse_number), an
+ * integer of at most 15 digits exactly without it.
+ *
+ * Documents built from YAML (yaml.c) are laid out the same way, with the
+ * positions libyaml reported.
  *
  * The document points into the caller's text and source name, which must
  * outlive it (every caller parses, reads and frees within one call). It is
- * never shared between threads, so the lazy table needs no lock.
+ * never shared between threads.
  *
- * Thread safety: only cJSON_ParseWithLengthOpts (with return_parse_end) and
- * the case-sensitive getters are used; never cJSON_GetErrorPtr or
- * cJSON_InitHooks, which touch globals. */
+ * Thread safety: of cJSON, only the node type and its type tests are used;
+ * never cJSON_GetErrorPtr or cJSON_InitHooks, which touch globals. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* strerror_r, fstat, open */
 #endif
@@ -29,8 +34,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,28 +60,120 @@ typedef struct jpos {
     int line, col;
 } jpos;
 
+/* A node of a parsed document: cJSON's node, where its value is in the text,
+ * the hash of its member name, and for a large object the table of its
+ * members by name. Nodes and tables live in the document's arena. */
+typedef struct jnode {
+    cJSON c; /* first: a jnode is read through its cJSON */
+    uint32_t off, len; /* the value's text */
+    uint64_t hash;     /* of c.string (members of an object) */
+    const struct jnode **index; /* objects of more than 8 members: slots by name hash */
+    uint32_t mask;     /* the index's slots - 1 */
+    int line, col;     /* a YAML document's (a parsed one counts them from off) */
+} jnode;
+
+typedef struct chunk { /* one block of the arena */
+    struct chunk *next;
+    size_t cap, used;
+    max_align_t data[];
+} chunk;
+
 struct llmmem__json {
     cJSON *root;
     const char *source; /* the caller's: outlives the document */
     const char *text;   /* likewise */
     size_t len, start;  /* start: after a UTF-8 byte order mark */
-    jpos *pos;          /* built on the first position asked for (find_pos) */
-    size_t npos;
-    bool pos_tried;
+    chunk *arena;       /* the nodes, tables (and a YAML document's strings) */
+    char *chars;        /* a parsed document's decoded strings */
+    bool yaml;          /* built from YAML: the nodes hold their line and column */
 };
+
+/* A node's type as cJSON_Is* test it (the low byte of `type`), inline. */
+#define JT(c, t) (((c)->type & 0xFF) == (t))
+#define JT_OBJ(c) JT(c, cJSON_Object)
+#define JT_ARR(c) JT(c, cJSON_Array)
+#define JT_NULL(c) JT(c, cJSON_NULL)
+#define JT_NUM(c) JT(c, cJSON_Number)
+#define JT_STR(c) JT(c, cJSON_String)
+#define JT_TRUE(c) JT(c, cJSON_True)
+#define JT_BOOL(c) (JT(c, cJSON_True) || JT(c, cJSON_False))
+
+/* ---- arena ----------------------------------------------------------------- */
+
+/* `bytes` from the arena (aligned for any type), or NULL. */
+static void *arena_get(chunk **head, size_t bytes, size_t first)
+{
+    bytes = (bytes + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    chunk *c = *head;
+    if (!c || c->cap - c->used < bytes) {
+        size_t cap = c ? 2 * c->cap : first;
+        while (cap < bytes)
+            cap *= 2;
+        chunk *nc = malloc(sizeof *nc + cap);
+        if (!nc)
+            return NULL;
+        nc->next = c;
+        nc->cap = cap;
+        nc->used = 0;
+        *head = c = nc;
+    }
+    void *p = (char *)c->data + c->used;
+    c->used += bytes;
+    return p;
+}
+
+static void arena_free(chunk *c)
+{
+    while (c) {
+        chunk *next = c->next;
+        free(c);
+        c = next;
+    }
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define JSON_LE 1
+#else
+#define JSON_LE 0
+#endif
+
+/* Hash of a member name of n bytes, a word at a time (the last word's bytes
+ * in little-endian order). `padded`: the name is in the document's buffer,
+ * whose room past every string lets the last word be read whole. */
+static inline uint64_t name_hash(const char *k, size_t n, bool padded)
+{
+    uint64_t h = UINT64_C(0x9E3779B97F4A7C15) ^ n;
+    for (; n >= 8; k += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, k, sizeof w);
+        h = (h ^ w) * UINT64_C(0xBF58476D1CE4E5B9);
+        h ^= h >> 31;
+    }
+    uint64_t w = 0;
+    if (padded && JSON_LE) {
+        memcpy(&w, k, sizeof w);
+        w &= n ? ~UINT64_C(0) >> (64 - 8 * n) : 0;
+    } else {
+        for (size_t j = 0; j < n; j++)
+            w |= (uint64_t)(unsigned char)k[j] << (8 * j);
+    }
+    h = (h ^ w) * UINT64_C(0x94D049BB133111EB);
+    return h ^ (h >> 29);
+}
 
 /* ---- strict scanner ------------------------------------------------------ */
 
 typedef struct scan {
     const unsigned char *s;
     size_t n, i;
-    bool record; /* record the offset of every value (the position table) */
-    jpos *pos;
-    size_t npos, cap;
     int depth;
     const char *err; /* static message, NULL while fine */
     char errbuf[64];
     size_t err_off;
+    bool nomem;     /* the arena could not grow */
+    chunk **arena;  /* where the nodes go */
+    size_t first;   /* size of the arena's first block */
+    char *out;      /* where the next decoded string goes */
 } scan;
 
 static inline void sc_adv(scan *sc) { sc->i++; }
@@ -128,9 +228,11 @@ static int sc_unexpected(scan *sc, const char *expected)
     return sc_fail(sc, sc->errbuf);
 }
 
-static void sc_ws(scan *sc)
+static inline void sc_ws(scan *sc)
 {
     size_t i = sc->i;
+    if (i < sc->n && sc->s[i] > ' ')
+        return; /* no whitespace: most calls */
     while (i < sc->n) {
         unsigned char c = sc->s[i];
         if (c != ' ' && c != '\n' && c != '\t' && c != '\r')
@@ -140,29 +242,24 @@ static void sc_ws(scan *sc)
     sc->i = i;
 }
 
-static int sc_record(scan *sc, size_t *slot)
+/* A node for the value at sc->i, of cJSON type `type`; NULL when out of memory. */
+static jnode *sc_node(scan *sc, int type)
 {
-    if (!sc->record) {
-        *slot = 0;
-        return 0;
+    jnode *j = arena_get(sc->arena, sizeof *j, sc->first);
+    if (!j) {
+        sc->nomem = true;
+        sc_fail(sc, "out of memory");
+        return NULL;
     }
-    if (sc->npos == sc->cap) {
-        size_t cap = sc->cap ? 2 * sc->cap : 64;
-        jpos *p = realloc(sc->pos, cap * sizeof *p);
-        if (!p)
-            return sc_fail(sc, "out of memory");
-        sc->pos = p;
-        sc->cap = cap;
-    }
-    *slot = sc->npos++;
-    sc->pos[*slot] = (jpos){NULL, sc->i, 0, 0, 0};
-    return 0;
-}
-
-static void sc_close(scan *sc, size_t slot)
-{
-    if (sc->record)
-        sc->pos[slot].len = sc->i - sc->pos[slot].off;
+    memset(&j->c, 0, sizeof j->c);
+    j->c.type = type;
+    j->off = sc->i;
+    j->len = 0;
+    j->hash = 0;
+    j->index = NULL;
+    j->mask = 0;
+    j->line = j->col = 0;
+    return j;
 }
 
 static int hexval(unsigned char c)
@@ -218,32 +315,11 @@ static inline int first_byte(uint64_t m)
 #endif
 }
 
-/* Skips the plain bytes of a string (no quote, backslash or control byte):
- * whole words while no byte ends the run, then bytes. */
-static void sc_plain_run(scan *sc)
-{
-    size_t i = sc->i;
-    while (i + 8 <= sc->n) {
-        uint64_t w;
-        memcpy(&w, sc->s + i, sizeof w);
-        uint64_t m = special8(w);
-        if (m) {
-            /* the lowest flagged byte is exact (borrows only run
-             * upwards); little-endian: the first in the text */
-            i += (size_t)first_byte(m);
-            break;
-        }
-        i += 8;
-    }
-    while (i < sc->n && sc->s[i] >= 0x20 && sc->s[i] != '"' && sc->s[i] != '\\')
-        i++;
-    sc->i = i;
-}
-
 /* At the 'u' of a \\u escape (the backslash at `at`): the escape, and the
- * low half that must follow a high surrogate. UTF-16 surrogates must pair
- * (cJSON refuses a lone one): D800-DBFF, then \\u DC00-DFFF. */
-static int sc_unicode_escape(scan *sc, size_t at)
+ * low half that must follow a high surrogate, into *cp (the code point).
+ * UTF-16 surrogates must pair (cJSON refuses a lone one): D800-DBFF, then
+ * \\u DC00-DFFF. */
+static int sc_unicode_escape(scan *sc, size_t at, long *cp)
 {
     long u = sc_hex4(sc);
     if (u < 0)
@@ -270,37 +346,95 @@ static int sc_unicode_escape(scan *sc, size_t at)
             return sc_fail(sc, "invalid \\u escape: a high surrogate (D800-DBFF) not "
                                "followed by a \\u low surrogate");
         }
+        u = 0x10000 + (((u & 0x3FF) << 10) | (lo & 0x3FF));
     }
+    *cp = u;
     return 0;
 }
 
-static int sc_string(scan *sc)
+/* A code point as UTF-8 at o (cJSON's utf16_literal_to_utf8); past it. */
+static char *put_utf8(char *o, long cp)
 {
-    sc_adv(sc); /* opening quote */
+    if (cp < 0x80) {
+        *o++ = (char)cp;
+    } else if (cp < 0x800) {
+        *o++ = (char)(0xC0 | (cp >> 6));
+        *o++ = (char)(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        *o++ = (char)(0xE0 | (cp >> 12));
+        *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+        *o++ = (char)(0x80 | (cp & 0x3F));
+    } else {
+        *o++ = (char)(0xF0 | (cp >> 18));
+        *o++ = (char)(0x80 | ((cp >> 12) & 0x3F));
+        *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+        *o++ = (char)(0x80 | (cp & 0x3F));
+    }
+    return o;
+}
+
+/* A string, decoded into the document's buffer: *out its text, *len its
+ * bytes. Each string takes at most its quoted length there, NUL included;
+ * plain bytes are copied a word at a time (the buffer has a word of room
+ * past the last string). */
+static int sc_string(scan *sc, char **out, size_t *len)
+{
+    const unsigned char *s = sc->s;
+    const size_t n = sc->n;
+    size_t i = sc->i + 1; /* after the opening quote */
+    char *o = sc->out, *start = o;
     for (;;) {
-        sc_plain_run(sc);
-        if (sc->i >= sc->n)
+        while (i + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, s + i, sizeof w);
+            memcpy(o, &w, sizeof w);
+            uint64_t m = special8(w);
+            if (m) {
+                /* the lowest flagged byte is exact (borrows only run
+                 * upwards); little-endian: the first in the text */
+                size_t k = (size_t)first_byte(m);
+                i += k;
+                o += k;
+                break;
+            }
+            i += 8;
+            o += 8;
+        }
+        while (i < n && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\')
+            *o++ = (char)s[i++];
+        sc->i = i;
+        if (i >= n)
             return sc_fail(sc, "unexpected end of input inside a string");
-        unsigned char c = sc->s[sc->i];
+        unsigned char c = s[i];
         if (c == '"') {
-            sc_adv(sc);
+            sc->i = i + 1;
+            *o++ = '\0';
+            sc->out = o;
+            *out = start;
+            *len = (size_t)(o - start - 1);
             return 0;
         }
         if (c < 0x20)
             return sc_fail(sc, "control character inside a string (escape it)");
         /* c == '\\' */
-        sc_adv(sc);
-        if (sc->i >= sc->n)
+        sc->i = ++i;
+        if (i >= n)
             return sc_fail(sc, "unexpected end of input inside a string");
-        c = sc->s[sc->i];
+        c = s[i];
         if (c == 'u') {
-            if (sc_unicode_escape(sc, sc->i - 1) < 0)
+            long cp;
+            if (sc_unicode_escape(sc, i - 1, &cp) < 0)
                 return -1;
+            o = put_utf8(o, cp);
+            i = sc->i;
             continue;
         }
-        if (!strchr("\"\\/bfnrt", c) || c == 0)
+        static const char esc[] = "\"\\/bfnrt", val[] = "\"\\/\b\f\n\r\t";
+        const char *e = c ? strchr(esc, c) : NULL;
+        if (!e)
             return sc_fail(sc, "invalid escape sequence in a string");
-        sc_adv(sc);
+        *o++ = val[e - esc];
+        sc->i = ++i;
     }
 }
 
@@ -347,9 +481,73 @@ static int sc_number(scan *sc)
     return 0;
 }
 
-static int sc_literal(scan *sc, const char *word)
+/* The value of a number's text t[0, n), as cJSON's parse_number makes it:
+ * strtod over a copy with '.' as the locale's decimal point; an integer of
+ * at most 15 digits (exact in a double) without it. */
+static int number_value(scan *sc, jnode *j, const unsigned char *t, size_t n)
 {
-    size_t k = strlen(word);
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    /* Clinger's fast path: at most 15 significant digits m (exact in a
+     * double) scaled by 10^e with |e| <= 22 (exact too) is one correctly
+     * rounded multiplication or division, which is what strtod returns */
+    const bool neg = t[0] == '-';
+    size_t k = neg;
+    uint64_t m = 0;
+    int digits = 0, e = 0;
+    bool point = false;
+    for (; k < n && (is_digit(t[k]) || (t[k] == '.' && !point)); k++) {
+        if (t[k] == '.') {
+            point = true;
+            continue;
+        }
+        e -= point;
+        if (m || t[k] != '0') { /* a significant digit (leading zeros are not) */
+            if (++digits <= 15)
+                m = m * 10 + (uint64_t)(t[k] - '0');
+        }
+    }
+    if (k < n && (t[k] == 'e' || t[k] == 'E')) {
+        k++;
+        const bool eneg = k < n && t[k] == '-';
+        k += k < n && (t[k] == '-' || t[k] == '+');
+        int x = 0;
+        for (; k < n && is_digit(t[k]) && x < 10000; k++)
+            x = x * 10 + (t[k] - '0');
+        if (k < n) /* a longer exponent: strtod */
+            digits = 99;
+        e += eneg ? -x : x;
+    }
+    double v;
+    if (digits <= 15 && e >= -22 && e <= 22) {
+        v = e < 0 ? (double)m / p10[-e] : (double)m * p10[e];
+        if (neg)
+            v = -v;
+    } else {
+        char small[64], *b = n < sizeof small ? small : malloc(n + 1);
+        if (!b) {
+            sc->nomem = true;
+            return sc_fail(sc, "out of memory");
+        }
+        const char dp = localeconv()->decimal_point[0];
+        for (size_t i = 0; i < n; i++)
+            b[i] = t[i] == '.' ? dp : (char)t[i];
+        b[n] = '\0';
+        v = strtod(b, NULL);
+        if (b != small)
+            free(b);
+    }
+    j->c.valuedouble = v;
+    j->c.valueint = v >= INT_MAX ? INT_MAX : v <= (double)INT_MIN ? INT_MIN : (int)v;
+    return 0;
+}
+
+static int sc_literal(scan *sc, const char *word, size_t k)
+{
+    if (sc->n - sc->i >= k && !memcmp(sc->s + sc->i, word, k)) {
+        sc->i += k;
+        return 0;
+    }
     for (size_t j = 0; j < k; j++) {
         if (sc->i >= sc->n)
             return sc_fail(sc, "unexpected end of input");
@@ -362,30 +560,50 @@ static int sc_literal(scan *sc, const char *word)
     return 0;
 }
 
-static int sc_value(scan *sc);
+static jnode *sc_value(scan *sc);
 
-static int sc_container_end(scan *sc, size_t slot)
+/* Ends a container: its text's length, cJSON's link from the first child
+ * back to the last. */
+static int sc_container_end(scan *sc, jnode *j, jnode *last)
 {
-    sc_close(sc, slot);
+    j->len = sc->i - j->off;
+    if (last)
+        j->c.child->prev = &last->c;
     sc->depth--;
     return 0;
 }
 
-static int sc_object(scan *sc, size_t slot)
+static void sc_link(jnode *parent, jnode **last, jnode *v, uint32_t *count)
+{
+    if (*last) {
+        (*last)->c.next = &v->c;
+        v->c.prev = &(*last)->c;
+    } else {
+        parent->c.child = &v->c;
+    }
+    *last = v;
+    ++*count;
+}
+
+static int sc_object(scan *sc, jnode *obj)
 {
     sc_adv(sc); /* { */
     sc_ws(sc);
     if (sc->i < sc->n && sc->s[sc->i] == '}') {
         sc_adv(sc);
-        return sc_container_end(sc, slot);
+        return sc_container_end(sc, obj, NULL);
     }
+    jnode *last = NULL;
+    uint32_t count = 0;
     for (;;) {
         sc_ws(sc);
         if (sc->i >= sc->n)
             return sc_fail(sc, "unexpected end of input: object not closed");
         if (sc->s[sc->i] != '"')
             return sc_unexpected(sc, "expected a member name in double quotes");
-        if (sc_string(sc))
+        char *key;
+        size_t klen;
+        if (sc_string(sc, &key, &klen))
             return -1;
         sc_ws(sc);
         if (sc->i >= sc->n)
@@ -393,8 +611,13 @@ static int sc_object(scan *sc, size_t slot)
         if (sc->s[sc->i] != ':')
             return sc_unexpected(sc, "expected ':' after a member name");
         sc_adv(sc);
-        if (sc_value(sc))
+        jnode *v = sc_value(sc);
+        if (!v)
             return -1;
+        v->c.string = key;
+        v->hash = name_hash(key, klen, true);
+        sc_link(obj, &last, v, &count);
+        obj->mask = count; /* the member count until the index is made */
         sc_ws(sc);
         if (sc->i >= sc->n)
             return sc_fail(sc, "unexpected end of input: object not closed");
@@ -404,23 +627,27 @@ static int sc_object(scan *sc, size_t slot)
         }
         if (sc->s[sc->i] == '}') {
             sc_adv(sc);
-            return sc_container_end(sc, slot);
+            return sc_container_end(sc, obj, last);
         }
         return sc_unexpected(sc, "expected ',' or '}'");
     }
 }
 
-static int sc_array(scan *sc, size_t slot)
+static int sc_array(scan *sc, jnode *arr)
 {
     sc_adv(sc); /* [ */
     sc_ws(sc);
     if (sc->i < sc->n && sc->s[sc->i] == ']') {
         sc_adv(sc);
-        return sc_container_end(sc, slot);
+        return sc_container_end(sc, arr, NULL);
     }
+    jnode *last = NULL;
+    uint32_t count = 0;
     for (;;) {
-        if (sc_value(sc))
+        jnode *v = sc_value(sc);
+        if (!v)
             return -1;
+        sc_link(arr, &last, v, &count);
         sc_ws(sc);
         if (sc->i >= sc->n)
             return sc_fail(sc, "unexpected end of input: array not closed");
@@ -430,50 +657,75 @@ static int sc_array(scan *sc, size_t slot)
         }
         if (sc->s[sc->i] == ']') {
             sc_adv(sc);
-            return sc_container_end(sc, slot);
+            return sc_container_end(sc, arr, last);
         }
         return sc_unexpected(sc, "expected ',' or ']'");
     }
 }
 
-static int sc_value(scan *sc)
+/* The value at sc->i as a node, or NULL with the error set. */
+static jnode *sc_value(scan *sc)
 {
     sc_ws(sc);
-    if (sc->i >= sc->n)
-        return sc_fail(sc, "unexpected end of input: a value was expected");
-    size_t slot = 0;
-    if (sc_record(sc, &slot))
-        return -1;
+    if (sc->i >= sc->n) {
+        sc_fail(sc, "unexpected end of input: a value was expected");
+        return NULL;
+    }
     unsigned char c = sc->s[sc->i];
+    jnode *j;
     int rc;
+    const size_t at = sc->i;
     switch (c) {
     case '{':
     case '[':
-        if (++sc->depth > JSON_MAX_DEPTH)
-            return sc_fail(sc, "nesting deeper than 512 levels");
-        return c == '{' ? sc_object(sc, slot) : sc_array(sc, slot);
+        if (!(j = sc_node(sc, c == '{' ? cJSON_Object : cJSON_Array)))
+            return NULL;
+        if (++sc->depth > JSON_MAX_DEPTH) {
+            sc_fail(sc, "nesting deeper than 512 levels");
+            return NULL;
+        }
+        return (c == '{' ? sc_object(sc, j) : sc_array(sc, j)) ? NULL : j;
     case '"':
-        rc = sc_string(sc);
+        if (!(j = sc_node(sc, cJSON_String)))
+            return NULL;
+        {
+            size_t len;
+            rc = sc_string(sc, &j->c.valuestring, &len);
+        }
         break;
     case 't':
-        rc = sc_literal(sc, "true");
+        if (!(j = sc_node(sc, cJSON_True)))
+            return NULL;
+        j->c.valueint = 1;
+        rc = sc_literal(sc, "true", 4);
         break;
     case 'f':
-        rc = sc_literal(sc, "false");
+        if (!(j = sc_node(sc, cJSON_False)))
+            return NULL;
+        rc = sc_literal(sc, "false", 5);
         break;
     case 'n':
-        rc = sc_literal(sc, "null");
+        if (!(j = sc_node(sc, cJSON_NULL)))
+            return NULL;
+        rc = sc_literal(sc, "null", 4);
         break;
     default:
-        if (c == '-' || is_digit(c))
+        if (c == '-' || is_digit(c)) {
+            if (!(j = sc_node(sc, cJSON_Number)))
+                return NULL;
             rc = sc_number(sc);
-        else
-            rc = sc_unexpected(sc, "a value was expected");
+            if (rc == 0)
+                rc = number_value(sc, j, sc->s + at, sc->i - at);
+        } else {
+            sc_unexpected(sc, "a value was expected");
+            return NULL;
+        }
         break;
     }
-    if (rc == 0)
-        sc_close(sc, slot);
-    return rc;
+    if (rc)
+        return NULL;
+    j->len = sc->i - j->off;
+    return j;
 }
 
 /* ---- document ------------------------------------------------------------ */
@@ -482,23 +734,27 @@ void llmmem__json_free(llmmem__json *doc)
 {
     if (!doc)
         return;
-    cJSON_Delete(doc->root);
-    free(doc->pos);
+    arena_free(doc->arena);
+    free(doc->chars);
     free(doc);
 }
 
-/* The strict scan of text[start, len): 0, or -1 with sc->err set. */
-static int strict_scan(scan *sc)
+/* The strict scan of text[start, len) into the tree: its root, or NULL with
+ * sc->err set. */
+static jnode *strict_scan(scan *sc)
 {
     sc_ws(sc);
-    if (sc->i >= sc->n)
-        return sc_fail(sc, "empty input: a JSON value was expected");
-    if (sc_value(sc) == 0) {
+    if (sc->i >= sc->n) {
+        sc_fail(sc, "empty input: a JSON value was expected");
+        return NULL;
+    }
+    jnode *root = sc_value(sc);
+    if (root) {
         sc_ws(sc);
         if (sc->i < sc->n)
             sc_unexpected(sc, "text after the end of the JSON value");
     }
-    return sc->err ? -1 : 0;
+    return sc->err ? NULL : root;
 }
 
 /* ---- duplicate keys ------------------------------------------------------ */
@@ -506,96 +762,103 @@ static int strict_scan(scan *sc)
 /* A key written twice in one object is an error in every reader: Python's json
  * (hence transformers) keeps the last, DeepSpeed refuses it, and either way one
  * of the two values would be silently lost. Linear time: small objects compare
- * pairwise, larger ones go through a hash table of their keys. */
+ * pairwise, larger ones go through a hash table of their members' names, which
+ * stays with the object for llmmem__json_get. Objects are checked in
+ * pre-order, each before what it contains; the error names the key path. */
 
 typedef struct dupkey {
     const cJSON *first, *second;
-    char path[256];
+    const char *keys[JSON_MAX_DEPTH + 2]; /* the member names down to the object */
+    int depth;
 } dupkey;
 
-static uint64_t key_hash(const char *k)
-{
-    uint64_t h = UINT64_C(1469598103934665603);
-    for (; *k; k++)
-        h = (h ^ (unsigned char)*k) * UINT64_C(1099511628211);
-    return h;
-}
+static inline const jnode *jn_of(const cJSON *c) { return (const jnode *)(const void *)c; }
 
-/* The first repeated key among the members of obj (n of them); -1 on NOMEM. */
-static int find_dup(const cJSON *obj, size_t n, dupkey *d)
+/* The first repeated key among the members of obj; -1 on NOMEM. */
+static int find_dup(jnode *obj, chunk **arena, size_t first, dupkey *d)
 {
+    const uint32_t n = obj->mask;
     if (n <= 8) {
-        for (const cJSON *m = obj->child; m; m = m->next)
-            for (const cJSON *e = obj->child; e != m; e = e->next)
-                if (!strcmp(e->string, m->string)) {
+        for (const cJSON *m = obj->c.child; m; m = m->next)
+            for (const cJSON *e = obj->c.child; e != m; e = e->next)
+                if (jn_of(e)->hash == jn_of(m)->hash && !strcmp(e->string, m->string)) {
                     d->first = e, d->second = m;
                     return 1;
                 }
+        obj->mask = 0;
         return 0;
     }
-    size_t cap = 16;
+    uint32_t cap = 16;
     while (cap < 2 * n)
         cap *= 2;
-    const cJSON **slot = calloc(cap, sizeof *slot);
+    const jnode **slot = arena_get(arena, cap * sizeof *slot, first);
     if (!slot)
         return -1;
-    int found = 0;
-    for (const cJSON *m = obj->child; m && !found; m = m->next) {
-        size_t i = (size_t)key_hash(m->string) & (cap - 1);
-        while (slot[i] && strcmp(slot[i]->string, m->string))
-            i = (i + 1) & (cap - 1);
+    memset(slot, 0, cap * sizeof *slot);
+    obj->index = slot;
+    obj->mask = cap - 1;
+    for (const cJSON *m = obj->c.child; m; m = m->next) {
+        const jnode *jm = jn_of(m);
+        uint32_t i = (uint32_t)jm->hash & obj->mask;
+        while (slot[i] && (slot[i]->hash != jm->hash || strcmp(slot[i]->c.string, m->string)))
+            i = (i + 1) & obj->mask;
         if (slot[i]) {
-            d->first = slot[i], d->second = m;
-            found = 1;
+            d->first = &slot[i]->c, d->second = m;
+            return 1;
         }
-        slot[i] = m;
-    }
-    free(slot);
-    return found;
-}
-
-static size_t path_push(char *path, size_t at, const char *key)
-{
-    int w = snprintf(path + at, 256 - at, at ? ".%s" : "%s", key);
-    return w < 0 || (size_t)w >= 256 - at ? 255 : at + (size_t)w;
-}
-
-static int dup_walk(const cJSON *n, dupkey *d, size_t at)
-{
-    size_t count = 0;
-    for (const cJSON *c = n->child; c; c = c->next)
-        count++;
-    if (cJSON_IsObject(n)) {
-        int r = find_dup(n, count, d);
-        if (r) {
-            if (r > 0)
-                path_push(d->path, at, d->second->string);
-            return r;
-        }
-    }
-    for (const cJSON *c = n->child; c; c = c->next) {
-        if (!cJSON_IsObject(c) && !cJSON_IsArray(c))
-            continue;
-        size_t next = cJSON_IsObject(n) ? path_push(d->path, at, c->string) : at;
-        int r = dup_walk(c, d, next);
-        if (r)
-            return r;
-        d->path[at] = '\0';
+        slot[i] = jm;
     }
     return 0;
 }
 
-static int check_duplicates(const llmmem__json *doc)
+static int dup_walk(jnode *n, chunk **arena, size_t first, dupkey *d)
 {
-    dupkey d = {.first = NULL, .second = NULL, .path = ""};
-    int r = dup_walk(doc->root, &d, 0);
+    if (JT_OBJ(&n->c)) {
+        int r = find_dup(n, arena, first, d);
+        if (r) {
+            if (r > 0)
+                d->keys[d->depth++] = d->second->string;
+            return r;
+        }
+    }
+    for (cJSON *c = n->c.child; c; c = c->next) {
+        if (!JT_OBJ(c) && !JT_ARR(c))
+            continue;
+        const bool named = JT_OBJ(&n->c);
+        if (named)
+            d->keys[d->depth++] = c->string;
+        int r = dup_walk((jnode *)(void *)c, arena, first, d);
+        if (r)
+            return r;
+        if (named)
+            d->depth--;
+    }
+    return 0;
+}
+
+static int check_duplicates(llmmem__json *doc, size_t first)
+{
+    dupkey d;
+    d.first = d.second = NULL;
+    d.depth = 0;
+    int r = dup_walk((jnode *)(void *)doc->root, &doc->arena, first, &d);
     if (r < 0)
         return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", doc->source);
     if (r == 0)
         return 0;
+    /* "a.b.key", cut at 255 bytes */
+    char path[256];
+    size_t at = 0;
+    for (int k = 0; k < d.depth && at < sizeof path - 1; k++) {
+        if (at)
+            path[at++] = '.';
+        for (const char *p = d.keys[k]; *p && at < sizeof path - 1; p++)
+            path[at++] = *p;
+    }
+    path[at < sizeof path ? at : sizeof path - 1] = '\0';
     int line, col;
     llmmem__json_pos(doc, d.first, &line, &col);
-    return llmmem__json_error_at(doc, d.second, LLMMEM_E_SCHEMA, d.path, "duplicate key (first at %d:%d)", line,
+    return llmmem__json_error_at(doc, d.second, LLMMEM_E_SCHEMA, path, "duplicate key (first at %d:%d)", line,
                                  col);
 }
 
@@ -609,36 +872,32 @@ int llmmem__json_parse(llmmem__json **out, const char *text, size_t len, const c
     if (!source)
         source = "<json>";
 
+    llmmem__json *doc = malloc(sizeof *doc);
+    char *chars = malloc(len + 16); /* the strings, and a word of room past the last */
+    if (!doc || !chars) {
+        free(doc);
+        free(chars);
+        return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", source);
+    }
     /* cJSON skips a UTF-8 byte order mark; so do we (columns count from after it). */
     size_t start = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
-    scan sc = {.s = (const unsigned char *)text, .n = len, .i = start};
-    if (strict_scan(&sc)) {
+    *doc = (llmmem__json){.source = source, .text = text, .len = len, .start = start, .chars = chars};
+    /* the arena's first block: a node is about 100 bytes, and a 2 KB
+     * config.json has about 80 of them */
+    const size_t first = 4096 + (len < (1u << 20) ? 4 * len : (1u << 22));
+    scan sc = {.s = (const unsigned char *)text, .n = len, .i = start, .arena = &doc->arena, .first = first,
+               .out = chars};
+    jnode *root = strict_scan(&sc);
+    if (!root) {
+        llmmem__json_free(doc);
+        if (sc.nomem)
+            return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", source);
         int line, col;
         line_col(text, len, start, sc.err_off, &line, &col);
         return llmmem__error(LLMMEM_E_PARSE, "%s:%d:%d: %s", source, line, col, sc.err);
     }
-
-    llmmem__json *doc = calloc(1, sizeof *doc);
-    if (!doc)
-        return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", source);
-    doc->source = source;
-    doc->text = text;
-    doc->len = len;
-    doc->start = start;
-
-    const char *end = NULL;
-    doc->root = cJSON_ParseWithLengthOpts(text, len, &end, false);
-    if (!doc->root) {
-        /* The scan accepted the text, so this is cJSON running out of memory
-         * (or a detail the two disagree on): report where cJSON stopped. */
-        int line, col;
-        const char *stop = end && end >= text && end <= text + len ? end : text;
-        line_col(text, len, start, (size_t)(stop - text) > start ? (size_t)(stop - text) : start, &line, &col);
-        llmmem__json_free(doc);
-        return llmmem__error(LLMMEM_E_PARSE, "%s:%d:%d: cJSON could not build the document "
-                             "(out of memory?)", source, line, col);
-    }
-    int rc = check_duplicates(doc);
+    doc->root = &root->c;
+    int rc = check_duplicates(doc, first);
     if (rc) {
         llmmem__json_free(doc);
         return rc;
@@ -649,26 +908,60 @@ int llmmem__json_parse(llmmem__json **out, const char *text, size_t len, const c
 
 /* ---- documents built from YAML (yaml.c) -------------------------------------- */
 
+/* A node of a YAML document in the arena, of cJSON type `type`, with its
+ * position; NULL when out of memory. */
+static jnode *y_node(llmmem__json *doc, const llmmem__ynode *y, int type)
+{
+    jnode *j = arena_get(&doc->arena, sizeof *j, 4096);
+    if (!j)
+        return NULL;
+    memset(j, 0, sizeof *j);
+    j->c.type = type;
+    j->off = y->off;
+    j->len = y->len;
+    j->line = y->line;
+    j->col = y->col;
+    return j;
+}
+
+/* A copy of a string in the arena. */
+static char *y_str(llmmem__json *doc, const char *t)
+{
+    size_t n = strlen(t);
+    char *c = arena_get(&doc->arena, n + 1, 4096);
+    if (c)
+        memcpy(c, t, n + 1);
+    return c;
+}
+
+static jnode *y_string(llmmem__json *doc, const llmmem__ynode *y)
+{
+    jnode *j = y_node(doc, y, cJSON_String);
+    if (j && !(j->c.valuestring = y_str(doc, y->text)))
+        return NULL;
+    return j;
+}
+
 /* A plain YAML scalar by the core schema's rules: null, bool, a number when
  * the whole text parses as one (YAML 1.2 and the 1.1 forms PyYAML and
  * OmegaConf accept, "2e-5" included), else a string. */
-static cJSON *yaml_scalar(const llmmem__ynode *y)
+static jnode *yaml_scalar(llmmem__json *doc, const llmmem__ynode *y)
 {
     const char *t = y->text;
     if (!y->plain)
-        return cJSON_CreateString(t);
+        return y_string(doc, y);
     static const char *const nulls[] = {"", "~", "null", "Null", "NULL"};
     static const char *const trues[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
     static const char *const falses[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
     for (size_t i = 0; i < sizeof nulls / sizeof *nulls; i++)
         if (!strcmp(t, nulls[i]))
-            return cJSON_CreateNull();
+            return y_node(doc, y, cJSON_NULL);
     for (size_t i = 0; i < sizeof trues / sizeof *trues; i++)
         if (!strcmp(t, trues[i]))
-            return cJSON_CreateTrue();
+            return y_node(doc, y, cJSON_True);
     for (size_t i = 0; i < sizeof falses / sizeof *falses; i++)
         if (!strcmp(t, falses[i]))
-            return cJSON_CreateFalse();
+            return y_node(doc, y, cJSON_False);
     /* a number: digits with an optional sign, point and exponent; no hex,
      * no leading '+' inf/nan forms */
     const char *p = t;
@@ -699,44 +992,39 @@ static cJSON *yaml_scalar(const llmmem__ynode *y)
         char *end;
         errno = 0;
         double v = strtod(t, &end);
-        if (*end == '\0' && errno != ERANGE && isfinite(v))
-            return cJSON_CreateNumber(v);
+        if (*end == '\0' && errno != ERANGE && isfinite(v)) {
+            jnode *j = y_node(doc, y, cJSON_Number);
+            if (j) { /* as cJSON_CreateNumber */
+                j->c.valuedouble = v;
+                j->c.valueint = v >= INT_MAX ? INT_MAX : v <= (double)INT_MIN ? INT_MIN : (int)v;
+            }
+            return j;
+        }
     }
-    return cJSON_CreateString(t);
+    return y_string(doc, y);
 }
 
-/* Builds the cJSON tree and the position table in pre-order (the order
- * find_pos and zip use). */
-static cJSON *yaml_build(const llmmem__ynode *y, jpos *pos, size_t *k)
+/* Builds the tree in the arena, positions from the YAML nodes. */
+static jnode *yaml_build(llmmem__json *doc, const llmmem__ynode *y)
 {
-    cJSON *n;
+    jnode *n;
     if (y->kind == LLMMEM__Y_SCALAR)
-        n = yaml_scalar(y);
-    else
-        n = y->kind == LLMMEM__Y_MAP ? cJSON_CreateObject() : cJSON_CreateArray();
+        return yaml_scalar(doc, y);
+    n = y_node(doc, y, y->kind == LLMMEM__Y_MAP ? cJSON_Object : cJSON_Array);
     if (!n)
         return NULL;
-    pos[*k] = (jpos){n, y->off, y->len, y->line, y->col};
-    (*k)++;
+    jnode *last = NULL;
+    uint32_t count = 0;
     for (const llmmem__ynode *c = y->child; c; c = c->next) {
-        cJSON *v = yaml_build(c, pos, k);
-        if (!v) {
-            cJSON_Delete(n);
+        jnode *v = yaml_build(doc, c);
+        if (!v)
             return NULL;
-        }
-        if (y->kind == LLMMEM__Y_MAP)
-            cJSON_AddItemToObject(n, c->key, v);
-        else
-            cJSON_AddItemToArray(n, v);
+        if (y->kind == LLMMEM__Y_MAP && !(v->c.string = y_str(doc, c->key)))
+            return NULL;
+        sc_link(n, &last, v, &count);
     }
-    return n;
-}
-
-static size_t yaml_count(const llmmem__ynode *y)
-{
-    size_t n = 1;
-    for (const llmmem__ynode *c = y->child; c; c = c->next)
-        n += yaml_count(c);
+    if (last)
+        n->c.child->prev = &last->c;
     return n;
 }
 
@@ -746,69 +1034,18 @@ int llmmem__json_from_yaml(llmmem__json **out, const llmmem__ynode *root, const 
     if (!out || !root)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem__json_from_yaml: NULL argument");
     *out = NULL;
-    llmmem__json *doc = calloc(1, sizeof *doc);
-    size_t npos = yaml_count(root);
-    jpos *pos = doc ? calloc(npos, sizeof *pos) : NULL;
-    if (!pos) {
-        free(doc);
+    llmmem__json *doc = malloc(sizeof *doc);
+    if (!doc)
+        return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", source);
+    *doc = (llmmem__json){.source = source, .text = text, .len = len, .yaml = true};
+    jnode *r = yaml_build(doc, root);
+    if (!r) {
+        llmmem__json_free(doc);
         return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", source);
     }
-    size_t k = 0;
-    doc->root = yaml_build(root, pos, &k);
-    if (!doc->root) {
-        free(pos);
-        free(doc);
-        return llmmem__error(LLMMEM_E_NOMEM, "%s: out of memory", source);
-    }
-    doc->source = source;
-    doc->text = text;
-    doc->len = len;
-    doc->pos = pos;
-    doc->npos = k;
-    doc->pos_tried = true;
+    doc->root = &r->c;
     *out = doc;
     return 0;
-}
-
-/* Pre-order walk of the cJSON tree, assigning recorded positions in order. */
-static int zip(const cJSON *n, jpos *pos, size_t npos, size_t *k)
-{
-    for (; n; n = n->next) {
-        if (*k >= npos)
-            return -1;
-        pos[(*k)++].node = n;
-        if ((cJSON_IsObject(n) || cJSON_IsArray(n)) && zip(n->child, pos, npos, k))
-            return -1;
-    }
-    return 0;
-}
-
-/* The position table, built once: a recording scan (of text the first scan
- * accepted), zipped with the tree; lines and columns in one pass over the
- * offsets, which pre-order keeps ascending. NULL when out of memory. */
-static const jpos *positions(const llmmem__json *cdoc)
-{
-    llmmem__json *doc = (llmmem__json *)cdoc; /* the lazy cache; see the top */
-    if (doc->pos_tried)
-        return doc->pos;
-    doc->pos_tried = true;
-    scan sc = {.s = (const unsigned char *)doc->text, .n = doc->len, .i = doc->start, .record = true};
-    size_t k = 0;
-    if (strict_scan(&sc) || zip(doc->root, sc.pos, sc.npos, &k) || k != sc.npos) {
-        free(sc.pos);
-        return NULL;
-    }
-    int line = 1, col = 1;
-    size_t at = doc->start;
-    for (size_t i = 0; i < sc.npos; i++) {
-        line_col_step(doc->text, doc->len, at, sc.pos[i].off, &line, &col);
-        at = sc.pos[i].off;
-        sc.pos[i].line = line;
-        sc.pos[i].col = col;
-    }
-    doc->pos = sc.pos;
-    doc->npos = sc.npos;
-    return doc->pos;
 }
 
 const llmmem__jnode *llmmem__json_root(const llmmem__json *doc) { return doc ? doc->root : NULL; }
@@ -819,36 +1056,52 @@ int llmmem__json_type(const llmmem__jnode *n)
 {
     if (!n)
         return LLMMEM__J_INVALID;
-    if (cJSON_IsNull(n))
+    if (JT_NULL(n))
         return LLMMEM__J_NULL;
-    if (cJSON_IsBool(n))
+    if (JT_BOOL(n))
         return LLMMEM__J_BOOL;
-    if (cJSON_IsNumber(n))
+    if (JT_NUM(n))
         return LLMMEM__J_NUMBER;
-    if (cJSON_IsString(n))
+    if (JT_STR(n))
         return LLMMEM__J_STRING;
-    if (cJSON_IsArray(n))
+    if (JT_ARR(n))
         return LLMMEM__J_ARRAY;
-    if (cJSON_IsObject(n))
+    if (JT_OBJ(n))
         return LLMMEM__J_OBJECT;
     return LLMMEM__J_INVALID;
 }
 
-const llmmem__jnode *llmmem__json_get(const llmmem__jnode *obj, const char *key)
+const llmmem__jnode *llmmem__json_getn(const llmmem__jnode *obj, const char *key, size_t n)
 {
-    if (!obj || !key || !cJSON_IsObject(obj))
+    if (!obj || !key || (obj->type & 0xFF) != cJSON_Object)
         return NULL;
-    /* Case-sensitive, first match, as cJSON_GetObjectItemCaseSensitive; the
-     * first-byte test skips most strcmp calls (hfconfig looks up ~100 keys). */
+    /* Case-sensitive, first match, as cJSON_GetObjectItemCaseSensitive: by
+     * the name table of a large parsed object (its names are distinct); else
+     * in order, the first byte tested first */
+    const jnode *j = jn_of(obj);
+    if (j->index) {
+        const uint64_t h = name_hash(key, n, false);
+        for (uint32_t i = (uint32_t)h & j->mask; j->index[i]; i = (i + 1) & j->mask) {
+            const char *name = j->index[i]->c.string;
+            if (j->index[i]->hash == h && !memcmp(name, key, n) && name[n] == '\0')
+                return &j->index[i]->c;
+        }
+        return NULL;
+    }
     for (const cJSON *c = obj->child; c; c = c->next)
-        if (c->string && c->string[0] == key[0] && strcmp(c->string, key) == 0)
+        if (c->string && (n == 0 || c->string[0] == key[0]) && !strncmp(c->string, key, n) && c->string[n] == '\0')
             return c;
     return NULL;
 }
 
+const llmmem__jnode *llmmem__json_get(const llmmem__jnode *obj, const char *key)
+{
+    return key ? llmmem__json_getn(obj, key, strlen(key)) : NULL;
+}
+
 const llmmem__jnode *llmmem__json_first(const llmmem__jnode *n)
 {
-    if (!n || !(cJSON_IsObject(n) || cJSON_IsArray(n)))
+    if (!n || !(JT_OBJ(n) || JT_ARR(n)))
         return NULL;
     return n->child;
 }
@@ -859,39 +1112,43 @@ const char *llmmem__json_key(const llmmem__jnode *n) { return n ? n->string : NU
 
 double llmmem__json_number(const llmmem__jnode *n)
 {
-    return n && cJSON_IsNumber(n) ? n->valuedouble : 0.0;
+    return n && JT_NUM(n) ? n->valuedouble : 0.0;
 }
 
 const char *llmmem__json_string(const llmmem__jnode *n)
 {
-    return n && cJSON_IsString(n) ? n->valuestring : NULL;
+    return n && JT_STR(n) ? n->valuestring : NULL;
 }
 
-bool llmmem__json_true(const llmmem__jnode *n) { return n && cJSON_IsTrue(n); }
+bool llmmem__json_true(const llmmem__jnode *n) { return n && JT_TRUE(n); }
 
 int llmmem__json_array_size(const llmmem__jnode *n)
 {
-    return n && cJSON_IsArray(n) ? cJSON_GetArraySize(n) : 0;
+    return n && JT_ARR(n) ? cJSON_GetArraySize(n) : 0;
 }
 
-static const jpos *find_pos(const llmmem__json *doc, const llmmem__jnode *n)
+/* Where node n's value is: its offset, and the line and column (a YAML
+ * document's node holds them; a parsed one's are counted from the offset,
+ * which only happens to report an error). */
+static bool find_pos(jpos *p, const llmmem__json *doc, const llmmem__jnode *n)
 {
-    if (!doc || !n || !positions(doc))
-        return NULL;
-    /* Positions are only read to report an error: a linear search. */
-    for (size_t i = 0; i < doc->npos; i++)
-        if (doc->pos[i].node == n)
-            return &doc->pos[i];
-    return NULL;
+    if (!doc || !n)
+        return false;
+    const jnode *j = jn_of(n);
+    *p = (jpos){n, j->off, j->len, j->line, j->col};
+    if (!doc->yaml)
+        line_col(doc->text, doc->len, doc->start, j->off, &p->line, &p->col);
+    return true;
 }
 
 void llmmem__json_pos(const llmmem__json *doc, const llmmem__jnode *n, int *line, int *col)
 {
-    const jpos *p = find_pos(doc, n);
+    jpos p;
+    const bool found = find_pos(&p, doc, n);
     if (line)
-        *line = p ? p->line : 0;
+        *line = found ? p.line : 0;
     if (col)
-        *col = p ? p->col : 0;
+        *col = found ? p.col : 0;
 }
 
 /* ---- errors and typed readers --------------------------------------------- */
@@ -928,15 +1185,15 @@ int llmmem__json_error_at(const llmmem__json *doc, const llmmem__jnode *n, int s
  * shortened to fit `cap`. */
 static const char *raw_text(char *buf, size_t cap, const llmmem__json *doc, const llmmem__jnode *n)
 {
-    const jpos *p = find_pos(doc, n);
-    if (!p || p->off >= doc->len) {
+    jpos p;
+    if (!find_pos(&p, doc, n) || p.off >= doc->len) {
         snprintf(buf, cap, "%s", "a value");
         return buf;
     }
-    size_t len = p->len;
-    if (p->off + len > doc->len)
-        len = doc->len - p->off;
-    const char *s = doc->text + p->off;
+    size_t len = p.len;
+    if (p.off + len > doc->len)
+        len = doc->len - p.off;
+    const char *s = doc->text + p.off;
     size_t keep = len;
     bool cut = false;
     if (keep > 40) {
@@ -968,7 +1225,7 @@ static int lookup(const llmmem__jnode **v, const llmmem__json *doc, const llmmem
                   const char *key, const char *path, bool required)
 {
     *v = key ? llmmem__json_get(obj, key) : obj; /* no key: obj is the value */
-    if (!*v || cJSON_IsNull(*v))
+    if (!*v || JT_NULL(*v))
         return required ? missing(doc, obj, key, path) : 0;
     return 1;
 }
@@ -983,7 +1240,7 @@ int llmmem__json_read_i64(int64_t *out, const llmmem__json *doc, const llmmem__j
     if (!path)
         path = key;
     char raw[64];
-    if (!cJSON_IsNumber(v))
+    if (!JT_NUM(v))
         return llmmem__json_error_at(doc, v, LLMMEM_E_SCHEMA, path,
                                      "expected an integer in [%lld, %lld], got %s", (long long)lo,
                                      (long long)hi, raw_text(raw, sizeof raw, doc, v));
@@ -1016,7 +1273,7 @@ int llmmem__json_read_f64(double *out, const llmmem__json *doc, const llmmem__jn
     if (!path)
         path = key;
     char raw[64];
-    if (!cJSON_IsNumber(v))
+    if (!JT_NUM(v))
         return llmmem__json_error_at(doc, v, LLMMEM_E_SCHEMA, path,
                                      "expected a number in [%g, %g], got %s", lo, hi,
                                      raw_text(raw, sizeof raw, doc, v));
@@ -1039,11 +1296,11 @@ int llmmem__json_read_bool(bool *out, const llmmem__json *doc, const llmmem__jno
     if (!path)
         path = key;
     char raw[64];
-    if (!cJSON_IsBool(v))
+    if (!JT_BOOL(v))
         return llmmem__json_error_at(doc, v, LLMMEM_E_SCHEMA, path,
                                      "expected true or false, got %s",
                                      raw_text(raw, sizeof raw, doc, v));
-    *out = cJSON_IsTrue(v);
+    *out = JT_TRUE(v);
     return 0;
 }
 
@@ -1057,7 +1314,7 @@ int llmmem__json_read_str(char *buf, size_t cap, const llmmem__json *doc, const 
     if (!path)
         path = key;
     char raw[64];
-    if (!cJSON_IsString(v) || !v->valuestring)
+    if (!JT_STR(v) || !v->valuestring)
         return llmmem__json_error_at(doc, v, LLMMEM_E_SCHEMA, path, "expected a string, got %s",
                                      raw_text(raw, sizeof raw, doc, v));
     size_t len = strlen(v->valuestring);

@@ -138,13 +138,8 @@ static const llmmem__jnode *lookup(const llmmem__jnode *obj, const char *key, si
     if (llmmem__json_type(obj) == LLMMEM__J_ARRAY)
         return memchr(key, '.', n) ? NULL : array_item(obj, key, n);
     const char *dot = memchr(key, '.', n);
-    if (!dot) {
-        if (n >= sizeof buf)
-            return NULL;
-        memcpy(buf, key, n);
-        buf[n] = '\0';
-        return llmmem__json_get(obj, buf);
-    }
+    if (!dot)
+        return n >= sizeof buf ? NULL : llmmem__json_getn(obj, key, n);
     size_t pn = (size_t)(dot - key);
     if (pn >= sizeof buf)
         return NULL;
@@ -204,7 +199,10 @@ static int read_one(llmmem__qvals *q, const char *what, const llmmem__qdef *d, i
     const llmmem__jnode *n = first_key(obj, d->keys, key, sizeof key, &count);
     if (!n)
         return 0;
-    llmmem__str_join(path, sizeof path, prefix, key, (const char *)NULL);
+    if (prefix && !*prefix)
+        memcpy(path, key, strlen(key) + 1); /* the key (< 96 bytes) is the path */
+    else
+        llmmem__str_join(path, sizeof path, prefix, key, (const char *)NULL);
     int t = llmmem__json_type(n);
     if (count && t != LLMMEM__J_NULL) { /* "k#": items of a list, 1 for a scalar */
         q->v[i] = t == LLMMEM__J_ARRAY ? llmmem__json_array_size(n) : 1;

@@ -46,6 +46,13 @@ static void skip(ex *e)
         e->p++;
 }
 
+/* The next character after spaces (consumed). */
+static char peek(ex *e)
+{
+    skip(e);
+    return *e->p;
+}
+
 /* Tokens are one or two characters; compared in place (this runs for every
  * operator of every expression of every parse). */
 static bool eat(ex *e, const char *tok)
@@ -81,11 +88,21 @@ static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 bool llmmem__qvals_find(const llmmem__qvals *q, const char *sym, size_t len, int *index)
 {
-    for (int i = 0; i < q->n; i++)
-        if (q->len[i] == len && q->sym[i][0] == sym[0] && memcmp(q->sym[i], sym, len) == 0) {
-            *index = i;
-            return true;
+    if (!len || len > 255)
+        return false;
+    /* by the table qvals_init fills: the first symbol of that name */
+    for (unsigned h = llmmem__qvals_hash(sym, len); q->slot[h]; h = (h + 1) & (LLMMEM__Q_SLOTS - 1)) {
+        const int i = q->slot[h] - 1;
+        if (i < q->n && q->len[i] == len) {
+            size_t j = 0;
+            while (j < len && q->sym[i][j] == sym[j])
+                j++;
+            if (j == len) {
+                *index = i;
+                return true;
+            }
         }
+    }
     return false;
 }
 
@@ -200,6 +217,9 @@ static int64_t atom(ex *e)
 
 static int64_t unary(ex *e)
 {
+    const char c = peek(e);
+    if (c != '-' && c != '!')
+        return atom(e);
     if (eat(e, "-")) {
         int64_t v = unary(e);
         return checked(e, v == INT64_MIN, -v);
@@ -209,107 +229,131 @@ static int64_t unary(ex *e)
     return atom(e);
 }
 
-static int64_t prod(ex *e)
+/* The binary operators by precedence climbing over the grammar above: 5 the
+ * products, 4 the sums, 3 one comparison (they do not chain), 2 &&, 1 ||.
+ * An operator is taken when its precedence is at least `min` and at most
+ * that of the last one taken at this level (less for a second comparison),
+ * so each level accepts exactly the grammar's sentences, with the same
+ * position at each error; && and || parse the operand whose value is not
+ * needed without its errors (e->skip). */
+static int64_t binary(ex *e, int min)
 {
     int64_t v = unary(e);
+    int last = 6;
     for (;;) {
-        int64_t r = 0;
-        if (eat(e, "*")) {
-            int64_t w = unary(e);
-            bool ovf = __builtin_mul_overflow(v, w, &r);
-            v = checked(e, ovf, r);
-        } else if (eat(e, "/") || eat(e, "%")) {
-            char op = e->p[-1];
-            int64_t w = unary(e);
-            if (w == 0) {
+        const char c = peek(e), d = c ? e->p[1] : '\0';
+        int prec, len = 1;
+        if (c == '*' || c == '/' || c == '%')
+            prec = 5;
+        else if (c == '+' || c == '-')
+            prec = 4;
+        else if (c == '<' || c == '>')
+            prec = 3, len = 1 + (d == '=');
+        else if ((c == '=' || c == '!') && d == '=')
+            prec = 3, len = 2;
+        else if (c == '&' && d == '&')
+            prec = 2, len = 2;
+        else if (c == '|' && d == '|')
+            prec = 1, len = 2;
+        else
+            return v;
+        if (prec < min || prec > last || (prec == 3 && last == 3))
+            return v;
+        last = prec;
+        e->p += len;
+        int64_t w, r = 0;
+        bool ovf;
+        switch (prec) {
+        case 5:
+            w = unary(e); /* no space after it is read before an error */
+            if (c == '*') {
+                ovf = __builtin_mul_overflow(v, w, &r);
+                v = checked(e, ovf, r);
+            } else if (w == 0) {
                 fail(e, LLMMEM_E_OUT_OF_RANGE, "division by zero");
                 v = 0;
-                continue;
+            } else {
+                v = c == '/' ? v / w : v % w;
             }
-            v = op == '/' ? v / w : v % w;
-        } else {
-            return v;
+            break;
+        case 4:
+            w = binary(e, 5);
+            ovf = c == '+' ? __builtin_add_overflow(v, w, &r) : __builtin_sub_overflow(v, w, &r);
+            v = checked(e, ovf, r);
+            break;
+        case 3:
+            w = binary(e, 4);
+            v = c == '=' ? v == w : c == '!' ? v != w : c == '<' ? (len == 2 ? v <= w : v < w)
+                                                                : (len == 2 ? v >= w : v > w);
+            break;
+        case 2: /* the right operand's value only when the left is true */
+            if (v) {
+                v = binary(e, 3) != 0;
+            } else {
+                e->skip++;
+                binary(e, 3);
+                e->skip--;
+            }
+            break;
+        default: /* || : the right operand's value only when the left is false */
+            if (v) {
+                e->skip++;
+                binary(e, 2);
+                e->skip--;
+                v = 1;
+            } else {
+                v = binary(e, 2) != 0;
+            }
+            break;
         }
     }
 }
 
-static int64_t sum(ex *e)
-{
-    int64_t v = prod(e);
-    for (;;) {
-        int64_t r = 0;
-        bool ovf;
-        if (eat(e, "+")) {
-            int64_t w = prod(e);
-            ovf = __builtin_add_overflow(v, w, &r);
-        } else if (eat(e, "-")) {
-            int64_t w = prod(e);
-            ovf = __builtin_sub_overflow(v, w, &r);
-        } else {
-            return v;
-        }
-        v = checked(e, ovf, r);
-    }
-}
-
-static int64_t cmp(ex *e)
-{
-    int64_t v = sum(e);
-    if (eat(e, "=="))
-        return v == sum(e);
-    if (eat(e, "!="))
-        return v != sum(e);
-    if (eat(e, "<="))
-        return v <= sum(e);
-    if (eat(e, ">="))
-        return v >= sum(e);
-    if (eat(e, "<"))
-        return v < sum(e);
-    if (eat(e, ">"))
-        return v > sum(e);
-    return v;
-}
-
-/* Parses an operand whose value is not needed (short-circuit, the other
- * branch of ?:): syntax is still checked, values are not. */
-static int64_t unused(ex *e, int64_t (*parse)(ex *))
+/* Parses an expression whose value is not needed (the other branch of ?:):
+ * syntax is still checked, values are not. */
+static int64_t unused(ex *e)
 {
     e->skip++;
-    parse(e);
+    expr(e);
     e->skip--;
     return 0;
 }
 
-static int64_t and_(ex *e)
-{
-    int64_t v = cmp(e);
-    while (eat(e, "&&"))
-        v = v ? cmp(e) != 0 : (unused(e, cmp), 0);
-    return v;
-}
-
-static int64_t or_(ex *e)
-{
-    int64_t v = and_(e);
-    while (eat(e, "||"))
-        v = v ? (unused(e, and_), 1) : and_(e) != 0;
-    return v;
-}
-
 static int64_t expr(ex *e)
 {
-    int64_t c = or_(e);
-    if (!eat(e, "?"))
+    int64_t c = binary(e, 1);
+    if (peek(e) != '?' || !eat(e, "?"))
         return c;
-    int64_t a = c ? expr(e) : unused(e, expr);
+    int64_t a = c ? expr(e) : unused(e);
     if (!eat(e, ":"))
         return fail(e, LLMMEM_E_INTERNAL, "expected ':'");
-    int64_t b = c ? unused(e, expr) : expr(e);
+    int64_t b = c ? unused(e) : expr(e);
     return c ? a : b;
 }
 
 int llmmem__expr_eval(int64_t *out, const char *text, const llmmem__qvals *q)
 {
+    /* a lone symbol or a short number (most rows' shapes and flags: "h", "V",
+     * "mb", "0") is read without the parser; anything else, or a symbol the
+     * model lacks, takes the parser (which reports it) */
+    const char *p = text;
+    if (is_ident(*p)) {
+        while (is_ident(*p) || is_digit(*p))
+            p++;
+        int i;
+        if (!*p && llmmem__qvals_find(q, text, (size_t)(p - text), &i)) {
+            *out = q->v[i];
+            return 0;
+        }
+    } else if (is_digit(*p)) {
+        int64_t v = 0;
+        while (is_digit(*p) && p - text < 18)
+            v = v * 10 + (*p++ - '0');
+        if (!*p) {
+            *out = v;
+            return 0;
+        }
+    }
     ex e = {.p = text, .text = text, .q = q, .err = 0, .skip = 0};
     int64_t v = expr(&e);
     skip(&e);

@@ -65,6 +65,41 @@ static void sync_raw(struct llmmem_model *m)
     llmmem__registry_set(m, "tie", m->tie_embeddings);
 }
 
+/* Zero bytes over [from, to) of m, in pieces (offsets ascending). */
+static void clear_span(struct llmmem_model *m, size_t from, size_t to)
+{
+    if (to > from)
+        memset((char *)m + from, 0, to - from);
+}
+
+void llmmem__model_clear(struct llmmem_model *m)
+{
+    /* the arrays left as they are, each read only below its count (which is
+     * cleared): the quantities (registry_init fills them), the layer
+     * variants' values and counts (registry_layer_add_at), a composite's parts
+     * (registry_composite clears them), the tensors, the notes */
+#define AT(f) offsetof(struct llmmem_model, f)
+#define END(f) (offsetof(struct llmmem_model, f) + sizeof m->f)
+    static const struct {
+        size_t from, to;
+    } keep[] = {
+        {offsetof(struct llmmem_model, q) + offsetof(llmmem__qvals, sym), END(q)},
+        {AT(variants.v), END(variants.layers)},
+        {AT(mm.tq), END(mm.tq)},
+        {AT(mm.tensors.t), END(mm.tensors.t)},
+        {AT(tensors.t), END(tensors.t)},
+        {AT(notes), END(notes)},
+    };
+#undef AT
+#undef END
+    size_t at = 0;
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(keep); i++) {
+        clear_span(m, at, keep[i].from);
+        at = keep[i].to;
+    }
+    clear_span(m, at, sizeof *m);
+}
+
 static void zero_counts(struct llmmem_model *m)
 {
     m->params = m->params_embedding = m->params_attention = m->params_mlp = 0;
@@ -477,6 +512,7 @@ int llmmem_model_clone(llmmem_model **out, const llmmem_model *model)
     if (!m)
         return llmmem__error(LLMMEM_E_NOMEM, "llmmem_model_clone: out of memory");
     *m = *model;
+    m->memo = NULL;
     if (model->gguf && !(m->gguf = llmmem__gguf_clone(model->gguf))) {
         free(m);
         return llmmem__error(LLMMEM_E_NOMEM, "llmmem_model_clone: out of memory");
@@ -487,8 +523,10 @@ int llmmem_model_clone(llmmem_model **out, const llmmem_model *model)
 
 void llmmem_model_free(llmmem_model *model)
 {
-    if (model)
+    if (model) {
+        llmmem__model_cache_drop(model);
         llmmem__gguf_free(model->gguf);
+    }
     free(model);
 }
 
@@ -525,6 +563,8 @@ int llmmem_model_set_i64(llmmem_model *m, int key, int64_t value)
 {
     if (!m)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_model_set_i64: NULL model");
+    /* the replays made with the model as it was are not this model's */
+    llmmem__model_cache_drop(m);
     const key_info *k = key_find(key);
     if (!k)
         return llmmem__error(LLMMEM_E_UNKNOWN_PARAM, "model key %d does not exist", key);

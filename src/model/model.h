@@ -222,6 +222,11 @@ struct llmmem_model {
 
     int note_count;
     char notes[LLMMEM__MAX_NOTES][LLMMEM__NOTE_MAX];
+    /* NULL, or the replays of the caching allocator already made with this
+     * model (memory/reserved.c): made on the first replay, shared by the
+     * threads that read the model (a lock inside), dropped when the model
+     * is set or freed; a copy of the model starts without it */
+    struct llmmem__model_cache *memo;
 };
 
 enum llmmem__vkind { LLMMEM__V_NONE = 0, LLMMEM__V_CLIP, LLMMEM__V_SIGLIP, LLMMEM__V_QWEN2VL, LLMMEM__V_QWEN3VL };
@@ -229,6 +234,24 @@ enum llmmem__vkind { LLMMEM__V_NONE = 0, LLMMEM__V_CLIP, LLMMEM__V_SIGLIP, LLMME
  * vision rotary, a patch merger as the projector. */
 #define LLMMEM__VISION_QWEN(t) ((t)->kind == LLMMEM__V_QWEN2VL || (t)->kind == LLMMEM__V_QWEN3VL)
 
+/* Clears a model for a reader to fill: every field but the arrays whose used
+ * part a count gives (quantities, layer variants, a composite's parts,
+ * tensors, notes), which stay as they are; their counts are cleared. */
+void llmmem__model_clear(struct llmmem_model *m);
+/* What a layer above hangs on a model (the replay memo of memory/reserved.c):
+ * the model drops it through its own release function when it is set or
+ * freed, without knowing what it holds. A struct llmmem_model that no API
+ * function made (a test's model on the stack) starts zeroed and calls
+ * llmmem__model_cache_drop before it is cleared or goes out of scope. */
+typedef struct llmmem__model_cache {
+    void (*release)(struct llmmem__model_cache *self);
+} llmmem__model_cache;
+static inline void llmmem__model_cache_drop(struct llmmem_model *m)
+{
+    if (m->memo)
+        m->memo->release(m->memo);
+    m->memo = NULL;
+}
 /* Recomputes every count from the fields. Returns LLMMEM_E_OUT_OF_RANGE on
  * overflow, LLMMEM_E_SCHEMA if a required field is missing. */
 int llmmem__model_count(struct llmmem_model *m);

@@ -8,27 +8,23 @@
 #include <stdio.h>
 #include <string.h>
 
-int64_t llmmem__qvals_get(const llmmem__qvals *q, const char *sym, int64_t def)
-{
-    int i;
-    return llmmem__qvals_find(q, sym, strlen(sym), &i) ? q->v[i] : def;
-}
-
-double llmmem__qvals_real(const llmmem__qvals *q, const char *sym, double def)
-{
-    int i;
-    return llmmem__qvals_find(q, sym, strlen(sym), &i) ? q->r[i] : def;
-}
 
 void llmmem__qvals_init(llmmem__qvals *q, const llmmem__qdef *d, int n)
 {
     q->n = n;
+    memset(q->slot, 0, sizeof q->slot);
     for (int i = 0; i < n; i++) {
         q->sym[i] = d[i].sym;
         q->len[i] = (uint8_t)strlen(d[i].sym);
         q->src[i] = LLMMEM__QS_DEFAULT;
         q->v[i] = 0;
         q->r[i] = 0;
+        /* the first of equal names stays the one found, as in a search in order */
+        unsigned h = llmmem__qvals_hash(d[i].sym, q->len[i]);
+        while (q->slot[h] && !(q->len[q->slot[h] - 1] == q->len[i] && !memcmp(q->sym[q->slot[h] - 1], d[i].sym, q->len[i])))
+            h = (h + 1) & (LLMMEM__Q_SLOTS - 1);
+        if (!q->slot[h])
+            q->slot[h] = (uint8_t)(i + 1);
     }
 }
 
@@ -40,7 +36,10 @@ void llmmem__registry_init(struct llmmem_model *m, const llmmem__arch *f)
     llmmem__qvals_init(&m->q, f->q, f->nq);
     memset(m->layers_of, 0, sizeof m->layers_of);
     m->layers_listed = false;
-    memset(&m->variants, 0, sizeof m->variants);
+    /* the values and layer counts of the variants are written before they
+     * are read (llmmem__registry_layer_add_at) */
+    m->variants.n = m->variants.nsym = 0;
+    memset(m->variants.sym, 0, sizeof m->variants.sym);
     for (int i = 0; i < f->nq && m->variants.nsym < LLMMEM__MAX_VSYMS; i++)
         if (f->q[i].type & LLMMEM__QT_LAYERWISE)
             m->variants.sym[m->variants.nsym++] = (uint8_t)i;
@@ -449,6 +448,19 @@ int llmmem__registry_layer_add_at(struct llmmem_model *m, int64_t i, int mixer, 
 static int pattern_from_rules(struct llmmem_model *m)
 {
     memset(m->layers_of, 0, sizeof m->layers_of);
+    const int mr = m->fam->mixer.rule, fr = m->fam->ffn.rule;
+    if (m->variants.nsym == 0 && (mr == LLMMEM__MR_FULL || mr == LLMMEM__MR_SLIDING) &&
+        (fr == LLMMEM__FR_DENSE || fr == LLMMEM__FR_MOE) && m->num_layers > 0) {
+        /* rules without the layer index: every layer is the first's */
+        int mx, ff, rc;
+        if ((rc = llmmem__registry_mixer_of(&mx, m, 0)) || (rc = llmmem__registry_ffn_of(&ff, m, 0)) ||
+            (rc = llmmem__registry_layer_add(m, mx, ff)))
+            return rc;
+        for (int x = 0; x < LLMMEM__MX_COUNT; x++)
+            for (int y = 0; y < LLMMEM__FF_COUNT; y++)
+                m->layers_of[x][y] *= m->num_layers;
+        return 0;
+    }
     for (int64_t i = 0; i < m->num_layers; i++) {
         int mx, ff, rc;
         if ((rc = llmmem__registry_mixer_of(&mx, m, i)) || (rc = llmmem__registry_ffn_of(&ff, m, i)) ||
@@ -462,11 +474,21 @@ static int64_t layers_in(const int64_t (*of)[LLMMEM__FF_COUNT], unsigned where_k
 {
     unsigned where = where_kinds & ((1u << LLMMEM__WHERE_SHIFT) - 1), kinds = where_kinds >> LLMMEM__WHERE_SHIFT;
     int64_t n = 0;
-    for (int x = 0; x < LLMMEM__MX_COUNT; x++)
-        for (int y = 0; y < LLMMEM__FF_COUNT; y++)
-            if ((where == LLMMEM__W_MIXER && (kinds & (1u << x))) ||
-                (where == LLMMEM__W_FFN && (kinds & (1u << y))) || where == LLMMEM__W_LAYER)
+    if (where == LLMMEM__W_LAYER) {
+        for (int x = 0; x < LLMMEM__MX_COUNT; x++)
+            for (int y = 0; y < LLMMEM__FF_COUNT; y++)
                 n += of[x][y];
+    } else if (where == LLMMEM__W_MIXER) {
+        for (int x = 0; x < LLMMEM__MX_COUNT; x++)
+            if (kinds & (1u << x))
+                for (int y = 0; y < LLMMEM__FF_COUNT; y++)
+                    n += of[x][y];
+    } else if (where == LLMMEM__W_FFN) {
+        for (int y = 0; y < LLMMEM__FF_COUNT; y++)
+            if (kinds & (1u << y))
+                for (int x = 0; x < LLMMEM__MX_COUNT; x++)
+                    n += of[x][y];
+    }
     return n;
 }
 

@@ -21,6 +21,8 @@
 
 #include "core/core.h"
 
+#include <string.h>
+
 /* ---- quantities ---------------------------------------------------------- */
 
 #define LLMMEM__MAX_Q 64
@@ -92,8 +94,10 @@ enum llmmem__qsrc {
 };
 
 /* The values of a model's quantities. Integers (BOOL as 0/1) in v, reals in r. */
+#define LLMMEM__Q_SLOTS 128
 typedef struct llmmem__qvals {
     int n;
+    uint8_t slot[LLMMEM__Q_SLOTS];  /* index + 1 of a symbol by the hash of its name (0: none) */
     const char *sym[LLMMEM__MAX_Q]; /* static (the family entry's strings) */
     uint8_t len[LLMMEM__MAX_Q];
     uint8_t src[LLMMEM__MAX_Q];     /* enum llmmem__qsrc: where the value comes from */
@@ -101,10 +105,26 @@ typedef struct llmmem__qvals {
     double r[LLMMEM__MAX_Q];
 } llmmem__qvals;
 
+/* The slot of a symbol's name in qvals' table (its first and last characters
+ * and its length). */
+static inline unsigned llmmem__qvals_hash(const char *sym, size_t len)
+{
+    return ((unsigned)(unsigned char)sym[0] * 7u + (unsigned)(unsigned char)sym[len - 1] * 13u + (unsigned)len * 29u) &
+           (LLMMEM__Q_SLOTS - 1);
+}
 bool llmmem__qvals_find(const llmmem__qvals *q, const char *sym, size_t len, int *index);
-/* The value of a symbol, or `def` when the family has no such quantity. */
-int64_t llmmem__qvals_get(const llmmem__qvals *q, const char *sym, int64_t def);
-double llmmem__qvals_real(const llmmem__qvals *q, const char *sym, double def);
+/* The value of a symbol, or `def` when the family has no such quantity
+ * (inline: the length of a literal name is known where it is written). */
+static inline int64_t llmmem__qvals_get(const llmmem__qvals *q, const char *sym, int64_t def)
+{
+    int i;
+    return llmmem__qvals_find(q, sym, strlen(sym), &i) ? q->v[i] : def;
+}
+static inline double llmmem__qvals_real(const llmmem__qvals *q, const char *sym, double def)
+{
+    int i;
+    return llmmem__qvals_find(q, sym, strlen(sym), &i) ? q->r[i] : def;
+}
 /* Evaluates an expression of the registry; errors name the expression. */
 int llmmem__expr_eval(int64_t *out, const char *text, const llmmem__qvals *q);
 /* Declares quantities in q (none given). */

@@ -64,6 +64,8 @@ int32_t llmmem__rp_prior_segment(llmmem__replay *r, uint64_t segment, uint64_t r
  * sets' order, balance and counts, segment neighbours, merged free blocks,
  * the reserved and allocated sums): for tests; O(n^2) in the free blocks. */
 const char *llmmem__rp_check(llmmem__replay *r);
+/* The replays the model's memo holds (reserved.c; tests). */
+int llmmem__memo_entries(const struct llmmem_model *m);
 
 /* A recorded timeline (record.c): every event with the allocator's state. */
 enum llmmem__tl_op {

@@ -5,7 +5,9 @@
  * llmmem__result_finish (peak.c) reports. */
 #include "replay/replay.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The bound on a replay's length: events of one layer's forward and
@@ -14,6 +16,168 @@
 #define EVENTS_PER_LAYER UINT64_C(400)
 #define MAX_EVENTS UINT64_C(400000)
 
+
+/* ---- the memo of replays on the model handle -------------------------------------
+ *
+ * A replay is a function of the model and of the configuration alone (the
+ * training or generate quantities it reads are computed from them). The
+ * model keeps the last MEMO_SLOTS replays made with it, each under the
+ * configuration it was made for, compared value by value through the
+ * parameter table (every parameter, the set-parameter mask, the
+ * calibration): the same question again is answered with the same peaks,
+ * byte for byte, without replaying. The memo is made on the first replay,
+ * shared under its lock by the threads that estimate with the model, and
+ * dropped when the model is set or freed (model.c). Timelines
+ * (llmmem_timeline, which records every event into its sink) always replay. */
+#define MEMO_SLOTS 8
+
+typedef struct memo_entry {
+    uint64_t key; /* 0: empty */
+    int kind;     /* 1 training, 2 generate */
+    struct llmmem_config c;
+    uint64_t reserved, allocated;
+    bool oom;
+} memo_entry;
+
+typedef struct memo {
+    llmmem__model_cache base; /* first: the model's pointer is to it */
+    pthread_mutex_t lock;
+    int next; /* the slot the next replay takes */
+    memo_entry e[MEMO_SLOTS];
+} memo;
+
+int llmmem__memo_entries(const struct llmmem_model *m)
+{
+    const memo *mm = (const memo *)(const void *)m->memo;
+    int n = 0;
+    for (int i = 0; mm && i < MEMO_SLOTS; i++)
+        n += mm->e[i].key != 0;
+    return n;
+}
+
+static void memo_release(llmmem__model_cache *self)
+{
+    memo *mm = (memo *)(void *)self;
+    pthread_mutex_destroy(&mm->lock);
+    free(mm);
+}
+
+static uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * UINT64_C(0x100000001B3) + (h >> 29); }
+
+/* What of a configuration a replay can depend on: each parameter's value
+ * (by the parameter table's offsets and types), the set-parameter mask and
+ * the calibration (whose CUDA context sets the budget); DO(bytes, n) for
+ * each value, DOS(text) for each string. */
+#define CONFIG_VALUES(c, DO, DOS)                                                                \
+    do {                                                                                         \
+        const int np_ = llmmem_param_count();                                                    \
+        const llmmem__param_info *rows_ = llmmem__param_info_at(0);                              \
+        for (int i_ = 0; i_ < np_; i_++) {                                                       \
+            const char *f_ = (const char *)(c) + rows_[i_].offset;                               \
+            if (rows_[i_].type == LLMMEM_TYPE_STR)                                               \
+                DOS(f_);                                                                         \
+            else                                                                                 \
+                DO(f_, rows_[i_].type == LLMMEM_TYPE_F64 ? sizeof(double) : sizeof(int64_t));    \
+        }                                                                                        \
+        DO((c)->set_mask, sizeof (c)->set_mask);                                                 \
+        DO(&(c)->calibrated, sizeof (c)->calibrated);                                            \
+        DO((c)->calib_component, sizeof (c)->calib_component);                                   \
+        DO(&(c)->calib_reserved, sizeof (c)->calib_reserved);                                    \
+        DO(&(c)->calib_context_bytes, sizeof (c)->calib_context_bytes);                          \
+    } while (0)
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t w;
+        memcpy(&w, b + k, sizeof w);
+        h = mix(h, w);
+    }
+    for (; k < n; k++)
+        h = mix(h, b[k]);
+    return h;
+}
+
+static uint64_t memo_key(const struct llmmem_config *c, int kind)
+{
+    uint64_t h = UINT64_C(0xCBF29CE484222325) ^ (uint64_t)kind;
+#define HASH(p, n) (h = hash_bytes(h, (p), (n)))
+#define HASHS(s) (h = hash_bytes(h, (s), strlen(s) + 1))
+    CONFIG_VALUES(c, HASH, HASHS);
+#undef HASH
+#undef HASHS
+    return h ? h : 1;
+}
+
+/* Whether a and b agree on every value memo_key reads. */
+static bool memo_same(const struct llmmem_config *a, const struct llmmem_config *b)
+{
+    bool same = true;
+#define AT_A(p) ((const char *)a + ((const char *)(p) - (const char *)b))
+#define CMP(p, n) (same = same && !memcmp(AT_A(p), (p), (n)))
+#define CMPS(s) (same = same && !strcmp(AT_A(s), (s)))
+    CONFIG_VALUES(b, CMP, CMPS);
+#undef CMP
+#undef CMPS
+#undef AT_A
+    return same;
+}
+
+/* The peaks of an earlier replay of the same question, when there is one. */
+static bool memo_find(const struct llmmem_model *m, const struct llmmem_config *c, int kind, uint64_t key,
+                      uint64_t *reserved, uint64_t *allocated, bool *oom)
+{
+    memo *mm = (memo *)(void *)__atomic_load_n(&m->memo, __ATOMIC_ACQUIRE);
+    if (!mm)
+        return false;
+    bool hit = false;
+    pthread_mutex_lock(&mm->lock);
+    for (int i = 0; i < MEMO_SLOTS && !hit; i++) {
+        const memo_entry *e = &mm->e[i];
+        if (e->key == key && e->kind == kind && memo_same(c, &e->c)) {
+            *reserved = e->reserved;
+            *allocated = e->allocated;
+            *oom = e->oom;
+            hit = true;
+        }
+    }
+    pthread_mutex_unlock(&mm->lock);
+    return hit;
+}
+
+/* Keeps a replay's peaks (nothing when memory is short: the next asks again). */
+static void memo_put(const struct llmmem_model *cm, const struct llmmem_config *c, int kind, uint64_t key,
+                     uint64_t reserved, uint64_t allocated, bool oom)
+{
+    struct llmmem_model *m = (struct llmmem_model *)cm; /* the memo is the handle's, behind its lock */
+    llmmem__model_cache *have = __atomic_load_n(&m->memo, __ATOMIC_ACQUIRE);
+    if (!have) {
+        memo *fresh = calloc(1, sizeof *fresh);
+        if (!fresh || pthread_mutex_init(&fresh->lock, NULL)) {
+            free(fresh);
+            return;
+        }
+        fresh->base.release = memo_release;
+        if (__atomic_compare_exchange_n(&m->memo, &have, &fresh->base, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            have = &fresh->base;
+        else /* another thread made it first: `have` now holds it */
+            memo_release(&fresh->base);
+    }
+    memo *mm = (memo *)(void *)have;
+    pthread_mutex_lock(&mm->lock);
+    memo_entry *e = &mm->e[mm->next];
+    mm->next = (mm->next + 1) % MEMO_SLOTS;
+    e->key = key;
+    e->kind = kind;
+    e->c = *c;
+    e->c.side = NULL;
+    e->reserved = reserved;
+    e->allocated = allocated;
+    e->oom = oom;
+    pthread_mutex_unlock(&mm->lock);
+}
 
 /* One replay of a training run over `layers` layers: its peaks. */
 static int replay_train(uint64_t *reserved, uint64_t *allocated, bool *oom, const llmmem__train *t,
@@ -108,10 +272,16 @@ int llmmem__reserved_train(struct llmmem_result *r, const llmmem__train *t, cons
         return LLMMEM_OK;
     uint64_t res, alloc;
     bool oom;
-    /* the steady state is reached by the second step (the optimizer state
-     * and the autograd workspace exist from the first) and the second
-     * micro-step; llmmem_timeline replays three steps as measured */
-    int rc = replay_train(&res, &alloc, &oom, t, m, c, L, sink ? 3 : 2, sink ? 0 : 2, sink);
+    const uint64_t key = sink ? 0 : memo_key(c, 1);
+    int rc = LLMMEM_OK;
+    if (!key || !memo_find(m, c, 1, key, &res, &alloc, &oom)) {
+        /* the steady state is reached by the second step (the optimizer
+         * state and the autograd workspace exist from the first) and the
+         * second micro-step; llmmem_timeline replays three steps as measured */
+        rc = replay_train(&res, &alloc, &oom, t, m, c, L, sink ? 3 : 2, sink ? 0 : 2, sink);
+        if (rc == LLMMEM_OK && key)
+            memo_put(m, c, 1, key, res, alloc, oom);
+    }
     if (rc == LLMMEM_OK) {
         r->replayed = true;
         r->replay_oom = oom;
@@ -134,6 +304,11 @@ int llmmem__reserved_infer(struct llmmem_result *r, const llmmem__infer *x, cons
     (void)llmmem__mul3(&o, llmmem__mul(&o, x->B, x->S + x->N), x->kv_tl + 1, 4 * x->L);
     if (!replay_bounded(r, llmmem__mul(&o, x->L, llmmem__add(&o, llmmem__mul(&o, x->N, 40), 100)), o.overflow))
         return LLMMEM_OK;
+    const uint64_t key = sink ? 0 : memo_key(c, 2);
+    if (key && memo_find(m, c, 2, key, &r->replay_reserved, &r->replay_allocated, &r->replay_oom)) {
+        r->replayed = true;
+        return LLMMEM_OK;
+    }
     llmmem__alloc_conf conf;
     llmmem__alloc_conf_of(&conf, c);
     llmmem__replay rp;
@@ -146,6 +321,8 @@ int llmmem__reserved_infer(struct llmmem_result *r, const llmmem__infer *x, cons
         r->replay_oom = rp.oom;
         r->replay_reserved = rp.peak_reserved;
         r->replay_allocated = rp.peak_allocated;
+        if (key)
+            memo_put(m, c, 2, key, rp.peak_reserved, rp.peak_allocated, rp.oom);
     }
     llmmem__rp_release(&rp);
     return rc == LLMMEM_E_NOMEM ? llmmem__error(rc, "allocator replay: out of memory") : LLMMEM_OK;
