@@ -117,7 +117,7 @@ int llmmem__engine_infer(struct llmmem_result *r, const struct llmmem_model *m, 
     infer_base(&b, &o, &run);
     /* Vision-language models (vision.c): image tokens join each prompt; the
      * frozen encoder's working set for the batch's images is a prefill point. */
-    if ((rc = llmmem__vision_compute(&b.vb, m, c, u(c->batch_size), &o)) != 0)
+    if ((rc = llmmem__vision_compute(&b.vb, m, c, run.B, run.S, &o)) != 0)
         return rc;
     b.overflow = o.overflow;
     infer_keys(r, m, &b, !(e->flags & LLMMEM__CAP_OWN_WEIGHTS));

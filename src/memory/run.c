@@ -39,6 +39,7 @@ void llmmem__run_resolve_train(llmmem__run *r, const struct llmmem_model *m, con
     r->B = u(c->micro_batch_size);
     r->S = u(c->seq_len);
     r->T = r->B * r->S; /* both bounded by the parameter table (1e7 x 1e8) */
+    r->N = 0;
 }
 
 /* The model's dimensions every inference term divides by or multiplies with. */
@@ -99,5 +100,6 @@ int llmmem__run_resolve_infer(llmmem__run *r, const struct llmmem_model *m, cons
     r->B = u(c->batch_size);
     r->S = u(c->prompt_len);
     r->T = r->B * r->S;
+    r->N = u(c->decode_len);
     return LLMMEM_OK;
 }

@@ -38,6 +38,7 @@ typedef struct llmmem__run {
     /* the workload: B sequences (training: the micro-batch; inference: the batch) of S
      * tokens (the sequence; the prompt), T = B x S (image tokens not counted) */
     uint64_t B, S, T;
+    uint64_t N; /* inference: the tokens decoded after the prompt (decode_len); training: 0 */
 } llmmem__run;
 
 /* The KV heads of a model (the heads when it names none): the one place of that rule. */

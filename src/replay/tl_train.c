@@ -259,7 +259,7 @@ static void shapes(tl_gen *g)
     const llmmem__train *t = g->t;
     const struct llmmem_config *c = g->c;
     g->T = t->tokens;
-    g->B = llmmem__nonneg(c->micro_batch_size);
+    g->B = t->B; /* the run's (memory/run.c) */
     if (!g->B)
         g->B = 1;
     g->S = g->T / g->B;

@@ -61,7 +61,7 @@ static void activations(llmmem__train *t, const llmmem__train_in *in, llmmem__ov
      * transient otherwise (transient.c). */
     uint64_t mask_bytes = llmmem__saved_window_mask(m, rc, in->s, o);
     if (rc->attention == LLMMEM__ATTN_EAGER && c->checkpointing == LLMMEM__CKPT_FULL)
-        mask_bytes = llmmem__saved_eager_mask(c, rc, in->s, o);
+        mask_bytes = llmmem__saved_eager_mask(in->B, rc, in->s, o);
     t->act_other = llmmem__add(o, t->act_other, mask_bytes);
     t->act_other = llmmem__add(o, t->act_other, in->vb.saved);
     t->vision_saved = in->vb.saved;
@@ -119,14 +119,16 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const llmme
         return rcode;
     llmmem__train_in in = {.run = run, .m = m, .c = c, .ts = &m->tensors, .B = run->B, .classic = classic};
     llmmem__recipe_of(&in.rc, m, c);
+    in.rc.batched = run->B > 1;
     /* Vision-language models: image tokens join each sequence (vision.c). */
-    rcode = llmmem__vision_compute(&in.vb, m, c, run->B, &o);
+    rcode = llmmem__vision_compute(&in.vb, m, c, run->B, run->S, &o);
     if (rcode)
         return rcode;
     in.s = llmmem__add(&o, run->S, in.vb.lm_tokens);
     in.T = llmmem__mul(&o, run->B, in.s);
     t->layers = m->num_layers;
     t->tokens = in.T;
+    t->B = run->B;
     t->checkpointing = c->checkpointing == LLMMEM__CKPT_FULL || c->checkpointing == LLMMEM__CKPT_SELECTIVE_OP;
 
     /* Built once with the model (llmmem__model_count); a model filled by hand
@@ -139,7 +141,7 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const llmme
     if (!in.ts->exact)
         llmmem__result_note(r, "per-tensor layout of %s approximated from component counts", m->model_type);
     llmmem__states_linears(&in.lin, in.ts, &o);
-    if ((rcode = llmmem__frameworks_check(m, c, &in.rc)) || (rcode = llmmem__compile_check(m, c, &in.rc)) ||
+    if ((rcode = llmmem__frameworks_check(m, c, &in.rc, run->S)) || (rcode = llmmem__compile_check(m, c, &in.rc)) ||
         (rcode = llmmem__recipes_check(m, c, run->caps)))
         return rcode;
     llmmem__frameworks_qlora_linears(&in.qlin, &in.qlin_largest, &in, &o);
@@ -168,8 +170,8 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const llmme
     t->workspace = cublas_workspace(run);
     if (o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
-                             "training estimate overflows 64-bit byte counts (micro_batch_size %lld x "
-                             "seq_len %lld on %lld parameters)",
-                             (long long)c->micro_batch_size, (long long)c->seq_len, (long long)m->params);
+                             "training estimate overflows 64-bit byte counts (micro_batch_size %llu x "
+                             "seq_len %llu on %lld parameters)",
+                             (unsigned long long)run->B, (unsigned long long)run->S, (long long)m->params);
     return LLMMEM_OK;
 }

@@ -34,6 +34,7 @@ typedef struct llmmem__train {
     llmmem__states st;
     int64_t layers;
     uint64_t tokens;            /* micro_batch_size * seq_len */
+    uint64_t B;                 /* sequences of a micro-batch (run->B): the replay's */
     uint64_t act_layer;         /* saved by autograd per decoder layer (no checkpointing) */
     uint64_t act_layer_max;     /* the largest one layer's, where layer kinds differ (kinds.c);
                                    0: every layer keeps act_layer */
@@ -123,8 +124,7 @@ uint64_t llmmem__saved_head(const struct llmmem_model *m, const struct llmmem_co
 uint64_t llmmem__saved_window_mask(const struct llmmem_model *m, const llmmem__recipe *rc, uint64_t s,
                                    llmmem__ovf *o);
 /* Eager's causal mask (b, 1, s, s) in the compute dtype (saved.c). */
-uint64_t llmmem__saved_eager_mask(const struct llmmem_config *c, const llmmem__recipe *rc, uint64_t s,
-                                  llmmem__ovf *o);
+uint64_t llmmem__saved_eager_mask(uint64_t B, const llmmem__recipe *rc, uint64_t s, llmmem__ovf *o);
 /* Per token: what a frozen down projection's LoRA keeps of its input (saved.c). */
 uint64_t llmmem__saved_mlp_down_frozen(const struct llmmem_model *m, const struct llmmem_config *c,
                                        const llmmem__recipe *rc);
@@ -176,9 +176,10 @@ void llmmem__transient_compute(llmmem__train *t, const llmmem__train_in *in, llm
 
 /* ---- framework model code, torch.compile and the training recipes ---------
  * (frameworks.c, compile.c, recipes.c) */
-/* Refuses what the framework profile does not model (families, autocast, eager attention). */
+/* Refuses what the framework profile does not model (families, autocast, eager attention);
+ * S: the run's sequence (run->S). */
 int llmmem__frameworks_check(const struct llmmem_model *m, const struct llmmem_config *c,
-                             const llmmem__recipe *rc);
+                             const llmmem__recipe *rc, uint64_t S);
 /* Saved bytes per token of one decoder layer in the framework's module code (eager). */
 uint64_t llmmem__frameworks_saved_layer(const struct llmmem_model *m, const struct llmmem_config *c,
                                         const llmmem__recipe *rc);

@@ -20,7 +20,7 @@ static uint64_t forward_layer_transient(const llmmem__train *t, const llmmem__tr
 {
     uint64_t x = t->checkpointing ? llmmem__mul3(o, in->T, f_eff(in->m), 3 * in->rc.cb) : 0;
     if (in->rc.attention == LLMMEM__ATTN_EAGER && in->c->checkpointing != LLMMEM__CKPT_FULL)
-        x = llmmem__add(o, x, llmmem__saved_eager_mask(in->c, &in->rc, in->s, o));
+        x = llmmem__add(o, x, llmmem__saved_eager_mask(in->B, &in->rc, in->s, o));
     return x;
 }
 

@@ -17,7 +17,7 @@ static void hf_shapes(llmmem__infer *x, llmmem__ovf *o, const struct llmmem_mode
     memset(x, 0, sizeof *x);
     x->B = run->B;
     x->S = llmmem__add(o, run->S, b->vb.lm_tokens);
-    x->N = u(c->decode_len);
+    x->N = run->N;
     x->T = llmmem__mul(o, x->B, x->S);
     x->e = b->e;
     x->h = run->h;
@@ -132,10 +132,10 @@ static int infer_hf(struct llmmem_result *r, const struct llmmem_model *m, const
     hf_generate(&x, &o, m, b);
     if (o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
-                             "batch_size %lld x prompt_len %lld x decode_len %lld overflows "
+                             "batch_size %llu x prompt_len %llu x decode_len %llu overflows "
                              "64-bit byte counts",
-                             (long long)c->batch_size, (long long)c->prompt_len,
-                             (long long)c->decode_len);
+                             (unsigned long long)b->run->B, (unsigned long long)b->run->S,
+                             (unsigned long long)b->run->N);
     hf_phase(r, LLMMEM_PHASE_PREFILL, &x.prefill, b->weights, b->ws);
     if (x.N > 0)
         hf_phase(r, LLMMEM_PHASE_DECODE, &x.decode, b->weights, b->ws);
