@@ -293,8 +293,8 @@ static void mg_setup(mg_run *r)
     r->lps = (uint64_t)m->num_layers / r->pp;
     r->nmb = (uint64_t)microbatches(c);
     mg_bytes_per_param(r);
-    const uint64_t s_local = (uint64_t)c->seq_len / (uint64_t)r->l.cp;
-    r->sb = llmmem__mul(&r->o, s_local, (uint64_t)c->micro_batch_size);
+    const uint64_t s_local = r->run->run.S / (uint64_t)r->l.cp; /* the run's micro-batch, resolved once */
+    r->sb = llmmem__mul(&r->o, s_local, r->run->run.B);
     r->sp = c->sequence_parallel && r->l.tp > 1;
     r->dropout = c->dropout == LLMMEM__DROPOUT_ON ||
                  (c->dropout == LLMMEM__DROPOUT_MODEL && m->hidden_dropout > 0);
