@@ -10,7 +10,11 @@
 #     (c->, cfg->, conf->, cx->, ->c->, .c->), only in the files or folders of the doc's
 #     "options" list;
 #  3. the lists hold no stale entry: each names a file or folder that exists and reads
-#     what the list says it does.
+#     what the list says it does;
+#  4. the derived quantities written once stay so: "num_kv_heads, else the heads"
+#     (memory/run.h llmmem__kv_heads), "gpu_memory_bytes, else the GPU table's" and
+#     "cuda_context_bytes, else the GPU table's" (memory/alloc.h llmmem__gpu_capacity,
+#     llmmem__gpu_context) appear in their one file only.
 # Reads the source, needs no build. Exit 1 with every violation listed.
 set -u
 cd "$(dirname "$0")/.."
@@ -73,6 +77,19 @@ for tag, entries, readers in (("resolve-workload", workload_ok, wl_files), ("res
             bad.append(f"docs/architecture.md <!-- {tag} -->: src/{e} does not exist")
         elif not any(covered(f, [e]) for f in readers):
             bad.append(f"docs/architecture.md <!-- {tag} -->: src/{e} reads none of it any more (drop it)")
+once = {r"num_kv_heads\s*>\s*0\s*\?": "src/memory/run.h",
+        r"gpu_memory_bytes\s*>\s*0\s*\?": "src/memory/alloc.h",
+        r"cuda_context_bytes\s*>=\s*0\s*\?": "src/memory/alloc.h"}
+for pat, home in once.items():
+    homes = set()
+    for f in sorted(glob.glob("src/**/*.[ch]", recursive=True)):
+        for n, line in enumerate(open(f), 1):
+            if re.search(pat, line):
+                homes.add(f)
+                if f != home:
+                    bad.append(f"{f}:{n}: re-derives what {home} defines once ({line.strip()}): call it")
+    if home not in homes:
+        bad.append(f"{home}: no longer holds the rule /{pat}/ (update test/test_resolve.sh)")
 for b in bad:
     print(b)
 print(f"resolve: {len(fields)} configuration fields; the workload read in {len(wl_files)} files "
