@@ -50,7 +50,6 @@ static int compute_rc(llmmem__train *t, const llmmem_model *m, const llmmem_conf
     llmmem__run_resolve_train(&run, m, c);
     /* what the single engine's row lets the byte model do (engines/single.c) */
     run.caps = LLMMEM__CAP_ONE_GPU | LLMMEM__CAP_REPLAY | LLMMEM__CAP_OPTIM_IN_BWD | LLMMEM__CAP_TORCH_RECOMPUTE;
-    run.gpu = llmmem__gpu_at((int)c->gpu);
     int rc = llmmem__train_compute(t, r, &run);
     llmmem_result_free(r);
     return rc;

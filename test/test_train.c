@@ -54,7 +54,6 @@ static llmmem__train compute(const llmmem_model *m, const llmmem_config *c)
     llmmem__run_resolve_train(&run, m, c);
     /* what the single engine's row lets the byte model do (engines/single.c) */
     run.caps = LLMMEM__CAP_ONE_GPU | LLMMEM__CAP_REPLAY | LLMMEM__CAP_OPTIM_IN_BWD | LLMMEM__CAP_TORCH_RECOMPUTE;
-    run.gpu = llmmem__gpu_at((int)c->gpu);
     assert_int_equal(llmmem__train_compute(&t, r, &run), 0);
     llmmem_result_free(r);
     return t;

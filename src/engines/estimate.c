@@ -51,7 +51,6 @@ static int run_model(llmmem__engine_run *r, struct llmmem__tl *sink)
     r->run.caps = r->e->flags;
     r->run.no_replay = r->e->no_replay;
     r->run.sink = sink;
-    r->run.gpu = llmmem__gpu_at((int)r->cx->gpu);
     if (!(r->e->flags & LLMMEM__CAP_ONE_GPU))
         r->run.l = r->l;
     int rc = llmmem__train_compute(&r->t, r->out, &r->run);

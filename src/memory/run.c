@@ -36,6 +36,7 @@ static void shapes(llmmem__run *r, const struct llmmem_model *m, const struct ll
 void llmmem__run_resolve_train(llmmem__run *r, const struct llmmem_model *m, const struct llmmem_config *c)
 {
     shapes(r, m, c, 1);
+    r->gpu = llmmem__gpu_at((int)c->gpu); /* NULL outside the table: refused when the result is finished (peak.c) */
     r->B = u(c->micro_batch_size);
     r->S = u(c->seq_len);
     r->T = r->B * r->S; /* both bounded by the parameter table (1e7 x 1e8) */

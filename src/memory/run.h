@@ -53,7 +53,7 @@ static inline uint64_t llmmem__kv_heads_per_rank(uint64_t k, uint64_t tp)
 }
 
 /* The shapes of a training run (the single-GPU model the engines shard: tp 1;
- * B = micro_batch_size, S = seq_len). */
+ * B = micro_batch_size, S = seq_len) and its GPU. */
 void llmmem__run_resolve_train(llmmem__run *r, const struct llmmem_model *m, const struct llmmem_config *c);
 /* The shapes of an inference run on tensor_parallel_size ranks (B = batch_size,
  * S = prompt_len), with its checks: the model's dimensions positive, the batch
