@@ -3,8 +3,9 @@
  * file computes. Pure arithmetic, no allocation. It checks the arguments,
  * computes what every runtime shares (weights and KV bytes per GPU under
  * tensor parallelism, the vision tokens), calls the row's infer hook and
- * searches the tensor-parallel size that fits. The byte model is in memory/
- * (weights.c, kv.c, prefill*.c, decode.c). */
+ * searches the tensor-parallel size that fits. The byte model is in infer/
+ * (weights.c, kv.c, prefill*.c, decode.c); the run, with the checks, is
+ * memory/run.c's. */
 #include "engines/engines.h"
 
 #include <string.h>
