@@ -230,6 +230,19 @@ static void note_ignored(vstate *s, const char *raw)
                                         "%s%s", s->nignored ? ", " : "", raw);
 }
 
+/* The parameters whose 0 means "vLLM's default" in the library but which vLLM itself
+ * refuses at 0. */
+static bool zero_refused(const char *param)
+{
+    static const char *const names[] = {"gpu_memory_utilization", "max_model_len", "max_num_seqs",
+                                        "max_num_batched_tokens", "kv_block_size", "kv_cache_memory_bytes",
+                                        "num_gpu_blocks_override"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(names[i], param))
+            return true;
+    return false;
+}
+
 /* One vLLM flag at argv[*i]; returns false when it is not a vLLM flag of the table. */
 static bool vllm_flag(vstate *s, int argc, char **argv, int *i)
 {
@@ -273,6 +286,19 @@ static bool vllm_flag(vstate *s, int argc, char **argv, int *i)
         is_bool_word(argv[*i + 1]))
         value = argv[++*i];
     bool on = !neg && !(value && (value[0] == 'f' || value[0] == 'F'));
+    /* vLLM refuses 0 where the library's parameter reads 0 as "the default": CacheConfig
+     * gpu_memory_utilization (gt=0), block_size (gt=0); SchedulerConfig max_num_seqs,
+     * max_num_batched_tokens (ge=1); a zero max_model_len, KV cache size or block count
+     * leaves no request room */
+    if ((f->kind == V_PARAM || f->kind == V_COUNT) && f->param && zero_refused(f->param) && value) {
+        double x = 0.0;
+        char *end = NULL;
+        x = strtod(value, &end);
+        if (end != value && x <= 0.0)
+            cli_fail_msg(LLMMEM_E_OUT_OF_RANGE, EXIT_USAGE,
+                         "vllm: %s %s: vLLM refuses a value of 0 or less (vllm/config/cache.py, scheduler.py)", arg,
+                         value);
+    }
     switch (f->kind) {
     case V_PARAM: add_param(s, arg, f->param, value); break;
     case V_COUNT: add_param(s, arg, f->param, count_text(s, arg, value)); break;
@@ -358,29 +384,6 @@ static bool own_flag(vstate *s, int argc, char **argv, int *i)
     return false;
 }
 
-static void print_vllm_lines(const llmmem_result *r, const llmmem_config *cfg)
-{
-    double conc = 0;
-    uint64_t w = cli_result_u64(r, LLMMEM_R_WEIGHTS_BYTES);
-    uint64_t avail = cli_result_u64(r, LLMMEM_R_KV_AVAILABLE_BYTES);
-    int64_t tokens = cli_result_i64(r, LLMMEM_R_KV_TOKENS);
-    llmmem_result_get_f64(&conc, r, LLMMEM_R_MAX_CONCURRENCY);
-    int64_t len = 0;
-    llmmem_config_get_i64(&len, cfg, LLMMEM_P_MAX_MODEL_LEN);
-    char a[64], b[64];
-    const double gib = 1073741824.0;
-    printf("vLLM, per GPU (as it logs them)\n");
-    printf("  Model loading took %.4f GiB\n", (double)w / gib);
-    printf("  Available KV cache memory: %.2f GiB\n", (double)avail / gib);
-    printf("  GPU KV cache size: %s tokens\n", cli_group(a, sizeof a, tokens));
-    if (len > 0)
-        printf("  Maximum concurrency for %s tokens per request: %.2fx\n",
-               cli_group(b, sizeof b, len), conc);
-    else
-        printf("  Maximum concurrency for max_model_len tokens per request: %.2fx\n", conc);
-    printf("\n");
-}
-
 static int result_json(char *buf, size_t cap, size_t *need, const void *r)
 {
     return llmmem_result_to_json(buf, cap, need, r);
@@ -435,8 +438,7 @@ int cli_run_vllm(int argc, char **argv)
             fprintf(stderr, "llmmem: note: vLLM flags without effect on GPU memory: %s\n",
                     s.ignored);
     } else {
-        print_vllm_lines(r, cfg);
-        cli_print_table(r, m, cfg, s.o.units);
+        cli_print_table(r, m, cfg, s.o.units); /* vLLM's lines first */
         if (s.nignored)
             printf("\nvLLM flags without effect on GPU memory: %s\n", s.ignored);
         if (s.o.explain)

@@ -263,6 +263,44 @@ static int storage(vargs *v, const struct llmmem_model *m, const struct llmmem_c
     return 0;
 }
 
+/* What vLLM itself refuses to start with. */
+static int verify_args(const vargs *v, const struct llmmem_model *m, const struct llmmem_config *c)
+{
+    /* config/model.py _get_and_verify_max_len: a max_model_len past the model's (rope-scaled)
+     * positions raises unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 */
+    if (c->max_model_len > 0 && m->max_positions > 0) {
+        const double f = m->rope_len_factor >= 1.0 ? m->rope_len_factor : 1.0;
+        const double derived = (double)(m->rope_orig_positions > 0 ? m->rope_orig_positions : m->max_positions) * f;
+        if ((double)c->max_model_len > derived)
+            return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
+                                 "max_model_len %lld%s is greater than the model's %.0f positions "
+                                 "(max_position_embeddings %lld%s): vLLM refuses it (config/model.py "
+                                 "_get_and_verify_max_len) unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1",
+                                 (long long)c->max_model_len, llmmem__config_origin(c, LLMMEM_P_MAX_MODEL_LEN), derived,
+                                 (long long)m->max_positions, f > 1.0 ? " x rope_scaling factor" : "");
+    }
+    /* config/scheduler.py SchedulerConfig.verify_max_model_len */
+    if (c->max_num_batched_tokens > 0 && c->max_num_seqs > 0 && v->tokens < v->seqs)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "max_num_batched_tokens %llu%s must be greater than or equal to max_num_seqs %llu%s "
+                             "(vLLM config/scheduler.py verify_max_model_len)",
+                             (unsigned long long)v->tokens, llmmem__config_origin(c, LLMMEM_P_MAX_NUM_BATCHED_TOKENS),
+                             (unsigned long long)v->seqs, llmmem__config_origin(c, LLMMEM_P_MAX_NUM_SEQS));
+    if (c->max_num_batched_tokens > 0 && c->enable_chunked_prefill == LLMMEM__TRI_OFF && v->tokens < v->maxlen)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "max_num_batched_tokens %llu%s is smaller than max_model_len %llu with chunked prefill "
+                             "off: vLLM refuses it (config/scheduler.py verify_max_model_len)",
+                             (unsigned long long)v->tokens, llmmem__config_origin(c, LLMMEM_P_MAX_NUM_BATCHED_TOKENS),
+                             (unsigned long long)v->maxlen);
+    /* v1/attention/backends/flash_attn.py get_kv_cache_shape: "Block size must be a multiple of 16." */
+    if (c->kv_block_size > 0 && c->kv_block_size % 16 != 0)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
+                             "kv_block_size %lld%s: vLLM's FlashAttention backend needs a multiple of 16 "
+                             "(v1/attention/backends/flash_attn.py get_kv_cache_shape)",
+                             (long long)c->kv_block_size, llmmem__config_origin(c, LLMMEM_P_KV_BLOCK_SIZE));
+    return LLMMEM_OK;
+}
+
 static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem_config *c,
                      const llmmem__infer_base *b)
 {
@@ -292,6 +330,8 @@ static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem
     else
         v->tokens = dtok;
     v->reqs = llmmem__min(v->tokens, v->seqs);
+    if ((rc = verify_args(v, m, c)) != 0)
+        return rc;
     v->tp = (uint64_t)b->tp;
     v->pp = c->pp > 0 ? u(c->pp) : 1;
     v->dp = c->dp > 0 ? u(c->dp) : 1;
@@ -443,18 +483,26 @@ static bool state_in_budget(const vargs *v) { return LLMMEM__VLLM_HAS(v->vb, TOT
  * + range(256, N + 1, 16); N = min(2 * max_num_seqs, 512, max_num_batched_tokens). */
 static uint64_t capture_sizes(uint64_t largest, uint64_t vb)
 {
-    uint64_t n = 0;
-    for (uint64_t s = 1; s <= largest; s++) {
-        bool in;
-        if (s <= 4)
-            in = s == 1 || s == 2 || s == 4;
-        else if (LLMMEM__VLLM_HAS(vb, CAPTURE_STEP_16) && s >= 256)
-            in = (s - 256) % 16 == 0;
-        else
-            in = s % 8 == 0;
-        n += in;
+    if (llmmem__vllm_every_layer) { /* the sizes one by one (tests: test_vllm_layers) */
+        uint64_t n = 0;
+        for (uint64_t s = 1; s <= largest; s++) {
+            bool in;
+            if (s <= 4)
+                in = s == 1 || s == 2 || s == 4;
+            else if (LLMMEM__VLLM_HAS(vb, CAPTURE_STEP_16) && s >= 256)
+                in = (s - 256) % 16 == 0;
+            else
+                in = s % 8 == 0;
+            n += in;
+        }
+        return n;
     }
-    return n;
+    /* 1, 2 and 4, then the multiples of 8 (from 5 to 255: 31 of them), from 256
+     * on every 16th where the version steps so */
+    const uint64_t n = (uint64_t)(largest >= 1) + (largest >= 2) + (largest >= 4);
+    if (LLMMEM__VLLM_HAS(vb, CAPTURE_STEP_16) && largest >= 256)
+        return n + 255 / 8 + (largest - 256) / 16 + 1;
+    return n + largest / 8;
 }
 
 /* The CUDA graph memory (gpu_model_runner.py profile_cudagraph_memory from
@@ -603,12 +651,12 @@ static int run_stage(vstage *st, llmmem__ovf *o, const vargs *v, const struct ll
     return 0;
 }
 
-/* The longest max_model_len whose request fits `avail` bytes
- * (kv_cache_utils.py estimate_max_model_len, a binary search). */
+/* The longest max_model_len up to `hi` whose request fits `avail` bytes
+ * (kv_cache_utils.py estimate_max_model_len, a binary search; 0 when 1 token does not). */
 static uint64_t longest_len(llmmem__ovf *o, const vargs *v, const struct llmmem_model *m,
-                            const struct llmmem_config *c, const vstage *st, double avail)
+                            const struct llmmem_config *c, const vstage *st, double avail, uint64_t hi)
 {
-    uint64_t lo = 0, hi = v->maxlen;
+    uint64_t lo = 0;
     llmmem__vllm_rank r;
     rank_of(&r, v, 0, u(m->num_layers));
     while (lo < hi) {
@@ -838,12 +886,15 @@ static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, con
      * before 0.20 and the sampler state before 0.27 come on top of it) */
     r->bytes[D][LLMMEM_C_OTHER] = llmmem__add(&o, llmmem__add(&o, best.nt, v.cg_applied ? cg : 0),
                                               state_in_budget(&v) ? best.state : 0);
-    r->bytes[D][LLMMEM_C_KV_CACHE] = started ? kv_bytes : (uint64_t)(need > 0 ? need : 0);
+    /* not started: the KV cache counted is one max_model_len request's, what vLLM says it
+     * needs; the pool it would have made is not a KV cache it has */
+    const uint64_t kv_counted = started ? kv_bytes : (uint64_t)(need > 0 ? need : 0);
+    r->bytes[D][LLMMEM_C_KV_CACHE] = kv_counted;
     r->largest_block = best.w.largest;
     llmmem__result_set_u64(r, LLMMEM_R_WEIGHTS_BYTES, best.w.bytes);
     llmmem__result_set_u64(r, LLMMEM_R_PERSISTENT_BYTES, best.w.bytes);
     llmmem__result_set_u64(r, LLMMEM_R_KV_BYTES_PER_TOKEN, best.kv.kv_bytes_per_token);
-    llmmem__result_set_u64(r, LLMMEM_R_KV_CACHE_BYTES, kv_bytes);
+    llmmem__result_set_u64(r, LLMMEM_R_KV_CACHE_BYTES, kv_counted);
     llmmem__result_set_i64(r, LLMMEM_R_KV_BLOCKS, (int64_t)blocks);
     uint64_t seqs = conc > 0 ? (uint64_t)conc : 0;
     llmmem__result_set_i64(r, LLMMEM_R_MAX_CONCURRENT_SEQS, (int64_t)llmmem__min(seqs, v.seqs));
@@ -858,6 +909,17 @@ static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, con
     llmmem__result_set_u64(r, LLMMEM_R_CUDA_GRAPH_BYTES, cg);
     llmmem__result_set_i64(r, LLMMEM_R_KV_BLOCK_TOKENS, (int64_t)best.kv.block);
     llmmem__result_set_u64(r, LLMMEM_R_REQUESTED_BYTES, v.requested);
+    /* the longest context one request can have in the memory available, up to the model's
+     * own maximum (ModelConfig refuses a longer max_model_len): max_model_len itself when it
+     * is the model's and fits, else vLLM's estimate_max_model_len over [1, that bound] */
+    const uint64_t model_max = m->max_positions > 0 ? u(m->max_positions) : 2048;
+    const uint64_t bound = llmmem__max(v.maxlen, model_max);
+    uint64_t longest = 0;
+    if (room && best.available > 0)
+        longest = started && v.maxlen >= bound ? v.maxlen
+                                               : longest_len(&o, &v, m, c, &best, best.available, bound);
+    llmmem__result_set_i64(r, LLMMEM_R_MAX_MODEL_LEN, (int64_t)v.maxlen);
+    llmmem__result_set_i64(r, LLMMEM_R_ESTIMATED_MAX_MODEL_LEN, (int64_t)longest);
     terms(r, &v, &best, cg, kv_bytes);
     inputs(r, &v, &best);
     notes(r, &v, c, &best, graphs, custom_ar);
@@ -873,8 +935,7 @@ static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, con
     else if (!started)
         llmmem__result_note(r, "vllm: one max_model_len request needs %.2f GiB of KV cache, %.2f "
                                "available; estimated maximum model length %llu",
-                            need / (double)GiB, best.available / (double)GiB,
-                            (unsigned long long)longest_len(&o, &v, m, c, &best, best.available));
+                            need / (double)GiB, best.available / (double)GiB, (unsigned long long)longest);
     if (o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "vllm budget overflows 64-bit byte counts");
     rc = llmmem__result_finish(r, c);
