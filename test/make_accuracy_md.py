@@ -136,7 +136,7 @@ def reference_section(path):
     if os.path.exists(dev):
         out += ["### The harness against the measured dev set", "",
                 "Allocated peak from the replay of the harness's own event list through the allocator model",
-                "(src/memory/replay.c), the set run as measure.py ran it (one process).", "",
+                "(src/replay/replay.c), the set run as measure.py ran it (one process).", "",
                 "| id | model | measured GiB | harness GiB | error | reserved error |", "|---|---|---:|---:|---:|---:|"]
         errs = []
         for line in open(dev):

@@ -373,6 +373,14 @@ run 0 estimate --preset llama-3.2-1b --engine deepspeed --gpus 8 --json &&
     [ "$(jget "$TMP/out" 'd["engine"]')" = zero ] && ok || bad "--engine deepspeed: engine zero"
 run 2 "${E[@]}" --engine deepspeed --zero-stage 3 && one_line_error LLMMEM_E_INVALID_ARG "stage 2"
 run 0 "${E[@]}" --engine zero3 --zero-stage 3 --gpus 8
+# --engine takes every engine name of the library (llmmem params lists them), written with
+# '-' or '_' in any case; an unknown one is refused with the library's names and the aliases
+for e in $("$CLI" params | awk '$1 == "engine" {print $NF}' | tr '|' ' '); do
+    run 0 "${E[@]}" --engine "$(echo "$e" | tr '_a-z' '-A-Z')" --json &&
+        { [ "$(jget "$TMP/out" 'd["engine"]')" = "$e" ] && ok || bad "--engine $e: engine $(jget "$TMP/out" 'd["engine"]')"; }
+done
+run 2 "${E[@]}" --engine zer0 && one_line_error LLMMEM_E_INVALID_ARG \
+    '--engine "zer0" (did you mean zero?): one of single, ddp, zero, fsdp, megatron, megatron_deepspeed; or pytorch (= ddp)'
 # presets --json, gpus --json
 run 0 presets --json && json_ok "presets --json"
 [ "$(jget "$TMP/out" 'len(d)')" = "$("$CLI" presets | wc -l)" ] && ok || bad "presets --json count"

@@ -12,7 +12,10 @@
 #     the library defines is prefixed (llmmem_ public, llmmem__ internal);
 #  3. no circles: the graph of which object uses which other object's symbols (every
 #     global, not only llmmem ones) is acyclic, in the library and in the CLI
-#     (examples/cli/, compiled here into a temporary folder).
+#     (examples/cli/, compiled here into a temporary folder);
+#  4. every source file that docs/*.md, README.md or a comment of src/ names by its layer
+#     path (layer/file.c, src/layer/sub/file.h, ...) exists: a file that moves takes its
+#     mentions along (the placeholder x of docs/architecture.md's how-tos aside).
 # Runs after make (it reads build/obj). Exit 1 with every violation listed.
 set -u
 cd "$(dirname "$0")/.."
@@ -132,6 +135,18 @@ cli_defs, cli_uses = symbols(sorted(glob.glob(os.path.join(cliobj, "*.o"))), cli
 cli_edges = {o: {cli_defs[s] for s in syms if s in cli_defs and cli_defs[s] != o} for o, syms in cli_uses.items()}
 for comp in circles(cli_edges):
     bad.append("circle in the CLI between examples/cli/" + ", examples/cli/".join(sorted(c[:-2] + ".c" for c in comp)))
+# 4. files named by their layer path exist
+named = re.compile(r"(?<![\w/.-])(?:src/)?((?:" + "|".join(below) + r")/(?:[a-z_0-9]+/)*[a-z_0-9]+\.(?:c|h|def))\b")
+for f in sorted(glob.glob("docs/*.md") + ["README.md"] + glob.glob("src/**/*.[ch]", recursive=True) +
+                glob.glob("src/**/*.def", recursive=True)):
+    for n, line in enumerate(open(f, encoding="utf-8"), 1):
+        for m in named.finditer(line):
+            path = m.group(1)
+            parts = path.split("/")
+            if "x" in parts[1:-1] or parts[-1].split(".")[0] == "x":
+                continue
+            if not os.path.exists("src/" + path):
+                bad.append(f"{f}:{n}: names src/{path}, which does not exist (moved? name its new place)")
 for b in bad:
     print(b)
 print(f"layers: {len(objs)} objects in {len(layers_found)} layers, {sum(len(e) for e in edges.values())} file edges; "

@@ -46,9 +46,11 @@ static int compute_rc(llmmem__train *t, const llmmem_model *m, const llmmem_conf
     llmmem_result *r = NULL;
     assert_int_equal(llmmem_result_new(&r), 0);
     llmmem__result_clear(r);
+    llmmem__run run;
+    llmmem__run_resolve_train(&run, m, c);
     /* what the single engine's row lets the byte model do (engines/single.c) */
-    r->caps = LLMMEM__CAP_ONE_GPU | LLMMEM__CAP_REPLAY | LLMMEM__CAP_OPTIM_IN_BWD | LLMMEM__CAP_TORCH_RECOMPUTE;
-    int rc = llmmem__train_compute(t, r, m, c);
+    run.caps = LLMMEM__CAP_ONE_GPU | LLMMEM__CAP_REPLAY | LLMMEM__CAP_OPTIM_IN_BWD | LLMMEM__CAP_TORCH_RECOMPUTE;
+    int rc = llmmem__train_compute(t, r, &run);
     llmmem_result_free(r);
     return rc;
 }

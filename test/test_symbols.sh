@@ -4,6 +4,8 @@
 #   the global: list of the version script src/libllmmem.map,
 #   test/abi/symbols.txt (the committed list; make abi-baseline rewrites it),
 #   nm -D --defined-only lib/libllmmem.so (what the linker really exports).
+# And the static archive (LIBA, lib/libllmmem.a) defines no global symbol without the
+# llmmem_ / llmmem__ prefix: a program linking it statically meets no bare name of ours.
 # And the enum values of the header are append-only: every "NAME VALUE" line of
 # test/abi/constants.txt is still in the header with that value (new ones may be added).
 # With --header-list / --constants it only prints the header's functions / enum values.
@@ -76,6 +78,16 @@ if [ -s "$tmp/lost" ]; then
     cat "$tmp/lost"
     status=1
 fi
+# The static archive: every global symbol it defines is prefixed (issue 26).
+liba=${LIBA:-lib/libllmmem.a}
+[ -e "$liba" ] || { echo "$liba is not built"; exit 1; }
+nm -g --defined-only "$liba" | awk -v lib="$liba" 'NF == 3 && $3 !~ /^llmmem_/ {print lib ": " $3}' >"$tmp/bare_ar"
+if [ -s "$tmp/bare_ar" ]; then
+    echo "globals without the llmmem_ / llmmem__ prefix in $liba:"
+    cat "$tmp/bare_ar"
+    status=1
+fi
+nar=$(nm -g --defined-only "$liba" | awk 'NF == 3' | wc -l)
 n=$(wc -l <"$tmp/header")
-[ "$status" -eq 0 ] && echo "symbols: $n functions; header, map, symbols.txt and nm -D agree; $(wc -l <"$tmp/constants") enum values, none renumbered"
+[ "$status" -eq 0 ] && echo "symbols: $n functions; header, map, symbols.txt and nm -D agree; $(wc -l <"$tmp/constants") enum values, none renumbered; $nar globals of $liba, all prefixed"
 exit "$status"

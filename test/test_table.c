@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,39 +84,102 @@ static void engine_config(llmmem_config *c, int engine, int variant)
     }
 }
 
-/* llmmem_estimate_X(m, c) == llmmem_estimate(m, c with engine X), on every preset,
- * the answer and the refusals alike; c leaves the engine unset for the wrapper. */
+/* llmmem_estimate_X(m, c) == llmmem_estimate(m, c with engine X) on model m, the
+ * answer and the refusals alike; c leaves the engine unset for the wrapper. Adds to
+ * *compared and *estimated. */
+static void compare_training_wrappers(const llmmem_model *m, const char *label, int variant, int *compared,
+                                      int *estimated)
+{
+    for (int k = 0; k < ENTRIES; k++) {
+        llmmem_config *plain = NULL, *with = NULL;
+        assert_int_equal(llmmem_config_new(&plain), 0);
+        engine_config(plain, entries[k].engine, variant);
+        assert_int_equal(llmmem_config_clone(&with, plain), 0);
+        assert_int_equal(llmmem_config_set_i64(with, LLMMEM_P_ENGINE, entries[k].engine), 0);
+        int ra = estimate_json(json_a, sizeof json_a, entries[k].fn, m, plain);
+        int rb = estimate_json(json_b, sizeof json_b, llmmem_estimate, m, with);
+        if (ra != rb || strcmp(json_a, json_b) != 0)
+            fail_msg("%s on %s: status %d, llmmem_estimate with the engine set %d\n%.400s\n%.400s",
+                     entries[k].fn_name, label, ra, rb, json_a, json_b);
+        /* the config that already names the engine gives the same again */
+        int rc = estimate_json(json_a, sizeof json_a, entries[k].fn, m, with);
+        assert_int_equal(rc, rb);
+        assert_string_equal(json_a, json_b);
+        (*compared)++;
+        *estimated += rb == 0;
+        llmmem_config_free(plain);
+        llmmem_config_free(with);
+    }
+}
+
+/* llmmem_estimate_inference(m, c with runtime R) == llmmem_estimate(m, c with mode
+ * inference and runtime R), for every runtime of the table. */
+static void compare_inference_wrapper(const llmmem_model *m, const char *label, int *compared, int *estimated)
+{
+    for (int v = 0; v < llmmem_param_enum_count(LLMMEM_P_RUNTIME); v++) {
+        llmmem_config *plain = NULL, *with = NULL;
+        assert_int_equal(llmmem_config_new(&plain), 0);
+        assert_int_equal(llmmem_config_set_i64(plain, LLMMEM_P_RUNTIME, v), 0);
+        /* the workload, where the runtime reads it (a setting it does not read is refused) */
+        static const struct {
+            int p;
+            const char *v;
+        } workload[] = {{LLMMEM_P_BATCH_SIZE, "2"}, {LLMMEM_P_PROMPT_LEN, "512"}, {LLMMEM_P_DECODE_LEN, "64"}};
+        for (size_t w = 0; w < sizeof workload / sizeof workload[0]; w++)
+            if (llmmem_param_applies(workload[w].p, LLMMEM_P_RUNTIME, v) == 1)
+                set(plain, llmmem_param_name(workload[w].p), workload[w].v);
+        assert_int_equal(llmmem_config_clone(&with, plain), 0);
+        set(with, "mode", "inference");
+        int ra = estimate_json(json_a, sizeof json_a, llmmem_estimate_inference, m, plain);
+        int rb = estimate_json(json_b, sizeof json_b, llmmem_estimate, m, with);
+        if (ra != rb || strcmp(json_a, json_b) != 0)
+            fail_msg("llmmem_estimate_inference, runtime %s, on %s: status %d, llmmem_estimate %d\n%.400s\n%.400s",
+                     llmmem_param_enum_name(LLMMEM_P_RUNTIME, v), label, ra, rb, json_a, json_b);
+        (*compared)++;
+        *estimated += rb == 0;
+        llmmem_config_free(plain);
+        llmmem_config_free(with);
+    }
+}
+
+/* The wrappers against llmmem_estimate on the test data: every preset, every published
+ * config.json of test/data/configs/published, and llama.cpp's GGUF file of the fuzz
+ * corpus; the training wrappers with each engine, llmmem_estimate_inference with each
+ * runtime. */
 static void wrappers_equal_estimate(void **state)
 {
     (void)state;
-    int compared = 0, estimated = 0;
+    int compared = 0, estimated = 0, icompared = 0, iestimated = 0, models = 0;
     for (int p = 0; p < llmmem_preset_count(); p++) {
         llmmem_model *m = NULL;
         assert_int_equal(llmmem_model_from_preset(&m, llmmem_preset_name(p)), 0);
-        for (int k = 0; k < ENTRIES; k++) {
-            llmmem_config *plain = NULL, *with = NULL;
-            assert_int_equal(llmmem_config_new(&plain), 0);
-            engine_config(plain, entries[k].engine, p);
-            assert_int_equal(llmmem_config_clone(&with, plain), 0);
-            assert_int_equal(llmmem_config_set_i64(with, LLMMEM_P_ENGINE, entries[k].engine), 0);
-            int ra = estimate_json(json_a, sizeof json_a, entries[k].fn, m, plain);
-            int rb = estimate_json(json_b, sizeof json_b, llmmem_estimate, m, with);
-            if (ra != rb || strcmp(json_a, json_b) != 0)
-                fail_msg("%s on %s: status %d, llmmem_estimate with the engine set %d\n%.400s\n%.400s",
-                         entries[k].fn_name, llmmem_preset_name(p), ra, rb, json_a, json_b);
-            /* the config that already names the engine gives the same again */
-            int rc = estimate_json(json_a, sizeof json_a, entries[k].fn, m, with);
-            assert_int_equal(rc, rb);
-            assert_string_equal(json_a, json_b);
-            compared++;
-            estimated += rb == 0;
-            llmmem_config_free(plain);
-            llmmem_config_free(with);
-        }
+        compare_training_wrappers(m, llmmem_preset_name(p), p, &compared, &estimated);
+        compare_inference_wrapper(m, llmmem_preset_name(p), &icompared, &iestimated);
         llmmem_model_free(m);
+        models++;
     }
-    printf("  %d preset x engine pairs compared, %d of them estimates\n", compared, estimated);
+    glob_t g;
+    assert_int_equal(glob("test/data/configs/published/*.json", 0, NULL, &g), 0);
+    assert_true(g.gl_pathc >= 40);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        llmmem_model *m = NULL;
+        if (llmmem_model_from_hf_file(&m, g.gl_pathv[i]) != 0)
+            fail_msg("%s: %s", g.gl_pathv[i], llmmem_last_error());
+        compare_training_wrappers(m, g.gl_pathv[i], (int)i, &compared, &estimated);
+        compare_inference_wrapper(m, g.gl_pathv[i], &icompared, &iestimated);
+        llmmem_model_free(m);
+        models++;
+    }
+    globfree(&g);
+    llmmem_model *gguf = NULL;
+    assert_int_equal(llmmem_model_from_gguf_file(&gguf, "fuzz/corpus/fuzz_gguf/llama.gguf"), 0);
+    compare_inference_wrapper(gguf, "fuzz/corpus/fuzz_gguf/llama.gguf", &icompared, &iestimated);
+    llmmem_model_free(gguf);
+    printf("  %d models; %d model x engine pairs compared, %d of them estimates; %d model x runtime pairs, "
+           "%d estimates\n",
+           models + 1, compared, estimated, icompared, iestimated);
     assert_true(estimated > compared / 2);
+    assert_true(iestimated > icompared / 2);
 }
 
 /* GPT-2's learned position table: llmmem_estimate adapts the default

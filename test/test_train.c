@@ -50,9 +50,11 @@ static llmmem__train compute(const llmmem_model *m, const llmmem_config *c)
     llmmem_result *r = NULL;
     assert_int_equal(llmmem_result_new(&r), 0);
     llmmem__result_clear(r);
+    llmmem__run run;
+    llmmem__run_resolve_train(&run, m, c);
     /* what the single engine's row lets the byte model do (engines/single.c) */
-    r->caps = LLMMEM__CAP_ONE_GPU | LLMMEM__CAP_REPLAY | LLMMEM__CAP_OPTIM_IN_BWD | LLMMEM__CAP_TORCH_RECOMPUTE;
-    assert_int_equal(llmmem__train_compute(&t, r, m, c), 0);
+    run.caps = LLMMEM__CAP_ONE_GPU | LLMMEM__CAP_REPLAY | LLMMEM__CAP_OPTIM_IN_BWD | LLMMEM__CAP_TORCH_RECOMPUTE;
+    assert_int_equal(llmmem__train_compute(&t, r, &run), 0);
     llmmem_result_free(r);
     return t;
 }

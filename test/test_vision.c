@@ -55,7 +55,7 @@ static llmmem__vision_bytes vis(const llmmem_model *m, const llmmem_config *c, u
 {
     llmmem__vision_bytes vb;
     llmmem__ovf o = {false};
-    assert_int_equal(llmmem__vision_compute(&vb, m, c, batch, &o), 0);
+    assert_int_equal(llmmem__vision_compute(&vb, m, c, batch, (uint64_t)c->seq_len, &o), 0);
     assert_false(o.overflow);
     return vb;
 }
@@ -441,14 +441,14 @@ static void errors(void **state)
     llmmem__vision_bytes vb;
     llmmem__ovf o = {false};
     assert_int_equal(llmmem_config_set_i64(c, LLMMEM_P_IMAGE_HEIGHT, 448), 0);
-    assert_int_equal(llmmem__vision_compute(&vb, m, c, 1, &o), LLMMEM_E_INCONSISTENT);
+    assert_int_equal(llmmem__vision_compute(&vb, m, c, 1, (uint64_t)c->seq_len, &o), LLMMEM_E_INCONSISTENT);
     assert_non_null(strstr(llmmem_last_error(), "image_width"));
     set_hw(c, 10, 2500); /* aspect ratio 250 > 200 */
-    assert_int_equal(llmmem__vision_compute(&vb, m, c, 1, &o), LLMMEM_E_OUT_OF_RANGE);
+    assert_int_equal(llmmem__vision_compute(&vb, m, c, 1, (uint64_t)c->seq_len, &o), LLMMEM_E_OUT_OF_RANGE);
     assert_non_null(strstr(llmmem_last_error(), "aspect ratio"));
     set_hw(c, 448, 448);
     assert_int_equal(llmmem_config_set_i64(c, LLMMEM_P_MIN_PIXELS, 2000000), 0);
-    assert_int_equal(llmmem__vision_compute(&vb, m, c, 1, &o), LLMMEM_E_INCONSISTENT);
+    assert_int_equal(llmmem__vision_compute(&vb, m, c, 1, (uint64_t)c->seq_len, &o), LLMMEM_E_INCONSISTENT);
     assert_non_null(strstr(llmmem_last_error(), "min_pixels"));
     llmmem_config_free(c);
     llmmem_model_free(m);

@@ -575,6 +575,26 @@ static void test_refused_start(void **state)
     llmmem_model_free(m);
 }
 
+/* The releases x behaviours table (vllm.h) is in release order: a later version has every
+ * behaviour of an earlier one, and each behaviour starts at its own release. */
+static void test_release_table(void **state)
+{
+    (void)state;
+    static const int since[] = {
+#define SINCE(name, a, b, c) LLMMEM__VLLM_V(a, b, c),
+        LLMMEM__VLLM_RELEASES(SINCE)
+#undef SINCE
+    };
+    for (int i = 0; i < LLMMEM__VB_COUNT; i++) {
+        if (i > 0)
+            assert_true(since[i] >= since[i - 1]);
+        assert_true((llmmem__vllm_behaviours(since[i]) >> i) & 1);
+        assert_false((llmmem__vllm_behaviours(since[i] - 1) >> i) & 1);
+    }
+    assert_int_equal(llmmem__vllm_behaviours(LLMMEM__VLLM_V(0, 8, 5)), 0);
+    assert_true(LLMMEM__VLLM_HAS(llmmem__vllm_behaviours(LLMMEM__VLLM_V(0, 33, 0)), GB10_SMALL_TIER));
+}
+
 /* The capacity keys: max_model_len is the one served (given, else the config's
  * max_position_embeddings); estimated_max_model_len is an exact boundary of the estimator
  * (max_model_len N starts vLLM, N + 1 does not) capped at the model's maximum; when vLLM
@@ -646,6 +666,7 @@ static void test_capacity_keys(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_release_table),
         cmocka_unit_test(test_hybrid_gdn_blocks),   cmocka_unit_test(test_hybrid_gdn_fp32_state),
         cmocka_unit_test(test_hybrid_budget_0_10),  cmocka_unit_test(test_groups_by_version),
         cmocka_unit_test(test_v2_sampler_state),    cmocka_unit_test(test_qwen2vl_encoder),

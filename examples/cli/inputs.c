@@ -78,43 +78,55 @@ int cli_model_key_kind(const char *name)
 
 /* ---- engines ---------------------------------------------------------------------------------- */
 
-/* The engine names every command takes. "deepspeed" is ZeRO-2 as gpu-mem-calculator's
- * quick command has it (cli/main.py: zero_stage=2 if engine == "deepspeed"). */
-static const cli_engine engines[] = {
-    {{"single", NULL}, "single", -1},
-    {{"ddp", "pytorch"}, "ddp", -1},
-    {{"zero", NULL}, "zero", -1},
-    {{"zero0", NULL}, "zero", 0},
-    {{"zero1", NULL}, "zero", 1},
-    {{"zero2", "deepspeed"}, "zero", 2},
-    {{"zero3", NULL}, "zero", 3},
-    {{"fsdp", NULL}, "fsdp", -1},
-    {{"megatron", NULL}, "megatron", -1},
-    {{"megatron_deepspeed", NULL}, "megatron_deepspeed", -1},
+/* The CLI's own names for an engine, beside the library's (llmmem_param_enum_name of
+ * LLMMEM_P_ENGINE, which --engine takes as they are: a new engine needs no row here).
+ * "deepspeed" is ZeRO-2 as gpu-mem-calculator's quick command has it (cli/main.py:
+ * zero_stage=2 if engine == "deepspeed"). */
+static const cli_engine aliases[] = {
+    {{"pytorch", NULL}, "ddp", -1},    {{"zero0", NULL}, "zero", 0}, {{"zero1", NULL}, "zero", 1},
+    {{"zero2", "deepspeed"}, "zero", 2}, {{"zero3", NULL}, "zero", 3},
 };
+#define NALIASES (int)(sizeof aliases / sizeof aliases[0])
+#define MAX_ENGINES 32
 
 const cli_engine *cli_engine_find(const char *cmd, const char *written)
 {
+    static cli_engine found; /* a library engine's row (the CLI is single-threaded) */
     char name[64];
     cli_normalize(name, sizeof name, written);
     for (char *c = name; *c; c++)
         if (*c >= 'A' && *c <= 'Z')
             *c = (char)(*c - 'A' + 'a');
-    int k = CLI_FIND(engines, name);
+    const char *names[MAX_ENGINES + 2 * NALIASES];
+    int n = 0, count = llmmem_param_enum_count(LLMMEM_P_ENGINE);
+    char list[512];
+    size_t used = 0;
+    list[0] = '\0';
+    for (int v = 0; v < count && n < MAX_ENGINES; v++) {
+        const char *e = llmmem_param_enum_name(LLMMEM_P_ENGINE, v);
+        if (!e)
+            continue;
+        if (cli_name_is(name, e)) {
+            found = (cli_engine){{e, NULL}, e, -1};
+            return &found;
+        }
+        names[n++] = e;
+        used += (size_t)snprintf(list + used, used < sizeof list ? sizeof list - used : 0, "%s%s",
+                                 v ? ", " : "", e);
+    }
+    int k = CLI_FIND(aliases, name);
     if (k >= 0)
-        return &engines[k];
-    const char *names[2 * sizeof engines / sizeof engines[0]];
-    int n = 0;
-    for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
-        names[n++] = engines[i].names.name;
-        if (engines[i].names.alias)
-            names[n++] = engines[i].names.alias;
+        return &aliases[k];
+    for (int i = 0; i < NALIASES; i++) {
+        names[n++] = aliases[i].names.name;
+        if (aliases[i].names.alias)
+            names[n++] = aliases[i].names.alias;
     }
     char hint[96];
     cli_did_you_mean(hint, sizeof hint, "", cli_suggest(name, names, n));
-    cli_usage_error("%s: --engine \"%s\"%s: one of single, ddp (= pytorch), zero, zero0, zero1, "
-                    "zero2, zero3, deepspeed (= zero2), fsdp, megatron, megatron_deepspeed",
-                    cmd, written, hint);
+    cli_usage_error("%s: --engine \"%s\"%s: one of %s; or pytorch (= ddp), zero0..zero3 (zero at that "
+                    "stage), deepspeed (= zero2)",
+                    cmd, written, hint, list);
 }
 
 /* The parameter flag that sets `id`, or NULL. */

@@ -133,8 +133,8 @@ static const cli_flag flags[] = {
      .help = "memory of one GPU in GB (1e9 bytes), instead of the --gpu table's"},
     {.names.name = "engine", .arg = ARG_TEXT, .groups = CLI_G_PARAMS, .field = AT(engine),
      .metavar = "ENGINE",
-     .help = "single, ddp (= pytorch), zero (stage from --zero-stage), zero0..zero3,\n"
-             "deepspeed (= zero2), fsdp, megatron, megatron_deepspeed"},
+     .help = "an engine of the library (llmmem params: engine's values; zero takes its\n"
+             "stage from --zero-stage), or pytorch (= ddp), zero0..zero3, deepspeed (= zero2)"},
 };
 
 /* "--name" of a flag as help texts and errors show it: '_' -> '-'. */

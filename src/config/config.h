@@ -50,9 +50,9 @@ enum llmmem__engine_id { LLMMEM__ENG_SINGLE = LLMMEM_ENGINE_SINGLE, LLMMEM__ENG_
                       LLMMEM__ENG_MEGATRON = LLMMEM_ENGINE_MEGATRON,
                       LLMMEM__ENG_MEGATRON_DEEPSPEED = LLMMEM_ENGINE_MEGATRON_DEEPSPEED };
 /* What an engine or runtime does: the capability flags of its row
- * (struct llmmem__engine.flags, engines/engines.h). The estimate copies them
- * into the result it fills (llmmem_result.caps), where the byte model reads the
- * few it needs. */
+ * (struct llmmem__engine.flags, engines/engines.h). The driver copies them
+ * into the run it resolves (memory/run.h), where the byte model reads the few it
+ * needs. */
 enum llmmem__caps {
     LLMMEM__CAP_INFERENCE = 1u << 0,        /* a serving runtime (mode inference) */
     LLMMEM__CAP_ONE_GPU = 1u << 1,          /* one GPU: no layout; planned on 1 GPU only */

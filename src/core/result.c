@@ -17,7 +17,6 @@ void llmmem__result_clear(struct llmmem_result *r)
     r->input_count = 0;
     r->mode = 0;
     r->engine = 0;
-    r->caps = 0;
     r->no_replay = NULL;
     r->largest_block = 0;
     r->checkpointing = false;

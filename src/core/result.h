@@ -53,7 +53,6 @@ struct llmmem_result {
     int64_t input_value[LLMMEM__MAX_INPUTS];
     int mode;       /* enum llmmem__mode */
     int engine;     /* LLMMEM_ENGINE_* (training) */
-    unsigned caps;  /* the engine's or runtime's enum llmmem__caps */
     const char *no_replay; /* static: why the allocator replay never draws this engine's run, or NULL */
     uint64_t largest_block; /* largest transient tensor (allocator model) */
     bool checkpointing;

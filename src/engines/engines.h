@@ -6,6 +6,7 @@
 #ifndef LLMMEM_ENGINES_ENGINES_H
 #define LLMMEM_ENGINES_ENGINES_H
 
+#include "memory/run.h"
 #include "replay/replay.h"
 
 /* NULL checks shared by the estimator entry points, then llmmem__model_validate. */
@@ -24,12 +25,6 @@ int llmmem__engine_check(const struct llmmem_model *m, const struct llmmem_confi
 int llmmem__engine_check_inference(const struct llmmem_model *m, const struct llmmem_config *c,
                                    const struct llmmem__engine *e);
 
-/* A parallel layout: world = dp x tp x pp x cp; experts split over ep x etp. */
-typedef struct llmmem__layout {
-    int64_t world, dp, tp, pp, cp, ep, etp, vpp;
-    int64_t per_node; /* GPUs of this job on one node: min(gpus_per_node, world) */
-    int64_t nodes;    /* ceil(world / gpus_per_node) */
-} llmmem__layout;
 /* Reads and validates the layout (LLMMEM_E_INCONSISTENT naming the numbers).
  * model_parallel: the engine accepts TP/PP/CP/EP (Megatron); else they must be 1. */
 int llmmem__engine_layout(llmmem__layout *l, const struct llmmem_model *m,
@@ -58,6 +53,7 @@ void llmmem__megatron_theoretical(double *weights_optim, double *activations,
 /* What both inference runtimes start from (inference.c): one GPU of a
  * tensor-parallel group of tp. */
 typedef struct llmmem__infer_base {
+    const llmmem__run *run;  /* the run (memory/run.h): shapes per rank, B, S, the GPU, the sink */
     int64_t tp;
     const llmmem__gpu *gpu;
     int fmt;                 /* weight storage format (enum llmmem__quant) */
@@ -69,7 +65,6 @@ typedef struct llmmem__infer_base {
     uint64_t kv_tl, kv_tok;  /* KV bytes per token per layer, per token of all layers */
     llmmem__vision_bytes vb; /* image tokens and the encoder's working set */
     bool overflow;           /* the shared part overflowed (reported by the runtime) */
-    struct llmmem__tl *sink; /* NULL, or where a replay records its events (llmmem_timeline) */
 } llmmem__infer_base;
 /* The dtype the matmuls run in: compute_dtype, else param_dtype. */
 static inline int64_t llmmem__compute_of(const struct llmmem_config *c)
@@ -222,6 +217,8 @@ typedef struct llmmem__engine_run {
     struct llmmem_config cx_own;
     struct llmmem_result *out;
     llmmem__layout l; /* unset for a one-GPU engine */
+    llmmem__run run;  /* resolved once (memory/run.h): the model's shapes, the workload, what the
+                         model computes with (r->cx), the row's capabilities, the sink */
     llmmem__train t;  /* the training model of one GPU, then the engine's share of it */
     llmmem__engine_extra x;
     uint64_t host_pinned, host_pageable, nvme; /* bytes per node off the GPU */

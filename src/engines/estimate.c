@@ -17,12 +17,11 @@
 #include <string.h>
 
 /* A result an engine fills from scratch: cleared, tagged with its engine and
- * what the byte model reads of the row. */
+ * why the replay never draws its run. */
 static void result_begin(struct llmmem_result *out, const llmmem__engine *e)
 {
     llmmem__result_clear(out);
     out->engine = e->value;
-    out->caps = e->flags;
     out->no_replay = e->no_replay;
 }
 
@@ -45,16 +44,25 @@ static int run_checks(llmmem__engine_run *r, const struct llmmem_config *cfg)
 /* The single-GPU training model the engine starts from: what the model
  * computes (activations, casts, loss) with r->cx, the model states with the
  * resolved precision r->c (a second pass when they differ: FSDP's policy). */
-static int run_model(llmmem__engine_run *r)
+static int run_model(llmmem__engine_run *r, struct llmmem__tl *sink)
 {
-    int rc = llmmem__train_compute(&r->t, r->out, r->m, r->cx);
+    /* the run, resolved once: the applied configuration, the shapes, the row's
+     * capabilities, the GPU and the recording sink */
+    llmmem__run_resolve_train(&r->run, r->m, r->cx);
+    r->run.caps = r->e->flags;
+    r->run.no_replay = r->e->no_replay;
+    r->run.sink = sink;
+    if (!(r->e->flags & LLMMEM__CAP_ONE_GPU))
+        r->run.l = r->l;
+    int rc = llmmem__train_compute(&r->t, r->out, &r->run);
     if (rc || r->cx == &r->c || r->cx->master_weights == r->c.master_weights)
         return rc;
     struct llmmem_result scratch;
     llmmem__train ts;
+    llmmem__run states = r->run;
+    states.c = &r->c;
     llmmem__result_clear(&scratch);
-    scratch.caps = r->e->flags;
-    if ((rc = llmmem__train_compute(&ts, &scratch, r->m, &r->c)) != 0)
+    if ((rc = llmmem__train_compute(&ts, &scratch, &states)) != 0)
         return rc;
     r->t.st = ts.st;
     r->t.layer_grad = ts.layer_grad;
@@ -106,7 +114,7 @@ int llmmem__engine_estimate(struct llmmem_result *out, const struct llmmem_model
         return e->formula(&r);
     if (e->compute)
         e->compute(&r);
-    if ((rc = run_model(&r)) != 0)
+    if ((rc = run_model(&r, sink)) != 0)
         return rc;
     if (e->flags & LLMMEM__CAP_FUSED_ADAM)
         llmmem__optim_engine_fused(&r.t.st, &r.c);
@@ -120,7 +128,7 @@ int llmmem__engine_estimate(struct llmmem_result *out, const struct llmmem_model
         return rc;
     if ((rc = llmmem__train_fill(out, &r.t, replay ? NULL : &r.x, m, r.cx)) != 0)
         return rc;
-    if (replay && r.cx->allocator_replay && (rc = llmmem__reserved_train(out, &r.t, m, r.cx, sink)) != 0)
+    if (replay && r.cx->allocator_replay && (rc = llmmem__reserved_train(out, &r.t, m, r.cx, r.run.sink)) != 0)
         return rc;
     if ((rc = llmmem__result_finish(out, r.cx)) != 0)
         return rc;

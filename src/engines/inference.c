@@ -3,30 +3,14 @@
  * file computes. Pure arithmetic, no allocation. It checks the arguments,
  * computes what every runtime shares (weights and KV bytes per GPU under
  * tensor parallelism, the vision tokens), calls the row's infer hook and
- * searches the tensor-parallel size that fits. The byte model is in memory/
- * (weights.c, kv.c, prefill*.c, decode.c). */
+ * searches the tensor-parallel size that fits. The byte model is in infer/
+ * (weights.c, kv.c, prefill*.c, decode.c); the run, with the checks, is
+ * memory/run.c's. */
 #include "engines/engines.h"
 
 #include <string.h>
 
 #define u llmmem__nonneg
-
-static int check_dims(const struct llmmem_model *m)
-{
-    if (m->hidden_size <= 0 || m->num_layers <= 0 || m->num_heads <= 0 || m->vocab_size <= 0 ||
-        m->head_dim <= 0)
-        return llmmem__error(
-            LLMMEM_E_SCHEMA,
-            "model: hidden_size %lld, num_layers %lld, num_heads %lld, head_dim %lld "
-            "and vocab_size %lld must all be positive",
-            (long long)m->hidden_size, (long long)m->num_layers, (long long)m->num_heads,
-            (long long)m->head_dim, (long long)m->vocab_size);
-    if (m->num_experts > 0 && m->experts_per_token <= 0)
-        return llmmem__error(LLMMEM_E_SCHEMA, "model: num_experts %lld needs experts_per_token > 0",
-                             (long long)m->num_experts);
-    return 0;
-}
-
 
 /* GPUs needed for serving: the configured TP when it fits, else the smallest
  * tensor-parallel size (a divisor of the heads above the configured one) whose
@@ -61,47 +45,19 @@ static void set_gpus_needed(struct llmmem_result *r, const struct llmmem_model *
         llmmem__result_set_i64(r, LLMMEM_R_GPUS_NEEDED, needed);
 }
 
-/* The batch, prompt and tensor-parallel arguments; *tp and *g on success. */
-static int check_run(const struct llmmem_model *m, const struct llmmem_config *c, int64_t *tp,
-                     const llmmem__gpu **g)
-{
-    if (c->batch_size < 1)
-        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "batch_size %lld: must be at least 1",
-                             (long long)c->batch_size);
-    if (c->prompt_len < 1)
-        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "prompt_len %lld: must be at least 1",
-                             (long long)c->prompt_len);
-    if (c->decode_len < 0)
-        return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "decode_len %lld: must not be negative",
-                             (long long)c->decode_len);
-    *tp = c->tp > 0 ? c->tp : 1;
-    const int64_t kvh = m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
-    if (m->num_heads % *tp != 0)
-        return llmmem__error(LLMMEM_E_INCONSISTENT,
-                             "tensor_parallel %lld does not divide num_heads %lld", (long long)*tp,
-                             (long long)m->num_heads);
-    if (kvh >= *tp ? kvh % *tp != 0 : *tp % kvh != 0)
-        return llmmem__error(
-            LLMMEM_E_INCONSISTENT,
-            "tensor_parallel %lld and num_kv_heads %lld: one must divide the other", (long long)*tp,
-            (long long)kvh);
-    *g = llmmem__gpu_at((int)c->gpu);
-    if (!*g)
-        return llmmem__error(LLMMEM_E_INVALID_ARG, "gpu index %lld is not in the GPU table",
-                             (long long)c->gpu);
-    return 0;
-}
-
 /* Weights, heads and KV bytes on one GPU of the tensor-parallel group. Tensor
  * parallel splits every matrix and the vocabulary (column/row-parallel
  * linears, VocabParallelEmbedding); norms are replicated but negligible. KV
  * heads are split, or replicated when there are fewer than TP ranks (vLLM
  * get_num_kv_heads: max(1, k / tp)). */
-static void infer_base(llmmem__infer_base *b, llmmem__ovf *o, const struct llmmem_model *m,
-                       const struct llmmem_config *c)
+static void infer_base(llmmem__infer_base *b, llmmem__ovf *o, const llmmem__run *run)
 {
-    const uint64_t tp = (uint64_t)b->tp;
-    const int64_t kvh = m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
+    const struct llmmem_model *m = run->m;
+    const struct llmmem_config *c = run->c;
+    const uint64_t tp = run->tp;
+    b->run = run;
+    b->tp = (int64_t)tp;
+    b->gpu = run->gpu;
     b->fmt = llmmem__weights_format(m, c);
     b->e = llmmem__weights_act_bytes(b->fmt, m, c);
     const uint64_t bits = c->quant_bits > 0   ? u(c->quant_bits)
@@ -117,8 +73,8 @@ static void infer_base(llmmem__infer_base *b, llmmem__ovf *o, const struct llmme
     b->ws = c->cublas_workspace_bytes >= 0 ? (uint64_t)c->cublas_workspace_bytes
                                            : b->gpu->cublas_workspace_bytes;
     b->weights = llmmem__ceil_div(llmmem__weights_bytes(o, m, b->fmt, b->e, bits, group), tp);
-    b->a_r = u(m->num_heads) / tp;
-    b->k_r = (uint64_t)(kvh >= b->tp ? kvh / b->tp : 1);
+    b->a_r = run->a_r;
+    b->k_r = run->k_r;
     b->kv_tl = llmmem__kv_token_layer(o, m, b->kvb, b->k_r);
     b->kv_tok = llmmem__mul(o, b->kv_tl, u(m->num_layers));
 }
@@ -147,22 +103,24 @@ int llmmem__engine_infer(struct llmmem_result *r, const struct llmmem_model *m, 
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_estimate_inference: NULL argument");
     llmmem__infer_base b;
     memset(&b, 0, sizeof b);
-    int rc = check_dims(m);
-    if (rc || (rc = check_run(m, c, &b.tp, &b.gpu)) != 0 || (rc = llmmem__kinds_check(m, c, e->kinds_use)) != 0)
+    llmmem__run run; /* resolved once, with the checks of every inference estimate (memory/run.c) */
+    int rc = llmmem__run_resolve_infer(&run, m, c);
+    if (rc || (rc = llmmem__kinds_check(m, c, e->kinds_use)) != 0)
         return rc;
+    run.caps = e->flags;
+    run.no_replay = e->no_replay;
+    run.sink = sink;
     llmmem__ovf o = {false};
     llmmem__result_clear(r);
     r->mode = LLMMEM__MODE_INFERENCE;
-    r->caps = e->flags;
     r->no_replay = e->no_replay;
     llmmem__result_model(r, m);
-    infer_base(&b, &o, m, c);
+    infer_base(&b, &o, &run);
     /* Vision-language models (vision.c): image tokens join each prompt; the
      * frozen encoder's working set for the batch's images is a prefill point. */
-    if ((rc = llmmem__vision_compute(&b.vb, m, c, u(c->batch_size), &o)) != 0)
+    if ((rc = llmmem__vision_compute(&b.vb, m, c, run.B, run.S, &o)) != 0)
         return rc;
     b.overflow = o.overflow;
-    b.sink = sink;
     infer_keys(r, m, &b, !(e->flags & LLMMEM__CAP_OWN_WEIGHTS));
     rc = e->infer(r, m, c, &b);
     if (rc == 0)

@@ -293,8 +293,8 @@ static void mg_setup(mg_run *r)
     r->lps = (uint64_t)m->num_layers / r->pp;
     r->nmb = (uint64_t)microbatches(c);
     mg_bytes_per_param(r);
-    const uint64_t s_local = (uint64_t)c->seq_len / (uint64_t)r->l.cp;
-    r->sb = llmmem__mul(&r->o, s_local, (uint64_t)c->micro_batch_size);
+    const uint64_t s_local = r->run->run.S / (uint64_t)r->l.cp; /* the run's micro-batch, resolved once */
+    r->sb = llmmem__mul(&r->o, s_local, r->run->run.B);
     r->sp = c->sequence_parallel && r->l.tp > 1;
     r->dropout = c->dropout == LLMMEM__DROPOUT_ON ||
                  (c->dropout == LLMMEM__DROPOUT_MODEL && m->hidden_dropout > 0);
@@ -449,7 +449,6 @@ static int mg_stage_estimate(mg_run *r, struct llmmem_result *dst, int si, int s
     llmmem__engine_extra x;
     mg_stage_train(r, &t, &x, &st);
     llmmem__result_clear(dst);
-    dst->caps = r->run->e->flags;
     dst->no_replay = r->run->e->no_replay;
     int rc = llmmem__train_fill(dst, &t, &x, r->m, r->c);
     return rc ? rc : llmmem__result_finish(dst, r->c);

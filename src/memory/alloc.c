@@ -36,10 +36,7 @@ uint64_t llmmem__alloc_reserved(uint64_t peak_allocated, uint64_t largest_block,
 void llmmem__alloc_conf_of(llmmem__alloc_conf *conf, const struct llmmem_config *c)
 {
     const llmmem__gpu *g = llmmem__gpu_at((int)c->gpu);
-    uint64_t cap = c->gpu_memory_bytes > 0 ? (uint64_t)c->gpu_memory_bytes : (g ? g->memory_bytes : 0);
-    uint64_t ctx = c->cuda_context_bytes >= 0 ? (uint64_t)c->cuda_context_bytes : (g ? g->cuda_context_bytes : 0);
-    if (c->calibrated && c->calib_context_bytes >= 0)
-        ctx = (uint64_t)c->calib_context_bytes;
+    const uint64_t cap = llmmem__gpu_capacity(c, g), ctx = llmmem__gpu_context_calibrated(c, g);
     conf->expandable = c->expandable_segments != 0;
     conf->max_split = c->max_split_size_bytes > 0 ? (uint64_t)c->max_split_size_bytes : 0;
     conf->gc_threshold = c->gc_threshold;

@@ -20,6 +20,25 @@ uint64_t llmmem__alloc_block(uint64_t request);
 uint64_t llmmem__alloc_reserved(uint64_t peak_allocated, uint64_t largest_block,
                                 bool checkpointing, bool expandable_segments);
 
+/* The GPU's memory, one place: gpu_memory_bytes when the configuration sets it, else
+ * what the GPU table says cudaMemGetInfo reports (0 without a GPU). */
+static inline uint64_t llmmem__gpu_capacity(const struct llmmem_config *c, const llmmem__gpu *g)
+{
+    return c->gpu_memory_bytes > 0 ? (uint64_t)c->gpu_memory_bytes : g ? g->memory_bytes : 0;
+}
+/* The CUDA context and kernels outside the allocator: cuda_context_bytes when set,
+ * else the GPU table's (0 without a GPU). */
+static inline uint64_t llmmem__gpu_context(const struct llmmem_config *c, const llmmem__gpu *g)
+{
+    return c->cuda_context_bytes >= 0 ? (uint64_t)c->cuda_context_bytes : g ? g->cuda_context_bytes : 0;
+}
+/* The same, or the context a calibration measured (calibrate: calib_context_bytes). */
+static inline uint64_t llmmem__gpu_context_calibrated(const struct llmmem_config *c, const llmmem__gpu *g)
+{
+    return c->calibrated && c->calib_context_bytes >= 0 ? (uint64_t)c->calib_context_bytes
+                                                        : llmmem__gpu_context(c, g);
+}
+
 /* PYTORCH_CUDA_ALLOC_CONF of the run and the memory its segments may take. */
 typedef struct llmmem__alloc_conf {
     bool expandable;     /* expandable_segments:True */

@@ -116,7 +116,9 @@ static int replay_settings_check(const struct llmmem_result *r, const struct llm
 
 void llmmem__result_model(struct llmmem_result *r, const struct llmmem_model *m)
 {
-    llmmem__str_join(r->model_type, sizeof r->model_type, m->model_type, (const char *)NULL);
+    /* both are LLMMEM__NAME_MAX long: the model's name always fits */
+    _Static_assert(sizeof r->model_type >= sizeof m->model_type, "a model_type fits the result's");
+    memcpy(r->model_type, m->model_type, sizeof m->model_type);
     const bool approximate = m->generic || m->from_size_only;
     llmmem__result_set_i64(r, LLMMEM_R_APPROXIMATE, approximate);
     if (m->generic)
@@ -134,15 +136,6 @@ void llmmem__result_model(struct llmmem_result *r, const struct llmmem_model *m)
                                "(a llama-like decoder of that size); give num_layers, hidden_size and "
                                "num_heads for the model's own",
                             (long long)m->raw_target);
-}
-
-/* The CUDA context: configured, calibrated, or the GPU's. */
-static uint64_t context_of(const struct llmmem_config *c, const llmmem__gpu *g)
-{
-    uint64_t ctx = c->cuda_context_bytes >= 0 ? (uint64_t)c->cuda_context_bytes : g->cuda_context_bytes;
-    if (c->calibrated && c->calib_context_bytes >= 0)
-        ctx = (uint64_t)c->calib_context_bytes;
-    return ctx;
 }
 
 int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c)
@@ -168,10 +161,10 @@ int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c
         llmmem__result_note(r, "the peak is reached while the weights are loaded and quantised, not in a step");
     }
     uint64_t reserved = reserved_of(r, c, peak, &o);
-    uint64_t ctx = context_of(c, g);
+    uint64_t ctx = llmmem__gpu_context_calibrated(c, g);
     /* paged (CUDA managed) optimizer state: resident beside the allocator's segments */
     uint64_t total = llmmem__add(&o, llmmem__add(&o, reserved, ctx), llmmem__result_u64(r, LLMMEM_R_MANAGED_BYTES));
-    uint64_t cap = c->gpu_memory_bytes > 0 ? (uint64_t)c->gpu_memory_bytes : g->memory_bytes;
+    uint64_t cap = llmmem__gpu_capacity(c, g);
     /* headroom_bytes is int64: total - cap beyond INT64_MAX has no representation */
     if (total > cap && total - cap > (uint64_t)INT64_MAX)
         o.overflow = true;

@@ -31,6 +31,8 @@ typedef struct llmmem__recipe {
     bool selective; /* Korthikanti et al. 2022 §5: the attention core is recomputed */
     bool liger;     /* Liger RMSNorm / SwiGLU kernels (saved.c) */
     bool norm_fp32; /* the RMSNorms multiply by their weight in fp32 and cast back */
+    bool batched;   /* more than one sequence a micro-batch (run->B > 1): set by the training
+                       model from the run (train/train.c), false elsewhere */
 } llmmem__recipe;
 void llmmem__recipe_of(llmmem__recipe *rc, const struct llmmem_model *m, const struct llmmem_config *c);
 /* Bytes of a configured dtype, or `fallback` for auto. */

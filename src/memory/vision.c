@@ -439,7 +439,7 @@ static bool tower_complete(const struct llmmem__vision_tower *t)
 }
 
 int llmmem__vision_compute(llmmem__vision_bytes *out, const struct llmmem_model *m,
-                           const struct llmmem_config *c, uint64_t batch, llmmem__ovf *o)
+                           const struct llmmem_config *c, uint64_t batch, uint64_t seq, llmmem__ovf *o)
 {
     memset(out, 0, sizeof *out);
     const struct llmmem__vision_tower *t = &m->vision;
@@ -471,7 +471,7 @@ int llmmem__vision_compute(llmmem__vision_bytes *out, const struct llmmem_model 
     if (r.proj_grad) {
         uint64_t per = llmmem__add(o, tower_saved(m, c, &r, &g, o), tower_saved(m, c, &r, &vid, o));
         per = llmmem__add(o, per, llmmem__add(o, projector_saved(m, &r, &g, o), projector_saved(m, &r, &vid, o)));
-        per = llmmem__add(o, per, (uint64_t)c->seq_len + out->lm_tokens);
+        per = llmmem__add(o, per, seq + out->lm_tokens);
         out->saved = llmmem__mul(o, per, batch);
     }
     out->transient = llmmem__max(tower_transient(m, &r, &g, batch, o), tower_transient(m, &r, &vid, batch, o));

@@ -237,7 +237,7 @@ struct llmmem_model {
     int note_count;
     char notes[LLMMEM__MAX_NOTES][LLMMEM__NOTE_MAX];
     /* NULL, or the replays of the caching allocator already made with this
-     * model (memory/reserved.c): made on the first replay, shared by the
+     * model (replay/reserved.c): made on the first replay, shared by the
      * threads that read the model (a lock inside), dropped when the model
      * is set or freed; a copy of the model starts without it */
     struct llmmem__model_cache *memo;
@@ -252,7 +252,7 @@ enum llmmem__vkind { LLMMEM__V_NONE = 0, LLMMEM__V_CLIP, LLMMEM__V_SIGLIP, LLMME
  * part a count gives (quantities, layer variants, a composite's parts,
  * tensors, notes), which stay as they are; their counts are cleared. */
 void llmmem__model_clear(struct llmmem_model *m);
-/* What a layer above hangs on a model (the replay memo of memory/reserved.c):
+/* What a layer above hangs on a model (the replay memo of replay/reserved.c):
  * the model drops it through its own release function when it is set or
  * freed, without knowing what it holds. A struct llmmem_model that no API
  * function made (a test's model on the stack) starts zeroed and calls

@@ -400,7 +400,7 @@ static int grid(search *s, int pre)
  * EP (megatron/core/transformer/moe). */
 static bool indivisible(const llmmem_model *m, const struct llmmem_config *c)
 {
-    const int64_t kvh = m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads;
+    const int64_t kvh = (int64_t)llmmem__kv_heads(m);
     if (c->tp > 1 && (m->num_heads % c->tp || kvh % c->tp ||
                       (m->intermediate_size > 0 && m->intermediate_size % c->tp)))
         return true;
@@ -529,7 +529,7 @@ static int enumerate_inference(search *s, int64_t batch)
 {
     struct llmmem_plan *p = s->p;
     struct llmmem_config *c = &s->c;
-    const int64_t kvh = s->m->num_kv_heads > 0 ? s->m->num_kv_heads : s->m->num_heads;
+    const int64_t kvh = (int64_t)llmmem__kv_heads(s->m);
     for (int i = 0; i < p->n_nd; i++) {
         const int64_t tp = p->nd[i], replicas = s->n / tp;
         p->candidates++;

@@ -199,7 +199,7 @@ static double tp_comm_time(const train_dims *d)
 static double cp_comm_time(const train_dims *d)
 {
     const struct llmmem_model *m = d->m;
-    const double kvd = (double)(m->num_kv_heads > 0 ? m->num_kv_heads : m->num_heads) *
+    const double kvd = (double)llmmem__kv_heads(m) *
                        (double)m->head_dim;
     double kv = 2.0 * d->b * d->s * kvd * d->ab / d->tp;
     return d->ga * (d->L / d->pp) * (3.0 + (d->full ? 1.0 : 0.0)) * llmmem__ring(d->cp) * kv /

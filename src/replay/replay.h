@@ -100,9 +100,6 @@ void llmmem__tl_release(struct llmmem__tl *t);
  * has the same peaks; llmmem_timeline says so in its output when it cuts. */
 #define LLMMEM__TL_MAX_MICRO 8
 
-/* The replays the model's memo holds (reserved.c; tests). */
-int llmmem__memo_entries(const struct llmmem_model *m);
-
 /* The timeline of a training run over `layers` decoder layers, `steps`
  * optimizer steps of at most `micro` micro-steps each (0: the configured
  * gradient accumulation) (tl_train.c), replayed into rp; *act_prog: the

@@ -281,7 +281,7 @@ int llmmem__reserved_train(struct llmmem_result *r, const llmmem__train *t, cons
     llmmem__ovf o = {false};
     /* the largest tensors of the timeline: logits and loss, MLP and score-sized ones */
     const uint64_t T = t->tokens, h = llmmem__nonneg(m->hidden_size), V = llmmem__nonneg(m->vocab_size);
-    const uint64_t S = c->micro_batch_size > 0 ? T / (uint64_t)c->micro_batch_size : T;
+    const uint64_t S = t->B > 0 ? T / t->B : T;
     (void)llmmem__mul3(&o, T, V, 16);
     (void)llmmem__mul3(&o, T, llmmem__nonneg(m->intermediate_size) + h, 16 * (1 + llmmem__nonneg(m->experts_per_token)));
     (void)llmmem__mul3(&o, llmmem__mul(&o, T, S), llmmem__nonneg(m->num_heads), 8);

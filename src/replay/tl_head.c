@@ -62,7 +62,7 @@ int32_t llmmem__tl_embed_fwd(tl_gen *g)
     g->mask = -1;
     if (g->eager) {
         llmmem__ovf o = {false};
-        uint64_t mb = llmmem__saved_eager_mask(g->c, &g->rc, g->S, &o);
+        uint64_t mb = llmmem__saved_eager_mask(g->B, &g->rc, g->S, &o);
         if (g->rb > g->cb)
             mb = mb / g->cb * g->rb;
         g->mask = N(g, mb, LLMMEM_C_OTHER, "eager causal mask");

@@ -270,13 +270,13 @@ static void shapes(tl_gen *g)
     const llmmem__train *t = g->t;
     const struct llmmem_config *c = g->c;
     g->T = t->tokens;
-    g->B = llmmem__nonneg(c->micro_batch_size);
+    g->B = t->B; /* the run's (memory/run.c) */
     if (!g->B)
         g->B = 1;
     g->S = g->T / g->B;
     g->h = llmmem__nonneg(m->hidden_size);
     g->a = llmmem__nonneg(m->num_heads);
-    g->k = llmmem__nonneg(m->num_kv_heads ? m->num_kv_heads : m->num_heads);
+    g->k = llmmem__kv_heads(m);
     g->d = llmmem__nonneg(m->head_dim);
     g->q = g->a * g->d;
     g->kv = g->k * g->d;

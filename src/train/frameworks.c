@@ -51,7 +51,7 @@ static bool lora_on(const struct llmmem_config *c, const char *name)
 }
 
 int llmmem__frameworks_check(const struct llmmem_model *m, const struct llmmem_config *c,
-                             const llmmem__recipe *rc)
+                             const llmmem__recipe *rc, uint64_t S)
 {
     const char *prof = c->activation_profile == LLMMEM__PROFILE_TORCHTUNE ? "torchtune" : "litgpt";
     if (!llmmem__frameworks_own(c))
@@ -62,7 +62,7 @@ int llmmem__frameworks_check(const struct llmmem_model *m, const struct llmmem_c
     bool phi2 = litgpt && m->family == LLMMEM__FAM_PHI && m->act != LLMMEM__ACT_SILU_GLU;
     bool phi3 = m->family == LLMMEM__FAM_PHI3 && m->act == LLMMEM__ACT_SILU_GLU;
     /* a sliding window no shorter than the sequence changes nothing */
-    bool window = m->num_sliding_layers > 0 && m->sliding_window > 0 && c->seq_len > m->sliding_window;
+    bool window = m->num_sliding_layers > 0 && m->sliding_window > 0 && S > (uint64_t)m->sliding_window;
     if (llmmem__saved_has_moe(m) || window || m->vision_params > 0 ||
         !(llama_like || phi2 || (litgpt && phi3)))
         return llmmem__error(LLMMEM_E_UNSUPPORTED,

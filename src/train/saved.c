@@ -304,10 +304,10 @@ bool llmmem__saved_falcon_math(const struct llmmem_model *m, const llmmem__recip
  * the heads, matmul's reshape copies it when the batch is above 1 (the
  * expanded batch and head dims do not merge into a view); with one sequence
  * it stays the one-head tensor. */
-static uint64_t falcon_math_kv(const struct llmmem_model *m, const struct llmmem_config *c)
+static uint64_t falcon_math_kv(const struct llmmem_model *m, const llmmem__recipe *rc)
 {
     const uint64_t d = (uint64_t)m->head_dim;
-    return c->micro_batch_size > 1 ? 4 * (uint64_t)m->num_heads * d : 4 * d;
+    return rc->batched ? 4 * (uint64_t)m->num_heads * d : 4 * d;
 }
 
 /* FalconAttention per token: the math backend keeps the scaled fp32 q, k and
@@ -324,7 +324,7 @@ static uint64_t saved_attention_falcon(const struct llmmem_model *m, const struc
     const uint64_t a = (uint64_t)m->num_heads, d = (uint64_t)m->head_dim;
     const uint64_t dense = saved_readers(rc, rc->cb, a * d, (readers){1, rc->full_ft ? 1 : 0, lora_on(c, "dense")});
     if (llmmem__saved_falcon_math(m, rc))
-        return 4 * a * d + 2 * falcon_math_kv(m, c) + 4 * a * s + dense;
+        return 4 * a * d + 2 * falcon_math_kv(m, rc) + 4 * a * s + dense;
     const uint64_t xb = rc->amp ? rc->pb : rc->cb;
     return 3 * xb * a * d + xb * a * s + dense;
 }
@@ -334,7 +334,7 @@ uint64_t llmmem__saved_falcon_after_softmax(const struct llmmem_model *m, const 
 {
     const uint64_t a = (uint64_t)m->num_heads, d = (uint64_t)m->head_dim, h = (uint64_t)m->hidden_size;
     const int ft = rc->full_ft ? 1 : 0;
-    uint64_t s = falcon_math_kv(m, c); /* v for probs @ v */
+    uint64_t s = falcon_math_kv(m, rc); /* v for probs @ v */
     s += saved_readers(rc, rc->cb, a * d, (readers){1, ft, lora_on(c, "dense")});
     s += saved_readers(rc, rc->rb, h, (readers){0, 0, lora_on(c, "dense_h_to_4h")}); /* the MLP's own casts */
     bool down_lora = lora_on(c, "dense_4h_to_h");
@@ -681,10 +681,9 @@ uint64_t llmmem__saved_window_mask(const struct llmmem_model *m, const llmmem__r
     return window_masked(m, rc, s) ? llmmem__mul(o, s, s) : 0;
 }
 
-uint64_t llmmem__saved_eager_mask(const struct llmmem_config *c, const llmmem__recipe *rc, uint64_t s,
-                                  llmmem__ovf *o)
+uint64_t llmmem__saved_eager_mask(uint64_t B, const llmmem__recipe *rc, uint64_t s, llmmem__ovf *o)
 {
-    return llmmem__mul3(o, (uint64_t)c->micro_batch_size, s * s, rc->cb);
+    return llmmem__mul3(o, B, s * s, rc->cb);
 }
 
 uint64_t llmmem__saved_head(const struct llmmem_model *m, const struct llmmem_config *c,

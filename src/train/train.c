@@ -27,7 +27,7 @@ static void activations(llmmem__train *t, const llmmem__train_in *in, llmmem__ov
      * selective checkpointing are refused for those: kinds.c) */
     if (!in->classic) {
         const uint64_t L = (uint64_t)(m->num_layers > 0 ? m->num_layers : 1);
-        uint64_t all = llmmem__saved_kinds_all(m, c, rc, (uint64_t)c->micro_batch_size, in->s,
+        uint64_t all = llmmem__saved_kinds_all(m, c, rc, in->B, in->s,
                                                &t->act_layer_max, o);
         t->act_layer = llmmem__ceil_div(all, L);
     } else {
@@ -62,7 +62,7 @@ static void activations(llmmem__train *t, const llmmem__train_in *in, llmmem__ov
      * transient otherwise (transient.c). */
     uint64_t mask_bytes = llmmem__saved_window_mask(m, rc, in->s, o);
     if (rc->attention == LLMMEM__ATTN_EAGER && c->checkpointing == LLMMEM__CKPT_FULL)
-        mask_bytes = llmmem__saved_eager_mask(c, rc, in->s, o);
+        mask_bytes = llmmem__saved_eager_mask(in->B, rc, in->s, o);
     t->act_other = llmmem__add(o, t->act_other, mask_bytes);
     t->act_other = llmmem__add(o, t->act_other, in->vb.saved);
     t->vision_saved = in->vb.saved;
@@ -75,7 +75,7 @@ static void explain_inputs(struct llmmem_result *r, const llmmem__train *t, cons
 {
     const struct llmmem_model *m = in->m;
     llmmem__result_input(r, "T tokens per micro-batch", (int64_t)in->T);
-    llmmem__result_input(r, "b micro-batch", in->c->micro_batch_size);
+    llmmem__result_input(r, "b micro-batch", (int64_t)in->B);
     llmmem__result_input(r, "s sequence (with image tokens)", (int64_t)in->s);
     llmmem__result_input(r, "L layers", m->num_layers);
     llmmem__result_input(r, "h hidden", m->hidden_size);
@@ -100,16 +100,17 @@ static void explain_inputs(struct llmmem_result *r, const llmmem__train *t, cons
 }
 
 /* One cuBLAS workspace: the configured size or the GPU's default. */
-static uint64_t cublas_workspace(const struct llmmem_config *c)
+static uint64_t cublas_workspace(const llmmem__run *run)
 {
-    const llmmem__gpu *g = llmmem__gpu_at((int)c->gpu);
+    const struct llmmem_config *c = run->c;
     return c->cublas_workspace_bytes >= 0 ? (uint64_t)c->cublas_workspace_bytes
-                                          : (g ? g->cublas_workspace_bytes : 0);
+                                          : (run->gpu ? run->gpu->cublas_workspace_bytes : 0);
 }
 
-int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struct llmmem_model *m,
-                          const struct llmmem_config *c)
+int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const llmmem__run *run)
 {
+    const struct llmmem_model *m = run->m;
+    const struct llmmem_config *c = run->c;
     llmmem__ovf o = {false};
     memset(t, 0, sizeof *t);
     /* layer kinds the byte model has no terms for are refused (kinds.c) */
@@ -117,16 +118,18 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     int rcode = classic ? LLMMEM_OK : llmmem__kinds_check(m, c, LLMMEM__USE_TRAIN);
     if (rcode)
         return rcode;
-    llmmem__train_in in = {.m = m, .c = c, .ts = &m->tensors, .classic = classic};
+    llmmem__train_in in = {.run = run, .m = m, .c = c, .ts = &m->tensors, .B = run->B, .classic = classic};
     llmmem__recipe_of(&in.rc, m, c);
+    in.rc.batched = run->B > 1;
     /* Vision-language models: image tokens join each sequence (vision.c). */
-    rcode = llmmem__vision_compute(&in.vb, m, c, (uint64_t)c->micro_batch_size, &o);
+    rcode = llmmem__vision_compute(&in.vb, m, c, run->B, run->S, &o);
     if (rcode)
         return rcode;
-    in.s = llmmem__add(&o, (uint64_t)c->seq_len, in.vb.lm_tokens);
-    in.T = llmmem__mul(&o, (uint64_t)c->micro_batch_size, in.s);
+    in.s = llmmem__add(&o, run->S, in.vb.lm_tokens);
+    in.T = llmmem__mul(&o, run->B, in.s);
     t->layers = m->num_layers;
     t->tokens = in.T;
+    t->B = run->B;
     t->checkpointing = c->checkpointing == LLMMEM__CKPT_FULL || c->checkpointing == LLMMEM__CKPT_SELECTIVE_OP;
 
     /* Built once with the model (llmmem__model_count); a model filled by hand
@@ -139,8 +142,8 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     if (!in.ts->exact)
         llmmem__result_note(r, "per-tensor layout of %s approximated from component counts", m->model_type);
     llmmem__states_linears(&in.lin, in.ts, &o);
-    if ((rcode = llmmem__frameworks_check(m, c, &in.rc)) || (rcode = llmmem__compile_check(m, c, &in.rc)) ||
-        (rcode = llmmem__recipes_check(m, c, r->caps)))
+    if ((rcode = llmmem__frameworks_check(m, c, &in.rc, run->S)) || (rcode = llmmem__compile_check(m, c, &in.rc)) ||
+        (rcode = llmmem__recipes_check(m, c, run->caps)))
         return rcode;
     llmmem__frameworks_qlora_linears(&in, &o);
     if (in.rc.qlora && c->qlora_compute_dtype == LLMMEM__DT_AUTO && in.qcb == 4 && in.rc.cb != 4)
@@ -161,7 +164,7 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     llmmem__recipes_compute(t, r, &in, &o);
     if (!classic) { /* the mixers' own working sets (saved_kinds.c) */
         uint64_t fwd, ckpt, bwd;
-        llmmem__saved_kinds_transients(m, &in.rc, (uint64_t)c->micro_batch_size, in.s, &fwd, &ckpt, &bwd, &o);
+        llmmem__saved_kinds_transients(m, &in.rc, in.B, in.s, &fwd, &ckpt, &bwd, &o);
         t->fwd_layer_transient = t->checkpointing ? ckpt : fwd;
         t->bwd_transient = llmmem__max(t->bwd_transient, bwd);
         if (t->fwd_layer_transient)
@@ -172,12 +175,12 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     }
     explain_inputs(r, t, &in);
     if (!classic)
-        llmmem__saved_kinds_explain(r, m, c, &in.rc, (uint64_t)c->micro_batch_size, in.s, &o);
-    t->workspace = cublas_workspace(c);
+        llmmem__saved_kinds_explain(r, m, c, &in.rc, in.B, in.s, &o);
+    t->workspace = cublas_workspace(run);
     if (o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
-                             "training estimate overflows 64-bit byte counts (micro_batch_size %lld x "
-                             "seq_len %lld on %lld parameters)",
-                             (long long)c->micro_batch_size, (long long)c->seq_len, (long long)m->params);
+                             "training estimate overflows 64-bit byte counts (micro_batch_size %llu x "
+                             "seq_len %llu on %lld parameters)",
+                             (unsigned long long)run->B, (unsigned long long)run->S, (long long)m->params);
     return LLMMEM_OK;
 }

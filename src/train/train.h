@@ -9,6 +9,7 @@
 
 #include "memory/kinds.h"
 #include "memory/peak.h"
+#include "memory/run.h"
 #include "memory/vision.h"
 
 /* Bytes of the model states, shared by every engine (states.c). Engines shard
@@ -33,6 +34,7 @@ typedef struct llmmem__train {
     llmmem__states st;
     int64_t layers;
     uint64_t tokens;            /* micro_batch_size * seq_len */
+    uint64_t B;                 /* sequences of a micro-batch (run->B): the replay's */
     uint64_t act_layer;         /* saved by autograd per decoder layer (no checkpointing) */
     uint64_t act_layer_max;     /* the largest one layer's, where layer kinds differ (kinds.c);
                                    0: every layer keeps act_layer */
@@ -79,8 +81,9 @@ typedef struct llmmem__train {
     const char *loss_explain[3]; /* the loss terms' formulas (loss.c); NULL: HF's */
 } llmmem__train;
 
-int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struct llmmem_model *m,
-                          const struct llmmem_config *c);
+/* The training model of the run (its applied configuration, its capabilities:
+ * run.h) on one GPU; the result gets the terms' explanation. */
+int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const llmmem__run *run);
 
 /* The model's Linear weights (states.c): what autocast casts and QLoRA quantises. */
 typedef struct llmmem__linears {
@@ -91,12 +94,14 @@ void llmmem__states_linears(llmmem__linears *lin, const llmmem__tensors *ts, llm
 
 /* What the training terms read; llmmem__train_compute builds it once. */
 typedef struct llmmem__train_in {
+    const llmmem__run *run;    /* the resolved run (memory/run.h) */
     const struct llmmem_model *m;
     const struct llmmem_config *c;
     llmmem__recipe rc;
     const llmmem__tensors *ts; /* the model's parameter tensors */
     llmmem__linears lin;
     llmmem__vision_bytes vb;   /* the vision tower (zeros for text-only models) */
+    uint64_t B;                /* sequences of a micro-batch (run->B) */
     uint64_t s;                /* sequence with image tokens */
     uint64_t T;                /* tokens per micro-batch */
     uint64_t qlin;             /* QLoRA: elements of the quantised Linear weights */
@@ -123,8 +128,7 @@ uint64_t llmmem__saved_head(const struct llmmem_model *m, const struct llmmem_co
 uint64_t llmmem__saved_window_mask(const struct llmmem_model *m, const llmmem__recipe *rc, uint64_t s,
                                    llmmem__ovf *o);
 /* Eager's causal mask (b, 1, s, s) in the compute dtype (saved.c). */
-uint64_t llmmem__saved_eager_mask(const struct llmmem_config *c, const llmmem__recipe *rc, uint64_t s,
-                                  llmmem__ovf *o);
+uint64_t llmmem__saved_eager_mask(uint64_t B, const llmmem__recipe *rc, uint64_t s, llmmem__ovf *o);
 /* Per token: what a frozen down projection's LoRA keeps of its input (saved.c). */
 uint64_t llmmem__saved_mlp_down_frozen(const struct llmmem_model *m, const struct llmmem_config *c,
                                        const llmmem__recipe *rc);
@@ -176,9 +180,10 @@ void llmmem__transient_compute(llmmem__train *t, const llmmem__train_in *in, llm
 
 /* ---- framework model code, torch.compile and the training recipes ---------
  * (frameworks.c, compile.c, recipes.c) */
-/* Refuses what the framework profile does not model (families, autocast, eager attention). */
+/* Refuses what the framework profile does not model (families, autocast, eager attention);
+ * S: the run's sequence (run->S). */
 int llmmem__frameworks_check(const struct llmmem_model *m, const struct llmmem_config *c,
-                             const llmmem__recipe *rc);
+                             const llmmem__recipe *rc, uint64_t S);
 /* Saved bytes per token of one decoder layer in the framework's module code (eager). */
 uint64_t llmmem__frameworks_saved_layer(const struct llmmem_model *m, const struct llmmem_config *c,
                                         const llmmem__recipe *rc);

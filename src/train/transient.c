@@ -20,7 +20,7 @@ static uint64_t forward_layer_transient(const llmmem__train *t, const llmmem__tr
 {
     uint64_t x = t->checkpointing ? llmmem__mul3(o, in->T, f_eff(in->m), 3 * in->rc.cb) : 0;
     if (in->rc.attention == LLMMEM__ATTN_EAGER && in->c->checkpointing != LLMMEM__CKPT_FULL)
-        x = llmmem__add(o, x, llmmem__saved_eager_mask(in->c, &in->rc, in->s, o));
+        x = llmmem__add(o, x, llmmem__saved_eager_mask(in->B, &in->rc, in->s, o));
     return x;
 }
 
@@ -102,7 +102,7 @@ static void falcon_math_points(llmmem__train *t, const llmmem__train_in *in, llm
     const struct llmmem_model *m = in->m;
     const uint64_t a = (uint64_t)m->num_heads, k = (uint64_t)m->num_kv_heads, d = (uint64_t)m->head_dim;
     const uint64_t h = (uint64_t)m->hidden_size, cb = in->rc.cb, s = in->s;
-    const uint64_t b = (uint64_t)in->c->micro_batch_size;
+    const uint64_t b = in->B;
     const uint64_t scores = llmmem__mul3(o, in->T, a, s);
     const uint64_t masks = llmmem__add(o, llmmem__mul(o, s, s), llmmem__mul3(o, b * cb, s, s));
     const uint64_t locals = llmmem__add(o, llmmem__mul(o, in->T, 4 * a * d + cb * (h + (a + 2 * k) * d + a * d)), masks);

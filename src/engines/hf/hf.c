@@ -13,26 +13,27 @@
 static void hf_shapes(llmmem__infer *x, llmmem__ovf *o, const struct llmmem_model *m,
                       const struct llmmem_config *c, const llmmem__infer_base *b)
 {
+    const llmmem__run *run = b->run; /* the shapes of one tensor-parallel rank, B, S */
     memset(x, 0, sizeof *x);
-    x->B = u(c->batch_size);
-    x->S = llmmem__add(o, u(c->prompt_len), b->vb.lm_tokens);
-    x->N = u(c->decode_len);
+    x->B = run->B;
+    x->S = llmmem__add(o, run->S, b->vb.lm_tokens);
+    x->N = run->N;
     x->T = llmmem__mul(o, x->B, x->S);
     x->e = b->e;
-    x->h = u(m->hidden_size);
-    x->L = u(m->num_layers);
-    x->a = b->a_r;
-    x->k = b->k_r;
-    x->d = u(m->head_dim);
-    x->f = u(m->intermediate_size) / (uint64_t)b->tp;
-    x->V = u(m->vocab_size);
+    x->h = run->h;
+    x->L = run->L;
+    x->a = run->a_r;
+    x->k = run->k_r;
+    x->d = run->d;
+    x->f = run->f_r;
+    x->V = run->V;
     /* decode_len 0 generates nothing: a forward over the prompt with use_cache=False
      * (generate refuses max_new_tokens=0), so no KV cache is kept */
     x->kv_tl = x->N ? b->kv_tl : 0;
     x->kv_part_tl = x->N ? llmmem__kv_part_token_layer(o, m, b->kvb, x->k) : 0;
     x->half = b->fmt == LLMMEM__Q_FP16 || (b->fmt != LLMMEM__Q_BF16 && b->fmt != LLMMEM__Q_FP32 &&
                                            m->torch_dtype == LLMMEM__DT_FP16);
-    x->tp = (uint64_t)b->tp;
+    x->tp = run->tp;
     x->classic = llmmem__kinds_classic(m);
     if (x->classic)
         llmmem__kv_layers_of(&x->layers, m, x->L);
@@ -131,10 +132,10 @@ static int infer_hf(struct llmmem_result *r, const struct llmmem_model *m, const
     hf_generate(&x, &o, m, b);
     if (o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
-                             "batch_size %lld x prompt_len %lld x decode_len %lld overflows "
+                             "batch_size %llu x prompt_len %llu x decode_len %llu overflows "
                              "64-bit byte counts",
-                             (long long)c->batch_size, (long long)c->prompt_len,
-                             (long long)c->decode_len);
+                             (unsigned long long)b->run->B, (unsigned long long)b->run->S,
+                             (unsigned long long)b->run->N);
     hf_phase(r, LLMMEM_PHASE_PREFILL, &x.prefill, b->weights, b->ws);
     if (x.N > 0)
         hf_phase(r, LLMMEM_PHASE_DECODE, &x.decode, b->weights, b->ws);
@@ -143,7 +144,7 @@ static int infer_hf(struct llmmem_result *r, const struct llmmem_model *m, const
     llmmem__result_set_u64(r, LLMMEM_R_KV_CACHE_BYTES, x.kv_after);
     hf_terms(r, &x, b);
     if (c->allocator_replay && !b->vb.lm_tokens) {
-        int rc = llmmem__reserved_infer(r, &x, m, c, b->weights, b->ws, b->sink);
+        int rc = llmmem__reserved_infer(r, &x, m, c, b->weights, b->ws, b->run->sink);
         if (rc)
             return rc;
     }

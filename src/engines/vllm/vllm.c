@@ -97,11 +97,12 @@ uint64_t llmmem__vllm_behaviours(int ver)
         LLMMEM__VLLM_RELEASES(SINCE)
 #undef SINCE
     };
-    uint64_t bits = 0;
-    for (int i = 0; i < LLMMEM__VB_COUNT; i++)
-        if (ver >= since[i])
-            bits |= UINT64_C(1) << i;
-    return bits;
+    /* the table is in release order: a version has the first n behaviours (the
+     * newest, the default, finds n at once) */
+    int n = LLMMEM__VB_COUNT;
+    while (n > 0 && since[n - 1] > ver)
+        n--;
+    return n >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1;
 }
 
 /* ---- the engine arguments with vLLM's defaults ------------------------------------ */
@@ -309,7 +310,7 @@ static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem
         return rc;
     v->vb = llmmem__vllm_behaviours(v->ver);
     v->gpu = b->gpu;
-    v->total = c->gpu_memory_bytes > 0 ? (uint64_t)c->gpu_memory_bytes : b->gpu->memory_bytes;
+    v->total = llmmem__gpu_capacity(c, b->gpu);
     /* CacheConfig.gpu_memory_utilization: 0.9, 0.92 from 0.20 */
     v->util = c->gpu_memory_utilization > 0.0 ? c->gpu_memory_utilization
               : LLMMEM__VLLM_HAS(v->vb, UTIL_092) ? 0.92
@@ -606,8 +607,7 @@ static int run_stage(vstage *st, llmmem__ovf *o, const vargs *v, const struct ll
     pi.tp = v->tp;
     pi.ep = v->ep;
     pi.e = v->e;
-    const uint64_t kvh = u(m->num_kv_heads ? m->num_kv_heads : m->num_heads);
-    pi.k_r = kvh >= v->tp ? kvh / v->tp : 1;
+    pi.k_r = b->run->k_r;
     pi.fmt = v->fmt;
     pi.sampler = v->sampler;
     pi.last_stage = s + 1 == v->pp;
@@ -639,8 +639,7 @@ static int run_stage(vstage *st, llmmem__ovf *o, const vargs *v, const struct ll
         if (state_in_budget(v))
             non_kv += (double)st->state;
         if (!LLMMEM__VLLM_HAS(v->vb, V1_BASELINE)) /* 0.8: no baseline, the CUDA context counts */
-            non_kv += (double)(c->cuda_context_bytes >= 0 ? (uint64_t)c->cuda_context_bytes
-                                                          : v->gpu->cuda_context_bytes);
+            non_kv += (double)llmmem__gpu_context(c, v->gpu);
         avail = (double)v->total * v->util - non_kv - (v->cg_applied ? (double)cg : 0.0);
     }
     st->available = avail;
@@ -874,8 +873,7 @@ static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, con
     const uint64_t kv_bytes = llmmem__mul(&o, blocks, best.kv.bytes_per_block);
     const double need = (double)best.kv.per_request * (double)best.kv.bytes_per_block;
     const uint64_t free_at_start =
-        llmmem__sub0(v.total, c->cuda_context_bytes >= 0 ? (uint64_t)c->cuda_context_bytes
-                                                         : v.gpu->cuda_context_bytes);
+        llmmem__sub0(v.total, llmmem__gpu_context(c, v.gpu));
     const bool room = !LLMMEM__VLLM_HAS(v.vb, V1_BASELINE) || c->kv_cache_memory_bytes > 0 ||
                       v.requested <= free_at_start;
     const bool started = room && best.available > 0 && need <= best.available;

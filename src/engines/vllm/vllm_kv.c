@@ -157,8 +157,7 @@ int llmmem__vllm_kv_layout(llmmem__vllm_kv *k, llmmem__ovf *o, const struct llmm
                           ? llmmem__mul(o, u(m->kv_lora_rank) + u(m->qk_rope_head_dim), in->kvb)
                           : 0;
     if (!page_1) {
-        const uint64_t kvh = u(m->num_kv_heads ? m->num_kv_heads : m->num_heads);
-        const uint64_t k_r = kvh >= in->tp ? kvh / in->tp : 1;
+        const uint64_t k_r = llmmem__kv_heads_per_rank(llmmem__kv_heads(m), in->tp);
         page_1 = llmmem__mul3(o, 2 * k_r, u(m->head_dim), in->kvb);
     }
     const uint64_t attn_layers = k->n[LLMMEM__VS_FULL] + k->n[LLMMEM__VS_SLIDING];

@@ -190,7 +190,7 @@ static int encoder(llmmem__vllm_profile *p, uint64_t *cache, llmmem__ovf *o,
     if (t->kind == LLMMEM__V_QWEN2VL && one.max_pixels == 0)
         one.max_pixels = 12845056; /* Qwen2-VL preprocessor max_pixels (the largest item) */
     llmmem__vision_bytes vb;
-    int rc = llmmem__vision_compute(&vb, m, &one, 1, o);
+    int rc = llmmem__vision_compute(&vb, m, &one, 1, 0, o); /* inference: no sequence trains */
     if (rc || !vb.lm_tokens)
         return rc;
     const uint64_t budget = llmmem__max(in->tokens, vb.lm_tokens);

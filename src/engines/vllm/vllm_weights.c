@@ -111,7 +111,7 @@ static const char *const kv_names[] = {"k_proj", "v_proj", NULL};
 static int role_of(const llmmem__tensor *t, const struct llmmem_model *m)
 {
     const uint64_t h = u(m->hidden_size), d = u(m->head_dim);
-    const uint64_t a = u(m->num_heads), k = u(m->num_kv_heads ? m->num_kv_heads : m->num_heads);
+    const uint64_t a = u(m->num_heads), k = llmmem__kv_heads(m);
     switch (t->kind) {
     case LLMMEM__T_EMBED:
     case LLMMEM__T_HEAD: return t->rows == m->vocab_size ? R_VOCAB : R_REPL;
@@ -312,8 +312,8 @@ static void shape_of(uint64_t *rows, uint64_t *cols, const walk *k, const llmmem
 {
     const struct llmmem_model *m = k->m;
     const uint64_t tp = k->r->tp, d = u(m->head_dim);
-    const uint64_t a = u(m->num_heads), kv = u(m->num_kv_heads ? m->num_kv_heads : m->num_heads);
-    const uint64_t k_r = kv >= tp ? kv / tp : 1;
+    const uint64_t a = u(m->num_heads), kv = llmmem__kv_heads(m);
+    const uint64_t k_r = llmmem__kv_heads_per_rank(kv, tp);
     *rows = u(t->rows);
     *cols = u(t->cols);
     switch (role) {
