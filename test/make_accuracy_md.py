@@ -5,8 +5,12 @@ The prose between the tables is kept here, next to the numbers it explains."""
 import json, os, re, sys
 
 rows, summaries = [], []
+reserved = {}  # id -> the library's peak_reserved_bytes error as printed
 REF = sys.argv[2] if len(sys.argv) > 2 else None  # bash test/test_reference.sh --verbose output
 for line in open(sys.argv[1]):
+    rv = re.match(r"^(\w\d\d)\s.*\sreserved ([+-][\d.]+%)", line)
+    if rv:
+        reserved.setdefault(rv.group(1), rv.group(2))
     m = re.match(r"^(\w\d\d)\s+(train|infer)\s+(\S+)\s+([\d.]+)\s+(\S+)\s*(\S*)\s*(kv \S+)?", line)
     if m:
         rows.append(m.groups())
@@ -162,15 +166,20 @@ def reference_section(path):
                 "`test/reference/peer.py` runs `torch.distributed._tools.mem_tracker.MemTracker` as a user would",
                 "without a GPU (fake CPU tensors, the CPU's kernel choices, the two workarounds peers.md names)",
                 "on the measured dev set; its peak against the measurement, beside this library's error (the",
-                "table above). Rows appear as the (slow: minutes a row) runs finish.", "",
-                "| id | MemTracker error | llmmem error |", "|---|---:|---:|"]
+                "table above). Rows appear as the (slow: minutes a row) runs finish. MemTracker has no",
+                "reserved figure (it counts tensors, not the caching allocator's segments); the library's",
+                "reserved error (its allocator replay) is beside it.", "",
+                "| id | MemTracker error | llmmem error | MemTracker reserved | llmmem reserved |",
+                "|---|---:|---:|---:|---:|"]
         pe, le = [], []
         for line in open(peer):
             r = json.loads(line)
             if "error_pct" not in r:
-                out.append(f"| {r['id']} | failed: {r.get('error', '')[:60]} | {est.get(r['id'], '')} |")
+                out.append(f"| {r['id']} | failed: {r.get('error', '')[:60]} | {est.get(r['id'], '')} | none | "
+                           f"{reserved.get(r['id'], '')} |")
                 continue
-            out.append(f"| {r['id']} | {r['error_pct']:+.2f}% | {est.get(r['id'], '')} |")
+            out.append(f"| {r['id']} | {r['error_pct']:+.2f}% | {est.get(r['id'], '')} | none | "
+                       f"{reserved.get(r['id'], '')} |")
             pe.append(abs(r["error_pct"]))
             try:
                 le.append(abs(float(est.get(r["id"], "").rstrip("%"))))

@@ -1009,6 +1009,10 @@ static int32_t attention_bwd(tl_gen *g, struct tl_layer *y, const roles *r, int3
             DROP(g, dp);
         }
         int32_t ds = G(g, SS * y->score_b, "eager backward: softmax backward");
+        /* aten/src/ATen/native/cuda/SoftMax.cu softmax_backward_cuda_out: tmp = grad * output;
+         * drawn where the estimator models it (transient.c scores_point) */
+        if (g->t && g->t->scores_transient)
+            DROP(g, G(g, SS * 4, "eager backward: softmax backward's grad * output"));
         DROP(g, d32);
         release(g, &y->core_sm);
         if (y->score_b != y->mask_b) {

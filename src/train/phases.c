@@ -236,6 +236,36 @@ static void backward_recompute(uint64_t *r, step *p)
     put(r, LLMMEM_C_ACTIVATION_TRANSIENT, llmmem__add(o, t->recompute_transient, t->quant_transient), o);
 }
 
+/* Eager attention's softmax backward in a layer with `done` layers already
+ * through (transient.c scores_point): every gradient made so far but the
+ * layer's q/k/v (and an untied embedding's, made last), the layer's tensors
+ * up to the softmax beside what the layers still to go keep (checkpoint inputs
+ * and the recompute under checkpointing) and their weight casts, and the
+ * score gradients. The head's cast is gone with the head's backward. */
+static void backward_scores(uint64_t *r, step *p, uint64_t done)
+{
+    const llmmem__train *t = p->t;
+    llmmem__ovf *o = &p->o;
+    const uint64_t left = p->L - done;
+    backward_point(r, p);
+    if (t->optim_in_bwd)
+        optim_in_bwd_grads(r, p, t->grad_inflight, t->step_inflight);
+    else
+        put(r, LLMMEM_C_GRADIENTS,
+            p->ga ? p->st->grads
+                  : llmmem__sub0(llmmem__add(o, t->other_grad, llmmem__mul(o, t->layer_grad, done + 1)),
+                                 t->scores_grads_later),
+            o);
+    if (t->checkpointing) {
+        put(r, LLMMEM_C_ACTIVATIONS, llmmem__add(o, ckpt_inputs_bwd(p, left), t->act_layer), o);
+        put(r, LLMMEM_C_AUTOCAST_CACHE, t->cast_layer, o);
+    } else {
+        put(r, LLMMEM_C_ACTIVATIONS, llmmem__mul(o, t->act_layer, left), o);
+        put(r, LLMMEM_C_AUTOCAST_CACHE, llmmem__mul(o, t->cast_layer, left), o);
+    }
+    put(r, LLMMEM_C_ACTIVATION_TRANSIENT, llmmem__add(o, t->scores_transient, t->quant_transient), o);
+}
+
 /* Adds an engine's extra bytes to a candidate row (x may be NULL). */
 static void add_extra(uint64_t *r, const uint64_t *x, llmmem__ovf *o)
 {
@@ -273,6 +303,12 @@ static void phase_backward(uint64_t *bw, step *p, const llmmem__engine_extra *x)
             llmmem__add(&p->o, llmmem__mul(&p->o, p->t->layer_grad, p->L), p->t->other_grad), &p->o);
         add_extra(cand, all, &p->o);
         add_extra(cand, x->bwd_end, &p->o);
+        keep_larger(bw, &best, cand, &p->o);
+    }
+    for (int i = 0; i < 2 && p->t->scores_transient; i++) {
+        backward_scores(cand, p, i == 0 ? 0 : p->L - 1);
+        add_extra(cand, all, &p->o);
+        add_extra(cand, x ? x->bwd_layer : NULL, &p->o);
         keep_larger(bw, &best, cand, &p->o);
     }
     if (p->t->recompute_transient) {

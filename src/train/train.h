@@ -59,6 +59,10 @@ typedef struct llmmem__train {
     uint64_t recompute_transient; /* a checkpointed layer's recompute point beyond saved tensors
                                      (LoRA gate/up, Falcon's math softmax; 0: none) */
     uint64_t embed_grad_extra;  /* end of backward: a tied embedding's lookup gradient */
+    uint64_t scores_transient;  /* eager attention's softmax backward beyond the layer's tensors
+                                   before the softmax (transient.c; 0: no such point) */
+    uint64_t scores_grads_later; /* gradients not made yet there: the layer's q/k/v, an untied
+                                    embedding's */
     uint64_t quant_transient;   /* one dequantised weight (QLoRA) */
     uint64_t inputs;            /* input ids kept through the step */
     uint64_t vision_saved;      /* part of act_other kept by the vision tower */

@@ -24,18 +24,65 @@ static uint64_t forward_layer_transient(const llmmem__train *t, const llmmem__tr
     return x;
 }
 
-/* Eager backward through one layer's scores: the fp32 gradient of the softmax
- * output and the softmax input gradient (_softmax_backward_data writes the
- * input dtype) beyond the kept probabilities: 4as in 16-bit, 8as in fp32;
- * under selective recompute also the layer's rebuilt softmax (and its cast). */
+/* Eager backward through one layer's scores, beyond the kept probabilities:
+ * the fp32 gradient of the softmax output, the softmax input gradient
+ * (_softmax_backward_data writes the dtype of _softmax's input) and CUDA's
+ * `tmp = grad * output` of the incoming gradient's size and dtype
+ * (aten/src/ATen/native/cuda/SoftMax.cu softmax_backward_cuda_out), less the
+ * compute-dtype probabilities the matmul's backward has released. _softmax's
+ * input is fp32 unless the scores are fp16 in an fp16 model: softmax(dtype=
+ * float32) converts bf16 scores first (SoftMax.cpp softmax; only Half takes
+ * the half_to_float kernel), and under autocast the causal mask has the fp32
+ * embeddings' dtype, so scores + mask is fp32 (and softmax is on autocast's
+ * fp32 list). Falcon's math backend: fp32 probabilities at any compute
+ * dtype. Under selective recompute also the layer's rebuilt softmax (and its
+ * cast). The reference harness (test/reference/) has these at the peak of
+ * opt-1.3b and llama amp eager checkpointed backward; H200 g21 measures it. */
 static uint64_t backward_scores_grad(const llmmem__train_in *in, llmmem__ovf *o)
 {
     const uint64_t cb = in->rc.cb;
-    /* Falcon's math SDPA backend: fp32 probabilities at any compute dtype */
-    uint64_t per = cb == 4 || llmmem__saved_falcon_math(in->m, &in->rc) ? 8 : 4;
+    const bool falcon_math = llmmem__saved_falcon_math(in->m, &in->rc);
+    const bool fp16_scores = cb == 2 && !in->rc.amp && in->c->compute_dtype == LLMMEM_DTYPE_FP16;
+    const uint64_t input_grad = fp16_scores ? 2 : 4;
+    uint64_t per = 4 + input_grad + 4;
+    if (cb != 4 && !falcon_math)
+        per -= cb; /* the compute-dtype copy the matmul kept */
     if (in->rc.selective)
         per += cb == 4 ? 4 : 6;
     return llmmem__mul3(o, in->T, (uint64_t)in->m->num_heads * in->s, per);
+}
+
+/* Eager attention in a sequential dense layer of one kind (llama-like): its
+ * softmax backward is a backward point of its own (phases.c backward_scores). */
+static bool scores_point_applies(const llmmem__train_in *in)
+{
+    const struct llmmem_model *m = in->m;
+    return in->rc.attention == LLMMEM__ATTN_EAGER && in->classic && !m->parallel_block &&
+           !llmmem__saved_has_moe(m) && m->family != LLMMEM__FAM_FALCON && m->family != LLMMEM__FAM_GPT_OSS &&
+           m->family != LLMMEM__FAM_DEEPSEEK && !in->rc.selective && in->rc.attn_dropout_p == 0;
+}
+
+/* The softmax backward of the last layer backward reaches: autograd has run
+ * the MLP's and the output projection's backward, so the layer keeps only
+ * what it saved up to the softmax (its MLP half freed, saved_ffn_part), the
+ * score gradients of backward_scores_grad sit beside it, and the layer's
+ * q/k/v gradients (and an untied embedding's, made last) do not exist yet. */
+static void scores_point(llmmem__train *t, const llmmem__train_in *in, llmmem__ovf *o)
+{
+    if (!scores_point_applies(in))
+        return;
+    const struct llmmem_model *m = in->m;
+    const uint64_t h = (uint64_t)m->hidden_size, d = (uint64_t)m->head_dim;
+    const uint64_t qkv = (uint64_t)(m->num_heads + 2 * m->num_kv_heads) * d;
+    t->scores_transient = llmmem__sub0(backward_scores_grad(in, o),
+                                       llmmem__mul(o, in->T, llmmem__saved_ffn_part(m, in->c, &in->rc, LLMMEM__FF_DENSE)));
+    if (in->rc.full_ft) {
+        const uint64_t gb = (uint64_t)t->st.grad_bytes;
+        t->scores_grads_later = llmmem__mul3(o, h, qkv, gb);
+        if (!m->tie_embeddings)
+            t->scores_grads_later = llmmem__add(o, t->scores_grads_later,
+                                                llmmem__mul3(o, (uint64_t)m->vocab_size, h, gb));
+    }
 }
 
 /* Backward: the gradients of the f-wide intermediates (two in compute dtype),
@@ -50,8 +97,15 @@ static uint64_t backward_layer_transient(const llmmem__train_in *in, llmmem__ovf
         x = llmmem__max(x, llmmem__sub0(backward_scores_grad(in, o),
                                         llmmem__mul(o, in->T, llmmem__saved_falcon_after_softmax(in->m, in->c,
                                                                                                   &in->rc))));
+    else if (scores_point_applies(in)) /* a backward point of its own (scores_point) */
+        ;
     else if (in->rc.attention == LLMMEM__ATTN_EAGER || in->m->family == LLMMEM__FAM_FALCON)
-        x = llmmem__max(x, backward_scores_grad(in, o));
+        /* the other layouts (parallel blocks, MoE, MLA, gpt-oss, Falcon's own attention, mixed
+         * layer kinds, attention dropout, selective recompute): the earlier rule, 4 B per score
+         * beyond the kept probabilities in 16-bit and 8 in fp32 (+ selective's rebuilt softmax),
+         * their softmax dtypes and CUDA's softmax-backward temporary not traced per family */
+        x = llmmem__max(x, llmmem__mul3(o, in->T, (uint64_t)in->m->num_heads * in->s,
+                                        (in->rc.cb == 4 ? 8 : 4) + (in->rc.selective ? (in->rc.cb == 4 ? 4 : 6) : 0)));
     if (in->rc.full_ft && in->rc.amp)
         x = llmmem__add(o, x, llmmem__mul(o, in->lin.largest, in->rc.cb));
     return x;
@@ -123,4 +177,5 @@ void llmmem__transient_compute(llmmem__train *t, const llmmem__train_in *in, llm
     t->bwd_transient = backward_layer_transient(in, o);
     recompute_lora_gate_up(t, in, o);
     falcon_math_points(t, in, o);
+    scores_point(t, in, o);
 }

@@ -35,7 +35,9 @@ CUDA does, from PyTorch 2.11's own rules:
    softmax_d [B, H, round128(S_q)] fp32, dq_accum [B, round128(S_q), H,
    round32(d)] fp32, dk/dv over the query heads when H != H_kv), the
    memory-efficient backward (attention_backward.cu: delta [B, H, round32(S_q)]
-   fp32, one [B, S, 3, H, d] block for dq/dk/dv when shapes allow), the cuBLAS
+   fp32, one [B, S, 3, H, d] block for dq/dk/dv when shapes allow), softmax's
+   backward (SoftMax.cu softmax_backward_cuda_out: `tmp = grad * output`, the
+   size and dtype of the incoming gradient, while the output gradient exists), the cuBLAS
    workspace of each thread that runs a matmul (32 MiB on sm90: CUBLAS_WORKSPACE_CONFIG
    default ":4096:8", CublasHandlePool.cpp getChosenWorkspaceSize) and the
    cuBLASLt workspace of the first addmm with a bias (1 MiB).

@@ -107,6 +107,8 @@ class Rules:
             if name == "addmm" and thread not in self.lt_ws and args[0].dim() == 1:
                 self.lt_ws.add(thread)
                 tr.alloc(CUBLASLT_WS, f"cuBLASLt workspace ({thread} thread)", "workspace")
+            if name == "_softmax_backward_data":
+                return self.softmax_bwd(tr, args)
             if name == "_scaled_dot_product_flash_attention_backward":
                 return self.flash_bwd(tr, args)
             if name == "_efficient_attention_backward" or name == "_scaled_dot_product_efficient_attention_backward":
@@ -139,6 +141,14 @@ class Rules:
             ids.append(tr.scratch(B * Sk * H * d * es, "flash backward: dv over the query heads"))
         self.notes.add("flash backward scratch from flash_api.cpp mha_bwd (softmax_d, dq_accum)")
         return ids
+
+    def softmax_bwd(self, tr, args):
+        """SoftMax.cu softmax_backward_cuda_out: `Tensor tmp = grad * output;` before the kernel, a
+        temporary of the gradient's size and dtype beside the output gradient (the CPU kernel has none;
+        log_softmax's backward has none on CUDA either)."""
+        grad = args[0]
+        self.notes.add("softmax backward scratch: grad * output (SoftMax.cu softmax_backward_cuda_out)")
+        return [tr.scratch(grad.numel() * grad.element_size(), "softmax backward: grad * output")]
 
     def eff_bwd(self, tr, args):
         q = args[1]
