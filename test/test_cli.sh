@@ -508,6 +508,14 @@ hub_env HF_HUB_CACHE="$TMP/home/.cache/huggingface/hub" -- estimate --framework-
     >"$TMP/out" && grep -q "^Model *acme/tiny-llama" "$TMP/out" && ok || bad "LLaMA-Factory model_name_or_path"
 printf 'base_model: acme/unknown\nsequence_len: 4096\n' >"$TMP/ax2.yaml"
 run 1 estimate --axolotl-config "$TMP/ax2.yaml" && one_line_error LLMMEM_E_UNKNOWN_PARAM "ax2.yaml:1:13: \"base_model\""
+# a scenario whose model is a Hub id: the preset's, or the cache's (estimate and validate)
+printf '{"model": "acme/tiny-llama", "training": {"micro_batch_size": 2}}' >"$TMP/hub-scenario.json"
+hub_env HF_HUB_CACHE="$TMP/home/.cache/huggingface/hub" -- estimate --scenario "$TMP/hub-scenario.json" --json >"$TMP/a.json" &&
+    "$CLI" estimate --hf-config test/data/configs/published/llama-3.2-1b.json --micro-batch-size 2 --json >"$TMP/b.json" &&
+    python3 -c 'import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:]); a.pop("notes"); b.pop("notes"); sys.exit(a!=b)' \
+        "$TMP/a.json" "$TMP/b.json" && ok || bad "scenario with a Hub id from the cache"
+hub_env HF_HUB_CACHE="$TMP/home/.cache/huggingface/hub" -- validate "$TMP/hub-scenario.json" >"$TMP/out" &&
+    grep -q "OK (model llama" "$TMP/out" && ok || bad "validate a scenario with a Hub id: $(cat "$TMP/out")"
 # vllm MODEL: a Hub id
 same_json "vllm Hub id" vllm Qwen/Qwen2.5-7B-Instruct --json -- vllm qwen2.5-7b --json
 
