@@ -357,7 +357,7 @@ static void test_qwen2vl_encoder(void **state)
     for (size_t i = 0; i < sizeof row / sizeof row[0]; i++) {
         llmmem__vllm_profile_in in;
         memset(&in, 0, sizeof in);
-        in.ver = row[i].ver;
+        in.vb = llmmem__vllm_behaviours(row[i].ver);
         in.tokens = 8192;
         in.reqs = 256;
         in.tp = 1;

@@ -142,40 +142,11 @@ static void weights_build(tl_gen *g)
 
 /* ---- the optimizer ----------------------------------------------------------------- */
 
-/* State tensors per parameter of an optimizer (torch.optim _init_group). */
-static int states_per_param(int64_t optim)
-{
-    switch (optim) {
-    case LLMMEM__OPT_SGD:
-        return 0;
-    case LLMMEM__OPT_ADAMW: case LLMMEM__OPT_ADAM: case LLMMEM__OPT_NADAM: case LLMMEM__OPT_RADAM:
-    case LLMMEM__OPT_ADAMAX: case LLMMEM__OPT_LAMB: case LLMMEM__OPT_SPARSE_ADAM: case LLMMEM__OPT_AMSGRAD:
-    case LLMMEM__OPT_ADAMW_8BIT: case LLMMEM__OPT_PAGED_ADAMW_8BIT: case LLMMEM__OPT_ADAM_8BIT:
-    case LLMMEM__OPT_PAGED_ADAM_8BIT:
-        return 2;
-    default:
-        return 1;
-    }
-}
-
-/* Optimizers whose foreach implementation makes one list of temporaries over
- * every parameter (_multi_tensor_*: _foreach_sqrt and the like). */
-static bool foreach_all(int64_t optim)
-{
-    switch (optim) {
-    case LLMMEM__OPT_ADAMW: case LLMMEM__OPT_ADAM: case LLMMEM__OPT_NESTEROV: case LLMMEM__OPT_ADAGRAD:
-    case LLMMEM__OPT_RMSPROP: case LLMMEM__OPT_NADAM: case LLMMEM__OPT_RADAM: case LLMMEM__OPT_AMSGRAD:
-    case LLMMEM__OPT_ADAMAX:
-        return true;
-    default:
-        return false;
-    }
-}
-
 static void optimizer_step(tl_gen *g, bool first)
 {
     const llmmem__states *st = &g->t->st;
-    const int k = states_per_param(g->c->optimizer);
+    /* state tensors per parameter (torch.optim _init_group), the catalogue's */
+    const int k = llmmem__optim_states((int)g->c->optimizer);
     uint64_t ntrain = 0, largest = 0;
     for (int i = 0; i < g->np; i++)
         if (g->p[i].trains) {
@@ -197,7 +168,9 @@ static void optimizer_step(tl_gen *g, bool first)
     const uint64_t tmp = st->optim_transient;
     if (!tmp)
         return;
-    if (g->c->optimizer_impl == LLMMEM__IMPL_FOREACH && foreach_all(g->c->optimizer)) {
+    /* the foreach implementation's one list of temporaries over every parameter
+     * (_multi_tensor_*: _foreach_sqrt and the like), as the catalogue says */
+    if (g->c->optimizer_impl == LLMMEM__IMPL_FOREACH && llmmem__optim_foreach_all((int)g->c->optimizer)) {
         /* one temporary per parameter, all alive, freed when the list goes
          * (CPython frees a list's items last to first) */
         int32_t *ids = malloc((size_t)g->np * sizeof *ids);
