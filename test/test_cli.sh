@@ -519,5 +519,33 @@ hub_env HF_HUB_CACHE="$TMP/home/.cache/huggingface/hub" -- validate "$TMP/hub-sc
 # vllm MODEL: a Hub id
 same_json "vllm Hub id" vllm Qwen/Qwen2.5-7B-Instruct --json -- vllm qwen2.5-7b --json
 
+# llmmem advise (issue 29 item 1): each printed command line is ready: run as printed it
+# gives the total and verdict of that suggestion in advise --json; the run as given does not
+# fit and the first suggestion does
+advise_check() {
+    local desc=$1 n=0 line words
+    shift
+    "$CLI" advise "$@" --json >"$TMP/adv.json" 2>"$TMP/err" || { bad "$desc: advise --json: $(cat "$TMP/err")"; return; }
+    "$CLI" advise "$@" --top 3 >"$TMP/out" 2>"$TMP/err" || { bad "$desc: advise: $(cat "$TMP/err")"; return; }
+    grep '^ *llmmem estimate ' "$TMP/out" | sed 's/^ *llmmem //' >"$TMP/adv-cmds"
+    while IFS= read -r line; do
+        n=$((n + 1))
+        eval "words=($line)"
+        "$CLI" "${words[@]}" --json >"$TMP/e.json" 2>"$TMP/err" &&
+            python3 -c 'import json,sys
+a=json.load(open(sys.argv[1]))["suggestions"][int(sys.argv[3])-1]; e=json.load(open(sys.argv[2]))
+sys.exit(not (a["total_bytes_per_gpu"]==e["total_bytes_per_gpu"] and a["fits"]==e["fits"]))' \
+                "$TMP/adv.json" "$TMP/e.json" "$n" && ok || bad "$desc: command $n ($line) does not give the advice's total: $(cat "$TMP/err")"
+    done <"$TMP/adv-cmds"
+    [ "$n" -eq 3 ] && ok || bad "$desc: advise --top 3 printed $n command lines"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (not d["as_configured"]["fits"] and d["suggestions"][0]["fits"]))' \
+        "$TMP/adv.json" && ok || bad "$desc: the run should not fit as given and the first suggestion should"
+}
+advise_check "advise 70B ZeRO-3" --preset llama-3.1-70b --gpu H100-80GB --engine zero3 --gpus 8
+advise_check "advise 8B single" --preset llama-3.1-8b --gpu H100-80GB --seq-len 8k --micro-batch-size 2
+advise_check "advise vLLM 72B TP 2" --preset qwen2.5-72b --mode inference --runtime vllm --gpu A100-80GB --tensor-parallel-size 2
+run 2 advise --preset llama-3.1-8b --explain && one_line_error LLMMEM_E_INVALID_ARG "advise: --explain"
+run 2 advise --preset llama-3.1-8b --max-batch && one_line_error LLMMEM_E_INVALID_ARG "advise: --max-batch"
+
 echo "test_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -33,7 +33,7 @@ static const command commands[] = {
      INPUTS | CLI_G_JSON | CLI_G_PARAMS | CLI_G_PLAN | CLI_G_STRICT, false, &cli_help_plan, cli_run_plan,
      NULL},
     {{"advise", NULL}, "what to change so that a run fits: ranked, each an exact estimate",
-     INPUTS | CLI_G_JSON | CLI_G_PARAMS | CLI_G_PLAN | CLI_G_STRICT, false, &cli_help_advise,
+     INPUTS | CLI_G_OUTPUT | CLI_G_PARAMS | CLI_G_PLAN | CLI_G_STRICT, false, &cli_help_advise,
      cli_run_advise, NULL},
     {{"timeline", NULL}, "the predicted allocation timeline: SVG chart, JSON, or a memory_viz snapshot",
      INPUTS | CLI_G_JSON | CLI_G_SVG | CLI_G_PARAMS, true, &cli_help_timeline, cli_run_timeline, NULL},
