@@ -298,7 +298,9 @@ typedef enum llmmem_optimizer {
     LLMMEM_OPTIMIZER_PAGED_ADAM_8BIT = 20,
     LLMMEM_OPTIMIZER_PAGED_ADAMW_32BIT = 21,
     LLMMEM_OPTIMIZER_ADAMW_TORCHAO_8BIT = 22,
-    LLMMEM_OPTIMIZER_ADAMW_TORCHAO_4BIT = 23
+    LLMMEM_OPTIMIZER_ADAMW_TORCHAO_4BIT = 23,
+    LLMMEM_OPTIMIZER_ADABELIEF = 24,         /**< torch-optimizer AdaBelief @since 0.2 */
+    LLMMEM_OPTIMIZER_ADABELIEF_AMSGRAD = 25  /**< the same with amsgrad=True @since 0.2 */
 } llmmem_optimizer;
 
 /** Model keys (llmmem_model_get_i64 / set_i64). Append only. */
@@ -665,7 +667,9 @@ LLMMEM_API int llmmem_config_reset(llmmem_config *cfg);
 LLMMEM_API int llmmem_config_set_i64(llmmem_config *cfg, int param, int64_t value);
 /** Sets a real parameter; rejects NaN, infinities and out-of-range values. */
 LLMMEM_API int llmmem_config_set_f64(llmmem_config *cfg, int param, double value);
-/** Sets a text parameter, or an enum parameter by value name. */
+/** Sets a text parameter, or an enum parameter by value name ('-' is read as '_':
+ *  "sgd-momentum"); a value the library refuses with a reason (optimizer "shampoo") is
+ *  LLMMEM_E_UNSUPPORTED with that reason. */
 LLMMEM_API int llmmem_config_set_str(llmmem_config *cfg, int param, const char *value);
 /** Sets any parameter by name from text ("micro_batch_size", "8"); the value is
  *  parsed by the parameter's type (bool: true/false/1/0; enum: a value name). */

@@ -547,5 +547,24 @@ advise_check "advise vLLM 72B TP 2" --preset qwen2.5-72b --mode inference --runt
 run 2 advise --preset llama-3.1-8b --explain && one_line_error LLMMEM_E_INVALID_ARG "advise: --explain"
 run 2 advise --preset llama-3.1-8b --max-batch && one_line_error LLMMEM_E_INVALID_ARG "advise: --max-batch"
 
+# seed rows (issue 29 item 8): the sgd-momentum spelling; AdaBelief's two moments like p
+# (torch_optimizer/adabelief.py: exp_avg, exp_avg_var; amsgrad + max_exp_avg_var) and its
+# per-parameter step (grad_residual, sqrt, quotient, the previous denom: 4 copies of the
+# largest parameter, llama-3.2-1b's tied 128256 x 2048 embedding, bf16); Shampoo refused
+same_json "optimizer sgd-momentum" estimate --preset llama-3.2-1b --optimizer sgd-momentum --json -- \
+    estimate --preset llama-3.2-1b --optimizer sgd_momentum --json
+for o in adabelief:2 adabelief-amsgrad:3; do
+    "$CLI" estimate --preset llama-3.2-1b --optimizer "${o%%:*}" --json >"$TMP/ab.json" &&
+        python3 -c 'import json,sys
+d=json.load(open(sys.argv[1])); n=int(sys.argv[2])
+want_state = n * d["trainable_params"] * 2
+want_tmp = 4 * 128256 * 2048 * 2
+got = (d["components"]["optimizer_state"] if d["peak_phase"] == "optimizer" else d["phases"]["optimizer"]["components"]["optimizer_state"],
+       d["phases"]["optimizer"]["components"]["optimizer_transient"])
+sys.exit(0 if got == (want_state, want_tmp) else "got %s, want %s" % (got, (want_state, want_tmp)))' "$TMP/ab.json" "${o##*:}" &&
+        ok || bad "optimizer ${o%%:*}"
+done
+run 2 estimate --preset llama-3.2-1b --optimizer shampoo && one_line_error LLMMEM_E_UNSUPPORTED "--optimizer shampoo: parameter \"optimizer\": shampoo: Distributed Shampoo"
+
 echo "test_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
