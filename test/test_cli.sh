@@ -566,5 +566,21 @@ sys.exit(0 if got == (want_state, want_tmp) else "got %s, want %s" % (got, (want
 done
 run 2 estimate --preset llama-3.2-1b --optimizer shampoo && one_line_error LLMMEM_E_UNSUPPORTED "--optimizer shampoo: parameter \"optimizer\": shampoo: Distributed Shampoo"
 
+# which cards fit a run (seed row): llmmem gpus with inputs = llmmem estimate on each GPU
+"$CLI" gpus --preset llama-3.1-8b --lora-rank 16 --seq-len 4k --json >"$TMP/g.json" &&
+    python3 - "$CLI" "$TMP/g.json" <<'PY' && ok || bad "gpus with a run"
+import json, subprocess, sys
+cli, rows = sys.argv[1], json.load(open(sys.argv[2]))
+names = [g["name"] for g in json.loads(subprocess.run([cli, "gpus", "--json"], capture_output=True, text=True, check=True).stdout)]
+assert [g["name"] for g in rows] == names, "every GPU of the table, in order"
+for g in rows:
+    e = json.loads(subprocess.run([cli, "estimate", "--preset", "llama-3.1-8b", "--lora-rank", "16", "--seq-len", "4k",
+                                   "--gpu", g["name"], "--json"], capture_output=True, text=True, check=True).stdout)
+    assert (g["fits"], g["total_bytes_per_gpu"], g["headroom_bytes"], g["memory_bytes"]) == \
+        (e["fits"], e["total_bytes_per_gpu"], e["headroom_bytes"], e["gpu_memory_bytes"]), g["name"]
+assert any(g["fits"] for g in rows) and not all(g["fits"] for g in rows)
+PY
+run 2 gpus --preset llama-3.1-8b --gpu A100-80GB && one_line_error LLMMEM_E_INVALID_ARG "gpus: --gpu with a run"
+
 echo "test_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -59,7 +59,7 @@ from ._library import (__version__, architectures, clear_error, component_names,
                        status_name, strerror, version, version_number)
 from ._models import Model, hub_cache
 from ._plans import Plan, max_batch, max_seq_len, min_gpus, plan, timeline
-from ._advice import Advice, Suggestion, advise
+from ._advice import Advice, GpuFit, Suggestion, advise, which_gpus
 from ._results import ExplainRecord, PhaseRecord, Result, TermRecord, estimate
 from ._scenarios import load_scenario, scenario_from_file, scenario_from_json
 
@@ -74,6 +74,7 @@ __all__ = [
     "status_name", "strerror", "last_error", "clear_error", "lib", "LIBRARY_PATH",
     "framework_names", "framework_detect", "__version__", "cli_path", "hub_cache",
     "PhaseRecord", "TermRecord", "ExplainRecord", "Advice", "Suggestion", "advise",
+    "GpuFit", "which_gpus",
 ]
 
 _CONSTANTS = (

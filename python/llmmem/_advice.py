@@ -12,7 +12,7 @@ from ._config import Config, _with_params
 from ._errors import _check, _s
 from ._ffi import lib
 from ._models import ModelLike
-from ._results import Result
+from ._results import Result, estimate
 
 
 class Suggestion(NamedTuple):
@@ -136,3 +136,29 @@ def advise(model: ModelLike, config: Optional[Config] = None, **params: Any) -> 
 
 
 advise.__doc__ = (advise.__doc__ or "") + "\n\n" + _doc("llmmem_plan_advise")
+
+
+class GpuFit(NamedTuple):
+    """One GPU of the table in :func:`which_gpus`: its memory, the verdict, the total per
+    GPU and the headroom of the run on it."""
+
+    name: str
+    memory_bytes: int
+    fits: bool
+    total_bytes_per_gpu: int
+    headroom_bytes: int
+
+
+def which_gpus(model: ModelLike, config: Optional[Config] = None, **params: Any) -> List[GpuFit]:
+    """Which cards fit the run: the run estimated on each GPU of the table (its memory,
+    CUDA context and cuBLAS workspace), as ``llmmem gpus [inputs]`` prints it. ``gpu`` and
+    ``gpu_memory_bytes`` are refused: the table's GPUs are the question."""
+    for k in ("gpu", "gpu_memory_bytes"):
+        if k in params or (config is not None and k in config.changed()):
+            raise ValueError("which_gpus: %s: the table's GPUs are compared (drop it)" % k)
+    out: List[GpuFit] = []
+    for i in range(lib.llmmem_gpu_count()):
+        name = _s(lib.llmmem_gpu_name(i)) or ""
+        r = estimate(model, config, **dict(params, gpu=name))
+        out.append(GpuFit(name, r.gpu_memory_bytes, r.fits, r.total_bytes_per_gpu, r.headroom_bytes))
+    return out

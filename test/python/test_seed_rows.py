@@ -1,7 +1,7 @@
 """The seed tools' rows (issue 29 item 8) from Python: the sgd-momentum spelling, AdaBelief
 (torch_optimizer/adabelief.py: exp_avg and exp_avg_var like the parameter, + max_exp_avg_var
 with amsgrad; a per-parameter step holding 4 copies of the largest parameter at most), and
-Shampoo refused with its reason."""
+Shampoo refused with its reason; which cards of the GPU table fit a run (one call)."""
 
 import os
 import unittest
@@ -33,6 +33,25 @@ class TestOptimizers(unittest.TestCase):
             llmmem.estimate("llama-3.2-1b", optimizer="shampoo")
         self.assertEqual(cm.exception.status, llmmem.E_UNSUPPORTED)
         self.assertIn("Distributed Shampoo", str(cm.exception))
+
+
+class TestWhichGpus(unittest.TestCase):
+    """One call for the GPU table: each row is llmmem.estimate on that GPU."""
+
+    def test_each_gpu(self):
+        rows = llmmem.which_gpus("llama-3.1-8b", lora_rank=16, seq_len=4096)
+        self.assertEqual([g.name for g in rows], list(llmmem.gpus()))
+        for g in rows:
+            r = llmmem.estimate("llama-3.1-8b", lora_rank=16, seq_len=4096, gpu=g.name)
+            self.assertEqual((g.fits, g.total_bytes_per_gpu, g.headroom_bytes, g.memory_bytes),
+                             (r.fits, r.total_bytes_per_gpu, r.headroom_bytes, r.gpu_memory_bytes))
+        self.assertTrue(any(g.fits for g in rows) and not all(g.fits for g in rows))
+
+    def test_gpu_refused(self):
+        with self.assertRaises(ValueError):
+            llmmem.which_gpus("llama-3.1-8b", gpu="H100-80GB")
+        with self.assertRaises(ValueError):
+            llmmem.which_gpus("llama-3.1-8b", llmmem.Config(gpu="A100-80GB"))
 
 
 if __name__ == "__main__":
