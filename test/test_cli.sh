@@ -582,5 +582,20 @@ assert any(g["fits"] for g in rows) and not all(g["fits"] for g in rows)
 PY
 run 2 gpus --preset llama-3.1-8b --gpu A100-80GB && one_line_error LLMMEM_E_INVALID_ARG "gpus: --gpu with a run"
 
+# quick 70 --gpus 64 --engine megatron (seed row): the planner's fastest Megatron layout that
+# fits, not TP 1 x PP 1: its total is that layout's in llmmem plan, and it fits
+"$CLI" quick 70 --gpus 64 --engine megatron --json >"$TMP/q.json" 2>"$TMP/q.err" &&
+    "$CLI" plan --num-parameters 70B --gpus 64 --top 64 --json >"$TMP/p.json" 2>/dev/null &&
+    python3 - "$TMP/q.json" "$TMP/p.json" "$TMP/q.err" <<'PY' && ok || bad "quick megatron layout: $(cat "$TMP/q.err")"
+import json, re, sys
+q, p, err = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), open(sys.argv[3]).read()
+l = next(x for x in p["layouts"] if x["engine"] == "megatron")
+m = re.search(r"^Layout +the planner's fastest megatron layout of 64 GPUs that fits: TP (\d+) x PP (\d+) x DP (\d+)", err, re.M)
+assert m and tuple(map(int, m.groups())) == (l["tp"], l["pp"], l["dp"]), (err, l)
+assert q["fits"] and q["total_bytes_per_gpu"] == l["total_bytes_per_gpu"], (q["total_bytes_per_gpu"], l)
+PY
+"$CLI" quick 70 --gpus 64 --engine megatron --tensor-parallel-size 8 >"$TMP/out" 2>&1 && ! grep -q "^Layout" "$TMP/out" &&
+    ok || bad "quick megatron with a TP size given keeps it"
+
 echo "test_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
