@@ -597,5 +597,24 @@ PY
 "$CLI" quick 70 --gpus 64 --engine megatron --tensor-parallel-size 8 >"$TMP/out" 2>&1 && ! grep -q "^Layout" "$TMP/out" &&
     ok || bad "quick megatron with a TP size given keeps it"
 
+# calibration profile's flat settings (seed row): fragmentation_gib into peak reserved,
+# overhead_gib into the total, safety_margin kept free of the capacity for fits/headroom
+printf '{"fragmentation_gib": 1.5, "overhead_gib": 2, "safety_margin": 0.1}' >"$TMP/flat.json"
+"$CLI" estimate --preset llama-3.1-8b --lora-rank 16 --json >"$TMP/f0.json" &&
+    "$CLI" estimate --preset llama-3.1-8b --lora-rank 16 --calibration "$TMP/flat.json" --json >"$TMP/f1.json" &&
+    python3 - "$TMP/f0.json" "$TMP/f1.json" <<'PY' && ok || bad "calibration flat settings"
+import json, math, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+G = 2 ** 30
+assert b["peak_reserved_bytes"] == a["peak_reserved_bytes"] + int(1.5 * G)
+assert b["total_bytes_per_gpu"] == a["total_bytes_per_gpu"] + int(1.5 * G) + 2 * G
+cap = a["gpu_memory_bytes"]
+assert b["headroom_bytes"] == cap - math.ceil(cap * 0.1) - b["total_bytes_per_gpu"]
+assert b["fits"] == (b["headroom_bytes"] >= 0)
+assert sum("safety margin of 10%" in n for n in b["notes"]) == 1
+PY
+printf '{"safety_margin": 0.6}' >"$TMP/flat2.json"
+run 1 estimate --preset llama-3.1-8b --calibration "$TMP/flat2.json" && one_line_error LLMMEM_E_OUT_OF_RANGE "$TMP/flat2.json:1:19: \"safety_margin\": expected a number in [0, 0.5]"
+
 echo "test_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -445,6 +445,8 @@ int llmmem_config_clear_calibration(llmmem_config *cfg)
         cfg->calib_component[k] = 1.0;
     cfg->calib_reserved = 1.0;
     cfg->calib_context_bytes = -1;
+    cfg->calib_fragmentation_bytes = cfg->calib_overhead_bytes = 0;
+    cfg->calib_safety_margin = 0.0;
     return LLMMEM_OK;
 }
 

@@ -54,5 +54,23 @@ class TestWhichGpus(unittest.TestCase):
             llmmem.which_gpus("llama-3.1-8b", llmmem.Config(gpu="A100-80GB"))
 
 
+class TestFlatSettings(unittest.TestCase):
+    """A calibration profile's flat settings beside the per-component scale factors."""
+
+    def test_flat(self):
+        import math
+        G = 2 ** 30
+        a = llmmem.estimate("llama-3.1-8b", lora_rank=16)
+        c = llmmem.Config(lora_rank=16).apply_calibration(
+            '{"fragmentation_gib": 0.5, "overhead_gib": 1.25, "safety_margin": 0.05}')
+        b = llmmem.estimate("llama-3.1-8b", c)
+        self.assertEqual(b.peak_reserved_bytes, a.peak_reserved_bytes + G // 2)
+        self.assertEqual(b.total_bytes_per_gpu, a.total_bytes_per_gpu + G // 2 + 5 * G // 4)
+        cap = a.gpu_memory_bytes
+        self.assertEqual(b.headroom_bytes, cap - math.ceil(cap * 0.05) - b.total_bytes_per_gpu)
+        with self.assertRaises(llmmem.Error):
+            llmmem.Config().apply_calibration('{"overhead_gib": -1}')
+
+
 if __name__ == "__main__":
     unittest.main()
