@@ -616,5 +616,12 @@ PY
 printf '{"safety_margin": 0.6}' >"$TMP/flat2.json"
 run 1 estimate --preset llama-3.1-8b --calibration "$TMP/flat2.json" && one_line_error LLMMEM_E_OUT_OF_RANGE "$TMP/flat2.json:1:19: \"safety_margin\": expected a number in [0, 0.5]"
 
+# ZeRO-3 + TP (seed row): DeepSpeed AutoTP training is refused with the reason, never dropped
+printf '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 3},\n "tensor_parallel": {"autotp_size": 2}}' >"$TMP/autotp.json"
+run 1 estimate --preset llama-3.1-8b --deepspeed-config "$TMP/autotp.json" &&
+    one_line_error LLMMEM_E_UNSUPPORTED "$TMP/autotp.json:2:37: \"tensor_parallel.autotp_size\": 2: DeepSpeed AutoTP training"
+run 1 estimate --preset llama-3.1-8b --engine zero3 --gpus 8 --tensor-parallel-size 2 &&
+    grep -q "DeepSpeed AutoTP training, is not modelled" "$TMP/err" && ok || bad "zero + TP refusal names AutoTP"
+
 echo "test_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -72,5 +72,19 @@ class TestFlatSettings(unittest.TestCase):
             llmmem.Config().apply_calibration('{"overhead_gib": -1}')
 
 
+class TestAutoTP(unittest.TestCase):
+    """ZeRO with tensor parallelism (DeepSpeed AutoTP training): refused with the reason."""
+
+    def test_refused(self):
+        ds = '{"zero_optimization": {"stage": 3}, "tensor_parallel": {"autotp_size": 4}}'
+        with self.assertRaises(llmmem.Error) as cm:
+            llmmem.Config.from_deepspeed_config(ds, "llama-3.1-8b")
+        self.assertEqual(cm.exception.status, llmmem.E_UNSUPPORTED)
+        self.assertIn("AutoTP", str(cm.exception))
+        with self.assertRaises(llmmem.Error) as cm:
+            llmmem.estimate("llama-3.1-8b", engine="zero", zero_stage=3, data_parallel_size=4, tensor_parallel_size=2)
+        self.assertIn("AutoTP", str(cm.exception))
+
+
 if __name__ == "__main__":
     unittest.main()
