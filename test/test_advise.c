@@ -9,7 +9,8 @@
  * - the ranking: fitting ones first; among them, those that keep the run first, then
  *   fewer GPUs; those that do not fit by total;
  * - a run that fits is never told to shorten its sequence; serving gets a tensor-parallel
- *   size that divides the heads; bad arguments are errors. */
+ *   size that divides the heads; no suggestion pairs a bitsandbytes optimizer with
+ *   CPU-offloaded optimizer state (a run the framework fails); bad arguments are errors. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -265,6 +266,47 @@ static void test_serving_vllm(void **state)
     llmmem_model_free(m);
 }
 
+/* A bitsandbytes optimizer stepping CPU-offloaded state fails at run time (its kernels are
+ * CUDA's): never suggested, from either side. */
+static void no_bnb_offload(const char *const *kv)
+{
+    llmmem_model *m = preset("llama-3.1-70b");
+    llmmem_config *cfg = config(kv);
+    llmmem_advice *a = NULL;
+    assert_int_equal(llmmem_advice_new(&a), 0);
+    assert_int_equal(llmmem_plan_advise(a, m, cfg), 0);
+    assert_true(llmmem_advice_count(a) > 0);
+    for (int i = 0; i < llmmem_advice_count(a); i++) {
+        llmmem_config *c = NULL;
+        char opt[64], off[16];
+        size_t need;
+        int64_t fsdp_off = 0;
+        assert_int_equal(llmmem_advice_config(&c, a, i), 0);
+        assert_int_equal(llmmem_config_get_str(opt, sizeof opt, &need, c, LLMMEM_P_OPTIMIZER), 0);
+        assert_int_equal(llmmem_config_get_str(off, sizeof off, &need, c, LLMMEM_P_OFFLOAD_OPTIMIZER), 0);
+        assert_int_equal(llmmem_config_get_i64(&fsdp_off, c, LLMMEM_P_FSDP_CPU_OFFLOAD), 0);
+        const bool bnb = strstr(opt, "8bit") != NULL || strstr(opt, "paged") != NULL;
+        if (bnb && (strcmp(off, "none") != 0 || fsdp_off))
+            fail_msg("suggestion %d (%s): %s with CPU-offloaded optimizer state", i + 1, llmmem_advice_flags(a, i), opt);
+        llmmem_config_free(c);
+    }
+    llmmem_advice_free(a);
+    llmmem_config_free(cfg);
+    llmmem_model_free(m);
+}
+
+static void test_no_bnb_with_offload(void **state)
+{
+    (void)state;
+    const char *zero[] = {"gpu", "H100-80GB", "engine", "zero", "zero_stage", "3", "data_parallel_size", "8", NULL};
+    const char *fsdp[] = {"gpu", "H100-80GB", "engine", "fsdp", "data_parallel_size", "8", NULL};
+    const char *bnb[] = {"gpu", "H100-80GB", "engine", "zero", "zero_stage", "3", "data_parallel_size", "8",
+                         "optimizer", "adamw_8bit", NULL};
+    no_bnb_offload(zero);
+    no_bnb_offload(fsdp);
+    no_bnb_offload(bnb);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -295,6 +337,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_training_single), cmocka_unit_test(test_training_zero3),
         cmocka_unit_test(test_training_fits),   cmocka_unit_test(test_serving_vllm),
+        cmocka_unit_test(test_no_bnb_with_offload),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

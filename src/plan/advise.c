@@ -415,6 +415,18 @@ static bool contains(const char *big, const char *small)
     return true;
 }
 
+/* Combinations a framework refuses at run time that the estimator takes: a bitsandbytes
+ * optimizer stepping CPU-offloaded state (DeepSpeed offload_optimizer, FSDP CPUOffload:
+ * the step runs on CPU tensors, which bitsandbytes' CUDA kernels do not take; HF Trainer
+ * warns that the offloaded client optimizer needs a CPU implementation). Never suggested. */
+static bool framework_refuses(const struct llmmem_config *c)
+{
+    const bool bnb = c->optimizer == LLMMEM__OPT_ADAMW_8BIT || c->optimizer == LLMMEM__OPT_PAGED_ADAMW_8BIT ||
+                     c->optimizer == LLMMEM__OPT_ADAM_8BIT || c->optimizer == LLMMEM__OPT_PAGED_ADAM_8BIT ||
+                     c->optimizer == LLMMEM__OPT_PAGED_ADAMW_32BIT;
+    return bnb && (c->offload_optimizer != LLMMEM__OFFLOAD_NONE || c->fsdp_cpu_offload);
+}
+
 /* Applies the changes to a copy of cfg and estimates it; keeps it, ranked, when the
  * library accepts it and it needs less than the configuration as given. */
 static int try_changes(llmmem_advice *a, const llmmem_model *m, const struct llmmem_config *cfg, const cand *k,
@@ -427,6 +439,8 @@ static int try_changes(llmmem_advice *a, const llmmem_model *m, const struct llm
     for (int i = 0; i < n; i++)
         if (llmmem_config_set(&it->cfg, ch[i].param, ch[i].value) != 0)
             return LLMMEM_OK; /* the parameter table refuses it: not a suggestion */
+    if (framework_refuses(&it->cfg) && !framework_refuses(cfg))
+        return LLMMEM_OK;
     int rc = llmmem_estimate(&it->res, m, &it->cfg);
     if (rc == LLMMEM_E_NOMEM)
         return rc;
