@@ -154,7 +154,10 @@ static void print_advice(const llmmem_advice *a, const cli_opts *o, int top)
     print_line("As given     ", r, u);
     const int n = llmmem_advice_count(a);
     if (n == 0) {
-        printf("\nNo change this command knows needs less memory per GPU.\n");
+        int64_t fits = 0;
+        llmmem_result_get_i64(&fits, r, LLMMEM_R_FITS);
+        printf("\n%sNo change this command knows needs less memory per GPU.\n",
+               fits ? "It fits as given. " : "");
         llmmem_result_free(r);
         return;
     }

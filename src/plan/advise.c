@@ -5,7 +5,7 @@
  * with more accumulation steps (the global batch kept), ZeRO / FSDP over the
  * fewest GPUs that fit (llmmem_plan_min_gpus), CPU offload, tensor parallel,
  * 8-bit optimizers, LoRA / QLoRA and the longest sequence that fits
- * (llmmem_plan_max_seq_len); for serving the tensor-parallel size, the KV
+ * (largest_fitting); for serving the tensor-parallel size, the KV
  * cache dtype, max_model_len and the batch. Each is applied through the
  * parameter table (llmmem_config_set, the bounds and names every reader
  * uses) and estimated with the configured allocator setting: a candidate the
@@ -179,6 +179,33 @@ static void sharded(cands *l, const llmmem_model *m, const struct llmmem_config 
     spread(k, cfg, dp, gpus);
 }
 
+/* The largest value of integer parameter `param` in [1, hi] that fits: bisection on the fast
+ * estimate (the allocator rule of thumb), then confirmed with the configured allocator
+ * setting, stepping down by 1/16 at most 8 times; 0 when none was found. Cheaper than
+ * llmmem_plan_inverse's check of every smaller value (hundreds of replays), which the
+ * advice does not need: the suggestion is estimated again and shown with its verdict. */
+static int64_t largest_fitting(const llmmem_model *m, const struct llmmem_config *cfg, int param, int64_t hi,
+                               struct llmmem_result *r)
+{
+    struct llmmem_config c = *cfg;
+    c.allocator_replay = 0;
+    int64_t lo = 0, bad = hi + 1;
+    while (bad - lo > 1) {
+        const int64_t mid = lo + (bad - lo) / 2;
+        if (llmmem_config_set_i64(&c, param, mid) == 0 && llmmem_estimate(r, m, &c) == 0 && i64(r, LLMMEM_R_FITS))
+            lo = mid;
+        else
+            bad = mid;
+    }
+    c.allocator_replay = cfg->allocator_replay;
+    for (int k = 0; k < 8 && lo > 0; k++) {
+        if (llmmem_config_set_i64(&c, param, lo) == 0 && llmmem_estimate(r, m, &c) == 0 && i64(r, LLMMEM_R_FITS))
+            return lo;
+        lo -= lo / 16 > 0 ? lo / 16 : 1;
+    }
+    return 0;
+}
+
 static void training_cands(llmmem_advice *a, cands *l, const llmmem_model *m, const struct llmmem_config *cfg)
 {
     char what[TEXT_MAX];
@@ -276,13 +303,15 @@ static void training_cands(llmmem_advice *a, cands *l, const llmmem_model *m, co
     }
     /* the longest sequence that fits (llmmem_plan_max_seq_len), to a multiple of 128; only
      * where the run does not fit as given */
-    int64_t s = 0;
-    if (l->shorter && llmmem_plan_max_seq_len(&s, m, cfg) == 0 && s > 0 &&
-        s < cfg->seq_len) {
-        if (s >= 256)
+    int64_t s = l->shorter && cfg->seq_len > 1
+                    ? largest_fitting(m, cfg, LLMMEM_P_SEQ_LEN, cfg->seq_len - 1, &a->scratch.res)
+                    : 0;
+    if (s > 0) {
+        const bool round = s >= 256;
+        if (round)
             s -= s % 128;
-        snprintf(what, sizeof what, "sequences of %lld tokens (the longest that fits, to a multiple of 128)",
-                 (long long)s);
+        snprintf(what, sizeof what, "sequences of %lld tokens (near the longest that fits%s; llmmem plan "
+                 "--max-seq-len finds the longest)", (long long)s, round ? ", to a multiple of 128" : "");
         set(add(l, false, what), "seq_len", "%lld", s);
     }
 }
@@ -322,7 +351,9 @@ static void serving_cands(llmmem_advice *a, cands *l, const llmmem_model *m, con
         }
         if (cfg->kv_cache_dtype != LLMMEM_DTYPE_FP8)
             set_s(add(l, false, "an fp8 KV cache (--kv-cache-dtype fp8)"), "kv_cache_dtype", "fp8");
-        if (l->shorter && llmmem_plan_max_seq_len(&v, m, cfg) == 0 && v > 0) {
+        /* vLLM's own answer: the longest context one request can have (estimated_max_model_len) */
+        v = i64(&a->base, LLMMEM_R_ESTIMATED_MAX_MODEL_LEN);
+        if (l->shorter && v > 0) {
             if (v >= 256)
                 v -= v % 128;
             snprintf(what, sizeof what, "max_model_len %lld (the longest context that fits)", (long long)v);
@@ -331,7 +362,10 @@ static void serving_cands(llmmem_advice *a, cands *l, const llmmem_model *m, con
         return;
     }
     /* HF generate: fewer sequences at once, bitsandbytes weights */
-    if (l->shorter && cfg->batch_size > 1 && llmmem_plan_max_batch(&v, m, cfg) == 0 && v > 0 && v < cfg->batch_size) {
+    v = l->shorter && cfg->batch_size > 1
+            ? largest_fitting(m, cfg, LLMMEM_P_BATCH_SIZE, cfg->batch_size - 1, &a->scratch.res)
+            : 0;
+    if (v > 0) {
         snprintf(what, sizeof what, "batch of %lld sequences (the most that fit)", (long long)v);
         set(add(l, false, what), "batch_size", "%lld", v);
     }
@@ -536,7 +570,9 @@ int llmmem_plan_advise(llmmem_advice *advice, const llmmem_model *model, const l
             ok = llmmem_config_set(&c, one.arr[i].ch[k].param, one.arr[i].ch[k].value) == 0;
         if (!ok || llmmem_estimate(&a->scratch.res, model, &c) != 0 || i64(&a->scratch.res, LLMMEM_R_FITS))
             continue; /* refused, or it fits alone */
-        cands two = {a->cands2, 0, false};
+        /* the longest sequence is searched again after checkpointing only (a search is
+         * hundreds of estimates): the pair a long-context run needs */
+        cands two = {a->cands2, 0, !strcmp(one.arr[i].ch[0].param, "activation_checkpointing")};
         collect(a, &two, model, &c);
         for (int j = 0; j < two.n; j++) {
             cand p;
