@@ -75,7 +75,29 @@ int cli_settings(char (*out)[CLI_ITEM_MAX], int max, const llmmem_result *r,
 {
     char a[64], b[64], c[64];
     items it = {out, 0, max};
-    if (cli_cfg_i64(cfg, LLMMEM_P_MODE) == 1) {
+    const bool lcpp = cli_cfg_i64(cfg, LLMMEM_P_RUNTIME) == LLMMEM_RUNTIME_LLAMA_CPP;
+    if (cli_cfg_i64(cfg, LLMMEM_P_MODE) == 1 && lcpp) {
+        /* llama.cpp's own settings (llama-server's flags), the context as resolved */
+        const int64_t ngl = cli_cfg_i64(cfg, LLMMEM_P_N_GPU_LAYERS);
+        item(&it, "inference (llama_cpp)");
+        if (ngl < 0)
+            item(&it, "all layers on the GPU");
+        else
+            item(&it, "%lld layers on the GPU (-ngl)", (long long)ngl);
+        item(&it, "context %s tokens",
+             cli_group(a, sizeof a, cli_result_i64(r, LLMMEM_R_MAX_CONTEXT_TOKENS)));
+        item(&it, "batch %s, ubatch %s", cli_group(a, sizeof a, cli_cfg_i64(cfg, LLMMEM_P_N_BATCH)),
+             cli_group(b, sizeof b, cli_cfg_i64(cfg, LLMMEM_P_N_UBATCH)));
+        item(&it, "%lld sequence(s)%s", (long long)cli_cfg_i64(cfg, LLMMEM_P_N_PARALLEL),
+             cli_cfg_i64(cfg, LLMMEM_P_KV_UNIFIED) ? " (unified KV)" : "");
+        item(&it, "KV cache %s/%s%s", cfg_text(a, sizeof a, cfg, LLMMEM_P_CACHE_TYPE_K),
+             cfg_text(b, sizeof b, cfg, LLMMEM_P_CACHE_TYPE_V),
+             cli_cfg_i64(cfg, LLMMEM_P_NO_KV_OFFLOAD) ? " in host memory" : "");
+        item(&it, "flash attention %s", cfg_text(a, sizeof a, cfg, LLMMEM_P_FLASH_ATTN));
+        if (cli_cfg_i64(cfg, LLMMEM_P_N_CPU_MOE) > 0)
+            item(&it, "experts of the first %lld layers on the CPU",
+                 (long long)cli_cfg_i64(cfg, LLMMEM_P_N_CPU_MOE));
+    } else if (cli_cfg_i64(cfg, LLMMEM_P_MODE) == 1) {
         item(&it, "inference (%s)", cfg_text(a, sizeof a, cfg, LLMMEM_P_RUNTIME));
         item(&it, "batch %s", cli_group(a, sizeof a, cli_cfg_i64(cfg, LLMMEM_P_BATCH_SIZE)));
         item(&it, "prompt %s + decode %s tokens",
@@ -255,6 +277,9 @@ static void print_totals(const llmmem_result *r, enum cli_units u)
         {"CUDA context", LLMMEM_R_CUDA_CONTEXT_BYTES, false},
         {"Total per GPU", LLMMEM_R_TOTAL_BYTES_PER_GPU, false},
         {"Host RAM (offload)", LLMMEM_R_HOST_BYTES, true},
+        {"  pinned", LLMMEM_R_HOST_PINNED_BYTES, true},
+        {"  pageable", LLMMEM_R_HOST_PAGEABLE_BYTES, true},
+        {"Host RAM at load", LLMMEM_R_HOST_LOAD_PEAK_BYTES, true},
         {"NVMe (offload)", LLMMEM_R_NVME_BYTES, true},
         {"KV cache", LLMMEM_R_KV_CACHE_BYTES, true},
     };
@@ -272,6 +297,15 @@ static void print_totals(const llmmem_result *r, enum cli_units u)
            cli_fmt_bytes(b, sizeof b, cli_result_u64(r, LLMMEM_R_GPU_MEMORY_BYTES), u),
            cli_fmt_bytes(t, sizeof t, (uint64_t)(head < 0 ? -head : head), u),
            head < 0 ? "short" : "free");
+    /* the second verdict, where a host RAM size per node was given */
+    uint64_t host_cap = cli_result_u64(r, LLMMEM_R_HOST_MEMORY_BYTES);
+    if (host_cap) {
+        uint64_t need = cli_result_u64(r, LLMMEM_R_HOST_BYTES);
+        uint64_t load = cli_result_u64(r, LLMMEM_R_HOST_LOAD_PEAK_BYTES);
+        need = load > need ? load : need;
+        printf("Fits host RAM         %s (%s of %s per node)\n", cli_result_i64(r, LLMMEM_R_FITS_HOST) ? "yes" : "NO",
+               cli_fmt_bytes(a, sizeof a, need, u), cli_fmt_bytes(b, sizeof b, host_cap, u));
+    }
     /* |headroom| within the estimate's own margin: a near-boundary verdict */
     uint64_t margin = cli_result_u64(r, LLMMEM_R_MARGIN_BYTES);
     if ((uint64_t)(head < 0 ? -head : head) < margin)

@@ -11,6 +11,7 @@
 
   function withTimeline(M, api) {
     function allocTimeline(model, settings, format) {
+      if (model.gguf || model.ggufMissing != null) return api.timelineOf(model, settings, FORMATS[format || "svg"]);
       const ptrs = [];
       const cstr = (s) => {
         const n = M.lengthBytesUTF8(s) + 1;

@@ -18,7 +18,7 @@
   // Parameter sections: the hundreds of the parameter ids (include/llmmem.h).
   const SECTIONS = {
     1: "Workload", 2: "Precision", 3: "Optimizer", 4: "Activations", 5: "LoRA / QLoRA",
-    6: "Engine", 7: "GPUs and parallelism", 8: "Serving runtime (vLLM)", 9: "GPU",
+    6: "Engine", 7: "GPUs and parallelism", 8: "Serving runtime (vLLM, llama.cpp)", 9: "GPU",
     10: "Vision inputs",
   };
   // Shown outside the "more" fold of their section.
@@ -30,6 +30,7 @@
     "distributed_optimizer", "num_gpus", "data_parallel_size", "tensor_parallel_size",
     "pipeline_parallel_size", "context_parallel_size", "expert_parallel_size", "sequence_parallel",
     "runtime", "gpu_memory_utilization", "max_num_seqs", "max_model_len", "gpu", "gpu_memory_bytes",
+    "n_gpu_layers", "ctx_size", "n_parallel", "cache_type_k", "cache_type_v", "flash_attn",
   ]);
   const PALETTE = ["#4e79a7", "#a0cbe8", "#f28e2b", "#ffbe7d", "#59a14f", "#8cd17d", "#b6992d", "#f1ce63",
                    "#499894", "#86bcb6", "#e15759", "#ff9d9a", "#79706e", "#bab0ac"];
@@ -66,7 +67,7 @@
   function freshScenario() {
     const values = {};
     for (const p of PARAMS) values[p.name] = p.defaultText;
-    return { source: "preset", preset: "llama-3.1-8b", hf: "", cal: "", values };
+    return { source: "preset", preset: "llama-3.1-8b", hf: "", cal: "", gguf: null, values };
   }
   const cur = () => state[state.active];
   const copyScenario = (s) => JSON.parse(JSON.stringify(s));
@@ -81,6 +82,10 @@
     return out;
   }
   function modelOf(s) {
+    // a GGUF file: its header bytes (gguf.js keeps them; the scenario holds the key)
+    const g = s.source === "gguf" && s.gguf ? LlmmemGguf.get(s.gguf.key) : null;
+    if (s.source === "gguf")
+      return g ? { gguf: g, ggufName: s.gguf.name } : { ggufMissing: s.gguf ? s.gguf.name : "" };
     const m = s.source === "hf" ? { hfJson: s.hf } : { preset: s.preset };
     if (s.cal.trim()) m.calibration = s.cal.trim();
     return m;
@@ -136,6 +141,8 @@
     }
     $("src-preset").checked = s.source === "preset";
     $("src-hf").checked = s.source === "hf";
+    $("src-gguf").checked = s.source === "gguf";
+    $("gguf-name").textContent = s.gguf ? ggufLine(s.gguf) : "none yet: drop one on the page or open it";
     $("preset").value = s.preset;
     $("hf-json").value = s.hf;
     $("calibration-json").value = s.cal;
@@ -185,7 +192,7 @@
     const s = cur();
     const t = ev && ev.target;
     if (t && t.dataset && t.dataset.param) s.values[t.dataset.param] = t.value;
-    s.source = $("src-hf").checked ? "hf" : "preset";
+    s.source = $("src-hf").checked ? "hf" : $("src-gguf").checked ? "gguf" : "preset";
     s.preset = $("preset").value;
     s.hf = $("hf-json").value;
     s.cal = $("calibration-json").value;
@@ -195,14 +202,20 @@
   const shq = (s) => (/^[A-Za-z0-9._,\/:=+@%-]+$/.test(s) ? s : "'" + String(s).replace(/'/g, "'\\''") + "'");
   function commandArgs(model, sets) {
     const a = [];
-    if (model.preset) a.push("--preset", shq(model.preset));
+    const gguf = model.gguf || model.ggufMissing != null;
+    if (gguf) a.push("--gguf", shq(model.ggufName || model.ggufMissing || "model.gguf"));
+    else if (model.preset) a.push("--preset", shq(model.preset));
     else a.push("--hf-config", "config.json");
     if (model.calibration) a.push("--calibration", "calibration.json");
-    for (const [n, v] of sets) a.push("--" + n.replace(/_/g, "-"), shq(v));
+    for (const [n, v] of sets) {
+      // --gguf implies --mode inference --runtime llama_cpp (examples/cli/inputs.c)
+      if (gguf && ((n === "mode" && v === "inference") || (n === "runtime" && v === "llama_cpp"))) continue;
+      a.push("--" + n.replace(/_/g, "-"), shq(v));
+    }
     return a;
   }
   function scenarioObject(model, sets, config) {
-    const s = { model: model.preset ? { preset: model.preset } : { hf_config: "config.json" } };
+    const s = { model: model.gguf ? { gguf: model.ggufName } : model.preset ? { preset: model.preset } : { hf_config: "config.json" } };
     if (sets.length) {
       s.params = {};
       for (const [n] of sets) s.params[n] = config[n];
@@ -218,7 +231,9 @@
     const q = new URLSearchParams();
     for (const x of state.compare ? ["a", "b"] : ["a"]) {
       const s = state[x], pre = x === "a" ? "" : "b.";
-      if (s.source === "hf") {
+      if (s.source === "gguf") {
+        q.set(pre + "gguf", s.gguf ? s.gguf.name : ""); // the file itself cannot travel in a link
+      } else if (s.source === "hf") {
         if (s.hf.length <= LINK_HF_MAX) q.set(pre + "hf", b64(JSON.stringify(JSON.parse(s.hf))));
       } else {
         q.set(pre + "preset", s.preset);
@@ -239,6 +254,7 @@
       const s = k.startsWith("b.") ? b : a, n = k.startsWith("b.") ? k.slice(2) : k;
       if (n === "preset") { s.source = "preset"; s.preset = v; }
       else if (n === "hf") { s.source = "hf"; s.hf = JSON.stringify(JSON.parse(unb64(v)), null, 2); }
+      else if (n === "gguf") { s.source = "gguf"; s.gguf = v ? { key: "", name: v, size: 0 } : null; }
       else if (n === "cal") s.cal = unb64(v);
       else if (n === "compare") state.compare = v === "1";
       else if (n === "units") state.units = v;
@@ -253,6 +269,7 @@
   // ---- the settings and the verdict, as the CLI's table and chart give them ------------------
   // The CLI's settings items (examples/cli/table.c cli_settings).
   function settingsItems(r, c) {
+    if (c.mode === "inference" && c.runtime === "llama_cpp") return LlmmemGguf.settingsItems(r, c);
     const it = [];
     if (c.mode === "inference") {
       it.push(`inference (${c.runtime})`, `batch ${group(c.batch_size)}`,
@@ -457,6 +474,7 @@
     const notes = (r.notes || []).filter((n) => /^assum/i.test(n));
     $("assumed-" + x).innerHTML = notes.map((n) => `<li>${esc(n)}</li>`).join("");
     $("chart-" + x).innerHTML = barChart(r, state.units);
+    renderLlamaBuffers(x, r);
     $("command-" + x).textContent = "llmmem estimate " + commandArgs(model, sets).join(" ");
     const cap = $("capacity-" + x);
     cap.hidden = !r.max_model_len;
@@ -535,7 +553,7 @@
 
     $("command").textContent = "llmmem estimate " + commandArgs(model, sets).join(" ");
     $("scenario-out").textContent = JSON.stringify(scenarioObject(model, sets, out.config), null, 2);
-    $("export-hf").hidden = !!model.preset;
+    $("export-hf").hidden = model.hfJson == null;
   }
 
   // ---- advice: ranked changes, each an estimate of the changed run (llmmem advise) -----------
@@ -581,6 +599,9 @@
   }
 
   function renderPlan(model, sets) {
+    const lcpp = !!(last && last.config && last.config.mode === "inference" && last.config.runtime === "llama_cpp");
+    $("lcpp-plan").hidden = !lcpp;
+    if (lcpp) return renderLlamaPlan(model, sets);
     const n = parseInt($("plan-gpus").value, 10) || 1;
     const k = Math.min(64, Math.max(1, parseInt($("plan-top").value, 10) || 5));
     const args = commandArgs(model, sets);
@@ -631,6 +652,50 @@
     }
     $("plan-table").innerHTML = h;
     $("plan-table").dataset.json = JSON.stringify(p);
+  }
+
+  // llama.cpp's planner: the most layers on the GPU and the longest context that fit
+  // (llmmem plan --max-ngl --max-ctx), the most parallel sequences; no layouts of N GPUs.
+  function renderLlamaPlan(model, sets) {
+    const args = commandArgs(model, sets).join(" ");
+    $("plan-command").textContent = "llmmem plan " + args + " --max-ngl --max-ctx\n" +
+      "llmmem plan " + args + " --max-batch --max-seq-len --min-gpus";
+    const show = (id, v, err) => ($(id).textContent = v == null ? "(" + err + ")" : group(v));
+    try {
+      const lp = api.llamaPlan(model, sets);
+      show("max-ngl", lp.max_ngl, lp.max_ngl_error);
+      show("max-ctx", lp.max_ctx, lp.max_ctx_error);
+      const inv = api.inverse(model, sets);
+      for (const [key, id] of [["max_batch", "max-batch"], ["max_seq_len", "max-seq-len"], ["min_gpus", "min-gpus"]])
+        show(id, inv[key], inv[key + "_error"]);
+    } catch (e) {
+      for (const id of ["max-ngl", "max-ctx", "max-batch", "max-seq-len", "min-gpus"]) $(id).textContent = "";
+    }
+    $("plan-summary").textContent = "llama.cpp splits the layers between the GPU and the CPU (-ngl); its largest batch " +
+      "is the most parallel sequences (--parallel) and its longest sequence the context (--ctx-size). It has no " +
+      "layouts of several GPUs to rank here.";
+    $("plan-table").innerHTML = "";
+    delete $("plan-table").dataset.json;
+  }
+
+  // llama.cpp's buffers, GPU and CPU, in words (the result's terms, runtime.c lcpp_terms).
+  function renderLlamaBuffers(x, r) {
+    let el = $("lcpp-" + x);
+    if (!el) {
+      el = document.createElement("div");
+      el.id = "lcpp-" + x;
+      el.className = "lcpp small";
+      $("chart-" + x).after(el);
+    }
+    const terms = Object.fromEntries((r.terms || []).map((t) => [t.name, t.bytes]));
+    el.hidden = !("weights_gpu" in terms);
+    if (el.hidden) return (el.innerHTML = "");
+    const row = (name) => `<tr data-term="${name}"><td>${esc(LlmmemGguf.TERM_WORDS[name])}</td>` +
+      `<td class="num">${fmtBytes(terms[name] || 0, state.units)}</td></tr>`;
+    el.innerHTML = "<table class=\"grid\"><tr><th colspan=\"2\">What llama.cpp allocates</th></tr>" +
+      ["weights_gpu", "kv_cache_gpu", "compute_buffer_gpu"].map(row).join("") +
+      `<tr><td>CUDA context</td><td class="num">${fmtBytes(r.cuda_context_bytes, state.units)}</td></tr>` +
+      ["host_weights", "host_kv_cache", "host_output_buffer", "host_compute_buffer"].map(row).join("") + "</table>";
   }
 
   function compute() {
@@ -764,7 +829,35 @@
   async function takeFiles(files, how) {
     if (!files || !files.length) return;
     const f = files[0];
+    if (LlmmemGguf.isGguf(f.name)) return takeGguf(f, how);
     takeJson(await f.text(), how + " " + f.name);
+  }
+
+  // ---- a .gguf file: its header only (gguf.js), the model of the scenario being edited -----------
+  const sizeText = (n) => fmtBytes(n, "both");
+  function ggufLine(g) {
+    return g.key ? `${g.name} (${sizeText(g.size)}; its header read: ${sizeText(g.read)})`
+                 : `${g.name}: drop this file again (a link cannot carry it)`;
+  }
+  async function takeGguf(f, how) {
+    $("drop-msg").textContent = how + " " + f.name + ": reading its header...";
+    let g;
+    try {
+      g = await LlmmemGguf.readHeader(api, f);
+    } catch (e) {
+      $("drop-msg").textContent = how + " " + f.name + ": " + e.message;
+      return;
+    }
+    const s = cur();
+    s.source = "gguf";
+    s.gguf = { key: g.key, name: g.name, size: g.size, read: g.read };
+    // a GGUF is llama.cpp's (as --gguf in the CLI): inference on runtime llama_cpp
+    s.values.mode = "inference";
+    s.values.runtime = "llama_cpp";
+    showScenario();
+    schedule();
+    $("drop-msg").textContent = `${how} ${f.name}: a GGUF file (llama.cpp) is the model of scenario ${state.active.toUpperCase()}; ` +
+      `read ${sizeText(g.read)} of ${sizeText(g.size)} (the header, not the weights)`;
   }
 
   // ---- start ------------------------------------------------------------------------------------
