@@ -129,9 +129,20 @@ static int64_t gpus_for(const llmmem_model *m, const struct llmmem_config *c)
     return n;
 }
 
-/* dp data-parallel ranks: the accumulation steps divided by the growth of the data
- * parallel size where they divide, so that the global batch is kept; else the text says
- * the new global batch. */
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* dp data-parallel ranks, the global batch (micro-batch x accumulation x dp) kept where
+ * it can be: the growth of the data-parallel size taken out of the accumulation steps,
+ * then out of the micro-batch. Where it cannot, the text says the new global batch and
+ * the suggestion changes the run. */
 static void spread(cand *k, const struct llmmem_config *cfg, int64_t dp, int64_t gpus)
 {
     if (!k)
@@ -139,15 +150,29 @@ static void spread(cand *k, const struct llmmem_config *cfg, int64_t dp, int64_t
     set(k, "data_parallel_size", "%lld", dp);
     if (cfg->num_gpus > 0)
         set(k, "num_gpus", "%lld", gpus);
-    const int64_t grow = cfg->dp > 0 && dp % cfg->dp == 0 ? dp / cfg->dp : 0;
+    int64_t left = cfg->dp > 0 && dp % cfg->dp == 0 ? dp / cfg->dp : 0;
+    int64_t ga = cfg->grad_accum_steps, mb = cfg->micro_batch_size;
+    if (left > 1) {
+        int64_t g = gcd64(ga, left);
+        ga /= g;
+        left /= g;
+        g = gcd64(mb, left);
+        mb /= g;
+        left /= g;
+    }
     size_t len = strlen(k->what);
-    if (grow > 1 && cfg->grad_accum_steps % grow == 0) {
-        if (cfg->grad_accum_steps != cfg->grad_accum_steps / grow)
-            set(k, "gradient_accumulation_steps", "%lld", cfg->grad_accum_steps / grow);
-        snprintf(k->what + len, sizeof k->what - len, " (the same global batch)");
+    if (left == 1) {
+        if (ga != cfg->grad_accum_steps)
+            set(k, "gradient_accumulation_steps", "%lld", ga);
+        if (mb != cfg->micro_batch_size)
+            set(k, "micro_batch_size", "%lld", mb);
+        snprintf(k->what + len, sizeof k->what - len, " (micro-batch %lld x %lld accumulation: the same global batch)",
+                 (long long)mb, (long long)ga);
     } else {
-        snprintf(k->what + len, sizeof k->what - len, " (global batch %lld sequences)",
-                 (long long)(cfg->micro_batch_size * cfg->grad_accum_steps * dp));
+        snprintf(k->what + len, sizeof k->what - len, " (global batch %lld sequences, was %lld)",
+                 (long long)(cfg->micro_batch_size * cfg->grad_accum_steps * dp),
+                 (long long)(cfg->micro_batch_size * cfg->grad_accum_steps * cfg->dp));
+        k->keeps = false;
     }
 }
 
@@ -514,19 +539,24 @@ static int try_changes(llmmem_advice *a, const llmmem_model *m, const struct llm
     return LLMMEM_OK;
 }
 
-/* x then y as one candidate, when they set no parameter in common. */
+/* x then y as one candidate: y was found on the configuration x makes, so where both set
+ * a parameter y's value is the one (x's micro-batch, then y's data-parallel size dividing
+ * the accumulation steps again). */
 static bool pair(cand *out, const cand *x, const cand *y)
 {
-    if (x->n + y->n > CHANGE_MAX)
-        return false;
-    for (int i = 0; i < x->n; i++)
-        for (int j = 0; j < y->n; j++)
-            if (!strcmp(x->ch[i].param, y->ch[j].param))
-                return false;
     *out = *x;
+    for (int j = 0; j < y->n; j++) {
+        int i = 0;
+        while (i < out->n && strcmp(out->ch[i].param, y->ch[j].param))
+            i++;
+        if (i == out->n) {
+            if (out->n >= CHANGE_MAX)
+                return false;
+            out->n++;
+        }
+        out->ch[i] = y->ch[j];
+    }
     snprintf(out->what, sizeof out->what, "%.120s, and %.120s", x->what, y->what);
-    memcpy(&out->ch[x->n], y->ch, (size_t)y->n * sizeof y->ch[0]);
-    out->n = x->n + y->n;
     out->keeps = x->keeps && y->keeps;
     out->paired = true;
     return true;
