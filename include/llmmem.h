@@ -984,9 +984,11 @@ LLMMEM_API int llmmem_advice_keeps_run(const llmmem_advice *advice, int index);
 /** Copies the configuration of suggestion @p index as one the caller owns. @since 0.2 */
 LLMMEM_API int llmmem_advice_config(llmmem_config **out, const llmmem_advice *advice, int index);
 /** Copies the estimate of suggestion @p index into @p out (from llmmem_result_new); index -1:
- *  the configuration as given. @since 0.2 */
+ *  the configuration as given (LLMMEM_E_OUT_OF_RANGE before llmmem_plan_advise succeeded).
+ *  @since 0.2 */
 LLMMEM_API int llmmem_advice_result(llmmem_result *out, const llmmem_advice *advice, int index);
-/** Serialises the advice as JSON (docs/planner.md "Advice"), snprintf-style. @since 0.2 */
+/** Serialises the advice as JSON (docs/planner.md "Advice"), snprintf-style; a handle not
+ *  yet advised gives {"mode":null,"as_configured":null,"suggestions":[]}. @since 0.2 */
 LLMMEM_API int llmmem_advice_to_json(char *buf, size_t cap, size_t *needed, const llmmem_advice *advice);
 
 /* LLMMEM_CDEF_END */

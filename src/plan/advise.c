@@ -54,6 +54,7 @@ typedef struct llmmem__advice_item {
 } llmmem__advice_item;
 
 struct llmmem_advice {
+    bool done; /* llmmem_plan_advise succeeded on it */
     int count;
     int order[ADVICE_MAX];
     llmmem__advice_item item[ADVICE_MAX];
@@ -570,6 +571,8 @@ static void collect(llmmem_advice *a, cands *l, const llmmem_model *m, const str
         training_cands(a, l, m, cfg);
 }
 
+static int advise(llmmem_advice *a, const llmmem_model *model, const llmmem_config *cfg);
+
 int llmmem_plan_advise(llmmem_advice *advice, const llmmem_model *model, const llmmem_config *cfg)
 {
     if (!advice || !model || !cfg)
@@ -577,6 +580,17 @@ int llmmem_plan_advise(llmmem_advice *advice, const llmmem_model *model, const l
                              !advice ? "advice" : !model ? "model" : "config");
     llmmem_advice *a = advice;
     a->count = 0;
+    a->done = false;
+    int rc = advise(a, model, cfg);
+    if (rc)
+        a->count = 0;
+    else
+        a->done = true;
+    return rc;
+}
+
+static int advise(llmmem_advice *a, const llmmem_model *model, const llmmem_config *cfg)
+{
     int rc = llmmem_estimate(&a->base, model, cfg);
     if (rc)
         return rc;
@@ -657,6 +671,9 @@ int llmmem_advice_result(llmmem_result *out, const llmmem_advice *advice, int in
     if (!out || !advice)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_advice_result: %s is NULL", !out ? "out" : "advice");
     if (index == -1) {
+        if (!advice->done)
+            return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "llmmem_advice_result: the advice has not run "
+                                                        "(llmmem_plan_advise)");
         *out = advice->base;
         return LLMMEM_OK;
     }
@@ -687,6 +704,10 @@ int llmmem_advice_to_json(char *buf, size_t cap, size_t *needed, const llmmem_ad
     if (!advice || (!buf && cap > 0))
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_advice_to_json: %s is NULL", !advice ? "advice" : "buf");
     llmmem__buf b = {buf, cap, 0};
+    if (!advice->done) { /* a handle llmmem_plan_advise has not filled: nothing to say */
+        llmmem__buf_printf(&b, "{\"mode\":null,\"as_configured\":null,\"suggestions\":[]}");
+        return llmmem__buf_finish(&b, needed);
+    }
     llmmem__buf_printf(&b, "{\"mode\":\"%s\",\"as_configured\":{",
                        llmmem_param_enum_name(LLMMEM_P_MODE, advice->mode));
     json_estimate(&b, &advice->base, advice->base_step_s);
