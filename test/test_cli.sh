@@ -661,5 +661,18 @@ fi
 run 1 estimate $S4 --load-vision-tower off --images-per-sample 1 && one_line_error LLMMEM_E_INCONSISTENT "load_vision_tower = off"
 run 1 estimate --preset llama-3.2-1b --load-vision-tower on && one_line_error LLMMEM_E_INCONSISTENT "no vision tower"
 
+# the issue's four questions (issue 29) each get an answer with a next step from advise:
+# it fits as given, or the first suggestion fits (and its command is ready, checked above)
+for q in "--preset llama-3.1-8b --gpu H100-80GB" \
+    "--preset llama-3.1-70b --engine fsdp --gpu H100-80GB" \
+    "--preset qwen2.5-72b --mode inference --runtime vllm --gpu A100-80GB --tensor-parallel-size 4" \
+    "--preset llama-3.1-70b --qlora nf4 --lora-rank 16 --gpu A6000"; do
+    # shellcheck disable=SC2086
+    "$CLI" advise $q --json >"$TMP/q4.json" 2>"$TMP/err" &&
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["suggestions"]
+sys.exit(0 if d["as_configured"]["fits"] or (s and s[0]["fits"]) else 1)' "$TMP/q4.json" &&
+        ok || bad "advise $q: no fitting answer: $(head -c 300 "$TMP/q4.json") $(cat "$TMP/err")"
+done
+
 echo "test_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -79,5 +79,21 @@ class TestAdvise(unittest.TestCase):
         self.assertEqual(repr(a), "<llmmem.Advice (closed)>")
 
 
+class TestFourQuestions(unittest.TestCase):
+    """The issue's four questions: each fits as given or its first suggestion fits."""
+
+    QUESTIONS = [
+        ("llama-3.1-8b", dict(gpu="H100-80GB")),
+        ("llama-3.1-70b", dict(engine="fsdp", gpu="H100-80GB")),
+        ("qwen2.5-72b", dict(mode="inference", runtime="vllm", gpu="A100-80GB", tensor_parallel_size=4)),
+        ("llama-3.1-70b", dict(qlora="nf4", lora_rank=16, gpu="A6000")),
+    ]
+
+    def test_each_has_a_next_step(self):
+        for model, run in self.QUESTIONS:
+            a = llmmem.advise(model, **run)
+            self.assertTrue(a.as_given["fits"] or (len(a) and a[0].fits), (model, run, a.to_dict()))
+
+
 if __name__ == "__main__":
     unittest.main()
