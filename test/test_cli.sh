@@ -516,8 +516,120 @@ hub_env HF_HUB_CACHE="$TMP/home/.cache/huggingface/hub" -- estimate --framework-
     >"$TMP/out" && grep -q "^Model *acme/tiny-llama" "$TMP/out" && ok || bad "LLaMA-Factory model_name_or_path"
 printf 'base_model: acme/unknown\nsequence_len: 4096\n' >"$TMP/ax2.yaml"
 run 1 estimate --axolotl-config "$TMP/ax2.yaml" && one_line_error LLMMEM_E_UNKNOWN_PARAM "ax2.yaml:1:13: \"base_model\""
+# a scenario whose model is a Hub id: the preset's, or the cache's (estimate and validate)
+printf '{"model": "acme/tiny-llama", "training": {"micro_batch_size": 2}}' >"$TMP/hub-scenario.json"
+hub_env HF_HUB_CACHE="$TMP/home/.cache/huggingface/hub" -- estimate --scenario "$TMP/hub-scenario.json" --json >"$TMP/a.json" &&
+    "$CLI" estimate --hf-config test/data/configs/published/llama-3.2-1b.json --micro-batch-size 2 --json >"$TMP/b.json" &&
+    python3 -c 'import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:]); a.pop("notes"); b.pop("notes"); sys.exit(a!=b)' \
+        "$TMP/a.json" "$TMP/b.json" && ok || bad "scenario with a Hub id from the cache"
+hub_env HF_HUB_CACHE="$TMP/home/.cache/huggingface/hub" -- validate "$TMP/hub-scenario.json" >"$TMP/out" &&
+    grep -q "OK (model llama" "$TMP/out" && ok || bad "validate a scenario with a Hub id: $(cat "$TMP/out")"
 # vllm MODEL: a Hub id
 same_json "vllm Hub id" vllm Qwen/Qwen2.5-7B-Instruct --json -- vllm qwen2.5-7b --json
+
+# llmmem advise (issue 29 item 1): each printed command line is ready: run as printed it
+# gives the total and verdict of that suggestion in advise --json; the run as given does not
+# fit and the first suggestion does
+advise_check() {
+    local desc=$1 n=0 line words
+    shift
+    "$CLI" advise "$@" --json >"$TMP/adv.json" 2>"$TMP/err" || { bad "$desc: advise --json: $(cat "$TMP/err")"; return; }
+    "$CLI" advise "$@" --top 3 >"$TMP/out" 2>"$TMP/err" || { bad "$desc: advise: $(cat "$TMP/err")"; return; }
+    grep '^ *llmmem estimate ' "$TMP/out" | sed 's/^ *llmmem //' >"$TMP/adv-cmds"
+    while IFS= read -r line; do
+        n=$((n + 1))
+        eval "words=($line)"
+        "$CLI" "${words[@]}" --json >"$TMP/e.json" 2>"$TMP/err" &&
+            python3 -c 'import json,sys
+a=json.load(open(sys.argv[1]))["suggestions"][int(sys.argv[3])-1]; e=json.load(open(sys.argv[2]))
+sys.exit(not (a["total_bytes_per_gpu"]==e["total_bytes_per_gpu"] and a["fits"]==e["fits"]))' \
+                "$TMP/adv.json" "$TMP/e.json" "$n" && ok || bad "$desc: command $n ($line) does not give the advice's total: $(cat "$TMP/err")"
+    done <"$TMP/adv-cmds"
+    [ "$n" -eq 3 ] && ok || bad "$desc: advise --top 3 printed $n command lines"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (not d["as_configured"]["fits"] and d["suggestions"][0]["fits"]))' \
+        "$TMP/adv.json" && ok || bad "$desc: the run should not fit as given and the first suggestion should"
+}
+advise_check "advise 70B ZeRO-3" --preset llama-3.1-70b --gpu H100-80GB --engine zero3 --gpus 8
+advise_check "advise 8B single" --preset llama-3.1-8b --gpu H100-80GB --seq-len 8k --micro-batch-size 2
+advise_check "advise vLLM 72B TP 2" --preset qwen2.5-72b --mode inference --runtime vllm --gpu A100-80GB --tensor-parallel-size 2
+run 2 advise --preset llama-3.1-8b --explain && one_line_error LLMMEM_E_INVALID_ARG "advise: --explain"
+run 2 advise --preset llama-3.1-8b --max-batch && one_line_error LLMMEM_E_INVALID_ARG "advise: --max-batch"
+
+# seed rows (issue 29 item 8): the sgd-momentum spelling; AdaBelief's two moments like p
+# (torch_optimizer/adabelief.py: exp_avg, exp_avg_var; amsgrad + max_exp_avg_var) and its
+# per-parameter step (grad_residual, sqrt, quotient, the previous denom: 4 copies of the
+# largest parameter, llama-3.2-1b's tied 128256 x 2048 embedding, bf16); Shampoo refused
+same_json "optimizer sgd-momentum" estimate --preset llama-3.2-1b --optimizer sgd-momentum --json -- \
+    estimate --preset llama-3.2-1b --optimizer sgd_momentum --json
+for o in adabelief:2 adabelief-amsgrad:3; do
+    "$CLI" estimate --preset llama-3.2-1b --optimizer "${o%%:*}" --json >"$TMP/ab.json" &&
+        python3 -c 'import json,sys
+d=json.load(open(sys.argv[1])); n=int(sys.argv[2])
+want_state = n * d["trainable_params"] * 2
+want_tmp = 4 * 128256 * 2048 * 2
+got = (d["components"]["optimizer_state"] if d["peak_phase"] == "optimizer" else d["phases"]["optimizer"]["components"]["optimizer_state"],
+       d["phases"]["optimizer"]["components"]["optimizer_transient"])
+sys.exit(0 if got == (want_state, want_tmp) else "got %s, want %s" % (got, (want_state, want_tmp)))' "$TMP/ab.json" "${o##*:}" &&
+        ok || bad "optimizer ${o%%:*}"
+done
+run 2 estimate --preset llama-3.2-1b --optimizer shampoo && one_line_error LLMMEM_E_UNSUPPORTED "--optimizer shampoo: parameter \"optimizer\": shampoo: Distributed Shampoo"
+
+# which cards fit a run (seed row): llmmem gpus with inputs = llmmem estimate on each GPU
+"$CLI" gpus --preset llama-3.1-8b --lora-rank 16 --seq-len 4k --json >"$TMP/g.json" &&
+    python3 - "$CLI" "$TMP/g.json" <<'PY' && ok || bad "gpus with a run"
+import json, subprocess, sys
+cli, rows = sys.argv[1], json.load(open(sys.argv[2]))
+names = [g["name"] for g in json.loads(subprocess.run([cli, "gpus", "--json"], capture_output=True, text=True, check=True).stdout)]
+assert [g["name"] for g in rows] == names, "every GPU of the table, in order"
+for g in rows:
+    e = json.loads(subprocess.run([cli, "estimate", "--preset", "llama-3.1-8b", "--lora-rank", "16", "--seq-len", "4k",
+                                   "--gpu", g["name"], "--json"], capture_output=True, text=True, check=True).stdout)
+    assert (g["fits"], g["total_bytes_per_gpu"], g["headroom_bytes"], g["memory_bytes"]) == \
+        (e["fits"], e["total_bytes_per_gpu"], e["headroom_bytes"], e["gpu_memory_bytes"]), g["name"]
+assert any(g["fits"] for g in rows) and not all(g["fits"] for g in rows)
+PY
+run 2 gpus --preset llama-3.1-8b --gpu A100-80GB && one_line_error LLMMEM_E_INVALID_ARG "gpus: --gpu with a run"
+
+# quick 70 --gpus 64 --engine megatron (seed row): the planner's fastest Megatron layout that
+# fits, not TP 1 x PP 1: its total is that layout's in llmmem plan, and it fits
+"$CLI" quick 70 --gpus 64 --engine megatron --json >"$TMP/q.json" 2>"$TMP/q.err" &&
+    "$CLI" plan --num-parameters 70B --gpus 64 --top 64 --json >"$TMP/p.json" 2>/dev/null &&
+    python3 - "$TMP/q.json" "$TMP/p.json" "$TMP/q.err" <<'PY' && ok || bad "quick megatron layout: $(cat "$TMP/q.err")"
+import json, re, sys
+q, p, err = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), open(sys.argv[3]).read()
+l = next(x for x in p["layouts"] if x["engine"] == "megatron")
+m = re.search(r"^Layout +the planner's fastest megatron layout of 64 GPUs that fits: TP (\d+) x PP (\d+) x DP (\d+)", err, re.M)
+assert m and tuple(map(int, m.groups())) == (l["tp"], l["pp"], l["dp"]), (err, l)
+assert q["fits"] and q["total_bytes_per_gpu"] == l["total_bytes_per_gpu"], (q["total_bytes_per_gpu"], l)
+PY
+"$CLI" quick 70 --gpus 64 --engine megatron --tensor-parallel-size 8 >"$TMP/out" 2>&1 && ! grep -q "^Layout" "$TMP/out" &&
+    ok || bad "quick megatron with a TP size given keeps it"
+
+# calibration profile's flat settings (seed row): fragmentation_gib into peak reserved,
+# overhead_gib into the total, safety_margin kept free of the capacity for fits/headroom
+printf '{"fragmentation_gib": 1.5, "overhead_gib": 2, "safety_margin": 0.1}' >"$TMP/flat.json"
+"$CLI" estimate --preset llama-3.1-8b --lora-rank 16 --json >"$TMP/f0.json" &&
+    "$CLI" estimate --preset llama-3.1-8b --lora-rank 16 --calibration "$TMP/flat.json" --json >"$TMP/f1.json" &&
+    python3 - "$TMP/f0.json" "$TMP/f1.json" <<'PY' && ok || bad "calibration flat settings"
+import json, math, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+G = 2 ** 30
+assert b["peak_reserved_bytes"] == a["peak_reserved_bytes"] + int(1.5 * G)
+assert b["total_bytes_per_gpu"] == a["total_bytes_per_gpu"] + int(1.5 * G) + 2 * G
+cap = a["gpu_memory_bytes"]
+assert b["headroom_bytes"] == cap - math.ceil(cap * 0.1) - b["total_bytes_per_gpu"]
+assert b["fits"] == (b["headroom_bytes"] >= 0)
+assert sum("safety margin of 10%" in n for n in b["notes"]) == 1
+PY
+printf '{"safety_margin": 0.6}' >"$TMP/flat2.json"
+run 1 estimate --preset llama-3.1-8b --calibration "$TMP/flat2.json" && one_line_error LLMMEM_E_OUT_OF_RANGE "$TMP/flat2.json:1:19: \"safety_margin\": expected a number in [0, 0.5]"
+
+# ZeRO-3 + TP (seed row): DeepSpeed AutoTP training is refused with the reason, never dropped
+printf '{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 3},\n "tensor_parallel": {"autotp_size": 2}}' >"$TMP/autotp.json"
+run 1 estimate --preset llama-3.1-8b --deepspeed-config "$TMP/autotp.json" &&
+    one_line_error LLMMEM_E_UNSUPPORTED "$TMP/autotp.json:2:37: \"tensor_parallel.autotp_size\": 2: DeepSpeed AutoTP training"
+run 1 estimate --preset llama-3.1-8b --engine zero3 --gpus 8 --tensor-parallel-size 2 &&
+    grep -q "DeepSpeed AutoTP training, is not modelled" "$TMP/err" && ok || bad "zero + TP refusal names AutoTP"
 
 # ---- issue 28 (4): host memory, pinned and pageable, and the host verdict --------------
 # ZeRO-3 optimizer offload of Llama-2-7B on 8 ranks of a node: pinned + pageable = host_bytes,
@@ -556,6 +668,19 @@ if run 0 model --preset llama-4-scout-17b-16e --json; then
 fi
 run 1 estimate $S4 --load-vision-tower off --images-per-sample 1 && one_line_error LLMMEM_E_INCONSISTENT "load_vision_tower = off"
 run 1 estimate --preset llama-3.2-1b --load-vision-tower on && one_line_error LLMMEM_E_INCONSISTENT "no vision tower"
+
+# the issue's four questions (issue 29) each get an answer with a next step from advise:
+# it fits as given, or the first suggestion fits (and its command is ready, checked above)
+for q in "--preset llama-3.1-8b --gpu H100-80GB" \
+    "--preset llama-3.1-70b --engine fsdp --gpu H100-80GB" \
+    "--preset qwen2.5-72b --mode inference --runtime vllm --gpu A100-80GB --tensor-parallel-size 4" \
+    "--preset llama-3.1-70b --qlora nf4 --lora-rank 16 --gpu A6000"; do
+    # shellcheck disable=SC2086
+    "$CLI" advise $q --json >"$TMP/q4.json" 2>"$TMP/err" &&
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["suggestions"]
+sys.exit(0 if d["as_configured"]["fits"] or (s and s[0]["fits"]) else 1)' "$TMP/q4.json" &&
+        ok || bad "advise $q: no fitting answer: $(head -c 300 "$TMP/q4.json") $(cat "$TMP/err")"
+done
 
 echo "test_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -64,4 +64,19 @@ check "scenario: no numbers on a GGUF" "$out" "model.gguf describes the model by
 printf '{"model": {"gguf": "m.gguf", "preset": "llama-3.2-1b"}}' >"$d/s.json"
 out=$("$CLI" estimate --scenario "$d/s.json" 2>&1)
 check "scenario: one model source" "$out" "are each a model: give one, not both"
+
+# llmmem advise on a GGUF (issue 29 item 1): a context that does not fit on 900 MB gets the
+# longest --ctx-size that does (llmmem_plan_max_seq_len); that command, run as printed, fits
+# with the advice's total
+adv=$("$CLI" advise --gguf "$F" --gpu-memory-bytes 900000000 --ctx-size 1000000 --json 2>&1)
+line=$("$CLI" advise --gguf "$F" --gpu-memory-bytes 900000000 --ctx-size 1000000 --top 1 2>&1 | grep '^ *llmmem estimate ' | sed 's/^ *llmmem //')
+if [ -n "$line" ]; then
+    eval "words=($line)"
+    est=$("$CLI" "${words[@]}" --json 2>&1)
+    r=$(python3 -c 'import json,sys; a=json.loads(sys.argv[1]); e=json.loads(sys.argv[2]); s=a["suggestions"][0]
+print("ok" if not a["as_configured"]["fits"] and s["fits"] and "--ctx-size" in s["flags"] and e["total_bytes_per_gpu"] == s["total_bytes_per_gpu"] and e["fits"] else "bad")' "$adv" "$est" 2>&1)
+    check "advise a GGUF: the --ctx-size that fits" "$r" "ok"
+else
+    check "advise a GGUF prints a command" "$adv" "llmmem estimate"
+fi
 exit $fail

@@ -39,7 +39,8 @@ ARGS = {"estimate": ["--preset", "llama-3.2-1b"], "explain": ["--preset", "llama
         "model": ["--preset", "llama-3.2-1b"], "quick": ["7B", "--gpus", "8", "--gpu-mem", "80", "--engine", "zero3"],
         "plan": ["--preset", "llama-3.2-1b", "--gpus", "8", "--top", "2"],
         "validate": ["test/data/scenarios/t01.json"], "presets": [], "architectures": [], "gpus": [], "params": [],
-        "vllm": ["llama-3.2-1b", "--max-model-len", "4096"], "timeline": ["--preset", "llama-3.2-1b"]}
+        "vllm": ["llama-3.2-1b", "--max-model-len", "4096"], "timeline": ["--preset", "llama-3.2-1b"],
+        "advise": ["--preset", "llama-3.2-1b"]}
 errors = []
 for cmd in commands:
     if cmd not in ARGS:

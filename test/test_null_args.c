@@ -663,6 +663,43 @@ static void plans(void **state)
         assert_null(llmmem_timeline_format_name(bad_ints[i]));
     }
     assert_string_equal(llmmem_timeline_format_name(LLMMEM_TIMELINE_SVG), "svg");
+    /* advice: NULL handles and out-pointers, indices out of range, a handle not yet advised */
+    llmmem_advice *adv = NULL;
+    EXPECT_NULL_ARG(llmmem_advice_new(NULL));
+    llmmem_advice_free(NULL);
+    assert_int_equal(llmmem_advice_new(&adv), 0);
+    EXPECT_NULL_ARG(llmmem_plan_advise(NULL, f->model, f->cfg));
+    EXPECT_NULL_ARG(llmmem_plan_advise(adv, NULL, f->cfg));
+    EXPECT_NULL_ARG(llmmem_plan_advise(adv, f->model, NULL));
+    assert_int_equal(llmmem_advice_count(NULL), 0);
+    assert_null(llmmem_advice_change(NULL, 0));
+    assert_null(llmmem_advice_flags(NULL, 0));
+    llmmem_result *res = NULL;
+    assert_int_equal(llmmem_result_new(&res), 0);
+    EXPECT_FAIL(llmmem_advice_result(res, adv, -1)); /* not advised yet */
+    EXPECT_NULL_ARG(llmmem_advice_result(NULL, adv, 0));
+    EXPECT_NULL_ARG(llmmem_advice_result(res, NULL, 0));
+    EXPECT_NULL_ARG(llmmem_advice_config(NULL, adv, 0));
+    EXPECT_NULL_ARG(llmmem_advice_config(&c, NULL, 0));
+    EXPECT_NULL_ARG(llmmem_advice_keeps_run(NULL, 0));
+    EXPECT_NULL_ARG(llmmem_advice_to_json(buf, sizeof buf, &need, NULL));
+    EXPECT_NULL_ARG(llmmem_advice_to_json(NULL, 8, &need, adv));
+    EXPECT(llmmem_advice_to_json(NULL, 0, &need, adv), LLMMEM_E_BUFFER_TOO_SMALL);
+    assert_int_equal(llmmem_plan_advise(adv, f->model, f->cfg), 0);
+    const int n = llmmem_advice_count(adv);
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++) {
+        if (bad_ints[i] >= -1 && bad_ints[i] < n)
+            continue;
+        assert_null(llmmem_advice_change(adv, bad_ints[i]));
+        assert_null(llmmem_advice_flags(adv, bad_ints[i]));
+        EXPECT_FAIL(llmmem_advice_result(res, adv, bad_ints[i]));
+        EXPECT_FAIL(llmmem_advice_config(&c, adv, bad_ints[i]));
+        EXPECT_FAIL(llmmem_advice_keeps_run(adv, bad_ints[i]));
+    }
+    assert_int_equal(llmmem_advice_result(res, adv, -1), 0);
+    assert_null(c);
+    llmmem_result_free(res);
+    llmmem_advice_free(adv);
 }
 
 /* Every function the header declares is called in this file (a new function must get its

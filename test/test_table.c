@@ -395,12 +395,14 @@ static void published_values(void **state)
         {LLMMEM_P_OPTIMIZER, LLMMEM_OPTIMIZER_ADAFACTOR, "adafactor"},
         {LLMMEM_P_OPTIMIZER, LLMMEM_OPTIMIZER_PAGED_ADAMW_8BIT, "paged_adamw_8bit"},
         {LLMMEM_P_OPTIMIZER, LLMMEM_OPTIMIZER_ADAMW_TORCHAO_4BIT, "adamw_torchao_4bit"},
+        {LLMMEM_P_OPTIMIZER, LLMMEM_OPTIMIZER_ADABELIEF, "adabelief"},
+        {LLMMEM_P_OPTIMIZER, LLMMEM_OPTIMIZER_ADABELIEF_AMSGRAD, "adabelief_amsgrad"},
     };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         assert_string_equal(llmmem_param_enum_name(v[i].param, v[i].value), v[i].name);
     assert_int_equal(llmmem_param_enum_count(LLMMEM_P_ENGINE), LLMMEM_ENGINE_MEGATRON_DEEPSPEED + 1);
     assert_int_equal(llmmem_param_enum_count(LLMMEM_P_RUNTIME), LLMMEM_RUNTIME_LLAMA_CPP + 1);
-    assert_int_equal(llmmem_param_enum_count(LLMMEM_P_OPTIMIZER), LLMMEM_OPTIMIZER_ADAMW_TORCHAO_4BIT + 1);
+    assert_int_equal(llmmem_param_enum_count(LLMMEM_P_OPTIMIZER), LLMMEM_OPTIMIZER_ADABELIEF_AMSGRAD + 1);
     assert_int_equal(llmmem_param_enum_count(LLMMEM_P_PARAM_DTYPE), LLMMEM_DTYPE_FP8 + 1);
 }
 

@@ -120,6 +120,8 @@ typedef struct cli_opts {
     const char *gpus, *gpu_mem, *engine;
     const char *top, *global_batch;
     bool max_batch, max_seq_len, min_gpus, max_ngl;
+    int argc; /* the arguments as given (after the command): llmmem advise repeats them */
+    char **argv;
 } cli_opts;
 
 /* Parses argv (after the command) into o; flags outside `accepts` (CLI_G_*) are unknown.
@@ -239,6 +241,7 @@ int cli_run_explain(cli_opts *o);
 int cli_run_model(cli_opts *o);
 int cli_run_quick(cli_opts *o);
 int cli_run_plan(cli_opts *o);
+int cli_run_advise(cli_opts *o); /* advise.c */
 int cli_run_validate(cli_opts *o);
 int cli_run_presets(cli_opts *o);
 int cli_run_architectures(cli_opts *o);
@@ -250,7 +253,7 @@ int cli_run_timeline(cli_opts *o); /* timeline.c */
 extern const cli_help cli_help_timeline;
 
 extern const cli_help cli_help_estimate, cli_help_explain, cli_help_model, cli_help_quick,
-    cli_help_plan, cli_help_validate, cli_help_presets, cli_help_gpus, cli_help_params,
+    cli_help_plan, cli_help_advise, cli_help_validate, cli_help_presets, cli_help_gpus, cli_help_params,
     cli_help_vllm, cli_help_architectures;
 
 #endif

@@ -439,7 +439,7 @@ void cli_build_inputs(llmmem_model **model, llmmem_config **cfg, const cli_opts 
     llmmem_config *c = NULL;
     int rc;
     if (o->scenario) {
-        rc = llmmem_scenario_from_file(has_model_source(o) ? NULL : &m, &c, o->scenario);
+        rc = llmmem_scenario_from_file_hub(has_model_source(o) ? NULL : &m, &c, o->scenario, cli_hub_cache());
         if (rc)
             cli_fail_lib(rc, EXIT_FAIL, NULL);
     } else if ((rc = llmmem_config_new(&c)) != 0) {

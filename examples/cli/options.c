@@ -289,6 +289,8 @@ static void set_library_flag(parser *p)
 void cli_parse(cli_opts *o, int argc, char **argv, unsigned accepts, const char *cmd)
 {
     memset(o, 0, sizeof *o);
+    o->argc = argc;
+    o->argv = argv;
     parser p = {.o = o, .argc = argc, .argv = argv, .accepts = accepts, .cmd = cmd};
     for (p.i = 0; p.i < argc; p.i++) {
         p.arg = argv[p.i];

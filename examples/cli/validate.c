@@ -14,7 +14,7 @@ int cli_run_validate(cli_opts *o)
         cli_usage_error("validate: expected one FILE, got %d arguments", o->npositional);
     llmmem_model *m = NULL;
     llmmem_config *cfg = NULL;
-    int rc = llmmem_scenario_from_file(&m, &cfg, o->positional[0]);
+    int rc = llmmem_scenario_from_file_hub(&m, &cfg, o->positional[0], cli_hub_cache());
     if (rc)
         cli_fail_lib(rc, EXIT_FAIL, NULL);
     char mtype[64] = "", mode[32] = "", engine[32] = "", g[40];

@@ -35,13 +35,19 @@
         c = M.getValue(out, "i32");
         for (const [name, value] of settings)
           if ((rc = M._llmmem_config_set(c, cstr(name), cstr(String(value)))) < 0) fail(rc);
+        // one replay where the text fits a first guess (an SVG is a few hundred kB), a second
+        // one with the size the first said only where it did not
         const f = FORMATS[format || "svg"];
-        rc = M._llmmem_timeline(0, 0, out, m, c, f);
-        if (rc < 0 && rc !== -10) fail(rc);
-        const n = M.getValue(out, "i32") >>> 0;
-        const buf = M._malloc(n);
+        let n = 4 << 20, buf = M._malloc(n);
         ptrs.push(buf);
-        if ((rc = M._llmmem_timeline(buf, n, out, m, c, f)) < 0) fail(rc);
+        rc = M._llmmem_timeline(buf, n, out, m, c, f);
+        if (rc === -10) { // LLMMEM_E_BUFFER_TOO_SMALL
+          n = M.getValue(out, "i32") >>> 0;
+          buf = M._malloc(n);
+          ptrs.push(buf);
+          rc = M._llmmem_timeline(buf, n, out, m, c, f);
+        }
+        if (rc < 0) fail(rc);
         return M.UTF8ToString(buf);
       } finally {
         M._free(out);

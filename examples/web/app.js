@@ -493,12 +493,14 @@
     $("card-fits").className = "card";
     for (const id of ["headroom", "capacity", "peak-phase", "num-gpus", "timeline", "breakdown", "terms", "notes",
                       "model-json", "result-json", "command", "scenario-out", "plan-summary", "plan-table", "plan-command",
+                      "advice-summary", "advice", "advice-command",
                       "max-batch", "max-seq-len", "min-gpus", "peak-allocated", "peak-reserved", "cuda-context",
                       "weights-bytes", "persistent", "kv-cache", "params-count", "trainable-count", "host-bytes",
                       "nvme-bytes"])
       $(id).textContent = "";
     for (const id of ["total", "utilization", "gpus-needed"]) $(id).textContent = "–";
     delete $("plan-table").dataset.json;
+    delete $("advice").dataset.json;
     const at = $("alloc-timeline");
     if (at) { at.textContent = ""; at.dataset.state = "none"; }
     last = null;
@@ -552,6 +554,48 @@
     $("command").textContent = "llmmem estimate " + commandArgs(model, sets).join(" ");
     $("scenario-out").textContent = JSON.stringify(scenarioObject(model, sets, out.config), null, 2);
     $("export-hf").hidden = model.hfJson == null;
+  }
+
+  // ---- advice: ranked changes, each an estimate of the changed run (llmmem advise) -----------
+  // A suggestion's command: the scenario's arguments without those its flags replace
+  // (--engine where it sets the engine or the ZeRO stage, --gpus where it sets num_gpus),
+  // then its flags: as the CLI's advise prints it.
+  function adviceCommand(args, flags) {
+    const names = flags.split(" ").filter((w) => w.startsWith("--")).map((w) => w.slice(2).replace(/-/g, "_"));
+    const out = [];
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i], n = a.startsWith("--") ? a.slice(2).replace(/-/g, "_") : "";
+      const drop = n && (names.includes(n) || (n === "engine" && (names.includes("engine") || names.includes("zero_stage"))) ||
+                         (n === "gpus" && names.includes("num_gpus")));
+      if (drop) { i++; continue; }
+      out.push(a);
+    }
+    return "llmmem estimate " + out.concat([flags]).join(" ");
+  }
+  function renderAdvice(model, sets) {
+    const args = commandArgs(model, sets);
+    $("advice-command").textContent = "llmmem advise " + args.join(" ");
+    let a;
+    try {
+      a = api.advise(model, sets);
+    } catch (e) {
+      $("advice-summary").textContent = "advice: " + e.message;
+      $("advice").innerHTML = "";
+      delete $("advice").dataset.json;
+      return;
+    }
+    const g = a.as_configured;
+    $("advice-summary").textContent = (g.fits
+      ? "It fits as set; these changes give more headroom."
+      : `It does not fit as set (${gib(g.total_bytes_per_gpu)} per GPU of ${gib(g.gpu_memory_bytes)}). ` +
+        (a.suggestions.some((x) => x.fits) ? "These changes make it fit:" : "No change tried makes it fit; these need the least memory:")) +
+      " Each is an estimate of the changed run; ranked: fits, keeps the run, fewer GPUs, step time.";
+    $("advice").innerHTML = a.suggestions.slice(0, 10).map((x) =>
+      `<li class="${x.fits ? "ok" : "bad"}"><span class="adv-v">${x.fits ? "fits" : "does not fit"}</span> ` +
+      `<span class="adv-t">${gib(x.total_bytes_per_gpu)} per GPU, ${x.num_gpus} GPU${x.num_gpus === 1 ? "" : "s"}</span>: ` +
+      `${esc(x.change)}${x.keeps_run ? "" : ' <span class="adv-c">(changes the run)</span>'}` +
+      `<pre class="cmd small">${esc(adviceCommand(args, x.flags))}</pre></li>`).join("");
+    $("advice").dataset.json = JSON.stringify(a);
   }
 
   function renderPlan(model, sets) {
@@ -674,6 +718,7 @@
           last = { model, settings: sets, result: out.result, config: out.config };
           renderResult(out, model, sets);
           renderPlan(model, sets);
+          renderAdvice(model, sets);
         }
       } catch (e) {
         clearPane(x, (state.compare ? x.toUpperCase() + ": " : "") + e.message);

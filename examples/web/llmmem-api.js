@@ -234,6 +234,20 @@
       }
     }
 
+    // What to change so that it fits: as `llmmem advise ... --json` (llmmem_plan_advise).
+    function advise(model, settings) {
+      const h = build(model, settings);
+      let a = 0;
+      try {
+        a = newHandle(M._llmmem_advice_new);
+        check(M._llmmem_plan_advise(a, h.m, h.c));
+        return JSON.parse(text(M._llmmem_advice_to_json, a));
+      } finally {
+        if (a) M._llmmem_advice_free(a);
+        release(h);
+      }
+    }
+
     // llmmem_timeline of any model source (alloc-timeline.js draws presets and config.json
     // itself; a GGUF's parsed header is here)
     function timelineOf(model, settings, format) {
@@ -298,7 +312,7 @@
 
     return {
       version: str(M._llmmem_version_string()),
-      params, presets, gpus, estimate, plan, inverse, scenarioConfig, ggufProbe, llamaPlan, timelineOf,
+      params, presets, gpus, estimate, plan, advise, inverse, scenarioConfig, ggufProbe, llamaPlan, timelineOf,
       componentNames: () => Array.from({ length: M._llmmem_component_count() }, (_, i) => str(M._llmmem_component_name(i))),
       phaseNames: () => Array.from({ length: M._llmmem_phase_count() }, (_, i) => str(M._llmmem_phase_name(i))),
       LlmmemError,

@@ -13,6 +13,7 @@
     llmmem.estimate(m, c, micro_batch_size=2)        # keywords apply on a copy of c
     llmmem.plan(m, c, top_k=5)                       # the fastest layouts that fit
     llmmem.max_batch(m, c)
+    llmmem.advise(m, c)[0].flags                     # what to change so that it fits
 
 The first argument of :func:`estimate` and the planner is a :class:`Model`, a preset name
 (:func:`presets`), the path of a HuggingFace ``config.json`` (or of its folder), or its
@@ -31,7 +32,7 @@ and binds the header's functions with ctypes, ``_errors`` the exceptions and sta
 ``_base`` argument conversion and the handle base class, ``_library`` the version and the
 library's name tables, ``_models`` :class:`Model`, ``_config`` the parameters and
 :class:`Config` (and the configurations made from keywords), ``_results`` :class:`Result`
-and :func:`estimate`, ``_plans`` the planner and the timeline, ``_scenarios`` scenario
+and :func:`estimate`, ``_plans`` the planner and the timeline, ``_advice`` the advice, ``_scenarios`` scenario
 files, ``_cli`` the ``llmmem`` command.
 """
 
@@ -58,6 +59,7 @@ from ._library import (__version__, architectures, clear_error, component_names,
                        status_name, strerror, version, version_number)
 from ._models import Model, hub_cache
 from ._plans import Plan, max_batch, max_seq_len, min_gpus, plan, timeline
+from ._advice import Advice, GpuFit, Suggestion, advise, which_gpus
 from ._results import ExplainRecord, PhaseRecord, Result, TermRecord, estimate
 from ._scenarios import load_scenario, scenario_from_file, scenario_from_json
 
@@ -71,7 +73,8 @@ __all__ = [
     "model_key_names", "reject_names", "version", "version_number", "soversion",
     "status_name", "strerror", "last_error", "clear_error", "lib", "LIBRARY_PATH",
     "framework_names", "framework_detect", "__version__", "cli_path", "hub_cache",
-    "PhaseRecord", "TermRecord", "ExplainRecord",
+    "PhaseRecord", "TermRecord", "ExplainRecord", "Advice", "Suggestion", "advise",
+    "GpuFit", "which_gpus",
 ]
 
 _CONSTANTS = (

@@ -260,6 +260,23 @@ int llmmem_config_set_str(llmmem_config *cfg, int param, const char *value)
     }
     if (p->type == LLMMEM_TYPE_ENUM) {
         int idx = llmmem__name_index(p->enum_names, value);
+        if (idx < 0 && strchr(value, '-') && strlen(value) < 64) {
+            /* a value written with '-' for '_' (a command line's "sgd-momentum"): the names
+             * are lower case with '_', none has a '-' (the GPU table's are read above) */
+            char alt[64];
+            size_t i = 0;
+            for (; value[i]; i++)
+                alt[i] = value[i] == '-' ? '_' : value[i];
+            alt[i] = '\0';
+            idx = llmmem__name_index(p->enum_names, alt);
+        }
+        if (idx < 0 && p->id == LLMMEM_P_OPTIMIZER) { /* a refused one: the reason, not "unknown" */
+#define REFUSED(n, why)                                                                                  \
+    if (!strcmp(value, n))                                                                               \
+        return llmmem__error(LLMMEM_E_UNSUPPORTED, "parameter \"optimizer\": %s: %s", n, why);
+            LLMMEM__OPTIMIZER_REFUSED(REFUSED)
+#undef REFUSED
+        }
         if (idx < 0) {
             const char *near = llmmem__suggest(p->enum_names, value);
             char list[400];
@@ -428,6 +445,8 @@ int llmmem_config_clear_calibration(llmmem_config *cfg)
         cfg->calib_component[k] = 1.0;
     cfg->calib_reserved = 1.0;
     cfg->calib_context_bytes = -1;
+    cfg->calib_fragmentation_bytes = cfg->calib_overhead_bytes = 0;
+    cfg->calib_safety_margin = 0.0;
     return LLMMEM_OK;
 }
 

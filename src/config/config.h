@@ -155,6 +155,9 @@ struct llmmem_config {
     double calib_component[LLMMEM__COMPONENTS_MAX];
     double calib_reserved;      /* multiplies peak_reserved - peak_allocated (allocator headroom) */
     int64_t calib_context_bytes; /* replaces the CUDA context when >= 0 */
+    uint64_t calib_fragmentation_bytes; /* flat bytes added to peak reserved (fragmentation_gib) */
+    uint64_t calib_overhead_bytes;      /* flat bytes added to the total per GPU (overhead_gib) */
+    double calib_safety_margin;         /* share of the capacity kept free for the verdict */
     /* the readers' notes and origins: owned by the handle (llmmem_config_new/clone/free)
      * and shared, read only, by the copies an estimate makes, which stay small; NULL in
      * a struct no handle made */

@@ -17,11 +17,18 @@ static int need_one(const struct llmmem_config *c, int param, int64_t v, const c
 {
     if (v == 1)
         return LLMMEM_OK;
+    /* ZeRO with tensor parallelism is DeepSpeed AutoTP training: not modelled (deepspeed.c) */
+    const bool autotp = param == LLMMEM_P_TENSOR_PARALLEL && !strcmp(engine, "zero");
     return llmmem__error(LLMMEM_E_INCONSISTENT,
                          "%s = %lld%s: engine \"%s\" is data parallel only; use engine megatron "
-                         "for tensor, pipeline, context or expert parallelism",
+                         "for tensor, pipeline, context or expert parallelism%s",
                          llmmem_param_name(param), (long long)v, llmmem__config_origin(c, param),
-                         engine);
+                         engine,
+                         autotp ? " (ZeRO with tensor parallelism, DeepSpeed AutoTP training, is not modelled: its "
+                                  "sharded Linears and ZeRO's partitioning within each tensor-parallel rank's "
+                                  "data-parallel group are not derived; megatron_deepspeed takes ZeRO 0-2 with "
+                                  "tensor_parallel_size)"
+                                : "");
 }
 
 /* The sizes of the config; a data-parallel-only engine needs 1 for the rest. */

@@ -40,18 +40,35 @@ static int read_member(struct llmmem_config *c, const llmmem__json *doc, const l
         return llmmem__json_read_f64(&c->calib_reserved, doc, root, key, key, 0.0, 100.0, true);
     if (!strcmp(key, "cuda_context_bytes"))
         return llmmem__json_read_i64(&c->calib_context_bytes, doc, root, key, key, 0, INT64_C(1) << 40, true);
+    if (!strcmp(key, "fragmentation_gib") || !strcmp(key, "overhead_gib")) {
+        /* flat GiB (2^30 bytes), as the seed tools' settings take them, to 1 TiB */
+        double gib = 0.0;
+        int rc = llmmem__json_read_f64(&gib, doc, root, key, key, 0.0, 1024.0, true);
+        if (rc)
+            return rc;
+        uint64_t bytes = (uint64_t)llround(gib * 1073741824.0);
+        if (key[0] == 'f')
+            c->calib_fragmentation_bytes = bytes;
+        else
+            c->calib_overhead_bytes = bytes;
+        return 0;
+    }
+    if (!strcmp(key, "safety_margin"))
+        return llmmem__json_read_f64(&c->calib_safety_margin, doc, root, key, key, 0.0, 0.5, true);
     if (!strcmp(key, "description") || !strcmp(key, "records") || !strcmp(key, "fitted_from"))
         return 0; /* free-form provenance */
     return llmmem__json_error_at(doc, n, LLMMEM_E_UNKNOWN_PARAM, key,
                                  "unknown key (components, reserved_headroom, cuda_context_bytes, "
-                                 "description, records, fitted_from)");
+                                 "fragmentation_gib, overhead_gib, safety_margin, description, records, "
+                                 "fitted_from)");
 }
 
 /* The whole profile replaces any earlier one (all or nothing: the caller's
  * configuration is a copy until it succeeds, llmmem__input_apply_copy). */
 static int apply(const llmmem__json *doc, const llmmem__jnode *root, llmmem_config *cfg, const void *unused)
 {
-    static const char *const keys[] = {"components", "reserved_headroom", "cuda_context_bytes", NULL};
+    static const char *const keys[] = {"components",   "reserved_headroom", "cuda_context_bytes",
+                                       "fragmentation_gib", "overhead_gib", "safety_margin", NULL};
     if (llmmem__json_type(root) != LLMMEM__J_OBJECT)
         return llmmem__json_error_at(doc, root, LLMMEM_E_SCHEMA, "calibration", "expected an object");
     llmmem_config_clear_calibration(cfg);

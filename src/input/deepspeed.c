@@ -236,6 +236,30 @@ static int ds_zero(const llmmem__json *doc, llmmem_config *cfg, const llmmem__jn
     return ds_zero_sizes(doc, cfg, z, h, stage);
 }
 
+/* DeepSpeed AutoTP training (tensor_parallel.autotp_size > 1, DeepSpeed >= 0.16.4; also
+ * the zero_optimization.autotp_size spelling of its early tests): refused with the reason,
+ * never dropped. Its Linears are sharded by the AutoTP module replacement and ZeRO then
+ * partitions within each tensor-parallel rank's data-parallel group; neither is derived
+ * here. */
+static int ds_autotp(const llmmem__json *doc, const llmmem__jnode *root)
+{
+    const char *const at[][2] = {{"tensor_parallel", "tensor_parallel.autotp_size"},
+                                 {"zero_optimization", "zero_optimization.autotp_size"}};
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(at); i++) {
+        const llmmem__jnode *o = llmmem__json_get(root, at[i][0]);
+        const llmmem__jnode *n = o && llmmem__json_is_object(o) ? llmmem__json_get(o, "autotp_size") : NULL;
+        if (n && llmmem__json_is_number(n) && llmmem__json_number(n) > 1)
+            return llmmem__json_error_at(doc, n, LLMMEM_E_UNSUPPORTED, at[i][1],
+                                         "%g: DeepSpeed AutoTP training (tensor-parallel Linears made by "
+                                         "its module replacement, ZeRO partitioning within each TP rank's "
+                                         "data-parallel group) is not modelled; not estimated rather than "
+                                         "estimated without it (Megatron-DeepSpeed: engine "
+                                         "megatron_deepspeed with tensor_parallel_size)",
+                                         llmmem__json_number(n));
+    }
+    return LLMMEM_OK;
+}
+
 int llmmem__deepspeed_apply(const llmmem__json *doc, const llmmem__jnode *root, llmmem_config *cfg,
                             const llmmem_model *model)
 {
@@ -244,7 +268,7 @@ int llmmem__deepspeed_apply(const llmmem__json *doc, const llmmem__jnode *root, 
     if (!llmmem__json_is_object(root))
         return llmmem__input_type_error(doc, root, "", "a JSON object (a DeepSpeed config)");
     int rc = llmmem__input_expect_keys(doc, root, keys, "a DeepSpeed config");
-    if (rc)
+    if (rc || (rc = ds_autotp(doc, root)) != 0)
         return rc;
     /* The engine is DeepSpeed whatever the stage; keep Megatron-DeepSpeed. */
     int64_t eng = 0;

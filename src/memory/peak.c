@@ -66,6 +66,9 @@ static uint64_t reserved_of(const struct llmmem_result *r, const struct llmmem_c
         else
             reserved = llmmem__add(o, peak, (uint64_t)(head > 0 ? head : 0));
     }
+    /* a flat fragmentation allowance of the profile (fragmentation_gib) */
+    if (c->calibrated && c->calib_fragmentation_bytes)
+        reserved = llmmem__add(o, reserved, c->calib_fragmentation_bytes);
     return reserved;
 }
 
@@ -165,8 +168,29 @@ int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c
     /* paged (CUDA managed) optimizer state: resident beside the allocator's segments */
     uint64_t total = llmmem__add(&o, llmmem__add(&o, reserved, ctx), llmmem__result_u64(r, LLMMEM_R_MANAGED_BYTES));
     uint64_t cap = llmmem__gpu_capacity(c, g);
+    /* the profile's flat overhead (overhead_gib: other processes, NCCL, what the user
+     * knows of) and safety margin (a share of the capacity kept free): the verdict and
+     * the headroom count against cap - margin, said in a note */
+    uint64_t keep = 0;
+    if (c->calibrated) {
+        total = llmmem__add(&o, total, c->calib_overhead_bytes);
+        keep = (uint64_t)ceil((double)cap * c->calib_safety_margin);
+        if (c->calib_overhead_bytes)
+            llmmem__result_note(r, "calibration: a flat overhead of %.2f GiB is in the total per GPU (overhead_gib)",
+                                (double)c->calib_overhead_bytes / 1073741824.0);
+        if (c->calib_fragmentation_bytes)
+            llmmem__result_note(r, "calibration: a flat fragmentation allowance of %.2f GiB is in peak reserved "
+                                   "(fragmentation_gib)",
+                                (double)c->calib_fragmentation_bytes / 1073741824.0);
+        if (keep)
+            llmmem__result_note(r, "calibration: a safety margin of %g%% of the GPU (%.2f GiB) is kept free: fits "
+                                   "and headroom count against %.2f GiB (safety_margin)",
+                                c->calib_safety_margin * 100.0, (double)keep / 1073741824.0,
+                                (double)(cap - keep) / 1073741824.0);
+    }
+    const uint64_t usable = cap - keep; /* keep <= cap / 2 */
     /* headroom_bytes is int64: total - cap beyond INT64_MAX has no representation */
-    if (total > cap && total - cap > (uint64_t)INT64_MAX)
+    if (total > usable && total - usable > (uint64_t)INT64_MAX)
         o.overflow = true;
     if (o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
@@ -181,14 +205,15 @@ int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c
     llmmem__result_set_u64(r, LLMMEM_R_TOTAL_BYTES_PER_GPU, total);
     llmmem__result_set_u64(r, LLMMEM_R_GPU_MEMORY_BYTES, cap);
     llmmem__result_set_i64(r, LLMMEM_R_PEAK_PHASE, peak_phase);
-    /* the verdict is a function of the numbers: fits iff total <= capacity */
-    llmmem__result_set_i64(r, LLMMEM_R_FITS, total <= cap);
+    /* the verdict is a function of the numbers: fits iff total <= capacity (less the
+     * profile's safety margin) */
+    llmmem__result_set_i64(r, LLMMEM_R_FITS, total <= usable);
     /* near the boundary within 5% of the reserved bytes: the ceiling test/data/tolerances.tsv
      * holds the allocator's peak_reserved_bytes to (docs/accuracy.md) */
     llmmem__result_set_u64(r, LLMMEM_R_MARGIN_BYTES, reserved / 20 + (reserved % 20 != 0));
     llmmem__result_set_f64(r, LLMMEM_R_UTILIZATION, cap ? (double)total / (double)cap : 0.0);
     llmmem__result_set_i64(r, LLMMEM_R_HEADROOM_BYTES,
-                           total <= cap ? (int64_t)(cap - total) : -(int64_t)(total - cap));
+                           total <= usable ? (int64_t)(usable - total) : -(int64_t)(total - usable));
     if (r->v[LLMMEM_R_PIPELINE_STAGES - LLMMEM_R_PARAMS].i == 0)
         llmmem__result_set_i64(r, LLMMEM_R_PIPELINE_STAGES, r->stage_count);
     for (int i = 0; i < llmmem__config_note_count(c); i++)

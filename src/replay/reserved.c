@@ -87,6 +87,9 @@ static uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * UINT64_C(0x100000
         DO((c)->calib_component, sizeof (c)->calib_component);                                   \
         DO(&(c)->calib_reserved, sizeof (c)->calib_reserved);                                    \
         DO(&(c)->calib_context_bytes, sizeof (c)->calib_context_bytes);                          \
+        DO(&(c)->calib_fragmentation_bytes, sizeof (c)->calib_fragmentation_bytes);              \
+        DO(&(c)->calib_overhead_bytes, sizeof (c)->calib_overhead_bytes);                        \
+        DO(&(c)->calib_safety_margin, sizeof (c)->calib_safety_margin);                          \
     } while (0)
 
 static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)

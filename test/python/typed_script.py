@@ -71,8 +71,19 @@ def planning() -> List[str]:
         batch, len(p), gib(best))]
 
 
+def advice() -> List[str]:
+    a: llmmem.Advice = llmmem.advise("llama-3.1-8b", gpu="H100-80GB", seq_len=8192)
+    s: llmmem.Suggestion = a[0]
+    fits: bool = s.fits
+    total: int = s.total_bytes_per_gpu
+    flags: str = s.flags
+    keeps: bool = s.keeps_run
+    return ["advice: %s (%s, %.2f GiB%s): llmmem estimate ... %s" % (
+        s.change, "fits" if fits else "no fit", gib(total), "" if keeps else ", changes the run", flags)]
+
+
 def main() -> None:
-    for line in training() + serving() + planning():
+    for line in training() + serving() + planning() + advice():
         print(line)
 
 

@@ -337,6 +337,21 @@ async function checkScenario(page, sc, idx) {
   assert.strictEqual(await page.textContent("#max-seq-len"), g(inv.max_seq_len));
   assert.strictEqual(await page.textContent("#min-gpus"), g(inv.min_gpus));
 
+  // 6. advice: the list is the CLI's `llmmem advise --json`, and the first suggestion's
+  // command line, run as the page shows it, gives the total the advice gives
+  const adviceJson = await page.getAttribute("#advice", "data-json");
+  assert.ok(adviceJson, "advice computed: " + (await page.textContent("#advice-summary")));
+  const cliAdvice = JSON.parse(runCommand((await page.textContent("#advice-command")).trim() + " --json", dir).stdout);
+  sameJson(JSON.parse(adviceJson), cliAdvice, "page advice and CLI advice");
+  const shown = await page.$$eval("#advice li", (lis) => lis.length);
+  assert.strictEqual(shown, Math.min(10, cliAdvice.suggestions.length), "advice rows");
+  if (cliAdvice.suggestions.length) {
+    const first = (await page.textContent("#advice li pre")).trim();
+    const est = JSON.parse(runCommand(first + " --json", dir).stdout);
+    assert.strictEqual(est.total_bytes_per_gpu, cliAdvice.suggestions[0].total_bytes_per_gpu, "advice command: " + first);
+    assert.strictEqual(est.fits, cliAdvice.suggestions[0].fits, "advice command verdict: " + first);
+  }
+
   if (sc.screenshot) await page.screenshot({ path: path.join(OUT, sc.screenshot), fullPage: true });
   return cli;
 }
