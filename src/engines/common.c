@@ -247,8 +247,9 @@ static bool routes_nothing(const struct llmmem_model *m)
 static int routes_nothing_error(const struct llmmem_model *m)
 {
     return llmmem__error(LLMMEM_E_INCONSISTENT,
-                         "model \"%s\": %lld experts with num_experts_per_tok = %lld: the router "
-                         "picks no expert",
+                         "model \"%s\": %lld experts with num_experts_per_tok = %lld (0, or null in its "
+                         "config.json): the router picks no expert (torch.topk of k = 0 or None); set "
+                         "num_experts_per_tok",
                          m->model_type, (long long)m->num_experts, (long long)m->experts_per_token);
 }
 

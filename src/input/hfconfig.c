@@ -511,11 +511,14 @@ static int validate_architecture(struct llmmem_model *m, ctx *c)
                                      (long long)m->num_experts, (long long)m->experts_per_token);
     }
     /* routed layers choosing no expert: torch.topk(k = 0) returns nothing, the MoE block sums no
-     * expert (every estimate refuses it, engines/common.c); said here, at the key */
+     * expert (every estimate refuses it, engines/common.c); said here, at the key. A null
+     * (DeepseekV2Config's default num_experts_per_tok=None) builds the model all the same: its
+     * parameters are counted and every estimate refuses it there */
     static const char *const kk[] = {"num_experts_per_tok", "moe_topk", "top_k", "num_selected_experts", NULL};
     const char *kwhich;
     const llmmem__jnode *kn = first_key(c, kk, &kwhich);
-    if (*kwhich && m->num_experts > 0 && m->experts_per_token == 0 && m->num_moe_layers > 0) {
+    if (*kwhich && kn && !llmmem__json_is_null(kn) && m->num_experts > 0 && m->experts_per_token == 0 &&
+        m->num_moe_layers > 0) {
         snprintf(path, sizeof path, "%s%s", c->prefix, kwhich);
         return llmmem__json_error_at(c->doc, kn, LLMMEM_E_INCONSISTENT, path,
                                      "%lld experts with 0 routed per token: the router picks no expert",
