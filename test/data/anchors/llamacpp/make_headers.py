@@ -45,14 +45,20 @@ def tensors_of(m):
     for i in range(L):
         b = f"blk.{i}."
         t.append((b + "attn_norm.weight", (E,)))
-        t += [(b + "attn_q.weight", (E, q)), (b + "attn_k.weight", (E, kv)), (b + "attn_v.weight", (E, kv))]
+        if m.get("fused_qkv"):  # phi3
+            t.append((b + "attn_qkv.weight", (E, q + 2 * kv)))
+        else:
+            t += [(b + "attn_q.weight", (E, q)), (b + "attn_k.weight", (E, kv)), (b + "attn_v.weight", (E, kv))]
         if m.get("qkv_bias"):
             t += [(b + "attn_q.bias", (q,)), (b + "attn_k.bias", (kv,)), (b + "attn_v.bias", (kv,))]
         if m.get("qk_norm"):
             t += [(b + "attn_q_norm.weight", (hd,)), (b + "attn_k_norm.weight", (hd,))]
         t.append((b + "attn_output.weight", (q, E)))
         t.append((b + "ffn_norm.weight", (E,)))
-        t += [(b + "ffn_gate.weight", (E, FF)), (b + "ffn_up.weight", (E, FF)), (b + "ffn_down.weight", (FF, E))]
+        if m.get("fused_gate_up"):  # phi3: gate and up in one ffn_up of 2 x n_ff rows
+            t += [(b + "ffn_up.weight", (E, 2 * FF)), (b + "ffn_down.weight", (FF, E))]
+        else:
+            t += [(b + "ffn_gate.weight", (E, FF)), (b + "ffn_up.weight", (E, FF)), (b + "ffn_down.weight", (FF, E))]
     t.append(("output_norm.weight", (E,)))
     if not m.get("tied"):
         t.append(("output.weight", (E, V)))
@@ -81,6 +87,11 @@ def types_of(m, tensors, gguf):
         if is_head:
             # the output tensor: Q6_K unless the file type is Q8_0 (or already Q6_K)
             if qt != Q.Q8_0:
+                qt = Q.Q6_K
+        elif "attn_qkv.weight" in name:
+            if ftype == "Q4_K_M":
+                qt = Q.Q5_K
+            elif ftype == "Q5_K_M":
                 qt = Q.Q6_K
         elif "attn_v.weight" in name:
             if ftype in ("Q4_K_M", "Q5_K_M") and use_more_bits(i_v, L):
