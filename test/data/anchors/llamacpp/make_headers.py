@@ -54,11 +54,15 @@ def tensors_of(m):
         if m.get("qk_norm"):
             t += [(b + "attn_q_norm.weight", (hd,)), (b + "attn_k_norm.weight", (hd,))]
         t.append((b + "attn_output.weight", (q, E)))
+        if m.get("post_norms"):  # gemma2, gemma3
+            t.append((b + "post_attention_norm.weight", (E,)))
         t.append((b + "ffn_norm.weight", (E,)))
         if m.get("fused_gate_up"):  # phi3: gate and up in one ffn_up of 2 x n_ff rows
             t += [(b + "ffn_up.weight", (E, 2 * FF)), (b + "ffn_down.weight", (FF, E))]
         else:
             t += [(b + "ffn_gate.weight", (E, FF)), (b + "ffn_up.weight", (E, FF)), (b + "ffn_down.weight", (FF, E))]
+        if m.get("post_norms"):
+            t.append((b + "post_ffw_norm.weight", (E,)))
     t.append(("output_norm.weight", (E,)))
     if not m.get("tied"):
         t.append(("output.weight", (E, V)))
@@ -68,6 +72,7 @@ def tensors_of(m):
 def types_of(m, tensors, gguf):
     """llama-quant.cpp llama_tensor_get_type for the file types of the anchors."""
     Q = gguf.GGMLQuantizationType
+    FALLBACK = {Q.Q4_K: Q.Q5_0, Q.Q5_K: Q.Q5_1, Q.Q6_K: Q.Q8_0}
     ftype = m["ftype"]
     base = {"F16": Q.F16, "BF16": Q.BF16, "Q8_0": Q.Q8_0, "Q4_0": Q.Q4_0, "Q4_K_M": Q.Q4_K,
             "Q5_K_M": Q.Q5_K, "Q6_K": Q.Q6_K}[ftype]
@@ -101,6 +106,10 @@ def types_of(m, tensors, gguf):
             if ftype in ("Q4_K_M", "Q5_K_M") and use_more_bits(i_down, L):
                 qt = Q.Q6_K
             i_down += 1
+        # a row that is not a whole number of 256-blocks: the fallback type
+        # (llama-quant.cpp llama_tensor_get_type, "fallback quantization")
+        if ne[0] % 256 != 0 and qt in FALLBACK:
+            qt = FALLBACK[qt]
         out.append(qt)
     return out
 
