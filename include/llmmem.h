@@ -413,11 +413,18 @@ typedef enum llmmem_result_key {
                                             does not know, estimated from the keys every HF config
                                             shares; or a shape derived from a parameter count): a
                                             note beginning "approximate:" says why @since 0.2 */
-    LLMMEM_R_MARGIN_BYTES = 142        /**< u64: the estimate's own uncertainty at this total, 5% of
+    LLMMEM_R_MARGIN_BYTES = 142,       /**< u64: the estimate's own uncertainty at this total, 5% of
                                             peak_reserved_bytes (the bound the accuracy tests hold the
                                             allocator's figure to): a fit or a shortfall smaller than
                                             this (|headroom_bytes| < margin_bytes) is near the boundary,
                                             a larger one is clear @since 0.2 */
+    LLMMEM_R_MAX_MODEL_LEN = 143,      /**< i64: vLLM's max_model_len (given, else the model's
+                                            max_position_embeddings) @since 0.2 */
+    LLMMEM_R_ESTIMATED_MAX_MODEL_LEN = 144 /**< i64: vLLM: the longest context one request can have
+                                            in the KV cache memory available, at most the model's
+                                            maximum ("the estimated maximum model length" vLLM names
+                                            when max_model_len does not fit); 0 when vLLM does not
+                                            start for another reason @since 0.2 */
 } llmmem_result_key;
 
 /* ---- library information ------------------------------------------------ */
@@ -683,7 +690,7 @@ LLMMEM_API int llmmem_config_to_json(char *buf, size_t cap, size_t *needed, cons
 /** Formats of llmmem_timeline (0.2). */
 typedef enum llmmem_timeline_format {
     LLMMEM_TIMELINE_JSON = 0,    /**< active bytes by category and reserved bytes over the events, phases */
-    LLMMEM_TIMELINE_SVG = 1,     /**< the same as a stacked-area chart with the reserved and GPU lines */
+    LLMMEM_TIMELINE_SVG = 1,     /**< the same over the run's phases: the CUDA context, the bytes by category, the reserved and GPU lines, the peak */
     LLMMEM_TIMELINE_SNAPSHOT = 2 /**< torch.cuda.memory._snapshot() as JSON, for pytorch.org/memory_viz */
 } llmmem_timeline_format;
 

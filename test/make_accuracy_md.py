@@ -151,6 +151,34 @@ def reference_section(path):
                        f"{e.get('replay.peak_reserved_bytes', 0):+.2f}% |")
         errs.sort()
         out += ["", f"{len(errs)} records: median |error| {errs[len(errs) // 2]:.3f}%, max {errs[-1]:.3f}%.", ""]
+    peer = "test/data/reference/peer-h200-dev.jsonl"
+    if os.path.exists(peer):
+        est = {}
+        for r in rows:  # this page's dev-set table: id -> the library's error
+            est[r[0]] = r[5]
+        out += ["### The peer: PyTorch's MemTracker in fake mode", "",
+                "`test/reference/peer.py` runs `torch.distributed._tools.mem_tracker.MemTracker` as a user would",
+                "without a GPU (fake CPU tensors, the CPU's kernel choices, the two workarounds peers.md names)",
+                "on the measured dev set; its peak against the measurement, beside this library's error (the",
+                "table above). Rows appear as the (slow: minutes a row) runs finish.", "",
+                "| id | MemTracker error | llmmem error |", "|---|---:|---:|"]
+        pe, le = [], []
+        for line in open(peer):
+            r = json.loads(line)
+            if "error_pct" not in r:
+                out.append(f"| {r['id']} | failed: {r.get('error', '')[:60]} | {est.get(r['id'], '')} |")
+                continue
+            out.append(f"| {r['id']} | {r['error_pct']:+.2f}% | {est.get(r['id'], '')} |")
+            pe.append(abs(r["error_pct"]))
+            try:
+                le.append(abs(float(est.get(r["id"], "").rstrip("%"))))
+            except ValueError:
+                pass
+        if pe:
+            pe.sort()
+            le.sort()
+            out += ["", f"{len(pe)} rows: MemTracker median |error| {pe[len(pe) // 2]:.2f}% (max {pe[-1]:.2f}%), "
+                        f"llmmem median |error| {le[len(le) // 2]:.2f}% (max {le[-1]:.2f}%) on the same rows.", ""]
     lib = [(k, v) for k, v in res.items() if "." not in k]
     if lib:
         out += ["### The library against the harness", "", "| row | verdict | phases (library vs harness) |",

@@ -318,10 +318,77 @@ static void print_notes(const llmmem_result *r, const llmmem_model *m)
         printf("  - model: %s\n", llmmem_model_note(m, i));
 }
 
+/* The note of a result that begins with `prefix`, NULL when none. */
+static const char *note_with(const llmmem_result *r, const char *prefix)
+{
+    for (int i = 0; i < llmmem_result_note_count(r); i++)
+        if (!strncmp(llmmem_result_note(r, i), prefix, strlen(prefix)))
+            return llmmem_result_note(r, i);
+    return NULL;
+}
+
+/* vLLM's capacity first, in the words vLLM logs (gpu_model_runner.py "Model loading took",
+ * gpu_worker.py "Available KV cache memory", kv_cache_utils.py "GPU KV cache size",
+ * "Maximum concurrency for N tokens per request"), or the error it stops with
+ * (kv_cache_utils.py _check_enough_kv_cache_memory), then the longest context that fits.
+ * Only for vLLM results (max_model_len set). */
+static void print_vllm(const llmmem_result *r)
+{
+    const int64_t len = cli_result_i64(r, LLMMEM_R_MAX_MODEL_LEN);
+    if (len <= 0)
+        return;
+    const int64_t longest = cli_result_i64(r, LLMMEM_R_ESTIMATED_MAX_MODEL_LEN);
+    const uint64_t avail = cli_result_u64(r, LLMMEM_R_KV_AVAILABLE_BYTES);
+    const double gib = 1073741824.0;
+    double conc = 0;
+    llmmem_result_get_f64(&conc, r, LLMMEM_R_MAX_CONCURRENCY);
+    char a[64], b[64];
+    const bool starts = cli_result_i64(r, LLMMEM_R_FITS) != 0;
+    printf("vLLM, per GPU (as it logs them)%s\n", starts ? "" : ": it does not start");
+    printf("  Model loading took %.4f GiB\n", (double)cli_result_u64(r, LLMMEM_R_WEIGHTS_BYTES) / gib);
+    const char *refused = note_with(r, "vllm: free memory at start");
+    if (refused) {
+        printf("  %s\n", refused + 6);
+    } else if (avail == 0) {
+        printf("  No available memory for the cache blocks. Try increasing `gpu_memory_utilization`\n"
+               "  when initializing the engine.\n");
+    } else {
+        printf("  Available KV cache memory: %.2f GiB\n", (double)avail / gib);
+        if (starts) {
+            printf("  GPU KV cache size: %s tokens\n",
+                   cli_group(a, sizeof a, cli_result_i64(r, LLMMEM_R_KV_TOKENS)));
+            printf("  Maximum concurrency for %s tokens per request: %.2fx\n", cli_group(b, sizeof b, len),
+                   conc);
+        } else {
+            printf("  To serve at least one request with the model's max seq len (%lld), (%.2f GiB KV\n"
+                   "  cache is needed, which is larger than the available KV cache memory (%.2f GiB).\n",
+                   (long long)len, (double)cli_result_u64(r, LLMMEM_R_KV_CACHE_BYTES) / gib,
+                   (double)avail / gib);
+            if (longest > 0)
+                printf("  Based on the available memory, the estimated maximum model length is %lld.\n",
+                       (long long)longest);
+            printf("  Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when\n"
+                   "  initializing the engine.\n");
+        }
+    }
+    if (longest > 0) {
+        printf("  Longest context that fits: %s tokens", cli_group(a, sizeof a, longest));
+        if (longest < len)
+            printf(" (--max-model-len %lld starts it)", (long long)longest);
+        else if (longest > len)
+            printf(" (--max-model-len up to %lld)", (long long)longest);
+        else
+            printf(" (= max_model_len)");
+        printf("\n");
+    }
+    printf("\n");
+}
+
 void cli_print_table(const llmmem_result *r, const llmmem_model *m, const llmmem_config *cfg,
                      enum cli_units u)
 {
     print_header(r, m, cfg, u);
+    print_vllm(r);
     print_phases(r, u);
     print_components(r, u);
     print_totals(r, u);

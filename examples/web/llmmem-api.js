@@ -159,9 +159,10 @@
     }
 
     // ---- one scenario: model source + ordered (name, text) settings -------------------
-    // model: {preset: NAME} | {hfJson: TEXT} | {gguf: {bytes, size}}. settings: [[name,
-    // valueText], ...] applied in order with llmmem_config_set, as the CLI applies its --PARAM
-    // flags.
+    // model: {preset: NAME} | {hfJson: TEXT} | {gguf: {bytes, size}}; NAME is a preset or a
+    // Hugging Face id, found as llmmem_model_from_pretrained finds it with no cache (a preset's
+    // id; a browser has no Hugging Face cache). settings: [[name, valueText], ...] applied in
+    // order with llmmem_config_set, as the CLI applies its --PARAM flags.
     function build(model, settings) {
       let m = 0, c = 0;
       try {
@@ -169,7 +170,7 @@
           throw new LlmmemError(-1, model.ggufMissing ? `the GGUF file ${model.ggufMissing} is not loaded here: drop it on the page or open it (a link cannot carry it)`
                                                       : "no GGUF file yet: drop one on the page or open it");
         if (model.gguf) m = ggufHandle(model.gguf);
-        else if (model.preset) m = newHandle(M._llmmem_model_from_preset, cstr(model.preset));
+        else if (model.preset) m = newHandle(M._llmmem_model_from_pretrained, cstr(model.preset.trim()), 0);
         else if (model.hfJson != null) {
           const s = cstr(model.hfJson);
           m = newHandle(M._llmmem_model_from_hf_json, s, M.lengthBytesUTF8(model.hfJson));

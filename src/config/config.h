@@ -3,31 +3,46 @@
 #ifndef LLMMEM_CONFIG_CONFIG_H
 #define LLMMEM_CONFIG_CONFIG_H
 
+#include "config/enums.def"
+#include "config/optimizers.def"
 #include "core/core.h"
 
 #define LLMMEM__STR_MAX 256
 #define LLMMEM__COMPONENTS_MAX 16 /* >= LLMMEM__COMPONENTS */
 #define LLMMEM__CFG_NOTES 12       /* notes a configuration keeps */
 
-/* Enum values of the configuration (order = the names in params.c). */
-enum llmmem__mode { LLMMEM__MODE_TRAINING = 0, LLMMEM__MODE_INFERENCE = 1 };
-enum llmmem__attn { LLMMEM__ATTN_SDPA = 0, LLMMEM__ATTN_FLASH = 1, LLMMEM__ATTN_EAGER = 2 };
-enum llmmem__ckpt { LLMMEM__CKPT_NONE = 0, LLMMEM__CKPT_FULL = 1, LLMMEM__CKPT_SELECTIVE = 2,
-                    LLMMEM__CKPT_SELECTIVE_OP = 3 };
-enum llmmem__loss { LLMMEM__LOSS_HF = 0, LLMMEM__LOSS_VOCAB_PARALLEL = 1, LLMMEM__LOSS_CHUNKED = 2,
-                    LLMMEM__LOSS_LIGER = 3, LLMMEM__LOSS_TORCHTUNE_CHUNKED = 4,
-                    LLMMEM__LOSS_LITGPT_CHUNKED = 5 };
-enum llmmem__profile { LLMMEM__PROFILE_AUTO = 0, LLMMEM__PROFILE_HF = 1, LLMMEM__PROFILE_MEGATRON = 2,
-                       LLMMEM__PROFILE_TORCHTUNE = 3, LLMMEM__PROFILE_LITGPT = 4 };
-/* torch.compile scope (compile.c) and activation offloading (offload.c). */
-enum llmmem__compile { LLMMEM__COMPILE_NONE = 0, LLMMEM__COMPILE_LAYERS = 1, LLMMEM__COMPILE_MODEL = 2 };
-enum llmmem__peak_scope { LLMMEM__SCOPE_STEP = 0, LLMMEM__SCOPE_PROCESS = 1 };
-enum llmmem__act_offload { LLMMEM__AOFF_NONE = 0, LLMMEM__AOFF_STREAMS = 1, LLMMEM__AOFF_SAVE_ON_CPU = 2 };
-enum llmmem__dropout { LLMMEM__DROPOUT_MODEL = 0, LLMMEM__DROPOUT_OFF = 1, LLMMEM__DROPOUT_ON = 2 };
-enum llmmem__impl { LLMMEM__IMPL_FOREACH = 0, LLMMEM__IMPL_FUSED = 1, LLMMEM__IMPL_FORLOOP = 2 };
-enum llmmem__step { LLMMEM__STEP_MAX = 0, LLMMEM__STEP_FIRST = 1, LLMMEM__STEP_STEADY = 2 };
-enum llmmem__qlora { LLMMEM__QLORA_NONE = 0, LLMMEM__QLORA_NF4 = 1, LLMMEM__QLORA_FP4 = 2,
-                     LLMMEM__QLORA_INT8 = 3 };
+/* Enum values of the configuration, each from its list (config/enums.def). */
+#define LLMMEM__ENUM(list, tag, prefix) enum tag { list(LLMMEM__LIST_VALUE, prefix) };
+LLMMEM__ENUM(LLMMEM__MODES, llmmem__mode, LLMMEM__MODE_)
+LLMMEM__ENUM(LLMMEM__ATTNS, llmmem__attn, LLMMEM__ATTN_)
+LLMMEM__ENUM(LLMMEM__CKPTS, llmmem__ckpt, LLMMEM__CKPT_)
+LLMMEM__ENUM(LLMMEM__LOSSES, llmmem__loss, LLMMEM__LOSS_)
+LLMMEM__ENUM(LLMMEM__PROFILES, llmmem__profile, LLMMEM__PROFILE_)
+/* torch.compile scope (compile.c) and activation offloading (recipes.c). */
+LLMMEM__ENUM(LLMMEM__COMPILES, llmmem__compile, LLMMEM__COMPILE_)
+LLMMEM__ENUM(LLMMEM__SCOPES, llmmem__peak_scope, LLMMEM__SCOPE_)
+LLMMEM__ENUM(LLMMEM__AOFFS, llmmem__act_offload, LLMMEM__AOFF_)
+LLMMEM__ENUM(LLMMEM__DROPOUTS, llmmem__dropout, LLMMEM__DROPOUT_)
+LLMMEM__ENUM(LLMMEM__IMPLS, llmmem__impl, LLMMEM__IMPL_)
+LLMMEM__ENUM(LLMMEM__STEPS, llmmem__step, LLMMEM__STEP_)
+LLMMEM__ENUM(LLMMEM__QLORAS, llmmem__qlora, LLMMEM__QLORA_)
+LLMMEM__ENUM(LLMMEM__OFFLOADS, llmmem__offload, LLMMEM__OFFLOAD_)
+LLMMEM__ENUM(LLMMEM__TRIS, llmmem__tristate, LLMMEM__TRI_)
+LLMMEM__ENUM(LLMMEM__FSDPS, llmmem__fsdp, LLMMEM__FSDP_)
+LLMMEM__ENUM(LLMMEM__ACCS, llmmem__accounting, LLMMEM__ACC_)
+/* vLLM --quantization, usage context (LLMMEM_P_VLLM_USAGE_CONTEXT), model runner
+ * (LLMMEM_P_VLLM_MODEL_RUNNER). */
+LLMMEM__ENUM(LLMMEM__VQS, llmmem__vquant, LLMMEM__VQ_)
+LLMMEM__ENUM(LLMMEM__VUS, llmmem__vusage, LLMMEM__VU_)
+LLMMEM__ENUM(LLMMEM__VRS, llmmem__vrunner, LLMMEM__VR_)
+/* Values of LLMMEM_P_MASTER_WEIGHTS (0/1 were the bool's). */
+LLMMEM__ENUM(LLMMEM__MASTERS, llmmem__master, LLMMEM__MASTER_)
+LLMMEM__ENUM(LLMMEM__FP8S, llmmem__fp8, LLMMEM__FP8_)
+/* Values of LLMMEM_P_VISION_TRAINING. */
+LLMMEM__ENUM(LLMMEM__VTS, llmmem__vtrain, LLMMEM__VT_)
+/* Values of LLMMEM_P_CACHE_TYPE_K / _V (llama.cpp). */
+LLMMEM__ENUM(LLMMEM__LCPP_CACHES, llmmem__lcpp_cache, LLMMEM__LCPP_CACHE_)
+#undef LLMMEM__ENUM
 /* The training engines and serving runtimes: the public values (rows of
  * config/engines.def, src/engines/registry.c). */
 enum llmmem__engine_id { LLMMEM__ENG_SINGLE = LLMMEM_ENGINE_SINGLE, LLMMEM__ENG_DDP = LLMMEM_ENGINE_DDP,
@@ -55,53 +70,12 @@ enum llmmem__caps {
     LLMMEM__CAP_POSITIONS = 1u << 13,       /* inference: prompt + decode index a learned position table */
     LLMMEM__CAP_OWN_WEIGHTS = 1u << 14      /* inference: reports its weights its own way */
 };
-enum llmmem__offload { LLMMEM__OFFLOAD_NONE = 0, LLMMEM__OFFLOAD_CPU = 1, LLMMEM__OFFLOAD_NVME = 2 };
-enum llmmem__tristate { LLMMEM__TRI_AUTO = 0, LLMMEM__TRI_OFF = 1, LLMMEM__TRI_ON = 2 };
-enum llmmem__fsdp { LLMMEM__FSDP_FULL_SHARD = 0, LLMMEM__FSDP_SHARD_GRAD_OP = 1,
-                    LLMMEM__FSDP_NO_SHARD = 2, LLMMEM__FSDP_HYBRID_SHARD = 3 };
-enum llmmem__accounting { LLMMEM__ACC_RUNTIME = 0, LLMMEM__ACC_DEEPSPEED = 1,
-                          LLMMEM__ACC_MEGATRON = 2 };
 enum llmmem__runtime { LLMMEM__RT_HF = LLMMEM_RUNTIME_HF, LLMMEM__RT_VLLM = LLMMEM_RUNTIME_VLLM };
-/* vLLM --quantization (order = vllm_quant_names in params.c). */
-enum llmmem__vquant { LLMMEM__VQ_AUTO = 0, LLMMEM__VQ_FP8, LLMMEM__VQ_GPTQ, LLMMEM__VQ_GPTQ_MARLIN,
-                      LLMMEM__VQ_AWQ, LLMMEM__VQ_AWQ_MARLIN, LLMMEM__VQ_BITSANDBYTES,
-                      LLMMEM__VQ_MXFP4 };
-/* vLLM usage context (LLMMEM_P_VLLM_USAGE_CONTEXT). */
-enum llmmem__vusage { LLMMEM__VU_SERVE = 0, LLMMEM__VU_LLM = 1 };
-/* vLLM model runner (LLMMEM_P_VLLM_MODEL_RUNNER). */
-enum llmmem__vrunner { LLMMEM__VR_AUTO = 0, LLMMEM__VR_V1 = 1, LLMMEM__VR_V2 = 2 };
-/* Values of LLMMEM_P_MASTER_WEIGHTS (order = names in params.c; 0/1 were the bool's). */
-enum llmmem__master { LLMMEM__MASTER_OFF = 0, LLMMEM__MASTER_ON = 1, LLMMEM__MASTER_AUTO = 2 };
-enum llmmem__fp8 { LLMMEM__FP8_NONE = 0, LLMMEM__FP8_DELAYED = 1, LLMMEM__FP8_BLOCKWISE = 2 };
 
-/* The optimizer catalogue (optimizers.c): the public values. */
-enum llmmem__optim {
-    LLMMEM__OPT_ADAMW = LLMMEM_OPTIMIZER_ADAMW,
-    LLMMEM__OPT_ADAM = LLMMEM_OPTIMIZER_ADAM,
-    LLMMEM__OPT_SGD = LLMMEM_OPTIMIZER_SGD,
-    LLMMEM__OPT_SGD_MOMENTUM = LLMMEM_OPTIMIZER_SGD_MOMENTUM,
-    LLMMEM__OPT_NESTEROV = LLMMEM_OPTIMIZER_NESTEROV,
-    LLMMEM__OPT_ADAGRAD = LLMMEM_OPTIMIZER_ADAGRAD,
-    LLMMEM__OPT_RMSPROP = LLMMEM_OPTIMIZER_RMSPROP,
-    LLMMEM__OPT_NADAM = LLMMEM_OPTIMIZER_NADAM,
-    LLMMEM__OPT_RADAM = LLMMEM_OPTIMIZER_RADAM,
-    LLMMEM__OPT_AMSGRAD = LLMMEM_OPTIMIZER_AMSGRAD,
-    LLMMEM__OPT_ADAMAX = LLMMEM_OPTIMIZER_ADAMAX,
-    LLMMEM__OPT_ADAFACTOR = LLMMEM_OPTIMIZER_ADAFACTOR,
-    LLMMEM__OPT_LION = LLMMEM_OPTIMIZER_LION,
-    LLMMEM__OPT_LAMB = LLMMEM_OPTIMIZER_LAMB,
-    LLMMEM__OPT_SPARSE_ADAM = LLMMEM_OPTIMIZER_SPARSE_ADAM,
-    LLMMEM__OPT_ADAM_MINI = LLMMEM_OPTIMIZER_ADAM_MINI,
-    LLMMEM__OPT_MUON = LLMMEM_OPTIMIZER_MUON,
-    LLMMEM__OPT_ADAMW_8BIT = LLMMEM_OPTIMIZER_ADAMW_8BIT,
-    LLMMEM__OPT_PAGED_ADAMW_8BIT = LLMMEM_OPTIMIZER_PAGED_ADAMW_8BIT,
-    LLMMEM__OPT_ADAM_8BIT = LLMMEM_OPTIMIZER_ADAM_8BIT,
-    LLMMEM__OPT_PAGED_ADAM_8BIT = LLMMEM_OPTIMIZER_PAGED_ADAM_8BIT,
-    LLMMEM__OPT_PAGED_ADAMW_32BIT = LLMMEM_OPTIMIZER_PAGED_ADAMW_32BIT,
-    LLMMEM__OPT_ADAMW_TORCHAO_8BIT = LLMMEM_OPTIMIZER_ADAMW_TORCHAO_8BIT,
-    LLMMEM__OPT_ADAMW_TORCHAO_4BIT = LLMMEM_OPTIMIZER_ADAMW_TORCHAO_4BIT,
-    LLMMEM__OPT_COUNT
-};
+/* The optimizers (config/optimizers.def): the public values. */
+#define LLMMEM__OPT_VALUE(P, V, name, ...) LLMMEM__OPT_##V = LLMMEM_OPTIMIZER_##V,
+enum llmmem__optim { LLMMEM__OPTIMIZERS(LLMMEM__OPT_VALUE, _) LLMMEM__OPT_COUNT };
+#undef LLMMEM__OPT_VALUE
 
 /* Where a reader set a parameter: "source:line:col key.path" (config.c). */
 #define LLMMEM__ORIGINS 16
@@ -239,7 +213,5 @@ static inline bool llmmem__param_is_tribool(const llmmem__param_info *p)
            p->enum_names[2][0] == 'a';
 }
 
-/* Values of LLMMEM_P_VISION_TRAINING (order = vision_names in params.c). */
-enum llmmem__vtrain { LLMMEM__VT_FROZEN = 0, LLMMEM__VT_FULL = 1, LLMMEM__VT_LORA = 2 };
 
 #endif /* LLMMEM_CONFIG_CONFIG_H */

@@ -8,35 +8,42 @@
 #include <stddef.h>
 #include <string.h>
 
-static const char *const mode_names[] = {"training", "inference", NULL};
-/* Order = enum llmmem__dtype. */
-static const char *const dtype_names[] = {"auto", "fp32", "fp16", "bf16", "fp8", NULL};
-/* Order = enum llmmem__quant. */
-static const char *const quant_names[] = {"auto", "fp32", "fp16", "bf16", "fp8", "fp8_block",
-                                          "int8", "int4", "nf4", "nf4_dq", "fp4", "gptq", "awq",
-                                          "mxfp4", NULL};
-/* A bool with an "auto": 0 and 1 keep a bool's meaning (config.c reads and writes them as
- * true and false). Order = enum llmmem__master. */
-static const char *const tribool_names[] = {"false", "true", "auto", NULL};
-static const char *const fp8_names[] = {"none", "delayed", "blockwise", NULL};
-/* Order = enum llmmem__optim. */
-static const char *const optim_names[] = {
-    "adamw", "adam", "sgd", "sgd_momentum", "nesterov", "adagrad", "rmsprop", "nadam", "radam",
-    "amsgrad", "adamax", "adafactor", "lion", "lamb", "sparse_adam", "adam_mini", "muon",
-    "adamw_8bit", "paged_adamw_8bit", "adam_8bit", "paged_adam_8bit", "paged_adamw_32bit",
-    "adamw_torchao_8bit", "adamw_torchao_4bit", NULL};
-static const char *const impl_names[] = {"foreach", "fused", "forloop", NULL};
-static const char *const step_names[] = {"max", "first", "steady", NULL};
-static const char *const attn_names[] = {"sdpa", "flash", "eager", NULL};
-static const char *const ckpt_names[] = {"none", "full", "selective", "selective_op", NULL};
-static const char *const loss_names[] = {"hf", "vocab_parallel", "chunked", "liger",
-                                         "torchtune_chunked", "litgpt_chunked", NULL};
-static const char *const profile_names[] = {"auto", "hf", "megatron", "torchtune", "litgpt", NULL};
-static const char *const scope_names[] = {"step", "process", NULL};
-static const char *const compile_names[] = {"none", "layers", "model", NULL};
-static const char *const act_offload_names[] = {"none", "streams", "save_on_cpu", NULL};
-static const char *const dropout_names[] = {"model", "off", "on", NULL};
-static const char *const qlora_names[] = {"none", "nf4", "fp4", "int8", NULL};
+/* The names of each enum parameter's values, from the one list of each
+ * (config/enums.def, core/dtypes.def, config/engines.def, config/optimizers.def):
+ * NULL-terminated, in value order by construction. */
+#define NAMES(array, list) static const char *const array[] = {list(LLMMEM__LIST_NAME, _) NULL};
+NAMES(mode_names, LLMMEM__MODES)
+NAMES(quant_names, LLMMEM__QUANTS)
+NAMES(tribool_names, LLMMEM__MASTERS)
+NAMES(fp8_names, LLMMEM__FP8S)
+NAMES(impl_names, LLMMEM__IMPLS)
+NAMES(step_names, LLMMEM__STEPS)
+NAMES(attn_names, LLMMEM__ATTNS)
+NAMES(ckpt_names, LLMMEM__CKPTS)
+NAMES(loss_names, LLMMEM__LOSSES)
+NAMES(profile_names, LLMMEM__PROFILES)
+NAMES(scope_names, LLMMEM__SCOPES)
+NAMES(compile_names, LLMMEM__COMPILES)
+NAMES(act_offload_names, LLMMEM__AOFFS)
+NAMES(dropout_names, LLMMEM__DROPOUTS)
+NAMES(qlora_names, LLMMEM__QLORAS)
+NAMES(offload_names, LLMMEM__OFFLOADS)
+NAMES(tri_names, LLMMEM__TRIS)
+NAMES(fsdp_names, LLMMEM__FSDPS)
+NAMES(acc_names, LLMMEM__ACCS)
+NAMES(vllm_quant_names, LLMMEM__VQS)
+NAMES(usage_names, LLMMEM__VUS)
+NAMES(runner_names, LLMMEM__VRS)
+NAMES(vision_names, LLMMEM__VTS)
+NAMES(lcpp_cache_names, LLMMEM__LCPP_CACHES)
+#undef NAMES
+/* Dtypes and optimizers by their public value (core/dtypes.def, config/optimizers.def). */
+#define DTYPE_NAME(P, V, name) [LLMMEM_DTYPE_##V] = name,
+static const char *const dtype_names[LLMMEM__DT_COUNT + 1] = {LLMMEM__DTYPES(DTYPE_NAME, _)};
+#undef DTYPE_NAME
+#define OPTIMIZER_NAME(P, V, name, ...) [LLMMEM_OPTIMIZER_##V] = name,
+static const char *const optim_names[LLMMEM__OPT_COUNT + 1] = {LLMMEM__OPTIMIZERS(OPTIMIZER_NAME, _)};
+#undef OPTIMIZER_NAME
 /* The engines and runtimes by value, from their one list (config/engines.def). */
 enum {
     ENGINE_COUNT = 0
@@ -51,28 +58,10 @@ static const char *const engine_names[ENGINE_COUNT + 1] = {
 #define LLMMEM__ENGINE(value, name, row) [value] = name,
 #include "config/engines.def"
 };
-static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
-static const char *const tri_names[] = {"auto", "off", "on", NULL};
-/* llama.cpp's --cache-type-k/-v values (common/arg.cpp kv_cache_types); the ggml type of each
- * is in engines/llamacpp/runtime.c */
-static const char *const lcpp_cache_names[] = {"f16", "f32", "bf16", "q8_0", "q4_0", "q4_1",
-                                               "iq4_nl", "q5_0", "q5_1", NULL};
-static const char *const fsdp_names[] = {"full_shard", "shard_grad_op", "no_shard", "hybrid_shard",
-                                         NULL};
-static const char *const acc_names[] = {"runtime", "deepspeed_estimator", "megatron_theoretical",
-                                        NULL};
 static const char *const runtime_names[RUNTIME_COUNT + 1] = {
 #define LLMMEM__RUNTIME(value, name, row) [value] = name,
 #include "config/engines.def"
 };
-/* Order = enum llmmem__vquant: vLLM's --quantization values that change memory. */
-static const char *const vllm_quant_names[] = {"auto",       "fp8",          "gptq",
-                                               "gptq_marlin", "awq",         "awq_marlin",
-                                               "bitsandbytes", "mxfp4",      NULL};
-static const char *const usage_names[] = {"serve", "llm", NULL};
-static const char *const runner_names[] = {"auto", "v1", "v2", NULL};
-static const char *const vision_names[] = {"frozen", "full", "lora", NULL};
-
 /* GPU names live in gpus.c; the enum parameter reads them through this list. */
 extern const char *const llmmem__gpu_names[];
 

@@ -7,6 +7,7 @@
 
 #define LLMMEM_BUILDING 1
 #include "llmmem.h"
+#include "core/dtypes.def"
 
 #include <stdbool.h>
 #include <stdarg.h>
@@ -83,23 +84,15 @@ static inline uint64_t llmmem__bits_to_bytes(llmmem__ovf *o, uint64_t n, uint64_
 
 /* ---- dtypes ------------------------------------------------------------- */
 
-/* Values of the enum parameters that hold a dtype (order = enum names in params.c). */
-enum llmmem__dtype {
-    LLMMEM__DT_AUTO = LLMMEM_DTYPE_AUTO,
-    LLMMEM__DT_FP32 = LLMMEM_DTYPE_FP32,
-    LLMMEM__DT_FP16 = LLMMEM_DTYPE_FP16,
-    LLMMEM__DT_BF16 = LLMMEM_DTYPE_BF16,
-    LLMMEM__DT_FP8 = LLMMEM_DTYPE_FP8,
-    LLMMEM__DT_COUNT
-};
+/* Values of the enum parameters that hold a dtype (core/dtypes.def), the public
+ * llmmem_dtype values. */
+#define LLMMEM__DT_VALUE(P, V, name) LLMMEM__DT_##V = LLMMEM_DTYPE_##V,
+enum llmmem__dtype { LLMMEM__DTYPES(LLMMEM__DT_VALUE, _) LLMMEM__DT_COUNT };
+#undef LLMMEM__DT_VALUE
 int llmmem__dtype_bytes(int dtype); /* 4, 2, 2, 1; 0 for auto */
 
-/* Weight storage formats for inference (LLMMEM_P_WEIGHTS_FORMAT). */
-enum llmmem__quant {
-    LLMMEM__Q_AUTO = 0, LLMMEM__Q_FP32, LLMMEM__Q_FP16, LLMMEM__Q_BF16, LLMMEM__Q_FP8,
-    LLMMEM__Q_FP8_BLOCK, LLMMEM__Q_INT8, LLMMEM__Q_INT4, LLMMEM__Q_NF4, LLMMEM__Q_NF4_DQ,
-    LLMMEM__Q_FP4, LLMMEM__Q_GPTQ, LLMMEM__Q_AWQ, LLMMEM__Q_MXFP4, LLMMEM__Q_COUNT
-};
+/* Weight storage formats for inference (LLMMEM_P_WEIGHTS_FORMAT; core/dtypes.def). */
+enum llmmem__quant { LLMMEM__QUANTS(LLMMEM__LIST_VALUE, LLMMEM__Q_) LLMMEM__Q_COUNT };
 
 /* Sizes shared by models, configurations and results. */
 #define LLMMEM__NAME_MAX 64

@@ -14,57 +14,15 @@ static const char *const component_names[LLMMEM__COMPONENTS] = {
     "activations", "activation_transient", "logits",   "autocast_cache",  "kv_cache",
     "comm_buffers", "gathered_params", "workspace",    "other"};
 
+/* The result keys' names and types, by key (core/rkeys.def). */
 static const struct {
     const char *name;
     int type;
 } result_keys[LLMMEM__RKEYS] = {
-    {"params", LLMMEM_TYPE_I64},
-    {"trainable_params", LLMMEM_TYPE_I64},
-    {"peak_allocated_bytes", LLMMEM_TYPE_U64},
-    {"peak_reserved_bytes", LLMMEM_TYPE_U64},
-    {"total_bytes_per_gpu", LLMMEM_TYPE_U64},
-    {"gpu_memory_bytes", LLMMEM_TYPE_U64},
-    {"cuda_context_bytes", LLMMEM_TYPE_U64},
-    {"peak_phase", LLMMEM_TYPE_ENUM},
-    {"fits", LLMMEM_TYPE_BOOL},
-    {"utilization", LLMMEM_TYPE_F64},
-    {"headroom_bytes", LLMMEM_TYPE_I64},
-    {"gpus_needed", LLMMEM_TYPE_I64},
-    {"num_gpus", LLMMEM_TYPE_I64},
-    {"host_bytes", LLMMEM_TYPE_U64},
-    {"nvme_bytes", LLMMEM_TYPE_U64},
-    {"weights_bytes", LLMMEM_TYPE_U64},
-    {"persistent_bytes", LLMMEM_TYPE_U64},
-    {"forward_saved_bytes", LLMMEM_TYPE_U64},
-    {"kv_cache_bytes", LLMMEM_TYPE_U64},
-    {"kv_bytes_per_token", LLMMEM_TYPE_U64},
-    {"max_concurrent_seqs", LLMMEM_TYPE_I64},
-    {"max_context_tokens", LLMMEM_TYPE_I64},
-    {"kv_blocks", LLMMEM_TYPE_I64},
-    {"pipeline_stages", LLMMEM_TYPE_I64},
-    {"peak_stage", LLMMEM_TYPE_I64},
-    {"active_params", LLMMEM_TYPE_I64},
-    {"kv_available_bytes", LLMMEM_TYPE_U64},
-    {"kv_tokens", LLMMEM_TYPE_I64},
-    {"max_concurrency", LLMMEM_TYPE_F64},
-    {"profile_peak_bytes", LLMMEM_TYPE_U64},
-    {"non_torch_bytes", LLMMEM_TYPE_U64},
-    {"cuda_graph_bytes", LLMMEM_TYPE_U64},
-    {"kv_block_tokens", LLMMEM_TYPE_I64},
-    {"requested_bytes", LLMMEM_TYPE_U64},
-    {"param_dtype", LLMMEM_TYPE_ENUM},
-    {"compute_dtype", LLMMEM_TYPE_ENUM},
-    {"master_dtype", LLMMEM_TYPE_ENUM},
-    {"grad_dtype", LLMMEM_TYPE_ENUM},
-    {"optimizer_state_dtype", LLMMEM_TYPE_ENUM},
-    {"managed_bytes", LLMMEM_TYPE_U64},
-    {"load_peak_bytes", LLMMEM_TYPE_U64},
-    {"approximate", LLMMEM_TYPE_BOOL},
-    {"margin_bytes", LLMMEM_TYPE_U64},
+#define KEY(key, name, type) [key - LLMMEM_R_PARAMS] = {name, LLMMEM_TYPE_##type},
+    LLMMEM__RESULT_KEYS(KEY)
+#undef KEY
 };
-
-_Static_assert(LLMMEM_R_MARGIN_BYTES - LLMMEM_R_PARAMS + 1 == LLMMEM__RKEYS,
-               "result key table out of step with the header");
 
 const char *llmmem_phase_name(int phase)
 {
@@ -102,18 +60,20 @@ int llmmem_result_key_type(int key)
     return result_keys[i].type;
 }
 
-/* Names of the dtype result keys' values (order = LLMMEM__RDT: none, enum llmmem__dtype,
- * int8, int4). */
-static const char *const result_dtype_names[] = {"none", "fp32", "fp16", "bf16",
-                                                 "fp8",  "int8", "int4"};
+/* Names of the dtype result keys' values: 0 "none", the dtypes (core/dtypes.def), then the
+ * optimizers' 8- and 4-bit states (LLMMEM__RDT_INT8, _INT4). */
+#define DTYPE_NAME(P, V, name) [LLMMEM__DT_##V] = name,
+const char *const llmmem__result_dtype_names[LLMMEM__RDT_COUNT] = {
+    [0] = "none", LLMMEM__DTYPES_SIZED(DTYPE_NAME, _)[LLMMEM__RDT_INT8] = "int8", [LLMMEM__RDT_INT4] = "int4"};
+#undef DTYPE_NAME
 
 const char *llmmem_result_enum_name(int key, int64_t value)
 {
     if (key == LLMMEM_R_PEAK_PHASE)
         return value >= 0 && value < LLMMEM__PHASES ? phase_names[value] : NULL;
     if (key >= LLMMEM_R_PARAM_DTYPE && key <= LLMMEM_R_OPTIMIZER_STATE_DTYPE)
-        return value >= 0 && value < (int64_t)LLMMEM_ARRAY_LEN(result_dtype_names)
-                   ? result_dtype_names[value]
+        return value >= 0 && value < (int64_t)LLMMEM_ARRAY_LEN(llmmem__result_dtype_names)
+                   ? llmmem__result_dtype_names[value]
                    : NULL;
     return NULL;
 }

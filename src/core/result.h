@@ -5,17 +5,27 @@
 #define LLMMEM_CORE_RESULT_H
 
 #include "core/core.h"
+#include "core/rkeys.def"
 
 #define LLMMEM__MAX_TERMS 48
 #define LLMMEM__MAX_STAGES 64
 #define LLMMEM__MAX_INPUTS 24
-#define LLMMEM__RKEYS 43 /* LLMMEM_R_PARAMS .. LLMMEM_R_MARGIN_BYTES */
+/* The scalar keys (core/rkeys.def), counted from their list. */
+enum { LLMMEM__RKEYS = 0
+#define LLMMEM__RKEY_COUNT(key, name, type) +1
+       LLMMEM__RESULT_KEYS(LLMMEM__RKEY_COUNT)
+#undef LLMMEM__RKEY_COUNT
+};
 /* Keys from here on are serialised only when set (non-zero), so that the JSON
  * of a result that does not use them is what it was before they existed. */
 #define LLMMEM__RKEY_OPTIONAL LLMMEM_R_MANAGED_BYTES
 /* Values of the dtype result keys: 0 "none", then enum llmmem__dtype, then int8, int4. */
 #define LLMMEM__RDT_INT8 5
 #define LLMMEM__RDT_INT4 6
+#define LLMMEM__RDT_COUNT 7
+_Static_assert(LLMMEM__DT_COUNT <= LLMMEM__RDT_INT8, "the dtype result keys' int8 value follows the dtypes");
+/* Their names (names.c): llmmem_result_enum_name of the dtype keys. */
+extern const char *const llmmem__result_dtype_names[LLMMEM__RDT_COUNT];
 
 typedef struct llmmem__term {
     const char *name;    /* static */

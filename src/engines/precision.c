@@ -56,9 +56,12 @@ void llmmem__engine_precision_report(struct llmmem_result *r, const struct llmme
     if (!state)
         state = dtype_of_bytes(c, st->state_bytes);
     llmmem__result_set_i64(r, LLMMEM_R_OPTIMIZER_STATE_DTYPE, state);
-    static const llmmem__str names[] = {LLMMEM__STR("none"), LLMMEM__STR("fp32"), LLMMEM__STR("fp16"),
-                                        LLMMEM__STR("bf16"), LLMMEM__STR("fp8"),  LLMMEM__STR("int8"),
-                                        LLMMEM__STR("int4")};
+    /* the dtype result keys' value names (core/dtypes.def), with their lengths */
+#define DTYPE_STR(P, V, name) [LLMMEM__DT_##V] = LLMMEM__STR(name),
+    static const llmmem__str names[LLMMEM__RDT_COUNT] = {[0] = LLMMEM__STR("none"), LLMMEM__DTYPES_SIZED(DTYPE_STR, _)
+                                                         [LLMMEM__RDT_INT8] = LLMMEM__STR("int8"),
+                                                         [LLMMEM__RDT_INT4] = LLMMEM__STR("int4")};
+#undef DTYPE_STR
     const int64_t g = r->v[LLMMEM_R_GRAD_DTYPE - LLMMEM_R_PARAMS].i;
     const llmmem__str parts[] = {LLMMEM__STR("precision: "),
                                  names[stored],

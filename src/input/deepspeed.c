@@ -70,23 +70,17 @@ static int ds_enabled(int *out, const llmmem__json *doc, const llmmem__jnode *ro
     return LLMMEM_OK;
 }
 
-/* DeepSpeed optimizer.type (deepspeed/runtime/engine.py _configure_basic_optimizer).
- * impl "fused": DeepSpeed's FusedAdam/FusedLamb, multi-tensor kernels. */
+/* DeepSpeed optimizer.type, lower case (config/optimizers.def
+ * LLMMEM__OPTIMIZER_DEEPSPEED). */
 static const struct {
-    const char *type; /* lower case */
-    const char *optimizer;
-    const char *impl; /* NULL: leave */
-    bool adam;        /* reads params.adam_w_mode and params.torch_adam */
+    const char *type;
+    int optimizer; /* LLMMEM_OPTIMIZER_* */
+    int impl;      /* LLMMEM__IMPL_*, -1: leave */
+    bool adam;     /* reads params.adam_w_mode and params.torch_adam */
 } ds_optim[] = {
-    /* deepspeed: Adam uses adam_w_mode=True unless params.adam_w_mode is false */
-    {"adam", "adamw", "fused", true},       {"adamw", "adamw", "fused", true},
-    {"fusedadam", "adam", "fused", true},   {"onebitadam", "adam", "fused", true},
-    {"zerooneadam", "adam", "fused", true}, {"cpuadam", "adam", "fused", true},
-    {"lamb", "lamb", "fused", false},       {"onebitlamb", "lamb", "fused", false},
-    {"fusedlamb", "lamb", "fused", false},  {"lion", "lion", "fused", false},
-    {"fusedlion", "lion", "fused", false},  {"adagrad", "adagrad", NULL, false},
-    {"cpuadagrad", "adagrad", NULL, false}, {"sgd", "sgd", NULL, false},
-    {"muadam", "adamw", "foreach", false},  {"muadamw", "adamw", "foreach", false},
+#define SPELLING(type, V, I, adam) {type, LLMMEM_OPTIMIZER_##V, LLMMEM__OPTIM_IMPL(I), adam},
+    LLMMEM__OPTIMIZER_DEEPSPEED(SPELLING)
+#undef SPELLING
 };
 
 /* The Adam family's params: adam_w_mode false is torch Adam (L2 in the
@@ -123,7 +117,8 @@ static int ds_optimizer(const llmmem__json *doc, llmmem_config *cfg, const llmme
         return llmmem__json_error_at(doc, t, LLMMEM_E_UNSUPPORTED, "optimizer.type",
                                      "DeepSpeed optimizer \"%.60s\" is not modelled",
                                      llmmem__json_string(t));
-    const char *opt = ds_optim[i].optimizer, *impl = ds_optim[i].impl;
+    const char *opt = llmmem_param_enum_name(LLMMEM_P_OPTIMIZER, ds_optim[i].optimizer);
+    const char *impl = ds_optim[i].impl >= 0 ? llmmem_param_enum_name(LLMMEM_P_OPTIMIZER_IMPL, ds_optim[i].impl) : NULL;
     if (ds_optim[i].adam)
         ds_adam_params(o, &opt, &impl);
     int rc = llmmem__input_set_str(doc, cfg, LLMMEM_P_OPTIMIZER, opt, t, "optimizer.type");

@@ -139,20 +139,14 @@ static int read_model(fw_ctx *x, const llmmem__jnode *model)
 /* optimizer._component_ (with fused/foreach) onto optimizer/optimizer_impl. */
 static int read_optimizer(fw_ctx *x, const llmmem__jnode *opt)
 {
+    /* config/optimizers.def LLMMEM__OPTIMIZER_TORCHTUNE */
     static const struct {
-        const char *component, *optimizer;
+        const char *component;
+        int optimizer; /* LLMMEM_OPTIMIZER_* */
     } known[] = {
-        {"torch.optim.AdamW", "adamw"},
-        {"torch.optim.Adam", "adam"},
-        {"torch.optim.SGD", "sgd"},
-        {"bitsandbytes.optim.PagedAdamW8bit", "paged_adamw_8bit"},
-        {"bitsandbytes.optim.AdamW8bit", "adamw_8bit"},
-        {"bitsandbytes.optim.PagedAdamW", "paged_adamw_32bit"},
-        {"bitsandbytes.optim.PagedAdamW32bit", "paged_adamw_32bit"},
-        {"torchao.prototype.low_bit_optim.AdamW8bit", "adamw_torchao_8bit"},
-        {"torchao.optim.AdamW8bit", "adamw_torchao_8bit"},
-        {"torchao.prototype.low_bit_optim.AdamW4bit", "adamw_torchao_4bit"},
-        {"torchao.optim.AdamW4bit", "adamw_torchao_4bit"},
+#define SPELLING(component, V) {component, LLMMEM_OPTIMIZER_##V},
+        LLMMEM__OPTIMIZER_TORCHTUNE(SPELLING)
+#undef SPELLING
     };
     if (!llmmem__json_is_object(opt))
         return llmmem__input_type_error(x->doc, opt, "optimizer", "a mapping with _component_");
@@ -164,20 +158,21 @@ static int read_optimizer(fw_ctx *x, const llmmem__jnode *opt)
     for (size_t i = 0; i < LLMMEM_ARRAY_LEN(known); i++) {
         if (strcmp(comp, known[i].component))
             continue;
-        if ((rc = llmmem__fw_set(x, LLMMEM_P_OPTIMIZER, known[i].optimizer, n, "optimizer._component_")) != 0)
+        if ((rc = llmmem__fw_set(x, LLMMEM_P_OPTIMIZER, llmmem_param_enum_name(LLMMEM_P_OPTIMIZER, known[i].optimizer), n,
+                                 "optimizer._component_")) != 0)
             return rc;
         int fused, foreach;
         if ((rc = llmmem__fw_bool(&fused, x, opt, "fused", "optimizer.fused")) != 0 ||
             (rc = llmmem__fw_bool(&foreach, x, opt, "foreach", "optimizer.foreach")) != 0)
             return rc;
-        if (!strcmp(known[i].optimizer, "sgd")) {
+        if (known[i].optimizer == LLMMEM__OPT_SGD) {
             const llmmem__jnode *mom = llmmem__fw_get(opt, "momentum");
             if (mom && (!llmmem__json_is_number(mom) || llmmem__json_number(mom) != 0) &&
                 (rc = llmmem__fw_set(x, LLMMEM_P_OPTIMIZER, "sgd_momentum", mom, "optimizer.momentum")) != 0)
                 return rc;
         }
         const char *impl = fused == 1 ? "fused" : foreach == 0 ? "forloop" : NULL;
-        return impl && strncmp(known[i].optimizer, "adam", 4) == 0 && !strchr(known[i].optimizer, '_')
+        return impl && (known[i].optimizer == LLMMEM__OPT_ADAMW || known[i].optimizer == LLMMEM__OPT_ADAM)
                    ? llmmem__fw_set(x, LLMMEM_P_OPTIMIZER_IMPL, impl, n, "optimizer")
                    : LLMMEM_OK;
     }

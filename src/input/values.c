@@ -193,42 +193,17 @@ int llmmem__input_set_i64(const llmmem__json *doc, llmmem_config *cfg, int id, i
 
 /* ---- value translations shared by the three formats ------------------------- */
 
-/* Optimizer names of the scenario format and of the frameworks. The suffix
- * selects the PyTorch implementation (torch/optim/adamw.py: foreach, fused). */
+/* Optimizer names of the scenario format and of the frameworks
+ * (config/optimizers.def LLMMEM__OPTIMIZER_NAMES). The suffix selects the
+ * PyTorch implementation (torch/optim/adamw.py: foreach, fused). */
 static const struct {
     const char *name;
-    const char *optimizer;
-    const char *impl; /* NULL: leave */
+    int optimizer; /* LLMMEM_OPTIMIZER_* */
+    int impl;      /* LLMMEM__IMPL_*, -1: leave */
 } optim_alias[] = {
-    /* scenario format (groundtruth/README.md) */
-    {"adamw_fused", "adamw", "fused"},
-    {"adamw_foreach_off", "adamw", "forloop"},
-    {"adamw_forloop", "adamw", "forloop"},
-    {"adamw_foreach", "adamw", "foreach"},
-    {"adam_fused", "adam", "fused"},
-    {"adam_foreach_off", "adam", "forloop"},
-    /* HF TrainingArguments.optim (transformers/training_args.py OptimizerNames) */
-    {"adamw_torch", "adamw", "foreach"},
-    {"adamw_torch_fused", "adamw", "fused"},
-    {"adamw_apex_fused", "adamw", "fused"},
-    {"adamw_hf", "adamw", "forloop"},
-    {"adamw_torch_xla", "adamw", "foreach"},
-    {"adamw_bnb_8bit", "adamw_8bit", NULL},
-    {"adamw_8bit", "adamw_8bit", NULL},
-    {"adamw-8bit", "adamw_8bit", NULL},
-    {"paged_adamw_8bit", "paged_adamw_8bit", NULL},
-    {"paged_adamw", "paged_adamw_8bit", NULL},
-    {"adam_8bit", "adam_8bit", NULL},
-    {"paged_adam_8bit", "paged_adam_8bit", NULL},
-    {"paged_adamw_32bit", "paged_adamw_32bit", NULL},
-    {"adamw_torch_8bit", "adamw_torchao_8bit", NULL}, /* torchao AdamW8bit (trainer.py) */
-    {"adamw_torch_4bit", "adamw_torchao_4bit", NULL},
-    {"lion_32bit", "lion", NULL},
-    {"lion", "lion", NULL},
-    {"sgd", "sgd", NULL},
-    {"adagrad", "adagrad", NULL},
-    {"rmsprop", "rmsprop", NULL},
-    {"adafactor", "adafactor", NULL},
+#define SPELLING(name, V, I) {name, LLMMEM_OPTIMIZER_##V, LLMMEM__OPTIM_IMPL(I)},
+    LLMMEM__OPTIMIZER_NAMES(SPELLING)
+#undef SPELLING
 };
 
 int llmmem__input_set_optimizer(const llmmem__json *doc, llmmem_config *cfg, const llmmem__jnode *n,
@@ -243,11 +218,11 @@ int llmmem__input_set_optimizer(const llmmem__json *doc, llmmem_config *cfg, con
         llmmem__input_lower_copy(an, sizeof an, optim_alias[i].name);
         if (strcmp(an, low) != 0)
             continue;
-        int rc =
-            llmmem__input_set_str(doc, cfg, LLMMEM_P_OPTIMIZER, optim_alias[i].optimizer, n, path);
-        if (rc == 0 && optim_alias[i].impl)
-            rc = llmmem__input_set_str(doc, cfg, LLMMEM_P_OPTIMIZER_IMPL, optim_alias[i].impl, n,
-                                       path);
+        int rc = llmmem__input_set_str(doc, cfg, LLMMEM_P_OPTIMIZER,
+                                       llmmem_param_enum_name(LLMMEM_P_OPTIMIZER, optim_alias[i].optimizer), n, path);
+        if (rc == 0 && optim_alias[i].impl >= 0)
+            rc = llmmem__input_set_str(doc, cfg, LLMMEM_P_OPTIMIZER_IMPL,
+                                       llmmem_param_enum_name(LLMMEM_P_OPTIMIZER_IMPL, optim_alias[i].impl), n, path);
         return rc;
     }
     return llmmem__input_set_param(doc, cfg, LLMMEM_P_OPTIMIZER, n, path);

@@ -426,12 +426,15 @@ static const llmmem__tdef t_diffllama[] = {
  * norms, learned residual scales (input_residual, post_attention_residual);
  * with is_moe the MLP becomes a CDMoE: the gated MLP as a shared expert plus
  * num_experts single-neuron experts (down_embed, up_embed: E x h embeddings)
- * picked by a product-key router of 2 x floor(sqrt(E)) keys. */
+ * picked by a product-key router of 2 x floor(sqrt(E)) keys. Without is_moe
+ * (the default) nothing routes: num_experts_per_tok is unused (modeling_doge.py
+ * DogeDecoderLayer builds DogeMLP). */
 static const llmmem__qdef q_doge[] = {
     Q_BASE("32768", "1024", "2048", "32", "8", "a", "2048"), Q_HEAD_DIM, Q_TIE("0"), Q_ATTN_BIAS("0"),
     Q("mb", "mlp_bias", "0", NULL, BOOL), QD("qkn", "1"), Q("sw", "sliding_window", "0", "0", POS),
     Q("moe", "is_moe", "0", NULL, BOOL), Q("ne", "num_experts", "16384", NULL, COUNT), QD("E", "moe ? ne : 0"),
-    Q("K", "num_experts_per_tok", "64", NULL, COUNT), QD("fm", "1"), QD("ns", "moe"), QD("fs", "moe ? f : 0"),
+    Q("K0", "num_experts_per_tok", "64", NULL, COUNT), QD("K", "moe ? K0 : 0"), QD("fm", "1"), QD("ns", "moe"),
+    QD("fs", "moe ? f : 0"),
     QD("nk", "isqrt(ne)"), Q_DROPOUT, QR("ph", "hidden_dropout", "0"), Q_RMS("2"),
 };
 static const llmmem__tdef t_doge[] = {

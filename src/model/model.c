@@ -695,10 +695,15 @@ static const char *const family_names[] = {"llama",  "gemma",  "phi",        "ph
 static const char *const norm_names[] = {"rmsnorm", "layernorm", "layernorm_nobias", "nonparametric"};
 static const char *const act_names[] = {"silu_glu", "gelu_tanh_glu", "gelu", "gelu_new", "relu",
                                         "swiglu_oai"};
-static const char *const dtype_names[] = {"auto", "fp32", "fp16", "bf16", "fp8"};
-static const char *const quant_names[] = {"none", "fp32", "fp16", "bf16", "fp8", "fp8_block",
-                                          "int8", "int4", "nf4", "nf4_dq", "fp4", "gptq",
-                                          "awq", "mxfp4"};
+/* The dtypes and storage formats (core/dtypes.def); a model without a quantization_config
+ * has the format "none". */
+#define DTYPE_NAME(P, V, name) [LLMMEM__DT_##V] = name,
+#define QUANT_NAME(P, V, name) [LLMMEM__Q_##V] = name,
+static const char *const dtype_names[LLMMEM__DT_COUNT] = {LLMMEM__DTYPES(DTYPE_NAME, _)};
+static const char *const quant_names[LLMMEM__Q_COUNT] = {[LLMMEM__Q_AUTO] = "none",
+                                                         LLMMEM__QUANTS_NAMED(QUANT_NAME, _)};
+#undef DTYPE_NAME
+#undef QUANT_NAME
 
 static const char *name_of(const char *const *names, size_t n, int i)
 {

@@ -64,11 +64,14 @@ int32_t llmmem__rp_prior_segment(llmmem__replay *r, uint64_t segment, uint64_t r
  * sets' order, balance and counts, segment neighbours, merged free blocks,
  * the reserved and allocated sums): for tests; O(n^2) in the free blocks. */
 const char *llmmem__rp_check(llmmem__replay *r);
+/* The replays the model's memo holds (reserved.c; tests). */
+int llmmem__memo_entries(const struct llmmem_model *m);
 
 /* A recorded timeline (record.c): every event with the allocator's state. */
 enum llmmem__tl_op {
     LLMMEM__TL_ALLOC = 0, LLMMEM__TL_FREE, LLMMEM__TL_SEG_ALLOC, LLMMEM__TL_SEG_FREE,
-    LLMMEM__TL_SEG_MAP, LLMMEM__TL_SEG_UNMAP, LLMMEM__TL_PHASE
+    LLMMEM__TL_SEG_MAP, LLMMEM__TL_SEG_UNMAP, LLMMEM__TL_PHASE,
+    LLMMEM__TL_MARK /* a point inside a phase (a layer, a decode step): `what`, index in `size` */
 };
 typedef struct llmmem__tl_event {
     uint64_t addr, size, req;
@@ -87,6 +90,9 @@ void llmmem__tl_free(struct llmmem__tl *t, const llmmem__replay *r, const llmmem
 void llmmem__tl_segment(struct llmmem__tl *t, const llmmem__replay *r, int op, uint64_t addr, uint64_t bytes,
                         int stream);
 void llmmem__tl_phase(struct llmmem__tl *t, const llmmem__replay *r, const char *name);
+/* A mark inside a phase, for the chart's x axis: "layer" i (forward, or backward in the
+ * backward phase), "head", "embedding", "decode step" i. */
+void llmmem__tl_mark(struct llmmem__tl *t, const llmmem__replay *r, const char *what, uint64_t index);
 void llmmem__tl_release(struct llmmem__tl *t);
 
 /* The replays the model's memo holds (reserved.c; tests). */

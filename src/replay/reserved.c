@@ -28,7 +28,7 @@
  * byte for byte, without replaying. The memo is made on the first replay,
  * shared under its lock by the threads that estimate with the model, and
  * dropped when the model is set or freed (model.c). Timelines
- * (llmmem_timeline, which records every event) always replay. */
+ * (llmmem_timeline, which records every event into its sink) always replay. */
 #define MEMO_SLOTS 8
 
 typedef struct memo_entry {

@@ -24,6 +24,13 @@ static void phase(tl_gen *g, const char *name)
         llmmem__tl_phase(g->rp->rec, g->rp, name);
 }
 
+/* A mark for the chart's x axis (recording only). */
+static void mark(tl_gen *g, const char *what, uint64_t i)
+{
+    if (g->rp->rec)
+        llmmem__tl_mark(g->rp->rec, g->rp, what, i);
+}
+
 /* ---- parameters ------------------------------------------------------------------ */
 
 static tl_param *param_new(tl_gen *g)
@@ -135,40 +142,11 @@ static void weights_build(tl_gen *g)
 
 /* ---- the optimizer ----------------------------------------------------------------- */
 
-/* State tensors per parameter of an optimizer (torch.optim _init_group). */
-static int states_per_param(int64_t optim)
-{
-    switch (optim) {
-    case LLMMEM__OPT_SGD:
-        return 0;
-    case LLMMEM__OPT_ADAMW: case LLMMEM__OPT_ADAM: case LLMMEM__OPT_NADAM: case LLMMEM__OPT_RADAM:
-    case LLMMEM__OPT_ADAMAX: case LLMMEM__OPT_LAMB: case LLMMEM__OPT_SPARSE_ADAM: case LLMMEM__OPT_AMSGRAD:
-    case LLMMEM__OPT_ADAMW_8BIT: case LLMMEM__OPT_PAGED_ADAMW_8BIT: case LLMMEM__OPT_ADAM_8BIT:
-    case LLMMEM__OPT_PAGED_ADAM_8BIT:
-        return 2;
-    default:
-        return 1;
-    }
-}
-
-/* Optimizers whose foreach implementation makes one list of temporaries over
- * every parameter (_multi_tensor_*: _foreach_sqrt and the like). */
-static bool foreach_all(int64_t optim)
-{
-    switch (optim) {
-    case LLMMEM__OPT_ADAMW: case LLMMEM__OPT_ADAM: case LLMMEM__OPT_NESTEROV: case LLMMEM__OPT_ADAGRAD:
-    case LLMMEM__OPT_RMSPROP: case LLMMEM__OPT_NADAM: case LLMMEM__OPT_RADAM: case LLMMEM__OPT_AMSGRAD:
-    case LLMMEM__OPT_ADAMAX:
-        return true;
-    default:
-        return false;
-    }
-}
-
 static void optimizer_step(tl_gen *g, bool first)
 {
     const llmmem__states *st = &g->t->st;
-    const int k = states_per_param(g->c->optimizer);
+    /* state tensors per parameter (torch.optim _init_group), the catalogue's */
+    const int k = llmmem__optim_states((int)g->c->optimizer);
     uint64_t ntrain = 0, largest = 0;
     for (int i = 0; i < g->np; i++)
         if (g->p[i].trains) {
@@ -190,7 +168,9 @@ static void optimizer_step(tl_gen *g, bool first)
     const uint64_t tmp = st->optim_transient;
     if (!tmp)
         return;
-    if (g->c->optimizer_impl == LLMMEM__IMPL_FOREACH && foreach_all(g->c->optimizer)) {
+    /* the foreach implementation's one list of temporaries over every parameter
+     * (_multi_tensor_*: _foreach_sqrt and the like), as the catalogue says */
+    if (g->c->optimizer_impl == LLMMEM__IMPL_FOREACH && llmmem__optim_foreach_all((int)g->c->optimizer)) {
         /* one temporary per parameter, all alive, freed when the list goes
          * (CPython frees a list's items last to first) */
         int32_t *ids = malloc((size_t)g->np * sizeof *ids);
@@ -241,6 +221,7 @@ static void micro_step(tl_gen *g, tl_layer **ys)
             llmmem__tl_hold(g, x); /* the checkpoint keeps its inputs */
             g->saving = false;
         }
+        mark(g, "layer", i);
         llmmem__tl_layer_fwd(g, ys[i], (int64_t)i, &x, false);
         g->saving = true;
         if (g->ckpt)
@@ -248,6 +229,7 @@ static void micro_step(tl_gen *g, tl_layer **ys)
         DROP(g, prev);
     }
     int32_t logits = -1;
+    mark(g, "head", 0);
     llmmem__tl_head_fwd(g, head, x, &logits);
     llmmem__tl_cache_clear(g); /* the autocast region ends with the forward */
     if (!g->ckpt) {
@@ -258,6 +240,7 @@ static void micro_step(tl_gen *g, tl_layer **ys)
     phase(g, "backward");
     int32_t dx = llmmem__tl_head_bwd(g, head);
     for (uint64_t i = g->L; i-- > 0 && !g->rp->nomem;) {
+        mark(g, "layer", i);
         if (g->ckpt) { /* the first unpack of a saved tensor recomputes the layer */
             int32_t in = llmmem__tl_layer_input(ys[i]);
             llmmem__tl_hold(g, in);
@@ -269,6 +252,7 @@ static void micro_step(tl_gen *g, tl_layer **ys)
         }
         llmmem__tl_layer_bwd(g, ys[i], (int64_t)i, &dx);
     }
+    mark(g, "embedding", 0);
     llmmem__tl_embed_bwd(g, dx);
     for (int s = 0; s < 2; s++) {
         DROP(g, g->cos_sin[s]);

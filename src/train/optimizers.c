@@ -1,5 +1,7 @@
-/* The optimizer catalogue: state layout and dtype of each implementation, and
- * the temporaries its step allocates. One row per optimizer. Per-tensor rules
+/* The optimizer catalogue's byte model: state layout and dtype of each
+ * implementation, and the temporaries its step allocates, from the one row per
+ * optimizer of config/optimizers.def (which also holds its names and the
+ * frameworks' spellings of it). Per-tensor rules
  * (factored moments, 8-bit thresholds, 2-D-only momentum) read the model's
  * tensor list (tensors.c). */
 #include "train/train.h"
@@ -36,49 +38,11 @@ typedef struct optim_row {
     bool paged;        /* bitsandbytes is_paged: states of tensors >= 1e5 elements in managed memory */
 } optim_row;
 
-/* Order = enum llmmem__optim. Temporaries read from each implementation:
- * torch/optim/adamw.py _multi_tensor_adamw: exp_avg_sq_sqrt = _foreach_sqrt(...)
- * (one state-sized copy; measured 4.000 B/param fp32 on H200), _single_tensor:
- * exp_avg_sq.sqrt() / bias_correction2_sqrt (two tensors at once). */
-static const optim_row rows[LLMMEM__OPT_COUNT] = {
-    {"adamw", 2, ST_FULL, TMP_ALL, 1, 2, false, "torch/optim/adamw.py (exp_avg, exp_avg_sq; foreach sqrt copy)", false},
-    {"adam", 2, ST_FULL, TMP_ALL, 1, 2, false, "torch/optim/adam.py (exp_avg, exp_avg_sq; foreach sqrt copy)", false},
-    {"sgd", 0, ST_NONE, TMP_NONE, 0, 0, false, "torch/optim/sgd.py (no state)", false},
-    {"sgd_momentum", 1, ST_FULL, TMP_NONE, 0, 0, false, "torch/optim/sgd.py (momentum_buffer, in-place foreach)", false},
-    {"nesterov", 1, ST_FULL, TMP_ALL, 1, 1, false, "torch/optim/sgd.py (momentum_buffer; grads = _foreach_add(grads, bufs))", false},
-    {"adagrad", 1, ST_FULL, TMP_ALL, 2, 2, false, "torch/optim/adagrad.py (sum; std and numerator copies)", false},
-    {"rmsprop", 1, ST_FULL, TMP_ALL, 1, 1, false, "torch/optim/rmsprop.py (square_avg; sqrt copy)", false},
-    {"nadam", 2, ST_FULL, TMP_ALL, 1, 2, false, "torch/optim/nadam.py (exp_avg, exp_avg_sq, mu_product)", false},
-    {"radam", 2, ST_FULL, TMP_ALL, 2, 2, false, "torch/optim/radam.py (exp_avg, exp_avg_sq; sqrt and bias-corrected copies)", false},
-    {"amsgrad", 3, ST_FULL, TMP_ALL, 1, 2, false, "torch/optim/adam.py amsgrad (+max_exp_avg_sq)", false},
-    {"adamax", 2, ST_FULL, TMP_ALL, 2, 2, false, "torch/optim/adamax.py (exp_avg, exp_inf; abs and max copies)", false},
-    {"adafactor", 1, ST_FACTORED, TMP_LARGEST, 0, 2, true,
-     "transformers/optimization.py Adafactor (exp_avg_sq_row/col fp32, RMS 0-dim tensor; grad**2 + eps per param)", false},
-    {"lion", 1, ST_FULL, TMP_LARGEST, 0, 2, false, "lion-pytorch (exp_avg; clone().mul_().add().sign_() per param)", false},
-    {"lamb", 2, ST_FULL, TMP_LARGEST, 0, 2, false, "LAMB (You et al. 2019) as in apex/timm: exp_avg, exp_avg_sq; update per param", false},
-    {"sparse_adam", 2, ST_FULL, TMP_LARGEST, 0, 2, false, "torch/optim/sparse_adam.py (dense exp_avg, exp_avg_sq)", false},
-    {"adam_mini", 1, ST_BLOCK, TMP_LARGEST, 0, 1, false,
-     "Adam-mini (Zhang et al. 2024): full m, one v per row block; embedding/head keep full v", false},
-    {"muon", 1, ST_MATRIX_ONLY, TMP_LARGEST, 0, 2, false,
-     "torch/optim/muon.py (momentum_buffer for 2-D matrices; others AdamW; Newton-Schulz X, X X^T)", false},
-    {"adamw_8bit", 2, ST_8BIT, TMP_NONE, 0, 0, false,
-     "bitsandbytes/optim/optimizer.py Optimizer2State (uint8 state1/2 + fp32 absmax per 256 if n >= 4096)", false},
-    {"paged_adamw_8bit", 2, ST_8BIT, TMP_NONE, 0, 0, false,
-     "bitsandbytes PagedAdamW8bit (optimizer.py get_state_buffer: states of tensors >= 1e5 elements in "
-     "cudaMallocManaged memory, absmax in the allocator)", true},
-    {"adam_8bit", 2, ST_8BIT, TMP_NONE, 0, 0, false, "bitsandbytes Adam8bit", false},
-    {"paged_adam_8bit", 2, ST_8BIT, TMP_NONE, 0, 0, false,
-     "bitsandbytes PagedAdam8bit (states of tensors >= 1e5 elements in managed memory)", true},
-    {"paged_adamw_32bit", 2, ST_FP32, TMP_NONE, 0, 0, false,
-     "bitsandbytes PagedAdamW (optim_bits 32: fp32 state1/2 whatever the param dtype; tensors >= 1e5 "
-     "elements in managed memory; LitGPT instantiate_bnb_optimizer with quantize=bnb.*)", true},
-    {"adamw_torchao_8bit", 2, ST_AO_8BIT, TMP_NONE, 0, 0, false,
-     "torchao optim/adam.py AdamW8bit (_new_buffer: uint8 codes + fp32 scale per 256 when n >= 4096; step "
-     "torch.compile'd per parameter, single_param_adam)", false},
-    {"adamw_torchao_4bit", 2, ST_AO_4BIT, TMP_NONE, 0, 0, false,
-     "torchao optim/adam.py AdamW4bit (4-bit codes + fp32 scale per 128 when n >= 4096; step compiled per "
-     "parameter)", false},
-};
+/* The rows of the catalogue (config/optimizers.def), by the optimizer's value. */
+#define ROW(P, V, name, states, kind, temp, tmp_states, loop_copies, scalar_state, paged, source)            \
+    [LLMMEM__OPT_##V] = {name, states, ST_##kind, TMP_##temp, tmp_states, loop_copies, scalar_state, source, paged},
+static const optim_row rows[LLMMEM__OPT_COUNT] = {LLMMEM__OPTIMIZERS(ROW, _)};
+#undef ROW
 
 const char *llmmem__optim_source(int id)
 {
@@ -86,6 +50,10 @@ const char *llmmem__optim_source(int id)
 }
 
 bool llmmem__optim_paged(int id) { return id >= 0 && id < LLMMEM__OPT_COUNT && rows[id].paged; }
+
+int llmmem__optim_states(int id) { return id >= 0 && id < LLMMEM__OPT_COUNT ? rows[id].states : 0; }
+
+bool llmmem__optim_foreach_all(int id) { return id >= 0 && id < LLMMEM__OPT_COUNT && rows[id].temp == TMP_ALL; }
 
 int64_t llmmem__optim_state_rdt(int id)
 {
@@ -215,7 +183,7 @@ static int step_temp_kind(const optim_row *r, int impl)
 }
 
 /* The foreach implementation: `tmp_states` state-sized copies of the whole
- * group at once (e.g. _multi_tensor_adamw's _foreach_sqrt, rows[] above). */
+ * group at once (e.g. _multi_tensor_adamw's _foreach_sqrt, config/optimizers.def). */
 static uint64_t optimizer_step_foreach_temp(const optim_row *r, uint64_t elems, int sb, llmmem__ovf *o)
 {
     return llmmem__mul3(o, elems, (uint64_t)sb, (uint64_t)r->tmp_states);

@@ -245,6 +245,11 @@ const char *llmmem__optim_source(int optim);
  * Clears st->optim_transient in that case. */
 void llmmem__optim_engine_fused(struct llmmem__states *st, const struct llmmem_config *c);
 bool llmmem__optim_paged(int optim);
+/* State tensors per parameter (torch.optim _init_group), and whether the
+ * foreach implementation makes one list of temporaries over every parameter
+ * (_multi_tensor_*): the catalogue's (config/optimizers.def). */
+int llmmem__optim_states(int optim);
+bool llmmem__optim_foreach_all(int optim);
 /* The dtype an optimizer keeps its state in whatever optimizer_state_dtype says, as a
  * value of the dtype result keys (LLMMEM__RDT_INT8 for bitsandbytes/torchao 8-bit,
  * LLMMEM__RDT_INT4 for torchao 4-bit, fp32 for bitsandbytes 32-bit); 0 = the configured one. */

@@ -71,8 +71,14 @@ DT = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 
 
 def versions():
+    import subprocess
     import transformers
     v = {"torch": torch.__version__, "transformers": transformers.__version__, "python": sys.version.split()[0]}
+    try:  # the harness's own version: the commit of test/reference/
+        v["harness"] = subprocess.run(["git", "-C", HERE, "log", "-1", "--format=%h", "--", "."],
+                                      capture_output=True, text=True, timeout=10).stdout.strip()
+    except Exception:
+        pass
     for name in ("peft", "accelerate", "bitsandbytes"):
         try:
             v[name] = __import__(name).__version__

@@ -14,10 +14,10 @@
 
 #include "core/ggml.h"
 
-/* --cache-type-k/-v, in the order of the parameter's value names (params.c) */
-static const uint32_t cache_types[] = {LLMMEM__GGML_F16,  LLMMEM__GGML_F32,  LLMMEM__GGML_BF16,
-                                       LLMMEM__GGML_Q8_0, LLMMEM__GGML_Q4_0, LLMMEM__GGML_Q4_1,
-                                       LLMMEM__GGML_IQ4_NL, LLMMEM__GGML_Q5_0, LLMMEM__GGML_Q5_1};
+/* --cache-type-k/-v: the ggml type of each value (config/enums.def LLMMEM__LCPP_CACHES) */
+#define CACHE_TYPE(P, V, name) [LLMMEM__LCPP_CACHE_##V] = LLMMEM__GGML_##V,
+static const uint32_t cache_types[] = {LLMMEM__LCPP_CACHES(CACHE_TYPE, _)};
+#undef CACHE_TYPE
 
 /* The HF runtime's workload and precision settings, which llama.cpp has in its own form:
  * given here they would be dropped without a word (llama.cpp's --batch-size is n_batch,

@@ -90,10 +90,25 @@ static int parse_version(int *ver, bool *newer, const char *text)
     return 0;
 }
 
+uint64_t llmmem__vllm_behaviours(int ver)
+{
+    static const int since[LLMMEM__VB_COUNT] = {
+#define SINCE(name, a, b, c) [LLMMEM__VB_##name] = LLMMEM__VLLM_V(a, b, c),
+        LLMMEM__VLLM_RELEASES(SINCE)
+#undef SINCE
+    };
+    uint64_t bits = 0;
+    for (int i = 0; i < LLMMEM__VB_COUNT; i++)
+        if (ver >= since[i])
+            bits |= UINT64_C(1) << i;
+    return bits;
+}
+
 /* ---- the engine arguments with vLLM's defaults ------------------------------------ */
 
 typedef struct vargs {
     int ver;
+    uint64_t vb; /* its behaviours (vllm.h LLMMEM__VLLM_RELEASES) */
     bool newer;
     const llmmem__gpu *gpu;
     uint64_t total, requested;
@@ -125,9 +140,9 @@ static bool has_mixer(const struct llmmem_model *m, int mx)
  * in 0.33. */
 static void batch_defaults(uint64_t *tokens, uint64_t *seqs, const vargs *v, bool llm_class)
 {
-    const bool a100 = v->ver >= LLMMEM__VLLM_V(0, 9, 0) && strncasecmp(v->gpu->name, "A100", 4) == 0;
-    const bool gb10 = v->ver >= LLMMEM__VLLM_V(0, 33, 0) && v->gpu->cc == 121;
-    if (v->ver >= LLMMEM__VLLM_V(0, 28, 0) && v->total >= 160 * GiB) {
+    const bool a100 = LLMMEM__VLLM_HAS(v->vb, A100_SMALL_TIER) && strncasecmp(v->gpu->name, "A100", 4) == 0;
+    const bool gb10 = LLMMEM__VLLM_HAS(v->vb, GB10_SMALL_TIER) && v->gpu->cc == 121;
+    if (LLMMEM__VLLM_HAS(v->vb, TIER_160GIB) && v->total >= 160 * GiB) {
         *tokens = 16384;
         *seqs = 1024;
     } else if (v->total >= 70 * GiB && !a100 && !gb10) {
@@ -143,13 +158,13 @@ static void batch_defaults(uint64_t *tokens, uint64_t *seqs, const vargs *v, boo
  * V1 before 0.25; V2 for models that are neither MoE nor hybrid in
  * 0.25 - 0.28 (and the MoE architectures listed in
  * DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES); V2 for all from 0.29. */
-static bool runner_v2(const struct llmmem_model *m, const struct llmmem_config *c, int ver)
+static bool runner_v2(const struct llmmem_model *m, const struct llmmem_config *c, uint64_t vb)
 {
     if (c->vllm_model_runner != LLMMEM__VR_AUTO)
         return c->vllm_model_runner == LLMMEM__VR_V2;
-    if (ver >= LLMMEM__VLLM_V(0, 29, 0))
+    if (LLMMEM__VLLM_HAS(vb, RUNNER_V2_ALL))
         return true;
-    if (ver < LLMMEM__VLLM_V(0, 25, 0))
+    if (!LLMMEM__VLLM_HAS(vb, RUNNER_V2_DENSE))
         return false;
     const bool hybrid = has_mixer(m, LLMMEM__MX_LINEAR) || has_mixer(m, LLMMEM__MX_MAMBA) ||
                         has_mixer(m, LLMMEM__MX_CONV);
@@ -173,13 +188,13 @@ static int sampler_path(const vargs *v, const struct llmmem_config *c)
     bool fi;
     if (c->flashinfer_sampler != LLMMEM__TRI_AUTO)
         fi = c->flashinfer_sampler == LLMMEM__TRI_ON;
-    else if (v->ver < LLMMEM__VLLM_V(0, 12, 0))
+    else if (!LLMMEM__VLLM_HAS(v->vb, KERNELS_BUNDLED))
         fi = c->vllm_image != 0;
     else
-        fi = v->ver >= LLMMEM__VLLM_V(0, 21, 0) && cc >= 75 && cc <= 121;
+        fi = LLMMEM__VLLM_HAS(v->vb, FI_SAMPLER_DEFAULT) && cc >= 75 && cc <= 121;
     if (fi)
         return LLMMEM__VSAMP_FLASHINFER;
-    if (v->ver >= LLMMEM__VLLM_V(0, 17, 0) && v->reqs >= 8)
+    if (LLMMEM__VLLM_HAS(v->vb, TRITON_TOPK) && v->reqs >= 8)
         return LLMMEM__VSAMP_TRITON;
     return LLMMEM__VSAMP_SORT;
 }
@@ -229,10 +244,10 @@ static int storage(vargs *v, const struct llmmem_model *m, const struct llmmem_c
                 c->quantization != LLMMEM__VQ_AWQ && cc >= 80;
     /* get_mxfp4_backend: FlashInfer on sm_100; triton_kernels on sm_90 (an optional
      * package in 0.10.2 - 0.11, vendored from 0.12); Marlin otherwise */
-    const bool optional = v->ver >= LLMMEM__VLLM_V(0, 12, 0) || c->vllm_image;
+    const bool optional = LLMMEM__VLLM_HAS(v->vb, KERNELS_BUNDLED) || c->vllm_image;
     if (cc >= 100 && cc < 110 && optional)
         v->mxfp4 = LLMMEM__MXFP4_FI_256;
-    else if (cc == 90 && v->ver >= LLMMEM__VLLM_V(0, 10, 2) && optional)
+    else if (cc == 90 && LLMMEM__VLLM_HAS(v->vb, MXFP4_TRITON) && optional)
         v->mxfp4 = LLMMEM__MXFP4_TRITON;
     else if (cc == 0)
         v->mxfp4 = LLMMEM__MXFP4_FI_128; /* ROCm */
@@ -254,12 +269,13 @@ static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem
     int rc = parse_version(&v->ver, &v->newer, c->vllm_version);
     if (rc)
         return rc;
+    v->vb = llmmem__vllm_behaviours(v->ver);
     v->gpu = b->gpu;
     v->total = c->gpu_memory_bytes > 0 ? (uint64_t)c->gpu_memory_bytes : b->gpu->memory_bytes;
     /* CacheConfig.gpu_memory_utilization: 0.9, 0.92 from 0.20 */
     v->util = c->gpu_memory_utilization > 0.0 ? c->gpu_memory_utilization
-              : v->ver >= LLMMEM__VLLM_V(0, 20, 0) ? 0.92
-                                                   : 0.9;
+              : LLMMEM__VLLM_HAS(v->vb, UTIL_092) ? 0.92
+                                                  : 0.9;
     v->requested = (uint64_t)floor((double)v->total * v->util);
     /* ModelConfig max_model_len: the config's max_position_embeddings */
     v->maxlen = c->max_model_len > 0   ? u(c->max_model_len)
@@ -287,12 +303,12 @@ static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem
     /* VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS: "0" in 0.18 - 0.19, "1" from 0.20 */
     v->cg_applied = v->graphs && (c->cudagraph_memory_estimate == LLMMEM__TRI_ON ||
                                   (c->cudagraph_memory_estimate == LLMMEM__TRI_AUTO &&
-                                   v->ver >= LLMMEM__VLLM_V(0, 20, 0)));
-    v->runner_v2 = runner_v2(m, c, v->ver);
+                                   LLMMEM__VLLM_HAS(v->vb, CG_ESTIMATE)));
+    v->runner_v2 = runner_v2(m, c, v->vb);
     v->sampler = sampler_path(v, c);
     v->prefix_caching = c->enable_prefix_caching != LLMMEM__TRI_OFF;
     /* the hybrid KV cache manager: from 0.9 unless disabled */
-    v->hybrid_manager = v->ver >= LLMMEM__VLLM_V(0, 9, 0) && !c->disable_hybrid_kv_cache_manager;
+    v->hybrid_manager = LLMMEM__VLLM_HAS(v->vb, HYBRID_KV_MANAGER) && !c->disable_hybrid_kv_cache_manager;
     v->mamba_layers = has_mixer(m, LLMMEM__MX_LINEAR) || has_mixer(m, LLMMEM__MX_MAMBA) ||
                       has_mixer(m, LLMMEM__MX_CONV);
     if ((rc = storage(v, m, c)) != 0)
@@ -362,13 +378,12 @@ static bool nvswitch(const llmmem__gpu *g) { return g->cc >= 90 && g->link_gbps 
 static uint64_t nccl_comms(const vargs *v, const struct llmmem_config *c, bool last)
 {
     const uint64_t tp_torch = v->tp > 1 && last;
-    if (v->ver < LLMMEM__VLLM_V(0, 11, 0))
+    if (!LLMMEM__VLLM_HAS(v->vb, COMMS_BEFORE_BASELINE))
         return (v->tp > 1) + tp_torch + (v->pp > 1) + (v->dp > 1);
     bool dp_nccl = v->dp > 1 && !v->runner_v2;
-    if (v->ver < LLMMEM__VLLM_V(0, 12, 0))
+    if (!LLMMEM__VLLM_HAS(v->vb, DP_UTILS))
         dp_nccl = dp_nccl && !c->enforce_eager;
-    else if (v->ver >= LLMMEM__VLLM_V(0, 15, 0) ||
-             (v->ver >= LLMMEM__VLLM_V(0, 14, 0) && v->pp == 1))
+    else if (LLMMEM__VLLM_HAS(v->vb, DP_SYNC_GLOO_PP) || (LLMMEM__VLLM_HAS(v->vb, DP_SYNC_GLOO) && v->pp == 1))
         dp_nccl = false;
     return tp_torch + dp_nccl;
 }
@@ -389,7 +404,7 @@ static bool custom_allreduce(const vargs *v, const struct llmmem_config *c)
 static uint64_t non_torch(const vargs *v, const struct llmmem_config *c, bool last)
 {
     const uint64_t nccl = nvswitch(v->gpu) ? NT_NCCL_NVSWITCH : NT_NCCL_CHANNELS * NT_NCCL_CHANNEL;
-    const bool ar = custom_allreduce(v, c) && v->ver < LLMMEM__VLLM_V(0, 11, 0);
+    const bool ar = custom_allreduce(v, c) && !LLMMEM__VLLM_HAS(v->vb, COMMS_BEFORE_BASELINE);
     return NT_BASE + nccl_comms(v, c, last) * nccl + (ar ? NT_CUSTOM_AR : 0);
 }
 
@@ -420,19 +435,19 @@ static uint64_t sampler_state(llmmem__ovf *o, const vargs *v, const struct llmme
     return llmmem__add(o, mask, llmmem__vllm_alloc(&pool, o, llmmem__mul3(o, v->seqs, V, 4)));
 }
 
-static bool state_in_budget(const vargs *v) { return v->ver >= LLMMEM__VLLM_V(0, 27, 0); }
+static bool state_in_budget(const vargs *v) { return LLMMEM__VLLM_HAS(v->vb, TOTAL_CONSUMED); }
 
 /* CUDA graph capture sizes (config/vllm.py _set_cudagraph_sizes): before
  * 0.20 [1, 2, 4] + range(8, N + 1, 8); from 0.20 [1, 2, 4] + range(8, 256, 8)
  * + range(256, N + 1, 16); N = min(2 * max_num_seqs, 512, max_num_batched_tokens). */
-static uint64_t capture_sizes(uint64_t largest, int ver)
+static uint64_t capture_sizes(uint64_t largest, uint64_t vb)
 {
     uint64_t n = 0;
     for (uint64_t s = 1; s <= largest; s++) {
         bool in;
         if (s <= 4)
             in = s == 1 || s == 2 || s == 4;
-        else if (ver >= LLMMEM__VLLM_V(0, 20, 0) && s >= 256)
+        else if (LLMMEM__VLLM_HAS(vb, CAPTURE_STEP_16) && s >= 256)
             in = (s - 256) % 16 == 0;
         else
             in = s % 8 == 0;
@@ -450,13 +465,12 @@ static uint64_t capture_sizes(uint64_t largest, int ver)
 static uint64_t graph_memory(llmmem__ovf *o, const vargs *v, uint64_t fwd_tok, uint64_t *graphs)
 {
     const uint64_t N = llmmem__min(llmmem__min(2 * v->seqs, 512), v->tokens);
-    const uint64_t pw = capture_sizes(N, v->ver);
+    const uint64_t pw = capture_sizes(N, v->vb);
     uint64_t mem = llmmem__add(o, llmmem__mul(o, fwd_tok, N), llmmem__mul(o, pw, CG_PER_GRAPH));
     *graphs = pw;
-    const bool full = v->ver >= LLMMEM__VLLM_V(0, 11, 0) ||
-                      (v->ver >= LLMMEM__VLLM_V(0, 10, 2) && v->mamba_layers);
+    const bool full = LLMMEM__VLLM_HAS(v->vb, FULL_GRAPHS) || (LLMMEM__VLLM_HAS(v->vb, FULL_GRAPHS_MAMBA) && v->mamba_layers);
     if (full) {
-        const uint64_t D = llmmem__min(v->seqs, N), fd = capture_sizes(D, v->ver);
+        const uint64_t D = llmmem__min(v->seqs, N), fd = capture_sizes(D, v->vb);
         mem = llmmem__add(o, mem, llmmem__add(o, llmmem__mul(o, fwd_tok, D), llmmem__mul(o, fd, CG_PER_GRAPH)));
         *graphs += fd;
     }
@@ -480,7 +494,6 @@ typedef struct vstage {
 static void rank_of(llmmem__vllm_rank *r, const vargs *v, uint64_t s, uint64_t L)
 {
     memset(r, 0, sizeof *r);
-    r->ver = v->ver;
     r->cc = v->gpu->cc;
     r->sms = (uint64_t)v->gpu->sms;
     r->tp = v->tp;
@@ -500,7 +513,7 @@ static void kv_in_of(llmmem__vllm_kv_in *k, const vargs *v, const llmmem__vllm_r
                      uint64_t maxlen, uint64_t block)
 {
     memset(k, 0, sizeof *k);
-    k->ver = v->ver;
+    k->vb = v->vb;
     k->block = block;
     k->kvb = v->kvb;
     k->ssmb = v->ssmb;
@@ -510,13 +523,13 @@ static void kv_in_of(llmmem__vllm_kv_in *k, const vargs *v, const llmmem__vllm_r
     /* tokens in flight beyond a window: max_num_batched_tokens; from 0.26
      * max_concurrent_batches of them (2 with async scheduling, pp with PP) */
     k->in_flight = v->tokens;
-    if (v->ver >= LLMMEM__VLLM_V(0, 26, 0))
+    if (LLMMEM__VLLM_HAS(v->vb, IN_FLIGHT_BATCHES))
         k->in_flight = v->tokens * (v->pp > 1 ? v->pp + (v->runner_v2 ? 1 : 0) : 2);
     k->hybrid_manager = v->hybrid_manager;
     /* Mamba groups: one block per request, two in prefix caching's 'align'
      * mode (default with prefix caching from 0.15; v1/kv_cache_interface.py
      * MambaSpec.max_memory_usage_bytes) */
-    k->mamba_pages = v->prefix_caching && v->ver >= LLMMEM__VLLM_V(0, 15, 0) ? 2 : 1;
+    k->mamba_pages = v->prefix_caching && LLMMEM__VLLM_HAS(v->vb, MAMBA_ALIGN) ? 2 : 1;
     k->L0 = r->L0;
     k->L1 = r->L1;
 }
@@ -539,7 +552,7 @@ static int run_stage(vstage *st, llmmem__ovf *o, const vargs *v, const struct ll
     }
     llmmem__vllm_profile_in pi;
     memset(&pi, 0, sizeof pi);
-    pi.ver = v->ver;
+    pi.vb = v->vb;
     pi.tokens = v->tokens;
     pi.reqs = v->reqs;
     pi.tp = v->tp;
@@ -577,7 +590,7 @@ static int run_stage(vstage *st, llmmem__ovf *o, const vargs *v, const struct ll
         double non_kv = (double)st->w.bytes + (double)st->prof.peak + (double)st->nt;
         if (state_in_budget(v))
             non_kv += (double)st->state;
-        if (v->ver < LLMMEM__VLLM_V(0, 9, 0)) /* 0.8: no baseline, the CUDA context counts */
+        if (!LLMMEM__VLLM_HAS(v->vb, V1_BASELINE)) /* 0.8: no baseline, the CUDA context counts */
             non_kv += (double)(c->cuda_context_bytes >= 0 ? (uint64_t)c->cuda_context_bytes
                                                           : v->gpu->cuda_context_bytes);
         avail = (double)v->total * v->util - non_kv - (v->cg_applied ? (double)cg : 0.0);
@@ -591,12 +604,12 @@ static int run_stage(vstage *st, llmmem__ovf *o, const vargs *v, const struct ll
     return 0;
 }
 
-/* The longest max_model_len whose request fits `avail` bytes
- * (kv_cache_utils.py estimate_max_model_len, a binary search). */
+/* The longest max_model_len up to `hi` whose request fits `avail` bytes
+ * (kv_cache_utils.py estimate_max_model_len, a binary search; 0 when 1 token does not). */
 static uint64_t longest_len(llmmem__ovf *o, const vargs *v, const struct llmmem_model *m,
-                            const struct llmmem_config *c, const vstage *st, double avail)
+                            const struct llmmem_config *c, const vstage *st, double avail, uint64_t hi)
 {
-    uint64_t lo = 0, hi = v->maxlen;
+    uint64_t lo = 0;
     llmmem__vllm_rank r;
     rank_of(&r, v, 0, u(m->num_layers));
     while (lo < hi) {
@@ -673,7 +686,7 @@ static void terms(struct llmmem_result *r, const vargs *v, const vstage *st, uin
                         "[utils memory_profiling]",
                         st->prof.peak);
     const char *nt_formula =
-        v->ver < LLMMEM__VLLM_V(0, 11, 0)
+        !LLMMEM__VLLM_HAS(v->vb, COMMS_BEFORE_BASELINE)
             ? "68 MiB cuBLAS/kernels + each NCCL communicator made after the baseline (TP: vLLM's "
               "PyNccl, and torch's on the last stage, made by the logits all-gather; PP, DP: "
               "PyNccl) [+ 16 MiB custom all-reduce] [gpu_worker.py init_device, pynccl.py, "
@@ -701,7 +714,7 @@ static void terms(struct llmmem_result *r, const vargs *v, const vstage *st, uin
                                         "the KV cache, outside the budget [capture_model]",
                         cg);
     llmmem__result_term(r, "kv_available",
-                        v->ver >= LLMMEM__VLLM_V(0, 9, 0)
+                        LLMMEM__VLLM_HAS(v->vb, V1_BASELINE)
                             ? "requested - weights - profile_peak - non_torch [- sampler_state, "
                               "0.27+] [- cuda_graphs] [gpu_worker.py determine_available_memory]"
                             : "total*util - (weights + profile peak) - (non_torch + CUDA context) "
@@ -734,15 +747,15 @@ static void notes(struct llmmem_result *r, const vargs *v, const struct llmmem_c
 {
     const int va = v->ver / 10000, vb = v->ver / 100 % 100, vc = v->ver % 100;
     llmmem__result_note(r, "vllm %d.%d.%d: %s%s", va, vb, vc,
-                        v->ver >= LLMMEM__VLLM_V(0, 27, 0)   ? "total_consumed + transient headroom"
-                        : v->ver >= LLMMEM__VLLM_V(0, 9, 0) ? "weights + peak + non-torch"
+                        LLMMEM__VLLM_HAS(v->vb, TOTAL_CONSUMED) ? "total_consumed + transient headroom"
+                        : LLMMEM__VLLM_HAS(v->vb, V1_BASELINE) ? "weights + peak + non-torch"
                                                              : "0.8 budget without baseline",
                         v->cg_applied ? ", CUDA graph estimate subtracted" : "");
     if (v->newer)
         llmmem__result_note(r, "vllm: newer than 0.33.0, the newest read; its accounting assumed");
     llmmem__result_note(r, "vllm: %s model runner; sampler: %s", v->runner_v2 ? "V2" : "V1",
                         sampler_name(v->sampler));
-    if (v->ver < LLMMEM__VLLM_V(0, 12, 0))
+    if (!LLMMEM__VLLM_HAS(v->vb, KERNELS_BUNDLED))
         llmmem__result_note(r, "vllm: %s (vllm_image); no other process on the GPU",
                             c->vllm_image ? "FlashInfer and triton_kernels installed"
                                           : "pip install: no FlashInfer, no triton_kernels");
@@ -751,7 +764,7 @@ static void notes(struct llmmem_result *r, const vargs *v, const struct llmmem_c
     const char *nccl =
         nvswitch(v->gpu) ? "0.42 GiB (llm-d H100)" : "2 channels x 4.5 MiB (NCCL defaults)";
     const unsigned long long comms = (unsigned long long)nccl_comms(v, c, st->last);
-    if (v->ver < LLMMEM__VLLM_V(0, 11, 0) && (v->tp > 1 || v->pp > 1 || v->dp > 1))
+    if (!LLMMEM__VLLM_HAS(v->vb, COMMS_BEFORE_BASELINE) && (v->tp > 1 || v->pp > 1 || v->dp > 1))
         llmmem__result_note(r, "vllm: NCCL communicators after the baseline: %llu x %s%s%s "
                                "(environment-dependent)",
                             comms, nccl, v->tp > 1 && st->last ? " (TP: PyNccl, torch's)" : "",
@@ -806,7 +819,7 @@ static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, con
     const double conc = best.kv.per_request ? (double)blocks / (double)best.kv.per_request : 0.0;
     /* "GPU KV cache size": blocks // groups * block up to 0.20, int(C * max_model_len) from 0.21 */
     uint64_t tokens;
-    if (v.ver >= LLMMEM__VLLM_V(0, 21, 0))
+    if (LLMMEM__VLLM_HAS(v.vb, KV_TOKENS_CONCURRENCY))
         tokens = (uint64_t)(conc * (double)v.maxlen);
     else
         tokens = llmmem__mul(&o, blocks / (best.kv.groups ? best.kv.groups : 1), best.kv.block);
@@ -815,7 +828,7 @@ static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, con
     const uint64_t free_at_start =
         llmmem__sub0(v.total, c->cuda_context_bytes >= 0 ? (uint64_t)c->cuda_context_bytes
                                                          : v.gpu->cuda_context_bytes);
-    const bool room = v.ver < LLMMEM__VLLM_V(0, 9, 0) || c->kv_cache_memory_bytes > 0 ||
+    const bool room = !LLMMEM__VLLM_HAS(v.vb, V1_BASELINE) || c->kv_cache_memory_bytes > 0 ||
                       v.requested <= free_at_start;
     const bool started = room && best.available > 0 && need <= best.available;
 
@@ -827,12 +840,15 @@ static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, con
      * before 0.20 and the sampler state before 0.27 come on top of it) */
     r->bytes[D][LLMMEM_C_OTHER] = llmmem__add(&o, llmmem__add(&o, best.nt, v.cg_applied ? cg : 0),
                                               state_in_budget(&v) ? best.state : 0);
-    r->bytes[D][LLMMEM_C_KV_CACHE] = started ? kv_bytes : (uint64_t)(need > 0 ? need : 0);
+    /* not started: the KV cache counted is one max_model_len request's, what vLLM says it
+     * needs; the pool it would have made is not a KV cache it has */
+    const uint64_t kv_counted = started ? kv_bytes : (uint64_t)(need > 0 ? need : 0);
+    r->bytes[D][LLMMEM_C_KV_CACHE] = kv_counted;
     r->largest_block = best.w.largest;
     llmmem__result_set_u64(r, LLMMEM_R_WEIGHTS_BYTES, best.w.bytes);
     llmmem__result_set_u64(r, LLMMEM_R_PERSISTENT_BYTES, best.w.bytes);
     llmmem__result_set_u64(r, LLMMEM_R_KV_BYTES_PER_TOKEN, best.kv.kv_bytes_per_token);
-    llmmem__result_set_u64(r, LLMMEM_R_KV_CACHE_BYTES, kv_bytes);
+    llmmem__result_set_u64(r, LLMMEM_R_KV_CACHE_BYTES, kv_counted);
     llmmem__result_set_i64(r, LLMMEM_R_KV_BLOCKS, (int64_t)blocks);
     uint64_t seqs = conc > 0 ? (uint64_t)conc : 0;
     llmmem__result_set_i64(r, LLMMEM_R_MAX_CONCURRENT_SEQS, (int64_t)llmmem__min(seqs, v.seqs));
@@ -847,6 +863,17 @@ static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, con
     llmmem__result_set_u64(r, LLMMEM_R_CUDA_GRAPH_BYTES, cg);
     llmmem__result_set_i64(r, LLMMEM_R_KV_BLOCK_TOKENS, (int64_t)best.kv.block);
     llmmem__result_set_u64(r, LLMMEM_R_REQUESTED_BYTES, v.requested);
+    /* the longest context one request can have in the memory available, up to the model's
+     * own maximum (ModelConfig refuses a longer max_model_len): max_model_len itself when it
+     * is the model's and fits, else vLLM's estimate_max_model_len over [1, that bound] */
+    const uint64_t model_max = m->max_positions > 0 ? u(m->max_positions) : 2048;
+    const uint64_t bound = llmmem__max(v.maxlen, model_max);
+    uint64_t longest = 0;
+    if (room && best.available > 0)
+        longest = started && v.maxlen >= bound ? v.maxlen
+                                               : longest_len(&o, &v, m, c, &best, best.available, bound);
+    llmmem__result_set_i64(r, LLMMEM_R_MAX_MODEL_LEN, (int64_t)v.maxlen);
+    llmmem__result_set_i64(r, LLMMEM_R_ESTIMATED_MAX_MODEL_LEN, (int64_t)longest);
     terms(r, &v, &best, cg, kv_bytes);
     inputs(r, &v, &best);
     notes(r, &v, c, &best, graphs, custom_ar);
@@ -862,8 +889,7 @@ static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, con
     else if (!started)
         llmmem__result_note(r, "vllm: one max_model_len request needs %.2f GiB of KV cache, %.2f "
                                "available; estimated maximum model length %llu",
-                            need / (double)GiB, best.available / (double)GiB,
-                            (unsigned long long)longest_len(&o, &v, m, c, &best, best.available));
+                            need / (double)GiB, best.available / (double)GiB, (unsigned long long)longest);
     if (o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "vllm budget overflows 64-bit byte counts");
     rc = llmmem__result_finish(r, c);

@@ -13,6 +13,54 @@
 /* A vLLM version as one number: 0.10.2 -> 1002, 1.2.3 -> 10203. */
 #define LLMMEM__VLLM_V(a, b, c) ((a) * 10000 + (b) * 100 + (c))
 
+/* vLLM's releases x behaviours, as zstd's clevels.h is a table of levels: the
+ * release from which each behaviour the budget and the byte model depend on
+ * holds, in release order (docs/research/vllm-v1.md; the code that reads a
+ * behaviour names the upstream change). A version has every behaviour of the
+ * releases up to it: llmmem__vllm_behaviours. X(BEHAVIOUR, major, minor, patch). */
+#define LLMMEM__VLLM_RELEASES(X)                                                                             \
+    X(V1_BASELINE, 0, 9, 0)        /* the budget from init_device's baseline (0.8: total*util - all) */     \
+    X(A100_SMALL_TIER, 0, 9, 0)    /* A100s take the small batch defaults (arg_utils.py) */                 \
+    X(HYBRID_KV_MANAGER, 0, 9, 0)  /* the hybrid KV cache manager, unless disabled */                      \
+    X(VISION_MODEL_DTYPE, 0, 9, 0) /* the profile's pixel values in the model dtype (fp32 before) */       \
+    X(MXFP4_TRITON, 0, 10, 2)      /* sm_90 MXFP4 experts through triton_kernels */                        \
+    X(FULL_GRAPHS_MAMBA, 0, 10, 2) /* FULL decode graphs beside the piecewise ones for Mamba hybrids */    \
+    X(FULL_GRAPHS, 0, 11, 0)       /* ... for every model (cudagraph_mode FULL_AND_PIECEWISE) */           \
+    X(COMMS_BEFORE_BASELINE, 0, 11, 0) /* PyNccl and the custom all-reduce made before the baseline */     \
+    X(KERNELS_BUNDLED, 0, 12, 0)   /* FlashInfer and triton_kernels in pip's vllm (the image only before) */ \
+    X(DP_UTILS, 0, 12, 0)          /* the DP padding all-reduce also under --enforce-eager (dp_utils.py) */ \
+    X(GDN_PROFILE, 0, 12, 0)       /* the gated delta rule's profile buffers as laid out from 0.12 */       \
+    X(VISION_ROPE_CACHE, 0, 13, 0) /* vision cos/sin from get_rope's cache in the model dtype */           \
+    X(DP_SYNC_GLOO, 0, 14, 0)      /* async scheduling: the DP sync over gloo (without PP in 0.14) */      \
+    X(DP_SYNC_GLOO_PP, 0, 15, 0)   /* ... with PP too */                                                  \
+    X(MAMBA_ALIGN, 0, 15, 0)       /* prefix caching's 'align' mode: two blocks per Mamba request */       \
+    X(TRITON_TOPK, 0, 17, 0)       /* the Triton top-k/top-p kernel for 8 or more rows */                  \
+    X(KV_GROUP_LARGEST, 0, 18, 0)  /* hybrid groups sized by the largest kind when close */                \
+    X(UTIL_092, 0, 20, 0)          /* gpu_memory_utilization 0.92 by default (0.9 before) */              \
+    X(CG_ESTIMATE, 0, 20, 0)       /* VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on by default */            \
+    X(CAPTURE_STEP_16, 0, 20, 0)   /* capture sizes from 256 on in steps of 16 (8 before) */              \
+    X(FI_SAMPLER_DEFAULT, 0, 21, 0) /* the FlashInfer sampler on by default (cc 7.5 - 12.1) */            \
+    X(KV_TOKENS_CONCURRENCY, 0, 21, 0) /* "GPU KV cache size" as int(concurrency x max_model_len) */       \
+    X(RUNNER_V2_DENSE, 0, 25, 0)   /* the V2 model runner for dense models */                             \
+    X(IN_FLIGHT_BATCHES, 0, 26, 0) /* max_concurrent_batches of tokens in flight beyond a window */         \
+    X(TOTAL_CONSUMED, 0, 27, 0)    /* the budget from total_consumed (the sampler state in it) */          \
+    X(TIER_160GIB, 0, 28, 0)       /* the >= 160 GiB tier of batch defaults */                            \
+    X(RUNNER_V2_ALL, 0, 29, 0)     /* the V2 model runner for every model */                              \
+    X(GB10_SMALL_TIER, 0, 33, 0)   /* GB10 (cc 12.1) on the small tier of batch defaults */
+
+enum llmmem__vllm_behaviour {
+#define LLMMEM__VB_ENUM(name, a, b, c) LLMMEM__VB_##name,
+    LLMMEM__VLLM_RELEASES(LLMMEM__VB_ENUM)
+#undef LLMMEM__VB_ENUM
+        LLMMEM__VB_COUNT
+};
+_Static_assert(LLMMEM__VB_COUNT <= 64, "a bit per behaviour");
+
+/* The behaviours of vLLM version `ver` (LLMMEM__VLLM_V), a bit each (vllm.c). */
+uint64_t llmmem__vllm_behaviours(int ver);
+/* Whether behaviour NAME holds in the bits of a version. */
+#define LLMMEM__VLLM_HAS(bits, name) ((((bits) >> LLMMEM__VB_##name) & 1u) != 0)
+
 /* How the routed experts of an MXFP4 checkpoint are laid out
  * (model_executor/layers/quantization/mxfp4.py Mxfp4MoEMethod.create_weights
  * and process_weights_after_loading, by the backend get_mxfp4_backend picks). */
@@ -26,7 +74,6 @@ enum llmmem__vllm_mxfp4 {
 
 /* One rank of the engine as the byte model sees it. */
 typedef struct llmmem__vllm_rank {
-    int ver;          /* LLMMEM__VLLM_V */
     int cc;           /* compute capability x10 (90 = sm_90) */
     uint64_t sms;     /* streaming multiprocessors */
     uint64_t tp;      /* tensor-parallel ranks */
@@ -73,7 +120,7 @@ enum llmmem__vllm_spec {
 };
 
 typedef struct llmmem__vllm_kv_in {
-    int ver;
+    uint64_t vb;         /* the version's behaviours (llmmem__vllm_behaviours) */
     uint64_t block;      /* --block-size (0: 16, raised for attention + Mamba hybrids) */
     uint64_t kvb;        /* KV element bytes */
     uint64_t ssmb;       /* Mamba SSM / recurrent state bytes (0: the model's dtype) */
@@ -116,7 +163,7 @@ enum llmmem__vllm_sampler {
 };
 
 typedef struct llmmem__vllm_profile_in {
-    int ver;           /* LLMMEM__VLLM_V */
+    uint64_t vb;       /* the version's behaviours (llmmem__vllm_behaviours) */
     uint64_t tokens;   /* max_num_batched_tokens */
     uint64_t reqs;     /* min(tokens, max_num_seqs) */
     uint64_t tp, ep;

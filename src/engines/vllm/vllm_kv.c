@@ -203,7 +203,7 @@ int llmmem__vllm_kv_layout(llmmem__vllm_kv *k, llmmem__ovf *o, const struct llmm
                              m->model_type);
     k->hybrid = kinds > 1;
     uint64_t gs = lo;
-    if (kinds > 1 && in->ver >= LLMMEM__VLLM_V(0, 18, 0) && 2 * hi < 3 * lo)
+    if (kinds > 1 && LLMMEM__VLLM_HAS(in->vb, KV_GROUP_LARGEST) && 2 * hi < 3 * lo)
         gs = hi;
     if (kinds == 1)
         gs = hi;

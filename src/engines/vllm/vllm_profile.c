@@ -53,7 +53,7 @@ static uint64_t mixer_token(llmmem__ovf *o, const struct llmmem_model *m,
 {
     const uint64_t h = u(m->hidden_size), e = in->e, tp = in->tp;
     uint64_t b = 0;
-    if (m->lin.kind > 0 && in->ver < LLMMEM__VLLM_V(0, 12, 0)) {
+    if (m->lin.kind > 0 && !LLMMEM__VLLM_HAS(in->vb, GDN_PROFILE)) {
         b = llmmem__mul(o, 2 * h, e);
     } else if (m->lin.kind > 0) {
         const struct llmmem__lin *l = &m->lin;
@@ -168,8 +168,8 @@ static uint64_t held_per_patch(const struct llmmem__vision_tower *t,
 {
     const uint64_t px = 3 * u(t->temporal_patch) * u(t->patch_size) * u(t->patch_size);
     const uint64_t hd = u(t->heads) ? u(t->hidden) / u(t->heads) : 0;
-    uint64_t b = px * (in->ver < LLMMEM__VLLM_V(0, 9, 0) ? 4 : in->e);
-    b += in->ver < LLMMEM__VLLM_V(0, 13, 0) ? 4 * (hd / 2) : in->e * hd;
+    uint64_t b = px * (LLMMEM__VLLM_HAS(in->vb, VISION_MODEL_DTYPE) ? in->e : 4);
+    b += LLMMEM__VLLM_HAS(in->vb, VISION_ROPE_CACHE) ? in->e * hd : 4 * (hd / 2);
     if (t->kind == LLMMEM__V_QWEN3VL)
         b += u(t->hidden) * in->e;
     return b;
