@@ -118,7 +118,8 @@ static void lcpp_terms(struct llmmem_result *r, const llmmem__lcpp_mem *x)
     llmmem__result_term(r, "host_kv_cache", "the KV cache of the layers on the CPU", x->kv_cpu);
     llmmem__result_term(r, "host_output_buffer", "logits: n_vocab x n_parallel x 4 [llama-context.cpp "
                         "output_reserve]", x->output);
-    llmmem__result_term(r, "host_compute_buffer", "the ubatch's token embeddings (get_rows on the CPU)",
+    llmmem__result_term(r, "host_compute_buffer", "the ubatch's token embeddings (get_rows on the CPU); "
+                        "the graph inputs that also lie there are not counted",
                         x->compute_cpu);
 }
 
@@ -162,8 +163,10 @@ static int infer_llama_cpp(struct llmmem_result *r, const struct llmmem_model *m
         llmmem__result_note(r, "approximate: with layers on the CPU the host compute buffer is taken as the "
                                "whole graph's, and llama.cpp's op offload (host weights copied to the GPU "
                                "for large batches) is not modelled");
-    llmmem__result_note(r, "llama.cpp: the CUDA context is the GPU table's (measured for PyTorch); the GPU "
-                           "side of the buffers follows ggml-cuda's code, checked on the CPU backend only");
+    llmmem__result_note(r, "llama.cpp: the CUDA context is the GPU table's (measured for PyTorch), and "
+                           "ggml-cuda's own pool (cuBLAS and flash-attention scratch, outside the printed "
+                           "buffers) is not counted; the buffers follow ggml-cuda's code, checked against "
+                           "llama.cpp's CPU logs and public CUDA logs (test/data/anchors/llamacpp)");
     return llmmem__result_finish(r, c);
 }
 
