@@ -10,8 +10,8 @@ sum of its terms weights_gpu, kv_cache_gpu and compute_buffer_gpu (the CUDA cont
 neither printed by llama.cpp nor compared). Prints one row per anchor; fails when the median
 |error| of the totals exceeds 3%, any exceeds 10% (the issue's bounds), or a model or KV
 buffer is off by more than a printed rounding (0.01 MiB per buffer) plus 0.01%, or so is the
-compute buffer of a log whose llama.cpp builds the graph this library replays
-(compute_graph_current: older llama.cpp built other graphs)."""
+compute buffer of a log marked compute_graph_current (the replay reproduces it: the graph
+this library follows, or one with the same peak; older llama.cpp built other graphs)."""
 import glob
 import json
 import os
@@ -51,7 +51,7 @@ class CudaAnchors(unittest.TestCase):
             err = 100.0 * (total - want) / want
             errs.append(abs(err))
             checks = [("model", w, rep["cuda_model_mib"]), ("KV", kv, rep["cuda_kv_mib"])]
-            if a.get("compute_graph_current"):  # the graph of the llama.cpp this library follows
+            if a.get("compute_graph_current"):  # reproduced: held to the printed rounding
                 checks.append(("compute", comp, rep["cuda_compute_mib"]))
             for name, got, printed in checks:
                 if abs(got - printed) > 0.01 + 1e-4 * printed:
