@@ -159,10 +159,21 @@ static int infer_llama_cpp(struct llmmem_result *r, const struct llmmem_model *m
                            "sequence), batch %u, ubatch %u, flash attention %s",
                         x.layers_gpu, m->gguf->hp.n_layer, x.output_gpu ? " and the output layer" : "",
                         x.n_ctx, x.n_ctx_seq, x.n_batch, x.n_ubatch, k.flash_attn ? "on" : "off");
-    if (x.layers_gpu < (int32_t)m->gguf->hp.n_layer || !x.output_gpu)
+    if (x.layers_gpu < (int32_t)m->gguf->hp.n_layer || !x.output_gpu) {
+        llmmem__result_set_i64(r, LLMMEM_R_APPROXIMATE, 1);
         llmmem__result_note(r, "approximate: with layers on the CPU the host compute buffer is taken as the "
                                "whole graph's, and llama.cpp's op offload (host weights copied to the GPU "
                                "for large batches) is not modelled");
+    }
+    /* ggml-backend.cpp (op offload) with ggml-cuda.cu ggml_backend_cuda_offload_op: an op
+     * whose weight lies in host memory runs on the GPU when its batch is 32 tokens or more
+     * (MUL_MAT_ID: ne[2]), its weight copied into the GPU's compute buffer */
+    if (k.n_cpu_moe > 0 && m->gguf->hp.n_expert > 0 && x.layers_gpu > 0 && x.n_ubatch >= 32) {
+        llmmem__result_set_i64(r, LLMMEM_R_APPROXIMATE, 1);
+        llmmem__result_note(r, "approximate: the experts kept in host memory (n_cpu_moe) are copied to the "
+                               "GPU for batches of 32 tokens or more (llama.cpp's op offload), which grows "
+                               "the GPU's compute buffer by up to a layer's expert tensors; not counted");
+    }
     llmmem__result_note(r, "llama.cpp: the CUDA context is the GPU table's (measured for PyTorch), and "
                            "ggml-cuda's own pool (cuBLAS and flash-attention scratch, outside the printed "
                            "buffers) is not counted; the buffers follow ggml-cuda's code, checked against "
