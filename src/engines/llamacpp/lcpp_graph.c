@@ -311,7 +311,7 @@ static void build(graph *g, const gshape *s)
         /* On a GPU the graph inputs are the host's (ggml-backend.cpp
          * ggml_backend_sched_backend_id_from_cur: a graph input goes to the last backend, the
          * CPU), and so is get_rows from the host-resident token_embd: the token ids and the
-         * unused embeddings input lie in the host's compute buffer. The GPU's buffer holds
+         * unused embeddings input are not in the GPU's buffer. The GPU's buffer holds
          * copies of the inputs its split reads, allocated at the split's start
          * (ggml_backend_sched_split_graph), the embeddings first: the split's first node
          * reads them. */
