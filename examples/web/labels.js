@@ -133,6 +133,7 @@
     swa_full: ["llama.cpp full-context sliding-window cache", lcpp],
     n_cpu_moe: ["llama.cpp layers whose experts stay in host memory", lcpp],
     no_kv_offload: ["llama.cpp KV cache in host memory", lcpp],
+    override_tensor: ["llama.cpp tensors placed by pattern (-ot PATTERN=CPU or =CUDA0, comma-separated)", lcpp],
     gpu: ["GPU model", always],
     gpu_memory_bytes: ["Memory of one GPU in bytes, to override the GPU's (0 = the GPU's own)", always],
     cuda_context_bytes: ["CUDA context in bytes (-1 = the GPU's usual)", always],

@@ -94,6 +94,7 @@ static int lcpp_cfg(llmmem__lcpp_cfg *k, const struct llmmem_model *m, const str
     k->type_v = cache_types[c->cache_type_v];
     k->n_gpu_layers = (int32_t)c->n_gpu_layers;
     k->n_cpu_moe = (uint32_t)c->n_cpu_moe;
+    k->override_tensor = c->override_tensor;
     k->gpu = true;
     return 0;
 }
@@ -174,6 +175,16 @@ static int infer_llama_cpp(struct llmmem_result *r, const struct llmmem_model *m
                                "GPU for batches of 32 tokens or more (llama.cpp's op offload), which grows "
                                "the GPU's compute buffer by up to a layer's expert tensors; not counted");
     }
+    if (x.overridden > 0) {
+        /* a weight moved off its layer's device: the graph's split between the devices (and the
+         * op offload of host weights) is not replayed */
+        llmmem__result_set_i64(r, LLMMEM_R_APPROXIMATE, 1);
+        llmmem__result_note(r, "approximate: %u weights placed by override_tensor (llama.cpp -ot); the "
+                               "weights are exact, the compute buffers are those of the layers' devices "
+                               "(llama.cpp runs a host weight's op on the CPU, or copies the weight to the "
+                               "GPU for batches of 32 tokens or more)",
+                            x.overridden);
+    }
     llmmem__result_note(r, "llama.cpp: the CUDA context is the GPU table's (measured for PyTorch), and "
                            "ggml-cuda's own pool (cuBLAS and flash-attention scratch, outside the printed "
                            "buffers) is not counted; the buffers follow ggml-cuda's code, checked against "
@@ -186,7 +197,7 @@ static const int lcpp_reads[] = {LLMMEM_P_N_GPU_LAYERS, LLMMEM_P_CTX_SIZE,  LLMM
                                  LLMMEM_P_N_UBATCH,     LLMMEM_P_N_PARALLEL, LLMMEM_P_CACHE_TYPE_K,
                                  LLMMEM_P_CACHE_TYPE_V, LLMMEM_P_FLASH_ATTN, LLMMEM_P_KV_UNIFIED,
                                  LLMMEM_P_SWA_FULL,     LLMMEM_P_N_CPU_MOE,  LLMMEM_P_NO_KV_OFFLOAD,
-                                 0};
+                                 LLMMEM_P_OVERRIDE_TENSOR, 0};
 
 const llmmem__engine llmmem__runtime_llama_cpp = {
     .name = "llama_cpp",
