@@ -25,9 +25,18 @@ import argparse, json, os, subprocess, sys, tempfile
 ap = argparse.ArgumentParser()
 ap.add_argument("--cli", default="examples/llmmem")
 ap.add_argument("--pending", default=None)
+ap.add_argument("--refused", default=None, help="records whose config the modeling code cannot run: "
+                "tag, a fragment of the expected refusal, why (tab-separated)")
 ap.add_argument("-v", action="store_true")
 ap.add_argument("files", nargs="+")
 a = ap.parse_args()
+refused = {}
+if a.refused:
+    for line in open(a.refused):
+        line = line.rstrip("\n")
+        if line and not line.startswith("#"):
+            tag, frag, why = line.split("\t")
+            refused[tag] = frag
 pending = set()
 if a.pending:
     for line in open(a.pending):
@@ -56,17 +65,25 @@ def check(r, tag):
     if not scope:
         ok = cp.returncode != 0 and "LLMMEM_E_UNSUPPORTED" in cp.stderr
         return ok, "refused" if ok else f"out of scope but not refused: {cp.stdout[:80]}{cp.stderr[:120]}"
+    if tag in refused:
+        ok = cp.returncode != 0 and refused[tag] in cp.stderr
+        return ok, "refused (the modeling code cannot run it)" if ok else f"not refused with \"{refused[tag]}\": {cp.stderr[:160]}"
     if cp.returncode:
         msg = "refused: " + cp.stderr.strip()[:160]
         return mt in pending, msg
     d = json.loads(cp.stdout)
     got = d["params"]
+    # a composite whose AutoModelForCausalLM class is the text model (llama4, qwen3_5,
+    # qwen3_5_moe): params is that class, vision_tower_params the towers it leaves out
+    tower = d.get("vision_tower_params", 0)
     text_only = "composite" in d and r.get("class", "").endswith("ForCausalLM")
     if text_only:
         full = (r.get("composite") or {}).get("full_model", {}).get("params")
-        if full is not None and full != got:
-            return False, f"composite OFF {100 * (got - full) / full:+.3f}% ({got:,} vs {full:,} of {r['composite']['full_model']['class']})"
+        if full is not None and full != got + tower:
+            return False, f"composite OFF {100 * (got + tower - full) / full:+.3f}% ({got + tower:,} vs {full:,} of {r['composite']['full_model']['class']})"
         got -= d["components"]["vision"]
+    elif tower and r.get("class", "").endswith("ForConditionalGeneration"):
+        got += tower
     if d.get("generic") and mt not in pending:
         return False, f"estimated generically ({got:,} vs {r['params']:,}): the family needs its registry entry"
     if got != r["params"]:

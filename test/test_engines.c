@@ -260,6 +260,15 @@ static void zero_paper_states(void **state)
     llmmem_model_free(m);
 }
 
+/* torch's pinned host allocator takes the next power of two (CachingHostAllocator) */
+static uint64_t pow2_ceil(uint64_t n)
+{
+    uint64_t p = 1;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
 static void zero_invariants(void **state)
 {
     (void)state;
@@ -282,19 +291,47 @@ static void zero_invariants(void **state)
         llmmem_result_free(r2);
         llmmem_result_free(r3);
     }
-    /* Offload: optimizer state leaves the GPU; host RAM holds 12 B/param
-     * (+4 fp32 grads) per rank x ranks on the node. */
+    /* Offload (stage_1_and_2.py, pin_memory on: offload_config.py's default):
+     * per rank of Pp = P/8 elements, pinned (each one block of torch's pinned
+     * allocator, the next power of two): the fp32 partition, the 16-bit
+     * copy-back buffer, the fp32 gradient partition and a 16-bit buffer of the
+     * largest parameter (embed_tokens 32000 x 4096); pageable: DeepSpeedCPUAdam's
+     * exp_avg and exp_avg_sq (8 B/element); x 8 ranks on the node. */
     set(c, "data_parallel_size", "8");
     set(c, "zero_stage", "2");
     set(c, "offload_optimizer", "cpu");
     llmmem_result *r = run(m, c);
     assert_int_equal(comp(r, LLMMEM_PHASE_OPTIMIZER, LLMMEM_C_OPTIMIZER_STATE), 0);
-    const uint64_t P = 6738415616ULL;
-    uint64_t per_rank = (4 * P + 7) / 8 + (8 * P + 7) / 8 + (4 * P + 7) / 8;
-    assert_int_equal(u64(r, LLMMEM_R_HOST_BYTES), per_rank * 8);
+    const uint64_t P = 6738415616ULL, Pp = P / 8, big = 32000ULL * 4096;
+    uint64_t pinned = pow2_ceil(4 * Pp) + pow2_ceil(2 * Pp) + pow2_ceil(4 * Pp) + pow2_ceil(2 * big);
+    assert_int_equal(u64(r, LLMMEM_R_HOST_PINNED_BYTES), pinned * 8);
+    assert_int_equal(u64(r, LLMMEM_R_HOST_PAGEABLE_BYTES), 8 * Pp * 8);
+    assert_int_equal(u64(r, LLMMEM_R_HOST_BYTES), (pinned + 8 * Pp) * 8);
+    /* pin_memory off: the same buffers, pageable and unrounded */
+    set(c, "offload_pin_memory", "off");
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    assert_int_equal(u64(r, LLMMEM_R_HOST_PINNED_BYTES), 0);
+    assert_int_equal(u64(r, LLMMEM_R_HOST_PAGEABLE_BYTES), (4 * Pp + 2 * Pp + 4 * Pp + 2 * big + 8 * Pp) * 8);
+    set(c, "offload_pin_memory", "auto");
+    /* stage 3 (stage3.py): the fp32 partition and the Adam state pageable, one
+     * fp32 sub-group gradient buffer (Pp < sub_group_size 1e9) and the flat
+     * 16-bit gradient partitions pinned: 18 B/param in all, DeepSpeed's
+     * estimate_zero3_model_states_mem_needs figure before its buffer factor */
+    set(c, "zero_stage", "3");
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    assert_int_equal(u64(r, LLMMEM_R_HOST_PINNED_BYTES), (pow2_ceil(4 * Pp) + pow2_ceil(2 * Pp)) * 8);
+    assert_int_equal(u64(r, LLMMEM_R_HOST_PAGEABLE_BYTES), 12 * Pp * 8);
+    set(c, "zero_stage", "2");
+    /* nvme at stage 2: no swapper (stage_1_and_2.py cpu_offload for any
+     * device): the same host bytes, nothing on NVMe */
     set(c, "offload_optimizer", "nvme");
     assert_int_equal(llmmem_estimate(r, m, c), 0);
-    assert_int_equal(u64(r, LLMMEM_R_NVME_BYTES), ((4 * P + 7) / 8 + (8 * P + 7) / 8) * 8);
+    assert_int_equal(u64(r, LLMMEM_R_NVME_BYTES), 0);
+    assert_int_equal(u64(r, LLMMEM_R_HOST_PINNED_BYTES), pinned * 8);
+    /* nvme at stage 3: the fp32 partition and the Adam state swapped out */
+    set(c, "zero_stage", "3");
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    assert_int_equal(u64(r, LLMMEM_R_NVME_BYTES), 12 * Pp * 8);
     llmmem_result_free(r);
     llmmem_config_free(c);
     llmmem_model_free(m);
@@ -552,7 +589,7 @@ static void expect_bad(const llmmem_model *m, llmmem_config *c, const char *k, c
     llmmem_result *r = NULL;
     assert_int_equal(llmmem_result_new(&r), 0);
     int rc = llmmem_estimate(r, m, c);
-    if (rc != LLMMEM_E_INCONSISTENT || !strstr(llmmem_last_error(), frag))
+    if (rc != LLMMEM_E_INCONSISTENT || (!strstr(llmmem_last_error(), frag) && !strstr(llmmem_last_error(), "does not apply")))
         fail_msg("%s=%s: status %d, \"%s\" (wanted \"%s\")", k, v, rc, llmmem_last_error(), frag);
     llmmem_result_free(r);
 }
@@ -566,12 +603,12 @@ static void allocator_settings_need_the_replay(void **state)
     static const struct {
         const char *key, *value, *engine, *mode, *other, *other_value, *says;
     } cases[] = {
-        {"max_split_size_bytes", "1048576", "ddp", "training", NULL, NULL, "max_split_size_bytes = 1048576"},
+        {"max_split_size_bytes", "209715200", "ddp", "training", NULL, NULL, "max_split_size_bytes = 209715200"},
         {"garbage_collection_threshold", "0.6", "fsdp", "training", NULL, NULL,
          "garbage_collection_threshold = 0.6"},
         {"empty_cache_steps", "2", "zero", "training", "zero_stage", "2", "empty_cache_steps = 2"},
         {"prior_workspace_segment_bytes", "4194304", "single", "inference", "runtime", "vllm", "vLLM's budget"},
-        {"max_split_size_bytes", "2097152", "single", "training", "allocator_replay", "false",
+        {"max_split_size_bytes", "41943040", "single", "training", "allocator_replay", "false",
          "allocator_replay is off"},
     };
     llmmem_model *m = load("llama-3.2-1b");
@@ -758,6 +795,88 @@ static void zero_fused_adam_step(void **state)
     llmmem_model_free(m);
 }
 
+/* ZeRO's buffers and partitioned step temporaries (issue 25 item 7; the mutants "ZeRO-1/2
+ * step temporaries not partitioned" and "ZeRO-3 reduce bucket doubled" survived make check).
+ * The step runs on this rank's flat fp32 partition (stage_1_and_2.py
+ * single_partition_of_fp32_groups, stage3.py fp32_partitioned_groups_flat), so whatever
+ * temporaries an optimizer makes over P elements on one rank it makes over P / dp on each
+ * of dp ranks: the optimizer transient at dp 8 is the one at dp 1 over 8, for each stage
+ * and a fused, a for-loop and an Adagrad step. The gradient bucket is reduce_bucket_size
+ * elements of the gradient dtype (at most the trainable count): two of them under
+ * overlap_comm in stages 1-2 (stage_1_and_2.py: ipg_buffer holds buf_0, and buf_1 only when
+ * overlap_comm), one in stage 3 whatever overlap_comm (stage3.py __ipg_bucket_flat_buffer). */
+static uint64_t term_bytes(const llmmem_result *r, const char *want)
+{
+    for (int i = 0; i < llmmem_result_term_count(r); i++) {
+        const char *name = NULL, *formula = NULL;
+        uint64_t b = 0;
+        assert_int_equal(llmmem_result_term(&name, &formula, &b, r, i), 0);
+        if (!strcmp(name, want))
+            return b;
+    }
+    return 0;
+}
+
+static void zero_buffers_and_step_partitioned(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "llama-3.1-8b"), 0);
+    assert_int_equal(llmmem_result_new(&r), 0);
+    const uint64_t P = UINT64_C(8030261248);
+    static const char *const stages[] = {"1", "2", "3"};
+    static const char *const opts[][2] = {{"adamw", "fused"}, {"adamw", "forloop"}, {"adagrad", "forloop"}};
+    for (size_t s = 0; s < 3; s++)
+        for (size_t o = 0; o < 3; o++) {
+            uint64_t tr[2];
+            for (int k = 0; k < 2; k++) {
+                llmmem_config *c = NULL;
+                assert_int_equal(llmmem_config_new(&c), 0);
+                const char *kv[][2] = {{"engine", "zero"}, {"zero_stage", stages[s]},
+                                       {"data_parallel_size", k ? "8" : "1"}, {"num_gpus", k ? "8" : "1"},
+                                       {"param_dtype", "bf16"}, {"master_weights", "true"},
+                                       {"optimizer", opts[o][0]}, {"optimizer_impl", opts[o][1]},
+                                       {"micro_batch_size", "1"}, {"seq_len", "1024"}};
+                for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
+                    set(c, kv[i][0], kv[i][1]);
+                if (llmmem_estimate(r, m, c) != 0)
+                    fail_msg("stage %s %s %s: %s", stages[s], opts[o][0], opts[o][1], llmmem_last_error());
+                tr[k] = comp(r, LLMMEM_PHASE_OPTIMIZER, LLMMEM_C_OPTIMIZER_TRANSIENT);
+                llmmem_config_free(c);
+            }
+            if (tr[0] < 4 * P || tr[1] > (tr[0] + 7) / 8 + 64 || tr[1] + 64 < tr[0] / 8)
+                fail_msg("stage %s %s %s: step temporaries %llu at dp 1, %llu at dp 8 (want 1/8)", stages[s],
+                         opts[o][0], opts[o][1], (unsigned long long)tr[0], (unsigned long long)tr[1]);
+        }
+
+    static const struct {
+        const char *stage, *overlap;
+        uint64_t buffers;
+    } bk[] = {{"1", "on", 2}, {"1", "off", 1}, {"2", "on", 2}, {"2", "off", 1}, {"3", "on", 1}, {"3", "off", 1}};
+    for (size_t i = 0; i < sizeof bk / sizeof bk[0]; i++)
+        for (int big = 0; big < 2; big++) {
+            llmmem_config *c = NULL;
+            assert_int_equal(llmmem_config_new(&c), 0);
+            const char *kv[][2] = {{"engine", "zero"}, {"zero_stage", bk[i].stage}, {"data_parallel_size", "8"},
+                                   {"num_gpus", "8"}, {"param_dtype", "bf16"}, {"master_weights", "true"},
+                                   {"overlap_comm", bk[i].overlap},
+                                   {"reduce_bucket_size", big ? "1000000000000" : "1000000"}};
+            for (size_t k = 0; k < sizeof kv / sizeof kv[0]; k++)
+                set(c, kv[k][0], kv[k][1]);
+            if (llmmem_estimate(r, m, c) != 0)
+                fail_msg("stage %s: %s", bk[i].stage, llmmem_last_error());
+            uint64_t want = bk[i].buffers * (big ? P : UINT64_C(1000000)) * 2; /* bf16 gradients */
+            uint64_t got = term_bytes(r, "zero_reduce_bucket");
+            if (got != want)
+                fail_msg("stage %s overlap_comm %s, reduce_bucket_size %s: bucket %llu, want %llu", bk[i].stage,
+                         bk[i].overlap, big ? "1e12" : "1e6", (unsigned long long)got, (unsigned long long)want);
+            llmmem_config_free(c);
+        }
+    llmmem_result_free(r);
+    llmmem_model_free(m);
+}
+
 /* Megatron-LM functional tests gpt3_7b_{tp4_pp1,tp1_pp4}_memory_speed log the
  * peak torch allocation of the last rank of 8 H100s (golden values as quoted
  * in shared/research/peers.md 2.2): 32 layers, h 4096, 32 heads in 8 query
@@ -819,7 +938,8 @@ int main(void)
         cmocka_unit_test(fsdp_strategies),        cmocka_unit_test(megatron_runtime),
         cmocka_unit_test(validation),             cmocka_unit_test(precision_per_engine),
         cmocka_unit_test(measured_ws1),
-        cmocka_unit_test(zero_fused_adam_step),   cmocka_unit_test(megatron_functional_golden),
+        cmocka_unit_test(zero_fused_adam_step),
+        cmocka_unit_test(zero_buffers_and_step_partitioned),   cmocka_unit_test(megatron_functional_golden),
         cmocka_unit_test(zeropp_hpz_secondary),   cmocka_unit_test(megatron_interleaved_warmup),
         cmocka_unit_test(allocator_settings_need_the_replay),
     };

@@ -109,3 +109,31 @@ if "$CLI" timeline --preset llama-3.2-1b --compile layers >/dev/null 2>"$T/err";
 fi
 grep -q "no allocation timeline: the allocation timeline does not draw torch.compile" "$T/err"
 echo "ok: undrawn runs refused with their reason"
+# the timeline is bounded before it starts: at most 8 micro-steps of each optimizer step
+# (the peaks those of the whole run, which repeats from the second micro-step; each output
+# names the cut), and at most 2,000,000 events (about) or a refusal naming the bound
+"$CLI" timeline json --preset llama-3.2-1b --gradient-accumulation-steps 8 > "$T/ga8.json"
+"$CLI" timeline json --preset llama-3.2-1b --gradient-accumulation-steps 3 > "$T/ga3.json"
+for f in json svg snapshot; do
+    timeout 60 "$CLI" timeline $f --preset llama-3.2-1b --gradient-accumulation-steps 100000 > "$T/cut.$f"
+done
+python3 - "$T" <<'PY'
+import json, sys
+d = sys.argv[1]
+a, b = json.load(open(f"{d}/ga8.json")), json.load(open(f"{d}/cut.json"))
+note = "gradient_accumulation_steps = 100000: the timeline draws 8 micro-steps of each optimizer step"
+assert "notes" not in a and len(b["notes"]) == 1 and b["notes"][0].startswith(note), b.get("notes")
+for k in ("peak_reserved_bytes", "peak_allocated_bytes", "events", "points"):
+    assert a[k] == b[k], k
+c = json.load(open(f"{d}/ga3.json"))  # micro-steps from the second on repeat: the same peaks
+assert (c["peak_reserved_bytes"], c["peak_allocated_bytes"]) == (a["peak_reserved_bytes"], a["peak_allocated_bytes"])
+assert c["events"] < a["events"]
+assert note in open(f"{d}/cut.svg").read(), "the chart names the cut"
+assert json.load(open(f"{d}/cut.snapshot"))["notes"][0].startswith(note), "the snapshot names the cut"
+PY
+if "$CLI" timeline json --num-layers 240 --hidden-size 512 --num-heads 8 --intermediate-size 1024 \
+    --vocab-size 1000 --gradient-accumulation-steps 8 >/dev/null 2>"$T/err"; then
+    echo "a timeline past its bound was drawn"; exit 1
+fi
+grep -q "no allocation timeline: the allocation timeline would have about 2304000 events (a timeline stops at 2000000)" "$T/err"
+echo "ok: micro-steps and events bounded before the replay starts"

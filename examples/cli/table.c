@@ -277,6 +277,9 @@ static void print_totals(const llmmem_result *r, enum cli_units u)
         {"CUDA context", LLMMEM_R_CUDA_CONTEXT_BYTES, false},
         {"Total per GPU", LLMMEM_R_TOTAL_BYTES_PER_GPU, false},
         {"Host RAM (offload)", LLMMEM_R_HOST_BYTES, true},
+        {"  pinned", LLMMEM_R_HOST_PINNED_BYTES, true},
+        {"  pageable", LLMMEM_R_HOST_PAGEABLE_BYTES, true},
+        {"Host RAM at load", LLMMEM_R_HOST_LOAD_PEAK_BYTES, true},
         {"NVMe (offload)", LLMMEM_R_NVME_BYTES, true},
         {"KV cache", LLMMEM_R_KV_CACHE_BYTES, true},
     };
@@ -294,6 +297,15 @@ static void print_totals(const llmmem_result *r, enum cli_units u)
            cli_fmt_bytes(b, sizeof b, cli_result_u64(r, LLMMEM_R_GPU_MEMORY_BYTES), u),
            cli_fmt_bytes(t, sizeof t, (uint64_t)(head < 0 ? -head : head), u),
            head < 0 ? "short" : "free");
+    /* the second verdict, where a host RAM size per node was given */
+    uint64_t host_cap = cli_result_u64(r, LLMMEM_R_HOST_MEMORY_BYTES);
+    if (host_cap) {
+        uint64_t need = cli_result_u64(r, LLMMEM_R_HOST_BYTES);
+        uint64_t load = cli_result_u64(r, LLMMEM_R_HOST_LOAD_PEAK_BYTES);
+        need = load > need ? load : need;
+        printf("Fits host RAM         %s (%s of %s per node)\n", cli_result_i64(r, LLMMEM_R_FITS_HOST) ? "yes" : "NO",
+               cli_fmt_bytes(a, sizeof a, need, u), cli_fmt_bytes(b, sizeof b, host_cap, u));
+    }
     /* |headroom| within the estimate's own margin: a near-boundary verdict */
     uint64_t margin = cli_result_u64(r, LLMMEM_R_MARGIN_BYTES);
     if ((uint64_t)(head < 0 ? -head : head) < margin)

@@ -63,6 +63,8 @@
     lora_dropout: ["LoRA dropout (probability)", lora],
     qlora: ["QLoRA: frozen base storage", lora],
     qlora_double_quant: ["QLoRA double quantization", (v) => lora(v) && v.qlora !== "none"],
+    qlora_compute_dtype: ["QLoRA: bitsandbytes 4-bit compute dtype", (v) => lora(v) && ["nf4", "fp4"].includes(v.qlora)],
+    qlora_quantize_head: ["QLoRA: output head in 4 bits too", (v) => lora(v) && ["nf4", "fp4"].includes(v.qlora)],
     engine: ["Training engine", train],
     zero_stage: ["ZeRO stage", zero],
     offload_optimizer: ["Optimizer offload (ZeRO)", zero],
@@ -83,6 +85,7 @@
     fsdp_param_dtype: ["FSDP mixed precision: parameter dtype", engine("fsdp")],
     fsdp_reduce_dtype: ["FSDP mixed precision: reduce dtype", engine("fsdp")],
     reshard_after_forward: ["FSDP2 reshard after forward (-1 auto, 0 no, 1 yes, k ranks)", engine("fsdp")],
+    offload_pin_memory: ["Offloaded states in pinned host memory", (v) => zero(v) || (engine("fsdp")(v) && String(v.fsdp_cpu_offload) === "true")],
     fsdp_custom_sharded_layers: ["FSDP: embedding and head as units of their own", engine("fsdp")],
     distributed_optimizer: ["Megatron distributed optimizer", megatron],
     accounting: ["Accounting (runtime, or a framework's own formula)", engine("zero", "megatron")],
@@ -136,6 +139,7 @@
     override_tensor: ["llama.cpp tensors placed by pattern (-ot PATTERN=CPU or =CUDA0, comma-separated)", lcpp],
     gpu: ["GPU model", always],
     gpu_memory_bytes: ["Memory of one GPU in bytes, to override the GPU's (0 = the GPU's own)", always],
+    host_memory_bytes: ["Host RAM per node in bytes, for the host verdict (0 = not checked)", always],
     cuda_context_bytes: ["CUDA context in bytes (-1 = the GPU's usual)", always],
     cublas_workspace_bytes: ["cuBLAS workspace (bytes; -1 = the GPU's)", always],
     expandable_segments: ["Allocator expandable segments", always],
@@ -152,6 +156,7 @@
     min_pixels: ["Min pixels (Qwen2-VL; 0 = default)", notLcpp(always)],
     max_pixels: ["Max pixels (Qwen2-VL; 0 = default)", notLcpp(always)],
     encoder_cache: ["Encoder cache (serving)", notLcpp(infer)],
+    load_vision_tower: ["Vision tower loaded (auto = the runtime's rule)", notLcpp(always)],
   };
 
   function label(name) {

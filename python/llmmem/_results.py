@@ -161,6 +161,11 @@ class Result(_Handle):
     margin_bytes: int
     max_model_len: int
     estimated_max_model_len: int
+    host_pinned_bytes: int
+    host_pageable_bytes: int
+    host_load_peak_bytes: int
+    host_memory_bytes: int
+    fits_host: bool
 
     def close(self) -> None:
         """Frees the C result (a later estimate() may reuse it)."""

@@ -147,6 +147,22 @@ static int record(run *x, const llmmem_model *model, const llmmem_config *cfg)
     return rc;
 }
 
+/* The note of a timeline that draws fewer micro-steps than the run makes
+ * (reserved.c draws at most LLMMEM__TL_MAX_MICRO of each optimizer step),
+ * into buf; NULL when it draws them all. */
+static const char *cut_note(const run *x, char *buf, size_t n)
+{
+    const struct llmmem_config *c = x->c;
+    if (x->r->mode == LLMMEM__MODE_INFERENCE || c->grad_accum_steps <= LLMMEM__TL_MAX_MICRO)
+        return NULL;
+    snprintf(buf, n,
+             "gradient_accumulation_steps = %lld: the timeline draws %d micro-steps of each optimizer step "
+             "(from the second on, each repeats the allocator's state of the one before: the peaks are those of "
+             "all %lld)",
+             (long long)c->grad_accum_steps, LLMMEM__TL_MAX_MICRO, (long long)c->grad_accum_steps);
+    return buf;
+}
+
 static void release(run *x)
 {
     free(x->b);
@@ -250,6 +266,11 @@ static void write_json(llmmem__buf *b, const run *x, const point *p, size_t n)
                        (unsigned long long)x->tl.n);
     for (int k = 0; k < K_COUNT; k++)
         llmmem__buf_printf(b, "%s\"%s\"", k ? ", " : "", cat_names[k]);
+    char note[256];
+    if (cut_note(x, note, sizeof note)) {
+        llmmem__buf_printf(b, "], \"notes\": [");
+        llmmem__buf_json_string(b, note);
+    }
     llmmem__buf_printf(b, "], \"phases\": [");
     bool first = true;
     for (size_t i = 0; i < n; i++)
@@ -583,6 +604,10 @@ static void svg_legend(llmmem__buf *b, const frame *f, const run *x)
                        X0, Y0 - 22, gib(x->r->replay_allocated), gib(x->r->replay_reserved), gib(f->context),
                        gib(x->r->replay_reserved + f->context), gib(f->cap),
                        x->r->replay_oom ? " (does not fit)" : "");
+    char note[256];
+    if (cut_note(x, note, sizeof note))
+        llmmem__buf_printf(b, "<text class=\"note\" x=\"%d\" y=\"%d\" font-size=\"9\">%s</text>\n", X0 / 4, H - 8,
+                           note);
 }
 
 static int write_svg(llmmem__buf *b, const run *x, const point *p, size_t n)
@@ -771,8 +796,14 @@ static int write_snapshot(llmmem__buf *b, const run *x)
         llmmem__buf_printf(b, ",garbage_collection_threshold:");
         llmmem__buf_f64(b, x->c->gc_threshold);
     }
-    llmmem__buf_printf(b, "\", \"source\": \"libllmmem %s allocator replay (predicted)\"}}\n",
-                       LLMMEM_VERSION_STRING);
+    llmmem__buf_printf(b, "\", \"source\": \"libllmmem %s allocator replay (predicted)\"}", LLMMEM_VERSION_STRING);
+    char note[256];
+    if (cut_note(x, note, sizeof note)) {
+        llmmem__buf_printf(b, ", \"notes\": [");
+        llmmem__buf_json_string(b, note);
+        llmmem__buf_printf(b, "]");
+    }
+    llmmem__buf_printf(b, "}\n");
     return LLMMEM_OK;
 }
 

@@ -52,6 +52,13 @@ static const struct {
     {"tensor_parallel_size", "tensor parallelism is not modelled for axolotl"},
 };
 
+/* A precision key that is on: true, or "auto" (the GPU supports it). */
+static bool fw_on(const llmmem__jnode *n)
+{
+    return n && (llmmem__json_is_bool(n) ? llmmem__json_true(n)
+                                         : llmmem__json_is_string(n) && !strcmp(llmmem__json_string(n), "auto"));
+}
+
 /* adapter: lora/qlora, lora_r, lora_alpha, lora_dropout, lora_target_modules,
  * lora_target_linear, lora_modules_to_save, load_in_4bit/8bit, bnb_config_kwargs. */
 static int read_adapter(fw_ctx *x, const llmmem__jnode *root)
@@ -79,6 +86,13 @@ static int read_adapter(fw_ctx *x, const llmmem__jnode *root)
         return rc;
     if (!have)
         return llmmem__json_error_at(x->doc, an, LLMMEM_E_SCHEMA, "lora_r", "adapter %s needs lora_r", adapter);
+    /* peft 0.21 tuners/lora/layer.py:239 LoraLayer.update_layer: "`r` should be a positive
+     * integer value"; axolotl passes lora_r to LoraConfig(r=...) unchecked */
+    if (r <= 0)
+        return llmmem__json_error_at(x->doc, llmmem__fw_get(root, "lora_r"), LLMMEM_E_OUT_OF_RANGE, "lora_r",
+                                     "adapter %s with lora_r %lld: peft refuses a rank below 1 (LoraLayer.update_layer); "
+                                     "leave adapter out for full fine-tuning",
+                                     adapter, (long long)r);
     if ((rc = llmmem__fw_set_i64(x, LLMMEM_P_LORA_RANK, r, llmmem__fw_get(root, "lora_r"), "lora_r")) != 0)
         return rc;
     const llmmem__jnode *n;
@@ -120,6 +134,18 @@ static int read_adapter(fw_ctx *x, const llmmem__jnode *root)
         if ((rc = llmmem__fw_set(x, LLMMEM_P_QLORA, quant, an, "adapter")) != 0 ||
             (rc = llmmem__fw_set_i64(x, LLMMEM_P_QLORA_DOUBLE_QUANT, dq, an, "adapter")) != 0)
             return rc;
+        /* bnb_4bit_compute_dtype = cfg.torch_dtype (loaders/model.py), which is
+         * bf16 with bf16/bfloat16, fp16 with fp16/float16, else fp32
+         * (utils/config/__init__.py normalize_config) */
+        if (q4) {
+            const char *dt = "fp32";
+            if (fw_on(llmmem__fw_get(root, "bf16")) || fw_on(llmmem__fw_get(root, "bfloat16")))
+                dt = "bf16";
+            else if (fw_on(llmmem__fw_get(root, "fp16")) || fw_on(llmmem__fw_get(root, "float16")))
+                dt = "fp16";
+            if ((rc = llmmem__fw_set(x, LLMMEM_P_QLORA_COMPUTE_DTYPE, dt, an, "adapter")) != 0)
+                return rc;
+        }
     }
     return LLMMEM_OK;
 }
@@ -143,6 +169,13 @@ static int read_precision(fw_ctx *x, const llmmem__jnode *root)
             continue;
         if (llmmem__json_is_string(n))
             llmmem__fw_note(x, "%s: auto taken as %s (the GPU supports it)", keys[i].key, keys[i].dtype);
+        /* axolotl 0.19 utils/config/__init__.py resolve_dtype: "if cfg.bf16: cfg.fp16 = False" */
+        for (size_t j = i + 1; j < LLMMEM_ARRAY_LEN(keys); j++) {
+            const llmmem__jnode *o = llmmem__fw_get(root, keys[j].key);
+            if (o && llmmem__json_is_bool(o) && llmmem__json_true(o) && strcmp(keys[j].dtype, keys[i].dtype))
+                llmmem__fw_note(x, "%s and %s both true: %s wins, as axolotl's resolve_dtype sets %s false", keys[i].key,
+                                keys[j].key, keys[i].key, keys[j].key);
+        }
         int rc;
         if ((rc = llmmem__fw_set(x, LLMMEM_P_PARAM_DTYPE, keys[i].dtype, n, keys[i].key)) != 0 ||
             (rc = llmmem__fw_set(x, LLMMEM_P_COMPUTE_DTYPE, keys[i].dtype, n, keys[i].key)) != 0)
@@ -301,8 +334,7 @@ int llmmem__axolotl_apply(fw_ctx *x, const llmmem__jnode *root)
         return rc;
     for (const llmmem__jnode *it = llmmem__json_first(root); it; it = llmmem__json_next(it)) {
         const char *k = llmmem__json_key(it);
-        if (!llmmem__fw_in(k, read) && !llmmem__fw_in(k, ignored))
-            llmmem__fw_unread(x, k);
+        llmmem__fw_tally(x, k, read, ignored);
     }
     return LLMMEM_OK;
 }

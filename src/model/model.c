@@ -464,6 +464,19 @@ static void raw_fill(struct llmmem_model *m)
         derive_from_size(m, target);
         const unsigned shape = RAW_L | RAW_H | RAW_A | RAW_K | RAW_D | RAW_F;
         m->from_size_only = (m->raw_given & shape) != shape;
+        m->size_derived[0] = '\0';
+        if (m->from_size_only && (m->raw_given & shape)) {
+            static const struct {
+                unsigned bit;
+                const char *key;
+            } shape_keys[] = {{RAW_L, "num_layers"},   {RAW_H, "hidden_size"}, {RAW_A, "num_heads"},
+                        {RAW_K, "num_kv_heads"}, {RAW_D, "head_dim"},    {RAW_F, "intermediate_size"}};
+            size_t n = 0;
+            for (size_t i = 0; i < LLMMEM_ARRAY_LEN(shape_keys); i++)
+                if (!(m->raw_given & shape_keys[i].bit) && n < sizeof m->size_derived)
+                    n += (size_t)snprintf(m->size_derived + n, sizeof m->size_derived - n, "%s%s",
+                                          n ? ", " : "", shape_keys[i].key);
+        }
         llmmem__model_count(m);
         if (!m->from_size_only) {
             llmmem__model_note(m, "num_parameters=%lld ignored: the shape is given in full and "
@@ -725,6 +738,10 @@ static void json_counts(llmmem__buf *b, const struct llmmem_model *m)
                        (long long)m->params_head, (long long)m->vision_params);
     llmmem__buf_printf(b, ", \"largest_module_params\": %lld, \"layer_linear_params\": %lld",
                        (long long)m->largest_module_params, (long long)m->layer_linear_params);
+    /* the towers AutoModelForCausalLM leaves out (registry causal_lm_text) */
+    if (m->tower_params > 0)
+        llmmem__buf_printf(b, ", \"vision_tower_params\": %lld, \"causal_lm_class\": \"%s\"",
+                           (long long)m->tower_params, m->mm.comp ? m->mm.comp->causal_lm_text : "");
 }
 
 static void json_shape(llmmem__buf *b, const struct llmmem_model *m)
@@ -793,7 +810,7 @@ static void json_vision(llmmem__buf *b, const struct llmmem_model *m)
                        name_of(vkind_names, LLMMEM_ARRAY_LEN(vkind_names), vt->kind), (long long)vt->hidden,
                        (long long)vt->layers, (long long)vt->heads, (long long)vt->intermediate,
                        (long long)vt->patch_size, (long long)vt->image_size, (long long)vt->temporal_patch,
-                       (long long)vt->merge_size, (long long)(m->vision_params - vt->projector_params),
+                       (long long)vt->merge_size, (long long)(m->vision_params + m->tower_params - vt->projector_params),
                        (long long)vt->projector_params, (long long)vt->feature_layer, yes(vt->drop_cls),
                        (long long)vt->tokens_per_image);
 }

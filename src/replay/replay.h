@@ -95,6 +95,11 @@ void llmmem__tl_phase(struct llmmem__tl *t, const llmmem__replay *r, const char 
 void llmmem__tl_mark(struct llmmem__tl *t, const llmmem__replay *r, const char *what, uint64_t index);
 void llmmem__tl_release(struct llmmem__tl *t);
 
+/* The most micro-steps of each optimizer step a timeline draws (reserved.c):
+ * the allocator's state repeats from the second micro-step, so a run of more
+ * has the same peaks; llmmem_timeline says so in its output when it cuts. */
+#define LLMMEM__TL_MAX_MICRO 8
+
 /* The replays the model's memo holds (reserved.c; tests). */
 int llmmem__memo_entries(const struct llmmem_model *m);
 

@@ -316,8 +316,6 @@ static void set_keys(struct llmmem_result *r, step *p, const struct llmmem_model
     r->largest_block = llmmem__max(t->logits_bwd_extra / 2, t->bwd_transient);
     llmmem__result_set_u64(r, LLMMEM_R_MANAGED_BYTES, t->managed);
     llmmem__result_set_u64(r, LLMMEM_R_LOAD_PEAK_BYTES, t->load_peak);
-    if (t->host_offload)
-        llmmem__result_set_u64(r, LLMMEM_R_HOST_BYTES, t->host_offload);
     r->checkpointing = t->checkpointing;
     r->mode = LLMMEM__MODE_TRAINING;
     llmmem__result_model(r, m);
@@ -385,27 +383,92 @@ static void explain_terms(struct llmmem_result *r, step *p, const struct llmmem_
     llmmem__recipes_explain(r, t, c);
 }
 
+/* The three phases' rows (fw and bw cleared by the caller), the engine's
+ * bytes added. */
+static void fill_rows(uint64_t *fw, uint64_t *bw, uint64_t *op, step *p, const llmmem__engine_extra *extra)
+{
+    phase_forward(fw, p);
+    phase_backward(bw, p, extra);
+    phase_optimizer(op, p);
+    if (extra) {
+        for (int k = 0; k < LLMMEM__COMPONENTS; k++) {
+            put(fw, k, extra->fwd[k], &p->o);
+            put(op, k, extra->opt[k], &p->o);
+        }
+    }
+}
+
+bool llmmem__train_peak(uint64_t *peak, const llmmem__train *t, const llmmem__engine_extra *extra,
+                        const struct llmmem_config *c)
+{
+    step p;
+    step_init(&p, t, c);
+    row rows[3];
+    memset(rows, 0, sizeof rows);
+    fill_rows(rows[0], rows[1], rows[2], &p, extra);
+    uint64_t best = 0;
+    for (int ph = 0; ph < 3; ph++) { /* llmmem__result_finish: the largest phase total */
+        uint64_t sum = row_total(rows[ph], &p.o);
+        if (sum > best)
+            best = sum;
+    }
+    *peak = t->load_peak > best ? t->load_peak : best;
+    return !p.o.overflow;
+}
+
+/* Full training in a precision no framework runs (issue 25): the estimate counts
+ * it as given, flagged approximate with the reason.
+ *  - fp8 parameters stepped without fp32 masters: torch.optim has no float8
+ *    kernels (torch 2.11 optim/adam.py:457 exp_avg.lerp_(grad, ...) and :705
+ *    torch._foreach_lerp_ raise NotImplementedError for Float8_e4m3fn); the fp8
+ *    recipes (Transformer Engine, torchao float8) keep 16/32-bit weights and
+ *    cast to fp8 for the matmuls only (fp8_recipe).
+ *  - fp16 parameters stepped by an Adam-family optimizer without fp32 masters:
+ *    fp16 training needs loss scaling and torch.amp.GradScaler refuses fp16
+ *    gradients (torch 2.11 amp/grad_scaler.py:275 "Attempting to unscale FP16
+ *    gradients."); HF Trainer --fp16, DeepSpeed fp16 and Megatron --fp16 all
+ *    keep fp32 masters. */
+static void unusual_precision(struct llmmem_result *r, const struct llmmem_config *c)
+{
+    if (c->lora_rank > 0 || c->master_weights == LLMMEM__MASTER_ON)
+        return;
+    if (c->param_dtype == LLMMEM__DT_FP8) {
+        llmmem__result_set_i64(r, LLMMEM_R_APPROXIMATE, 1);
+        llmmem__result_note(r, "approximate: fp8 parameters trained without fp32 masters, which no framework "
+                               "does: torch.optim has no float8 kernels (optim/adam.py exp_avg.lerp_ raises "
+                               "NotImplementedError for Float8_e4m3fn) and fp8 training keeps 16/32-bit "
+                               "weights, casting to fp8 for the matmuls only (fp8_recipe); counted as given, "
+                               "with fp8 gradients and optimizer state");
+        return;
+    }
+    const int64_t o = c->optimizer;
+    const bool adam = o == LLMMEM__OPT_ADAMW || o == LLMMEM__OPT_ADAM || o == LLMMEM__OPT_AMSGRAD ||
+                      o == LLMMEM__OPT_NADAM || o == LLMMEM__OPT_RADAM || o == LLMMEM__OPT_ADAMAX;
+    const int64_t compute = c->compute_dtype != LLMMEM__DT_AUTO ? c->compute_dtype : c->param_dtype;
+    if (c->param_dtype == LLMMEM__DT_FP16 && compute == LLMMEM__DT_FP16 && adam) {
+        llmmem__result_set_i64(r, LLMMEM_R_APPROXIMATE, 1);
+        llmmem__result_note(r, "approximate: pure fp16 %s without fp32 masters, which no framework runs: fp16 "
+                               "training needs loss scaling and torch.amp.GradScaler refuses fp16 gradients "
+                               "(grad_scaler.py \"Attempting to unscale FP16 gradients.\"); HF Trainer --fp16, "
+                               "DeepSpeed fp16 and Megatron --fp16 keep fp32 masters (master_weights on); "
+                               "counted as given, with fp16 gradients and optimizer state",
+                            llmmem_param_enum_name(LLMMEM_P_OPTIMIZER, o));
+    }
+}
+
 int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const llmmem__engine_extra *extra,
                        const struct llmmem_model *m, const struct llmmem_config *c)
 {
     step p;
     step_init(&p, t, c);
-    uint64_t *fw = r->bytes[LLMMEM_PHASE_FORWARD], *bw = r->bytes[LLMMEM_PHASE_BACKWARD];
-    uint64_t *op = r->bytes[LLMMEM_PHASE_OPTIMIZER];
-    phase_forward(fw, &p);
-    phase_backward(bw, &p, extra);
-    phase_optimizer(op, &p);
+    fill_rows(r->bytes[LLMMEM_PHASE_FORWARD], r->bytes[LLMMEM_PHASE_BACKWARD], r->bytes[LLMMEM_PHASE_OPTIMIZER],
+              &p, extra);
     r->phase_used[LLMMEM_PHASE_FORWARD] = true;
     r->phase_used[LLMMEM_PHASE_BACKWARD] = true;
     r->phase_used[LLMMEM_PHASE_OPTIMIZER] = true;
-    if (extra) {
-        for (int k = 0; k < LLMMEM__COMPONENTS; k++) {
-            put(fw, k, extra->fwd[k], &p.o);
-            put(op, k, extra->opt[k], &p.o);
-        }
-    }
     set_keys(r, &p, m);
     unverified(r, c);
+    unusual_precision(r, c);
     explain_terms(r, &p, c);
     if (p.o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "training estimate overflows 64-bit byte counts");

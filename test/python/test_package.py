@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import textwrap
 import threading
 import unittest
 import weakref
@@ -387,6 +388,46 @@ class TestSafety(unittest.TestCase):
         with self.assertRaises(ctypes.ArgumentError):
             llmmem.lib.llmmem_estimate(llmmem.Result(), self.m, plan)
 
+    def test_unbound_methods(self):
+        """Issue 25: a method called unbound on another handle class's object
+        (llmmem.Config.to_json(model)) crashed the interpreter (a model read as a config).
+        Every method of Model, Config, Result and Plan called so either answers from the
+        object's own methods or is refused naming both classes; never a crash. In a child
+        process, so that a crash fails this test with its signal."""
+        script = textwrap.dedent("""
+            import ctypes, inspect, llmmem
+            m = llmmem.Model.from_preset("llama-3.2-1b")
+            objs = {"Model": lambda: llmmem.Model.from_preset("llama-3.2-1b"),
+                    "Config": llmmem.Config,
+                    "Result": lambda: llmmem.estimate(m, micro_batch_size=1),
+                    "Plan": lambda: llmmem.plan(m, top_k=1)}
+            refused = 0
+            for an in objs:
+                for name, fn in sorted(vars(getattr(llmmem, an)).items()):
+                    if not inspect.isfunction(fn) or name.startswith("__") or name == "close":
+                        continue
+                    for bn in objs:
+                        if bn == an:
+                            continue
+                        try:
+                            fn(objs[bn]())
+                        except ctypes.ArgumentError as e:
+                            want = "expected a llmmem.%s handle, not a llmmem.%s one" % (an, bn)
+                            assert want in str(e), (an, name, bn, str(e))
+                            refused += 1
+                        except Exception:
+                            pass
+            print("refused", refused)
+            """)
+        r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           timeout=300)
+        self.assertEqual(r.returncode, 0, "exit %d: %s" % (r.returncode, r.stderr[-2000:]))
+        refused = int(r.stdout.split()[-1])
+        self.assertGreaterEqual(refused, 30, r.stdout)  # Config.to_json(model) and the like
+        with self.assertRaises(ctypes.ArgumentError) as cm:
+            llmmem.Config.to_json(self.m)
+        self.assertIn("not a llmmem.Model one", str(cm.exception))
+
     def test_integer_range(self):
         """Beyond int64 (or int for an index) is an OverflowError, not a wrapped value."""
         for v in (2**64 + 4, 2**63, -2**63 - 1):
@@ -643,6 +684,26 @@ class TestCommandLine(unittest.TestCase):
         self.assertEqual(bad.returncode, 2)  # the C program's exit status
         self.assertIn("llmmem:", bad.stderr)
 
+    def test_console_script_imports_nothing_of_the_package(self):
+        """The console script's module (pyproject.toml: _llmmem_cli:main) finds the C program
+        and runs it without importing llmmem (nor ctypes, which the binding loads), and its
+        main is the C program (its output and exit status)."""
+        probe = ("import sys, _llmmem_cli; exe = _llmmem_cli._load().binary(); "
+                 "print(exe); print(sorted(m for m in sys.modules if m == 'llmmem' or m.startswith('llmmem.') "
+                 "or m == 'ctypes'))")
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=dict(os.environ))
+        self.assertEqual(out.returncode, 0, out.stderr)
+        exe, mods = out.stdout.splitlines()
+        self.assertEqual(mods, "[]")
+        self.assertEqual(os.path.realpath(exe), os.path.realpath(llmmem.cli_path()))
+        run = subprocess.run([sys.executable, "-c", "import sys, _llmmem_cli; sys.exit(_llmmem_cli.main())",
+                              "--version"], capture_output=True, text=True, env=dict(os.environ))
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertTrue(run.stdout.startswith("llmmem %s " % llmmem.__version__), run.stdout)
+        bad = subprocess.run([sys.executable, "-c", "import sys, _llmmem_cli; sys.exit(_llmmem_cli.main())",
+                              "estimate", "--no-such-flag"], capture_output=True, text=True, env=dict(os.environ))
+        self.assertEqual(bad.returncode, 2)
+
 
 @unittest.skipUnless(INSTALLED, "LLMMEM_TEST_INSTALLED=1: the installed wheel (.ci/run)")
 class TestInstalled(unittest.TestCase):
@@ -687,14 +748,14 @@ class TestPackaging(unittest.TestCase):
             sys.modules["tomllib"] = real
         self.assertEqual(got, want)
         self.assertEqual(want["project"]["requires-python"], ">=3.9")
-        self.assertEqual(want["project"]["scripts"], {"llmmem": "llmmem._cli:main"})
+        self.assertEqual(want["project"]["scripts"], {"llmmem": "_llmmem_cli:main"})
 
     def test_metadata(self):
         meta = self.b._metadata()
         self.assertIn("Version: %s\n" % llmmem.__version__, meta)  # the header's version
         self.assertIn("Requires-Python: >=3.9\n", meta)
         self.assertIn("\n\n# libllmmem", meta)  # the README as the description
-        self.assertIn("llmmem = llmmem._cli:main", self.b._entry_points())
+        self.assertIn("llmmem = _llmmem_cli:main", self.b._entry_points())
         self.assertTrue(re.match(r"py3-none-\w+$", self.b._tag()))
 
     def test_source_files(self):

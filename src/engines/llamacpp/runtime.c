@@ -148,9 +148,11 @@ static int infer_llama_cpp(struct llmmem_result *r, const struct llmmem_model *m
     llmmem__result_set_u64(r, LLMMEM_R_WEIGHTS_BYTES, x.w_gpu);
     llmmem__result_set_u64(r, LLMMEM_R_PERSISTENT_BYTES, llmmem__add(&o, x.w_gpu, x.kv_gpu));
     llmmem__result_set_u64(r, LLMMEM_R_KV_CACHE_BYTES, x.kv_gpu);
-    llmmem__result_set_u64(r, LLMMEM_R_HOST_BYTES,
-                           llmmem__add(&o, llmmem__add(&o, x.w_cpu, x.kv_cpu), llmmem__add(&o, x.output,
-                                                                                           x.compute_cpu)));
+    /* host: the weights left on the CPU (CPU_Mapped: the file's pages) and the KV of
+     * the CPU layers (CPU KV buffer) are ordinary memory; the output and the host
+     * compute buffers are the GPU backend's host buffer type (CUDA_Host:
+     * cudaMallocHost, pinned; ggml-cuda.cu ggml_backend_cuda_host_buffer_type) */
+    llmmem__result_host(r, llmmem__add(&o, x.output, x.compute_cpu), llmmem__add(&o, x.w_cpu, x.kv_cpu));
     llmmem__result_set_i64(r, LLMMEM_R_MAX_CONTEXT_TOKENS, x.n_ctx);
     llmmem__result_set_i64(r, LLMMEM_R_MAX_CONCURRENT_SEQS, c->n_parallel);
     if (o.overflow)

@@ -262,6 +262,44 @@ static int storage(vargs *v, const struct llmmem_model *m, const struct llmmem_c
     return 0;
 }
 
+/* What vLLM itself refuses to start with. */
+static int verify_args(const vargs *v, const struct llmmem_model *m, const struct llmmem_config *c)
+{
+    /* config/model.py _get_and_verify_max_len: a max_model_len past the model's (rope-scaled)
+     * positions raises unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 */
+    if (c->max_model_len > 0 && m->max_positions > 0) {
+        const double f = m->rope_len_factor >= 1.0 ? m->rope_len_factor : 1.0;
+        const double derived = (double)(m->rope_orig_positions > 0 ? m->rope_orig_positions : m->max_positions) * f;
+        if ((double)c->max_model_len > derived)
+            return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
+                                 "max_model_len %lld%s is greater than the model's %.0f positions "
+                                 "(max_position_embeddings %lld%s): vLLM refuses it (config/model.py "
+                                 "_get_and_verify_max_len) unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1",
+                                 (long long)c->max_model_len, llmmem__config_origin(c, LLMMEM_P_MAX_MODEL_LEN), derived,
+                                 (long long)m->max_positions, f > 1.0 ? " x rope_scaling factor" : "");
+    }
+    /* config/scheduler.py SchedulerConfig.verify_max_model_len */
+    if (c->max_num_batched_tokens > 0 && c->max_num_seqs > 0 && v->tokens < v->seqs)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "max_num_batched_tokens %llu%s must be greater than or equal to max_num_seqs %llu%s "
+                             "(vLLM config/scheduler.py verify_max_model_len)",
+                             (unsigned long long)v->tokens, llmmem__config_origin(c, LLMMEM_P_MAX_NUM_BATCHED_TOKENS),
+                             (unsigned long long)v->seqs, llmmem__config_origin(c, LLMMEM_P_MAX_NUM_SEQS));
+    if (c->max_num_batched_tokens > 0 && c->enable_chunked_prefill == LLMMEM__TRI_OFF && v->tokens < v->maxlen)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "max_num_batched_tokens %llu%s is smaller than max_model_len %llu with chunked prefill "
+                             "off: vLLM refuses it (config/scheduler.py verify_max_model_len)",
+                             (unsigned long long)v->tokens, llmmem__config_origin(c, LLMMEM_P_MAX_NUM_BATCHED_TOKENS),
+                             (unsigned long long)v->maxlen);
+    /* v1/attention/backends/flash_attn.py get_kv_cache_shape: "Block size must be a multiple of 16." */
+    if (c->kv_block_size > 0 && c->kv_block_size % 16 != 0)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
+                             "kv_block_size %lld%s: vLLM's FlashAttention backend needs a multiple of 16 "
+                             "(v1/attention/backends/flash_attn.py get_kv_cache_shape)",
+                             (long long)c->kv_block_size, llmmem__config_origin(c, LLMMEM_P_KV_BLOCK_SIZE));
+    return LLMMEM_OK;
+}
+
 static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem_config *c,
                      const llmmem__infer_base *b)
 {
@@ -291,6 +329,8 @@ static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem
     else
         v->tokens = dtok;
     v->reqs = llmmem__min(v->tokens, v->seqs);
+    if ((rc = verify_args(v, m, c)) != 0)
+        return rc;
     v->tp = (uint64_t)b->tp;
     v->pp = c->pp > 0 ? u(c->pp) : 1;
     v->dp = c->dp > 0 ? u(c->dp) : 1;
@@ -442,18 +482,26 @@ static bool state_in_budget(const vargs *v) { return LLMMEM__VLLM_HAS(v->vb, TOT
  * + range(256, N + 1, 16); N = min(2 * max_num_seqs, 512, max_num_batched_tokens). */
 static uint64_t capture_sizes(uint64_t largest, uint64_t vb)
 {
-    uint64_t n = 0;
-    for (uint64_t s = 1; s <= largest; s++) {
-        bool in;
-        if (s <= 4)
-            in = s == 1 || s == 2 || s == 4;
-        else if (LLMMEM__VLLM_HAS(vb, CAPTURE_STEP_16) && s >= 256)
-            in = (s - 256) % 16 == 0;
-        else
-            in = s % 8 == 0;
-        n += in;
+    if (llmmem__vllm_every_layer) { /* the sizes one by one (tests: test_vllm_layers) */
+        uint64_t n = 0;
+        for (uint64_t s = 1; s <= largest; s++) {
+            bool in;
+            if (s <= 4)
+                in = s == 1 || s == 2 || s == 4;
+            else if (LLMMEM__VLLM_HAS(vb, CAPTURE_STEP_16) && s >= 256)
+                in = (s - 256) % 16 == 0;
+            else
+                in = s % 8 == 0;
+            n += in;
+        }
+        return n;
     }
-    return n;
+    /* 1, 2 and 4, then the multiples of 8 (from 5 to 255: 31 of them), from 256
+     * on every 16th where the version steps so */
+    const uint64_t n = (uint64_t)(largest >= 1) + (largest >= 2) + (largest >= 4);
+    if (LLMMEM__VLLM_HAS(vb, CAPTURE_STEP_16) && largest >= 256)
+        return n + 255 / 8 + (largest - 256) / 16 + 1;
+    return n + largest / 8;
 }
 
 /* The CUDA graph memory (gpu_model_runner.py profile_cudagraph_memory from
