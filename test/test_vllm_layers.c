@@ -83,7 +83,10 @@ static int compare_one(llmmem_model *m, const char *what)
     set(c, "param_dtype", PICK(dtypes));
     set(c, "max_num_seqs", PICK(seqs));
     set(c, "max_model_len", PICK(lens));
-    set(c, "enable_expert_parallel", PICK(bools));
+    const char *ep = PICK(bools);
+    /* expert parallelism where it applies (a dense model refuses it: engines/applies.c) */
+    if (llmmem_config_param_applies(c, m, LLMMEM_P_ENABLE_EXPERT_PARALLEL) == 1)
+        set(c, "enable_expert_parallel", ep);
     set(c, "enforce_eager", PICK(bools));
     const char *version = PICK(versions);
     if (*version)
