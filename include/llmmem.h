@@ -234,6 +234,7 @@ typedef enum llmmem_param {
     LLMMEM_P_SWA_FULL = 832,        /**< bool: llama.cpp --swa-full @since 0.2 */
     LLMMEM_P_N_CPU_MOE = 833,       /**< i64: llama.cpp --n-cpu-moe: experts of the first N layers on the CPU @since 0.2 */
     LLMMEM_P_NO_KV_OFFLOAD = 834,   /**< bool: llama.cpp --no-kv-offload: the KV cache in host memory @since 0.2 */
+    LLMMEM_P_OVERRIDE_TENSOR = 835, /**< str: llama.cpp --override-tensor (-ot): PATTERN=BUFFER[,...] @since 0.2 */
     /* hardware (9xx) */
     LLMMEM_P_GPU = 900,             /**< enum: GPU table (llmmem_gpu_name) */
     LLMMEM_P_GPU_MEMORY_BYTES = 901, /**< i64: overrides the table (0 = from GPU) */

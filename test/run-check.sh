@@ -37,7 +37,7 @@ record() {
         passed=$((passed + 1))
         printf 'PASS  %s\n' "$name"
         # The accuracy test's table is part of the report (issue 3): show it.
-        case "$name" in *test_accuracy* | *test_anchors* | *test_vllm_anchors*) sed -e 's/^/    | /' "$log" ;; esac
+        case "$name" in *test_accuracy* | *test_anchors* | *test_vllm_anchors* | *test_llamacpp_anchors*) sed -e 's/^/    | /' "$log" ;; esac
     else
         failed=$((failed + 1))
         failed_names+=("$name")

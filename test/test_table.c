@@ -258,7 +258,9 @@ static const char *other_value(char *buf, size_t cap, int p)
     double flo, fhi, fdef;
     switch (llmmem_param_type(p)) {
     case LLMMEM_TYPE_STR:
-        return strcmp(name, "vllm_version") == 0 ? "0.10.2" : NULL;
+        return strcmp(name, "vllm_version") == 0      ? "0.10.2"
+               : strcmp(name, "override_tensor") == 0 ? "exps=CPU"
+                                                      : NULL;
     case LLMMEM_TYPE_F64:
         assert_int_equal(llmmem_param_bounds_f64(&flo, &fhi, p), 0);
         assert_int_equal(llmmem_param_default_f64(&fdef, p), 0);

@@ -136,6 +136,7 @@
     swa_full: ["llama.cpp full-context sliding-window cache", lcpp],
     n_cpu_moe: ["llama.cpp layers whose experts stay in host memory", lcpp],
     no_kv_offload: ["llama.cpp KV cache in host memory", lcpp],
+    override_tensor: ["llama.cpp tensors placed by pattern (-ot PATTERN=CPU or =CUDA0, comma-separated)", lcpp],
     gpu: ["GPU model", always],
     gpu_memory_bytes: ["Memory of one GPU in bytes, to override the GPU's (0 = the GPU's own)", always],
     host_memory_bytes: ["Host RAM per node in bytes, for the host verdict (0 = not checked)", always],

@@ -192,7 +192,8 @@ _ZERO = ("offload_optimizer", "offload_param", "overlap_comm", "stage3_max_live_
          "stage3_prefetch_bucket_size", "stage3_param_persistence_threshold",
          "zero_hpz_partition_size", "zero_init")
 _LLAMA_CPP = ("n_gpu_layers", "ctx_size", "n_batch", "n_ubatch", "n_parallel", "cache_type_k",
-              "cache_type_v", "flash_attn", "kv_unified", "swa_full", "n_cpu_moe", "no_kv_offload")
+              "cache_type_v", "flash_attn", "kv_unified", "swa_full", "n_cpu_moe", "no_kv_offload",
+              "override_tensor")
 _APPLIES = dict(
     [(n, ("mode", ("training",))) for n in _TRAINING]
     + [(n, ("runtime", ("llama_cpp",))) for n in _LLAMA_CPP]

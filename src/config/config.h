@@ -135,6 +135,7 @@ struct llmmem_config {
     /* llama.cpp */
     int64_t n_gpu_layers, ctx_size, n_batch, n_ubatch, n_parallel, cache_type_k, cache_type_v;
     int64_t flash_attn, kv_unified, swa_full, n_cpu_moe, no_kv_offload;
+    char override_tensor[LLMMEM__STR_MAX];
     /* hardware */
     int64_t gpu, gpu_memory_bytes, cuda_context_bytes, cublas_workspace_bytes;
     int64_t expandable_segments;

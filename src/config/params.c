@@ -339,6 +339,10 @@ static const llmmem__param_info params[] = {
         "llama.cpp --n-cpu-moe: the expert tensors of the first N layers stay in host memory"),
     BOOL(LLMMEM_P_NO_KV_OFFLOAD, "no_kv_offload", "inference", no_kv_offload, 0,
          "llama.cpp --no-kv-offload: the KV cache in host memory"),
+    STR(LLMMEM_P_OVERRIDE_TENSOR, "override_tensor", "inference", override_tensor, "",
+        "llama.cpp --override-tensor (-ot): PATTERN=BUFFER[,...], PATTERN a regular expression "
+        "searched in each tensor's name, BUFFER CPU (host memory) or CUDA0 (the GPU); the first "
+        "match wins, before n_cpu_moe's patterns"),
     ENUM(LLMMEM_P_GPU, "gpu", "hardware", gpu, llmmem__gpu_names, 0, "GPU model (llmmem gpus)"),
     I64(LLMMEM_P_GPU_MEMORY_BYTES, "gpu_memory_bytes", "hardware", gpu_memory_bytes, 0,
         INT64_C(1) << 50, 0, "GPU memory in bytes; 0 = from the GPU table"),

@@ -2,6 +2,7 @@
 options are keywords (n_gpu_layers, ctx_size, ...), a slice of a file reads like the file
 until the header goes past it, and llama.cpp's options are refused with another runtime.
 The numbers are checked against llama.cpp in test/test_llamacpp.c."""
+import json
 import os
 import unittest
 
@@ -34,6 +35,26 @@ class Gguf(unittest.TestCase):
         with self.assertRaises(llmmem.Error) as e:
             llmmem.Model.from_gguf_bytes(b"GGUG" + data[4:])
         self.assertIn("not a GGUF file", str(e.exception))
+
+    def test_approximate(self):
+        # what the estimate cannot know is said, flag and note: llama.cpp copies the experts
+        # kept in host memory to the GPU for large batches (op offload), and with layers on the
+        # CPU the host runs their part of the graph
+        with open(os.path.join(ROOT, "test", "data", "llamacpp", "logs.jsonl")) as f:
+            size = next(r["file_size"] for r in map(json.loads, f) if r["model"] == "qwen3moe-q4_k_m")
+        with open(os.path.join(ROOT, "test", "data", "llamacpp", "headers", "qwen3moe-q4_k_m.gguf"), "rb") as f:
+            moe = llmmem.Model.from_gguf_bytes(f.read(), size)
+        full = llmmem.estimate(moe, mode="inference", runtime="llama_cpp", ctx_size=4096)
+        self.assertFalse(full["approximate"])
+        cpu_moe = llmmem.estimate(moe, mode="inference", runtime="llama_cpp", ctx_size=4096, n_cpu_moe=2)
+        self.assertTrue(cpu_moe["approximate"])
+        self.assertTrue(any("op offload" in n for n in cpu_moe.notes))
+        # a ubatch under 32 tokens runs the host experts on the CPU: nothing copied
+        small = llmmem.estimate(moe, mode="inference", runtime="llama_cpp", ctx_size=4096, n_cpu_moe=2,
+                                n_batch=16, n_ubatch=16)
+        self.assertFalse(small["approximate"])
+        part = llmmem.estimate(moe, mode="inference", runtime="llama_cpp", ctx_size=4096, n_gpu_layers=2)
+        self.assertTrue(part["approximate"])
 
     def test_refusals(self):
         with self.assertRaises(llmmem.InapplicableParameterError):

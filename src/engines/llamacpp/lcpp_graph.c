@@ -265,6 +265,7 @@ typedef struct gshape {
     bool fa, moe, qk_norm, qkv_bias, post_norms, fused_qkv, fused_up, softcap, embd_scale, q_scale;
     uint64_t n_exp, n_used, ff_exp, vocab;
     bool rot_k, rot_v;
+    bool gpu; /* the GPU's graph: its inputs are copies from the host (build) */
     uint64_t rot, rot_nv; /* the rotations' sizes (K, V) */
     const uint8_t *is_swa;
     bool swa;
@@ -305,8 +306,20 @@ static void build(graph *g, const gshape *s)
      * rotation when there is one, then its positions), V (the V rotation), the cache
      * indices of cpy_k and cpy_v, the mask of layer 0's kind, the other mask, and the
      * output ids at the last layer */
-    const int tokens = node(g, (uint64_t)T * 4, lay(T, 1, 26), F_INPUT, EXT, EXT, EXT, EXT);
-    node(g, F32(E * T), lay(E, T, 0), F_INPUT, EXT, EXT, EXT, EXT); /* inp_embd, the other branch */
+    int tokens = EXT, inpL = EXT;
+    if (s->gpu) {
+        /* On a GPU the graph inputs are the host's (ggml-backend.cpp
+         * ggml_backend_sched_backend_id_from_cur: a graph input goes to the last backend, the
+         * CPU), and so is get_rows from the host-resident token_embd: the token ids and the
+         * unused embeddings input are not in the GPU's buffer. The GPU's buffer holds
+         * copies of the inputs its split reads, allocated at the split's start
+         * (ggml_backend_sched_split_graph), the embeddings first: the split's first node
+         * reads them. */
+        inpL = node(g, F32(E * T), lay(E, T, 0), F_INPUT, EXT, EXT, EXT, EXT);
+    } else {
+        tokens = node(g, (uint64_t)T * 4, lay(T, 1, 26), F_INPUT, EXT, EXT, EXT, EXT);
+        node(g, F32(E * T), lay(E, T, 0), F_INPUT, EXT, EXT, EXT, EXT); /* inp_embd, the other branch */
+    }
     /* then, for the cache of layer 0's kind (the SWA one when layer 0 slides) and then the
      * other one's (llm_graph_input_attn_kv_iswa: each cache has its own rotations, indices
      * and mask), as layer 0 and the first layer of the other kind reach them: the K
@@ -332,7 +345,8 @@ static void build(graph *g, const gshape *s)
         mask[c] = node(g, n_kv * T * mb, lay(n_kv, T, 5 + c), F_INPUT, EXT, EXT, EXT, EXT);
     }
     const int out_ids = node(g, (uint64_t)s->n_out * 4, lay(s->n_out, 8, 26), F_INPUT, EXT, EXT, EXT, EXT);
-    int inpL = node(g, F32(E * T), lay(E, T, 0), 0, tokens, EXT, EXT, EXT); /* get_rows */
+    if (!s->gpu)
+        inpL = node(g, F32(E * T), lay(E, T, 0), 0, tokens, EXT, EXT, EXT); /* get_rows */
     if (s->embd_scale) /* gemma: the embeddings scaled by sqrt(n_embd) */
         inpL = node(g, F32(E * T), lay(E, T, 0), F_INPLACE, inpL, EXT, EXT, EXT);
     for (uint32_t il = 0; il < s->n_layer; il++) {
@@ -473,13 +487,16 @@ static void build(graph *g, const gshape *s)
 }
 
 static uint64_t graph_bytes(const llmmem__lcpp_mem *m, const llmmem__gguf *gg, const llmmem__lcpp_cfg *c,
-                            uint64_t T, uint64_t align, llmmem__ovf *o)
+                            uint64_t T, bool gpu, llmmem__ovf *o)
 {
+    /* ggml-cpu: buffers aligned to TENSOR_ALIGNMENT 32; ggml-cuda: 128 */
+    const uint64_t align = gpu ? 128 : 32;
     const llmmem__gguf_hparams *hp = &gg->hp;
     gshape s;
     memset(&s, 0, sizeof s);
     s.E = hp->n_embd;
     s.T = T;
+    s.gpu = gpu;
     s.n_out = T;
     s.H = hp->n_head[0] ? hp->n_head[0] : 1;
     s.hk = hp->n_embd_head_k;
@@ -551,14 +568,12 @@ uint64_t llmmem__lcpp_compute(llmmem__lcpp_mem *m, const llmmem__gguf *g, const 
         return 0;
     }
     const uint64_t T = m->n_ubatch < m->n_ctx ? m->n_ubatch : m->n_ctx;
-    /* ggml-cpu: buffers aligned to TENSOR_ALIGNMENT 32; ggml-cuda: 128 */
-    const uint64_t align = gpu ? 128 : 32;
     /* the host's share with every layer on a GPU: the ubatch's embeddings (get_rows on the
      * CPU-resident token_embd); with layers on the CPU the host runs their part of the graph:
      * taken as the whole graph's buffer (an upper bound, said in the estimate) */
     if (c->gpu && !gpu && m->layers_gpu == (int32_t)g->hp.n_layer && m->output_gpu)
         return llmmem__mul3(o, g->hp.n_embd, T, 4);
-    const uint64_t pp = graph_bytes(m, g, c, T, align, o);
-    const uint64_t tg = graph_bytes(m, g, c, c->n_seq_max, align, o);
+    const uint64_t pp = graph_bytes(m, g, c, T, gpu, o);
+    const uint64_t tg = graph_bytes(m, g, c, c->n_seq_max, gpu, o);
     return llmmem__max(pp, tg);
 }

@@ -15,6 +15,8 @@
 
 #include "core/ggml.h"
 
+#include <regex.h>
+#include <stdio.h>
 #include <string.h>
 
 #define PAD(x, n) (((x) + (n) - 1) / (n) * (n))
@@ -40,6 +42,143 @@ static bool is_expert(const char *name)
     return p && (strstr(p, "_exps") || strstr(p, "_chexps"));
 }
 
+/* ---- --override-tensor ---------------------------------------------------------------- */
+
+/* llama.cpp's -ot PATTERN=BUFFER,...: common/arg.cpp splits the list at commas and each item
+ * at its last '='; llama-model.cpp load_tensors gives a tensor the buffer of the first pattern
+ * std::regex_search finds in its name (ECMAScript grammar). Read here as POSIX extended
+ * expressions, which agree with ECMAScript on what tensor patterns use (., [], (|), *, +, ?,
+ * {}, ^, $, \.); \d, \w and \s are rewritten to their classes, and what ERE cannot say
+ * ((?..., \b, backreferences) is refused rather than read otherwise. */
+#define OT_MAX 16
+
+typedef struct ot_list {
+    int n;
+    regex_t re[OT_MAX];
+    bool gpu[OT_MAX]; /* CUDA0 (the GPU), else CPU (host memory) */
+} ot_list;
+
+static void ot_free(ot_list *l)
+{
+    for (int i = 0; i < l->n; i++)
+        regfree(&l->re[i]);
+    l->n = 0;
+}
+
+static int ot_error(const char *item, const char *why)
+{
+    return llmmem__error(LLMMEM_E_INVALID_ARG, "override_tensor: \"%s\": %s", item, why);
+}
+
+/* ECMAScript -> POSIX ERE, for the part of the grammar tensor patterns use */
+static int ot_translate(char *out, size_t cap, const char *pat, const char *item)
+{
+    size_t n = 0;
+    bool in_class = false;
+    for (const char *p = pat; *p; p++) {
+        const char *add = NULL;
+        char one[3] = {0};
+        if (*p == '\\' && p[1]) {
+            const char c = *++p;
+            if (c == 'd')
+                add = in_class ? "0-9" : "[0-9]";
+            else if (c == 'w')
+                add = in_class ? "A-Za-z0-9_" : "[A-Za-z0-9_]";
+            else if (c == 's')
+                add = in_class ? "[:space:]" : "[[:space:]]";
+            else if ((c >= '1' && c <= '9') || c == 'b' || c == 'B' || c == 'D' || c == 'W' || c == 'S')
+                return ot_error(item, "a backreference, \\b or a negated class escape: not read here");
+            else if (in_class) { /* in an ECMAScript class an escaped character is itself */
+                one[0] = c;
+                add = one;
+            } else {
+                one[0] = '\\';
+                one[1] = c;
+                add = one;
+            }
+        } else {
+            if (*p == '(' && p[1] == '?')
+                return ot_error(item, "(?...) groups and lookarounds are not read here");
+            if (*p == '[' && !in_class)
+                in_class = true;
+            else if (*p == ']' && in_class)
+                in_class = false;
+            one[0] = *p;
+            add = one;
+        }
+        const size_t k = strlen(add);
+        if (n + k + 1 > cap)
+            return ot_error(item, "pattern too long");
+        memcpy(out + n, add, k);
+        n += k;
+    }
+    out[n] = 0;
+    return 0;
+}
+
+static int ot_parse(ot_list *l, const char *spec)
+{
+    l->n = 0;
+    if (!spec || !*spec)
+        return 0;
+    char item[LLMMEM__OT_ITEM], whole[LLMMEM__OT_ITEM];
+    for (const char *s = spec; *s;) {
+        const char *e = strchr(s, ',');
+        const size_t len = e ? (size_t)(e - s) : strlen(s);
+        if (len >= sizeof item) {
+            ot_free(l);
+            return llmmem__error(LLMMEM_E_INVALID_ARG, "override_tensor: an item is longer than %zu characters",
+                                 sizeof item - 1);
+        }
+        memcpy(item, s, len);
+        item[len] = 0;
+        memcpy(whole, item, len + 1);
+        s += len + (e ? 1 : 0);
+        char *eq = strrchr(item, '=');
+        if (!eq || eq == item) {
+            ot_free(l);
+            return ot_error(whole, "expected PATTERN=BUFFER (llama.cpp --override-tensor)");
+        }
+        *eq = 0;
+        const char *buf = eq + 1;
+        bool gpu;
+        if (strcmp(buf, "CPU") == 0)
+            gpu = false;
+        else if (strcmp(buf, "CUDA0") == 0)
+            gpu = true;
+        else {
+            ot_free(l);
+            return ot_error(whole, "the buffer must be CPU or CUDA0 (one GPU: other devices and the host "
+                                  "buffer types are not modelled)");
+        }
+        if (l->n == OT_MAX) {
+            ot_free(l);
+            return llmmem__error(LLMMEM_E_INVALID_ARG, "override_tensor: more than %d patterns", OT_MAX);
+        }
+        char ere[2 * LLMMEM__OT_ITEM];
+        int rc = ot_translate(ere, sizeof ere, item, whole);
+        if (rc) {
+            ot_free(l);
+            return rc;
+        }
+        if (regcomp(&l->re[l->n], ere, REG_EXTENDED | REG_NOSUB) != 0) {
+            ot_free(l);
+            return ot_error(whole, "not a regular expression");
+        }
+        l->gpu[l->n++] = gpu;
+    }
+    return 0;
+}
+
+/* -1: no pattern matches the name; else 1 for the GPU, 0 for host memory */
+static int ot_match(const ot_list *l, const char *name)
+{
+    for (int i = 0; i < l->n; i++)
+        if (regexec(&l->re[i], name, 0, NULL, 0) == 0)
+            return l->gpu[i];
+    return -1;
+}
+
 /* A weight's bytes in a CUDA buffer (ggml-cuda.cu ggml_backend_cuda_buffer_type_get_alloc_size:
  * a quantized tensor whose rows are not a multiple of MATRIX_ROW_PADDING = 512 gets the rest of
  * one row more), placed at the buffer type's 128-byte alignment (ggml-alloc.c ggml_tallocr). */
@@ -52,7 +191,8 @@ static uint64_t gpu_bytes(const llmmem__gguf_tensor *t, llmmem__ovf *o)
     return llmmem__round_up(o, b, 128);
 }
 
-static void weights(llmmem__lcpp_mem *m, const llmmem__gguf *g, const llmmem__lcpp_cfg *c, llmmem__ovf *o)
+static void weights(llmmem__lcpp_mem *m, const llmmem__gguf *g, const llmmem__lcpp_cfg *c, const ot_list *ot,
+                    llmmem__ovf *o)
 {
     const uint32_t L = g->hp.n_layer;
     uint64_t first = UINT64_MAX, last = 0, off = 0;
@@ -64,7 +204,12 @@ static void weights(llmmem__lcpp_mem *m, const llmmem__gguf *g, const llmmem__lc
                            : t->layer == LLMMEM__GGUF_OUTPUT ? (int64_t)L
                                                              : t->layer;
         bool gpu = il >= 0 && layer_on_gpu(c, L, il < (int64_t)L ? il : (int64_t)L);
-        if (gpu && t->layer >= 0 && (uint32_t)t->layer < c->n_cpu_moe && is_expert(name))
+        /* the -ot patterns first, then --n-cpu-moe's (appended after them, common/arg.cpp) */
+        const int forced = c->gpu ? ot_match(ot, name) : -1;
+        if (forced >= 0) {
+            gpu = forced == 1;
+            m->overridden++;
+        } else if (gpu && t->layer >= 0 && (uint32_t)t->layer < c->n_cpu_moe && is_expert(name))
             gpu = false;
         if (gpu) {
             m->w_gpu = llmmem__add(o, m->w_gpu, gpu_bytes(t, o));
@@ -213,8 +358,13 @@ int llmmem__lcpp_memory(llmmem__lcpp_mem *m, const llmmem__gguf *g, const llmmem
     m->n_batch = c->n_batch < m->n_ctx ? c->n_batch : m->n_ctx;
     m->n_ubatch = c->n_ubatch && c->n_ubatch < m->n_batch ? c->n_ubatch : m->n_batch;
     llmmem__ovf o = {false};
-    weights(m, g, c, &o);
-    int rc = kv_cache(m, g, c, &o);
+    ot_list ot;
+    int rc = ot_parse(&ot, c->override_tensor);
+    if (rc)
+        return rc;
+    weights(m, g, c, &ot, &o);
+    ot_free(&ot);
+    rc = kv_cache(m, g, c, &o);
     if (rc)
         return rc;
     recurrent(m, g, c, &o);

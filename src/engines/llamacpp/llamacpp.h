@@ -9,6 +9,8 @@
 
 /* llama_context_params and the -ngl family of llama_model_params, resolved by the caller
  * (flash attention "auto" decided; 0 sizes replaced by llama.cpp's defaults). */
+#define LLMMEM__OT_ITEM 256 /* the longest PATTERN=BUFFER item of --override-tensor */
+
 typedef struct llmmem__lcpp_cfg {
     uint32_t n_ctx;       /* 0: the model's n_ctx_train (llama-context.cpp) */
     uint32_t n_batch, n_ubatch, n_seq_max;
@@ -19,6 +21,7 @@ typedef struct llmmem__lcpp_cfg {
     int32_t n_gpu_layers; /* -ngl: -1 all; layers counted as llama.cpp counts them (n_layer + 1
                              for the output layer) */
     uint32_t n_cpu_moe;   /* --n-cpu-moe: the experts of the first N layers stay on the CPU */
+    const char *override_tensor; /* --override-tensor: "PATTERN=BUFFER,..." (NULL or "": none) */
     bool gpu;             /* a GPU device exists (else every buffer is the CPU's) */
     bool attn_rot_off;    /* LLAMA_ATTN_ROT_DISABLE: no Hadamard rotation of quantized caches */
 } llmmem__lcpp_cfg;
@@ -36,6 +39,7 @@ typedef struct llmmem__lcpp_mem {
     uint64_t output;                       /* host output buffer (logits) */
     uint64_t compute_gpu, compute_cpu;     /* compute buffers of the GPU and the host */
     int32_t layers_gpu;                    /* repeating layers on the GPU */
+    uint32_t overridden;                   /* weights placed by an --override-tensor pattern */
     /* the compute buffers: 0 = replayed from the architecture's graph (lcpp_graph.c);
      * LLMMEM__LCPP_GRAPH_NONE: no graph for this architecture (0 bytes, the caller refuses) */
     int compute_inexact;

@@ -103,6 +103,7 @@ static int lcpp_cfg(llmmem__lcpp_cfg *k, const struct llmmem_model *m, const str
     k->type_v = cache_types[c->cache_type_v];
     k->n_gpu_layers = (int32_t)c->n_gpu_layers;
     k->n_cpu_moe = (uint32_t)c->n_cpu_moe;
+    k->override_tensor = c->override_tensor;
     k->gpu = true;
     return 0;
 }
@@ -127,7 +128,8 @@ static void lcpp_terms(struct llmmem_result *r, const llmmem__lcpp_mem *x)
     llmmem__result_term(r, "host_kv_cache", "the KV cache of the layers on the CPU", x->kv_cpu);
     llmmem__result_term(r, "host_output_buffer", "logits: n_vocab x n_parallel x 4 [llama-context.cpp "
                         "output_reserve]", x->output);
-    llmmem__result_term(r, "host_compute_buffer", "the ubatch's token embeddings (get_rows on the CPU)",
+    llmmem__result_term(r, "host_compute_buffer", "the ubatch's token embeddings (get_rows on the CPU); "
+                        "the graph inputs that also lie there are not counted",
                         x->compute_cpu);
 }
 
@@ -169,12 +171,35 @@ static int infer_llama_cpp(struct llmmem_result *r, const struct llmmem_model *m
                            "sequence), batch %u, ubatch %u, flash attention %s",
                         x.layers_gpu, m->gguf->hp.n_layer, x.output_gpu ? " and the output layer" : "",
                         x.n_ctx, x.n_ctx_seq, x.n_batch, x.n_ubatch, k.flash_attn ? "on" : "off");
-    if (x.layers_gpu < (int32_t)m->gguf->hp.n_layer || !x.output_gpu)
+    if (x.layers_gpu < (int32_t)m->gguf->hp.n_layer || !x.output_gpu) {
+        llmmem__result_set_i64(r, LLMMEM_R_APPROXIMATE, 1);
         llmmem__result_note(r, "approximate: with layers on the CPU the host compute buffer is taken as the "
                                "whole graph's, and llama.cpp's op offload (host weights copied to the GPU "
                                "for large batches) is not modelled");
-    llmmem__result_note(r, "llama.cpp: the CUDA context is the GPU table's (measured for PyTorch); the GPU "
-                           "side of the buffers follows ggml-cuda's code, checked on the CPU backend only");
+    }
+    /* ggml-backend.cpp (op offload) with ggml-cuda.cu ggml_backend_cuda_offload_op: an op
+     * whose weight lies in host memory runs on the GPU when its batch is 32 tokens or more
+     * (MUL_MAT_ID: ne[2]), its weight copied into the GPU's compute buffer */
+    if (k.n_cpu_moe > 0 && m->gguf->hp.n_expert > 0 && x.layers_gpu > 0 && x.n_ubatch >= 32) {
+        llmmem__result_set_i64(r, LLMMEM_R_APPROXIMATE, 1);
+        llmmem__result_note(r, "approximate: the experts kept in host memory (n_cpu_moe) are copied to the "
+                               "GPU for batches of 32 tokens or more (llama.cpp's op offload), which grows "
+                               "the GPU's compute buffer by up to a layer's expert tensors; not counted");
+    }
+    if (x.overridden > 0) {
+        /* a weight moved off its layer's device: the graph's split between the devices (and the
+         * op offload of host weights) is not replayed */
+        llmmem__result_set_i64(r, LLMMEM_R_APPROXIMATE, 1);
+        llmmem__result_note(r, "approximate: %u weights placed by override_tensor (llama.cpp -ot); the "
+                               "weights are exact, the compute buffers are those of the layers' devices "
+                               "(llama.cpp runs a host weight's op on the CPU, or copies the weight to the "
+                               "GPU for batches of 32 tokens or more)",
+                            x.overridden);
+    }
+    llmmem__result_note(r, "llama.cpp: the CUDA context is the GPU table's (measured for PyTorch), and "
+                           "ggml-cuda's own pool (cuBLAS and flash-attention scratch, outside the printed "
+                           "buffers) is not counted; the buffers follow ggml-cuda's code, checked against "
+                           "llama.cpp's CPU logs and public CUDA logs (test/data/anchors/llamacpp)");
     return llmmem__result_finish(r, c);
 }
 
@@ -183,7 +208,7 @@ static const int lcpp_reads[] = {LLMMEM_P_N_GPU_LAYERS, LLMMEM_P_CTX_SIZE,  LLMM
                                  LLMMEM_P_N_UBATCH,     LLMMEM_P_N_PARALLEL, LLMMEM_P_CACHE_TYPE_K,
                                  LLMMEM_P_CACHE_TYPE_V, LLMMEM_P_FLASH_ATTN, LLMMEM_P_KV_UNIFIED,
                                  LLMMEM_P_SWA_FULL,     LLMMEM_P_N_CPU_MOE,  LLMMEM_P_NO_KV_OFFLOAD,
-                                 0};
+                                 LLMMEM_P_OVERRIDE_TENSOR, 0};
 
 const llmmem__engine llmmem__runtime_llama_cpp = {
     .name = "llama_cpp",
