@@ -575,6 +575,99 @@ static void test_refused_start(void **state)
     llmmem_model_free(m);
 }
 
+/* A small Llama in NVFP4 as ModelOpt and llm-compressor write it (h 512, 2 layers,
+ * 4 heads of 128, f 1024, V 8192, untied). vLLM's modelopt.py
+ * ModelOptNvFp4LinearMethod.create_weights: weight uint8 [out, in/2] and
+ * weight_scale fp8 [out, in/16] per fused linear, the global scales left as
+ * fp32 scalars by process_weights_after_loading (two kept per linear, 512 B
+ * each once the caching allocator rounds them); Marlin on an H100 keeps the
+ * scales' count. Per layer: two norms 2 x 1024; qkv 1536 x 256 + 1536 x 32;
+ * o 512 x 256 + 512 x 32; gate_up 2048 x 256 + 2048 x 32; down 512 x 512 +
+ * 512 x 64; + 4 x 1024 of scalars = 1,480,704 B. The model: embedding and
+ * lm_head 8 MiB each (bf16, never quantized), the rotary cache 1024 x 128 x 2,
+ * the final norm: 20,001,792 B. The KV cache follows the checkpoint's
+ * kv_cache_quant_algo from 0.14 (resolve_kv_cache_dtype_string): 2 x 4 x 128
+ * x 1 B a token and layer, against 2 B before. */
+static const char nvfp4_llama[] =
+    "{\"model_type\": \"llama\", \"hidden_size\": 512, \"intermediate_size\": 1024, "
+    "\"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"num_key_value_heads\": 4, "
+    "\"head_dim\": 128, \"vocab_size\": 8192, \"max_position_embeddings\": 1024, "
+    "\"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\", \"quantization_config\": "
+    "{\"quant_method\": \"%s\", %s}}";
+
+static void test_nvfp4_weights(void **state)
+{
+    (void)state;
+    char json[2048];
+    snprintf(json, sizeof json, nvfp4_llama, "modelopt",
+             "\"quant_algo\": \"NVFP4\", \"kv_cache_quant_algo\": \"FP8\", \"config_groups\": "
+             "{\"group_0\": {\"weights\": {\"num_bits\": 4, \"type\": \"float\", \"group_size\": 16}, "
+             "\"targets\": [\"Linear\"]}}, \"ignore\": [\"lm_head\"]");
+    llmmem_model *m = NULL;
+    if (llmmem_model_from_hf_json(&m, json, strlen(json)))
+        fail_msg("%s", llmmem_last_error());
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    set(c, "vllm_version", "0.13.0");
+    set(c, "gpu", "H100-80GB");
+    estimate(r, m, c);
+    assert_int_equal(get_u64(r, LLMMEM_R_WEIGHTS_BYTES), 20001792);
+    assert_int_equal(get_u64(r, LLMMEM_R_KV_BYTES_PER_TOKEN), 2 * 2 * 4 * 128 * 2);
+    set(c, "vllm_version", "0.14.1");
+    estimate(r, m, c);
+    assert_int_equal(get_u64(r, LLMMEM_R_KV_BYTES_PER_TOKEN), 2 * 2 * 4 * 128 * 1);
+    /* --quantization as vLLM spells it: modelopt_fp4 is this checkpoint's
+     * method; fp8, modelopt (FP8 only) and compressed-tensors are refused */
+    set(c, "quantization", "modelopt_fp4");
+    estimate(r, m, c);
+    const char *refused[] = {"fp8", "modelopt", "compressed-tensors"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        set(c, "quantization", refused[i]);
+        assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_INCONSISTENT);
+    }
+    /* where vLLM has no NVFP4 kernel: below sm_80 (Marlin's floor, a T4), and
+     * below sm_100 in 0.8.5 (ModelOptNvFp4Config.get_min_capability 100) */
+    set(c, "quantization", "modelopt_fp4");
+    set(c, "gpu", "T4");
+    assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_UNSUPPORTED);
+    assert_non_null(strstr(llmmem_last_error(), "compute capability 8.0"));
+    set(c, "gpu", "H100-80GB");
+    set(c, "vllm_version", "0.8.5");
+    assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_UNSUPPORTED);
+    assert_non_null(strstr(llmmem_last_error(), "compute capability 10.0"));
+    set(c, "gpu", "B200");
+    estimate(r, m, c);
+    set(c, "gpu", "H100-80GB");
+    llmmem_model_free(m);
+    /* the same storage from llm-compressor's nvfp4-pack-quantized; its
+     * kv_cache_scheme makes the KV cache fp8 from 0.15 (attention/layer.py) */
+    snprintf(json, sizeof json, nvfp4_llama, "compressed-tensors",
+             "\"format\": \"nvfp4-pack-quantized\", \"kv_cache_scheme\": {\"num_bits\": 8, \"type\": "
+             "\"float\", \"dynamic\": false}, \"config_groups\": {\"group_0\": {\"targets\": [\"Linear\"], "
+             "\"weights\": {\"num_bits\": 4, \"type\": \"float\", \"strategy\": \"tensor_group\", "
+             "\"group_size\": 16}}}");
+    if (llmmem_model_from_hf_json(&m, json, strlen(json)))
+        fail_msg("%s", llmmem_last_error());
+    set(c, "quantization", "compressed-tensors");
+    set(c, "vllm_version", "0.14.1");
+    estimate(r, m, c);
+    assert_int_equal(get_u64(r, LLMMEM_R_WEIGHTS_BYTES), 20001792);
+    assert_int_equal(get_u64(r, LLMMEM_R_KV_BYTES_PER_TOKEN), 2 * 2 * 4 * 128 * 2);
+    set(c, "vllm_version", "0.15.1");
+    estimate(r, m, c);
+    assert_int_equal(get_u64(r, LLMMEM_R_KV_BYTES_PER_TOKEN), 2 * 2 * 4 * 128 * 1);
+    set(c, "quantization", "modelopt_fp4");
+    assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_INCONSISTENT);
+    /* 0.8.5 has no compressed-tensors NVFP4 scheme */
+    set(c, "quantization", "compressed-tensors");
+    set(c, "vllm_version", "0.8.5");
+    assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_UNSUPPORTED);
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -584,6 +677,7 @@ int main(void)
         cmocka_unit_test(test_sliding_groups),      cmocka_unit_test(test_allocator_rounding),
         cmocka_unit_test(test_sampler_paths),       cmocka_unit_test(test_version_rules),
         cmocka_unit_test(test_tokens_by_version),   cmocka_unit_test(test_refused_start),
+        cmocka_unit_test(test_nvfp4_weights),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

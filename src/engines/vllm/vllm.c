@@ -124,6 +124,7 @@ typedef struct vargs {
     uint64_t bits, group; /* GPTQ/AWQ packing */
     bool mamba_layers;
     bool ssm_from_config; /* the state dtype is the config's mamba_ssm_dtype */
+    bool kv_from_checkpoint; /* the KV dtype is the checkpoint's KV scheme */
 } vargs;
 
 static bool has_mixer(const struct llmmem_model *m, int mx)
@@ -236,10 +237,58 @@ static int storage(vargs *v, const struct llmmem_model *m, const struct llmmem_c
             return llmmem__error(LLMMEM_E_INCONSISTENT,
                                  "vllm: --quantization mxfp4 needs an MXFP4 checkpoint");
         break;
+    /* ModelOpt: ModelOptNvFp4Config.override_quantization_method names a
+     * modelopt NVFP4 checkpoint "modelopt_fp4", ModelOptFp8Config a FP8 one
+     * "modelopt"; ModelConfig._verify_quantization refuses any other spelling */
+    case LLMMEM__VQ_MODELOPT:
+        if (strncmp(m->quant_name, "modelopt", 8) != 0 || fmt != LLMMEM__Q_FP8)
+            return llmmem__error(LLMMEM_E_INCONSISTENT,
+                                 "vllm: --quantization modelopt needs a ModelOpt FP8 checkpoint (an "
+                                 "NVFP4 one is modelopt_fp4)");
+        break;
+    case LLMMEM__VQ_MODELOPT_FP4:
+        if (strncmp(m->quant_name, "modelopt", 8) != 0 || fmt != LLMMEM__Q_NVFP4)
+            return llmmem__error(LLMMEM_E_INCONSISTENT,
+                                 "vllm: --quantization modelopt_fp4 needs a ModelOpt NVFP4 checkpoint");
+        break;
+    case LLMMEM__VQ_COMPRESSED_TENSORS:
+        if (strcmp(m->quant_name, "compressed-tensors") != 0)
+            return llmmem__error(LLMMEM_E_INCONSISTENT,
+                                 "vllm: --quantization compressed-tensors needs a compressed-tensors "
+                                 "checkpoint (quantization_config.quant_method is \"%s\")",
+                                 m->quant_name[0] ? m->quant_name : "absent");
+        break;
     default: break;
     }
+    /* a compressed-tensors or ModelOpt checkpoint names its own method: another
+     * --quantization is a mismatch vLLM refuses (ModelConfig._verify_quantization) */
+    if (c->quantization != LLMMEM__VQ_AUTO && c->quantization != LLMMEM__VQ_COMPRESSED_TENSORS &&
+        c->quantization != LLMMEM__VQ_MODELOPT && c->quantization != LLMMEM__VQ_MODELOPT_FP4 &&
+        (strcmp(m->quant_name, "compressed-tensors") == 0 || strncmp(m->quant_name, "modelopt", 8) == 0))
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "vllm: --quantization %s on a %s checkpoint: vLLM refuses the mismatch",
+                             llmmem_param_enum_name(LLMMEM_P_QUANTIZATION, c->quantization), m->quant_name);
     v->fmt = fmt;
     const int cc = v->gpu->cc;
+    /* NVFP4: 0.8.5's ModelOptNvFp4Config.get_min_capability is 100 (the CUTLASS
+     * FP4 GEMM) and its compressed-tensors has no NVFP4 scheme; 0.9.2 adds the
+     * Marlin path (prepare_fp4_layer_for_marlin, get_min_capability 80) and
+     * CompressedTensorsW4A4Fp4 / W4A16Fp4. 0.9.0 - 0.9.1 were not read: the
+     * estimate refuses them rather than guess. */
+    if (fmt == LLMMEM__Q_NVFP4 && cc != 0) {
+        const bool marlin = LLMMEM__VLLM_HAS(v->vb, NVFP4_MARLIN);
+        const char *vs = c->vllm_version[0] ? c->vllm_version : "(the newest read)";
+        if (!marlin && strcmp(m->quant_name, "compressed-tensors") == 0)
+            return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                                 "vllm: vllm_version %s has no compressed-tensors NVFP4 scheme (0.9.2 "
+                                 "adds it)",
+                                 vs);
+        if (cc < (marlin ? 80 : 100))
+            return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                                 "vllm: NVFP4 weights need compute capability %d.0 in vLLM %s "
+                                 "(ModelOptNvFp4Config.get_min_capability); %s is %d.%d",
+                                 marlin ? 8 : 10, vs, v->gpu->name, cc / 10, cc % 10);
+    }
     v->marlin = (fmt == LLMMEM__Q_GPTQ || fmt == LLMMEM__Q_AWQ) && c->quantization != LLMMEM__VQ_GPTQ &&
                 c->quantization != LLMMEM__VQ_AWQ && cc >= 80;
     /* get_mxfp4_backend: FlashInfer on sm_100; triton_kernels on sm_90 (an optional
@@ -314,6 +363,17 @@ static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem
     if ((rc = storage(v, m, c)) != 0)
         return rc;
     v->kvb = (uint64_t)llmmem__dtype_bytes((int)c->kv_cache_dtype);
+    /* "auto" follows the checkpoint's KV scheme: a ModelOpt kv_cache_quant_algo
+     * from 0.14 (arg_utils.py resolve_kv_cache_dtype_string), a compressed-tensors
+     * kv_cache_scheme from 0.15 (attention/layer.py: "llm-compressor models need
+     * to set cache_dtype to fp8") */
+    if (!v->kvb && m->kv_cache_quant != LLMMEM__DT_AUTO) {
+        const bool ct = strcmp(m->quant_name, "compressed-tensors") == 0;
+        if (ct ? LLMMEM__VLLM_HAS(v->vb, KV_DTYPE_CT_SCHEME) : LLMMEM__VLLM_HAS(v->vb, KV_DTYPE_MODELOPT)) {
+            v->kvb = (uint64_t)llmmem__dtype_bytes(m->kv_cache_quant);
+            v->kv_from_checkpoint = true;
+        }
+    }
     if (!v->kvb)
         v->kvb = v->e;
     /* the SSM / recurrent state: --mamba-ssm-cache-dtype, else the config's
@@ -782,6 +842,10 @@ static void notes(struct llmmem_result *r, const vargs *v, const struct llmmem_c
                                "block %llu tokens",
                             (unsigned long long)st->kv.groups, (unsigned long long)st->kv.group_size,
                             (unsigned long long)st->kv.block);
+    if (v->kv_from_checkpoint)
+        llmmem__result_note(r, "vllm: KV cache in %llu-byte elements, the checkpoint's KV cache scheme "
+                               "(--kv-cache-dtype \"auto\" follows it)",
+                            (unsigned long long)v->kvb);
     if (v->ssm_from_config)
         llmmem__result_note(r, "vllm: recurrent state in %llu-byte elements (the config's mamba_ssm_dtype; "
                                "--mamba-ssm-cache-dtype overrides)",

@@ -23,6 +23,7 @@
     X(A100_SMALL_TIER, 0, 9, 0)    /* A100s take the small batch defaults (arg_utils.py) */                 \
     X(HYBRID_KV_MANAGER, 0, 9, 0)  /* the hybrid KV cache manager, unless disabled */                      \
     X(VISION_MODEL_DTYPE, 0, 9, 0) /* the profile's pixel values in the model dtype (fp32 before) */       \
+    X(NVFP4_MARLIN, 0, 9, 2)       /* NVFP4 below sm_100 through Marlin (sm_80+); compressed-tensors NVFP4 */ \
     X(MXFP4_TRITON, 0, 10, 2)      /* sm_90 MXFP4 experts through triton_kernels */                        \
     X(FULL_GRAPHS_MAMBA, 0, 10, 2) /* FULL decode graphs beside the piecewise ones for Mamba hybrids */    \
     X(FULL_GRAPHS, 0, 11, 0)       /* ... for every model (cudagraph_mode FULL_AND_PIECEWISE) */           \
@@ -32,8 +33,10 @@
     X(GDN_PROFILE, 0, 12, 0)       /* the gated delta rule's profile buffers as laid out from 0.12 */       \
     X(VISION_ROPE_CACHE, 0, 13, 0) /* vision cos/sin from get_rope's cache in the model dtype */           \
     X(DP_SYNC_GLOO, 0, 14, 0)      /* async scheduling: the DP sync over gloo (without PP in 0.14) */      \
+    X(KV_DTYPE_MODELOPT, 0, 14, 0) /* KV "auto" = a ModelOpt checkpoint's kv_cache_quant_algo */           \
     X(DP_SYNC_GLOO_PP, 0, 15, 0)   /* ... with PP too */                                                  \
     X(MAMBA_ALIGN, 0, 15, 0)       /* prefix caching's 'align' mode: two blocks per Mamba request */       \
+    X(KV_DTYPE_CT_SCHEME, 0, 15, 0) /* a compressed-tensors kv_cache_scheme makes the KV cache fp8 */       \
     X(TRITON_TOPK, 0, 17, 0)       /* the Triton top-k/top-p kernel for 8 or more rows */                  \
     X(KV_GROUP_LARGEST, 0, 18, 0)  /* hybrid groups sized by the largest kind when close */                \
     X(UTIL_092, 0, 20, 0)          /* gpu_memory_utilization 0.92 by default (0.9 before) */              \

@@ -197,7 +197,36 @@ static void linear_parts(parts *p, llmmem__ovf *o, const llmmem__vllm_rank *r, u
         part(p, llmmem__ceil_div(el, 64));
         part(p, llmmem__mul(o, 4, llmmem__ceil_div(llmmem__ceil_div(el, 64), 256)));
         return;
-    case LLMMEM__Q_INT4:
+    case LLMMEM__Q_NVFP4: {
+        /* modelopt.py ModelOptNvFp4LinearMethod / compressed_tensors_w4a4_nvfp4.py:
+         * weight uint8 [out, in/2], weight_scale fp8 [out, in/16]; the fp32
+         * global scales become scalars in process_weights_after_loading (two
+         * kept per layer here: weight_scale_2 and the input scale or alpha).
+         * Native FP4 GEMMs (sm_100, sm_120: cutlass_fp4_supported) swizzle the
+         * block scales, padding rows to 128 and scale columns to 4
+         * (utils/quant_utils.py swizzle_blockscale); Marlin (other GPUs,
+         * prepare_fp4_layer_for_marlin) keeps their count. */
+        uint64_t srows = rows, scols = llmmem__ceil_div(cols, 16);
+        if (r->cc >= 100 && r->cc < 130) {
+            srows = llmmem__round_up(o, srows, 128);
+            scols = llmmem__round_up(o, scols, 4);
+        }
+        part(p, llmmem__ceil_div(el, 2));
+        part(p, llmmem__mul(o, srows, scols));
+        part(p, 4);
+        part(p, 4);
+        return;
+    }
+    case LLMMEM__Q_INT4: {
+        /* compressed_tensors_wNa16.py CompressedTensorsWNA16 (symmetric): weight_packed
+         * int32 [out, in*bits/32], weight_scale [out, groups] in the model dtype,
+         * weight_shape int64 [2]; the Marlin kernel repacks to the same size */
+        const uint64_t g = groups_of(cols, r->group);
+        part(p, llmmem__bits_to_bytes(o, el, r->bits));
+        part(p, llmmem__mul3(o, r->e, g, rows));
+        part(p, 16);
+        return;
+    }
     case LLMMEM__Q_GPTQ: {
         /* gptq.py: qweight int32 [in*bits/32, out], qzeros [groups, out*bits/32],
          * scales [groups, out], g_idx int32 [in]. gptq_marlin.py repacks qweight
