@@ -668,6 +668,58 @@ static void test_nvfp4_weights(void **state)
     llmmem_model_free(m);
 }
 
+/* vLLM 0.8 - 0.10 falls back to the V0 engine where its V1 oracle says so
+ * (arg_utils.py _is_v1_supported_oracle, read in 0.8.5.post1, 0.9.2, 0.10.1.1,
+ * 0.10.2): V0 is not modelled, so the estimate refuses with vLLM's reason
+ * instead of giving V1's figures; where V1 runs, it answers. */
+static void test_v0_fallback(void **state)
+{
+    (void)state;
+    struct llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "qwen3-0.6b"), 0);
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    static const struct {
+        const char *ver, *gpu, *kv, *dtype, *why; /* why NULL: V1 runs */
+    } cases[] = {
+        {"0.8.5", "V100-32GB", "auto", "auto", "Compute Capability < 8.0"},
+        {"0.10.1", "T4", "auto", "auto", "Compute Capability < 8.0"},
+        {"0.10.2", "T4", "auto", "auto", NULL},
+        {"0.9.2", "A100-80GB", "fp8", "auto", "--kv-cache-dtype"},
+        {"0.9.2", "H100-80GB", "fp8", "auto", NULL},
+        {"0.9.2", "B200", "fp8", "auto", "--kv-cache-dtype"},
+        {"0.10.1", "B200", "fp8", "auto", NULL},
+        {"0.10.2", "A100-80GB", "fp8", "auto", "--kv-cache-dtype"},
+        {"0.11.0", "A100-80GB", "fp8", "auto", NULL},
+        {"0.9.2", "A100-80GB", "auto", "fp32", "--dtype float32"},
+        {"0.10.1", "A100-80GB", "auto", "fp32", NULL},
+        {"0.11.0", "V100-32GB", "auto", "auto", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        set(c, "vllm_version", cases[i].ver);
+        set(c, "gpu", cases[i].gpu);
+        set(c, "kv_cache_dtype", cases[i].kv);
+        set(c, "compute_dtype", cases[i].dtype);
+        set(c, "param_dtype", cases[i].dtype);
+        const int rc = llmmem_estimate_inference(r, m, c);
+        if (!cases[i].why) {
+            if (rc)
+                fail_msg("case %zu: %s", i, llmmem_last_error());
+            continue;
+        }
+        assert_int_equal(rc, LLMMEM_E_UNSUPPORTED);
+        char want[96];
+        snprintf(want, sizeof want, "\"%s is not supported by the V1 Engine. Falling back to V0\"",
+                 cases[i].why);
+        if (!strstr(llmmem_last_error(), want))
+            fail_msg("case %zu: %s", i, llmmem_last_error());
+    }
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -677,7 +729,7 @@ int main(void)
         cmocka_unit_test(test_sliding_groups),      cmocka_unit_test(test_allocator_rounding),
         cmocka_unit_test(test_sampler_paths),       cmocka_unit_test(test_version_rules),
         cmocka_unit_test(test_tokens_by_version),   cmocka_unit_test(test_refused_start),
-        cmocka_unit_test(test_nvfp4_weights),
+        cmocka_unit_test(test_nvfp4_weights),       cmocka_unit_test(test_v0_fallback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -311,6 +311,43 @@ static int storage(vargs *v, const struct llmmem_model *m, const struct llmmem_c
     return 0;
 }
 
+/* Where vLLM 0.8 - 0.10 falls back to the V0 engine
+ * (engine/arg_utils.py EngineArgs._is_v1_supported_oracle, read in 0.8.5.post1,
+ * 0.9.2, 0.10.1.1 and 0.10.2): compute capability < 8.0 (up to 0.10.1), an
+ * explicit fp8 KV cache the V1 attention backend cannot hold (FlashAttention 3
+ * on sm_90 only; sm_100 from 0.10.1; MLA's backends from 0.10.2; ROCm from
+ * 0.9), --dtype float32 (up to 0.9). V0 profiles and sizes differently
+ * (worker/worker.py determine_num_available_blocks, its CUDA graphs captured
+ * after the KV cache, the CPU swap space): not modelled, so refused with the
+ * reason rather than answered with V1's figures. */
+static int v0_fallback(const vargs *v, const struct llmmem_model *m, const struct llmmem_config *c)
+{
+    if (LLMMEM__VLLM_HAS(v->vb, V1_ONLY))
+        return 0;
+    const char *vs = c->vllm_version[0] ? c->vllm_version : "?";
+    const int cc = v->gpu->cc;
+    const char *why = NULL, *detail = "";
+    if (cc != 0 && cc < 80 && !LLMMEM__VLLM_HAS(v->vb, V1_PRE_AMPERE))
+        why = "Compute Capability < 8.0";
+    else if (c->kv_cache_dtype == LLMMEM__DT_FP8) {
+        bool ok = cc / 10 == 9 || (cc == 0 && LLMMEM__VLLM_HAS(v->vb, V1_FP8_KV_ROCM)) ||
+                  (cc == 100 && LLMMEM__VLLM_HAS(v->vb, V1_FP8_KV_SM100)) ||
+                  (m->kv_lora_rank > 0 && LLMMEM__VLLM_HAS(v->vb, V1_FP8_KV_MLA));
+        if (!ok) {
+            why = "--kv-cache-dtype";
+            detail = " (fp8 needs FlashAttention 3 on sm_90 here)";
+        }
+    } else if (c->compute_dtype == LLMMEM__DT_FP32 && !LLMMEM__VLLM_HAS(v->vb, V1_FP32))
+        why = "--dtype float32";
+    if (!why)
+        return 0;
+    return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                         "vllm: vLLM %s on %s: \"%s is not supported by the V1 Engine. Falling back "
+                         "to V0\"%s (arg_utils.py _is_v1_supported_oracle); the V0 engine's startup "
+                         "(its profile run, CUDA graphs after the KV cache, swap space) is not modelled",
+                         vs, v->gpu->name, why, detail);
+}
+
 static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem_config *c,
                      const llmmem__infer_base *b)
 {
@@ -376,6 +413,8 @@ static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem
     }
     if (!v->kvb)
         v->kvb = v->e;
+    if ((rc = v0_fallback(v, m, c)) != 0)
+        return rc;
     /* the SSM / recurrent state: --mamba-ssm-cache-dtype, else the config's
      * mamba_ssm_dtype (model_executor/models/config.py
      * Qwen3_5ForConditionalGenerationConfig sets mamba_ssm_cache_dtype from it

@@ -24,6 +24,12 @@
     X(HYBRID_KV_MANAGER, 0, 9, 0)  /* the hybrid KV cache manager, unless disabled */                      \
     X(VISION_MODEL_DTYPE, 0, 9, 0) /* the profile's pixel values in the model dtype (fp32 before) */       \
     X(NVFP4_MARLIN, 0, 9, 2)       /* NVFP4 below sm_100 through Marlin (sm_80+); compressed-tensors NVFP4 */ \
+    X(V1_FP8_KV_ROCM, 0, 9, 2)     /* an fp8 KV cache on ROCm stays on V1 */                                \
+    X(V1_FP32, 0, 10, 1)           /* no V0 fallback for --dtype float32 (0.9.2's oracle has it) */         \
+    X(V1_FP8_KV_SM100, 0, 10, 1)   /* an fp8 KV cache on sm_100 stays on V1 (is_kv_cache_dtype_supported) */ \
+    X(V1_PRE_AMPERE, 0, 10, 2)     /* no V0 fallback for compute capability < 8.0 */                       \
+    X(V1_FP8_KV_MLA, 0, 10, 2)     /* an fp8 KV cache with MLA stays on V1 (FlashMLA, CUTLASS MLA) */      \
+    X(V1_ONLY, 0, 11, 0)           /* the V0 engine removed: no fallback at all */                          \
     X(MXFP4_TRITON, 0, 10, 2)      /* sm_90 MXFP4 experts through triton_kernels */                        \
     X(FULL_GRAPHS_MAMBA, 0, 10, 2) /* FULL decode graphs beside the piecewise ones for Mamba hybrids */    \
     X(FULL_GRAPHS, 0, 11, 0)       /* ... for every model (cudagraph_mode FULL_AND_PIECEWISE) */           \
