@@ -720,6 +720,64 @@ static void test_v0_fallback(void **state)
     llmmem_model_free(m);
 }
 
+/* --cpu-offload-gb and --swap-space (issue 28). The small bf16 Llama of the
+ * NVFP4 test: per layer qkv_proj 1536 x 512 x 2 = 1,572,864 B, o_proj 524,288,
+ * gate_up_proj 2,097,152, down_proj 1,048,576, two norms of 1024. With
+ * --cpu-offload-gb 2/1024 (int(gb * 1024**3) = 2 MiB) maybe_offload_to_cpu
+ * moves layer 0's parameters in order while the bytes moved are below the
+ * limit: qkv (1.5 MiB) then o (2 MiB reached), 2,097,152 B off the GPU. The
+ * pinned host allocator rounds each to a power of two (CachingHostAllocator
+ * PowerOf2Ceil): 2,097,152 + 524,288 = 2,621,440 B. A limit of one byte
+ * moves the first parameter only. V1 allocates no swap space (host bytes 0);
+ * 0.18 removed the argument. */
+static void test_cpu_offload_swap(void **state)
+{
+    (void)state;
+    char json[2048];
+    snprintf(json, sizeof json, nvfp4_llama, "none", "\"bits\": 16");
+    char *q = strstr(json, ", \"quantization_config\"");
+    assert_non_null(q);
+    strcpy(q, "}");
+    llmmem_model *m = NULL;
+    if (llmmem_model_from_hf_json(&m, json, strlen(json)))
+        fail_msg("%s", llmmem_last_error());
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    set(c, "vllm_version", "0.14.1");
+    set(c, "gpu", "H100-80GB");
+    estimate(r, m, c);
+    const uint64_t w0 = get_u64(r, LLMMEM_R_WEIGHTS_BYTES), kv0 = get_u64(r, LLMMEM_R_KV_CACHE_BYTES);
+    assert_int_equal(get_u64(r, LLMMEM_R_HOST_BYTES), 0);
+    set(c, "cpu_offload_gb", "0.001953125");
+    estimate(r, m, c);
+    assert_int_equal(w0 - get_u64(r, LLMMEM_R_WEIGHTS_BYTES), 2097152);
+    assert_int_equal(get_u64(r, LLMMEM_R_HOST_BYTES), 2621440);
+    assert_true(get_u64(r, LLMMEM_R_KV_CACHE_BYTES) > kv0);
+    set(c, "cpu_offload_gb", "0.000000001"); /* int(gb * 2**30) = 1 byte */
+    estimate(r, m, c);
+    assert_int_equal(w0 - get_u64(r, LLMMEM_R_WEIGHTS_BYTES), 1572864);
+    assert_int_equal(get_u64(r, LLMMEM_R_HOST_BYTES), 2097152);
+    /* the same in 0.17's UVAOffloader, two ranks on the node: each its own half */
+    set(c, "vllm_version", "0.17.1");
+    set(c, "tensor_parallel_size", "2");
+    estimate(r, m, c);
+    assert_int_equal(get_u64(r, LLMMEM_R_HOST_BYTES), 2 * 1048576);
+    set(c, "tensor_parallel_size", "1");
+    set(c, "cpu_offload_gb", "0");
+    /* --swap-space: accepted up to 0.17, no host bytes on V1; gone in 0.18 */
+    set(c, "swap_space", "16");
+    estimate(r, m, c);
+    assert_int_equal(get_u64(r, LLMMEM_R_HOST_BYTES), 0);
+    assert_int_equal(get_u64(r, LLMMEM_R_WEIGHTS_BYTES), w0);
+    set(c, "vllm_version", "0.18.0");
+    assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_UNSUPPORTED);
+    assert_non_null(strstr(llmmem_last_error(), "0.18.0"));
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -730,6 +788,7 @@ int main(void)
         cmocka_unit_test(test_sampler_paths),       cmocka_unit_test(test_version_rules),
         cmocka_unit_test(test_tokens_by_version),   cmocka_unit_test(test_refused_start),
         cmocka_unit_test(test_nvfp4_weights),       cmocka_unit_test(test_v0_fallback),
+        cmocka_unit_test(test_cpu_offload_swap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -125,6 +125,7 @@ typedef struct vargs {
     bool mamba_layers;
     bool ssm_from_config; /* the state dtype is the config's mamba_ssm_dtype */
     bool kv_from_checkpoint; /* the KV dtype is the checkpoint's KV scheme */
+    uint64_t offload_max;    /* --cpu-offload-gb: int(gb * 1024**3) */
 } vargs;
 
 static bool has_mixer(const struct llmmem_model *m, int mx)
@@ -348,6 +349,13 @@ static int v0_fallback(const vargs *v, const struct llmmem_model *m, const struc
                          vs, v->gpu->name, why, detail);
 }
 
+/* Weights the kernel rewrites after loading (Marlin repacks of GPTQ/AWQ/NVFP4,
+ * MXFP4's backends): replace_parameter makes new GPU tensors of them. */
+static bool quant_repacks(const vargs *v)
+{
+    return v->marlin || v->fmt == LLMMEM__Q_NVFP4 || v->fmt == LLMMEM__Q_MXFP4;
+}
+
 static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem_config *c,
                      const llmmem__infer_base *b)
 {
@@ -415,6 +423,19 @@ static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem
         v->kvb = v->e;
     if ((rc = v0_fallback(v, m, c)) != 0)
         return rc;
+    /* --swap-space: V1 allocates no CPU swap (v1/engine/core.py
+     * _initialize_kv_caches: num_cpu_blocks = 0); the argument left EngineArgs
+     * in 0.18.0 (vLLM PR #36216), so `vllm serve --swap-space` is an unknown
+     * argument there */
+    if (c->swap_space >= 0.0 && LLMMEM__VLLM_HAS(v->vb, NO_SWAP_SPACE))
+        return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                             "vllm: swap_space %g: vLLM %s has no --swap-space (removed from "
+                             "EngineArgs in 0.18.0; the V1 engine never allocated it)",
+                             c->swap_space, c->vllm_version[0] ? c->vllm_version : "(the newest read)");
+    /* --cpu-offload-gb: CacheConfig (OffloadConfig.uva from 0.17) cpu_offload_gb,
+     * the limit int(cpu_offload_gb * 1024**3) (gpu_model_runner.py
+     * set_cpu_offload_max_bytes; create_offloader from 0.17) */
+    v->offload_max = (uint64_t)(c->cpu_offload_gb * (double)GiB);
     /* the SSM / recurrent state: --mamba-ssm-cache-dtype, else the config's
      * mamba_ssm_dtype (model_executor/models/config.py
      * Qwen3_5ForConditionalGenerationConfig sets mamba_ssm_cache_dtype from it
@@ -606,6 +627,7 @@ static void rank_of(llmmem__vllm_rank *r, const vargs *v, uint64_t s, uint64_t L
     r->e = v->e;
     r->bits = v->bits;
     r->group = v->group;
+    r->offload_max = v->offload_max;
 }
 
 static void kv_in_of(llmmem__vllm_kv_in *k, const vargs *v, const llmmem__vllm_rank *r,
@@ -908,13 +930,15 @@ static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, con
     /* each stage sizes its own pool; the engine keeps the smallest
      * (get_kv_cache_configs / unify_kv_cache_configs) */
     vstage st, best;
-    uint64_t cg = 0, graphs = 0;
+    uint64_t cg = 0, graphs = 0, host = 0, offloaded = 0;
     memset(&best, 0, sizeof best);
     for (uint64_t s = 0; s < v.pp; s++) {
         if ((rc = run_stage(&st, &o, &v, m, c, b, s, &cg, &graphs)) != 0)
             return rc;
         if (s == 0 || st.blocks < best.blocks)
             best = st;
+        host = llmmem__max(host, st.w.host);
+        offloaded = llmmem__max(offloaded, st.w.offloaded);
     }
     if (o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "vllm budget overflows 64-bit byte counts");
@@ -963,7 +987,34 @@ static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, con
     llmmem__result_set_u64(r, LLMMEM_R_CUDA_GRAPH_BYTES, cg);
     llmmem__result_set_i64(r, LLMMEM_R_KV_BLOCK_TOKENS, (int64_t)best.kv.block);
     llmmem__result_set_u64(r, LLMMEM_R_REQUESTED_BYTES, v.requested);
+    /* host RAM per node: each rank's pinned offload (the largest stage's) x
+     * the ranks on a node, min(tp x pp x dp, gpus_per_node) */
+    const uint64_t ranks = v.tp * v.pp * v.dp;
+    const uint64_t per_node = llmmem__min(ranks, u(c->gpus_per_node > 0 ? c->gpus_per_node : 1));
+    llmmem__result_set_u64(r, LLMMEM_R_HOST_BYTES, llmmem__mul(&o, host, per_node));
     terms(r, &v, &best, cg, kv_bytes);
+    if (v.offload_max) {
+        llmmem__result_term(r, "cpu_offload",
+                            "decoder-layer parameters moved in order to pinned host memory until "
+                            "--cpu-offload-gb is reached, each in a power-of-two pinned block, per rank "
+                            "[models/utils.py maybe_offload_to_cpu; offloader/uva.py; "
+                            "ATen CachingHostAllocator]",
+                            host);
+        llmmem__result_note(r, "vllm: --cpu-offload-gb %g: %.2f GiB of parameters per rank in pinned host "
+                               "memory (%.2f GiB as the pinned allocator holds them), read over PCIe/NVLink-C2C "
+                               "through UVA; host_bytes = that x %llu ranks per node",
+                            c->cpu_offload_gb, (double)offloaded / (double)GiB, (double)host / (double)GiB,
+                            (unsigned long long)per_node);
+        if (quant_repacks(&v))
+            llmmem__result_note(r, "vllm: --cpu-offload-gb with %s weights: the kernel repacks them after "
+                                   "loading (process_weights_after_loading), which may bring offloaded "
+                                   "tensors back to the GPU; offloaded bytes counted as created (approximate)",
+                                llmmem_param_enum_name(LLMMEM_P_WEIGHTS_FORMAT, v.fmt));
+    }
+    if (c->swap_space >= 0.0)
+        llmmem__result_note(r, "vllm: --swap-space %g GiB: the V1 engine allocates no CPU swap "
+                               "(v1/engine/core.py: num_cpu_blocks = 0); no host bytes",
+                            c->swap_space);
     inputs(r, &v, &best);
     notes(r, &v, c, &best, graphs, custom_ar);
     if (best.prof.enc_items && m->vision.kind == LLMMEM__V_QWEN3VL && c->max_pixels <= 0)
@@ -1022,6 +1073,8 @@ static const int vllm_reads[] = {LLMMEM_P_GPU_MEMORY_UTILIZATION,
                                  LLMMEM_P_CUDAGRAPH_MEMORY_ESTIMATE,
                                  LLMMEM_P_VLLM_IMAGE,
                                  LLMMEM_P_ENCODER_CACHE,
+                                 LLMMEM_P_CPU_OFFLOAD_GB,
+                                 LLMMEM_P_SWAP_SPACE,
                                  0};
 
 const llmmem__engine llmmem__runtime_vllm = {

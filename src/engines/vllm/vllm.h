@@ -44,6 +44,7 @@
     X(MAMBA_ALIGN, 0, 15, 0)       /* prefix caching's 'align' mode: two blocks per Mamba request */       \
     X(KV_DTYPE_CT_SCHEME, 0, 15, 0) /* a compressed-tensors kv_cache_scheme makes the KV cache fp8 */       \
     X(TRITON_TOPK, 0, 17, 0)       /* the Triton top-k/top-p kernel for 8 or more rows */                  \
+    X(NO_SWAP_SPACE, 0, 18, 0)     /* --swap-space gone from EngineArgs (vLLM PR #36216) */               \
     X(KV_GROUP_LARGEST, 0, 18, 0)  /* hybrid groups sized by the largest kind when close */                \
     X(UTIL_092, 0, 20, 0)          /* gpu_memory_utilization 0.92 by default (0.9 before) */              \
     X(CG_ESTIMATE, 0, 20, 0)       /* VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on by default */            \
@@ -94,6 +95,7 @@ typedef struct llmmem__vllm_rank {
     int mxfp4;        /* enum llmmem__vllm_mxfp4 */
     uint64_t e;       /* bytes of the unquantized tensors and the activations */
     uint64_t bits, group;
+    uint64_t offload_max; /* --cpu-offload-gb in bytes: int(gb * 1024**3) */
 } llmmem__vllm_rank;
 
 /* "Model loading took": torch-allocated bytes after load_model, by part. */
@@ -104,6 +106,8 @@ typedef struct llmmem__vllm_weights {
     uint64_t rotary;    /* the rotary cos_sin_cache buffer */
     uint64_t vision;    /* the vision encoder and projector */
     uint64_t largest;   /* the largest tensor */
+    uint64_t offloaded; /* --cpu-offload-gb: parameter bytes moved to host memory */
+    uint64_t host;      /* ... as the pinned host allocator holds them (powers of two) */
 } llmmem__vllm_weights;
 /* The weights of one rank of stage r->stage (vllm_weights.c). */
 void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const struct llmmem_model *m,

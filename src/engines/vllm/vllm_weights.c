@@ -285,12 +285,33 @@ typedef struct walk {
     /* the routed experts of a layer: the down projection's input width, biases */
     uint64_t exp_down_cols;
     bool exp_up_bias, exp_down_bias;
+    bool in_layer; /* taking a decoder layer's parameters (make_layers) */
 } walk;
+
+/* The pinned host allocator's block for `bytes`: the next power of two
+ * (ATen/core/CachingHostAllocator.h allocate: c10::llvm::PowerOf2Ceil). */
+static uint64_t pinned_block(uint64_t bytes)
+{
+    uint64_t b = 1;
+    while (b < bytes && b < (UINT64_C(1) << 63))
+        b <<= 1;
+    return b;
+}
 
 static void take(walk *k, uint64_t bytes)
 {
     if (!bytes)
         return;
+    /* --cpu-offload-gb: make_layers hands each decoder layer to
+     * maybe_offload_to_cpu (models/utils.py; offloader/uva.py UVAOffloader from
+     * 0.17), which moves its parameters in order into pinned host memory while
+     * the bytes moved so far are below the limit, per parameter, and reads
+     * them through a UVA view: off the GPU, on the host. */
+    if (k->in_layer && k->w->offloaded < k->r->offload_max) {
+        k->w->offloaded = llmmem__add(k->o, k->w->offloaded, bytes);
+        k->w->host = llmmem__add(k->o, k->w->host, pinned_block(bytes));
+        return;
+    }
     k->w->tensors = llmmem__add(k->o, k->w->tensors, bytes);
     k->w->bytes = llmmem__add(k->o, k->w->bytes, llmmem__vllm_alloc(&k->pool, k->o, bytes));
     k->w->largest = llmmem__max(k->w->largest, bytes);
@@ -567,6 +588,7 @@ void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const stru
             w->rotary = rotary_bytes(o, m, r->e);
             take(&k, w->rotary);
         }
+        k.in_layer = true; /* the rotary cache above is a buffer, not offloaded */
         for (int i = 0; i < ts->n; i++) {
             const llmmem__tensor *t = &ts->t[i];
             if (!t->layer)
@@ -581,6 +603,7 @@ void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const stru
                 layer_tensor(&k, t, i);
         }
         flush(&k);
+        k.in_layer = false;
     }
     for (int i = 0; i < ts->n; i++) {
         const llmmem__tensor *t = &ts->t[i];
