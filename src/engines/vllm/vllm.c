@@ -896,7 +896,9 @@ static void notes(struct llmmem_result *r, const vargs *v, const struct llmmem_c
                             comms, nccl, custom_ar ? " and custom all-reduce" : "");
     if (v->graphs)
         llmmem__result_note(r, "vllm: %llu CUDA graphs; driver memory per graph assumed 1 MiB "
-                               "(vLLM's floor)",
+                               "(vLLM's floor): a lower bound, the driver's memory per kernel node of "
+                               "each piecewise graph is not modelled (docs/research/vllm-v1.md, "
+                               "\"CUDA graph memory against the logs\")",
                             (unsigned long long)graphs);
     if (st->kv.hybrid)
         llmmem__result_note(r, "vllm: hybrid KV cache manager, %llu groups of %llu layers, "
