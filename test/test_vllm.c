@@ -763,6 +763,13 @@ static void test_cpu_offload_swap(void **state)
     set(c, "tensor_parallel_size", "2");
     estimate(r, m, c);
     assert_int_equal(get_u64(r, LLMMEM_R_HOST_BYTES), 2 * 1048576);
+    assert_int_equal(get_i64(r, LLMMEM_R_APPROXIMATE), 0);
+    /* online fp8 quantizes the offloaded bf16 weights into new GPU tensors
+     * (Fp8LinearMethod.process_weights_after_loading): flagged approximate */
+    set(c, "quantization", "fp8");
+    estimate(r, m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_APPROXIMATE), 1);
+    set(c, "quantization", "auto");
     set(c, "tensor_parallel_size", "1");
     set(c, "cpu_offload_gb", "0");
     /* --swap-space: accepted up to 0.17, no host bytes on V1; gone in 0.18 */

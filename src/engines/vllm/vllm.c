@@ -126,6 +126,7 @@ typedef struct vargs {
     bool ssm_from_config; /* the state dtype is the config's mamba_ssm_dtype */
     bool kv_from_checkpoint; /* the KV dtype is the checkpoint's KV scheme */
     uint64_t offload_max;    /* --cpu-offload-gb: int(gb * 1024**3) */
+    bool online_quant;       /* --quantization fp8/bitsandbytes quantizes a 16-bit checkpoint */
 } vargs;
 
 static bool has_mixer(const struct llmmem_model *m, int mx)
@@ -269,6 +270,7 @@ static int storage(vargs *v, const struct llmmem_model *m, const struct llmmem_c
         return llmmem__error(LLMMEM_E_INCONSISTENT,
                              "vllm: --quantization %s on a %s checkpoint: vLLM refuses the mismatch",
                              llmmem_param_enum_name(LLMMEM_P_QUANTIZATION, c->quantization), m->quant_name);
+    v->online_quant = plain && fmt != llmmem__weights_format(m, c);
     v->fmt = fmt;
     const int cc = v->gpu->cc;
     /* NVFP4: 0.8.5's ModelOptNvFp4Config.get_min_capability is 100 (the CUTLASS
@@ -350,10 +352,12 @@ static int v0_fallback(const vargs *v, const struct llmmem_model *m, const struc
 }
 
 /* Weights the kernel rewrites after loading (Marlin repacks of GPTQ/AWQ/NVFP4,
- * MXFP4's backends): replace_parameter makes new GPU tensors of them. */
+ * MXFP4's backends, online fp8 / bitsandbytes quantization of a 16-bit
+ * checkpoint): process_weights_after_loading computes new tensors on the GPU
+ * from the offloaded ones (replace_parameter / a new Parameter). */
 static bool quant_repacks(const vargs *v)
 {
-    return v->marlin || v->fmt == LLMMEM__Q_NVFP4 || v->fmt == LLMMEM__Q_MXFP4;
+    return v->marlin || v->online_quant || v->fmt == LLMMEM__Q_NVFP4 || v->fmt == LLMMEM__Q_MXFP4;
 }
 
 static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem_config *c,
@@ -1007,11 +1011,13 @@ static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, con
                                "through UVA; host_bytes = that x %llu ranks per node",
                             c->cpu_offload_gb, (double)offloaded / (double)GiB, (double)host / (double)GiB,
                             (unsigned long long)per_node);
-        if (quant_repacks(&v))
+        if (quant_repacks(&v)) {
+            llmmem__result_set_i64(r, LLMMEM_R_APPROXIMATE, 1);
             llmmem__result_note(r, "vllm: --cpu-offload-gb with %s weights: the kernel repacks them after "
                                    "loading (process_weights_after_loading), which may bring offloaded "
                                    "tensors back to the GPU; offloaded bytes counted as created (approximate)",
                                 llmmem_param_enum_name(LLMMEM_P_WEIGHTS_FORMAT, v.fmt));
+        }
     }
     if (c->swap_space >= 0.0)
         llmmem__result_note(r, "vllm: --swap-space %g GiB: the V1 engine allocates no CPU swap "
