@@ -659,6 +659,34 @@ static void test_nvfp4_weights(void **state)
     assert_int_equal(get_u64(r, LLMMEM_R_KV_BYTES_PER_TOKEN), 2 * 2 * 4 * 128 * 1);
     set(c, "quantization", "modelopt_fp4");
     assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_INCONSISTENT);
+    llmmem_model_free(m);
+    /* a scheme the reader does not model (ModelOpt W4A8_AWQ): vLLM loads it
+     * quantized, so no 16-bit answer; weights_format given by the caller is
+     * taken as the storage. Malformed blocks are schema errors. */
+    snprintf(json, sizeof json, nvfp4_llama, "modelopt", "\"quant_algo\": \"W4A8_AWQ\"");
+    if (llmmem_model_from_hf_json(&m, json, strlen(json)))
+        fail_msg("%s", llmmem_last_error());
+    set(c, "quantization", "auto");
+    assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_UNSUPPORTED);
+    assert_non_null(strstr(llmmem_last_error(), "does not model"));
+    set(c, "weights_format", "int4");
+    estimate(r, m, c);
+    set(c, "weights_format", "auto");
+    llmmem_model_free(m);
+    m = NULL;
+    snprintf(json, sizeof json, nvfp4_llama, "modelopt", "\"quant_algo\": 7");
+    assert_int_equal(llmmem_model_from_hf_json(&m, json, strlen(json)), LLMMEM_E_SCHEMA);
+    assert_non_null(strstr(llmmem_last_error(), "quantization_config.quant_algo"));
+    snprintf(json, sizeof json, nvfp4_llama, "compressed-tensors", "\"config_groups\": 5");
+    assert_int_equal(llmmem_model_from_hf_json(&m, json, strlen(json)), LLMMEM_E_SCHEMA);
+    assert_non_null(strstr(llmmem_last_error(), "quantization_config.config_groups"));
+    snprintf(json, sizeof json, nvfp4_llama, "compressed-tensors",
+             "\"format\": \"nvfp4-pack-quantized\", \"config_groups\": {\"group_0\": {\"targets\": [\"Linear\"], "
+             "\"weights\": {\"num_bits\": 4, \"type\": \"float\", \"strategy\": \"tensor_group\", "
+             "\"group_size\": 16}}}");
+    if (llmmem_model_from_hf_json(&m, json, strlen(json)))
+        fail_msg("%s", llmmem_last_error());
+    set(c, "quantization", "compressed-tensors");
     /* 0.8.5 has no compressed-tensors NVFP4 scheme */
     set(c, "quantization", "compressed-tensors");
     set(c, "vllm_version", "0.8.5");

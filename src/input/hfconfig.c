@@ -143,6 +143,9 @@ static int kv_scheme(struct llmmem_model *m, const llmmem__jnode *k)
 static int read_compressed_tensors(struct llmmem_model *m, ctx *c, const llmmem__jnode *q)
 {
     const llmmem__jnode *groups = llmmem__json_get(q, "config_groups");
+    if (groups && llmmem__json_type(groups) != LLMMEM__J_OBJECT)
+        return llmmem__json_error_at(c->doc, groups, LLMMEM_E_SCHEMA, "quantization_config.config_groups",
+                                     "expected an object");
     const llmmem__jnode *pick = NULL;
     int kinds = 0, first_fmt = -1;
     for (const llmmem__jnode *g = llmmem__json_first(groups); g; g = llmmem__json_next(g)) {
@@ -201,6 +204,9 @@ static int read_modelopt(struct llmmem_model *m, ctx *c, const llmmem__jnode *q)
     if (llmmem__json_type(in) != LLMMEM__J_OBJECT)
         in = q;
     const llmmem__jnode *a = llmmem__json_get(in, "quant_algo");
+    if (a && llmmem__json_type(a) != LLMMEM__J_STRING && llmmem__json_type(a) != LLMMEM__J_NULL)
+        return llmmem__json_error_at(c->doc, a, LLMMEM_E_SCHEMA, "quantization_config.quant_algo",
+                                     "expected a string");
     const char *algo = llmmem__json_type(a) == LLMMEM__J_STRING ? llmmem__json_string(a) : "";
     if (strstr(algo, "NVFP4") || strstr(algo, "nvfp4")) {
         m->quant_method = LLMMEM__Q_NVFP4;
@@ -221,7 +227,6 @@ static int read_modelopt(struct llmmem_model *m, ctx *c, const llmmem__jnode *q)
     if (llmmem__json_type(k) == LLMMEM__J_STRING && strncmp(llmmem__json_string(k), "FP8", 3) == 0)
         m->kv_cache_quant = LLMMEM__DT_FP8;
     const llmmem__jnode *ks = llmmem__json_get(in, "kv_cache_scheme");
-    (void)c;
     return kv_scheme(m, ks ? ks : llmmem__json_get(q, "kv_cache_scheme"));
 }
 

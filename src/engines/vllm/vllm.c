@@ -207,6 +207,16 @@ static int sampler_path(const vargs *v, const struct llmmem_config *c)
  * unless the original kernel is asked for; get_mxfp4_backend). */
 static int storage(vargs *v, const struct llmmem_model *m, const struct llmmem_config *c)
 {
+    /* a quantized checkpoint whose scheme the reader does not model (an unknown
+     * quant_method, a compressed-tensors or ModelOpt scheme outside
+     * ct_format/read_modelopt): vLLM loads it quantized, so the 16-bit figure
+     * would be wrong; weights_format set by the caller says what it stores */
+    if (m->quant_name[0] && !m->quant_method && c->weights_format == LLMMEM__Q_AUTO)
+        return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                             "vllm: quantization_config.quant_method \"%s\" with a scheme this library "
+                             "does not model (the model's notes say which); vLLM loads it quantized: set "
+                             "weights_format to its storage to estimate it",
+                             m->quant_name);
     int fmt = llmmem__weights_format(m, c);
     const bool plain = fmt == LLMMEM__Q_FP16 || fmt == LLMMEM__Q_BF16 || fmt == LLMMEM__Q_FP32;
     switch (c->quantization) {
