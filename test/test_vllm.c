@@ -813,6 +813,57 @@ static void test_cpu_offload_swap(void **state)
     llmmem_model_free(m);
 }
 
+/* The CUDA graph capture sizes by version and GPU (config/vllm.py
+ * _set_cudagraph_sizes): [1, 2, 4] + multiples of 8 below 256 + multiples of
+ * 16 from 256 up to N = min(2 x max_num_seqs, 512, max_num_batched_tokens);
+ * from 0.28 1024 in place of 512 on compute capability 10.x; from 0.21
+ * max_num_batched_tokens joins when off the stride. With max_num_seqs 1024
+ * and 8192 tokens: N = 512 -> 3 + 31 + 17 = 51 sizes; N = 1024 (0.28, B200)
+ * -> 3 + 31 + 49 = 83. With 300 tokens: N = 300 -> 3 + 31 + 3 = 37 sizes,
+ * + 300 itself from 0.21. FULL decode graphs (0.11 on) double the count
+ * when max_num_seqs >= N. */
+static int graphs_noted(const llmmem_result *r)
+{
+    for (int i = 0; i < llmmem_result_note_count(r); i++) {
+        int n;
+        if (sscanf(llmmem_result_note(r, i), "vllm: %d CUDA graphs;", &n) == 1)
+            return n;
+    }
+    return -1;
+}
+
+static void test_capture_sizes(void **state)
+{
+    (void)state;
+    struct llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "qwen3-0.6b"), 0);
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    set(c, "max_num_seqs", "1024");
+    set(c, "max_num_batched_tokens", "8192");
+    set(c, "max_model_len", "4096");
+    static const struct {
+        const char *ver, *gpu, *tokens;
+        int graphs;
+    } cases[] = {
+        {"0.27.0", "B200", "8192", 2 * 51}, {"0.28.0", "B200", "8192", 2 * 83},
+        {"0.28.0", "H100-80GB", "8192", 2 * 51}, {"0.20.0", "H100-80GB", "300", 2 * 37},
+        {"0.21.0", "H100-80GB", "300", 2 * 38},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        set(c, "vllm_version", cases[i].ver);
+        set(c, "gpu", cases[i].gpu);
+        set(c, "max_num_batched_tokens", cases[i].tokens);
+        estimate(r, m, c);
+        if (graphs_noted(r) != cases[i].graphs)
+            fail_msg("case %zu: %d graphs, want %d", i, graphs_noted(r), cases[i].graphs);
+    }
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -823,7 +874,7 @@ int main(void)
         cmocka_unit_test(test_sampler_paths),       cmocka_unit_test(test_version_rules),
         cmocka_unit_test(test_tokens_by_version),   cmocka_unit_test(test_refused_start),
         cmocka_unit_test(test_nvfp4_weights),       cmocka_unit_test(test_v0_fallback),
-        cmocka_unit_test(test_cpu_offload_swap),
+        cmocka_unit_test(test_cpu_offload_swap),    cmocka_unit_test(test_capture_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -573,9 +573,15 @@ static bool state_in_budget(const vargs *v) { return LLMMEM__VLLM_HAS(v->vb, TOT
 
 /* CUDA graph capture sizes (config/vllm.py _set_cudagraph_sizes): before
  * 0.20 [1, 2, 4] + range(8, N + 1, 8); from 0.20 [1, 2, 4] + range(8, 256, 8)
- * + range(256, N + 1, 16); N = min(2 * max_num_seqs, 512, max_num_batched_tokens). */
-static uint64_t capture_sizes(uint64_t largest, uint64_t vb)
+ * + range(256, N + 1, 16); N = min(2 * max_num_seqs, 512, max_num_batched_tokens),
+ * 1024 in place of 512 on compute capability 10.x from 0.28
+ * (is_device_capability_family(100); read in the 0.27.0 and 0.28.0 wheels).
+ * From 0.21 max_num_batched_tokens joins the list when it is at most N and off
+ * the stride (read in 0.20.0: absent; 0.21.0: present). The count of sizes up
+ * to `largest`. */
+static uint64_t capture_sizes(uint64_t largest, const vargs *v)
 {
+    const uint64_t vb = v->vb;
     uint64_t n = 0;
     for (uint64_t s = 1; s <= largest; s++) {
         bool in;
@@ -585,9 +591,17 @@ static uint64_t capture_sizes(uint64_t largest, uint64_t vb)
             in = (s - 256) % 16 == 0;
         else
             in = s % 8 == 0;
+        if (!in && s == v->tokens && LLMMEM__VLLM_HAS(vb, CAPTURE_MAX_TOKENS))
+            in = true; /* s <= largest <= N here */
         n += in;
     }
     return n;
+}
+
+static uint64_t capture_max(const vargs *v)
+{
+    const uint64_t cap = LLMMEM__VLLM_HAS(v->vb, CAPTURE_1024_SM100) && v->gpu->cc / 10 == 10 ? 1024 : 512;
+    return llmmem__min(llmmem__min(2 * v->seqs, cap), v->tokens);
 }
 
 /* The CUDA graph memory (gpu_model_runner.py profile_cudagraph_memory from
@@ -598,13 +612,13 @@ static uint64_t capture_sizes(uint64_t largest, uint64_t vb)
  * FULL_AND_PIECEWISE (0.11 on; 0.10.2 for Mamba hybrids). */
 static uint64_t graph_memory(llmmem__ovf *o, const vargs *v, uint64_t fwd_tok, uint64_t *graphs)
 {
-    const uint64_t N = llmmem__min(llmmem__min(2 * v->seqs, 512), v->tokens);
-    const uint64_t pw = capture_sizes(N, v->vb);
+    const uint64_t N = capture_max(v);
+    const uint64_t pw = capture_sizes(N, v);
     uint64_t mem = llmmem__add(o, llmmem__mul(o, fwd_tok, N), llmmem__mul(o, pw, CG_PER_GRAPH));
     *graphs = pw;
     const bool full = LLMMEM__VLLM_HAS(v->vb, FULL_GRAPHS) || (LLMMEM__VLLM_HAS(v->vb, FULL_GRAPHS_MAMBA) && v->mamba_layers);
     if (full) {
-        const uint64_t D = llmmem__min(v->seqs, N), fd = capture_sizes(D, v->vb);
+        const uint64_t D = llmmem__min(v->seqs, N), fd = capture_sizes(D, v);
         mem = llmmem__add(o, mem, llmmem__add(o, llmmem__mul(o, fwd_tok, D), llmmem__mul(o, fd, CG_PER_GRAPH)));
         *graphs += fd;
     }

@@ -49,11 +49,13 @@
     X(UTIL_092, 0, 20, 0)          /* gpu_memory_utilization 0.92 by default (0.9 before) */              \
     X(CG_ESTIMATE, 0, 20, 0)       /* VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on by default */            \
     X(CAPTURE_STEP_16, 0, 20, 0)   /* capture sizes from 256 on in steps of 16 (8 before) */              \
+    X(CAPTURE_MAX_TOKENS, 0, 21, 0) /* max_num_batched_tokens added to the capture sizes when off-stride */ \
     X(FI_SAMPLER_DEFAULT, 0, 21, 0) /* the FlashInfer sampler on by default (cc 7.5 - 12.1) */            \
     X(KV_TOKENS_CONCURRENCY, 0, 21, 0) /* "GPU KV cache size" as int(concurrency x max_model_len) */       \
     X(RUNNER_V2_DENSE, 0, 25, 0)   /* the V2 model runner for dense models */                             \
     X(IN_FLIGHT_BATCHES, 0, 26, 0) /* max_concurrent_batches of tokens in flight beyond a window */         \
     X(TOTAL_CONSUMED, 0, 27, 0)    /* the budget from total_consumed (the sampler state in it) */          \
+    X(CAPTURE_1024_SM100, 0, 28, 0) /* capture sizes up to 1024 on compute capability 10.x */         \
     X(TIER_160GIB, 0, 28, 0)       /* the >= 160 GiB tier of batch defaults */                            \
     X(RUNNER_V2_ALL, 0, 29, 0)     /* the V2 model runner for every model */                              \
     X(GB10_SMALL_TIER, 0, 33, 0)   /* GB10 (cc 12.1) on the small tier of batch defaults */
