@@ -660,6 +660,36 @@ static void test_nvfp4_weights(void **state)
     set(c, "quantization", "modelopt_fp4");
     assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_INCONSISTENT);
     llmmem_model_free(m);
+    m = NULL;
+    /* the KV dtype as get_kv_cache_quant_algo_string reads ModelOpt's fields:
+     * kv_cache_scheme first, fp8 only when static 8-bit float (dynamic true
+     * falls back to "auto" and hides kv_cache_quant_algo); compressed-tensors
+     * makes any kv_cache_scheme fp8 (attention/layer.py) */
+    set(c, "quantization", "auto");
+    set(c, "vllm_version", "0.15.1");
+    static const struct {
+        const char *method, *extra;
+        uint64_t kvb;
+    } kv_cases[] = {
+        {"modelopt", "\"quant_algo\": \"NVFP4\", \"kv_cache_scheme\": {\"num_bits\": 8, \"type\": \"float\", "
+                     "\"dynamic\": true}, \"kv_cache_quant_algo\": \"FP8\"", 2},
+        {"modelopt", "\"quant_algo\": \"NVFP4\", \"kv_cache_scheme\": {}, \"kv_cache_quant_algo\": \"fp8\"", 1},
+        {"compressed-tensors", "\"config_groups\": {\"g\": {\"targets\": [\"Linear\"], \"weights\": {\"num_bits\": 4, "
+                               "\"type\": \"float\", \"group_size\": 16}}}, \"kv_cache_scheme\": {\"num_bits\": 8, "
+                               "\"type\": \"int\"}", 1},
+    };
+    for (size_t i = 0; i < sizeof kv_cases / sizeof kv_cases[0]; i++) {
+        llmmem_model_free(m);
+        snprintf(json, sizeof json, nvfp4_llama, kv_cases[i].method, kv_cases[i].extra);
+        if (llmmem_model_from_hf_json(&m, json, strlen(json)))
+            fail_msg("%s", llmmem_last_error());
+        estimate(r, m, c);
+        if (get_u64(r, LLMMEM_R_KV_BYTES_PER_TOKEN) != 2 * 2 * 4 * 128 * kv_cases[i].kvb)
+            fail_msg("kv case %zu: %llu B a token", i,
+                     (unsigned long long)get_u64(r, LLMMEM_R_KV_BYTES_PER_TOKEN));
+    }
+    llmmem_model_free(m);
+    m = NULL;
     /* a scheme the reader does not model (ModelOpt W4A8_AWQ): vLLM loads it
      * quantized, so no 16-bit answer; weights_format given by the caller is
      * taken as the storage. Malformed blocks are schema errors. */

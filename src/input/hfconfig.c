@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int act_of(const char *s, bool gated, int def)
 {
@@ -123,15 +124,36 @@ static int ct_format(int *fmt, int64_t *bits, int64_t *group, ctx *c, const llmm
     return 0;
 }
 
-/* A KV cache scheme (compressed-tensors kv_cache_scheme, ModelOpt's dict form):
- * 8-bit float = an fp8 KV cache. */
+/* ModelOpt's KV cache scheme in dict form: fp8 when static 8-bit float
+ * (vllm utils/torch_utils.py get_kv_cache_quant_algo_string: dynamic False,
+ * num_bits 8, type "float"; anything else falls back to "auto"). */
+static bool kv_scheme_fp8(const llmmem__jnode *k)
+{
+    const llmmem__jnode *nb = llmmem__json_get(k, "num_bits"), *ty = llmmem__json_get(k, "type"),
+                        *dy = llmmem__json_get(k, "dynamic");
+    return llmmem__json_type(nb) == LLMMEM__J_NUMBER && llmmem__json_number(nb) == 8 &&
+           llmmem__json_type(ty) == LLMMEM__J_STRING && strcmp(llmmem__json_string(ty), "float") == 0 &&
+           dy && llmmem__json_is_bool(dy) && !llmmem__json_true(dy);
+}
+
+/* Python's truth of a JSON value (`a or b` in vLLM's config readers). */
+static bool truthy(const llmmem__jnode *x)
+{
+    switch (llmmem__json_type(x)) {
+    case LLMMEM__J_OBJECT:
+    case LLMMEM__J_ARRAY: return llmmem__json_first(x) != NULL;
+    case LLMMEM__J_STRING: return llmmem__json_string(x)[0] != 0;
+    case LLMMEM__J_NUMBER: return llmmem__json_number(x) != 0;
+    default: return llmmem__json_is_bool(x) && llmmem__json_true(x);
+    }
+}
+
+/* compressed-tensors: any kv_cache_scheme makes vLLM's KV cache fp8
+ * (attention/layer.py: "llm-compressor mdls need to set cache_dtype to fp8",
+ * whatever the scheme says). */
 static int kv_scheme(struct llmmem_model *m, const llmmem__jnode *k)
 {
-    if (!k || llmmem__json_type(k) != LLMMEM__J_OBJECT)
-        return 0;
-    const llmmem__jnode *nb = llmmem__json_get(k, "num_bits"), *ty = llmmem__json_get(k, "type");
-    if (llmmem__json_type(nb) == LLMMEM__J_NUMBER && llmmem__json_number(nb) == 8 &&
-        llmmem__json_type(ty) == LLMMEM__J_STRING && strcmp(llmmem__json_string(ty), "float") == 0)
+    if (k && llmmem__json_type(k) == LLMMEM__J_OBJECT)
         m->kv_cache_quant = LLMMEM__DT_FP8;
     return 0;
 }
@@ -221,13 +243,22 @@ static int read_modelopt(struct llmmem_model *m, ctx *c, const llmmem__jnode *q)
                            algo);
         return 0;
     }
-    const llmmem__jnode *k = llmmem__json_get(in, "kv_cache_quant_algo");
-    if (!k || llmmem__json_type(k) == LLMMEM__J_NULL)
-        k = llmmem__json_get(q, "kv_cache_quant_algo");
-    if (llmmem__json_type(k) == LLMMEM__J_STRING && strncmp(llmmem__json_string(k), "FP8", 3) == 0)
+    /* the first truthy of the inner and outer kv_cache_scheme, then the inner
+     * and outer kv_cache_quant_algo (get_kv_cache_quant_algo_string); a dict
+     * is fp8 when static 8-bit float, a string when it is "fp8" in any case */
+    static const char *const keys[] = {"kv_cache_scheme", "kv_cache_quant_algo"};
+    const llmmem__jnode *k = NULL;
+    for (int i = 0; i < 2 && !k; i++) {
+        const llmmem__jnode *x = llmmem__json_get(in, keys[i]), *y = llmmem__json_get(q, keys[i]);
+        if (truthy(x))
+            k = x;
+        else if (truthy(y))
+            k = y;
+    }
+    if ((llmmem__json_type(k) == LLMMEM__J_OBJECT && kv_scheme_fp8(k)) ||
+        (llmmem__json_type(k) == LLMMEM__J_STRING && strcasecmp(llmmem__json_string(k), "fp8") == 0))
         m->kv_cache_quant = LLMMEM__DT_FP8;
-    const llmmem__jnode *ks = llmmem__json_get(in, "kv_cache_scheme");
-    return kv_scheme(m, ks ? ks : llmmem__json_get(q, "kv_cache_scheme"));
+    return 0;
 }
 
 /* quantization_config: transformers' quantizers (gptq, awq, bitsandbytes, fp8, mxfp4),
