@@ -636,6 +636,9 @@ static void test_nvfp4_weights(void **state)
     set(c, "vllm_version", "0.8.5");
     assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_UNSUPPORTED);
     assert_non_null(strstr(llmmem_last_error(), "compute capability 10.0"));
+    set(c, "vllm_version", "0.9.0"); /* ModelOpt's Marlin path: sm_80+ */
+    estimate(r, m, c);
+    set(c, "vllm_version", "0.8.5");
     set(c, "gpu", "B200");
     estimate(r, m, c);
     set(c, "gpu", "H100-80GB");
@@ -717,18 +720,23 @@ static void test_nvfp4_weights(void **state)
     if (llmmem_model_from_hf_json(&m, json, strlen(json)))
         fail_msg("%s", llmmem_last_error());
     set(c, "quantization", "compressed-tensors");
-    /* 0.8.5 has no compressed-tensors NVFP4 scheme */
+    /* compressed-tensors NVFP4 before 0.9.2: none (0.8.5), W4A16 only (0.9.0),
+     * W4A4 on sm_100 only (0.9.1): refused */
     set(c, "quantization", "compressed-tensors");
     set(c, "vllm_version", "0.8.5");
     assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_UNSUPPORTED);
+    set(c, "vllm_version", "0.9.1");
+    assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_UNSUPPORTED);
+    set(c, "vllm_version", "0.9.2");
+    estimate(r, m, c);
     llmmem_result_free(r);
     llmmem_config_free(c);
     llmmem_model_free(m);
 }
 
 /* vLLM 0.8 - 0.10 falls back to the V0 engine where its V1 oracle says so
- * (arg_utils.py _is_v1_supported_oracle, read in 0.8.5.post1, 0.9.2, 0.10.1.1,
- * 0.10.2): V0 is not modelled, so the estimate refuses with vLLM's reason
+ * (arg_utils.py _is_v1_supported_oracle, read in 0.8.5.post1, 0.9.2, 0.10.0,
+ * 0.10.1.1, 0.10.2): V0 is not modelled, so the estimate refuses with vLLM's reason
  * instead of giving V1's figures; where V1 runs, it answers. */
 static void test_v0_fallback(void **state)
 {
@@ -747,11 +755,11 @@ static void test_v0_fallback(void **state)
         {"0.9.2", "A100-80GB", "fp8", "auto", "--kv-cache-dtype"},
         {"0.9.2", "H100-80GB", "fp8", "auto", NULL},
         {"0.9.2", "B200", "fp8", "auto", "--kv-cache-dtype"},
-        {"0.10.1", "B200", "fp8", "auto", NULL},
+        {"0.10.0", "B200", "fp8", "auto", NULL},
         {"0.10.2", "A100-80GB", "fp8", "auto", "--kv-cache-dtype"},
         {"0.11.0", "A100-80GB", "fp8", "auto", NULL},
         {"0.9.2", "A100-80GB", "auto", "fp32", "--dtype float32"},
-        {"0.10.1", "A100-80GB", "auto", "fp32", NULL},
+        {"0.10.0", "A100-80GB", "auto", "fp32", NULL},
         {"0.11.0", "V100-32GB", "auto", "auto", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -284,17 +284,20 @@ static int storage(vargs *v, const struct llmmem_model *m, const struct llmmem_c
     v->fmt = fmt;
     const int cc = v->gpu->cc;
     /* NVFP4: 0.8.5's ModelOptNvFp4Config.get_min_capability is 100 (the CUTLASS
-     * FP4 GEMM) and its compressed-tensors has no NVFP4 scheme; 0.9.2 adds the
-     * Marlin path (prepare_fp4_layer_for_marlin, get_min_capability 80) and
-     * CompressedTensorsW4A4Fp4 / W4A16Fp4. 0.9.0 - 0.9.1 were not read: the
-     * estimate refuses them rather than guess. */
+     * FP4 GEMM) and its compressed-tensors has no NVFP4 scheme; 0.9.0 adds the
+     * Marlin path for ModelOpt (prepare_fp4_layer_for_marlin,
+     * get_min_capability 80); compressed-tensors has W4A16Fp4 only in 0.9.0,
+     * W4A4Fp4 without a Marlin fallback in 0.9.1, both on sm_80+ from 0.9.2
+     * (cutlass_fp4_supported, else W4A16Fp4). Read in the 0.8.5.post1, 0.9.0,
+     * 0.9.1 and 0.9.2 sources; compressed-tensors NVFP4 before 0.9.2 is refused
+     * (the reader does not tell W4A4 from W4A16). */
     if (fmt == LLMMEM__Q_NVFP4 && cc != 0) {
         const bool marlin = LLMMEM__VLLM_HAS(v->vb, NVFP4_MARLIN);
         const char *vs = c->vllm_version[0] ? c->vllm_version : "(the newest read)";
-        if (!marlin && strcmp(m->quant_name, "compressed-tensors") == 0)
+        if (!LLMMEM__VLLM_HAS(v->vb, CT_NVFP4) && strcmp(m->quant_name, "compressed-tensors") == 0)
             return llmmem__error(LLMMEM_E_UNSUPPORTED,
-                                 "vllm: vllm_version %s has no compressed-tensors NVFP4 scheme (0.9.2 "
-                                 "adds it)",
+                                 "vllm: compressed-tensors NVFP4 in vLLM %s: none before 0.9.0, W4A16 only "
+                                 "in 0.9.0, W4A4 on sm_100 only in 0.9.1; 0.9.2 runs both on sm_80+",
                                  vs);
         if (cc < (marlin ? 80 : 100))
             return llmmem__error(LLMMEM_E_UNSUPPORTED,
@@ -326,10 +329,10 @@ static int storage(vargs *v, const struct llmmem_model *m, const struct llmmem_c
 
 /* Where vLLM 0.8 - 0.10 falls back to the V0 engine
  * (engine/arg_utils.py EngineArgs._is_v1_supported_oracle, read in 0.8.5.post1,
- * 0.9.2, 0.10.1.1 and 0.10.2): compute capability < 8.0 (up to 0.10.1), an
- * explicit fp8 KV cache the V1 attention backend cannot hold (FlashAttention 3
- * on sm_90 only; sm_100 from 0.10.1; MLA's backends from 0.10.2; ROCm from
- * 0.9), --dtype float32 (up to 0.9). V0 profiles and sizes differently
+ * 0.9.0, 0.9.1, 0.9.2, 0.10.0, 0.10.1.1 and 0.10.2): compute capability < 8.0
+ * (up to 0.10.1), an explicit fp8 KV cache the V1 attention backend cannot
+ * hold (FlashAttention 3 on sm_90 only; sm_100 from 0.10.0; MLA's backends
+ * from 0.10.2; ROCm from 0.9.2), --dtype float32 (up to 0.9). V0 profiles and sizes differently
  * (worker/worker.py determine_num_available_blocks, its CUDA graphs captured
  * after the KV cache, the CPU swap space): not modelled, so refused with the
  * reason rather than answered with V1's figures. */

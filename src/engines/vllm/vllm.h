@@ -23,10 +23,11 @@
     X(A100_SMALL_TIER, 0, 9, 0)    /* A100s take the small batch defaults (arg_utils.py) */                 \
     X(HYBRID_KV_MANAGER, 0, 9, 0)  /* the hybrid KV cache manager, unless disabled */                      \
     X(VISION_MODEL_DTYPE, 0, 9, 0) /* the profile's pixel values in the model dtype (fp32 before) */       \
-    X(NVFP4_MARLIN, 0, 9, 2)       /* NVFP4 below sm_100 through Marlin (sm_80+); compressed-tensors NVFP4 */ \
+    X(NVFP4_MARLIN, 0, 9, 0)       /* ModelOpt NVFP4 below sm_100 through Marlin (sm_80+) */                \
+    X(CT_NVFP4, 0, 9, 2)           /* compressed-tensors NVFP4 on any sm_80+ (W4A4 falls back to Marlin) */ \
     X(V1_FP8_KV_ROCM, 0, 9, 2)     /* an fp8 KV cache on ROCm stays on V1 */                                \
-    X(V1_FP32, 0, 10, 1)           /* no V0 fallback for --dtype float32 (0.9.2's oracle has it) */         \
-    X(V1_FP8_KV_SM100, 0, 10, 1)   /* an fp8 KV cache on sm_100 stays on V1 (is_kv_cache_dtype_supported) */ \
+    X(V1_FP32, 0, 10, 0)           /* no V0 fallback for --dtype float32 (0.9.2's oracle has it) */         \
+    X(V1_FP8_KV_SM100, 0, 10, 0)   /* an fp8 KV cache on sm_100 stays on V1 (is_kv_cache_dtype_supported) */ \
     X(V1_PRE_AMPERE, 0, 10, 2)     /* no V0 fallback for compute capability < 8.0 */                       \
     X(V1_FP8_KV_MLA, 0, 10, 2)     /* an fp8 KV cache with MLA stays on V1 (FlashMLA, CUTLASS MLA) */      \
     X(V1_ONLY, 0, 11, 0)           /* the V0 engine removed: no fallback at all */                          \
