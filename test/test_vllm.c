@@ -846,6 +846,14 @@ static void test_cpu_offload_swap(void **state)
     set(c, "vllm_version", "0.18.0");
     assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_UNSUPPORTED);
     assert_non_null(strstr(llmmem_last_error(), "0.18.0"));
+    /* the LLM class pops it with a DeprecationWarning in 0.18 - 0.25, and
+     * hands it to EngineArgs (a TypeError) from 0.26 */
+    set(c, "vllm_usage_context", "llm");
+    set(c, "vllm_version", "0.25.0");
+    estimate(r, m, c);
+    assert_int_equal(get_u64(r, LLMMEM_R_HOST_BYTES), 0);
+    set(c, "vllm_version", "0.26.0");
+    assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_UNSUPPORTED);
     llmmem_result_free(r);
     llmmem_config_free(c);
     llmmem_model_free(m);

@@ -443,11 +443,16 @@ static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem
     /* --swap-space: V1 allocates no CPU swap (v1/engine/core.py
      * _initialize_kv_caches: num_cpu_blocks = 0); the argument left EngineArgs
      * in 0.18.0 (vLLM PR #36216), so `vllm serve --swap-space` is an unknown
-     * argument there */
-    if (c->swap_space >= 0.0 && LLMMEM__VLLM_HAS(v->vb, NO_SWAP_SPACE))
+     * argument there; the LLM class pops swap_space with a DeprecationWarning
+     * in 0.18 - 0.25 (entrypoints/llm.py, read in the 0.18.0, 0.24.0, 0.25.0
+     * wheels) and passes it on to EngineArgs, a TypeError, from 0.26 */
+    const bool llm_class = c->vllm_usage_context == LLMMEM__VU_LLM;
+    if (c->swap_space >= 0.0 && LLMMEM__VLLM_HAS(v->vb, NO_SWAP_SPACE) &&
+        (!llm_class || LLMMEM__VLLM_HAS(v->vb, LLM_NO_SWAP_SPACE)))
         return llmmem__error(LLMMEM_E_UNSUPPORTED,
                              "vllm: swap_space %g: vLLM %s has no --swap-space (removed from "
-                             "EngineArgs in 0.18.0; the V1 engine never allocated it)",
+                             "EngineArgs in 0.18.0; the LLM class ignored it up to 0.25; the V1 engine "
+                             "never allocated it)",
                              c->swap_space, c->vllm_version[0] ? c->vllm_version : "(the newest read)");
     /* --cpu-offload-gb: CacheConfig (OffloadConfig.uva from 0.17) cpu_offload_gb,
      * the limit int(cpu_offload_gb * 1024**3) (gpu_model_runner.py
@@ -1048,8 +1053,11 @@ static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, con
     }
     if (c->swap_space >= 0.0)
         llmmem__result_note(r, "vllm: --swap-space %g GiB: the V1 engine allocates no CPU swap "
-                               "(v1/engine/core.py: num_cpu_blocks = 0); no host bytes",
-                            c->swap_space);
+                               "(v1/engine/core.py: num_cpu_blocks = 0); no host bytes%s",
+                            c->swap_space,
+                            LLMMEM__VLLM_HAS(v.vb, NO_SWAP_SPACE)
+                                ? " (the LLM class drops it with a DeprecationWarning here)"
+                                : "");
     inputs(r, &v, &best);
     notes(r, &v, c, &best, graphs, custom_ar);
     if (best.prof.enc_items && m->vision.kind == LLMMEM__V_QWEN3VL && c->max_pixels <= 0)

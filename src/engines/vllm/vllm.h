@@ -46,6 +46,7 @@
     X(KV_DTYPE_CT_SCHEME, 0, 15, 0) /* a compressed-tensors kv_cache_scheme makes the KV cache fp8 */       \
     X(TRITON_TOPK, 0, 17, 0)       /* the Triton top-k/top-p kernel for 8 or more rows */                  \
     X(NO_SWAP_SPACE, 0, 18, 0)     /* --swap-space gone from EngineArgs (vLLM PR #36216) */               \
+    X(LLM_NO_SWAP_SPACE, 0, 26, 0) /* ... and LLM(swap_space=) no longer popped with a warning */          \
     X(KV_GROUP_LARGEST, 0, 18, 0)  /* hybrid groups sized by the largest kind when close */                \
     X(UTIL_092, 0, 20, 0)          /* gpu_memory_utilization 0.92 by default (0.9 before) */              \
     X(CG_ESTIMATE, 0, 20, 0)       /* VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on by default */            \
