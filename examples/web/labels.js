@@ -118,7 +118,7 @@
     cudagraph_memory_estimate: ["CUDA graph memory in the profile", vllm],
     vllm_image: ["vLLM docker image (FlashInfer installed)", vllm],
     cpu_offload_gb: ["vLLM CPU offload (GiB of weights per GPU in host RAM)", vllm],
-    swap_space: ["vLLM swap space (GiB per GPU; -1 = not given)", vllm],
+    swap_space: ["vLLM swap space (GiB per GPU)", vllm],
     gpu: ["GPU", always],
     gpu_memory_bytes: ["GPU memory (bytes; 0 = the GPU's)", always],
     cuda_context_bytes: ["CUDA context (bytes; -1 = the GPU's)", always],

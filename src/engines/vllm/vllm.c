@@ -127,6 +127,7 @@ typedef struct vargs {
     bool kv_from_checkpoint; /* the KV dtype is the checkpoint's KV scheme */
     uint64_t offload_max;    /* --cpu-offload-gb: int(gb * 1024**3) */
     bool online_quant;       /* --quantization fp8/bitsandbytes quantizes a 16-bit checkpoint */
+    bool swap_given;         /* --swap-space set by the caller */
 } vargs;
 
 static bool has_mixer(const struct llmmem_model *m, int mx)
@@ -447,7 +448,8 @@ static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem
      * in 0.18 - 0.25 (entrypoints/llm.py, read in the 0.18.0, 0.24.0, 0.25.0
      * wheels) and passes it on to EngineArgs, a TypeError, from 0.26 */
     const bool llm_class = c->vllm_usage_context == LLMMEM__VU_LLM;
-    if (c->swap_space >= 0.0 && LLMMEM__VLLM_HAS(v->vb, NO_SWAP_SPACE) &&
+    v->swap_given = llmmem__config_was_set(c, LLMMEM_P_SWAP_SPACE);
+    if (v->swap_given && LLMMEM__VLLM_HAS(v->vb, NO_SWAP_SPACE) &&
         (!llm_class || LLMMEM__VLLM_HAS(v->vb, LLM_NO_SWAP_SPACE)))
         return llmmem__error(LLMMEM_E_UNSUPPORTED,
                              "vllm: swap_space %g: vLLM %s has no --swap-space (removed from "
@@ -1051,7 +1053,7 @@ static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, con
                                 llmmem_param_enum_name(LLMMEM_P_WEIGHTS_FORMAT, v.fmt));
         }
     }
-    if (c->swap_space >= 0.0)
+    if (v.swap_given)
         llmmem__result_note(r, "vllm: --swap-space %g GiB: the V1 engine allocates no CPU swap "
                                "(v1/engine/core.py: num_cpu_blocks = 0); no host bytes%s",
                             c->swap_space,
