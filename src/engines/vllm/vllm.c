@@ -589,22 +589,28 @@ static bool state_in_budget(const vargs *v) { return LLMMEM__VLLM_HAS(v->vb, TOT
  * From 0.21 max_num_batched_tokens joins the list when it is at most N and off
  * the stride (read in 0.20.0: absent; 0.21.0: present). The count of sizes up
  * to `largest`. */
+static bool on_stride(uint64_t s, uint64_t vb)
+{
+    if (s <= 4)
+        return s == 1 || s == 2 || s == 4;
+    if (LLMMEM__VLLM_HAS(vb, CAPTURE_STEP_16) && s >= 256)
+        return (s - 256) % 16 == 0;
+    return s % 8 == 0;
+}
+
 static uint64_t capture_sizes(uint64_t largest, const vargs *v)
 {
-    const uint64_t vb = v->vb;
-    uint64_t n = 0;
-    for (uint64_t s = 1; s <= largest; s++) {
-        bool in;
-        if (s <= 4)
-            in = s == 1 || s == 2 || s == 4;
-        else if (LLMMEM__VLLM_HAS(vb, CAPTURE_STEP_16) && s >= 256)
-            in = (s - 256) % 16 == 0;
-        else
-            in = s % 8 == 0;
-        if (!in && s == v->tokens && LLMMEM__VLLM_HAS(vb, CAPTURE_MAX_TOKENS))
-            in = true; /* s <= largest <= N here */
-        n += in;
+    const uint64_t vb = v->vb, B = largest;
+    uint64_t n = (B >= 1) + (B >= 2) + (B >= 4);
+    if (LLMMEM__VLLM_HAS(vb, CAPTURE_STEP_16)) {
+        n += (B < 255 ? B : 255) / 8;          /* 8, 16, ..., 248 */
+        n += B >= 256 ? (B - 256) / 16 + 1 : 0; /* 256, 272, ... */
+    } else {
+        n += B / 8;
     }
+    /* s <= largest <= N here */
+    if (LLMMEM__VLLM_HAS(vb, CAPTURE_MAX_TOKENS) && v->tokens <= B && v->tokens && !on_stride(v->tokens, vb))
+        n++;
     return n;
 }
 

@@ -285,7 +285,7 @@ typedef struct walk {
     /* the routed experts of a layer: the down projection's input width, biases */
     uint64_t exp_down_cols;
     bool exp_up_bias, exp_down_bias;
-    bool in_layer; /* taking a decoder layer's parameters (make_layers) */
+    bool in_layer; /* taking a decoder layer's parameters (make_layers), with --cpu-offload-gb */
 } walk;
 
 /* The pinned host allocator's block for `bytes`: the next power of two
@@ -307,7 +307,7 @@ static void take(walk *k, uint64_t bytes)
      * 0.17), which moves its parameters in order into pinned host memory while
      * the bytes moved so far are below the limit, per parameter, and reads
      * them through a UVA view: off the GPU, on the host. */
-    if (k->in_layer && k->w->offloaded < k->r->offload_max) {
+    if (k->in_layer && k->w->offloaded < k->r->offload_max) { /* in_layer only when offloading */
         k->w->offloaded = llmmem__add(k->o, k->w->offloaded, bytes);
         k->w->host = llmmem__add(k->o, k->w->host, pinned_block(bytes));
         return;
@@ -588,7 +588,7 @@ void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const stru
             w->rotary = rotary_bytes(o, m, r->e);
             take(&k, w->rotary);
         }
-        k.in_layer = true; /* the rotary cache above is a buffer, not offloaded */
+        k.in_layer = r->offload_max != 0; /* the rotary cache above is a buffer, not offloaded */
         for (int i = 0; i < ts->n; i++) {
             const llmmem__tensor *t = &ts->t[i];
             if (!t->layer)
