@@ -15,6 +15,8 @@
 #   make deps            installs missing Debian packages to build (as root; apt-get)
 #   make test-deps       installs missing Debian packages to test (cmocka, valgrind, abigail, doxygen, python3, mypy)
 #   make run             estimates the built-in llama-3.1-8b preset with the CLI
+#   make regen           writes src/model/registry_code.c again (mk/gen_registry.c; make does it
+#                        when a family table changes)
 
 # The version lives only in include/llmmem.h.
 VERSION_MAJOR := $(shell sed -n 's/^\#define LLMMEM_VERSION_MAJOR \([0-9]*\)/\1/p' include/llmmem.h)
@@ -65,6 +67,20 @@ build/obj/%.o: src/%.c
 -include $(OBJS:.o=.d)
 # Every object also depends on the public header and the internal headers.
 $(OBJS): include/llmmem.h $(HDRS)
+
+# The registry's expressions compiled (src/model/registry.h): mk/gen_registry.c writes
+# src/model/registry_code.c (committed) again when a family table or the generator changes;
+# `make regen` forces it. test/test_registry_regen.sh checks the committed file is current.
+GEN_REGISTRY_SRCS := mk/gen_registry.c $(sort $(wildcard src/model/fam_*.c))
+build/gen/gen_registry: $(GEN_REGISTRY_SRCS) include/llmmem.h src/model/registry.h src/model/families.h \
+                        src/model/model.h src/core/core.h
+	@mkdir -p $(@D)
+	$(CC) -std=c11 $(WARN) -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -O1 $(GEN_REGISTRY_SRCS) -o $@
+src/model/registry_code.c: build/gen/gen_registry
+	build/gen/gen_registry > $@.tmp && mv $@.tmp $@
+regen: build/gen/gen_registry
+	build/gen/gen_registry > src/model/registry_code.c.tmp && mv src/model/registry_code.c.tmp src/model/registry_code.c
+.PHONY: regen
 
 $(SOLIB): $(OBJS) src/libllmmem.map
 	@mkdir -p lib
@@ -157,9 +173,12 @@ build/bench/%: bench/%.c $(wildcard bench/*.h) $(ALIB) include/llmmem.h
 	$(CC) $(EXE_CFLAGS) -O2 -g $< -o $@ $(ALIB) $(LDLIBS_LIB)
 
 # Each case in 7 rounds, median and fastest (bench/bench.h); the CLI rows need examples/llmmem.
+# bench_peer.py times the peer (gpu-mem-calculator) beside ours where build/peer-venv has it
+# (LLMMEM_PEER_SRC=DIR installs it there; make check never does).
 bench: $(BENCH_BINS) examples/llmmem
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
 	@echo "== bench/bench_python.py"; $(PYTHON) bench/bench_python.py
+	@echo "== bench/bench_peer.py"; $(PYTHON) bench/bench_peer.py
 
 # ---- install -----------------------------------------------------------------
 # The installed files find each other relative to where they are: the .pc's prefix is

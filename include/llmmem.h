@@ -143,6 +143,14 @@ typedef enum llmmem_param {
     LLMMEM_P_LORA_DROPOUT = 503,    /**< f64 */
     LLMMEM_P_QLORA = 504,           /**< enum: none, nf4, fp4, int8 (frozen base storage) */
     LLMMEM_P_QLORA_DOUBLE_QUANT = 505, /**< bool */
+    LLMMEM_P_QLORA_COMPUTE_DTYPE = 506, /**< enum dtype: bitsandbytes 4-bit compute dtype
+                                             (bnb_4bit_compute_dtype); auto = the framework's: fp32 for
+                                             transformers' BitsAndBytesConfig without it, the model
+                                             dtype for LitGPT/Lightning (axolotl and TRL set it to the
+                                             model dtype) @since 0.2 */
+    LLMMEM_P_QLORA_QUANTIZE_HEAD = 507, /**< enum: auto, off, on: the output head stored in 4 bits
+                                             too; auto = the framework's (LitGPT/Lightning
+                                             BitsandbytesPrecision: on; transformers: off) @since 0.2 */
     /* engine (6xx) */
     LLMMEM_P_ENGINE = 600,          /**< enum: single, ddp, zero, fsdp, megatron, megatron_deepspeed */
     LLMMEM_P_ZERO_STAGE = 601,      /**< i64 0..3 */
@@ -174,6 +182,10 @@ typedef enum llmmem_param {
                                                     k >= 2 reshard to k ranks @since 0.2 */
     LLMMEM_P_FSDP_CUSTOM_SHARDED_LAYERS = 623, /**< bool: embedding and head as FSDP units of their own
                                                  (torchtune custom_sharded_layers) @since 0.2 */
+    LLMMEM_P_OFFLOAD_PIN_MEMORY = 624, /**< enum: auto, off, on: offloaded states in pinned (page-locked) host
+                                            memory: DeepSpeed offload_*.pin_memory, FSDP2
+                                            CPUOffloadPolicy.pin_memory; auto = the framework's default
+                                            (on: DeepSpeed >= 0.19.5, FSDP) @since 0.2 */
     /* parallelism (7xx) */
     LLMMEM_P_NUM_GPUS = 700,        /**< i64: total GPUs (0 = product of the sizes) */
     LLMMEM_P_DATA_PARALLEL = 701,   /**< i64 */
@@ -235,6 +247,8 @@ typedef enum llmmem_param {
     LLMMEM_P_GC_THRESHOLD = 907,    /**< f64: PYTORCH_CUDA_ALLOC_CONF garbage_collection_threshold (0 = off; 0.2) */
     LLMMEM_P_EMPTY_CACHE_STEPS = 908, /**< i64: torch.cuda.empty_cache() every N optimizer steps (0 = never; 0.2) */
     LLMMEM_P_PRIOR_WORKSPACE_SEGMENT_BYTES = 909, /**< i64: segment an earlier run left around the autograd thread's cuBLAS workspace (0 = fresh process; 0.2) */
+    LLMMEM_P_HOST_MEMORY_BYTES = 910, /**< i64: host RAM per node the host figures are checked against
+                                           (fits_host); 0 = not checked @since 0.2 */
     /* vision-language workloads (10xx) */
     LLMMEM_P_IMAGES_PER_SAMPLE = 1000, /**< i64: images per sequence (0 = text only) */
     LLMMEM_P_IMAGE_HEIGHT = 1001,   /**< i64 pixels (0 = the processor's fixed size) */
@@ -243,7 +257,13 @@ typedef enum llmmem_param {
     LLMMEM_P_VISION_TRAINING = 1004, /**< enum: frozen, full, lora (the vision tower) */
     LLMMEM_P_MIN_PIXELS = 1005,     /**< i64: Qwen2-VL dynamic resolution lower bound (0 = processor default) */
     LLMMEM_P_MAX_PIXELS = 1006,     /**< i64: Qwen2-VL dynamic resolution upper bound (0 = processor default) */
-    LLMMEM_P_ENCODER_CACHE = 1007   /**< bool: serving runtime keeps an encoder-output cache (vllm) */
+    LLMMEM_P_ENCODER_CACHE = 1007,  /**< bool: serving runtime keeps an encoder-output cache (vllm) */
+    LLMMEM_P_LOAD_VISION_TOWER = 1008 /**< enum: auto, off, on: the vision tower is built and loaded;
+                                           auto = the runtime's rule (docs/models.md): vLLM, image or
+                                           video inputs, or a trained tower load it; otherwise the class
+                                           AutoModelForCausalLM builds decides (text only for llama4,
+                                           qwen3_5, qwen3_5_moe); on = the ForConditionalGeneration
+                                           class, off = the text model @since 0.2 */
 } llmmem_param;
 
 /** Values of LLMMEM_P_ENGINE: the training engines. Append only, never renumbered;
@@ -415,11 +435,32 @@ typedef enum llmmem_result_key {
                                             does not know, estimated from the keys every HF config
                                             shares; or a shape derived from a parameter count): a
                                             note beginning "approximate:" says why @since 0.2 */
-    LLMMEM_R_MARGIN_BYTES = 142        /**< u64: the estimate's own uncertainty at this total, 5% of
+    LLMMEM_R_MARGIN_BYTES = 142,       /**< u64: the estimate's own uncertainty at this total, 5% of
                                             peak_reserved_bytes (the bound the accuracy tests hold the
                                             allocator's figure to): a fit or a shortfall smaller than
                                             this (|headroom_bytes| < margin_bytes) is near the boundary,
                                             a larger one is clear @since 0.2 */
+    LLMMEM_R_MAX_MODEL_LEN = 143,      /**< i64: vLLM's max_model_len (given, else the model's
+                                            max_position_embeddings) @since 0.2 */
+    LLMMEM_R_ESTIMATED_MAX_MODEL_LEN = 144, /**< i64: vLLM: the longest context one request can have
+                                            in the KV cache memory available, at most the model's
+                                            maximum ("the estimated maximum model length" vLLM names
+                                            when max_model_len does not fit); 0 when vLLM does not
+                                            start for another reason @since 0.2 */
+    /* Host memory per node (all ranks of a node together). host_bytes = host_pinned_bytes +
+     * host_pageable_bytes wherever the two are known (DeepSpeed's own estimator gives one figure). */
+    LLMMEM_R_HOST_PINNED_BYTES = 145,  /**< u64: page-locked host memory per node (cudaHostAlloc; torch's
+                                            pinned allocator rounds each block up to a power of two),
+                                            part of host_bytes @since 0.2 */
+    LLMMEM_R_HOST_PAGEABLE_BYTES = 146, /**< u64: ordinary (pageable) host memory per node, part of
+                                             host_bytes @since 0.2 */
+    LLMMEM_R_HOST_LOAD_PEAK_BYTES = 147, /**< u64: host memory per node while the weights are loaded
+                                              (the framework's load path); 0 when not modelled @since 0.2 */
+    LLMMEM_R_HOST_MEMORY_BYTES = 148,  /**< u64: host RAM per node compared against (the parameter
+                                            host_memory_bytes); 0 = not checked @since 0.2 */
+    LLMMEM_R_FITS_HOST = 149           /**< bool: max(host_bytes, host_load_peak_bytes) <= host_memory_bytes;
+                                            meaningful (and in the JSON) only when host_memory_bytes is
+                                            set @since 0.2 */
 } llmmem_result_key;
 
 /* ---- library information ------------------------------------------------ */
@@ -685,7 +726,7 @@ LLMMEM_API int llmmem_config_to_json(char *buf, size_t cap, size_t *needed, cons
 /** Formats of llmmem_timeline (0.2). */
 typedef enum llmmem_timeline_format {
     LLMMEM_TIMELINE_JSON = 0,    /**< active bytes by category and reserved bytes over the events, phases */
-    LLMMEM_TIMELINE_SVG = 1,     /**< the same as a stacked-area chart with the reserved and GPU lines */
+    LLMMEM_TIMELINE_SVG = 1,     /**< the same over the run's phases: the CUDA context, the bytes by category, the reserved and GPU lines, the peak */
     LLMMEM_TIMELINE_SNAPSHOT = 2 /**< torch.cuda.memory._snapshot() as JSON, for pytorch.org/memory_viz */
 } llmmem_timeline_format;
 
@@ -693,7 +734,9 @@ typedef enum llmmem_timeline_format {
  *  three training steps or a prefill and the decode steps) through the model of PyTorch's
  *  caching allocator and writes it in `format` (::llmmem_timeline_format) into @p buf,
  *  snprintf-style (@p needed incl. NUL; call with cap 0 to size). Single-GPU training and HF
- *  generate only: LLMMEM_E_UNSUPPORTED for other engines and runtimes. (0.2) */
+ *  generate only: LLMMEM_E_UNSUPPORTED for other engines and runtimes, and for a timeline of
+ *  more than about 2,000,000 events (decided before it starts). Each training step draws at
+ *  most 8 micro-steps (the output's notes say so; the peaks are the same). (0.2) */
 LLMMEM_API int llmmem_timeline(char *buf, size_t cap, size_t *needed, const llmmem_model *model,
                                const llmmem_config *cfg, int format);
 /** "json", "svg", "snapshot"; NULL for an unknown format. Static. (0.2) */

@@ -61,12 +61,17 @@ def check(r, tag):
         return mt in pending, msg
     d = json.loads(cp.stdout)
     got = d["params"]
+    # a composite whose AutoModelForCausalLM class is the text model (llama4, qwen3_5,
+    # qwen3_5_moe): params is that class, vision_tower_params the towers it leaves out
+    tower = d.get("vision_tower_params", 0)
     text_only = "composite" in d and r.get("class", "").endswith("ForCausalLM")
     if text_only:
         full = (r.get("composite") or {}).get("full_model", {}).get("params")
-        if full is not None and full != got:
-            return False, f"composite OFF {100 * (got - full) / full:+.3f}% ({got:,} vs {full:,} of {r['composite']['full_model']['class']})"
+        if full is not None and full != got + tower:
+            return False, f"composite OFF {100 * (got + tower - full) / full:+.3f}% ({got + tower:,} vs {full:,} of {r['composite']['full_model']['class']})"
         got -= d["components"]["vision"]
+    elif tower and r.get("class", "").endswith("ForConditionalGeneration"):
+        got += tower
     if d.get("generic") and mt not in pending:
         return False, f"estimated generically ({got:,} vs {r['params']:,}): the family needs its registry entry"
     if got != r["params"]:

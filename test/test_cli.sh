@@ -511,5 +511,43 @@ run 1 estimate --axolotl-config "$TMP/ax2.yaml" && one_line_error LLMMEM_E_UNKNO
 # vllm MODEL: a Hub id
 same_json "vllm Hub id" vllm Qwen/Qwen2.5-7B-Instruct --json -- vllm qwen2.5-7b --json
 
+# ---- issue 28 (4): host memory, pinned and pageable, and the host verdict --------------
+# ZeRO-3 optimizer offload of Llama-2-7B on 8 ranks of a node: pinned + pageable = host_bytes,
+# both non-zero; fits_host follows host_memory_bytes on either side of host_bytes
+H="estimate --preset llama-2-7b --engine zero --zero-stage 3 --num-gpus 8 --offload-optimizer cpu"
+if run 0 $H --json; then
+    hb=$(jget "$TMP/out" 'd["host_bytes"]')
+    [ "$(jget "$TMP/out" 'd["host_pinned_bytes"] + d["host_pageable_bytes"] == d["host_bytes"] and d["host_pinned_bytes"] > 0 and d["host_pageable_bytes"] > 0 and "fits_host" not in d')" = True ] && ok ||
+        bad "host keys: $(head -c 600 "$TMP/out")"
+    run 0 $H --host-memory-bytes "$hb" --json && [ "$(jget "$TMP/out" 'd["fits_host"] is True and d["host_memory_bytes"] > 0')" = True ] && ok ||
+        bad "fits_host at host_bytes: $(head -c 300 "$TMP/out")"
+    run 0 $H --host-memory-bytes $((hb - 1)) --json && [ "$(jget "$TMP/out" 'd["fits_host"] is False and d["fits"] is True')" = True ] && ok ||
+        bad "fits_host below host_bytes"
+    run 0 $H --host-memory-bytes $((hb - 1)) && grep -q "^Fits host RAM *NO" "$TMP/out" && grep -q "^  pinned " "$TMP/out" &&
+        grep -q "^  pageable " "$TMP/out" && ok || bad "table host rows: $(cat "$TMP/out")"
+fi
+run 2 $H --host-memory-bytes -5 && one_line_error LLMMEM_E_OUT_OF_RANGE "host_memory_bytes"
+
+# ---- issue 28 (7): the vision tower by runtime ---------------------------------------------
+# Llama 4 Scout: transformers counts 108,641,793,536 for Llama4ForConditionalGeneration and
+# 107,769,861,120 for Llama4ForCausalLM, the class AutoModelForCausalLM builds
+# (test/data/presets-published.tsv, test/data/families/transformers-5.17-families.jsonl)
+S4="--preset llama-4-scout-17b-16e --mode inference --tensor-parallel-size 8"
+tower() { # tower ARGS... -> "params counted|left_out"
+    "$CLI" estimate $S4 "$@" --json | python3 -c 'import json,sys; d=json.load(sys.stdin)
+n=[x for x in d["notes"] if x.startswith("vision tower")]
+print(d["params"], "counted" if n and " counted: " in n[0] else "left_out" if n else "none")'
+}
+[ "$(tower)" = "107769861120 left_out" ] && ok || bad "llama4 HF inference (AutoModelForCausalLM): $(tower)"
+[ "$(tower --runtime vllm)" = "108641793536 counted" ] && ok || bad "llama4 vLLM: $(tower --runtime vllm)"
+[ "$(tower --load-vision-tower on)" = "108641793536 counted" ] && ok || bad "llama4 load_vision_tower on"
+[ "$(tower --runtime vllm --load-vision-tower off)" = "107769861120 left_out" ] && ok || bad "llama4 vLLM tower off"
+if run 0 model --preset llama-4-scout-17b-16e --json; then
+    [ "$(jget "$TMP/out" 'd["params"] + d["vision_tower_params"] == 108641793536 and d["causal_lm_class"] == "Llama4ForCausalLM"')" = True ] && ok ||
+        bad "llama4 model JSON: $(head -c 300 "$TMP/out")"
+fi
+run 1 estimate $S4 --load-vision-tower off --images-per-sample 1 && one_line_error LLMMEM_E_INCONSISTENT "load_vision_tower = off"
+run 1 estimate --preset llama-3.2-1b --load-vision-tower on && one_line_error LLMMEM_E_INCONSISTENT "no vision tower"
+
 echo "test_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -37,4 +37,31 @@ out=$("$CLI" estimate --preset llama-3.2-1b --mode inference --runtime llama_cpp
 check "llama_cpp needs a GGUF" "$out" "must be read from its GGUF file"
 out=$("$CLI" plan --preset llama-3.2-1b --max-ngl 2>&1)
 check "max-ngl is llama.cpp's" "$out" "needs mode inference, runtime llama_cpp"
+# the settings line is llama.cpp's, not the HF runtime's batch and prompt
+out=$("$CLI" estimate --gguf "$F" --ngl 2 --ctx-size 4096 --n-ubatch 256 --cache-type-k f32 2>&1)
+check "settings: llama.cpp's" "$out" "inference (llama_cpp), 2 layers on the GPU (-ngl), context 4,096 tokens"
+check "settings: the cache types" "$out" "KV cache f32/f16, flash attention auto"
+# the HF runtime's settings are not read by llama.cpp: refused, not dropped
+out=$("$CLI" estimate --gguf "$F" --batch-size 512 2>&1)
+check "batch_size refused" "$out" "runtime llama_cpp does not read batch_size (512): set n_parallel"
+out=$("$CLI" estimate --gguf "$F" --kv-cache-dtype fp8 2>&1)
+check "kv_cache_dtype refused" "$out" "does not read kv_cache_dtype (fp8): set cache_type_k and cache_type_v"
+out=$("$CLI" estimate --gguf "$F" --prompt-len 8192 2>&1)
+check "prompt_len refused" "$out" "does not read prompt_len (8192): set ctx_size"
+out=$("$CLI" plan --gguf "$F" --gpus 4 2>&1)
+check "no layouts for llama.cpp" "$out" "runtime llama_cpp: no layouts of 4 GPUs to rank"
+# a scenario names the GGUF (a path relative to it) and implies llama.cpp
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+cp "$F" "$d/m.gguf"
+printf '{"model": {"gguf": "m.gguf"}, "inference": {"ctx_size": 4096, "n_gpu_layers": 2}}' >"$d/s.json"
+a=$("$CLI" estimate --scenario "$d/s.json" --json 2>&1)
+b=$("$CLI" estimate --gguf "$F" --ctx-size 4096 --ngl 2 --json 2>&1)
+[ "$a" = "$b" ] && echo "ok   scenario model.gguf == --gguf" || { echo "FAIL scenario model.gguf: $a"; fail=1; }
+printf '{"model": {"gguf": "m.gguf", "num_layers": 3}}' >"$d/s.json"
+out=$("$CLI" estimate --scenario "$d/s.json" 2>&1)
+check "scenario: no numbers on a GGUF" "$out" "model.gguf describes the model by its tensors"
+printf '{"model": {"gguf": "m.gguf", "preset": "llama-3.2-1b"}}' >"$d/s.json"
+out=$("$CLI" estimate --scenario "$d/s.json" 2>&1)
+check "scenario: one model source" "$out" "are each a model: give one, not both"
 exit $fail

@@ -57,6 +57,31 @@ has out "GPU KV cache size:"
 has out "Maximum concurrency for 16,384 tokens per request:"
 has out "vLLM flags without effect on GPU memory: --host, --port, --trust-remote-code"
 
+# capacity first, also on `llmmem estimate`: the lines vLLM logs come before the phases, with
+# the longest context that fits; when vLLM does not start, its own error instead of a KV
+# pool, the estimated maximum model length, and a KV cache line equal to the component
+run 0 estimate --preset llama-3.1-8b --mode inference --runtime vllm --gpu H100-80GB --max-model-len 8192
+[ "$(grep -n "^vLLM, per GPU" "$TMP/out" | cut -d: -f1)" -lt "$(grep -n "^Live bytes per phase" "$TMP/out" | cut -d: -f1)" ] &&
+    ok || bad "the vLLM lines are not above the phases"
+has out "Maximum concurrency for 8,192 tokens per request:"
+has out "Longest context that fits: 131,072 tokens (--max-model-len up to 131072)"
+run 0 estimate --preset llama-3.1-8b --mode inference --runtime vllm --gpu L4 --json
+n=$(key estimated_max_model_len)
+[ "$(key max_model_len)" = 131072 ] && [ "$n" -gt 0 ] && [ "$n" -lt 131072 ] &&
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["kv_cache_bytes"] != d["components"]["kv_cache"])' "$TMP/out" &&
+    ok || bad "L4 capacity keys: $(head -c 300 "$TMP/out")"
+run 0 estimate --preset llama-3.1-8b --mode inference --runtime vllm --gpu L4
+has out "vLLM, per GPU (as it logs them): it does not start"
+has out "To serve at least one request with the model's max seq len (131072)"
+has out "Based on the available memory, the estimated maximum model length is $n."
+has out "Longest context that fits: $(python3 -c "print(f'{$n:,}')") tokens (--max-model-len $n starts it)"
+grep -q "GPU KV cache size" "$TMP/out" && bad "a KV pool for a start that fails" || ok
+kvline=$(grep "^KV cache " "$TMP/out")
+kvcomp=$(grep "^  kv_cache " "$TMP/out" | sed 's/.* \([0-9.]* GiB\).*/\1/')
+case "$kvline" in *"$kvcomp"*) ok ;; *) bad "KV cache line \"$kvline\" is not the component's $kvcomp" ;; esac
+run 0 estimate --preset llama-3.1-8b --mode inference --runtime vllm --gpu L4 --max-model-len "$n" --json
+[ "$(key fits)" = True ] && ok || bad "--max-model-len $n (the estimated maximum) does not start"
+
 # vLLM's spellings give the same estimate as llmmem's parameter flags
 run 0 vllm qwen3-8b -tp 2 --max-model-len=32K --no-enable-prefix-caching --enforce-eager true \
     --gpu H100-80GB --json

@@ -260,6 +260,15 @@ static void zero_paper_states(void **state)
     llmmem_model_free(m);
 }
 
+/* torch's pinned host allocator takes the next power of two (CachingHostAllocator) */
+static uint64_t pow2_ceil(uint64_t n)
+{
+    uint64_t p = 1;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
 static void zero_invariants(void **state)
 {
     (void)state;
@@ -282,19 +291,47 @@ static void zero_invariants(void **state)
         llmmem_result_free(r2);
         llmmem_result_free(r3);
     }
-    /* Offload: optimizer state leaves the GPU; host RAM holds 12 B/param
-     * (+4 fp32 grads) per rank x ranks on the node. */
+    /* Offload (stage_1_and_2.py, pin_memory on: offload_config.py's default):
+     * per rank of Pp = P/8 elements, pinned (each one block of torch's pinned
+     * allocator, the next power of two): the fp32 partition, the 16-bit
+     * copy-back buffer, the fp32 gradient partition and a 16-bit buffer of the
+     * largest parameter (embed_tokens 32000 x 4096); pageable: DeepSpeedCPUAdam's
+     * exp_avg and exp_avg_sq (8 B/element); x 8 ranks on the node. */
     set(c, "data_parallel_size", "8");
     set(c, "zero_stage", "2");
     set(c, "offload_optimizer", "cpu");
     llmmem_result *r = run(m, c);
     assert_int_equal(comp(r, LLMMEM_PHASE_OPTIMIZER, LLMMEM_C_OPTIMIZER_STATE), 0);
-    const uint64_t P = 6738415616ULL;
-    uint64_t per_rank = (4 * P + 7) / 8 + (8 * P + 7) / 8 + (4 * P + 7) / 8;
-    assert_int_equal(u64(r, LLMMEM_R_HOST_BYTES), per_rank * 8);
+    const uint64_t P = 6738415616ULL, Pp = P / 8, big = 32000ULL * 4096;
+    uint64_t pinned = pow2_ceil(4 * Pp) + pow2_ceil(2 * Pp) + pow2_ceil(4 * Pp) + pow2_ceil(2 * big);
+    assert_int_equal(u64(r, LLMMEM_R_HOST_PINNED_BYTES), pinned * 8);
+    assert_int_equal(u64(r, LLMMEM_R_HOST_PAGEABLE_BYTES), 8 * Pp * 8);
+    assert_int_equal(u64(r, LLMMEM_R_HOST_BYTES), (pinned + 8 * Pp) * 8);
+    /* pin_memory off: the same buffers, pageable and unrounded */
+    set(c, "offload_pin_memory", "off");
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    assert_int_equal(u64(r, LLMMEM_R_HOST_PINNED_BYTES), 0);
+    assert_int_equal(u64(r, LLMMEM_R_HOST_PAGEABLE_BYTES), (4 * Pp + 2 * Pp + 4 * Pp + 2 * big + 8 * Pp) * 8);
+    set(c, "offload_pin_memory", "auto");
+    /* stage 3 (stage3.py): the fp32 partition and the Adam state pageable, one
+     * fp32 sub-group gradient buffer (Pp < sub_group_size 1e9) and the flat
+     * 16-bit gradient partitions pinned: 18 B/param in all, DeepSpeed's
+     * estimate_zero3_model_states_mem_needs figure before its buffer factor */
+    set(c, "zero_stage", "3");
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    assert_int_equal(u64(r, LLMMEM_R_HOST_PINNED_BYTES), (pow2_ceil(4 * Pp) + pow2_ceil(2 * Pp)) * 8);
+    assert_int_equal(u64(r, LLMMEM_R_HOST_PAGEABLE_BYTES), 12 * Pp * 8);
+    set(c, "zero_stage", "2");
+    /* nvme at stage 2: no swapper (stage_1_and_2.py cpu_offload for any
+     * device): the same host bytes, nothing on NVMe */
     set(c, "offload_optimizer", "nvme");
     assert_int_equal(llmmem_estimate(r, m, c), 0);
-    assert_int_equal(u64(r, LLMMEM_R_NVME_BYTES), ((4 * P + 7) / 8 + (8 * P + 7) / 8) * 8);
+    assert_int_equal(u64(r, LLMMEM_R_NVME_BYTES), 0);
+    assert_int_equal(u64(r, LLMMEM_R_HOST_PINNED_BYTES), pinned * 8);
+    /* nvme at stage 3: the fp32 partition and the Adam state swapped out */
+    set(c, "zero_stage", "3");
+    assert_int_equal(llmmem_estimate(r, m, c), 0);
+    assert_int_equal(u64(r, LLMMEM_R_NVME_BYTES), 12 * Pp * 8);
     llmmem_result_free(r);
     llmmem_config_free(c);
     llmmem_model_free(m);

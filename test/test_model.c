@@ -459,9 +459,12 @@ static void test_registry_entries(void **state)
         for (int p = 0; p < LLMMEM__MAX_PARTS; p++)
             if (c->parts[p].key && !m->mm.tower[p])
                 fail_msg("%s: no %s tower", c->type, c->parts[p].name);
-        assert_true(m->vision_params > 0);
-        if (m->vision_params != tensor_sum(&m->mm.tensors) ||
-            m->params != tensor_sum(&m->tensors) + m->vision_params)
+        /* the towers: in params, or (AutoModelForCausalLM builds the text model:
+         * c->causal_lm_text) apart in tower_params */
+        const int64_t towers = m->vision_params + m->tower_params;
+        assert_true(towers > 0);
+        assert_true(c->causal_lm_text ? m->vision_params == 0 : m->tower_params == 0);
+        if (towers != tensor_sum(&m->mm.tensors) || m->params != tensor_sum(&m->tensors) + m->vision_params)
             fail_msg("%s: params %lld, vision %lld, vision tensors %lld", c->type, (long long)m->params,
                      (long long)m->vision_params, (long long)tensor_sum(&m->mm.tensors));
         llmmem_model_free(m);

@@ -21,6 +21,9 @@ for line in open(tsv):
     d = json.loads(subprocess.run([cli, "model", "--preset", preset, "--json"], capture_output=True,
                                   text=True, check=True).stdout)
     n += 1
+    # composites count the full model: a composite whose AutoModelForCausalLM class is the
+    # text model (llama4, qwen3_5) reports that class as params and the towers apart
+    d["params"] += d.get("vision_tower_params", 0)
     msg = f"{preset:26s} {d['params']:>17,}"
     if d["params"] != int(exact):
         bad.append(f"{preset}: {d['params']:,} parameters, transformers counts {int(exact):,}")

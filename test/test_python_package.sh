@@ -54,6 +54,7 @@ whl, so = sys.argv[1], sys.argv[2]
 z = zipfile.ZipFile(whl)
 names = set(z.namelist())
 need = {"llmmem/__init__.py", "llmmem/_ffi.py", "llmmem/_header.py", "llmmem/_cli.py", "llmmem/__main__.py",
+        "_llmmem_cli.py",
         "llmmem/py.typed", "llmmem/_prototypes.py", "llmmem/lib/libllmmem.so." + so, "llmmem/bin/llmmem"}
 # every module of the package (the tarball's python/llmmem, as git tracks it)
 need |= {"llmmem/" + f for f in os.listdir(sys.argv[3]) if f.endswith(".py")}
@@ -74,7 +75,7 @@ for name, digest, size in rows:
     assert digest == h and int(size) == len(data), name
 meta = z.read(info[0].replace("RECORD", "METADATA")).decode()
 assert "Requires-Python: >=3.9" in meta
-assert "llmmem = llmmem._cli:main" in z.read(info[0].replace("RECORD", "entry_points.txt")).decode()
+assert "llmmem = _llmmem_cli:main" in z.read(info[0].replace("RECORD", "entry_points.txt")).decode()
 assert z.getinfo("llmmem/bin/llmmem").external_attr >> 16 & 0o111, "the CLI is not executable"
 assert "FUNCTIONS = " in z.read("llmmem/_prototypes.py").decode()
 print("wheel content: ok (%d files)" % len(names))

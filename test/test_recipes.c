@@ -287,6 +287,79 @@ static void qlora_load_peak(void **state)
 }
 
 /* What the profiles and compile do not model is refused, not estimated. */
+/* bitsandbytes 4-bit compute dtype and quantised head (issue 28 item 8):
+ * Linear4bit.forward casts its input to compute_dtype and the matmul
+ * dequantises the weight to it (bitsandbytes 0.50 nn/modules.py, backends/
+ * cuda/ops.py _dequant_linear_fallback); transformers' BitsAndBytesConfig
+ * makes it fp32 without bnb_4bit_compute_dtype. On Llama-3.2-1B the largest
+ * quantised Linear is an MLP projection (f x h; the tied head is an
+ * Embedding's weight): bf16 = its 16-bit dequantised copy; fp32 = a 32-bit
+ * copy plus the fp32 input and output of that layer (T x (h + f) x 4). */
+static void bnb_compute_dtype(void **state)
+{
+    (void)state;
+    llmmem_model *m = load("llama-3.2-1b");
+    const uint64_t W = (uint64_t)F * H, T = 512;
+    const char *bf16[] = {"param_dtype", "bf16", "compute_dtype", "bf16", "lora_rank", "8", "qlora", "nf4",
+                          "micro_batch_size", "1", "seq_len", "512", "qlora_compute_dtype", "bf16", NULL};
+    llmmem_config *c = cfg_of(bf16);
+    assert_int_equal(compute(m, c).quant_transient, W * 2);
+    assert_int_equal(llmmem_config_set(c, "qlora_compute_dtype", "auto"), 0); /* transformers' fp32 */
+    assert_int_equal(compute(m, c).quant_transient, W * 4 + T * (H + F) * 4);
+    assert_int_equal(llmmem_config_set(c, "qlora_compute_dtype", "fp32"), 0);
+    assert_int_equal(compute(m, c).quant_transient, W * 4 + T * (H + F) * 4);
+    /* LitGPT: BitsandbytesPrecision sets the compute dtype to its own (bf16);
+     * _quantize_weight quantises an fp16 copy: fp16 dequantised, then bf16 */
+    assert_int_equal(llmmem_config_set(c, "qlora_compute_dtype", "auto"), 0);
+    assert_int_equal(llmmem_config_set(c, "activation_profile", "litgpt"), 0);
+    assert_int_equal(compute(m, c).quant_transient, W * (2 + 2));
+    llmmem_config_free(c);
+
+    /* the head: Llama-2-7B's untied lm_head (32000 x 4096) in 4 bits with
+     * qlora_quantize_head on (LitGPT's default), 16-bit otherwise
+     * (transformers skips lm_head): the weights drop by 2 B - its NF4 bytes
+     * (0.5 B + the double-quantised absmax) per element, and the head is the
+     * largest dequantised weight */
+    llmmem_model *m7 = load("llama-2-7b");
+    const uint64_t head = 32000ULL * 4096;
+    bf16[13] = "bf16";
+    c = cfg_of(bf16);
+    llmmem__train off = compute(m7, c);
+    assert_int_equal(off.quant_transient, 11008ULL * 4096 * 2);
+    assert_int_equal(llmmem_config_set(c, "qlora_quantize_head", "on"), 0);
+    llmmem__train on = compute(m7, c);
+    assert_int_equal(on.quant_transient, head * 2);
+    const uint64_t drop = off.st.weights - on.st.weights;
+    assert_true(drop > head * 2 - head * 6 / 10 && drop < head * 2 - head / 2);
+    llmmem_config_free(c);
+
+    /* the settings are bitsandbytes' 4-bit ones: refused elsewhere, named */
+    const char *bad[][6] = {{"qlora_compute_dtype", "bf16", "qlora", "none", "lora_rank", "8"},
+                            {"qlora_quantize_head", "on", "qlora", "int8", "lora_rank", "8"},
+                            {"qlora_compute_dtype", "fp32", "qlora", "nf4", "activation_profile", "torchtune"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *kv[] = {bad[i][0], bad[i][1], bad[i][2], bad[i][3], bad[i][4], bad[i][5],
+                            "lora_rank", "8", NULL};
+        c = cfg_of(kv);
+        llmmem_result *r = NULL;
+        assert_int_equal(llmmem_result_new(&r), 0);
+        assert_int_equal(llmmem_estimate(r, m, c), LLMMEM_E_INCONSISTENT);
+        assert_non_null(strstr(llmmem_last_error(), bad[i][0]));
+        llmmem_result_free(r);
+        llmmem_config_free(c);
+    }
+    const char *fp8[] = {"qlora", "nf4", "lora_rank", "8", "qlora_compute_dtype", "fp8", NULL};
+    c = cfg_of(fp8);
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    assert_int_equal(llmmem_estimate(r, m, c), LLMMEM_E_OUT_OF_RANGE);
+    assert_non_null(strstr(llmmem_last_error(), "qlora_compute_dtype"));
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m7);
+    llmmem_model_free(m);
+}
+
 static void refusals(void **state)
 {
     (void)state;
@@ -447,6 +520,7 @@ static void other_readers(void **state)
     assert_int_equal(kind, LLMMEM_FW_AXOLOTL);
     assert_int_equal(apply(c, LLMMEM_FW_AUTO, axo), 0);
     expect_param(c, "qlora", "nf4");
+    expect_param(c, "qlora_compute_dtype", "bf16"); /* bnb_4bit_compute_dtype = cfg.torch_dtype */
     expect_param(c, "lora_targets", "all-linear");
     expect_param(c, "activation_offloading", "save_on_cpu");
     expect_param(c, "loss", "liger");
@@ -579,7 +653,7 @@ int main(void)
         cmocka_unit_test(torchtune_layer_full), cmocka_unit_test(compiled_layer),
         cmocka_unit_test(torchtune_chunked_loss), cmocka_unit_test(litgpt_loss_and_adapters),
         cmocka_unit_test(offloading), cmocka_unit_test(optimizer_in_backward),
-        cmocka_unit_test(paged_state), cmocka_unit_test(qlora_load_peak),
+        cmocka_unit_test(paged_state), cmocka_unit_test(qlora_load_peak), cmocka_unit_test(bnb_compute_dtype),
         cmocka_unit_test(refusals), cmocka_unit_test(selective_op), cmocka_unit_test(liger_kernels),
         cmocka_unit_test(torchtune_reader), cmocka_unit_test(yaml_contract),
         cmocka_unit_test(other_readers), cmocka_unit_test(fsdp_recipes),

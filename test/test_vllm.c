@@ -819,7 +819,16 @@ static void test_cpu_offload_swap(void **state)
     estimate(r, m, c);
     assert_int_equal(w0 - get_u64(r, LLMMEM_R_WEIGHTS_BYTES), 2097152);
     assert_int_equal(get_u64(r, LLMMEM_R_HOST_BYTES), 2621440);
+    assert_int_equal(get_u64(r, LLMMEM_R_HOST_PINNED_BYTES), 2621440); /* all of it pinned */
+    assert_int_equal(get_u64(r, LLMMEM_R_HOST_PAGEABLE_BYTES), 0);
     assert_true(get_u64(r, LLMMEM_R_KV_CACHE_BYTES) > kv0);
+    set(c, "host_memory_bytes", "2621439"); /* the second verdict: host RAM */
+    estimate(r, m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_FITS_HOST), 0);
+    set(c, "host_memory_bytes", "2621440");
+    estimate(r, m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_FITS_HOST), 1);
+    set(c, "host_memory_bytes", "0");
     set(c, "cpu_offload_gb", "0.000000001"); /* int(gb * 2**30) = 1 byte */
     estimate(r, m, c);
     assert_int_equal(w0 - get_u64(r, LLMMEM_R_WEIGHTS_BYTES), 1572864);
@@ -910,6 +919,74 @@ static void test_capture_sizes(void **state)
     llmmem_model_free(m);
 }
 
+/* The capacity keys: max_model_len is the one served (given, else the config's
+ * max_position_embeddings); estimated_max_model_len is an exact boundary of the estimator
+ * (max_model_len N starts vLLM, N + 1 does not) capped at the model's maximum; when vLLM
+ * does not start, kv_cache_bytes is the KV cache the component counts (one max_model_len
+ * request), not the pool it could not make. */
+static void test_capacity_keys(void **state)
+{
+    (void)state;
+    llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "llama-3.1-8b"), 0);
+    int64_t maxpos = 0;
+    assert_int_equal(llmmem_model_get_i64(&maxpos, m, LLMMEM_M_MAX_POSITIONS), 0);
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    /* L4: the model's own 131,072 tokens do not fit */
+    llmmem_config *c = vllm_config();
+    set(c, "gpu", "L4");
+    estimate(r, m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_FITS), 0);
+    assert_int_equal(get_i64(r, LLMMEM_R_MAX_MODEL_LEN), maxpos);
+    uint64_t kv = 0;
+    assert_int_equal(llmmem_result_component_bytes(&kv, r, LLMMEM_PHASE_DECODE, LLMMEM_C_KV_CACHE), 0);
+    assert_int_equal(get_u64(r, LLMMEM_R_KV_CACHE_BYTES), kv);
+    assert_true(kv > get_u64(r, LLMMEM_R_KV_AVAILABLE_BYTES));
+    const int64_t longest = get_i64(r, LLMMEM_R_ESTIMATED_MAX_MODEL_LEN);
+    assert_true(longest > 0 && longest < maxpos);
+    char text[32];
+    snprintf(text, sizeof text, "%lld", (long long)longest);
+    set(c, "max_model_len", text);
+    estimate(r, m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_FITS), 1);
+    assert_int_equal(get_i64(r, LLMMEM_R_ESTIMATED_MAX_MODEL_LEN), longest);
+    snprintf(text, sizeof text, "%lld", (long long)longest + 1);
+    set(c, "max_model_len", text);
+    estimate(r, m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_FITS), 0);
+    llmmem_config_free(c);
+    /* H100: the model's maximum fits; a shorter max_model_len reports the longer one */
+    c = vllm_config();
+    estimate(r, m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_FITS), 1);
+    assert_int_equal(get_i64(r, LLMMEM_R_ESTIMATED_MAX_MODEL_LEN), maxpos);
+    set(c, "max_model_len", "8192");
+    estimate(r, m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_MAX_MODEL_LEN), 8192);
+    assert_int_equal(get_i64(r, LLMMEM_R_ESTIMATED_MAX_MODEL_LEN), maxpos);
+    assert_true(get_f64(r, LLMMEM_R_MAX_CONCURRENCY) > 1.0);
+    llmmem_config_free(c);
+    /* vLLM refuses to start before profiling (free memory below total x utilization): no
+     * context fits */
+    c = vllm_config();
+    set(c, "gpu", "L4");
+    set(c, "gpu_memory_utilization", "0.99");
+    estimate(r, m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_FITS), 0);
+    assert_int_equal(get_i64(r, LLMMEM_R_ESTIMATED_MAX_MODEL_LEN), 0);
+    llmmem_config_free(c);
+    /* not vLLM: no capacity keys */
+    c = vllm_config();
+    set(c, "runtime", "hf");
+    estimate(r, m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_MAX_MODEL_LEN), 0);
+    assert_int_equal(get_i64(r, LLMMEM_R_ESTIMATED_MAX_MODEL_LEN), 0);
+    llmmem_config_free(c);
+    llmmem_result_free(r);
+    llmmem_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -921,6 +998,7 @@ int main(void)
         cmocka_unit_test(test_tokens_by_version),   cmocka_unit_test(test_refused_start),
         cmocka_unit_test(test_nvfp4_weights),       cmocka_unit_test(test_v0_fallback),
         cmocka_unit_test(test_cpu_offload_swap),    cmocka_unit_test(test_capture_sizes),
+        cmocka_unit_test(test_capacity_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -75,7 +75,29 @@ int cli_settings(char (*out)[CLI_ITEM_MAX], int max, const llmmem_result *r,
 {
     char a[64], b[64], c[64];
     items it = {out, 0, max};
-    if (cli_cfg_i64(cfg, LLMMEM_P_MODE) == 1) {
+    const bool lcpp = cli_cfg_i64(cfg, LLMMEM_P_RUNTIME) == LLMMEM_RUNTIME_LLAMA_CPP;
+    if (cli_cfg_i64(cfg, LLMMEM_P_MODE) == 1 && lcpp) {
+        /* llama.cpp's own settings (llama-server's flags), the context as resolved */
+        const int64_t ngl = cli_cfg_i64(cfg, LLMMEM_P_N_GPU_LAYERS);
+        item(&it, "inference (llama_cpp)");
+        if (ngl < 0)
+            item(&it, "all layers on the GPU");
+        else
+            item(&it, "%lld layers on the GPU (-ngl)", (long long)ngl);
+        item(&it, "context %s tokens",
+             cli_group(a, sizeof a, cli_result_i64(r, LLMMEM_R_MAX_CONTEXT_TOKENS)));
+        item(&it, "batch %s, ubatch %s", cli_group(a, sizeof a, cli_cfg_i64(cfg, LLMMEM_P_N_BATCH)),
+             cli_group(b, sizeof b, cli_cfg_i64(cfg, LLMMEM_P_N_UBATCH)));
+        item(&it, "%lld sequence(s)%s", (long long)cli_cfg_i64(cfg, LLMMEM_P_N_PARALLEL),
+             cli_cfg_i64(cfg, LLMMEM_P_KV_UNIFIED) ? " (unified KV)" : "");
+        item(&it, "KV cache %s/%s%s", cfg_text(a, sizeof a, cfg, LLMMEM_P_CACHE_TYPE_K),
+             cfg_text(b, sizeof b, cfg, LLMMEM_P_CACHE_TYPE_V),
+             cli_cfg_i64(cfg, LLMMEM_P_NO_KV_OFFLOAD) ? " in host memory" : "");
+        item(&it, "flash attention %s", cfg_text(a, sizeof a, cfg, LLMMEM_P_FLASH_ATTN));
+        if (cli_cfg_i64(cfg, LLMMEM_P_N_CPU_MOE) > 0)
+            item(&it, "experts of the first %lld layers on the CPU",
+                 (long long)cli_cfg_i64(cfg, LLMMEM_P_N_CPU_MOE));
+    } else if (cli_cfg_i64(cfg, LLMMEM_P_MODE) == 1) {
         item(&it, "inference (%s)", cfg_text(a, sizeof a, cfg, LLMMEM_P_RUNTIME));
         item(&it, "batch %s", cli_group(a, sizeof a, cli_cfg_i64(cfg, LLMMEM_P_BATCH_SIZE)));
         item(&it, "prompt %s + decode %s tokens",
@@ -255,6 +277,9 @@ static void print_totals(const llmmem_result *r, enum cli_units u)
         {"CUDA context", LLMMEM_R_CUDA_CONTEXT_BYTES, false},
         {"Total per GPU", LLMMEM_R_TOTAL_BYTES_PER_GPU, false},
         {"Host RAM (offload)", LLMMEM_R_HOST_BYTES, true},
+        {"  pinned", LLMMEM_R_HOST_PINNED_BYTES, true},
+        {"  pageable", LLMMEM_R_HOST_PAGEABLE_BYTES, true},
+        {"Host RAM at load", LLMMEM_R_HOST_LOAD_PEAK_BYTES, true},
         {"NVMe (offload)", LLMMEM_R_NVME_BYTES, true},
         {"KV cache", LLMMEM_R_KV_CACHE_BYTES, true},
     };
@@ -272,6 +297,15 @@ static void print_totals(const llmmem_result *r, enum cli_units u)
            cli_fmt_bytes(b, sizeof b, cli_result_u64(r, LLMMEM_R_GPU_MEMORY_BYTES), u),
            cli_fmt_bytes(t, sizeof t, (uint64_t)(head < 0 ? -head : head), u),
            head < 0 ? "short" : "free");
+    /* the second verdict, where a host RAM size per node was given */
+    uint64_t host_cap = cli_result_u64(r, LLMMEM_R_HOST_MEMORY_BYTES);
+    if (host_cap) {
+        uint64_t need = cli_result_u64(r, LLMMEM_R_HOST_BYTES);
+        uint64_t load = cli_result_u64(r, LLMMEM_R_HOST_LOAD_PEAK_BYTES);
+        need = load > need ? load : need;
+        printf("Fits host RAM         %s (%s of %s per node)\n", cli_result_i64(r, LLMMEM_R_FITS_HOST) ? "yes" : "NO",
+               cli_fmt_bytes(a, sizeof a, need, u), cli_fmt_bytes(b, sizeof b, host_cap, u));
+    }
     /* |headroom| within the estimate's own margin: a near-boundary verdict */
     uint64_t margin = cli_result_u64(r, LLMMEM_R_MARGIN_BYTES);
     if ((uint64_t)(head < 0 ? -head : head) < margin)
@@ -296,10 +330,77 @@ static void print_notes(const llmmem_result *r, const llmmem_model *m)
         printf("  - model: %s\n", llmmem_model_note(m, i));
 }
 
+/* The note of a result that begins with `prefix`, NULL when none. */
+static const char *note_with(const llmmem_result *r, const char *prefix)
+{
+    for (int i = 0; i < llmmem_result_note_count(r); i++)
+        if (!strncmp(llmmem_result_note(r, i), prefix, strlen(prefix)))
+            return llmmem_result_note(r, i);
+    return NULL;
+}
+
+/* vLLM's capacity first, in the words vLLM logs (gpu_model_runner.py "Model loading took",
+ * gpu_worker.py "Available KV cache memory", kv_cache_utils.py "GPU KV cache size",
+ * "Maximum concurrency for N tokens per request"), or the error it stops with
+ * (kv_cache_utils.py _check_enough_kv_cache_memory), then the longest context that fits.
+ * Only for vLLM results (max_model_len set). */
+static void print_vllm(const llmmem_result *r)
+{
+    const int64_t len = cli_result_i64(r, LLMMEM_R_MAX_MODEL_LEN);
+    if (len <= 0)
+        return;
+    const int64_t longest = cli_result_i64(r, LLMMEM_R_ESTIMATED_MAX_MODEL_LEN);
+    const uint64_t avail = cli_result_u64(r, LLMMEM_R_KV_AVAILABLE_BYTES);
+    const double gib = 1073741824.0;
+    double conc = 0;
+    llmmem_result_get_f64(&conc, r, LLMMEM_R_MAX_CONCURRENCY);
+    char a[64], b[64];
+    const bool starts = cli_result_i64(r, LLMMEM_R_FITS) != 0;
+    printf("vLLM, per GPU (as it logs them)%s\n", starts ? "" : ": it does not start");
+    printf("  Model loading took %.4f GiB\n", (double)cli_result_u64(r, LLMMEM_R_WEIGHTS_BYTES) / gib);
+    const char *refused = note_with(r, "vllm: free memory at start");
+    if (refused) {
+        printf("  %s\n", refused + 6);
+    } else if (avail == 0) {
+        printf("  No available memory for the cache blocks. Try increasing `gpu_memory_utilization`\n"
+               "  when initializing the engine.\n");
+    } else {
+        printf("  Available KV cache memory: %.2f GiB\n", (double)avail / gib);
+        if (starts) {
+            printf("  GPU KV cache size: %s tokens\n",
+                   cli_group(a, sizeof a, cli_result_i64(r, LLMMEM_R_KV_TOKENS)));
+            printf("  Maximum concurrency for %s tokens per request: %.2fx\n", cli_group(b, sizeof b, len),
+                   conc);
+        } else {
+            printf("  To serve at least one request with the model's max seq len (%lld), (%.2f GiB KV\n"
+                   "  cache is needed, which is larger than the available KV cache memory (%.2f GiB).\n",
+                   (long long)len, (double)cli_result_u64(r, LLMMEM_R_KV_CACHE_BYTES) / gib,
+                   (double)avail / gib);
+            if (longest > 0)
+                printf("  Based on the available memory, the estimated maximum model length is %lld.\n",
+                       (long long)longest);
+            printf("  Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when\n"
+                   "  initializing the engine.\n");
+        }
+    }
+    if (longest > 0) {
+        printf("  Longest context that fits: %s tokens", cli_group(a, sizeof a, longest));
+        if (longest < len)
+            printf(" (--max-model-len %lld starts it)", (long long)longest);
+        else if (longest > len)
+            printf(" (--max-model-len up to %lld)", (long long)longest);
+        else
+            printf(" (= max_model_len)");
+        printf("\n");
+    }
+    printf("\n");
+}
+
 void cli_print_table(const llmmem_result *r, const llmmem_model *m, const llmmem_config *cfg,
                      enum cli_units u)
 {
     print_header(r, m, cfg, u);
+    print_vllm(r);
     print_phases(r, u);
     print_components(r, u);
     print_totals(r, u);

@@ -359,29 +359,6 @@ static bool own_flag(vstate *s, int argc, char **argv, int *i)
     return false;
 }
 
-static void print_vllm_lines(const llmmem_result *r, const llmmem_config *cfg)
-{
-    double conc = 0;
-    uint64_t w = cli_result_u64(r, LLMMEM_R_WEIGHTS_BYTES);
-    uint64_t avail = cli_result_u64(r, LLMMEM_R_KV_AVAILABLE_BYTES);
-    int64_t tokens = cli_result_i64(r, LLMMEM_R_KV_TOKENS);
-    llmmem_result_get_f64(&conc, r, LLMMEM_R_MAX_CONCURRENCY);
-    int64_t len = 0;
-    llmmem_config_get_i64(&len, cfg, LLMMEM_P_MAX_MODEL_LEN);
-    char a[64], b[64];
-    const double gib = 1073741824.0;
-    printf("vLLM, per GPU (as it logs them)\n");
-    printf("  Model loading took %.4f GiB\n", (double)w / gib);
-    printf("  Available KV cache memory: %.2f GiB\n", (double)avail / gib);
-    printf("  GPU KV cache size: %s tokens\n", cli_group(a, sizeof a, tokens));
-    if (len > 0)
-        printf("  Maximum concurrency for %s tokens per request: %.2fx\n",
-               cli_group(b, sizeof b, len), conc);
-    else
-        printf("  Maximum concurrency for max_model_len tokens per request: %.2fx\n", conc);
-    printf("\n");
-}
-
 static int result_json(char *buf, size_t cap, size_t *need, const void *r)
 {
     return llmmem_result_to_json(buf, cap, need, r);
@@ -436,8 +413,7 @@ int cli_run_vllm(int argc, char **argv)
             fprintf(stderr, "llmmem: note: vLLM flags without effect on GPU memory: %s\n",
                     s.ignored);
     } else {
-        print_vllm_lines(r, cfg);
-        cli_print_table(r, m, cfg, s.o.units);
+        cli_print_table(r, m, cfg, s.o.units); /* vLLM's lines first */
         if (s.nignored)
             printf("\nvLLM flags without effect on GPU memory: %s\n", s.ignored);
         if (s.o.explain)

@@ -1,6 +1,7 @@
 /* The predicted allocation timeline (llmmem_timeline: the estimate's allocations replayed
- * through the model of PyTorch's caching allocator) as the library draws it: active bytes
- * stacked by category, the reserved bytes and the GPU as lines, the phases marked. The
+ * through the model of PyTorch's caching allocator) as the library draws it: the GPU's
+ * memory over the run's phases (the CUDA context, the bytes by category, the reserved and
+ * GPU lines, the peak marked). The
  * same SVG as `llmmem timeline`. Loaded after llmmem-api.js: it adds allocTimeline() to
  * the object LlmmemApi.wrap returns, and LlmmemAllocTimeline.render(api, model, settings)
  * draws it under the phase timeline (app.js calls it after each estimate). */
@@ -10,6 +11,7 @@
 
   function withTimeline(M, api) {
     function allocTimeline(model, settings, format) {
+      if (model.gguf || model.ggufMissing != null) return api.timelineOf(model, settings, FORMATS[format || "svg"]);
       const ptrs = [];
       const cstr = (s) => {
         const n = M.lengthBytesUTF8(s) + 1;
@@ -25,7 +27,7 @@
       const out = M._malloc(8);
       try {
         let rc;
-        if (model.preset) rc = M._llmmem_model_from_preset(out, cstr(model.preset));
+        if (model.preset) rc = M._llmmem_model_from_pretrained(out, cstr(model.preset.trim()), 0);
         else rc = M._llmmem_model_from_hf_json(out, cstr(model.hfJson || ""), M.lengthBytesUTF8(model.hfJson || ""));
         if (rc < 0) fail(rc);
         m = M.getValue(out, "i32");

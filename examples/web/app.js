@@ -18,7 +18,7 @@
   // Parameter sections: the hundreds of the parameter ids (include/llmmem.h).
   const SECTIONS = {
     1: "Workload", 2: "Precision", 3: "Optimizer", 4: "Activations", 5: "LoRA / QLoRA",
-    6: "Engine", 7: "GPUs and parallelism", 8: "Serving runtime (vLLM)", 9: "GPU",
+    6: "Engine", 7: "GPUs and parallelism", 8: "Serving runtime (vLLM, llama.cpp)", 9: "GPU",
     10: "Vision inputs",
   };
   // Shown outside the "more" fold of their section.
@@ -30,6 +30,7 @@
     "distributed_optimizer", "num_gpus", "data_parallel_size", "tensor_parallel_size",
     "pipeline_parallel_size", "context_parallel_size", "expert_parallel_size", "sequence_parallel",
     "runtime", "gpu_memory_utilization", "max_num_seqs", "max_model_len", "gpu", "gpu_memory_bytes",
+    "n_gpu_layers", "ctx_size", "n_parallel", "cache_type_k", "cache_type_v", "flash_attn",
   ]);
   const PALETTE = ["#4e79a7", "#a0cbe8", "#f28e2b", "#ffbe7d", "#59a14f", "#8cd17d", "#b6992d", "#f1ce63",
                    "#499894", "#86bcb6", "#e15759", "#ff9d9a", "#79706e", "#bab0ac"];
@@ -66,7 +67,7 @@
   function freshScenario() {
     const values = {};
     for (const p of PARAMS) values[p.name] = p.defaultText;
-    return { source: "preset", preset: "llama-3.1-8b", hf: "", cal: "", values };
+    return { source: "preset", preset: "llama-3.1-8b", hf: "", cal: "", gguf: null, values };
   }
   const cur = () => state[state.active];
   const copyScenario = (s) => JSON.parse(JSON.stringify(s));
@@ -81,6 +82,10 @@
     return out;
   }
   function modelOf(s) {
+    // a GGUF file: its header bytes (gguf.js keeps them; the scenario holds the key)
+    const g = s.source === "gguf" && s.gguf ? LlmmemGguf.get(s.gguf.key) : null;
+    if (s.source === "gguf")
+      return g ? { gguf: g, ggufName: s.gguf.name } : { ggufMissing: s.gguf ? s.gguf.name : "" };
     const m = s.source === "hf" ? { hfJson: s.hf } : { preset: s.preset };
     if (s.cal.trim()) m.calibration = s.cal.trim();
     return m;
@@ -102,9 +107,10 @@
     } else {
       input = `<input type="text" id="${id}" data-param="${p.name}">`;
     }
+    const def = p.defaultText === "" ? "empty" : p.defaultText;
     return `<label class="param" id="row-${p.name}" title="${esc(p.name)}: ${esc(p.doc || "")}">` +
       `<span class="lbl">${esc(LlmmemLabels.label(p.name))}</span>${input}` +
-      `<span class="help">${esc(p.doc || "")}</span></label>`;
+      `<span class="help">${esc(p.doc || "")}; default ${esc(def)}<span class="conv" id="conv-${p.name}"></span></span></label>`;
   }
 
   function buildForm() {
@@ -135,6 +141,8 @@
     }
     $("src-preset").checked = s.source === "preset";
     $("src-hf").checked = s.source === "hf";
+    $("src-gguf").checked = s.source === "gguf";
+    $("gguf-name").textContent = s.gguf ? ggufLine(s.gguf) : "none yet: drop one on the page or open it";
     $("preset").value = s.preset;
     $("hf-json").value = s.hf;
     $("calibration-json").value = s.cal;
@@ -146,7 +154,19 @@
     $("editing").textContent = state.compare ? "Editing scenario " + state.active.toUpperCase() : "";
   }
 
+  // A byte count typed into a *_bytes field, also in GiB and GB (people do not count bytes).
+  function showConversions() {
+    const v = cur().values;
+    for (const p of PARAMS) {
+      const el = $("conv-" + p.name);
+      if (!el) continue;
+      const n = Number(v[p.name]);
+      el.textContent = /_bytes$/.test(p.name) && Number.isFinite(n) && n > 0 ? " (this value: " + both(n) + ")" : "";
+    }
+  }
+
   function showApplicable() {
+    showConversions();
     const v = cur().values;
     for (const p of PARAMS) {
       const row = $("row-" + p.name);
@@ -162,7 +182,8 @@
         d.querySelector("summary").textContent = n + " more";
       }
     }
-    const p = PRESETS.find((x) => x.name === $("preset").value);
+    const name = $("preset").value.trim().toLowerCase();
+    const p = PRESETS.find((x) => x.name === name);
     $("preset-doc").textContent = p ? p.description : "";
   }
 
@@ -171,7 +192,7 @@
     const s = cur();
     const t = ev && ev.target;
     if (t && t.dataset && t.dataset.param) s.values[t.dataset.param] = t.value;
-    s.source = $("src-hf").checked ? "hf" : "preset";
+    s.source = $("src-hf").checked ? "hf" : $("src-gguf").checked ? "gguf" : "preset";
     s.preset = $("preset").value;
     s.hf = $("hf-json").value;
     s.cal = $("calibration-json").value;
@@ -181,14 +202,20 @@
   const shq = (s) => (/^[A-Za-z0-9._,\/:=+@%-]+$/.test(s) ? s : "'" + String(s).replace(/'/g, "'\\''") + "'");
   function commandArgs(model, sets) {
     const a = [];
-    if (model.preset) a.push("--preset", shq(model.preset));
+    const gguf = model.gguf || model.ggufMissing != null;
+    if (gguf) a.push("--gguf", shq(model.ggufName || model.ggufMissing || "model.gguf"));
+    else if (model.preset) a.push("--preset", shq(model.preset));
     else a.push("--hf-config", "config.json");
     if (model.calibration) a.push("--calibration", "calibration.json");
-    for (const [n, v] of sets) a.push("--" + n.replace(/_/g, "-"), shq(v));
+    for (const [n, v] of sets) {
+      // --gguf implies --mode inference --runtime llama_cpp (examples/cli/inputs.c)
+      if (gguf && ((n === "mode" && v === "inference") || (n === "runtime" && v === "llama_cpp"))) continue;
+      a.push("--" + n.replace(/_/g, "-"), shq(v));
+    }
     return a;
   }
   function scenarioObject(model, sets, config) {
-    const s = { model: model.preset ? { preset: model.preset } : { hf_config: "config.json" } };
+    const s = { model: model.gguf ? { gguf: model.ggufName } : model.preset ? { preset: model.preset } : { hf_config: "config.json" } };
     if (sets.length) {
       s.params = {};
       for (const [n] of sets) s.params[n] = config[n];
@@ -204,7 +231,9 @@
     const q = new URLSearchParams();
     for (const x of state.compare ? ["a", "b"] : ["a"]) {
       const s = state[x], pre = x === "a" ? "" : "b.";
-      if (s.source === "hf") {
+      if (s.source === "gguf") {
+        q.set(pre + "gguf", s.gguf ? s.gguf.name : ""); // the file itself cannot travel in a link
+      } else if (s.source === "hf") {
         if (s.hf.length <= LINK_HF_MAX) q.set(pre + "hf", b64(JSON.stringify(JSON.parse(s.hf))));
       } else {
         q.set(pre + "preset", s.preset);
@@ -225,6 +254,7 @@
       const s = k.startsWith("b.") ? b : a, n = k.startsWith("b.") ? k.slice(2) : k;
       if (n === "preset") { s.source = "preset"; s.preset = v; }
       else if (n === "hf") { s.source = "hf"; s.hf = JSON.stringify(JSON.parse(unb64(v)), null, 2); }
+      else if (n === "gguf") { s.source = "gguf"; s.gguf = v ? { key: "", name: v, size: 0 } : null; }
       else if (n === "cal") s.cal = unb64(v);
       else if (n === "compare") state.compare = v === "1";
       else if (n === "units") state.units = v;
@@ -239,6 +269,7 @@
   // ---- the settings and the verdict, as the CLI's table and chart give them ------------------
   // The CLI's settings items (examples/cli/table.c cli_settings).
   function settingsItems(r, c) {
+    if (c.mode === "inference" && c.runtime === "llama_cpp") return LlmmemGguf.settingsItems(r, c);
     const it = [];
     if (c.mode === "inference") {
       it.push(`inference (${c.runtime})`, `batch ${group(c.batch_size)}`,
@@ -298,26 +329,26 @@
     const W = 720, H = 320, L = 62, B = 48, T = 14, plotR = W - 220, LX = plotR + 84;
     const n = phases.length + 1, step = (plotR - L) / n, bw = Math.min(80, step * 0.62);
     const y = (v) => T + (H - T - B) * (1 - v / ymax);
-    let svg = `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="total per GPU against the capacity, and each phase">`;
+    let svg = `<svg class="pg" viewBox="0 0 ${W} ${H}" role="img" aria-label="total per GPU against the capacity, and each phase">`;
     for (let i = 0; i <= ticks; i++) {
       const yy = y(i * tick * unit);
       svg += `<line x1="${L}" x2="${plotR}" y1="${yy}" y2="${yy}" class="grid"/><text x="${L - 6}" y="${yy + 4}" class="ax" text-anchor="end">${+(i * tick).toFixed(3)} ${un}</text>`;
     }
-    const seg = (x, w, base, v, colour, what) => v > 0
-      ? `<rect class="segment" x="${x}" y="${y(base + v)}" width="${w}" height="${Math.max(0, y(base) - y(base + v))}" fill="${colour}"><title>${esc(what)}: ${fmtBytes(v, units)}</title></rect>` : "";
+    const seg = (x, w, base, v, colour, what, comp) => v > 0
+      ? `<rect class="segment" data-component="${comp}" x="${x}" y="${y(base + v)}" width="${w}" height="${Math.max(0, y(base) - y(base + v))}" fill="${colour}"><title>${esc(what)}: ${fmtBytes(v, units)}</title></rect>` : "";
     // the total bar
     let x = L + (step - bw) / 2, base = 0;
     const peak = r.phases[r.peak_phase];
     comps.forEach((c, ci) => {
       const v = peak ? peak.components[c] : 0;
-      svg += seg(x, bw, base, v, PALETTE[ci % PALETTE.length], r.peak_phase + " / " + c);
+      svg += seg(x, bw, base, v, PALETTE[ci % PALETTE.length], r.peak_phase + " / " + c, c);
       base += v || 0;
     });
     base = Math.max(base, r.peak_allocated_bytes);
     const reserve = Math.max(0, r.peak_reserved_bytes - base);
-    svg += seg(x, bw, base, reserve, RESERVE, "allocator reserve (reserved - allocated)");
+    svg += seg(x, bw, base, reserve, RESERVE, "allocator reserve (reserved - allocated)", "reserve");
     base += reserve;
-    svg += seg(x, bw, base, r.cuda_context_bytes, CONTEXT, "CUDA context and memory outside PyTorch");
+    svg += seg(x, bw, base, r.cuda_context_bytes, CONTEXT, "CUDA context and memory outside PyTorch", "context");
     svg += `<text x="${x + bw / 2}" y="${y(r.total_bytes_per_gpu) - 4}" text-anchor="middle" class="val total">${(r.total_bytes_per_gpu / unit).toFixed(2)}</text>`;
     svg += `<text x="${x + bw / 2}" y="${H - B + 14}" text-anchor="middle" class="ax peak">total per GPU</text>` +
       `<text x="${x + bw / 2}" y="${H - B + 27}" text-anchor="middle" class="ax">(peak: ${esc(r.peak_phase)})</text>`;
@@ -328,7 +359,7 @@
       let acc = 0;
       comps.forEach((c, ci) => {
         const v = r.phases[ph].components[c];
-        svg += seg(px, bw, acc, v, PALETTE[ci % PALETTE.length], ph + " / " + c);
+        svg += seg(px, bw, acc, v, PALETTE[ci % PALETTE.length], ph + " / " + c, c);
         acc += v || 0;
       });
       svg += `<text x="${px + bw / 2}" y="${H - B + 14}" text-anchor="middle" class="ax">${esc(ph)}</text>`;
@@ -347,11 +378,11 @@
     const used = comps.map((c) => phases.some((ph) => r.phases[ph].components[c]));
     comps.forEach((c, ci) => {
       if (!used[ci]) return;
-      svg += `<rect x="${LX}" y="${ly + 30}" width="9" height="9" fill="${PALETTE[ci % PALETTE.length]}"/><text x="${LX + 13}" y="${ly + 38}" class="ax">${esc(c.replace(/_/g, " "))}</text>`;
+      svg += `<rect class="legend" data-component="${c}" x="${LX}" y="${ly + 30}" width="9" height="9" fill="${PALETTE[ci % PALETTE.length]}"/><text x="${LX + 13}" y="${ly + 38}" class="ax">${esc(c.replace(/_/g, " "))}</text>`;
       ly += 13;
     });
-    for (const [colour, what] of [[RESERVE, "allocator reserve"], [CONTEXT, "CUDA context"]]) {
-      svg += `<rect x="${LX}" y="${ly + 30}" width="9" height="9" fill="${colour}"/><text x="${LX + 13}" y="${ly + 38}" class="ax">${what}</text>`;
+    for (const [colour, what, comp] of [[RESERVE, "allocator reserve", "reserve"], [CONTEXT, "CUDA context", "context"]]) {
+      svg += `<rect class="legend" data-component="${comp}" x="${LX}" y="${ly + 30}" width="9" height="9" fill="${colour}"/><text x="${LX + 13}" y="${ly + 38}" class="ax">${what}</text>`;
       ly += 13;
     }
     return svg + "</svg>";
@@ -368,17 +399,64 @@
     const ymax = Math.max(cap, ...pts.map((p) => p[1])) * 1.08;
     const y = (v) => T + (H - T - B) * (1 - v / ymax);
     const seg = (W - L - 20) / pts.length;
-    let path = "", svg = `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="live bytes through the step">`;
+    let path = "", svg = `<svg class="pg" viewBox="0 0 ${W} ${H}" role="img" aria-label="live bytes through the step">`;
     pts.forEach(([ph, v], i) => {
       const x0 = L + seg * i, x1 = x0 + seg;
       path += (i ? `L${x0},${y(v)}` : `M${x0},${y(v)}`) + `L${x1},${y(v)}`;
       svg += `<text x="${(x0 + x1) / 2}" y="${H - B + 16}" text-anchor="middle" class="ax${ph === r.peak_phase ? " peak" : ""}">${esc(ph)}</text>`;
       svg += `<text x="${(x0 + x1) / 2}" y="${y(v) - 4}" text-anchor="middle" class="val">${(v / GiB).toFixed(1)}</text>`;
     });
-    svg += `<path d="${path}L${L + seg * pts.length},${y(0)}L${L},${y(0)}Z" class="area"/><path d="${path}" class="line"/>`;
+    svg += `<path d="${path}L${L + seg * pts.length},${y(0)}L${L},${y(0)}Z" class="fill"/><path d="${path}" class="line"/>`;
     svg += `<line x1="${L}" x2="${W - 20}" y1="${y(cap)}" y2="${y(cap)}" class="cap"/><text x="${W - 22}" y="${y(cap) - 4}" text-anchor="end" class="cap-t">capacity (the total adds the reserve and the context)</text>`;
-    svg += `<text x="${L - 6}" y="${y(0) + 4}" class="ax" text-anchor="end">0</text><text x="${L - 6}" y="${y(cap) + 4}" class="ax" text-anchor="end">${(cap / GiB).toFixed(0)} GiB</text>`;
+    svg += `<text x="${L - 6}" y="${y(0) + 4}" class="ax" text-anchor="end">0</text><text x="${L - 6}" y="${y(cap) + 4}" class="ax" text-anchor="end">${(cap / GiB).toFixed(2)} GiB</text>`;
     return svg + "</svg>";
+  }
+
+  // ---- vLLM's capacity, first -----------------------------------------------------------------
+  // The lines vLLM logs, as the CLI prints them at the top of its table (examples/cli/table.c
+  // print_vllm): the weights, the KV memory, its tokens and the concurrency at max_model_len,
+  // or the error vLLM stops with; then the longest context that fits.
+  const gib4 = (b) => (b / GiB).toFixed(4);
+  function vllmLines(r) {
+    const L = [];
+    L.push("vLLM, per GPU (as it logs them)" + (r.fits ? "" : ": it does not start"));
+    L.push("Model loading took " + gib4(r.weights_bytes) + " GiB");
+    const refused = (r.notes || []).find((n) => n.startsWith("vllm: free memory at start"));
+    if (refused) {
+      L.push(refused.slice(6));
+    } else if (!r.kv_available_bytes) {
+      L.push("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.");
+    } else {
+      L.push("Available KV cache memory: " + (r.kv_available_bytes / GiB).toFixed(2) + " GiB");
+      if (r.fits) {
+        L.push("GPU KV cache size: " + group(r.kv_tokens) + " tokens");
+        L.push(`Maximum concurrency for ${group(r.max_model_len)} tokens per request: ${r.max_concurrency.toFixed(2)}x`);
+      } else {
+        let e = `To serve at least one request with the model's max seq len (${r.max_model_len}), ` +
+          `(${(r.kv_cache_bytes / GiB).toFixed(2)} GiB KV cache is needed, which is larger than the available KV cache ` +
+          `memory (${(r.kv_available_bytes / GiB).toFixed(2)} GiB).`;
+        if (r.estimated_max_model_len) e += ` Based on the available memory, the estimated maximum model length is ${r.estimated_max_model_len}.`;
+        L.push(e + " Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.");
+      }
+    }
+    const n = r.estimated_max_model_len || 0;
+    if (n > 0)
+      L.push(`Longest context that fits: ${group(n)} tokens` + (n < r.max_model_len ? ` (--max-model-len ${n} starts it)`
+        : n > r.max_model_len ? ` (--max-model-len up to ${n})` : " (= max_model_len)"));
+    return L;
+  }
+  function capacityHtml(r) {
+    const n = r.estimated_max_model_len || 0;
+    let head;
+    if (r.fits)
+      head = `<div><span class="big">${group(r.kv_tokens)}</span> tokens of KV cache: up to <span class="big">` +
+        `${r.max_concurrency.toFixed(2)}</span> requests of ${group(r.max_model_len)} tokens at once` +
+        (n ? `; the longest context that fits is <b>${group(n)}</b> tokens` : "") + ".</div>";
+    else
+      head = `<div><b>vLLM would not start.</b> ` + (n ? `The longest context that fits is <span class="big">${group(n)}</span> ` +
+        `tokens: serve with <code>--max-model-len ${n}</code> (or a larger <code>--gpu-memory-utilization</code>).` :
+        "No context fits: raise <code>--gpu-memory-utilization</code>, use more GPUs (tensor parallel) or a smaller weight format.") + "</div>";
+    return `<h3>Serving capacity</h3>${head}<div class="vllm-says">${vllmLines(r).map(esc).join("\n")}</div>`;
   }
 
   // ---- rendering ------------------------------------------------------------------------------
@@ -396,26 +474,55 @@
     const notes = (r.notes || []).filter((n) => /^assum/i.test(n));
     $("assumed-" + x).innerHTML = notes.map((n) => `<li>${esc(n)}</li>`).join("");
     $("chart-" + x).innerHTML = barChart(r, state.units);
+    renderLlamaBuffers(x, r);
     $("command-" + x).textContent = "llmmem estimate " + commandArgs(model, sets).join(" ");
+    const cap = $("capacity-" + x);
+    cap.hidden = !r.max_model_len;
+    cap.innerHTML = r.max_model_len ? capacityHtml(r) : "";
   }
   function clearPane(x, message) {
     $("verdict-" + x).textContent = message;
     $("verdict-" + x).className = "verdict bad";
-    for (const k of ["settings", "precision", "gpu", "chart", "command", "assumed"]) $(k + "-" + x).textContent = "";
+    for (const k of ["settings", "precision", "gpu", "chart", "command", "assumed", "capacity"]) $(k + "-" + x).textContent = "";
+    $("capacity-" + x).hidden = true;
+  }
+
+  // An input the library refuses: no figure of an earlier input stays on the page.
+  function clearResult() {
+    $("fits").textContent = "–";
+    $("card-fits").className = "card";
+    for (const id of ["headroom", "capacity", "peak-phase", "num-gpus", "timeline", "breakdown", "terms", "notes",
+                      "model-json", "result-json", "command", "scenario-out", "plan-summary", "plan-table", "plan-command",
+                      "max-batch", "max-seq-len", "min-gpus", "peak-allocated", "peak-reserved", "cuda-context",
+                      "weights-bytes", "persistent", "kv-cache", "params-count", "trainable-count", "host-bytes",
+                      "nvme-bytes"])
+      $(id).textContent = "";
+    for (const id of ["total", "utilization", "gpus-needed"]) $(id).textContent = "–";
+    delete $("plan-table").dataset.json;
+    const at = $("alloc-timeline");
+    if (at) { at.textContent = ""; at.dataset.state = "none"; }
+    last = null;
   }
 
   function renderResult(out, model, sets) {
     const r = out.result;
     const u = state.units;
+    const vllm = !!r.max_model_len;
+    $("card-fits").querySelector(".k").textContent = vllm ? "Does vLLM start?" : "Fits on the GPU?";
     $("fits").textContent = r.fits ? "yes" : "no";
     $("card-fits").className = "card " + (r.fits ? "ok" : "bad");
     $("headroom").textContent = (r.headroom_bytes >= 0 ? "headroom " : "short by ") + both(Math.abs(r.headroom_bytes));
     $("total").textContent = gib(r.total_bytes_per_gpu);
     $("capacity").textContent = "of " + both(r.gpu_memory_bytes);
     $("utilization").textContent = (r.utilization * 100).toFixed(1) + " %";
-    $("peak-phase").textContent = "peak in " + r.peak_phase + (r.pipeline_stages > 1 ? ", stage " + r.peak_stage : "");
-    $("gpus-needed").textContent = String(r.gpus_needed);
-    $("num-gpus").textContent = r.gpus_needed === 0 ? "no GPU count fits as configured" : "layout uses " + r.num_gpus;
+    $("peak-phase").textContent = "most in the " + r.peak_phase + " phase" + (r.pipeline_stages > 1 ? ", stage " + r.peak_stage : "");
+    $("gpus-needed").textContent = r.gpus_needed === 0 ? "none" : String(r.gpus_needed);
+    $("num-gpus").textContent = r.gpus_needed === 0 ? "no number of GPUs fits as set: see the planner below"
+      : r.gpus_needed === r.num_gpus ? "the layout as set uses " + r.num_gpus : "the layout as set uses " + r.num_gpus;
+    // the model the name resolved to (a preset's Hugging Face id: the note says which)
+    const via = (out.model.notes || []).find((n) => /the built-in preset|from the Hugging Face cache/.test(n));
+    const pre = PRESETS.find((x) => x.name === String(model.preset || "").trim().toLowerCase());
+    $("preset-doc").textContent = model.preset ? (via || (pre ? pre.description : "")) : "";
     $("peak-allocated").textContent = both(r.peak_allocated_bytes);
     $("peak-reserved").textContent = both(r.peak_reserved_bytes);
     $("cuda-context").textContent = both(r.cuda_context_bytes);
@@ -444,15 +551,24 @@
 
     $("command").textContent = "llmmem estimate " + commandArgs(model, sets).join(" ");
     $("scenario-out").textContent = JSON.stringify(scenarioObject(model, sets, out.config), null, 2);
-    $("export-hf").hidden = !!model.preset;
+    $("export-hf").hidden = model.hfJson == null;
   }
 
   function renderPlan(model, sets) {
+    const lcpp = !!(last && last.config && last.config.mode === "inference" && last.config.runtime === "llama_cpp");
+    $("lcpp-plan").hidden = !lcpp;
+    if (lcpp) return renderLlamaPlan(model, sets);
     const n = parseInt($("plan-gpus").value, 10) || 1;
     const k = Math.min(64, Math.max(1, parseInt($("plan-top").value, 10) || 5));
     const args = commandArgs(model, sets);
     $("plan-command").textContent = "llmmem plan " + args.join(" ") + " --gpus " + n + " --top " + k + "\n" +
       "llmmem plan " + args.join(" ") + " --max-batch --max-seq-len --min-gpus";
+    const mode = last && last.result ? last.result : null;
+    const vllmRun = mode && mode.max_model_len, inferRun = mode && mode.mode === "inference";
+    $("max-batch-t").textContent = vllmRun ? "most requests at once (max_num_seqs)" : inferRun ? "largest batch (sequences)" : "largest micro-batch that fits";
+    $("max-seq-len-t").textContent = vllmRun ? "largest max_model_len the memory holds (vLLM takes at most the model's own)"
+      : inferRun ? "longest prompt + generated tokens" : "longest sequence that fits (tokens)";
+    $("min-gpus-t").textContent = inferRun ? "fewest GPUs (tensor parallel)" : "fewest GPUs";
     try {
       const inv = api.inverse(model, sets);
       for (const [key, id] of [["max_batch", "max-batch"], ["max_seq_len", "max-seq-len"], ["min_gpus", "min-gpus"]])
@@ -471,7 +587,8 @@
     }
     const rej = Object.entries(p.rejected).map(([a, b]) => a + " " + group(b)).join(", ");
     $("plan-summary").textContent = `${group(p.candidates)} candidate layouts of ${p.num_gpus} x ${p.gpu}: ` +
-      `${group(p.feasible)} fit; rejected ${rej}. Ranked by the step-time model (docs/planner.md).`;
+      `${group(p.feasible)} fit; rejected ${rej}. Ranked by the step-time model (docs/planner.md).` +
+      (p.notes || []).map((n) => " Note: " + n + ".").join("");
     const train = p.mode === "training";
     let h = "<tr><th>#</th>" + (train ? "<th>engine</th><th>dp</th><th>tp</th><th>pp</th><th>cp</th><th>ep</th><th>options</th><th>recompute</th><th>micro-batch</th><th>accumulation</th>"
                                       : "<th>tp</th><th>replicas</th><th>batch</th>") +
@@ -493,6 +610,50 @@
     $("plan-table").dataset.json = JSON.stringify(p);
   }
 
+  // llama.cpp's planner: the most layers on the GPU and the longest context that fit
+  // (llmmem plan --max-ngl --max-ctx), the most parallel sequences; no layouts of N GPUs.
+  function renderLlamaPlan(model, sets) {
+    const args = commandArgs(model, sets).join(" ");
+    $("plan-command").textContent = "llmmem plan " + args + " --max-ngl --max-ctx\n" +
+      "llmmem plan " + args + " --max-batch --max-seq-len --min-gpus";
+    const show = (id, v, err) => ($(id).textContent = v == null ? "(" + err + ")" : group(v));
+    try {
+      const lp = api.llamaPlan(model, sets);
+      show("max-ngl", lp.max_ngl, lp.max_ngl_error);
+      show("max-ctx", lp.max_ctx, lp.max_ctx_error);
+      const inv = api.inverse(model, sets);
+      for (const [key, id] of [["max_batch", "max-batch"], ["max_seq_len", "max-seq-len"], ["min_gpus", "min-gpus"]])
+        show(id, inv[key], inv[key + "_error"]);
+    } catch (e) {
+      for (const id of ["max-ngl", "max-ctx", "max-batch", "max-seq-len", "min-gpus"]) $(id).textContent = "";
+    }
+    $("plan-summary").textContent = "llama.cpp splits the layers between the GPU and the CPU (-ngl); its largest batch " +
+      "is the most parallel sequences (--parallel) and its longest sequence the context (--ctx-size). It has no " +
+      "layouts of several GPUs to rank here.";
+    $("plan-table").innerHTML = "";
+    delete $("plan-table").dataset.json;
+  }
+
+  // llama.cpp's buffers, GPU and CPU, in words (the result's terms, runtime.c lcpp_terms).
+  function renderLlamaBuffers(x, r) {
+    let el = $("lcpp-" + x);
+    if (!el) {
+      el = document.createElement("div");
+      el.id = "lcpp-" + x;
+      el.className = "lcpp small";
+      $("chart-" + x).after(el);
+    }
+    const terms = Object.fromEntries((r.terms || []).map((t) => [t.name, t.bytes]));
+    el.hidden = !("weights_gpu" in terms);
+    if (el.hidden) return (el.innerHTML = "");
+    const row = (name) => `<tr data-term="${name}"><td>${esc(LlmmemGguf.TERM_WORDS[name])}</td>` +
+      `<td class="num">${fmtBytes(terms[name] || 0, state.units)}</td></tr>`;
+    el.innerHTML = "<table class=\"grid\"><tr><th colspan=\"2\">What llama.cpp allocates</th></tr>" +
+      ["weights_gpu", "kv_cache_gpu", "compute_buffer_gpu"].map(row).join("") +
+      `<tr><td>CUDA context</td><td class="num">${fmtBytes(r.cuda_context_bytes, state.units)}</td></tr>` +
+      ["host_weights", "host_kv_cache", "host_output_buffer", "host_compute_buffer"].map(row).join("") + "</table>";
+  }
+
   function compute() {
     if (!api) return;
     const my = ++seq;
@@ -502,7 +663,7 @@
     $("copy-to-b").hidden = !state.compare;
     $("compare").checked = state.compare;
     $("units").value = state.units;
-    for (const el of document.querySelectorAll("[data-param]")) el.classList.remove("invalid");
+    for (const el of document.querySelectorAll("[data-param], #preset")) el.classList.remove("invalid");
     let error = null;
     for (const x of state.compare ? ["a", "b"] : ["a"]) {
       const s = state[x], model = modelOf(s), sets = settingsOf(s);
@@ -518,6 +679,8 @@
         clearPane(x, (state.compare ? x.toUpperCase() + ": " : "") + e.message);
         if (x === state.active) {
           if (e.param && $("p-" + e.param)) $("p-" + e.param).classList.add("invalid");
+          else if (!e.param && s.source === "preset") $("preset").classList.add("invalid");
+          clearResult();
           error = e;
         }
       }
@@ -527,6 +690,9 @@
       history.replaceState(null, "", "#" + link);
       $("share-link").value = location.href;
     } catch (e) { /* a pasted config.json that is not JSON: the link keeps its last state */ }
+    const v = $("verdict-" + state.active);
+    $("sticky-verdict").textContent = v.textContent;
+    $("sticky-verdict").className = "sticky-verdict " + (v.classList.contains("ok") ? "ok" : "bad");
     $("status").dataset.seq = String(my);
     if (error) setStatus("error", error.message);
     else setStatus("ok", `Estimated with libllmmem ${api.version} (WebAssembly).`);
@@ -618,7 +784,35 @@
   async function takeFiles(files, how) {
     if (!files || !files.length) return;
     const f = files[0];
+    if (LlmmemGguf.isGguf(f.name)) return takeGguf(f, how);
     takeJson(await f.text(), how + " " + f.name);
+  }
+
+  // ---- a .gguf file: its header only (gguf.js), the model of the scenario being edited -----------
+  const sizeText = (n) => fmtBytes(n, "both");
+  function ggufLine(g) {
+    return g.key ? `${g.name} (${sizeText(g.size)}; its header read: ${sizeText(g.read)})`
+                 : `${g.name}: drop this file again (a link cannot carry it)`;
+  }
+  async function takeGguf(f, how) {
+    $("drop-msg").textContent = how + " " + f.name + ": reading its header...";
+    let g;
+    try {
+      g = await LlmmemGguf.readHeader(api, f);
+    } catch (e) {
+      $("drop-msg").textContent = how + " " + f.name + ": " + e.message;
+      return;
+    }
+    const s = cur();
+    s.source = "gguf";
+    s.gguf = { key: g.key, name: g.name, size: g.size, read: g.read };
+    // a GGUF is llama.cpp's (as --gguf in the CLI): inference on runtime llama_cpp
+    s.values.mode = "inference";
+    s.values.runtime = "llama_cpp";
+    showScenario();
+    schedule();
+    $("drop-msg").textContent = `${how} ${f.name}: a GGUF file (llama.cpp) is the model of scenario ${state.active.toUpperCase()}; ` +
+      `read ${sizeText(g.read)} of ${sizeText(g.size)} (the header, not the weights)`;
   }
 
   // ---- start ------------------------------------------------------------------------------------
@@ -638,7 +832,8 @@
     BYNAME = Object.fromEntries(PARAMS.map((p) => [p.name, p]));
     GPUS = api.gpus();
     PRESETS = api.presets();
-    $("preset").innerHTML = PRESETS.map((p) => `<option title="${esc(p.description)}">${esc(p.name)}</option>`).join("");
+    $("preset-list").innerHTML = PRESETS.map((p) => `<option value="${esc(p.name)}" label="${esc(p.description)}"></option>`).join("");
+    $("preset-count").textContent = String(PRESETS.length);
     buildForm();
     state.a = freshScenario();
     state.b = freshScenario();

@@ -9,6 +9,10 @@
   const train = (v) => v.mode !== "inference";
   const infer = (v) => v.mode === "inference";
   const vllm = (v) => infer(v) && v.runtime === "vllm";
+  // llama.cpp (a GGUF file): its own flags; the HF runtime's workload and precision fields
+  // are not read there (the library refuses them: engines/llamacpp/runtime.c not_read)
+  const lcpp = (v) => infer(v) && v.runtime === "llama_cpp";
+  const notLcpp = (f) => (v) => f(v) && !lcpp(v);
   const engine = (...names) => (v) => train(v) && names.includes(v.engine);
   const zero = (v) => train(v) && (v.engine === "zero" || v.engine === "megatron_deepspeed");
   const zero3 = (v) => zero(v) && v.zero_stage === "3";
@@ -17,34 +21,34 @@
   const lora = (v) => train(v) && Number(v.lora_rank) > 0;
   const always = () => true;
   // the caching allocator's replay draws single-GPU training and HF inference
-  const replay = (v) => (train(v) && v.engine === "single") || (infer(v) && v.runtime !== "vllm");
+  const replay = (v) => (train(v) && v.engine === "single") || (infer(v) && v.runtime === "hf");
   const replayOn = (v) => replay(v) && !["false", "0"].includes(String(v.allocator_replay));
 
   // name: [label (with its unit), applies]
   const LABELS = {
-    mode: ["What to estimate", always],
+    mode: ["What to estimate: training or serving (inference)", always],
     micro_batch_size: ["Micro-batch size (sequences per GPU)", train],
     seq_len: ["Sequence length (tokens)", train],
     gradient_accumulation_steps: ["Gradient accumulation (micro-steps per step)", train],
-    batch_size: ["Batch size (sequences generated together)", infer],
-    prompt_len: ["Prompt length (tokens)", infer],
-    decode_len: ["Generated tokens per sequence (0 = prompt only)", infer],
+    batch_size: ["Batch size (sequences generated together)", notLcpp(infer)],
+    prompt_len: ["Prompt length (tokens)", notLcpp(infer)],
+    decode_len: ["Generated tokens per sequence (0 = prompt only)", notLcpp(infer)],
     peak_scope: ["Peak over (step, or the whole process with loading)", train],
-    param_dtype: ["Weight precision", always],
-    compute_dtype: ["Compute precision (auto = weight precision)", always],
+    param_dtype: ["Weight precision", notLcpp(always)],
+    compute_dtype: ["Compute precision (auto = weight precision)", notLcpp(always)],
     master_weights: ["fp32 master weights", train],
     grad_dtype: ["Gradient precision", train],
-    weights_format: ["Weight format / quantization", infer],
-    kv_cache_dtype: ["KV cache precision", infer],
-    quant_bits: ["Quantization bits (GPTQ/AWQ; 0 = the model's)", infer],
-    quant_group_size: ["Quantization group size (0 = the model's)", infer],
+    weights_format: ["Weight format / quantization", notLcpp(infer)],
+    kv_cache_dtype: ["KV cache precision", notLcpp(infer)],
+    quant_bits: ["Quantization bits (GPTQ/AWQ; 0 = the model's)", notLcpp(infer)],
+    quant_group_size: ["Quantization group size (0 = the model's)", notLcpp(infer)],
     fp8_recipe: ["FP8 recipe (Transformer Engine)", train],
     optimizer: ["Optimizer", train],
     optimizer_impl: ["Optimizer implementation", train],
     optimizer_state_dtype: ["Optimizer state precision", train],
     step: ["Which optimizer step", train],
     optimizer_in_backward: ["Optimizer step inside backward", train],
-    attention: ["Attention kernel", always],
+    attention: ["Attention kernel", notLcpp(always)],
     activation_checkpointing: ["Activation checkpointing (recompute)", train],
     loss: ["Loss implementation", train],
     activation_profile: ["Activation accounting", train],
@@ -59,6 +63,8 @@
     lora_dropout: ["LoRA dropout (probability)", lora],
     qlora: ["QLoRA: frozen base storage", lora],
     qlora_double_quant: ["QLoRA double quantization", (v) => lora(v) && v.qlora !== "none"],
+    qlora_compute_dtype: ["QLoRA: bitsandbytes 4-bit compute dtype", (v) => lora(v) && ["nf4", "fp4"].includes(v.qlora)],
+    qlora_quantize_head: ["QLoRA: output head in 4 bits too", (v) => lora(v) && ["nf4", "fp4"].includes(v.qlora)],
     engine: ["Training engine", train],
     zero_stage: ["ZeRO stage", zero],
     offload_optimizer: ["Optimizer offload (ZeRO)", zero],
@@ -79,13 +85,14 @@
     fsdp_param_dtype: ["FSDP mixed precision: parameter dtype", engine("fsdp")],
     fsdp_reduce_dtype: ["FSDP mixed precision: reduce dtype", engine("fsdp")],
     reshard_after_forward: ["FSDP2 reshard after forward (-1 auto, 0 no, 1 yes, k ranks)", engine("fsdp")],
+    offload_pin_memory: ["Offloaded states in pinned host memory", (v) => zero(v) || (engine("fsdp")(v) && String(v.fsdp_cpu_offload) === "true")],
     fsdp_custom_sharded_layers: ["FSDP: embedding and head as units of their own", engine("fsdp")],
     distributed_optimizer: ["Megatron distributed optimizer", megatron],
     accounting: ["Accounting (runtime, or a framework's own formula)", engine("zero", "megatron")],
     zero_init: ["deepspeed.zero.Init", zero3],
-    num_gpus: ["GPUs", always],
+    num_gpus: ["Number of GPUs (0 = as the parallel sizes below multiply: 1)", always],
     data_parallel_size: ["Data-parallel size (GPUs)", (v) => multi(v) || vllm(v)],
-    tensor_parallel_size: ["Tensor-parallel size (GPUs)", (v) => megatron(v) || infer(v)],
+    tensor_parallel_size: ["Tensor-parallel size (GPUs)", notLcpp((v) => megatron(v) || infer(v))],
     pipeline_parallel_size: ["Pipeline-parallel size (stages)", (v) => megatron(v) || vllm(v)],
     context_parallel_size: ["Context-parallel size (GPUs)", megatron],
     expert_parallel_size: ["Expert-parallel size (GPUs)", megatron],
@@ -119,9 +126,22 @@
     vllm_image: ["vLLM docker image (FlashInfer installed)", vllm],
     cpu_offload_gb: ["vLLM CPU offload (GiB of weights per GPU in host RAM)", vllm],
     swap_space: ["vLLM swap space (GiB per GPU)", vllm],
-    gpu: ["GPU", always],
-    gpu_memory_bytes: ["GPU memory (bytes; 0 = the GPU's)", always],
-    cuda_context_bytes: ["CUDA context (bytes; -1 = the GPU's)", always],
+    n_gpu_layers: ["llama.cpp layers on the GPU (-ngl; -1 = all)", lcpp],
+    ctx_size: ["llama.cpp context (tokens, all sequences; 0 = the model's)", lcpp],
+    n_batch: ["llama.cpp logical batch (tokens)", lcpp],
+    n_ubatch: ["llama.cpp physical batch (tokens per graph)", lcpp],
+    n_parallel: ["llama.cpp parallel sequences (server slots)", lcpp],
+    cache_type_k: ["llama.cpp K cache type", lcpp],
+    cache_type_v: ["llama.cpp V cache type", lcpp],
+    flash_attn: ["llama.cpp flash attention", lcpp],
+    kv_unified: ["llama.cpp one KV buffer for all sequences", lcpp],
+    swa_full: ["llama.cpp full-context sliding-window cache", lcpp],
+    n_cpu_moe: ["llama.cpp layers whose experts stay in host memory", lcpp],
+    no_kv_offload: ["llama.cpp KV cache in host memory", lcpp],
+    gpu: ["GPU model", always],
+    gpu_memory_bytes: ["Memory of one GPU in bytes, to override the GPU's (0 = the GPU's own)", always],
+    host_memory_bytes: ["Host RAM per node in bytes, for the host verdict (0 = not checked)", always],
+    cuda_context_bytes: ["CUDA context in bytes (-1 = the GPU's usual)", always],
     cublas_workspace_bytes: ["cuBLAS workspace (bytes; -1 = the GPU's)", always],
     expandable_segments: ["Allocator expandable segments", always],
     allocator_replay: ["Replay PyTorch's caching allocator (peak reserved)", replay],
@@ -129,14 +149,15 @@
     garbage_collection_threshold: ["Allocator garbage-collection threshold (fraction; 0 = off)", replayOn],
     empty_cache_steps: ["Empty the allocator cache every N optimizer steps (0 = never)", (v) => replayOn(v) && train(v)],
     prior_workspace_segment_bytes: ["Segment an earlier run left (bytes; 0 = fresh process)", replayOn],
-    images_per_sample: ["Images per sequence (0 = text only)", always],
-    image_height: ["Image height (pixels; 0 = the processor's)", always],
-    image_width: ["Image width (pixels; 0 = the processor's)", always],
-    video_frames: ["Video frames", always],
+    images_per_sample: ["Images per sequence (0 = text only)", notLcpp(always)],
+    image_height: ["Image height (pixels; 0 = the processor's)", notLcpp(always)],
+    image_width: ["Image width (pixels; 0 = the processor's)", notLcpp(always)],
+    video_frames: ["Video frames", notLcpp(always)],
     vision_training: ["Vision tower", train],
-    min_pixels: ["Min pixels (Qwen2-VL; 0 = default)", always],
-    max_pixels: ["Max pixels (Qwen2-VL; 0 = default)", always],
-    encoder_cache: ["Encoder cache (serving)", infer],
+    min_pixels: ["Min pixels (Qwen2-VL; 0 = default)", notLcpp(always)],
+    max_pixels: ["Max pixels (Qwen2-VL; 0 = default)", notLcpp(always)],
+    encoder_cache: ["Encoder cache (serving)", notLcpp(infer)],
+    load_vision_tower: ["Vision tower loaded (auto = the runtime's rule)", notLcpp(always)],
   };
 
   function label(name) {

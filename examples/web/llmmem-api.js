@@ -115,13 +115,62 @@
       return out;
     }
 
+    // ---- a GGUF file's header (gguf.js reads the slices) ---------------------------------
+    // The first bytes of a file of `size` bytes into wasm memory, for llmmem_model_from_gguf.
+    function ggufModel(bytes, size) {
+      const p = M._malloc(Math.max(1, bytes.length));
+      M.HEAPU8.set(bytes, p);
+      const out = alloc(4);
+      try {
+        const rc = M._llmmem_model_from_gguf(out, p, bytes.length, BigInt(size));
+        return rc < 0 ? { rc } : { rc, m: M.getValue(out, "i32") };
+      } finally {
+        M._free(p);
+      }
+    }
+    // {more: true} while the header goes on past the slice (LLMMEM_E_BUFFER_TOO_SMALL), else
+    // {ok: true} or {error: message, status}.
+    function ggufProbe(bytes, size) {
+      try {
+        const r = ggufModel(bytes, size);
+        if (r.rc === 0) {
+          M._llmmem_model_free(r.m);
+          return { ok: true };
+        }
+        if (str(M._llmmem_status_name(r.rc)) === "LLMMEM_E_BUFFER_TOO_SMALL") return { more: true };
+        return { error: str(M._llmmem_last_error()) || str(M._llmmem_strerror(r.rc)), status: str(M._llmmem_status_name(r.rc)) };
+      } finally {
+        freeAll();
+      }
+    }
+    // One parsed model per header (a file dropped once, estimated many times): cloned for each
+    // scenario build, the header itself parsed once.
+    const ggufParsed = new Map(); // bytes -> model handle
+    function ggufHandle(g) {
+      let h = ggufParsed.get(g.bytes);
+      if (!h) {
+        const r = ggufModel(g.bytes, g.size);
+        if (r.rc !== 0) check(r.rc);
+        for (const old of ggufParsed.values()) M._llmmem_model_free(old); // the last file only
+        ggufParsed.clear();
+        ggufParsed.set(g.bytes, (h = r.m));
+      }
+      return newHandle(M._llmmem_model_clone, h);
+    }
+
     // ---- one scenario: model source + ordered (name, text) settings -------------------
-    // model: {preset: NAME} | {hfJson: TEXT}. settings: [[name, valueText], ...] applied
-    // in order with llmmem_config_set, as the CLI applies its --PARAM flags.
+    // model: {preset: NAME} | {hfJson: TEXT} | {gguf: {bytes, size}}; NAME is a preset or a
+    // Hugging Face id, found as llmmem_model_from_pretrained finds it with no cache (a preset's
+    // id; a browser has no Hugging Face cache). settings: [[name, valueText], ...] applied in
+    // order with llmmem_config_set, as the CLI applies its --PARAM flags.
     function build(model, settings) {
       let m = 0, c = 0;
       try {
-        if (model.preset) m = newHandle(M._llmmem_model_from_preset, cstr(model.preset));
+        if (model.ggufMissing != null)
+          throw new LlmmemError(-1, model.ggufMissing ? `the GGUF file ${model.ggufMissing} is not loaded here: drop it on the page or open it (a link cannot carry it)`
+                                                      : "no GGUF file yet: drop one on the page or open it");
+        if (model.gguf) m = ggufHandle(model.gguf);
+        else if (model.preset) m = newHandle(M._llmmem_model_from_pretrained, cstr(model.preset.trim()), 0);
         else if (model.hfJson != null) {
           const s = cstr(model.hfJson);
           m = newHandle(M._llmmem_model_from_hf_json, s, M.lengthBytesUTF8(model.hfJson));
@@ -184,6 +233,35 @@
       }
     }
 
+    // llmmem_timeline of any model source (alloc-timeline.js draws presets and config.json
+    // itself; a GGUF's parsed header is here)
+    function timelineOf(model, settings, format) {
+      const h = build(model, settings);
+      try {
+        return text(M._llmmem_timeline, h.m, h.c, format);
+      } finally {
+        release(h);
+      }
+    }
+
+    // llama.cpp's planner questions (llmmem plan --max-ngl --max-ctx): the most layers on the
+    // GPU and the longest context that fit, each null with its error when there is none.
+    function llamaPlan(model, settings) {
+      const h = build(model, settings);
+      const out = {};
+      try {
+        const v = alloc(8);
+        for (const [k, fn] of [["max_ngl", M._llmmem_plan_max_gpu_layers], ["max_ctx", M._llmmem_plan_max_seq_len]]) {
+          const rc = fn(v, h.m, h.c);
+          out[k] = rc < 0 ? null : readI64(v);
+          if (rc < 0) out[k + "_error"] = str(M._llmmem_last_error());
+        }
+        return out;
+      } finally {
+        release(h);
+      }
+    }
+
     // Inverse questions on the configuration as given (llmmem plan --max-batch etc.).
     function inverse(model, settings) {
       const h = build(model, settings);
@@ -219,7 +297,7 @@
 
     return {
       version: str(M._llmmem_version_string()),
-      params, presets, gpus, estimate, plan, inverse, scenarioConfig,
+      params, presets, gpus, estimate, plan, inverse, scenarioConfig, ggufProbe, llamaPlan, timelineOf,
       componentNames: () => Array.from({ length: M._llmmem_component_count() }, (_, i) => str(M._llmmem_component_name(i))),
       phaseNames: () => Array.from({ length: M._llmmem_phase_count() }, (_, i) => str(M._llmmem_phase_name(i))),
       LlmmemError,

@@ -14,7 +14,8 @@ holds:
   linked with, copied (as auditwheel would) so the wheel runs where they are not installed;
   the binding loads them first;
 - ``llmmem/bin/llmmem``: the C CLI linked with the static library, RUNPATH $ORIGIN/../lib;
-  the ``llmmem`` console script runs it;
+  the ``llmmem`` console script runs it (``_llmmem_cli.py``, a top-level module: it loads
+  ``llmmem/_cli.py`` alone, without importing the package);
 - the licenses (this project's, cJSON's and libyaml's).
 
 The version is the header's (LLMMEM_VERSION_STRING); the tag py3-none-<platform>: the
@@ -41,6 +42,9 @@ import zipfile
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 PKG = os.path.join(ROOT, "python", "llmmem")
+# The console script's module, top-level beside the package: it runs the CLI without
+# importing the package (python/_llmmem_cli.py).
+CONSOLE_SCRIPT = "_llmmem_cli.py"
 HEADER = os.path.join(ROOT, "include", "llmmem.h")
 
 __all__ = ["build_wheel", "build_sdist", "build_editable", "prepare_metadata_for_build_wheel",
@@ -258,6 +262,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     wheel = _Wheel(path)
     for arc, src in _package_sources():
         wheel.add_file("llmmem/" + arc, src)
+    wheel.add_file(CONSOLE_SCRIPT, os.path.join(ROOT, "python", CONSOLE_SCRIPT))
     wheel.add("llmmem/_prototypes.py", _prototypes())
     wheel.add_file("llmmem/lib/libllmmem.so.%s" % so, os.path.realpath(solib))
     if str(settings.get("bundle-cjson", "1")) != "0":

@@ -56,7 +56,7 @@ from ._ffi import LIBRARY_PATH, lib
 from ._library import (__version__, architectures, clear_error, component_names, gpus, last_error,
                        model_key_names, phase_names, presets, reject_names, result_key_names, soversion,
                        status_name, strerror, version, version_number)
-from ._models import Model
+from ._models import Model, hub_cache
 from ._plans import Plan, max_batch, max_seq_len, min_gpus, plan, timeline
 from ._results import ExplainRecord, PhaseRecord, Result, TermRecord, estimate
 from ._scenarios import load_scenario, scenario_from_file, scenario_from_json
@@ -70,7 +70,7 @@ __all__ = [
     "presets", "architectures", "timeline", "gpus", "phase_names", "component_names", "result_key_names",
     "model_key_names", "reject_names", "version", "version_number", "soversion",
     "status_name", "strerror", "last_error", "clear_error", "lib", "LIBRARY_PATH",
-    "framework_names", "framework_detect", "__version__", "cli_path",
+    "framework_names", "framework_detect", "__version__", "cli_path", "hub_cache",
     "PhaseRecord", "TermRecord", "ExplainRecord",
 ]
 

@@ -1,5 +1,8 @@
 """The ``llmmem`` command of the package: runs the C command-line program.
 
+It imports nothing of the package: the console script (``_llmmem_cli``, a top-level module)
+loads this file alone, without importing ``llmmem``, and calls :func:`main`.
+
 The wheel bundles the CLI built from examples/cli/ (``llmmem/bin/llmmem``, linked with the
 static library; its RUNPATH finds the cJSON copy in ``llmmem/lib``); in a source
 tree it is ``examples/llmmem`` beside ``python/``; ``LLMMEM_CLI`` names another one. The

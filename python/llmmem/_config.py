@@ -183,7 +183,7 @@ _TRAINING = ("micro_batch_size", "seq_len", "gradient_accumulation_steps", "peak
              "master_weights", "grad_dtype", "fp8_recipe", "activation_checkpointing", "loss",
              "activation_profile", "dropout", "compile", "activation_offloading", "loss_chunks",
              "liger_kernels", "lora_rank", "lora_alpha", "lora_targets", "lora_dropout", "qlora",
-             "qlora_double_quant", "vision_training")
+             "qlora_double_quant", "qlora_compute_dtype", "qlora_quantize_head", "vision_training")
 _INFERENCE = ("batch_size", "prompt_len", "decode_len", "runtime", "kv_cache_dtype", "quant_bits",
               "quant_group_size", "weights_format")
 _VLLM = ("gpu_memory_utilization", "max_num_batched_tokens", "max_num_seqs", "kv_block_size",

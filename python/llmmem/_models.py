@@ -1,4 +1,4 @@
-"""Models (``llmmem_model``): from a preset, a HuggingFace config.json, or raw numbers."""
+"""Models (``llmmem_model``): from a preset, a Hugging Face id, a config.json, or raw numbers."""
 
 from __future__ import annotations
 
@@ -15,6 +15,29 @@ from ._library import _MKEYS, _preset_names, presets
 
 # What estimate() and the planner take as a model.
 ModelLike = Union["Model", str, "os.PathLike[str]", Mapping[str, Any]]
+
+
+def hub_cache() -> str:
+    """The Hugging Face cache folder, as huggingface_hub's ``constants.py`` decides it:
+    ``$HF_HUB_CACHE``, else ``$HUGGINGFACE_HUB_CACHE``, else ``$HF_HOME/hub``, where
+    ``HF_HOME`` defaults to ``$XDG_CACHE_HOME/huggingface``, then ``~/.cache/huggingface``
+    (``~`` and ``$VAR`` expanded). The library itself reads no environment variable: this is
+    what the package passes it (docs/models.md, "Models by their Hugging Face id")."""
+    env = os.environ
+    home = os.path.expandvars(os.path.expanduser(env.get(
+        "HF_HOME", os.path.join(env.get("XDG_CACHE_HOME", os.path.join(os.path.expanduser("~"), ".cache")),
+                                "huggingface"))))
+    return os.path.expandvars(os.path.expanduser(env.get(
+        "HF_HUB_CACHE", env.get("HUGGINGFACE_HUB_CACHE", os.path.join(home, "hub")))))
+
+
+def _cache_arg(cache: Union[None, bool, PathLike]) -> Any:
+    """The cache folder argument: None = hub_cache(), False or "" = none."""
+    if cache is None:
+        return _b(hub_cache(), "hub_cache")
+    if cache is False or cache == "":
+        return None
+    return _b(cache, "hub_cache")
 
 _M = TypeVar("_M", bound="Model")
 
@@ -52,6 +75,34 @@ class Model(_Handle):
             if e.status == E_UNKNOWN_PARAM:
                 raise UnknownParameterError(e.message + _suggest(name, list(presets()))) from None
             raise
+
+    @classmethod
+    @_wraps("llmmem_model_from_pretrained")
+    def from_pretrained(cls, name: PathLike, hub_cache: Union[None, bool, PathLike] = None) -> Model:
+        """A model named as ``from_pretrained`` names it, found offline: a ``config.json`` path
+        or a folder holding one; a preset, or a Hugging Face id whose config.json is a
+        preset's (``"meta-llama/Llama-3.1-8B-Instruct"``: the note says which); else the id's
+        ``config.json`` in the local Hugging Face cache ``hub_cache`` (default
+        :func:`hub_cache`; False: look in none), as huggingface_hub finds it (refs/main).
+        UnknownParameterError names where it looked and the nearest presets."""
+        try:
+            return cls._wrap(_new(lib.llmmem_model_from_pretrained, _b(name, "model name"), _cache_arg(hub_cache)))
+        except Error as e:
+            if e.status == E_UNKNOWN_PARAM:
+                raise UnknownParameterError(e.message) from None
+            raise
+
+    @classmethod
+    @_wraps("llmmem_model_from_framework_file")
+    def from_framework_file(cls, path: PathLike, kind: Union[str, int] = "auto",
+                            hub_cache: Union[None, bool, PathLike] = None) -> Model:
+        """The model a framework YAML names (axolotl ``base_model``, LLaMA-Factory
+        ``model_name_or_path``, torchtune ``checkpointer.checkpoint_dir`` or
+        ``model._component_``), found as :meth:`from_pretrained` finds it; errors name the
+        file, the key and line:column. ``kind``: :func:`framework_names` ("auto" detects it)."""
+        from ._config import _framework_kind
+        return cls._wrap(_new(lib.llmmem_model_from_framework_file, _framework_kind(kind), _b(path, "path"),
+                              _cache_arg(hub_cache)))
 
     @classmethod
     @_wraps("llmmem_model_from_hf_file", "llmmem_model_from_hf_json")
@@ -107,7 +158,8 @@ class Model(_Handle):
     @classmethod
     def load(cls, source: ModelLike) -> Model:
         """A :class:`Model` from whatever :func:`estimate` accepts as a model: a Model (returned
-        as it is), a preset name, a ``config.json`` path or folder, or a config dict."""
+        as it is), a preset name, a Hugging Face id (:meth:`from_pretrained`), a
+        ``config.json`` path or folder, a GGUF file, or a config dict."""
         if isinstance(source, Model):
             return source
         if isinstance(source, Mapping):
@@ -120,9 +172,8 @@ class Model(_Handle):
                 return cls.from_gguf(path)
             if os.path.exists(path):
                 return cls.from_hf_config(path)
-            if isinstance(source, str) and os.sep not in source and not source.endswith(".json"):
-                raise UnknownParameterError("no preset and no file named %r%s" % (
-                    source, _suggest(source, sorted(_preset_names()))))
+            if isinstance(source, str) and not source.endswith(".json") and source.count("/") <= 1:
+                return cls.from_pretrained(source)  # a preset, a Hugging Face id (its preset, or the cache)
             return cls.from_hf_file(path)  # the library's E_IO names the file
         raise TypeError("a model must be a llmmem.Model, a preset name, a config.json path or a "
                         "dict, not %s" % type(source).__name__)
@@ -228,8 +279,8 @@ def _model(model: ModelLike) -> Model:
         return model
     if isinstance(model, (os.PathLike, Mapping)):
         return Model.load(model)
-    raise TypeError("model must be a llmmem.Model, a preset name, a config.json path or a dict, "
-                    "not %s" % type(model).__name__)
+    raise TypeError("model must be a llmmem.Model, a preset name, a Hugging Face id, a config.json "
+                    "path or a dict, not %s" % type(model).__name__)
 
 
 def _count(n: int) -> str:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 from ctypes import byref, c_double, c_int64, c_uint64
-from typing import Any, Callable, Dict, Iterator, Optional, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 
 from . import _ffi
 from ._base import _INT_MAX, _INT_MIN, _doc, _enum_id, _gib, _Handle, _int, _new, _text, _wraps
 from ._config import Config, _with_params
-from ._errors import _check
+from ._errors import _check, _s
 from ._ffi import lib
 from ._library import _REJECTS
 from ._models import ModelLike
@@ -48,6 +48,21 @@ class Plan(_Handle):
 
     def __iter__(self) -> Iterator[Dict[str, Any]]:
         return iter(self.to_dict()["layouts"])
+
+    @property
+    @_wraps("llmmem_plan_global_batch")
+    def global_batch(self) -> int:
+        """Sequences per optimizer step every layout keeps (training; inference: the batch):
+        when no data_parallel_size is given, micro_batch_size x gradient_accumulation_steps x
+        the data-parallel GPUs (num_gpus / (TP x PP x CP)); :attr:`notes` says which."""
+        n: int = lib.llmmem_plan_global_batch(self._h)
+        return n
+
+    @property
+    @_wraps("llmmem_plan_note_count", "llmmem_plan_note")
+    def notes(self) -> List[str]:
+        """What the plan assumed (where the global batch came from)."""
+        return [_s(lib.llmmem_plan_note(self._h, i)) or "" for i in range(lib.llmmem_plan_note_count(self._h))]
 
     @property
     @_wraps("llmmem_plan_candidates")

@@ -159,6 +159,13 @@ class Result(_Handle):
     load_peak_bytes: int
     approximate: bool
     margin_bytes: int
+    max_model_len: int
+    estimated_max_model_len: int
+    host_pinned_bytes: int
+    host_pageable_bytes: int
+    host_load_peak_bytes: int
+    host_memory_bytes: int
+    fits_host: bool
 
     def close(self) -> None:
         """Frees the C result (a later estimate() may reuse it)."""
@@ -458,8 +465,10 @@ del _name
 def estimate(model: ModelLike, config: Optional[Config] = None, **params: Any) -> Result:
     """Estimates the per-GPU memory of a training step or an inference run.
 
-    ``model``: a :class:`Model`, a preset name (:func:`presets`), a ``config.json`` path
-    (or its folder), or the config as a dict. ``config``: a :class:`Config`, or None for
+    ``model``: a :class:`Model`, a preset name (:func:`presets`), a Hugging Face id
+    (``"meta-llama/Llama-3.1-8B-Instruct"``: its preset, or its config.json in the local
+    Hugging Face cache, :meth:`Model.from_pretrained`), a ``config.json`` path (or its
+    folder), or the config as a dict. ``config``: a :class:`Config`, or None for
     the defaults. Every other argument is a configuration parameter (:func:`params`),
     applied to a copy of ``config``: ``estimate("llama-3.1-8b", micro_batch_size=4,
     seq_len=4096, activation_checkpointing="full")``.

@@ -10,7 +10,7 @@ from ._base import PathLike, _b, _wraps
 from ._config import Config, _json_bytes
 from ._errors import _check
 from ._ffi import lib
-from ._models import Model
+from ._models import Model, _cache_arg
 
 
 def load_scenario(source: Union[PathLike, bytes, Mapping[str, Any]],
@@ -35,9 +35,11 @@ def scenario_from_json(text: Union[str, bytes, Mapping[str, Any]],
     return Model._wrap(m), Config._wrap(c)
 
 
-@_wraps("llmmem_scenario_from_file")
-def scenario_from_file(path: PathLike) -> Tuple[Model, Config]:
-    """(Model, Config) from a scenario file."""
+@_wraps("llmmem_scenario_from_file_hub")
+def scenario_from_file(path: PathLike, hub_cache: Union[None, bool, PathLike] = None) -> Tuple[Model, Config]:
+    """(Model, Config) from a scenario file. A model named by a Hugging Face id
+    (``"model": "org/name"``) is its preset, or its config.json in the Hugging Face cache
+    ``hub_cache`` (default :func:`hub_cache`; False: none)."""
     m, c = c_void_p(), c_void_p()
-    _check(lib.llmmem_scenario_from_file(byref(m), byref(c), _b(path, "path")))
+    _check(lib.llmmem_scenario_from_file_hub(byref(m), byref(c), _b(path, "path"), _cache_arg(hub_cache)))
     return Model._wrap(m), Config._wrap(c)

@@ -183,9 +183,11 @@ int llmmem_result_to_json(char *buf, size_t cap, size_t *needed, const llmmem_re
     llmmem__buf_printf(&b, ", \"model_type\": ");
     llmmem__buf_json_string(&b, r->model_type);
     for (int i = 0; i < LLMMEM__RKEYS; i++) {
-        /* the optional keys only where non-zero; "approximate" always, true or false */
-        if (LLMMEM_R_PARAMS + i >= LLMMEM__RKEY_OPTIONAL && LLMMEM_R_PARAMS + i != LLMMEM_R_APPROXIMATE &&
-            r->v[i].u == 0)
+        /* the optional keys only where non-zero; "approximate" always, true or false;
+         * "fits_host" wherever a host RAM size was given to compare with */
+        const int key = LLMMEM_R_PARAMS + i;
+        if (key >= LLMMEM__RKEY_OPTIONAL && key != LLMMEM_R_APPROXIMATE && r->v[i].u == 0 &&
+            !(key == LLMMEM_R_FITS_HOST && llmmem__result_u64(r, LLMMEM_R_HOST_MEMORY_BYTES) != 0))
             continue;
         llmmem__buf_printf(&b, ", ");
         key_json(&b, r, LLMMEM_R_PARAMS + i);

@@ -107,7 +107,7 @@ struct llmmem_config {
     double lora_alpha;
     char lora_targets[LLMMEM__STR_MAX];
     double lora_dropout;
-    int64_t qlora, qlora_double_quant;
+    int64_t qlora, qlora_double_quant, qlora_compute_dtype, qlora_quantize_head;
     /* engine */
     int64_t engine, zero_stage, offload_optimizer, offload_param;
     double bucket_cap_mb;
@@ -118,7 +118,7 @@ struct llmmem_config {
     int64_t fsdp_version, fsdp_sharding, fsdp_cpu_offload, distributed_optimizer;
     int64_t accounting, zero_init;
     int64_t fsdp_param_dtype, fsdp_reduce_dtype, fsdp_reshard_after_forward;
-    int64_t fsdp_custom_sharded_layers;
+    int64_t fsdp_custom_sharded_layers, offload_pin_memory;
     /* parallelism */
     int64_t num_gpus, dp, tp, pp, cp, ep, etp, sequence_parallel, vpp, num_microbatches;
     int64_t gpus_per_node;
@@ -140,8 +140,10 @@ struct llmmem_config {
     int64_t gpu, gpu_memory_bytes, cuda_context_bytes, cublas_workspace_bytes;
     int64_t expandable_segments;
     int64_t allocator_replay, max_split_size_bytes, empty_cache_steps, prior_ws_segment;
+    int64_t host_memory_bytes;
     double gc_threshold;
     /* vision-language */
+    int64_t load_vision_tower;
     int64_t images_per_sample, image_height, image_width, video_frames, vision_training;
     int64_t min_pixels, max_pixels, encoder_cache;
     /* which parameters were set (by llmmem_config_set_*): bit id % 100 of word id / 100 - 1 */

@@ -166,6 +166,14 @@ static const llmmem__param_info params[] = {
          "frozen base storage: none, nf4, fp4 (bitsandbytes 4-bit), int8"),
     BOOL(LLMMEM_P_QLORA_DOUBLE_QUANT, "qlora_double_quant", "lora", qlora_double_quant, 1,
          "bitsandbytes double quantization of the absmax"),
+    ENUM(LLMMEM_P_QLORA_COMPUTE_DTYPE, "qlora_compute_dtype", "lora", qlora_compute_dtype, dtype_names,
+         LLMMEM__DT_AUTO,
+         "bitsandbytes 4-bit compute dtype (bnb_4bit_compute_dtype: fp32, bf16, fp16); auto = the "
+         "framework's: fp32 for transformers' BitsAndBytesConfig without it, the model dtype for LitGPT "
+         "(axolotl and TRL set it to the model dtype)"),
+    ENUM(LLMMEM_P_QLORA_QUANTIZE_HEAD, "qlora_quantize_head", "lora", qlora_quantize_head, tri_names, 0,
+         "output head stored in 4 bits too; auto = the framework's (LitGPT/Lightning "
+         "BitsandbytesPrecision: on, no ignore_modules; transformers: off, lm_head skipped)"),
     ENUM(LLMMEM_P_ENGINE, "engine", "engine", engine, engine_names, 0, "training engine"),
     I64(LLMMEM_P_ZERO_STAGE, "zero_stage", "engine", zero_stage, 0, 3, 0, "DeepSpeed ZeRO stage"),
     ENUM(LLMMEM_P_OFFLOAD_OPTIMIZER, "offload_optimizer", "engine", offload_optimizer,
@@ -219,6 +227,9 @@ static const llmmem__param_info params[] = {
     BOOL(LLMMEM_P_FSDP_CUSTOM_SHARDED_LAYERS, "fsdp_custom_sharded_layers", "engine", fsdp_custom_sharded_layers, 0,
          "FSDP: embedding and output head wrapped as units of their own, not in the root "
          "(torchtune custom_sharded_layers)"),
+    ENUM(LLMMEM_P_OFFLOAD_PIN_MEMORY, "offload_pin_memory", "engine", offload_pin_memory, tri_names, 0,
+         "offloaded states in pinned host memory (DeepSpeed offload_*.pin_memory, FSDP2 "
+         "CPUOffloadPolicy.pin_memory); auto = the framework's default: on (DeepSpeed >= 0.19.5, FSDP)"),
     I64(LLMMEM_P_NUM_GPUS, "num_gpus", "parallelism", num_gpus, 0, 10000000, 0,
         "total GPUs; 0 = dp*tp*pp*cp"),
     I64(LLMMEM_P_DATA_PARALLEL, "data_parallel_size", "parallelism", dp, 1, 10000000, 1,
@@ -359,6 +370,8 @@ static const llmmem__param_info params[] = {
         INT64_C(1) << 50, 0,
         "a process that trained before: the cached segment holding the autograd thread's cuBLAS workspace "
         "(its bytes, from that run's timeline); 0 = a fresh process"),
+    I64(LLMMEM_P_HOST_MEMORY_BYTES, "host_memory_bytes", "hardware", host_memory_bytes, 0, INT64_C(1) << 50, 0,
+        "host RAM per node in bytes, checked against the host figures (fits_host); 0 = not checked"),
     I64(LLMMEM_P_IMAGES_PER_SAMPLE, "images_per_sample", "vision", images_per_sample, 0, 10000, 0,
         "images per sequence (vision-language models; 0 = text only)"),
     I64(LLMMEM_P_IMAGE_HEIGHT, "image_height", "vision", image_height, 0, 1000000, 0,
@@ -375,6 +388,10 @@ static const llmmem__param_info params[] = {
         "Qwen2-VL dynamic resolution: maximum pixels; 0 = processor default"),
     BOOL(LLMMEM_P_ENCODER_CACHE, "encoder_cache", "vision", encoder_cache, 1,
          "serving: keep the encoder outputs of admitted requests (vLLM encoder cache)"),
+    ENUM(LLMMEM_P_LOAD_VISION_TOWER, "load_vision_tower", "vision", load_vision_tower, tri_names, 0,
+         "the vision tower built and loaded; auto = the runtime's: vLLM, image/video inputs or a trained "
+         "tower load it, else the class AutoModelForCausalLM builds (text only for llama4, qwen3_5, "
+         "qwen3_5_moe); on = the ForConditionalGeneration class; off = the text model"),
 };
 
 /* Alternative spellings accepted by llmmem_param_from_name. */

@@ -92,3 +92,27 @@ uint64_t llmmem__result_phase_total(const struct llmmem_result *r, int ph, llmme
         t = llmmem__add(o, t, r->bytes[ph][k]);
     return t;
 }
+
+void llmmem__result_host(struct llmmem_result *r, uint64_t pinned, uint64_t pageable)
+{
+    llmmem__ovf o = {false};
+    const uint64_t max = UINT64_MAX;
+    uint64_t a = llmmem__add(&o, llmmem__result_u64(r, LLMMEM_R_HOST_PINNED_BYTES), pinned);
+    uint64_t b = llmmem__add(&o, llmmem__result_u64(r, LLMMEM_R_HOST_PAGEABLE_BYTES), pageable);
+    uint64_t t = llmmem__add(&o, llmmem__result_u64(r, LLMMEM_R_HOST_BYTES), llmmem__add(&o, pinned, pageable));
+    llmmem__result_set_u64(r, LLMMEM_R_HOST_PINNED_BYTES, o.overflow ? max : a);
+    llmmem__result_set_u64(r, LLMMEM_R_HOST_PAGEABLE_BYTES, o.overflow ? max : b);
+    llmmem__result_set_u64(r, LLMMEM_R_HOST_BYTES, o.overflow ? max : t);
+}
+
+uint64_t llmmem__pinned_block(uint64_t bytes)
+{
+    if (bytes <= 1)
+        return bytes;
+    if (bytes > (UINT64_C(1) << 63))
+        return UINT64_MAX;
+    uint64_t p = 1;
+    while (p < bytes)
+        p <<= 1;
+    return p;
+}

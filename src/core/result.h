@@ -96,6 +96,14 @@ static inline uint64_t llmmem__result_u64(const struct llmmem_result *r, int key
 {
     return r->v[key - LLMMEM_R_PARAMS].u;
 }
+/* Host memory per node: adds pinned and pageable bytes to host_pinned_bytes and
+ * host_pageable_bytes, and both to host_bytes (saturating). */
+void llmmem__result_host(struct llmmem_result *r, uint64_t pinned, uint64_t pageable);
+/* The bytes torch's pinned host allocator takes for a request of `bytes`: the
+ * next power of two (ATen/core/CachingHostAllocator.h CachingHostAllocatorImpl::
+ * allocate, c10::llvm::PowerOf2Ceil; .pin_memory(), pin_memory=True and
+ * non_blocking copies to the CPU all go through it). 0 stays 0. */
+uint64_t llmmem__pinned_block(uint64_t bytes);
 /* Sum of a phase's components (overflow sets o). */
 uint64_t llmmem__result_phase_total(const struct llmmem_result *r, int ph, llmmem__ovf *o);
 

@@ -176,11 +176,9 @@ void llmmem__no_gpu_count_fits(struct llmmem_result *r, const char *why)
                              (const char *)NULL);
 }
 
-void llmmem__engine_keys(struct llmmem_result *r, const llmmem__layout *l, uint64_t host,
-                         uint64_t nvme, uint64_t sharded)
+void llmmem__engine_keys(struct llmmem_result *r, const llmmem__layout *l, uint64_t nvme, uint64_t sharded)
 {
     llmmem__result_set_i64(r, LLMMEM_R_NUM_GPUS, l->world);
-    llmmem__result_set_u64(r, LLMMEM_R_HOST_BYTES, host);
     llmmem__result_set_u64(r, LLMMEM_R_NVME_BYTES, nvme);
     /* GPUs needed: this layout when it fits; else the data-parallel size at
      * which the states that shrink as 1/dp bring the total under the capacity
@@ -288,6 +286,22 @@ int llmmem__engine_check(const struct llmmem_model *m, const struct llmmem_confi
                              "qlora = %s with lora_rank = 0: QLoRA trains LoRA adapters over the "
                              "quantised base (set lora_rank > 0, or qlora none for full fine-tuning)",
                              llmmem_param_enum_name(LLMMEM_P_QLORA, c->qlora));
+    const bool bnb4 = c->qlora == LLMMEM__QLORA_NF4 || c->qlora == LLMMEM__QLORA_FP4;
+    if ((c->qlora_compute_dtype != LLMMEM__DT_AUTO || c->qlora_quantize_head != LLMMEM__TRI_AUTO) &&
+        (!bnb4 || c->activation_profile == LLMMEM__PROFILE_TORCHTUNE))
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "%s with qlora = %s%s: it is bitsandbytes' 4-bit setting "
+                             "(bnb_4bit_compute_dtype, the quantised output head): qlora nf4 or fp4 with "
+                             "bitsandbytes (torchtune's NF4 is torchao's, in the model dtype)",
+                             c->qlora_compute_dtype != LLMMEM__DT_AUTO ? "qlora_compute_dtype"
+                                                                      : "qlora_quantize_head",
+                             llmmem_param_enum_name(LLMMEM_P_QLORA, c->qlora),
+                             c->activation_profile == LLMMEM__PROFILE_TORCHTUNE ? " and activation_profile torchtune"
+                                                                                 : "");
+    if (c->qlora_compute_dtype == LLMMEM__DT_FP8)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
+                             "qlora_compute_dtype = fp8: bitsandbytes' 4-bit layers compute in fp32, bf16 or "
+                             "fp16 (bnb_4bit_compute_dtype)");
     if (routes_nothing(m))
         return routes_nothing_error(m);
     if (m->num_experts <= 0 && (m->num_moe_layers > 0 || (m->fam && m->fam->ffn.rule == LLMMEM__FR_MOE &&

@@ -36,10 +36,9 @@ int llmmem__engine_layout(llmmem__layout *l, const struct llmmem_model *m,
                           const struct llmmem_config *c, bool model_parallel, const char *engine);
 /* bytes x num / den, rounded up, without 64-bit overflow of the product. */
 uint64_t llmmem__engine_scale(uint64_t bytes, uint64_t num, uint64_t den);
-/* Sets NUM_GPUS, HOST/NVME bytes and GPUS_NEEDED after llmmem__train_fill.
- * sharded: bytes per GPU at the peak that shrink as 1/dp (0 when none). */
-void llmmem__engine_keys(struct llmmem_result *r, const llmmem__layout *l, uint64_t host,
-                         uint64_t nvme, uint64_t sharded);
+/* Sets NUM_GPUS, NVME bytes and GPUS_NEEDED after llmmem__train_fill (host bytes:
+ * llmmem__result_host). sharded: bytes per GPU at the peak that shrink as 1/dp (0 when none). */
+void llmmem__engine_keys(struct llmmem_result *r, const llmmem__layout *l, uint64_t nvme, uint64_t sharded);
 /* GPUS_NEEDED 0 and a note saying why no GPU count makes the workload fit. */
 void llmmem__no_gpu_count_fits(struct llmmem_result *r, const char *why);
 /* The keys of a result that reproduces a framework's own formula (accounting
@@ -149,7 +148,7 @@ typedef struct llmmem__engine {
      * policy): sets r->cx. */
     void (*compute)(struct llmmem__engine_run *r);
     /* What it shards, offloads and buffers: changes r->t, fills r->x and the
-     * keys (r->host, r->nvme, r->sharded); what its terms need later it keeps
+     * keys (r->host_pinned, r->host_pageable, r->nvme, r->sharded); what its terms need later it keeps
      * in r->state. */
     int (*shard)(struct llmmem__engine_run *r);
     /* Its terms, buffers and notes, once the phases are built (r->out). */
@@ -217,7 +216,7 @@ typedef struct llmmem__engine_run {
     llmmem__layout l; /* unset for a one-GPU engine */
     llmmem__train t;  /* the training model of one GPU, then the engine's share of it */
     llmmem__engine_extra x;
-    uint64_t host, nvme; /* bytes per node off the GPU */
+    uint64_t host_pinned, host_pageable, nvme; /* bytes per node off the GPU */
     uint64_t sharded;    /* bytes per GPU that shrink as 1/dp (gpus_needed) */
     /* the engine's own state from its shard hook to its terms hook
      * (LLMMEM__ENGINE_STATE: a struct of its file's, checked to fit) */
@@ -254,5 +253,9 @@ double llmmem__zero_dp_seconds(const struct llmmem_config *c, const llmmem__dp_t
 #include "config/engines.def"
 
 /* ---- end of the engines block ---- */
+
+/* Tests only (test_megatron_stages): true makes every Megatron stage's whole
+ * result, as before the stages' peaks were numbers (megatron.c). */
+extern bool llmmem__megatron_every_stage;
 
 #endif /* LLMMEM_ENGINES_ENGINES_H */

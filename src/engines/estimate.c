@@ -13,6 +13,7 @@
  * (engines.h); docs/engines.md lists the sources of each term. */
 #include "engines/engines.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* A result an engine fills from scratch: cleared, tagged with its engine and
@@ -68,8 +69,14 @@ static void run_keys(llmmem__engine_run *r)
     struct llmmem_result *out = r->out;
     if (r->e->terms)
         r->e->terms(r);
+    /* host memory per node: the engine's offloaded states, and the activations
+     * offloaded by every rank of the node (per GPU in the training model) */
+    const uint64_t per_node = r->e->flags & LLMMEM__CAP_ONE_GPU ? 1 : (uint64_t)r->l.per_node;
+    llmmem__ovf o = {false};
+    llmmem__result_host(out, llmmem__add(&o, r->host_pinned, llmmem__mul(&o, r->t.host_pinned, per_node)),
+                        r->host_pageable);
     if (!(r->e->flags & LLMMEM__CAP_ONE_GPU)) {
-        llmmem__engine_keys(out, &r->l, r->host, r->nvme, r->sharded);
+        llmmem__engine_keys(out, &r->l, r->nvme, r->sharded);
         return;
     }
     llmmem__result_set_i64(out, LLMMEM_R_NUM_GPUS, 1);
@@ -90,7 +97,7 @@ int llmmem__engine_estimate(struct llmmem_result *out, const struct llmmem_model
     r.orig = cfg;
     r.out = out;
     r.cx = &r.c;
-    r.host = r.nvme = r.sharded = 0;
+    r.host_pinned = r.host_pageable = r.nvme = r.sharded = 0;
     if ((rc = run_checks(&r, cfg)) != 0)
         return rc;
     result_begin(out, e);
@@ -171,14 +178,108 @@ static int estimate_as_given(llmmem_result *out, const llmmem_model *model, cons
     return llmmem__engine_estimate(out, model, cfg, e, sink);
 }
 
+/* The vision tower by runtime (docs/models.md "Vision towers"): vLLM builds the
+ * architectures' ForConditionalGeneration class (model_executor/models/
+ * registry.py), image or video inputs and a trained tower need it; otherwise
+ * the class AutoModelForCausalLM builds decides (transformers modeling_auto.py
+ * MODEL_FOR_CAUSAL_LM_MAPPING_NAMES: the text model for llama4, qwen3_5,
+ * qwen3_5_moe; the ForConditionalGeneration class for gemma3, gemma4, and the
+ * llava/qwen2_vl configs as loaded). load_vision_tower overrides. */
+static const char *tower_rule(bool *load, const struct llmmem_model *m, const struct llmmem_config *c)
+{
+    const bool training = c->mode == LLMMEM__MODE_TRAINING;
+    if (c->load_vision_tower != LLMMEM__TRI_AUTO) {
+        *load = c->load_vision_tower == LLMMEM__TRI_ON;
+        return *load ? "load_vision_tower on (the ForConditionalGeneration class)"
+                     : "load_vision_tower off (the text model)";
+    }
+    if (!training && c->runtime == LLMMEM__RT_VLLM) {
+        *load = true;
+        return "vLLM builds the ForConditionalGeneration class of the checkpoint's architectures";
+    }
+    if (c->images_per_sample > 0 || c->video_frames > 0) {
+        *load = true;
+        return "image or video inputs run the tower";
+    }
+    if (training && c->vision_training != LLMMEM__VT_FROZEN) {
+        *load = true;
+        return "vision_training trains the tower";
+    }
+    *load = m->tower_params == 0;
+    return *load ? "AutoModelForCausalLM builds the ForConditionalGeneration class for this model_type"
+                 : "AutoModelForCausalLM builds the text model for this model_type (transformers "
+                   "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)";
+}
+
+/* A copy of the model with its towers counted (load) or left out. */
+static struct llmmem_model *tower_view(const struct llmmem_model *m, bool load)
+{
+    struct llmmem_model *v = malloc(sizeof *v);
+    if (!v)
+        return NULL;
+    *v = *m;
+    v->memo = NULL;
+    v->gguf = NULL; /* a GGUF model has no registry towers */
+    const int64_t t = load ? m->tower_params : m->vision_params;
+    v->params = load ? m->params + t : m->params - t;
+    v->params_active = load ? m->params_active + t : m->params_active - t;
+    v->vision_params = load ? t : 0;
+    v->tower_params = load ? 0 : t;
+    return v;
+}
+
+static int estimate_towers(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg,
+                           struct llmmem__tl *sink);
+
 int llmmem__estimate(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg, struct llmmem__tl *sink)
 {
     if (!cfg)
         return llmmem__error(LLMMEM_E_INVALID_ARG, "llmmem_estimate: config is NULL");
+    const int64_t towers = model ? model->tower_params + model->vision_params : 0;
+    if (!model || (towers == 0 && cfg->load_vision_tower == LLMMEM__TRI_AUTO))
+        return estimate_towers(out, model, cfg, sink);
+    if (towers == 0)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "load_vision_tower = %s: model \"%s\" has no vision tower",
+                             llmmem_param_enum_name(LLMMEM_P_LOAD_VISION_TOWER, cfg->load_vision_tower),
+                             model->model_type);
+    bool load;
+    const char *why = tower_rule(&load, model, cfg);
+    if (!load && (cfg->images_per_sample > 0 || cfg->video_frames > 0 ||
+                  (cfg->mode == LLMMEM__MODE_TRAINING && cfg->vision_training != LLMMEM__VT_FROZEN)))
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "load_vision_tower = off with %s: the tower runs them",
+                             cfg->images_per_sample > 0 || cfg->video_frames > 0 ? "image or video inputs"
+                                                                                 : "vision_training");
+    int rc;
+    if (load == (model->vision_params > 0)) {
+        rc = estimate_towers(out, model, cfg, sink);
+    } else {
+        struct llmmem_model *v = tower_view(model, load);
+        if (!v)
+            return llmmem__error(LLMMEM_E_NOMEM, "llmmem_estimate: out of memory");
+        rc = estimate_towers(out, v, cfg, sink);
+        free(v);
+    }
+    if (rc == 0)
+        llmmem__result_note(out, "vision tower (%lld parameters with its projector) %s: %s", (long long)towers,
+                            load ? "counted" : "left out", why);
+    return rc;
+}
+
+static int estimate_towers(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg,
+                           struct llmmem__tl *sink)
+{
     struct llmmem_config local;
-    if (!fit_default_length(&local, model, cfg))
-        return estimate_as_given(out, model, cfg, sink);
+    if (!fit_default_length(&local, model, cfg)) {
+        int rc = estimate_as_given(out, model, cfg, sink);
+        if (rc == 0)
+            llmmem__result_host_verdict(out, cfg);
+        return rc;
+    }
     int rc = estimate_as_given(out, model, &local, sink);
+    if (rc == 0)
+        llmmem__result_host_verdict(out, cfg);
     if (rc == 0 && cfg->mode == LLMMEM__MODE_TRAINING)
         llmmem__result_note(out, "seq_len defaults to %lld, the length of %s's learned position table "
                                  "(max_position_embeddings); set it to choose another",

@@ -55,7 +55,8 @@ typedef struct fsdp_run {
     uint64_t kept;          /* layer units' parameters kept from forward to backward */
     uint64_t rs;            /* a layer unit's reduce-scatter input */
     uint64_t root_rs;       /* the root's reduce-scatter input (end of backward) */
-    uint64_t host, sharded; /* host RAM per node; bytes per GPU that shrink as 1/dp */
+    uint64_t pinned, pageable; /* host RAM per node */
+    uint64_t sharded;       /* bytes per GPU that shrink as 1/dp */
     bool lora;              /* LoRA/QLoRA: the base weights are frozen */
     bool separate;          /* fsdp_custom_sharded_layers: embedding and head are units */
     bool tied;              /* ... and the head is the embedding's weight (one unit) */
@@ -215,11 +216,57 @@ static void fsdp_gradients(fsdp_run *f)
     f->x->end_point = true;
 }
 
-/* CPUOffload(offload_params=True): sharded params, grads and the optimizer
- * (which then steps on the CPU) live in host RAM: per rank x ranks per node. */
-static void fsdp_cpu_offload(fsdp_run *f, uint64_t per_node)
+/* Pinned bytes of the sharded parameters (and of their gradients) of one rank:
+ * FSDP2 pins each parameter's padded dim-0 shard (_fsdp_param.py
+ * _init_sharded_param: padded_sharded_param.pin_memory()), and its gradient
+ * arrives by a non_blocking copy to the CPU (_fsdp_collectives.py
+ * foreach_reduce), a pinned block too; FSDP1 pins each unit's flat shard and
+ * pre-allocates a pinned gradient of the same size for every unit, frozen or
+ * not (_flat_param.py shard: _local_shard.pin_memory(), _cpu_grad). Each is a
+ * block of torch's pinned allocator (a power of two). */
+static uint64_t fsdp_pinned_shards(fsdp_run *f, const struct llmmem_model *m, bool grads)
 {
-    f->host = llmmem__mul(&f->o, fsdp_rank_states(f), per_node);
+    if (f->version == 1) {
+        const uint64_t L = (uint64_t)(f->t->layers > 0 ? f->t->layers : 1);
+        uint64_t unit = llmmem__pinned_block(llmmem__mul(&f->o, llmmem__ceil_div(f->layer_params, f->N), f->sb));
+        uint64_t root = llmmem__pinned_block(llmmem__mul(&f->o, llmmem__ceil_div(f->root_params, f->N), f->sb));
+        return llmmem__add(&f->o, llmmem__mul(&f->o, unit, L), root);
+    }
+    if (grads && f->lora) /* adapters: many small tensors, their rounding not modelled */
+        return f->t->st.grads;
+    uint64_t sum = 0;
+    for (int i = 0; i < m->tensors.n; i++) {
+        const llmmem__tensor *x = &m->tensors.t[i];
+        const uint64_t rows = llmmem__ceil_div((uint64_t)x->rows, f->N);
+        const uint64_t b = llmmem__pinned_block(llmmem__mul3(&f->o, rows, (uint64_t)x->cols, f->sb));
+        sum = llmmem__add(&f->o, sum, llmmem__mul(&f->o, b, (uint64_t)x->count));
+    }
+    return sum;
+}
+
+/* CPUOffload(offload_params=True) / CPUOffloadPolicy: sharded params, grads
+ * and the optimizer (which then steps on the CPU) live in host RAM, per rank x
+ * ranks per node: the parameters and gradients pinned (FSDP1 always, FSDP2
+ * with pin_memory, its default), the optimizer state pageable (torch.optim's
+ * zeros_like of a CPU parameter). */
+static void fsdp_cpu_offload(fsdp_run *f, const struct llmmem_model *m, const struct llmmem_config *c,
+                             uint64_t per_node)
+{
+    const llmmem__states *st = &f->t->st;
+    const bool pin = f->version == 1 || c->offload_pin_memory != LLMMEM__TRI_OFF;
+    const bool exact = f->version == 2 && !m->tensors.overflow && m->tensors.n > 0;
+    uint64_t params = llmmem__add(&f->o, st->weights, st->master), grads = st->grads;
+    uint64_t pinned = 0, pageable = st->optim;
+    if (pin && (exact || f->version == 1) && st->master == 0) {
+        pinned = llmmem__add(&f->o, fsdp_pinned_shards(f, m, false),
+                             f->version == 1 || st->grads ? fsdp_pinned_shards(f, m, true) : 0);
+    } else if (pin) {
+        pinned = llmmem__add(&f->o, params, grads);
+    } else {
+        pageable = llmmem__add(&f->o, pageable, llmmem__add(&f->o, params, grads));
+    }
+    f->pinned = llmmem__mul(&f->o, pinned, per_node);
+    f->pageable = llmmem__mul(&f->o, pageable, per_node);
     f->t->st.weights = 0;
     f->t->st.master = 0;
     f->t->st.grads = 0;
@@ -278,10 +325,16 @@ static void fsdp_terms(llmmem__engine_run *r)
         llmmem__result_term(out, "fsdp_root_reduce_scatter", f->lora ? root_rs_lora : root_rs_all,
                             f->root_rs);
     }
-    if (f->host)
-        llmmem__result_term(out, "fsdp_cpu_offload", "sharded params + grads + optimizer per rank x "
-                                                     "ranks per node (host RAM)",
-                            f->host);
+    if (f->pinned)
+        llmmem__result_term(out, "fsdp_cpu_offload_pinned",
+                            "sharded params + grads per rank, pinned blocks (powers of two: FSDP2 one per "
+                            "parameter, FSDP1 two per unit) x ranks per node (_fsdp_param.py, _flat_param.py)",
+                            f->pinned);
+    if (f->pageable)
+        llmmem__result_term(out, "fsdp_cpu_offload_pageable",
+                            "optimizer state per rank (+ params and grads without pin_memory) x ranks per "
+                            "node (host RAM)",
+                            f->pageable);
 }
 
 /* The options FSDP accepts together (FSDP2 fully_shard: reshard_after_forward
@@ -383,10 +436,11 @@ static int fsdp_shard(llmmem__engine_run *r)
         fsdp_gradients(f);
     }
     if (cfg->fsdp_cpu_offload)
-        fsdp_cpu_offload(f, (uint64_t)r->l.per_node);
+        fsdp_cpu_offload(f, r->m, cfg, (uint64_t)r->l.per_node);
     if (f->o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "FSDP estimate overflows 64-bit byte counts");
-    r->host = f->host;
+    r->host_pinned = f->pinned;
+    r->host_pageable = f->pageable;
     r->sharded = f->strat == LLMMEM__FSDP_NO_SHARD ? 0 : f->sharded;
     return LLMMEM_OK;
 }
@@ -446,6 +500,7 @@ static const int fsdp_reads[] = {LLMMEM_P_FSDP_VERSION,
                                  LLMMEM_P_FSDP_REDUCE_DTYPE,
                                  LLMMEM_P_FSDP_RESHARD_AFTER_FORWARD,
                                  LLMMEM_P_FSDP_CUSTOM_SHARDED_LAYERS,
+                                 LLMMEM_P_OFFLOAD_PIN_MEMORY,
                                  0};
 static const int fsdp_plan_options[] = {LLMMEM_P_FSDP_SHARDING, LLMMEM_P_FSDP_CPU_OFFLOAD, 0};
 

@@ -157,7 +157,7 @@ static int theoretical_mode(struct llmmem_result *r, const struct llmmem_model *
     if (rc)
         return rc;
     llmmem__result_set_i64(r, LLMMEM_R_PIPELINE_STAGES, l->pp);
-    llmmem__engine_keys(r, l, 0, 0, 0);
+    llmmem__engine_keys(r, l, 0, 0);
     return LLMMEM_OK;
 }
 
@@ -428,19 +428,26 @@ static void mg_stage_buffers(mg_run *r, llmmem__engine_extra *x, uint64_t n)
     }
 }
 
+/* The training model and the engine's bytes of a stage. */
+static void mg_stage_train(mg_run *r, llmmem__train *t, llmmem__engine_extra *x, const mg_stage *st)
+{
+    *t = *r->base;
+    mg_stage_states(r, t, st->params);
+    mg_stage_activations(r, t, st);
+    if (st->first)
+        mg_first_stage_inputs(r, t, st);
+    if (st->last)
+        mg_last_stage_loss(r, t);
+    mg_stage_buffers(r, x, st->params);
+}
+
 /* Fills dst with the estimate of stage si. */
 static int mg_stage_estimate(mg_run *r, struct llmmem_result *dst, int si, int stages)
 {
     const mg_stage st = mg_stage_at(r, si, stages);
-    llmmem__train t = *r->base;
-    mg_stage_states(r, &t, st.params);
-    mg_stage_activations(r, &t, &st);
-    if (st.first)
-        mg_first_stage_inputs(r, &t, &st);
-    if (st.last)
-        mg_last_stage_loss(r, &t);
+    llmmem__train t;
     llmmem__engine_extra x;
-    mg_stage_buffers(r, &x, st.params);
+    mg_stage_train(r, &t, &x, &st);
     llmmem__result_clear(dst);
     dst->caps = r->run->e->flags;
     dst->no_replay = r->run->e->no_replay;
@@ -448,25 +455,74 @@ static int mg_stage_estimate(mg_run *r, struct llmmem_result *dst, int si, int s
     return rc ? rc : llmmem__result_finish(dst, r->c);
 }
 
+/* Below these, no stage's sums can overflow in llmmem__result_finish (the
+ * reserved bytes are under 2^57, the context and managed bytes under 2^60):
+ * every stage's result would be made without an error. */
+#define MG_PEAK_SAFE (UINT64_C(1) << 56)
+#define MG_SIDE_SAFE (UINT64_C(1) << 60)
+
+/* Each stage's peak as a number (llmmem__train_peak), the stage of the
+ * largest (the first of equals) in *peak_stage: what the stages' results
+ * would say, without making them. A stage with the inputs of the one before
+ * (neither first nor last, the same chunks in flight: 1F1B's stages once the
+ * micro-batches are fewer than the stages ahead) has its peak. False where
+ * the numbers alone would not be the results' (calibration, sums near 2^64):
+ * then the results are made. */
+bool llmmem__megatron_every_stage = false;
+
+static bool mg_stage_peaks(mg_run *r, int stages, uint64_t *peaks, int *peak_stage)
+{
+    if (llmmem__megatron_every_stage || r->c->calibrated || (r->c->cuda_context_bytes >= 0 && (uint64_t)r->c->cuda_context_bytes >= MG_SIDE_SAFE) ||
+        r->base->managed >= MG_SIDE_SAFE)
+        return false;
+    mg_stage prev = {0};
+    for (int si = 0; si < stages; si++) {
+        const mg_stage st = mg_stage_at(r, si, stages);
+        if (si > 1 && !st.first && !st.last && !prev.first && !prev.last &&
+            st.in_flight_chunks == prev.in_flight_chunks) {
+            peaks[si] = peaks[si - 1];
+        } else {
+            llmmem__train t;
+            llmmem__engine_extra x;
+            mg_stage_train(r, &t, &x, &st);
+            if (!llmmem__train_peak(&peaks[si], &t, &x, r->c) || peaks[si] >= MG_PEAK_SAFE)
+                return false;
+        }
+        if (si == 0 || peaks[si] > peaks[*peak_stage])
+            *peak_stage = si;
+        prev = st;
+    }
+    return true;
+}
+
 /* Estimates every pipeline stage (up to LLMMEM__MAX_STAGES) and keeps the one
- * with the highest peak in out. */
+ * with the highest peak in out: the stages' peaks as numbers, the result of
+ * the peak stage alone (or every stage's result, where mg_stage_peaks
+ * declines). */
 static int mg_stages(mg_run *r, struct llmmem_result *out)
 {
-    struct llmmem_result scratch;
     const int stages = (int)(r->pp < LLMMEM__MAX_STAGES ? r->pp : LLMMEM__MAX_STAGES);
     uint64_t stage_peaks[LLMMEM__MAX_STAGES];
-    uint64_t peak = 0;
     int peak_stage = 0;
-    for (int si = 0; si < stages; si++) {
-        int rc = mg_stage_estimate(r, &scratch, si, stages);
+    if (mg_stage_peaks(r, stages, stage_peaks, &peak_stage)) {
+        int rc = mg_stage_estimate(r, out, peak_stage, stages);
         if (rc)
             return rc;
-        uint64_t sp_peak = llmmem__result_u64(&scratch, LLMMEM_R_PEAK_ALLOCATED_BYTES);
-        stage_peaks[si] = sp_peak;
-        if (si == 0 || sp_peak > peak) {
-            peak = sp_peak;
-            peak_stage = si;
-            *out = scratch;
+    } else {
+        struct llmmem_result scratch;
+        uint64_t peak = 0;
+        peak_stage = 0;
+        for (int si = 0; si < stages; si++) {
+            int rc = mg_stage_estimate(r, &scratch, si, stages);
+            if (rc)
+                return rc;
+            uint64_t sp_peak = llmmem__result_u64(&scratch, LLMMEM_R_PEAK_ALLOCATED_BYTES);
+            stage_peaks[si] = sp_peak;
+            if (si == 0 || sp_peak > peak) {
+                peak = sp_peak;
+                peak_stage = si;
+                *out = scratch;
+            }
         }
     }
     if (r->o.overflow)
@@ -497,7 +553,7 @@ static void mg_report(mg_run *r, struct llmmem_result *out, int engine)
         const uint64_t *opb = out->bytes[LLMMEM_PHASE_OPTIMIZER];
         sharded = llmmem__add(&r->o, opb[LLMMEM_C_MASTER_WEIGHTS], opb[LLMMEM_C_OPTIMIZER_STATE]);
     }
-    llmmem__engine_keys(out, &r->l, 0, 0, sharded);
+    llmmem__engine_keys(out, &r->l, 0, sharded);
 }
 
 /* What each Megatron engine has for LoRA and QLoRA. Megatron-LM has no

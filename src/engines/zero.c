@@ -121,7 +121,9 @@ static int zero_estimator_mode(struct llmmem_result *r, const struct llmmem_mode
     int rc = llmmem__result_finish(r, c);
     if (rc)
         return rc;
-    llmmem__engine_keys(r, l, cpu, 0, 0);
+    llmmem__engine_keys(r, l, 0, 0);
+    /* DeepSpeed's one figure: no pinned / pageable split */
+    llmmem__result_set_u64(r, LLMMEM_R_HOST_BYTES, cpu);
     return LLMMEM_OK;
 }
 
@@ -169,7 +171,9 @@ typedef struct zero_run {
     uint64_t per_node;         /* ranks per node (host and NVMe bytes are per node) */
     uint64_t P, trainable;     /* parameters, trainable parameters */
     uint64_t pb, gb;           /* bytes per parameter / gradient element */
-    uint64_t host, nvme;       /* bytes per node off the GPU */
+    uint64_t pinned, pageable, nvme; /* bytes per node off the GPU */
+    bool pin;                  /* offload_*.pin_memory */
+    uint64_t largest;          /* elements of the largest trainable tensor */
     uint64_t sharded;          /* bytes per GPU that shrink as 1/dp */
     uint64_t grad32, bucket, gathered, secondary;
     uint64_t keep;             /* ZeRO-3 persistent (unpartitioned) parameters */
@@ -265,37 +269,90 @@ static uint64_t zeropp_hpz_secondary(zero_run *z, int64_t hpz)
     return llmmem__engine_scale(llmmem__mul(&z->o, z->P - z->keep, z->pb), 1, (uint64_t)hpz);
 }
 
-/* Adds per-rank bytes x ranks per node to host RAM or NVMe. */
-static void zero_offload_to(zero_run *z, int64_t device, uint64_t per_rank)
+/* Adds per-rank bytes x ranks per node to host RAM: `pinned` goes through
+ * DeepSpeed's get_accelerator().pin_memory (tensor.pin_memory(): one block of
+ * torch's pinned allocator, a power of two) when pin_memory is on, else it is
+ * pageable like `pageable`; `always` is pinned whatever the setting. */
+static void zero_host(zero_run *z, uint64_t pinned, uint64_t pageable, uint64_t always)
 {
-    uint64_t bytes = llmmem__mul(&z->o, per_rank, z->per_node);
-    if (device == LLMMEM__OFFLOAD_CPU)
-        z->host = llmmem__add(&z->o, z->host, bytes);
+    const uint64_t n = z->per_node;
+    z->pinned = llmmem__add(&z->o, z->pinned, llmmem__mul(&z->o, llmmem__pinned_block(always), n));
+    if (z->pin)
+        z->pinned = llmmem__add(&z->o, z->pinned, llmmem__mul(&z->o, llmmem__pinned_block(pinned), n));
     else
-        z->nvme = llmmem__add(&z->o, z->nvme, bytes);
+        pageable = llmmem__add(&z->o, pageable, pinned);
+    z->pageable = llmmem__add(&z->o, z->pageable, llmmem__mul(&z->o, pageable, n));
+}
+
+static void zero_nvme(zero_run *z, uint64_t per_rank)
+{
+    z->nvme = llmmem__add(&z->o, z->nvme, llmmem__mul(&z->o, per_rank, z->per_node));
 }
 
 /* offload_param (ZeRO-Infinity): the parameter partitions live in host RAM
- * or NVMe; the persistent tensors stay on the GPU. */
+ * or NVMe; the persistent tensors stay on the GPU. On the CPU they are one
+ * flat buffer per parameter group, pinned whatever pin_memory says (stage3.py
+ * _create_param_groups_fp16_flat_cpu_memory); on NVMe the swapper keeps
+ * buffer_count x buffer_size pinned elements (offload_config.py defaults 5 x
+ * 1e8; swap_tensor/partitioned_param_swapper.py). */
 static void zero3_offload_params(zero_run *z, const struct llmmem_config *cfg)
 {
-    zero_offload_to(z, cfg->offload_param, z->w_part);
+    if (cfg->offload_param == LLMMEM__OFFLOAD_CPU) {
+        zero_host(z, 0, 0, z->w_part);
+    } else {
+        zero_nvme(z, z->w_part);
+        zero_host(z, 0, 0, llmmem__mul(&z->o, 500000000, z->pb));
+    }
     z->t->st.weights = z->w_keep;
     z->sharded = llmmem__sub0(z->sharded, z->w_part);
 }
 
-/* Optimizer offload (ZeRO-Offload / ZeRO-Infinity): fp32 masters, state and
- * the step move to the host (or NVMe); gradient partitions go to pinned fp32
- * host buffers (memory.rst: "4b for fp32 gradients"). */
+/* Optimizer offload (ZeRO-Offload / ZeRO-Infinity): fp32 masters, optimizer
+ * state and the step move to the host (or NVMe), per rank (Pp = trainable / dp):
+ *  - stages 1-2 (stage_1_and_2.py): the fp32 partition (clone of the 16-bit one,
+ *    pin_memory'd), a 16-bit buffer of the partition for the copy back
+ *    (param_buffer_of_bit16_for_cpu_offload_groups), the fp32 gradient partition
+ *    (initialize_optimizer_states: single_partition_of_fp32_groups.grad), a
+ *    buffer of the largest parameter (temp_grad_buffer_for_cpu_offload), pinned
+ *    when pin_memory; with gradient accumulation a 16-bit CPU copy of each
+ *    parameter's gradient (accumulated_grads_in_cpu, per parameter: counted at
+ *    Pp x grad bytes, its blocks' rounding not modelled);
+ *  - stage 3 (stage3.py): the fp32 partition (pageable: .to(cpu).clone()), per
+ *    sub-group (sub_group_size 1e9 elements of the partition) an fp32 gradient
+ *    buffer (initialize_optimizer_states: subgroup_gradient_buffer) and the
+ *    flat gradient partitions in the model dtype (grad_partitions_flat_buffer),
+ *    both pinned when pin_memory;
+ *  - the optimizer state of DeepSpeedCPUAdam (torch.zeros_like: pageable). */
 static void zero_offload_optimizer(zero_run *z, const struct llmmem_config *cfg, bool off_par)
 {
-    uint64_t states = llmmem__add(&z->o, z->t->st.master, z->t->st.optim);
-    uint64_t g32 = llmmem__ceil_div(llmmem__mul(&z->o, z->trainable, 4), z->N);
-    if (cfg->offload_optimizer == LLMMEM__OFFLOAD_CPU) {
-        zero_offload_to(z, LLMMEM__OFFLOAD_CPU, llmmem__add(&z->o, states, g32));
+    const uint64_t Pp = llmmem__ceil_div(z->trainable, z->N);
+    const uint64_t f32 = llmmem__mul(&z->o, Pp, 4);
+    const bool cpu = cfg->offload_optimizer == LLMMEM__OFFLOAD_CPU;
+    const uint64_t state = z->t->st.optim;
+    if (z->stage < 3) {
+        /* stages 1-2 have no swapper: any offload device sets cpu_offload
+         * (stage_1_and_2.py __init__), nvme included */
+        zero_host(z, f32, state, 0);                              /* fp32 partition */
+        zero_host(z, llmmem__mul(&z->o, Pp, z->pb), 0, 0);        /* 16-bit copy-back buffer */
+        zero_host(z, f32, 0, 0);                                  /* fp32 gradient partition */
+        zero_host(z, llmmem__mul(&z->o, z->largest, z->gb), 0, 0); /* temp_grad_buffer_for_cpu_offload */
+        if (cfg->grad_accum_steps > 1) { /* many small blocks: their rounding is not modelled */
+            const uint64_t acc = llmmem__mul3(&z->o, Pp, z->gb, z->per_node);
+            if (z->pin)
+                z->pinned = llmmem__add(&z->o, z->pinned, acc);
+            else
+                z->pageable = llmmem__add(&z->o, z->pageable, acc);
+        }
     } else {
-        zero_offload_to(z, LLMMEM__OFFLOAD_NVME, states);
-        zero_offload_to(z, LLMMEM__OFFLOAD_CPU, g32);
+        const uint64_t sub = 1000000000, groups = llmmem__ceil_div(Pp, sub);
+        const uint64_t each = llmmem__ceil_div(Pp, groups > 0 ? groups : 1);
+        if (cpu)
+            zero_host(z, 0, llmmem__add(&z->o, f32, state), 0);
+        else
+            zero_nvme(z, llmmem__add(&z->o, f32, state));
+        for (uint64_t g = 0; g < groups && g < 1024; g++)
+            zero_host(z, llmmem__mul(&z->o, each, 4), 0, 0);     /* sub-group fp32 gradients */
+        zero_host(z, llmmem__mul(&z->o, Pp, z->gb), 0, 0);       /* grad_partitions_flat_buffer */
     }
     z->t->st.master = 0;
     z->t->st.optim = 0;
@@ -376,11 +433,38 @@ static void zero_terms(llmmem__engine_run *r)
         llmmem__result_term(out, "zeropp_hpz_secondary", "params x param bytes / zero_hpz_partition_size "
                                                          "(ZeRO++ 3.2)",
                             z->secondary);
-    if (z->host || z->nvme)
-        llmmem__result_term(out, "offload_host_or_nvme",
-                            "per rank: fp32 masters + optimizer state + fp32 grads (offload_optimizer), "
-                            "param partitions (offload_param); x ranks per node",
-                            llmmem__add(&z->o, z->host, z->nvme));
+    if (z->pinned)
+        llmmem__result_term(out, "offload_host_pinned",
+                            "per rank, pinned blocks (powers of two): fp32 partition, 16-bit buffer, fp32 "
+                            "gradients, largest-parameter buffer (stages 1-2); gradient buffers (stage 3); "
+                            "parameter partitions (offload_param); x ranks per node (stage_1_and_2.py, "
+                            "stage3.py; zero.c zero_offload_optimizer)",
+                            z->pinned);
+    if (z->pageable)
+        llmmem__result_term(out, "offload_host_pageable",
+                            "per rank: DeepSpeedCPUAdam state (+ the fp32 partition at stage 3, + all buffers "
+                            "when pin_memory is off); x ranks per node",
+                            z->pageable);
+    if (z->nvme)
+        llmmem__result_term(out, "offload_nvme", "per rank: fp32 masters + optimizer state (offload_optimizer "
+                                                 "nvme), parameter partitions (offload_param nvme); x ranks "
+                                                 "per node",
+                            z->nvme);
+}
+
+/* Elements of the largest trainable tensor (stage_1_and_2.py largest_param_numel):
+ * the largest weight of the model, or under LoRA an adapter of the widest Linear
+ * (rank x max(hidden, intermediate)). */
+static uint64_t zero_largest_trainable(const struct llmmem_model *m, const struct llmmem_config *c, bool full)
+{
+    if (!full) {
+        const int64_t w = m->intermediate_size > m->hidden_size ? m->intermediate_size : m->hidden_size;
+        return (uint64_t)(c->lora_rank > 0 ? c->lora_rank : 0) * (uint64_t)(w > 0 ? w : 0);
+    }
+    uint64_t n = 0;
+    for (int i = 0; i < m->tensors.n; i++)
+        n = llmmem__max(n, (uint64_t)m->tensors.t[i].rows * (uint64_t)m->tensors.t[i].cols);
+    return n;
 }
 
 /* One ZeRO estimate: partitions the training model stage by stage, adds the
@@ -399,13 +483,21 @@ static int zero_shard(llmmem__engine_run *r)
     z->trainable = (uint64_t)r->t.st.trainable;
     z->pb = (uint64_t)(r->t.st.weight_bytes > 0 ? r->t.st.weight_bytes : 2);
     z->gb = (uint64_t)(r->t.st.grad_bytes > 0 ? r->t.st.grad_bytes : 2);
+    z->pin = cfg->offload_pin_memory != LLMMEM__TRI_OFF;
+    z->largest = zero_largest_trainable(r->m, cfg, z->trainable == z->P);
     zero_shard_states(z, r->m, cfg);
     if (z->o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "ZeRO estimate overflows 64-bit byte counts");
     if (z->stage == 0)
         llmmem__result_note(r->out, "ZeRO stage 0: states replicated as in DDP; gradient all-reduce "
                                     "buffers not counted");
-    r->host = z->host;
+    if (z->stage < 3 && cfg->offload_optimizer == LLMMEM__OFFLOAD_NVME)
+        llmmem__result_note(r->out, "offload_optimizer nvme at ZeRO stage %d: stages 1-2 have no NVMe swapper "
+                                    "(stage_1_and_2.py sets cpu_offload for any device), the optimizer stays "
+                                    "in host RAM (host_bytes)",
+                            (int)z->stage);
+    r->host_pinned = z->pinned;
+    r->host_pageable = z->pageable;
     r->nvme = z->nvme;
     r->sharded = z->sharded;
     return LLMMEM_OK;
@@ -484,6 +576,7 @@ static const int zero_reads[] = {LLMMEM_P_ZERO_STAGE,
                                  LLMMEM_P_ZERO_HPZ_PARTITION_SIZE,
                                  LLMMEM_P_ACCOUNTING,
                                  LLMMEM_P_ZERO_INIT,
+                                 LLMMEM_P_OFFLOAD_PIN_MEMORY,
                                  0};
 static const int zero_plan_options[] = {LLMMEM_P_ZERO_STAGE, LLMMEM_P_OFFLOAD_OPTIMIZER, LLMMEM_P_OFFLOAD_PARAM, 0};
 

@@ -52,6 +52,13 @@ static const struct {
     {"tensor_parallel_size", "tensor parallelism is not modelled for axolotl"},
 };
 
+/* A precision key that is on: true, or "auto" (the GPU supports it). */
+static bool fw_on(const llmmem__jnode *n)
+{
+    return n && (llmmem__json_is_bool(n) ? llmmem__json_true(n)
+                                         : llmmem__json_is_string(n) && !strcmp(llmmem__json_string(n), "auto"));
+}
+
 /* adapter: lora/qlora, lora_r, lora_alpha, lora_dropout, lora_target_modules,
  * lora_target_linear, lora_modules_to_save, load_in_4bit/8bit, bnb_config_kwargs. */
 static int read_adapter(fw_ctx *x, const llmmem__jnode *root)
@@ -120,6 +127,18 @@ static int read_adapter(fw_ctx *x, const llmmem__jnode *root)
         if ((rc = llmmem__fw_set(x, LLMMEM_P_QLORA, quant, an, "adapter")) != 0 ||
             (rc = llmmem__fw_set_i64(x, LLMMEM_P_QLORA_DOUBLE_QUANT, dq, an, "adapter")) != 0)
             return rc;
+        /* bnb_4bit_compute_dtype = cfg.torch_dtype (loaders/model.py), which is
+         * bf16 with bf16/bfloat16, fp16 with fp16/float16, else fp32
+         * (utils/config/__init__.py normalize_config) */
+        if (q4) {
+            const char *dt = "fp32";
+            if (fw_on(llmmem__fw_get(root, "bf16")) || fw_on(llmmem__fw_get(root, "bfloat16")))
+                dt = "bf16";
+            else if (fw_on(llmmem__fw_get(root, "fp16")) || fw_on(llmmem__fw_get(root, "float16")))
+                dt = "fp16";
+            if ((rc = llmmem__fw_set(x, LLMMEM_P_QLORA_COMPUTE_DTYPE, dt, an, "adapter")) != 0)
+                return rc;
+        }
     }
     return LLMMEM_OK;
 }

@@ -409,6 +409,8 @@ int llmmem__gguf_model(struct llmmem_model **out, llmmem__gguf_doc *d)
         llmmem__model_note(m, "approximate: GGUF architecture \"%s\" is not in the table of "
                               "input/gguf_arch.c: its sliding-window and recurrent layers are not known",
                            r.arch);
+    if (g->name[0]) /* general.name: what the verdict calls the model */
+        snprintf(m->name, sizeof m->name, "%s", g->name);
     m->gguf = g;
     d->g = NULL; /* the model owns it now */
     *out = m;

@@ -376,7 +376,7 @@ static const refused_type out_of_scope[] = {
 static const char *refused_why(const char *type)
 {
     for (size_t i = 0; i < LLMMEM_ARRAY_LEN(out_of_scope); i++)
-        if (!strcmp(out_of_scope[i].type, type))
+        if (out_of_scope[i].type[0] == type[0] && !strcmp(out_of_scope[i].type, type))
             return out_of_scope[i].why;
     return NULL;
 }
@@ -513,7 +513,8 @@ static int composite_keys(struct llmmem_model *m, const llmmem__composite *cp, c
     int i;
     if (llmmem__qvals_find(&m->mm.q, "tie", 3, &i)) {
         int64_t tie = m->mm.q.v[i];
-        if (m->mm.q.src[i] != LLMMEM__QS_GIVEN && (rc = llmmem__expr_eval(&tie, cp->q[i].def, &m->mm.q)))
+        if (m->mm.q.src[i] != LLMMEM__QS_GIVEN &&
+            (rc = llmmem__expr_run(&tie, m->mm.cxc ? m->mm.cxc->qdef[i] : LLMMEM__X_TEXT, cp->q[i].def, &m->mm.q)))
             return rc;
         llmmem__registry_set(m, "tie", tie != 0);
     }
@@ -596,7 +597,7 @@ int llmmem__model_from_json_doc(struct llmmem_model *m, const llmmem__json *doc,
     int rc;
     if ((rc = llmmem__json_read_str(type, sizeof type, doc, root, "model_type", "model_type", false)))
         return rc;
-    snprintf(m->model_type, sizeof m->model_type, "%s", type);
+    llmmem__str_join(m->model_type, sizeof m->model_type, type, (const char *)NULL);
     const char *why = refused_why(type);
     if (why)
         return refuse(doc, root, type, why);
@@ -606,7 +607,7 @@ int llmmem__model_from_json_doc(struct llmmem_model *m, const llmmem__json *doc,
     if (encdec)
         return refuse(doc, root, type, "is_encoder_decoder is true");
     ctx c = top;
-    snprintf(ttype, sizeof ttype, "%s", type);
+    llmmem__str_join(ttype, sizeof ttype, type, (const char *)NULL);
     const wrapper *w = find_wrapper(type);
     const llmmem__composite *cp = llmmem__composite_find(type);
     llmmem__json *owned = NULL;

@@ -100,22 +100,31 @@ struct llmmem__json {
 
 /* ---- arena ----------------------------------------------------------------- */
 
+/* A new block of the arena for `bytes`, or NULL. */
+static chunk *arena_grow(chunk **head, size_t bytes, size_t first)
+{
+    chunk *c = *head;
+    size_t cap = c ? 2 * c->cap : first;
+    while (cap < bytes)
+        cap *= 2;
+    chunk *nc = malloc(sizeof *nc + cap);
+    if (!nc)
+        return NULL;
+    nc->next = c;
+    nc->cap = cap;
+    nc->used = 0;
+    *head = nc;
+    return nc;
+}
+
 /* `bytes` from the arena (aligned for any type), or NULL. */
-static void *arena_get(chunk **head, size_t bytes, size_t first)
+static inline void *arena_get(chunk **head, size_t bytes, size_t first)
 {
     bytes = (bytes + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
     chunk *c = *head;
     if (!c || c->cap - c->used < bytes) {
-        size_t cap = c ? 2 * c->cap : first;
-        while (cap < bytes)
-            cap *= 2;
-        chunk *nc = malloc(sizeof *nc + cap);
-        if (!nc)
+        if (!(c = arena_grow(head, bytes, first)))
             return NULL;
-        nc->next = c;
-        nc->cap = cap;
-        nc->used = 0;
-        *head = c = nc;
     }
     void *p = (char *)c->data + c->used;
     c->used += bytes;
@@ -228,17 +237,18 @@ static int sc_unexpected(scan *sc, const char *expected)
     return sc_fail(sc, sc->errbuf);
 }
 
+/* RFC 8259's whitespace: space, tab, LF, CR. */
+static const unsigned char ws_byte[256] = {['\t'] = 1, ['\n'] = 1, ['\r'] = 1, [' '] = 1};
+
 static inline void sc_ws(scan *sc)
 {
     size_t i = sc->i;
-    if (i < sc->n && sc->s[i] > ' ')
+    const size_t n = sc->n;
+    const unsigned char *s = sc->s;
+    if (i < n && s[i] > ' ')
         return; /* no whitespace: most calls */
-    while (i < sc->n) {
-        unsigned char c = sc->s[i];
-        if (c != ' ' && c != '\n' && c != '\t' && c != '\r')
-            break;
+    while (i < n && ws_byte[s[i]])
         i++;
-    }
     sc->i = i;
 }
 
@@ -544,9 +554,15 @@ static int number_value(scan *sc, jnode *j, const unsigned char *t, size_t n)
 
 static int sc_literal(scan *sc, const char *word, size_t k)
 {
-    if (sc->n - sc->i >= k && !memcmp(sc->s + sc->i, word, k)) {
-        sc->i += k;
-        return 0;
+    /* true, null (4 bytes), false (5): a word compare, the fifth byte apart */
+    if (sc->n - sc->i >= k) {
+        uint32_t a, b;
+        memcpy(&a, sc->s + sc->i, 4);
+        memcpy(&b, word, 4);
+        if (a == b && (k == 4 || sc->s[sc->i + 4] == (unsigned char)word[4])) {
+            sc->i += k;
+            return 0;
+        }
     }
     for (size_t j = 0; j < k; j++) {
         if (sc->i >= sc->n)

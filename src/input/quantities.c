@@ -152,12 +152,12 @@ static const llmmem__jnode *lookup(const llmmem__jnode *obj, const char *key, si
     return lookup(parent, dot + 1, n - pn - 1);
 }
 
-/* The first present key of "k1|k2|...": its node and its name (into buf);
- * *count is set when the key is "k#" (its items are counted). Imports
- * ("@part.sym") and per_layer_config attributes ("~attr") are not keys of the
- * object. */
-static const llmmem__jnode *first_key(const llmmem__jnode *obj, const char *keys, char *name, size_t cap,
-                                      bool *count)
+/* The first present key of "k1|k2|...": its node and its name (*at: the end
+ * of keys, or a copy into buf); *count is set when the key is "k#" (its items
+ * are counted). Imports ("@part.sym") and per_layer_config attributes
+ * ("~attr") are not keys of the object. */
+static const llmmem__jnode *first_key(const llmmem__jnode *obj, const char *keys, const char **at, char *name,
+                                      size_t cap, bool *count)
 {
     for (const char *p = keys; *p;) {
         const char *bar = strchr(p, '|');
@@ -165,7 +165,12 @@ static const llmmem__jnode *first_key(const llmmem__jnode *obj, const char *keys
         bool hash = n > 0 && p[n - 1] == '#';
         const llmmem__jnode *node = p[0] == '@' || p[0] == '~' ? NULL : lookup(obj, p, hash ? n - 1 : n);
         if (node) {
-            llmmem__str_cat(name, cap, &(llmmem__str){p, hash ? n - 1 : n}, 1);
+            if (!bar && !hash && n < cap) {
+                *at = p; /* the last of the keys: no copy */
+            } else {
+                llmmem__str_cat(name, cap, &(llmmem__str){p, hash ? n - 1 : n}, 1);
+                *at = name;
+            }
             if (count)
                 *count = hash;
             return node;
@@ -194,15 +199,17 @@ static int read_int(int64_t *out, const llmmem__qdef *d, const llmmem__json *doc
 static int read_one(llmmem__qvals *q, const char *what, const llmmem__qdef *d, int i, const llmmem__json *doc,
                     const llmmem__jnode *obj, const char *prefix)
 {
-    char key[96], path[160];
+    char buf[96], joined[160];
+    const char *key;
     bool count = false;
-    const llmmem__jnode *n = first_key(obj, d->keys, key, sizeof key, &count);
+    const llmmem__jnode *n = first_key(obj, d->keys, &key, buf, sizeof buf, &count);
     if (!n)
         return 0;
-    if (prefix && !*prefix)
-        memcpy(path, key, strlen(key) + 1); /* the key (< 96 bytes) is the path */
-    else
-        llmmem__str_join(path, sizeof path, prefix, key, (const char *)NULL);
+    const char *path = key; /* the key is the path at the top level */
+    if (!prefix || *prefix) {
+        llmmem__str_join(joined, sizeof joined, prefix, key, (const char *)NULL);
+        path = joined;
+    }
     int t = llmmem__json_type(n);
     if (count && t != LLMMEM__J_NULL) { /* "k#": items of a list, 1 for a scalar */
         q->v[i] = t == LLMMEM__J_ARRAY ? llmmem__json_array_size(n) : 1;
@@ -291,8 +298,9 @@ const llmmem__jnode *llmmem__quantity_node(const struct llmmem_model *m, const c
     int i;
     if (!llmmem__qvals_find(&m->q, sym, strlen(sym), &i) || !m->fam->q[i].keys)
         return NULL;
-    char key[96];
-    const llmmem__jnode *n = first_key(obj, m->fam->q[i].keys, key, sizeof key, NULL);
+    char buf[96];
+    const char *key = NULL;
+    const llmmem__jnode *n = first_key(obj, m->fam->q[i].keys, &key, buf, sizeof buf, NULL);
     if (n)
         llmmem__str_join(path, cap, prefix, key, (const char *)NULL);
     return n;

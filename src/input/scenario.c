@@ -465,16 +465,19 @@ static int model_seq_len(ctx *c, const llmmem__jnode *obj)
     return LLMMEM_OK;
 }
 
-/* The model the raw numbers start from: model.hf_config (a path relative to
- * the scenario's folder), model.preset, or an empty model. */
+/* The model the raw numbers start from: model.hf_config or model.gguf (a path relative
+ * to the scenario's folder), model.preset, or an empty model. */
 static int model_base(ctx *c, const llmmem__jnode *obj, const llmmem__jnode *hf,
-                      const llmmem__jnode *preset)
+                      const llmmem__jnode *preset, const llmmem__jnode *gguf)
 {
     const llmmem__json *doc = c->doc;
+    const char *key = gguf ? "model.gguf" : "model.hf_config";
     int rc;
+    if (gguf)
+        hf = gguf; /* a file path too, read as a GGUF header */
     if (hf) {
         if (!llmmem__json_is_string(hf))
-            return llmmem__input_type_error(doc, hf, "model.hf_config", "a file path (string)");
+            return llmmem__input_type_error(doc, hf, key, "a file path (string)");
         const char *rel = llmmem__json_string(hf);
         char full[PATH_MAX_LEN];
         int w;
@@ -483,9 +486,9 @@ static int model_base(ctx *c, const llmmem__jnode *obj, const llmmem__jnode *hf,
         else
             w = snprintf(full, sizeof full, "%s/%s", c->base_dir, rel);
         if (w < 0 || (size_t)w >= sizeof full)
-            return llmmem__json_error_at(doc, hf, LLMMEM_E_OUT_OF_RANGE, "model.hf_config",
+            return llmmem__json_error_at(doc, hf, LLMMEM_E_OUT_OF_RANGE, key,
                                          "path longer than %d bytes", PATH_MAX_LEN - 1);
-        rc = llmmem_model_from_hf_file(&c->model, full);
+        rc = gguf ? llmmem_model_from_gguf_file(&c->model, full) : llmmem_model_from_hf_file(&c->model, full);
     } else if (preset) {
         if (!llmmem__json_is_string(preset))
             return llmmem__input_type_error(doc, preset, "model.preset", "a preset name or Hub id (string)");
@@ -498,7 +501,7 @@ static int model_base(ctx *c, const llmmem__jnode *obj, const llmmem__jnode *hf,
                                   hf       ? hf
                                   : preset ? preset
                                            : obj,
-                                  hf ? "model.hf_config" : "model.preset", rc);
+                                  hf ? key : "model.preset", rc);
     return LLMMEM_OK;
 }
 
@@ -512,7 +515,7 @@ static int model_member(ctx *c, const llmmem__jnode *m, bool named, bool moe_off
     const char *key = llmmem__json_key(m);
     char path[LLMMEM__KEYPATH_MAX];
     llmmem__input_join_path(path, sizeof path, "model", key);
-    if (strcmp(key, "hf_config") == 0 || strcmp(key, "preset") == 0 ||
+    if (strcmp(key, "hf_config") == 0 || strcmp(key, "preset") == 0 || strcmp(key, "gguf") == 0 ||
         strcmp(key, "moe_enabled") == 0)
         return LLMMEM_OK;
     if (strcmp(key, "name") == 0 || strcmp(key, "description") == 0) {
@@ -546,7 +549,8 @@ static int model_member(ctx *c, const llmmem__jnode *m, bool named, bool moe_off
     return rc;
 }
 
-/* "model": a preset name, or an object: hf_config or preset, then raw numbers. */
+/* "model": a preset name, or an object: hf_config, preset or gguf (a GGUF file's header),
+ * then raw numbers (not with gguf). */
 static int load_model(ctx *c, const llmmem__jnode *obj)
 {
     const llmmem__json *doc = c->doc;
@@ -560,13 +564,16 @@ static int load_model(ctx *c, const llmmem__jnode *obj)
     const llmmem__jnode *hf = llmmem__json_get(obj, "hf_config");
     const llmmem__jnode *preset = llmmem__json_get(obj, "preset");
     const llmmem__jnode *moe = llmmem__json_get(obj, "moe_enabled");
-    if (hf && preset)
-        return llmmem__json_error_at(doc, preset, LLMMEM_E_INCONSISTENT, "model.preset",
-                                     "give either model.hf_config or model.preset, not both");
+    const llmmem__jnode *gguf = llmmem__json_get(obj, "gguf");
+    if (!!hf + !!preset + !!gguf > 1)
+        return llmmem__json_error_at(doc, gguf ? gguf : preset, LLMMEM_E_INCONSISTENT,
+                                     gguf ? "model.gguf" : "model.preset",
+                                     "model.hf_config, model.preset and model.gguf are each a model: "
+                                     "give one, not both");
     if (moe && !llmmem__json_is_bool(moe))
         return llmmem__input_type_error(doc, moe, "model.moe_enabled", "true or false");
     bool moe_off = moe && !llmmem__json_true(moe);
-    if ((rc = model_seq_len(c, obj)) != 0 || (rc = model_base(c, obj, hf, preset)) != 0)
+    if ((rc = model_seq_len(c, obj)) != 0 || (rc = model_base(c, obj, hf, preset, gguf)) != 0)
         return rc;
     /* Two passes: the shape fields first, the size target (num_parameters) last, so
      * that the library derives only what was not given. */
@@ -574,9 +581,14 @@ static int load_model(ctx *c, const llmmem__jnode *obj)
     for (int pass = 0; pass < 2; pass++)
         for (const llmmem__jnode *m = llmmem__json_first(obj); m; m = llmmem__json_next(m))
             if ((strcmp(llmmem__json_key(m), "num_parameters") == 0) == (pass == 1) &&
-                (rc = model_member(c, m, hf || preset, moe_off, &any_raw)) != 0)
+                (rc = model_member(c, m, hf || preset || gguf, moe_off, &any_raw)) != 0)
                 return rc;
-    if (!hf && !preset && !any_raw)
+    /* a GGUF's tensors are the model: numbers on top would describe another one */
+    if (gguf && any_raw)
+        return llmmem__json_error_at(doc, obj, LLMMEM_E_INCONSISTENT, "model",
+                                     "model.gguf describes the model by its tensors: give no other "
+                                     "model numbers with it");
+    if (!hf && !preset && !gguf && !any_raw)
         return llmmem__json_error_at(doc, obj, LLMMEM_E_SCHEMA, "model",
                                      "no model: give hf_config, preset, or raw numbers "
                                      "(num_parameters, num_layers, hidden_size, ...)");
@@ -638,6 +650,16 @@ static int scenario_finish(ctx *c, const llmmem__jnode *root, const llmmem__jnod
     if (!c->saw_mode && c->saw_inference && !c->saw_training &&
         (rc = llmmem_config_set_str(c->cfg, LLMMEM_P_MODE, "inference")) != 0)
         return rc;
+    /* a GGUF file is llama.cpp's: as --gguf in the CLI, it implies mode inference and
+     * runtime llama_cpp unless the scenario says otherwise */
+    if (model && llmmem__json_is_object(model) && llmmem__json_get(model, "gguf")) {
+        if (!c->saw_mode && !llmmem__config_was_set(c->cfg, LLMMEM_P_MODE) &&
+            (rc = llmmem_config_set_str(c->cfg, LLMMEM_P_MODE, "inference")) != 0)
+            return rc;
+        if (!llmmem__config_was_set(c->cfg, LLMMEM_P_RUNTIME) &&
+            (rc = llmmem_config_set_str(c->cfg, LLMMEM_P_RUNTIME, "llama_cpp")) != 0)
+            return rc;
+    }
     if (c->want_model) {
         if (!model)
             return llmmem__json_error_at(doc, root, LLMMEM_E_SCHEMA, "model",

@@ -184,6 +184,24 @@ int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c
     return LLMMEM_OK;
 }
 
+void llmmem__result_host_verdict(struct llmmem_result *r, const struct llmmem_config *c)
+{
+    if (c->host_memory_bytes <= 0)
+        return;
+    const uint64_t cap = (uint64_t)c->host_memory_bytes;
+    const uint64_t step = llmmem__result_u64(r, LLMMEM_R_HOST_BYTES);
+    const uint64_t load = llmmem__result_u64(r, LLMMEM_R_HOST_LOAD_PEAK_BYTES);
+    const uint64_t need = llmmem__max(step, load);
+    llmmem__result_set_u64(r, LLMMEM_R_HOST_MEMORY_BYTES, cap);
+    llmmem__result_set_i64(r, LLMMEM_R_FITS_HOST, need <= cap);
+    if (need > cap)
+        llmmem__result_note(r, "host RAM: %.2f GiB per node needed %s, %.2f GiB given (host_memory_bytes): "
+                               "does not fit",
+                            (double)need / 1073741824.0,
+                            load > step ? "while the weights load (host_load_peak_bytes)" : "(host_bytes)",
+                            (double)cap / 1073741824.0);
+}
+
 void llmmem__result_short(struct llmmem_result *r, uint64_t shortfall)
 {
     const uint64_t cap = llmmem__result_u64(r, LLMMEM_R_GPU_MEMORY_BYTES);

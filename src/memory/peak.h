@@ -28,4 +28,9 @@ int llmmem__result_finish(struct llmmem_result *r, const struct llmmem_config *c
  * fits, utilization and headroom say "does not fit" as the numbers do. */
 void llmmem__result_short(struct llmmem_result *r, uint64_t shortfall);
 
+/* The host verdict, once every host figure is in: with a host RAM size per node
+ * (host_memory_bytes > 0) sets host_memory_bytes and fits_host = max(host_bytes,
+ * host_load_peak_bytes) <= that size, with a note when it does not fit. */
+void llmmem__result_host_verdict(struct llmmem_result *r, const struct llmmem_config *c);
+
 #endif /* LLMMEM_MEMORY_PEAK_H */

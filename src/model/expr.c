@@ -364,3 +364,106 @@ int llmmem__expr_eval(int64_t *out, const char *text, const llmmem__qvals *q)
     *out = v;
     return 0;
 }
+
+/* ---- compiled expressions (registry.h) -------------------------------------------------- */
+
+static int run_fail(const char *text, int status, const char *what, const llmmem__xop *o)
+{
+    return llmmem__error(status, "registry expression \"%s\": %s at offset %d", text, what, (int)o->off);
+}
+
+int llmmem__expr_run(int64_t *out, int32_t at, const char *text, const llmmem__qvals *q)
+{
+    if (at < 0)
+        return llmmem__expr_eval(out, text, q);
+    const llmmem__xop *const base = llmmem__xops;
+    const llmmem__xop *o = base + at;
+    if (o->op == LLMMEM__X_RET_SYM) {
+        *out = q->v[o->arg];
+        return 0;
+    }
+    if (o->op == LLMMEM__X_RET_CONST) {
+        *out = o->arg;
+        return 0;
+    }
+    int64_t st[32], r, a, b; /* the generator keeps an expression's pushes within 32 */
+    int sp = -1;
+    for (;; o++) {
+        switch (o->op) {
+        case LLMMEM__X_END: *out = st[sp]; return 0;
+        case LLMMEM__X_SYM: st[++sp] = q->v[o->arg]; break;
+        case LLMMEM__X_CONST: st[++sp] = o->arg; break;
+        case LLMMEM__X_NEG:
+            if (st[sp] == INT64_MIN)
+                return run_fail(text, LLMMEM_E_OUT_OF_RANGE, "overflow", o);
+            st[sp] = -st[sp];
+            break;
+        case LLMMEM__X_NOT: st[sp] = !st[sp]; break;
+        case LLMMEM__X_MUL:
+        case LLMMEM__X_ADD:
+        case LLMMEM__X_SUB:
+            a = st[sp - 1], b = st[sp--];
+            if (o->op == LLMMEM__X_MUL ? __builtin_mul_overflow(a, b, &r)
+                : o->op == LLMMEM__X_ADD ? __builtin_add_overflow(a, b, &r)
+                                         : __builtin_sub_overflow(a, b, &r))
+                return run_fail(text, LLMMEM_E_OUT_OF_RANGE, "overflow", o);
+            st[sp] = r;
+            break;
+        case LLMMEM__X_DIV:
+        case LLMMEM__X_MOD:
+            a = st[sp - 1], b = st[sp--];
+            if (b == 0)
+                return run_fail(text, LLMMEM_E_OUT_OF_RANGE, "division by zero", o);
+            st[sp] = o->op == LLMMEM__X_DIV ? a / b : a % b;
+            break;
+        case LLMMEM__X_EQ: b = st[sp--]; st[sp] = st[sp] == b; break;
+        case LLMMEM__X_NE: b = st[sp--]; st[sp] = st[sp] != b; break;
+        case LLMMEM__X_LT: b = st[sp--]; st[sp] = st[sp] < b; break;
+        case LLMMEM__X_LE: b = st[sp--]; st[sp] = st[sp] <= b; break;
+        case LLMMEM__X_GT: b = st[sp--]; st[sp] = st[sp] > b; break;
+        case LLMMEM__X_GE: b = st[sp--]; st[sp] = st[sp] >= b; break;
+        case LLMMEM__X_AND: /* the right operand only when the left is true */
+            if (!st[sp])
+                o = base + o->arg - 1;
+            else
+                sp--;
+            break;
+        case LLMMEM__X_OR: /* the right operand only when the left is false */
+            if (st[sp]) {
+                st[sp] = 1;
+                o = base + o->arg - 1;
+            } else {
+                sp--;
+            }
+            break;
+        case LLMMEM__X_BOOL: st[sp] = st[sp] != 0; break;
+        case LLMMEM__X_JZ:
+            if (!st[sp--])
+                o = base + o->arg - 1;
+            break;
+        case LLMMEM__X_JMP: o = base + o->arg - 1; break;
+        case LLMMEM__X_MAX: b = st[sp--]; st[sp] = st[sp] > b ? st[sp] : b; break;
+        case LLMMEM__X_MIN: b = st[sp--]; st[sp] = st[sp] < b ? st[sp] : b; break;
+        case LLMMEM__X_CDIV:
+            a = st[sp - 1], b = st[sp--];
+            if (b <= 0 || a < 0)
+                return run_fail(text, LLMMEM_E_OUT_OF_RANGE, "cdiv by a non-positive value", o);
+            st[sp] = a / b + (a % b != 0);
+            break;
+        case LLMMEM__X_ISQRT:
+            if (st[sp] < 0)
+                return run_fail(text, LLMMEM_E_OUT_OF_RANGE, "isqrt of a negative value", o);
+            st[sp] = isqrt64(st[sp]);
+            break;
+        case LLMMEM__X_RMUL: {
+            double v = floor((double)st[sp] * q->r[o->arg]);
+            if (!(v > -9.0e18 && v < 9.0e18))
+                return run_fail(text, LLMMEM_E_OUT_OF_RANGE, "overflow", o);
+            st[sp] = (int64_t)v;
+            break;
+        }
+        default: return llmmem__error(LLMMEM_E_INTERNAL, "registry expression \"%s\": bad code", text);
+        }
+    }
+}
+

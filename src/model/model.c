@@ -725,6 +725,10 @@ static void json_counts(llmmem__buf *b, const struct llmmem_model *m)
                        (long long)m->params_head, (long long)m->vision_params);
     llmmem__buf_printf(b, ", \"largest_module_params\": %lld, \"layer_linear_params\": %lld",
                        (long long)m->largest_module_params, (long long)m->layer_linear_params);
+    /* the towers AutoModelForCausalLM leaves out (registry causal_lm_text) */
+    if (m->tower_params > 0)
+        llmmem__buf_printf(b, ", \"vision_tower_params\": %lld, \"causal_lm_class\": \"%s\"",
+                           (long long)m->tower_params, m->mm.comp ? m->mm.comp->causal_lm_text : "");
 }
 
 static void json_shape(llmmem__buf *b, const struct llmmem_model *m)
@@ -793,7 +797,7 @@ static void json_vision(llmmem__buf *b, const struct llmmem_model *m)
                        name_of(vkind_names, LLMMEM_ARRAY_LEN(vkind_names), vt->kind), (long long)vt->hidden,
                        (long long)vt->layers, (long long)vt->heads, (long long)vt->intermediate,
                        (long long)vt->patch_size, (long long)vt->image_size, (long long)vt->temporal_patch,
-                       (long long)vt->merge_size, (long long)(m->vision_params - vt->projector_params),
+                       (long long)vt->merge_size, (long long)(m->vision_params + m->tower_params - vt->projector_params),
                        (long long)vt->projector_params, (long long)vt->feature_layer, yes(vt->drop_cls),
                        (long long)vt->tokens_per_image);
 }

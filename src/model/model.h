@@ -75,6 +75,7 @@ struct llmmem_model {
     char name[LLMMEM__NAME_MAX];       /* preset name or "" */
     int family;                        /* enum llmmem__family: the activation rules */
     const llmmem__arch *fam;         /* the registry entry (model/registry.h) */
+    const llmmem__xcode *xc;           /* its compiled code (registry_code.c); NULL: its texts are read */
     llmmem__qvals q;                   /* its quantities, as read or set */
     /* layers by (mixer, feed-forward) kind; from the config's per-layer list
      * when layers_listed, else from the entry's rules at each count */
@@ -86,6 +87,7 @@ struct llmmem_model {
     struct llmmem__mm {
         const llmmem__composite *comp;                /* NULL: not a composite */
         const llmmem__arch *tower[LLMMEM__MAX_PARTS]; /* NULL: the part is absent */
+        const llmmem__xcode *cxc, *txc[LLMMEM__MAX_PARTS]; /* their compiled code, as xc */
         llmmem__qvals tq[LLMMEM__MAX_PARTS];           /* each tower's quantities */
         llmmem__qvals q;                               /* the composite's own */
         int64_t part_params[LLMMEM__MAX_PARTS];       /* each tower's count */
@@ -191,6 +193,11 @@ struct llmmem_model {
 
     /* vision (llava, qwen2_vl, gemma3, ...): parameter count of tower + projector */
     int64_t vision_params;
+    /* a composite whose AutoModelForCausalLM class is the text model (registry
+     * composite causal_lm_text: llama4, qwen3_5, qwen3_5_moe): its towers' and
+     * projectors' parameters, left out of params and vision_params; an
+     * estimate whose runtime loads the tower counts them (engines/estimate.c) */
+    int64_t tower_params;
     struct llmmem__vision_tower {
         int kind;                 /* enum llmmem__vkind; 0 = no tower */
         int64_t hidden, layers, heads, intermediate;

@@ -9,9 +9,20 @@
 #include <string.h>
 
 
-void llmmem__qvals_init(llmmem__qvals *q, const llmmem__qdef *d, int n)
+void llmmem__qvals_init(llmmem__qvals *q, const llmmem__qdef *d, int n, const llmmem__xcode *x)
 {
     q->n = n;
+    if (x) { /* the generator made the table (mk/gen_registry.c: the same hash and probes) */
+        memcpy(q->slot, x->slot, sizeof q->slot);
+        for (int i = 0; i < n; i++) {
+            q->sym[i] = d[i].sym;
+            q->len[i] = x->len[i];
+            q->src[i] = LLMMEM__QS_DEFAULT;
+            q->v[i] = 0;
+            q->r[i] = 0;
+        }
+        return;
+    }
     memset(q->slot, 0, sizeof q->slot);
     for (int i = 0; i < n; i++) {
         q->sym[i] = d[i].sym;
@@ -32,8 +43,9 @@ void llmmem__qvals_init(llmmem__qvals *q, const llmmem__qdef *d, int n)
 void llmmem__registry_init(struct llmmem_model *m, const llmmem__arch *f)
 {
     m->fam = f;
+    m->xc = llmmem__arch_code(f);
     m->family = f->act_family;
-    llmmem__qvals_init(&m->q, f->q, f->nq);
+    llmmem__qvals_init(&m->q, f->q, f->nq, m->xc);
     memset(m->layers_of, 0, sizeof m->layers_of);
     m->layers_listed = false;
     /* the values and layer counts of the variants are written before they
@@ -49,13 +61,15 @@ void llmmem__registry_composite(struct llmmem_model *m, const llmmem__composite 
 {
     memset(&m->mm, 0, sizeof m->mm);
     m->mm.comp = c;
-    llmmem__qvals_init(&m->mm.q, c->q, c->nq);
+    m->mm.cxc = llmmem__composite_code(c);
+    llmmem__qvals_init(&m->mm.q, c->q, c->nq, m->mm.cxc);
 }
 
 void llmmem__registry_tower(struct llmmem_model *m, int p, const llmmem__arch *tower)
 {
     m->mm.tower[p] = tower;
-    llmmem__qvals_init(&m->mm.tq[p], tower->q, tower->nq);
+    m->mm.txc[p] = llmmem__arch_code(tower);
+    llmmem__qvals_init(&m->mm.tq[p], tower->q, tower->nq, m->mm.txc[p]);
 }
 
 bool llmmem__registry_set(struct llmmem_model *m, const char *sym, int64_t v)
@@ -108,23 +122,26 @@ int llmmem__registry_real(double *out, const char *text, const llmmem__qvals *q)
 }
 
 /* Quantities not given take their default, in entry order (a default may use
- * the symbols before it); `what` names the model in messages. */
-static int defaults_of(llmmem__qvals *q, const llmmem__qdef *defs, int n, const char *what)
+ * the symbols before it), by the entry's code x when it has some; `what`
+ * names the model in messages. */
+static int defaults_of(llmmem__qvals *q, const llmmem__qdef *defs, int n, const char *what, const llmmem__xcode *x)
 {
     for (int i = 0; i < n; i++) {
         if (q->src[i] == LLMMEM__QS_GIVEN || q->src[i] == LLMMEM__QS_LIST)
             continue;
         const llmmem__qdef *d = &defs[i];
         if (q->src[i] == LLMMEM__QS_PER_LAYER) { /* one number for every layer of a per-layer list */
-            q->v[i] = (int64_t)q->r[i] * llmmem__qvals_get(q, "L", 1);
+            q->v[i] = (int64_t)q->r[i] * (x ? llmmem__qvals_canon(q, x, LLMMEM__CS_L, 1) : llmmem__qvals_get(q, "L", 1));
             continue;
         }
-        const char *e = q->src[i] == LLMMEM__QS_NULL ? d->nul : d->def;
+        const bool nul = q->src[i] == LLMMEM__QS_NULL;
+        const char *e = nul ? d->nul : d->def;
         if (!e)
             return llmmem__error(LLMMEM_E_SCHEMA, "model \"%s\": \"%s\" is required", what,
                                  d->keys ? d->keys : d->sym);
-        int rc = LLMMEM__QT_BASE(d->type) == LLMMEM__QT_REAL ? llmmem__registry_real(&q->r[i], e, q)
-                                                            : llmmem__expr_eval(&q->v[i], e, q);
+        int rc = LLMMEM__QT_BASE(d->type) == LLMMEM__QT_REAL
+                     ? llmmem__registry_real(&q->r[i], e, q)
+                     : llmmem__expr_run(&q->v[i], x ? (nul ? x->qnul[i] : x->qdef[i]) : LLMMEM__X_TEXT, e, q);
         if (rc)
             return rc;
     }
@@ -133,7 +150,7 @@ static int defaults_of(llmmem__qvals *q, const llmmem__qdef *defs, int n, const 
 
 static int defaults(struct llmmem_model *m)
 {
-    return defaults_of(&m->q, m->fam->q, m->fam->nq, m->model_type);
+    return defaults_of(&m->q, m->fam->q, m->fam->nq, m->model_type, m->xc);
 }
 
 /* ---- the registry ---------------------------------------------------------------------- */
@@ -142,12 +159,9 @@ static const struct {
     const llmmem__arch *rows;
     const int *count;
 } tables[] = {
-    {llmmem__fam_llama, &llmmem__fam_llama_count},
-    {llmmem__fam_classic, &llmmem__fam_classic_count},
-    {llmmem__fam_multimodal, &llmmem__fam_multimodal_count},
-    {llmmem__fam_dense1, &llmmem__fam_dense1_count},
-    {llmmem__fam_hybrid, &llmmem__fam_hybrid_count},
-    {llmmem__fam_dense2, &llmmem__fam_dense2_count},
+#define TABLE(t) {t, &t##_count},
+    LLMMEM__FAMILY_TABLES(TABLE)
+#undef TABLE
 };
 
 int llmmem__arch_count(void)
@@ -170,11 +184,65 @@ const llmmem__arch *llmmem__arch_at(int index)
 
 const llmmem__arch *llmmem__arch_find(const char *type)
 {
+    const int n = llmmem__arch_count();
+    if (n == llmmem__xcode_fams_count) {
+        /* by halves over the generated order (registry_code.c): the first of
+         * equal names, as a search in order finds */
+        int lo = 0, hi = n;
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (strcmp(llmmem__arch_at(llmmem__arch_by_type[mid])->type, type) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        const llmmem__arch *f = lo < n ? llmmem__arch_at(llmmem__arch_by_type[lo]) : NULL;
+        return f && !strcmp(f->type, type) ? f : NULL;
+    }
     for (size_t i = 0; i < LLMMEM_ARRAY_LEN(tables); i++)
         for (int j = 0; j < *tables[i].count; j++)
             if (strcmp(tables[i].rows[j].type, type) == 0)
                 return &tables[i].rows[j];
     return NULL;
+}
+
+/* Whether p points into rows[0 .. n). */
+static bool within(const void *p, const void *rows, int n, size_t size)
+{
+    const uintptr_t a = (uintptr_t)p, b = (uintptr_t)rows;
+    return a >= b && a < b + (size_t)n * size;
+}
+
+/* The code the generator made for an entry of `nq` quantities and `nt`
+ * tensors, when it matches it. */
+static const llmmem__xcode *code_if(const llmmem__xcode *x, int nq, int nt)
+{
+    return x->nq == nq && x->nt == nt ? x : NULL;
+}
+
+const llmmem__xcode *llmmem__arch_code(const llmmem__arch *f)
+{
+    int base = 0;
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(tables); i++) {
+        if (within(f, tables[i].rows, *tables[i].count, sizeof *f)) {
+            int k = base + (int)(f - tables[i].rows);
+            return k < llmmem__xcode_fams_count ? code_if(&llmmem__xcode_fams[k], f->nq, f->nt) : NULL;
+        }
+        base += *tables[i].count;
+    }
+    if (within(f, llmmem__towers_multimodal, llmmem__towers_multimodal_count, sizeof *f)) {
+        int k = (int)(f - llmmem__towers_multimodal);
+        return k < llmmem__xcode_towers_count ? code_if(&llmmem__xcode_towers[k], f->nq, f->nt) : NULL;
+    }
+    return NULL;
+}
+
+const llmmem__xcode *llmmem__composite_code(const llmmem__composite *c)
+{
+    if (!within(c, llmmem__composites_multimodal, llmmem__composites_multimodal_count, sizeof *c))
+        return NULL;
+    int k = (int)(c - llmmem__composites_multimodal);
+    return k < llmmem__xcode_composites_count ? code_if(&llmmem__xcode_composites[k], c->nq, c->nt) : NULL;
 }
 
 const llmmem__arch *llmmem__tower_find(const char *type)
@@ -210,77 +278,95 @@ const llmmem__composite *llmmem__composite_at(int index)
 
 /* ---- the canonical quantities, as the estimators read them ----------------- */
 
+/* A canonical quantity's value (its index from the entry's code, else its
+ * name), or `def` when the entry has none. */
+#define GET(sym, def) (x ? llmmem__qvals_canon(q, x, LLMMEM__CS_##sym, (def)) : llmmem__qvals_get(q, #sym, (def)))
+#define REAL(sym, def)                                                                                         \
+    (x ? (x->canon[LLMMEM__CS_##sym] >= 0 ? q->r[x->canon[LLMMEM__CS_##sym]] : (def)) : llmmem__qvals_real(q, #sym, (def)))
+
 static void bind(struct llmmem_model *m)
 {
     const llmmem__qvals *q = &m->q;
     const llmmem__arch *f = m->fam;
-    m->vocab_size = llmmem__qvals_get(q, "V", 0);
-    m->hidden_size = llmmem__qvals_get(q, "h", 0);
-    m->num_layers = llmmem__qvals_get(q, "L", 0);
-    m->num_heads = llmmem__qvals_get(q, "a", 1);
-    m->num_kv_heads = llmmem__qvals_get(q, "k", m->num_heads);
-    m->head_dim = llmmem__qvals_get(q, "d", m->num_heads > 0 ? m->hidden_size / m->num_heads : 0);
-    m->intermediate_size = llmmem__qvals_get(q, "f", 4 * m->hidden_size);
-    m->max_positions = llmmem__qvals_get(q, "pos", 2048);
-    m->tie_embeddings = llmmem__qvals_get(q, "tie", 0) != 0;
-    m->attention_bias = llmmem__qvals_get(q, "ab", 0) != 0;
-    m->o_bias = llmmem__qvals_get(q, "ob", m->attention_bias) != 0;
-    m->mlp_bias = llmmem__qvals_get(q, "mb", 0) != 0;
-    m->qk_norm = llmmem__qvals_get(q, "qkn", 0) != 0;
-    m->norm = (int)llmmem__qvals_get(q, "norm", f->norm);
-    m->norms_per_layer = (int)llmmem__qvals_get(q, "npl", 2);
-    m->gated_mlp = llmmem__qvals_get(q, "gated", 1) != 0;
-    m->parallel_block = llmmem__qvals_get(q, "par", 0) != 0;
-    m->partial_rotary_factor = llmmem__qvals_real(q, "prf", 1.0);
-    m->attention_dropout = llmmem__qvals_real(q, "pa", 0.0);
-    m->hidden_dropout = llmmem__qvals_real(q, "ph", 0.0);
-    m->embedding_dropout = llmmem__qvals_real(q, "pe", 0.0);
-    m->final_logit_softcapping = llmmem__qvals_real(q, "fsc", 0.0);
-    m->attn_logit_softcapping = llmmem__qvals_real(q, "asc", 0.0);
-    m->num_experts = llmmem__qvals_get(q, "E", 0);
-    m->experts_per_token = llmmem__qvals_get(q, "K", 0);
-    m->moe_intermediate_size = llmmem__qvals_get(q, "fm", 0);
-    m->n_shared_experts = llmmem__qvals_get(q, "ns", 0);
-    m->shared_expert_intermediate_size = llmmem__qvals_get(q, "fs", 0);
-    m->shared_expert_gate = llmmem__qvals_get(q, "seg", 0) != 0;
-    m->q_lora_rank = llmmem__qvals_get(q, "ql", 0);
-    m->kv_lora_rank = llmmem__qvals_get(q, "kvl", 0);
-    m->qk_nope_head_dim = llmmem__qvals_get(q, "dn", 0);
-    m->qk_rope_head_dim = llmmem__qvals_get(q, "dr", 0);
-    m->v_head_dim = llmmem__qvals_get(q, "dv", 0);
-    m->sliding_window = llmmem__qvals_get(q, "sw", 0);
-    m->chunk_size = llmmem__qvals_get(q, "cw", 0);
-    m->ssm.version = llmmem__qvals_get(q, "ssm_version", 0);
-    m->ssm.inner = llmmem__qvals_get(q, "ssm_inner", 0);
-    m->ssm.state = llmmem__qvals_get(q, "ssm_state", 0);
-    m->ssm.groups = llmmem__qvals_get(q, "ssm_groups", 1);
-    m->ssm.heads = llmmem__qvals_get(q, "ssm_heads", m->ssm.inner);
-    m->ssm.conv = llmmem__qvals_get(q, "ssm_conv", 0);
-    m->ssm.dt_rank = llmmem__qvals_get(q, "ssm_dt_rank", 0);
-    m->ssm.chunk = llmmem__qvals_get(q, "ssm_chunk", 0);
-    m->lin.kind = llmmem__qvals_get(q, "lin_kind", 0);
-    m->lin.k_heads = llmmem__qvals_get(q, "lin_k_heads", 0);
-    m->lin.k_dim = llmmem__qvals_get(q, "lin_k_dim", 0);
-    m->lin.v_heads = llmmem__qvals_get(q, "lin_v_heads", 0);
-    m->lin.v_dim = llmmem__qvals_get(q, "lin_v_dim", 0);
-    m->lin.conv = llmmem__qvals_get(q, "lin_conv", 0);
-    m->conv_kernel = llmmem__qvals_get(q, "conv_L", 0);
-    m->ssm_state_dtype = (int)llmmem__qvals_get(q, "ssm_dtype", 0);
+    const llmmem__xcode *x = m->xc;
+    m->vocab_size = GET(V, 0);
+    m->hidden_size = GET(h, 0);
+    m->num_layers = GET(L, 0);
+    m->num_heads = GET(a, 1);
+    m->num_kv_heads = GET(k, m->num_heads);
+    m->head_dim = GET(d, m->num_heads > 0 ? m->hidden_size / m->num_heads : 0);
+    m->intermediate_size = GET(f, 4 * m->hidden_size);
+    m->max_positions = GET(pos, 2048);
+    m->tie_embeddings = GET(tie, 0) != 0;
+    m->attention_bias = GET(ab, 0) != 0;
+    m->o_bias = GET(ob, m->attention_bias) != 0;
+    m->mlp_bias = GET(mb, 0) != 0;
+    m->qk_norm = GET(qkn, 0) != 0;
+    m->norm = (int)GET(norm, f->norm);
+    m->norms_per_layer = (int)GET(npl, 2);
+    m->gated_mlp = GET(gated, 1) != 0;
+    m->parallel_block = GET(par, 0) != 0;
+    m->partial_rotary_factor = REAL(prf, 1.0);
+    m->attention_dropout = REAL(pa, 0.0);
+    m->hidden_dropout = REAL(ph, 0.0);
+    m->embedding_dropout = REAL(pe, 0.0);
+    m->final_logit_softcapping = REAL(fsc, 0.0);
+    m->attn_logit_softcapping = REAL(asc, 0.0);
+    m->num_experts = GET(E, 0);
+    m->experts_per_token = GET(K, 0);
+    m->moe_intermediate_size = GET(fm, 0);
+    m->n_shared_experts = GET(ns, 0);
+    m->shared_expert_intermediate_size = GET(fs, 0);
+    m->shared_expert_gate = GET(seg, 0) != 0;
+    m->q_lora_rank = GET(ql, 0);
+    m->kv_lora_rank = GET(kvl, 0);
+    m->qk_nope_head_dim = GET(dn, 0);
+    m->qk_rope_head_dim = GET(dr, 0);
+    m->v_head_dim = GET(dv, 0);
+    m->sliding_window = GET(sw, 0);
+    m->chunk_size = GET(cw, 0);
+    m->ssm.version = GET(ssm_version, 0);
+    m->ssm.inner = GET(ssm_inner, 0);
+    m->ssm.state = GET(ssm_state, 0);
+    m->ssm.groups = GET(ssm_groups, 1);
+    m->ssm.heads = GET(ssm_heads, m->ssm.inner);
+    m->ssm.conv = GET(ssm_conv, 0);
+    m->ssm.dt_rank = GET(ssm_dt_rank, 0);
+    m->ssm.chunk = GET(ssm_chunk, 0);
+    m->lin.kind = GET(lin_kind, 0);
+    m->lin.k_heads = GET(lin_k_heads, 0);
+    m->lin.k_dim = GET(lin_k_dim, 0);
+    m->lin.v_heads = GET(lin_v_heads, 0);
+    m->lin.v_dim = GET(lin_v_dim, 0);
+    m->lin.conv = GET(lin_conv, 0);
+    m->conv_kernel = GET(conv_L, 0);
+    m->ssm_state_dtype = (int)GET(ssm_dtype, 0);
 }
 
 /* ---- the layer pattern ---------------------------------------------------------- */
 
-static int eval_or0(int64_t *out, const char *e, const llmmem__qvals *q)
+/* A rule's expression e (code `k` of the pattern's: arg, arg2, expr), 0 without one. */
+static int eval_or0(int64_t *out, const char *e, const int32_t *code, int k, const llmmem__qvals *q)
 {
     *out = 0;
-    return e ? llmmem__expr_eval(out, e, q) : 0;
+    return e ? llmmem__expr_run(out, code ? code[k] : LLMMEM__X_TEXT, e, q) : 0;
+}
+
+/* The index of quantity `sym` (canonical `cs`), false when the entry has none. */
+static bool canon_slot(const struct llmmem_model *m, int cs, const char *sym, int *slot)
+{
+    if (m->xc) {
+        *slot = m->xc->canon[cs];
+        return *slot >= 0;
+    }
+    return llmmem__qvals_find(&m->q, sym, strlen(sym), slot);
 }
 
 /* The value of the loop symbol `i` lives in the model's table while a rule
  * runs; the entry declares it as a quantity (it is never read from a config). */
 static int with_i(struct llmmem_model *m, int *slot)
 {
-    if (!llmmem__qvals_find(&m->q, "i", 1, slot))
+    if (!canon_slot(m, LLMMEM__CS_i, "i", slot))
         return llmmem__error(LLMMEM_E_INTERNAL, "registry %s: an EXPR rule needs the quantity i",
                              m->fam->type);
     return 0;
@@ -289,17 +375,18 @@ static int with_i(struct llmmem_model *m, int *slot)
 int llmmem__registry_mixer_of(int *kind, struct llmmem_model *m, int64_t i)
 {
     const llmmem__pattern *p = &m->fam->mixer;
+    const int32_t *code = m->xc ? m->xc->mixer : NULL;
     int64_t a = 0, b = 0, v = 0;
     int rc, slot;
     switch (p->rule) {
     case LLMMEM__MR_SLIDING: *kind = LLMMEM__MX_SLIDING; return 0;
     case LLMMEM__MR_FROM:
-        if ((rc = eval_or0(&a, p->arg, &m->q)))
+        if ((rc = eval_or0(&a, p->arg, code, 0, &m->q)))
             return rc;
         *kind = i >= a ? LLMMEM__MX_SLIDING : LLMMEM__MX_FULL;
         return 0;
     case LLMMEM__MR_PERIODIC:
-        if ((rc = eval_or0(&a, p->arg, &m->q)) || (rc = eval_or0(&b, p->arg2, &m->q)))
+        if ((rc = eval_or0(&a, p->arg, code, 0, &m->q)) || (rc = eval_or0(&b, p->arg2, code, 1, &m->q)))
             return rc;
         *kind = a > 0 && (i + b) % a == 0 ? p->on : p->off;
         return 0;
@@ -307,7 +394,7 @@ int llmmem__registry_mixer_of(int *kind, struct llmmem_model *m, int64_t i)
         if ((rc = with_i(m, &slot)))
             return rc;
         m->q.v[slot] = i;
-        if ((rc = llmmem__expr_eval(&v, p->expr, &m->q)))
+        if ((rc = llmmem__expr_run(&v, code ? code[2] : LLMMEM__X_TEXT, p->expr, &m->q)))
             return rc;
         *kind = (int)v;
         return 0;
@@ -318,19 +405,20 @@ int llmmem__registry_mixer_of(int *kind, struct llmmem_model *m, int64_t i)
 int llmmem__registry_ffn_of(int *kind, struct llmmem_model *m, int64_t i)
 {
     const llmmem__pattern *p = &m->fam->ffn;
+    const int32_t *code = m->xc ? m->xc->ffn : NULL;
     int64_t a = 0, b = 0, v = 0;
     int rc, slot;
     bool moe = m->num_experts > 0;
     switch (p->rule) {
     case LLMMEM__FR_MOE: *kind = moe ? LLMMEM__FF_MOE : LLMMEM__FF_DENSE; return 0;
     case LLMMEM__FR_FIRST_K:
-        if ((rc = eval_or0(&a, p->arg, &m->q)) || (rc = eval_or0(&b, p->arg2, &m->q)))
+        if ((rc = eval_or0(&a, p->arg, code, 0, &m->q)) || (rc = eval_or0(&b, p->arg2, code, 1, &m->q)))
             return rc;
         *kind = moe && i >= a && (b <= 1 || i % b == 0) ? LLMMEM__FF_MOE : LLMMEM__FF_DENSE;
         return 0;
     case LLMMEM__FR_STEP:     /* the dense-index list is applied by the config reader */
     case LLMMEM__FR_MOE_LIST: /* the MoE-index list too */
-        if ((rc = eval_or0(&a, p->arg, &m->q)))
+        if ((rc = eval_or0(&a, p->arg, code, 0, &m->q)))
             return rc;
         *kind = moe && (a <= 1 || (i + 1) % a == 0) ? LLMMEM__FF_MOE : LLMMEM__FF_DENSE;
         return 0;
@@ -338,7 +426,7 @@ int llmmem__registry_ffn_of(int *kind, struct llmmem_model *m, int64_t i)
         if ((rc = with_i(m, &slot)))
             return rc;
         m->q.v[slot] = i;
-        if ((rc = llmmem__expr_eval(&v, p->expr, &m->q)))
+        if ((rc = llmmem__expr_run(&v, code ? code[2] : LLMMEM__X_TEXT, p->expr, &m->q)))
             return rc;
         *kind = (int)v;
         return 0;
@@ -380,11 +468,11 @@ static int layer_values(int64_t *out, struct llmmem_model *m, int64_t i, int mix
     llmmem__variants *vs = &m->variants;
     int64_t keep[LLMMEM__MAX_VSYMS], keep_i = 0, keep_mx = 0;
     int slot = -1, mslot = -1, rc = 0;
-    if (llmmem__qvals_find(&m->q, "i", 1, &slot)) {
+    if (canon_slot(m, LLMMEM__CS_i, "i", &slot)) {
         keep_i = m->q.v[slot];
         m->q.v[slot] = i;
     }
-    if (llmmem__qvals_find(&m->q, "mx", 2, &mslot)) {
+    if (canon_slot(m, LLMMEM__CS_mx, "mx", &mslot)) {
         keep_mx = m->q.v[mslot];
         m->q.v[mslot] = mixer;
     }
@@ -397,9 +485,11 @@ static int layer_values(int64_t *out, struct llmmem_model *m, int64_t i, int mix
             j++;
         if (g && j < g->n)
             m->q.v[q] = g->v[j];
-        else if (m->q.src[q] == LLMMEM__QS_DEFAULT || m->q.src[q] == LLMMEM__QS_NULL)
-            rc = llmmem__expr_eval(&m->q.v[q],
-                                   m->q.src[q] == LLMMEM__QS_NULL ? m->fam->q[q].nul : m->fam->q[q].def, &m->q);
+        else if (m->q.src[q] == LLMMEM__QS_DEFAULT || m->q.src[q] == LLMMEM__QS_NULL) {
+            const bool nul = m->q.src[q] == LLMMEM__QS_NULL;
+            rc = llmmem__expr_run(&m->q.v[q], m->xc ? (nul ? m->xc->qnul[q] : m->xc->qdef[q]) : LLMMEM__X_TEXT,
+                                  nul ? m->fam->q[q].nul : m->fam->q[q].def, &m->q);
+        }
         out[s] = m->q.v[q];
     }
     for (int s = 0; s < vs->nsym; s++)
@@ -504,14 +594,18 @@ static void pattern_counts(struct llmmem_model *m)
     static const char *const mx[LLMMEM__MX_COUNT] = {"L_full", "L_sliding", "L_chunked", "L_linear", "L_mamba",
                                                      "L_conv", "L_none", "L_hybrid", "L_sparse"};
     static const char *const ff[LLMMEM__FF_COUNT] = {"L_dense", "L_moe", "L_noffn"};
+    static const int cmx[LLMMEM__MX_COUNT] = {LLMMEM__CS_L_full,   LLMMEM__CS_L_sliding, LLMMEM__CS_L_chunked,
+                                              LLMMEM__CS_L_linear, LLMMEM__CS_L_mamba,   LLMMEM__CS_L_conv,
+                                              LLMMEM__CS_L_none,   LLMMEM__CS_L_hybrid,  LLMMEM__CS_L_sparse};
+    static const int cff[LLMMEM__FF_COUNT] = {LLMMEM__CS_L_dense, LLMMEM__CS_L_moe, LLMMEM__CS_L_noffn};
     m->num_sliding_layers = layers_where(m, LLMMEM__W_MIXER | LLMMEM__MX(SLIDING) << LLMMEM__WHERE_SHIFT);
     m->num_moe_layers = layers_where(m, LLMMEM__W_FFN | LLMMEM__FF(MOE) << LLMMEM__WHERE_SHIFT);
     int slot;
     for (int x = 0; x < LLMMEM__MX_COUNT; x++)
-        if (llmmem__qvals_find(&m->q, mx[x], strlen(mx[x]), &slot))
+        if (canon_slot(m, cmx[x], mx[x], &slot))
             m->q.v[slot] = layers_where(m, LLMMEM__W_MIXER | (1u << x) << LLMMEM__WHERE_SHIFT);
     for (int y = 0; y < LLMMEM__FF_COUNT; y++)
-        if (llmmem__qvals_find(&m->q, ff[y], strlen(ff[y]), &slot))
+        if (canon_slot(m, cff[y], ff[y], &slot))
             m->q.v[slot] = layers_where(m, LLMMEM__W_FFN | (1u << y) << LLMMEM__WHERE_SHIFT);
 }
 
@@ -525,15 +619,19 @@ typedef struct tally {
     uint64_t largest;
 } tally;
 
-/* One tensor row over `layers` layers (1 for W_ONCE), its expressions read in q. */
+/* One tensor row over `layers` layers (1 for W_ONCE), its expressions in q
+ * by their code (when, rows, cols, count; NULL: their texts). */
 static int eval_row(llmmem__tensor *x, const llmmem__tdef *d, const llmmem__qvals *q, int64_t layers,
-                    const char *what)
+                    const char *what, const int32_t *code)
 {
+    static const int32_t text[4] = {LLMMEM__X_TEXT, LLMMEM__X_TEXT, LLMMEM__X_TEXT, LLMMEM__X_TEXT};
+    const int32_t *k = code ? code : text;
     int64_t rows = 0, cols = 1, mult = 1, on = 1;
     int rc;
-    if ((d->when && (rc = llmmem__expr_eval(&on, d->when, q))) || (rc = llmmem__expr_eval(&rows, d->rows, q)) ||
-        (d->cols && (rc = llmmem__expr_eval(&cols, d->cols, q))) ||
-        (d->count && (rc = llmmem__expr_eval(&mult, d->count, q))))
+    if ((d->when && (rc = llmmem__expr_run(&on, k[0], d->when, q))) ||
+        (rc = llmmem__expr_run(&rows, k[1], d->rows, q)) ||
+        (d->cols && (rc = llmmem__expr_run(&cols, k[2], d->cols, q))) ||
+        (d->count && (rc = llmmem__expr_run(&mult, k[3], d->count, q))))
         return rc;
     x->name = d->name;
     x->path = NULL;
@@ -564,14 +662,19 @@ static int eval_row(llmmem__tensor *x, const llmmem__tdef *d, const llmmem__qval
 static uint64_t largest_module(const llmmem__tensors *ts)
 {
     uint64_t best = 0;
+    bool seen[LLMMEM__MAX_TENSORS] = {false}; /* counted with an earlier tensor of its module */
     for (int i = 0; i < ts->n; i++) {
+        if (seen[i])
+            continue;
         const llmmem__tensor *x = &ts->t[i];
-        uint64_t sum = 0;
-        for (int j = 0; j < ts->n; j++) {
+        uint64_t sum = (uint64_t)x->rows * (uint64_t)x->cols;
+        for (int j = i + 1; j < ts->n; j++) {
             const llmmem__tensor *y = &ts->t[j];
             if (y->module_len == x->module_len && y->layer == x->layer &&
-                !strncmp(x->name, y->name, (size_t)x->module_len))
+                !strncmp(x->name, y->name, (size_t)x->module_len)) {
                 sum += (uint64_t)y->rows * (uint64_t)y->cols;
+                seen[j] = true;
+            }
         }
         if (sum > best)
             best = sum;
@@ -622,11 +725,12 @@ static void set_active(struct llmmem_model *m, const tally *k, uint64_t total)
     m->params_active = (int64_t)(total - (idle < total ? idle : total));
 }
 
-/* Adds a counted row to the list: a row counted once per variant joins the
- * tensor of the same row and shape (rows[] holds each tensor's row). */
-static int emit(llmmem__tensors *ts, int *rows, const llmmem__tensor *x, int row, const char *what)
+/* Adds a counted row to the list: a row counted once per variant (`merge`)
+ * joins the tensor of the same row and shape (rows[] holds each tensor's
+ * row); any other row is counted once. */
+static int emit(llmmem__tensors *ts, int *rows, const llmmem__tensor *x, int row, const char *what, bool merge)
 {
-    for (int j = 0; j < ts->n; j++)
+    for (int j = 0; merge && j < ts->n; j++)
         if (rows[j] == row && ts->t[j].rows == x->rows && ts->t[j].cols == x->cols) {
             ts->t[j].count += x->count;
             return 0;
@@ -652,8 +756,10 @@ static int variant_rows(struct llmmem_model *m, int *rows, int row, tally *k)
         for (int s = 0; s < vs->nsym; s++)
             m->q.v[vs->sym[s]] = vs->v[v][s];
         llmmem__tensor x;
-        if (!(rc = eval_row(&x, d, &m->q, layers_in(vs->layers[v], d->where), m->model_type)) && x.count > 0 &&
-            !(rc = emit(&m->tensors, rows, &x, row, m->fam->type)))
+        if (!(rc = eval_row(&x, d, &m->q, layers_in(vs->layers[v], d->where), m->model_type,
+                            m->xc ? &m->xc->t[4 * row] : NULL)) &&
+            x.count > 0 &&
+            !(rc = emit(&m->tensors, rows, &x, row, m->fam->type, true)))
             tally_add(k, &x, d, m->num_moe_layers);
     }
     for (int s = 0; s < vs->nsym; s++)
@@ -686,6 +792,8 @@ static int tensors(struct llmmem_model *m)
     ts->n = 0;
     ts->exact = true;
     ts->overflow = false;
+    unsigned where = ~0u;
+    int64_t where_layers = 0;
     for (int i = 0; i < f->nt; i++) {
         const llmmem__tdef *d = &f->t[i];
         int rc;
@@ -697,19 +805,28 @@ static int tensors(struct llmmem_model *m)
             continue;
         }
         llmmem__tensor x;
-        int64_t layers = once ? 1 : layers_where(m, d->where);
-        if ((rc = eval_row(&x, d, &m->q, layers, m->model_type)))
+        if (!once && d->where != where) { /* most rows hold the same layers as the row before */
+            where = d->where;
+            where_layers = layers_where(m, where);
+        }
+        int64_t layers = once ? 1 : where_layers;
+        if ((rc = eval_row(&x, d, &m->q, layers, m->model_type, m->xc ? &m->xc->t[4 * i] : NULL)))
             return rc;
         if (x.count == 0)
             continue;
         text_path(&x, m->mm.comp);
-        if ((rc = emit(ts, rows, &x, i, f->type)))
+        if ((rc = emit(ts, rows, &x, i, f->type, false)))
             return rc;
         tally_add(&k, &x, d, m->num_moe_layers);
     }
     uint64_t total = 0;
     for (int i = 0; i <= LLMMEM__T_BIAS; i++)
         total = llmmem__add(&k.o, total, k.by_kind[i]);
+    m->tower_params = 0;
+    if (m->mm.comp && m->mm.comp->causal_lm_text) { /* AutoModelForCausalLM: the text model */
+        m->tower_params = m->vision_params;
+        m->vision_params = 0;
+    }
     total = llmmem__add(&k.o, total, (uint64_t)(m->vision_params > 0 ? m->vision_params : 0));
     if (k.o.overflow || total > (uint64_t)INT64_MAX)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
@@ -729,14 +846,14 @@ static int tensors(struct llmmem_model *m)
 /* The W_ONCE rows of a tower or of the composite into the composite's list,
  * their parameters into *sum. */
 static int part_rows(struct llmmem_model *m, const llmmem__tdef *t, int nt, const llmmem__qvals *q,
-                     const char *path, int64_t *sum, const char *what)
+                     const char *path, int64_t *sum, const char *what, const llmmem__xcode *xc)
 {
     llmmem__tensors *ts = &m->mm.tensors;
     llmmem__ovf o = {false};
     uint64_t n = 0;
     for (int i = 0; i < nt; i++) {
         llmmem__tensor x;
-        int rc = eval_row(&x, &t[i], q, 1, what);
+        int rc = eval_row(&x, &t[i], q, 1, what, xc ? &xc->t[4 * i] : NULL);
         if (rc)
             return rc;
         if (x.count == 0)
@@ -805,13 +922,14 @@ static int count_parts(struct llmmem_model *m)
         mm->part_params[p] = 0;
         if (!t)
             continue;
-        if ((rc = defaults_of(&mm->tq[p], t->q, t->nq, t->type)) ||
-            (rc = part_rows(m, t->t, t->nt, &mm->tq[p], c->parts[p].path, &mm->part_params[p], t->type)))
+        if ((rc = defaults_of(&mm->tq[p], t->q, t->nq, t->type, mm->txc[p])) ||
+            (rc = part_rows(m, t->t, t->nt, &mm->tq[p], c->parts[p].path, &mm->part_params[p], t->type,
+                            mm->txc[p])))
             return rc;
         total = llmmem__add(&o, total, (uint64_t)mm->part_params[p]);
     }
-    if ((rc = imports(m)) || (rc = defaults_of(&mm->q, c->q, c->nq, c->type)) ||
-        (rc = part_rows(m, c->t, c->nt, &mm->q, NULL, &mm->own_params, c->type)))
+    if ((rc = imports(m)) || (rc = defaults_of(&mm->q, c->q, c->nq, c->type, mm->cxc)) ||
+        (rc = part_rows(m, c->t, c->nt, &mm->q, NULL, &mm->own_params, c->type, mm->cxc)))
         return rc;
     total = llmmem__add(&o, total, (uint64_t)mm->own_params);
     if (o.overflow || total > (uint64_t)INT64_MAX)

@@ -127,8 +127,84 @@ static inline double llmmem__qvals_real(const llmmem__qvals *q, const char *sym,
 }
 /* Evaluates an expression of the registry; errors name the expression. */
 int llmmem__expr_eval(int64_t *out, const char *text, const llmmem__qvals *q);
-/* Declares quantities in q (none given). */
-void llmmem__qvals_init(llmmem__qvals *q, const struct llmmem__qdef *d, int n);
+
+/* ---- compiled expressions --------------------------------------------------
+ *
+ * Every expression of the family tables is compiled when the tables change
+ * (mk/gen_registry.c writes src/model/registry_code.c; the Makefile runs it
+ * and test_registry_code.sh checks the committed file is current) into ops of
+ * a stack machine over the quantities' indices: what llmmem__expr_eval
+ * computes, errors and their offsets included, without reading the text. An
+ * expression the compiler does not take (a syntax error, a symbol the family
+ * lacks, a real default) keeps LLMMEM__X_TEXT and is read by llmmem__expr_eval. */
+enum llmmem__xopcode {
+    LLMMEM__X_RET_SYM = 0, /* the whole expression: quantity `arg` */
+    LLMMEM__X_RET_CONST,   /* the whole expression: the constant `arg` */
+    LLMMEM__X_END,         /* the value on the stack */
+    LLMMEM__X_SYM,         /* pushes quantity `arg` */
+    LLMMEM__X_CONST,       /* pushes `arg` */
+    LLMMEM__X_NEG, LLMMEM__X_NOT, LLMMEM__X_MUL, LLMMEM__X_DIV, LLMMEM__X_MOD, LLMMEM__X_ADD, LLMMEM__X_SUB,
+    LLMMEM__X_EQ, LLMMEM__X_NE, LLMMEM__X_LT, LLMMEM__X_LE, LLMMEM__X_GT, LLMMEM__X_GE,
+    LLMMEM__X_AND,  /* a 0 stays and jumps to `arg`; else it is dropped */
+    LLMMEM__X_OR,   /* a non-0 becomes 1 and jumps to `arg`; else it is dropped */
+    LLMMEM__X_BOOL, /* != 0 */
+    LLMMEM__X_JZ,   /* pops; jumps to `arg` when 0 */
+    LLMMEM__X_JMP,
+    LLMMEM__X_MAX, LLMMEM__X_MIN, LLMMEM__X_CDIV, LLMMEM__X_ISQRT,
+    LLMMEM__X_RMUL, /* floor(x * the real quantity `arg`) */
+    LLMMEM__X_COUNT_
+};
+typedef struct llmmem__xop {
+    int64_t arg;
+    uint16_t off; /* an op that can fail: the offset its error names */
+    uint8_t op;   /* enum llmmem__xopcode */
+} llmmem__xop;
+#define LLMMEM__X_TEXT (-1) /* no code: the text is read */
+/* The quantities bind() and the rules read by name, as indices. */
+#define LLMMEM__CANON(X)                                                                                    \
+    X(V) X(h) X(L) X(a) X(k) X(d) X(f) X(pos) X(tie) X(ab) X(ob) X(mb) X(qkn) X(norm) X(npl) X(gated) X(par) \
+    X(prf) X(pa) X(ph) X(pe) X(fsc) X(asc) X(E) X(K) X(fm) X(ns) X(fs) X(seg) X(ql) X(kvl) X(dn) X(dr) X(dv) \
+    X(sw) X(cw) X(ssm_version) X(ssm_inner) X(ssm_state) X(ssm_groups) X(ssm_heads) X(ssm_conv)            \
+    X(ssm_dt_rank) X(ssm_chunk) X(lin_kind) X(lin_k_heads) X(lin_k_dim) X(lin_v_heads) X(lin_v_dim)       \
+    X(lin_conv) X(conv_L) X(ssm_dtype) X(i) X(mx) X(L_full) X(L_sliding) X(L_chunked) X(L_linear)          \
+    X(L_mamba) X(L_conv) X(L_none) X(L_hybrid) X(L_sparse) X(L_dense) X(L_moe) X(L_noffn)
+enum llmmem__canon {
+#define LLMMEM__CANON_ENUM(s) LLMMEM__CS_##s,
+    LLMMEM__CANON(LLMMEM__CANON_ENUM)
+#undef LLMMEM__CANON_ENUM
+    LLMMEM__NCANON
+};
+/* The code of one family, tower or composite: where the code of each of its
+ * expressions starts in llmmem__xops (LLMMEM__X_TEXT: none), and the index
+ * of each canonical quantity (-1: the entry has none). */
+typedef struct llmmem__xcode {
+    int nq, nt;                 /* the entry's rows when it was compiled */
+    const uint8_t *slot, *len;  /* llmmem__qvals' slot[] and len[] for its quantities */
+    const int32_t *qdef, *qnul; /* [nq] */
+    const int32_t *t;           /* [nt * 4]: when, rows, cols, count */
+    int32_t mixer[3], ffn[3];   /* the rules' arg, arg2, expr */
+    const int8_t *canon;        /* [LLMMEM__NCANON] */
+} llmmem__xcode;
+/* The generated tables (registry_code.c): the ops, the code of each family
+ * (in llmmem__arch_at order), tower and composite, and the families' indices
+ * in model_type order (the first of equal names first). */
+extern const llmmem__xop llmmem__xops[];
+extern const llmmem__xcode llmmem__xcode_fams[], llmmem__xcode_towers[], llmmem__xcode_composites[];
+extern const int llmmem__xcode_fams_count, llmmem__xcode_towers_count, llmmem__xcode_composites_count;
+extern const uint16_t llmmem__arch_by_type[];
+/* Evaluates the expression whose code starts at `at` (LLMMEM__X_TEXT: reads
+ * `text`), as llmmem__expr_eval does `text`. */
+int llmmem__expr_run(int64_t *out, int32_t at, const char *text, const llmmem__qvals *q);
+/* The value of canonical quantity `cs` (enum llmmem__canon) through a code's
+ * index, else `def`. */
+static inline int64_t llmmem__qvals_canon(const llmmem__qvals *q, const struct llmmem__xcode *x, int cs, int64_t def)
+{
+    const int i = x->canon[cs];
+    return i >= 0 ? q->v[i] : def;
+}
+/* Declares quantities in q (none given); x: their compiled code, whose
+ * tables it copies (NULL: they are made). */
+void llmmem__qvals_init(llmmem__qvals *q, const struct llmmem__qdef *d, int n, const struct llmmem__xcode *x);
 
 /* ---- layer pattern --------------------------------------------------------- */
 
@@ -333,6 +409,10 @@ typedef struct llmmem__composite {
     const llmmem__tdef *t;   /* own tensors (projectors), full module names */
     int nt;
     const char *about;       /* the modeling file, what is special */
+    /* AutoModelForCausalLM builds the text model only (transformers
+     * modeling_auto.py MODEL_FOR_CAUSAL_LM_MAPPING_NAMES maps the composite's
+     * model_type to <Type>ForCausalLM): the towers are left out of params */
+    const char *causal_lm_text;
 } llmmem__composite;
 
 /* The family tables (src/model/fam_*.c). */
@@ -354,6 +434,12 @@ extern const int llmmem__fam_hybrid_count;
 extern const llmmem__arch llmmem__fam_dense2[];
 extern const int llmmem__fam_dense2_count;
 
+/* The family tables in the order llmmem__arch_at counts them (registry.c),
+ * which the compiled code follows (registry_code.c). */
+#define LLMMEM__FAMILY_TABLES(X)                                                                     \
+    X(llmmem__fam_llama) X(llmmem__fam_classic) X(llmmem__fam_multimodal) X(llmmem__fam_dense1) \
+    X(llmmem__fam_hybrid) X(llmmem__fam_dense2)
+
 /* All families, and lookup by model_type (NULL if unknown). */
 const llmmem__arch *llmmem__arch_find(const char *type);
 int llmmem__arch_count(void);
@@ -365,6 +451,10 @@ const llmmem__arch *llmmem__tower_at(int index);
 const llmmem__composite *llmmem__composite_find(const char *type);
 int llmmem__composite_count(void);
 const llmmem__composite *llmmem__composite_at(int index);
+/* The compiled code of a family or tower, of a composite (NULL when the
+ * generated tables do not match the entry: its expressions are then read). */
+const llmmem__xcode *llmmem__arch_code(const llmmem__arch *f);
+const llmmem__xcode *llmmem__composite_code(const llmmem__composite *c);
 
 /* ---- counting (src/model/registry.c) --------------------------------------------- */
 

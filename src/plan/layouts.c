@@ -687,6 +687,14 @@ int llmmem_plan_layouts(llmmem_plan *plan, const llmmem_model *model, const llmm
     p->num_gpus = s.n;
     snprintf(p->model_type, sizeof p->model_type, "%s", model->model_type);
     p->n_nd = llmmem__plan_divisors(p->nd, LLMMEM__PLAN_MAX_N_DIV, s.n);
+    if (cfg->mode == LLMMEM__MODE_INFERENCE && cfg->runtime == LLMMEM_RUNTIME_LLAMA_CPP)
+        /* the layouts are TP x replicas of an HF/vLLM server; llama.cpp's questions are its own */
+        return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                             "runtime llama_cpp: no layouts of %lld GPUs to rank (llama.cpp splits layers, "
+                             "not tensor-parallel ranks): ask for the most layers on the GPU or the longest "
+                             "context that fit (llmmem_plan_max_gpu_layers, llmmem_plan_max_seq_len; llmmem "
+                             "plan --max-ngl --max-ctx)",
+                             (long long)s.n);
     if (cfg->mode == LLMMEM__MODE_INFERENCE) {
         p->global_batch = cfg->batch_size;
         p->n_bd = 0;

@@ -57,6 +57,14 @@ void llmmem__tl_phase(llmmem__tl *t, const llmmem__replay *r, const char *name)
     *e = (llmmem__tl_event){0, 0, 0, r->reserved, name, LLMMEM__TL_PHASE, 0, 0};
 }
 
+void llmmem__tl_mark(llmmem__tl *t, const llmmem__replay *r, const char *what, uint64_t index)
+{
+    llmmem__tl_event *e = next_event(t);
+    if (!e)
+        return;
+    *e = (llmmem__tl_event){0, index, 0, r->reserved, what, LLMMEM__TL_MARK, 0, 0};
+}
+
 void llmmem__tl_release(llmmem__tl *t)
 {
     free(t->ev);

@@ -70,7 +70,8 @@ int llmmem__memo_entries(const struct llmmem_model *m);
 /* A recorded timeline (record.c): every event with the allocator's state. */
 enum llmmem__tl_op {
     LLMMEM__TL_ALLOC = 0, LLMMEM__TL_FREE, LLMMEM__TL_SEG_ALLOC, LLMMEM__TL_SEG_FREE,
-    LLMMEM__TL_SEG_MAP, LLMMEM__TL_SEG_UNMAP, LLMMEM__TL_PHASE
+    LLMMEM__TL_SEG_MAP, LLMMEM__TL_SEG_UNMAP, LLMMEM__TL_PHASE,
+    LLMMEM__TL_MARK /* a point inside a phase (a layer, a decode step): `what`, index in `size` */
 };
 typedef struct llmmem__tl_event {
     uint64_t addr, size, req;
@@ -89,7 +90,15 @@ void llmmem__tl_free(struct llmmem__tl *t, const llmmem__replay *r, const llmmem
 void llmmem__tl_segment(struct llmmem__tl *t, const llmmem__replay *r, int op, uint64_t addr, uint64_t bytes,
                         int stream);
 void llmmem__tl_phase(struct llmmem__tl *t, const llmmem__replay *r, const char *name);
+/* A mark inside a phase, for the chart's x axis: "layer" i (forward, or backward in the
+ * backward phase), "head", "embedding", "decode step" i. */
+void llmmem__tl_mark(struct llmmem__tl *t, const llmmem__replay *r, const char *what, uint64_t index);
 void llmmem__tl_release(struct llmmem__tl *t);
+
+/* The most micro-steps of each optimizer step a timeline draws (reserved.c):
+ * the allocator's state repeats from the second micro-step, so a run of more
+ * has the same peaks; llmmem_timeline says so in its output when it cuts. */
+#define LLMMEM__TL_MAX_MICRO 8
 
 /* The replays the model's memo holds (reserved.c; tests). */
 int llmmem__memo_entries(const struct llmmem_model *m);

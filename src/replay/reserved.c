@@ -15,6 +15,9 @@
  * the most events replayed (about 40 ms). */
 #define EVENTS_PER_LAYER UINT64_C(400)
 #define MAX_EVENTS UINT64_C(400000)
+/* A timeline records every event (48 bytes each): the most it draws, about
+ * 1 s and 50 MB (its events are about half the bound's count). */
+#define TL_MAX_EVENTS UINT64_C(2000000)
 
 
 /* ---- the memo of replays on the model handle -------------------------------------
@@ -228,6 +231,20 @@ static bool replay_bounded(struct llmmem_result *r, uint64_t events, bool overfl
     return true;
 }
 
+/* Whether a recorded timeline of about `events` events stays within
+ * TL_MAX_EVENTS (decided before it starts); a note says why not, which
+ * llmmem_timeline's refusal quotes. */
+static bool timeline_bounded(struct llmmem_result *r, uint64_t events)
+{
+    if (events <= TL_MAX_EVENTS)
+        return true;
+    char why[160];
+    snprintf(why, sizeof why, "the allocation timeline would have about %llu events (a timeline stops at %llu)",
+             (unsigned long long)events, (unsigned long long)TL_MAX_EVENTS);
+    skip(r, why);
+    return false;
+}
+
 /* What of a training recipe the timeline (tl_train.c) does not draw: it
  * draws HF transformers' eager modules, the Trainer's loop and an optimizer
  * whose state lives in the caching allocator. NULL when it draws the run. */
@@ -270,15 +287,26 @@ int llmmem__reserved_train(struct llmmem_result *r, const llmmem__train *t, cons
     (void)llmmem__mul3(&o, llmmem__mul(&o, T, S), llmmem__nonneg(m->num_heads), 8);
     if (!replay_bounded(r, llmmem__mul(&o, L, 4 * EVENTS_PER_LAYER), o.overflow))
         return LLMMEM_OK;
+    /* the steady state is reached by the second step (the optimizer state
+     * and the autograd workspace exist from the first) and the second
+     * micro-step: an estimate replays two of each; llmmem_timeline replays
+     * three steps as measured, each of its micro-steps up to
+     * LLMMEM__TL_MAX_MICRO */
+    int steps = 2, micro = 2;
+    if (sink) {
+        const int64_t ga = c->grad_accum_steps > 1 ? c->grad_accum_steps : 1;
+        steps = 3;
+        micro = ga < LLMMEM__TL_MAX_MICRO ? (int)ga : LLMMEM__TL_MAX_MICRO;
+        const uint64_t drawn = (uint64_t)(c->step == LLMMEM__STEP_FIRST ? 1 : steps) * (uint64_t)micro;
+        if (!timeline_bounded(r, llmmem__mul(&o, L, drawn * EVENTS_PER_LAYER)))
+            return LLMMEM_OK;
+    }
     uint64_t res, alloc;
     bool oom;
     const uint64_t key = sink ? 0 : memo_key(c, 1);
     int rc = LLMMEM_OK;
     if (!key || !memo_find(m, c, 1, key, &res, &alloc, &oom)) {
-        /* the steady state is reached by the second step (the optimizer
-         * state and the autograd workspace exist from the first) and the
-         * second micro-step; llmmem_timeline replays three steps as measured */
-        rc = replay_train(&res, &alloc, &oom, t, m, c, L, sink ? 3 : 2, sink ? 0 : 2, sink);
+        rc = replay_train(&res, &alloc, &oom, t, m, c, L, steps, micro, sink);
         if (rc == LLMMEM_OK && key)
             memo_put(m, c, 1, key, res, alloc, oom);
     }

@@ -500,6 +500,8 @@ int llmmem__timeline_infer(llmmem__replay *r, const llmmem__infer *x, const stru
     phase(s, "decode");
     for (uint64_t n = 1; n <= x->N && !r->nomem; n++) {
         s->large_only = n > 1 && !r->rec;
+        if (r->rec)
+            llmmem__tl_mark(r->rec, r, "decode step", n);
         forward(s, x->B, 1, false);
     }
     free(s->keys);

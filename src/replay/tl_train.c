@@ -24,6 +24,13 @@ static void phase(tl_gen *g, const char *name)
         llmmem__tl_phase(g->rp->rec, g->rp, name);
 }
 
+/* A mark for the chart's x axis (recording only). */
+static void mark(tl_gen *g, const char *what, uint64_t i)
+{
+    if (g->rp->rec)
+        llmmem__tl_mark(g->rp->rec, g->rp, what, i);
+}
+
 /* ---- parameters ------------------------------------------------------------------ */
 
 static tl_param *param_new(tl_gen *g)
@@ -214,6 +221,7 @@ static void micro_step(tl_gen *g, tl_layer **ys)
             llmmem__tl_hold(g, x); /* the checkpoint keeps its inputs */
             g->saving = false;
         }
+        mark(g, "layer", i);
         llmmem__tl_layer_fwd(g, ys[i], (int64_t)i, &x, false);
         g->saving = true;
         if (g->ckpt)
@@ -221,6 +229,7 @@ static void micro_step(tl_gen *g, tl_layer **ys)
         DROP(g, prev);
     }
     int32_t logits = -1;
+    mark(g, "head", 0);
     llmmem__tl_head_fwd(g, head, x, &logits);
     llmmem__tl_cache_clear(g); /* the autocast region ends with the forward */
     if (!g->ckpt) {
@@ -231,6 +240,7 @@ static void micro_step(tl_gen *g, tl_layer **ys)
     phase(g, "backward");
     int32_t dx = llmmem__tl_head_bwd(g, head);
     for (uint64_t i = g->L; i-- > 0 && !g->rp->nomem;) {
+        mark(g, "layer", i);
         if (g->ckpt) { /* the first unpack of a saved tensor recomputes the layer */
             int32_t in = llmmem__tl_layer_input(ys[i]);
             llmmem__tl_hold(g, in);
@@ -242,6 +252,7 @@ static void micro_step(tl_gen *g, tl_layer **ys)
         }
         llmmem__tl_layer_bwd(g, ys[i], (int64_t)i, &dx);
     }
+    mark(g, "embedding", 0);
     llmmem__tl_embed_bwd(g, dx);
     for (int s = 0; s < 2; s++) {
         DROP(g, g->cos_sin[s]);

@@ -46,14 +46,22 @@ static uint64_t cast_qlora_dequant(const llmmem__train_in *in, llmmem__ovf *o)
 {
     if (!in->rc.qlora)
         return 0;
-    uint64_t per = in->rc.cb;
-    if (in->c->activation_profile == LLMMEM__PROFILE_TORCHTUNE && in->c->compile == LLMMEM__COMPILE_NONE)
-        per = 8 + 3 * in->rc.cb;
-    /* Lightning's _Linear4bit._quantize_weight quantises an fp16 copy, so
-     * dequantize_4bit returns fp16 and MatMul4Bit casts it to the input dtype */
-    if (in->c->activation_profile == LLMMEM__PROFILE_LITGPT)
-        per = 2 + in->rc.cb;
-    return llmmem__mul(o, in->qlin_largest, per);
+    if (in->c->activation_profile == LLMMEM__PROFILE_TORCHTUNE) /* torchao NF4: the model dtype */
+        return llmmem__mul(o, in->qlin_largest,
+                           in->c->compile == LLMMEM__COMPILE_NONE ? 8 + 3 * in->rc.cb : in->rc.cb);
+    /* bitsandbytes: the weight dequantised to the compute dtype (Lightning's
+     * _Linear4bit._quantize_weight quantises an fp16 copy, so dequantize_4bit
+     * returns fp16 and MatMul4Bit casts it to the input dtype) */
+    const uint64_t qcb = in->qcb;
+    uint64_t per = in->c->activation_profile == LLMMEM__PROFILE_LITGPT ? 2 + qcb : qcb;
+    uint64_t t = llmmem__mul(o, in->qlin_largest, per);
+    /* a compute dtype other than the model's: Linear4bit.forward's input cast
+     * and the matmul's output in that dtype, beside the dequantised weight
+     * (x.to(compute_dtype); the result .to(inp_dtype) after); the input copy is
+     * not saved (MatMul4Bit ctx.tensors = (None, B)) */
+    if (qcb != in->rc.cb)
+        t = llmmem__add(o, t, llmmem__mul3(o, in->T, in->qlin_largest_io, qcb));
+    return t;
 }
 
 void llmmem__casts_compute(llmmem__train *t, const llmmem__train_in *in, llmmem__ovf *o)

@@ -233,30 +233,46 @@ uint64_t llmmem__frameworks_saved_layer(const struct llmmem_model *m, const stru
 /* ---- QLoRA: which Linears are stored quantised --------------------------------- */
 
 /* transformers BitsAndBytesConfig quantises every decoder Linear and skips
- * the head (llm_int8_skip_modules); torchtune's qlora_* builders do the same
+ * the head (llm_int8_skip_modules; integrations/bitsandbytes.py
+ * get_keys_to_not_convert: lm_head); torchtune's qlora_* builders do the same
  * (models/llama3_{1,2}/_component_builders.py: LoRALinear(quantize_base=True)
  * where an adapter is, FrozenNF4Linear for every other projection, the
  * output head and embedding bf16); LitGPT's BitsandbytesPrecision replaces
- * every nn.Linear, lm_head included
- * (lightning/fabric/plugins/precision/bitsandbytes.py). */
-void llmmem__frameworks_qlora_linears(uint64_t *n, uint64_t *largest, const llmmem__train_in *in,
-                                      llmmem__ovf *o)
+ * every nn.Linear, lm_head included (lightning/fabric/plugins/precision/
+ * bitsandbytes.py _convert_layers, ignore_modules empty). qlora_quantize_head
+ * overrides the framework's choice (Lightning ignore_modules={"lm_head"}).
+ * The compute dtype: Linear4bit.forward casts its input to compute_dtype and
+ * dequantises the weight to it (bitsandbytes nn/modules.py, backends/cuda/
+ * ops.py _dequant_linear_fallback); transformers' BitsAndBytesConfig sets it
+ * to fp32 when bnb_4bit_compute_dtype is not given
+ * (utils/quantization_config.py), Lightning to its precision dtype
+ * (BitsandbytesPrecision.convert_module: m.compute_dtype = self.dtype). */
+void llmmem__frameworks_qlora_linears(llmmem__train_in *in, llmmem__ovf *o)
 {
     const struct llmmem_model *m = in->m;
+    const struct llmmem_config *c = in->c;
     const uint64_t head = (uint64_t)m->vocab_size * (uint64_t)m->hidden_size;
-    *largest = in->lin.largest;
-    if (in->c->activation_profile == LLMMEM__PROFILE_LITGPT) {
-        *n = in->lin.params;
-        return;
-    }
-    *n = llmmem__sub0(in->lin.params, m->tie_embeddings ? 0 : head);
-    if (in->c->activation_profile == LLMMEM__PROFILE_TORCHTUNE) {
-        /* the head stays bf16: the largest quantised weight is a decoder one */
-        *largest = 0;
-        for (int i = 0; i < in->ts->n; i++) {
-            const llmmem__tensor *x = &in->ts->t[i];
-            if (x->linear && x->kind != LLMMEM__T_BIAS && x->kind != LLMMEM__T_HEAD)
-                *largest = llmmem__max(*largest, llmmem__mul(o, (uint64_t)x->rows, (uint64_t)x->cols));
+    const bool litgpt = c->activation_profile == LLMMEM__PROFILE_LITGPT;
+    in->qhead = c->qlora_quantize_head == LLMMEM__TRI_ON || (litgpt && c->qlora_quantize_head != LLMMEM__TRI_OFF);
+    /* Linear8bitLt (qlora int8) has no compute dtype: it runs in the input's */
+    const bool bnb4 = c->qlora == LLMMEM__QLORA_NF4 || c->qlora == LLMMEM__QLORA_FP4;
+    in->qcb = !bnb4 || c->activation_profile == LLMMEM__PROFILE_TORCHTUNE ? in->rc.cb
+              : c->qlora_compute_dtype != LLMMEM__DT_AUTO ? llmmem__recipe_bytes(c->qlora_compute_dtype, in->rc.cb)
+              : litgpt                                   ? in->rc.cb
+                                                         : 4;
+    in->qlin = in->qhead ? in->lin.params : llmmem__sub0(in->lin.params, m->tie_embeddings ? 0 : head);
+    /* the largest quantised weight, and its in + out features */
+    in->qlin_largest = in->qlin_largest_io = 0;
+    for (int i = 0; i < in->ts->n; i++) {
+        const llmmem__tensor *x = &in->ts->t[i];
+        if (!x->linear || x->kind == LLMMEM__T_BIAS || (x->kind == LLMMEM__T_HEAD && !in->qhead))
+            continue;
+        const uint64_t n = llmmem__mul(o, (uint64_t)x->rows, (uint64_t)x->cols);
+        if (n > in->qlin_largest) {
+            in->qlin_largest = n;
+            in->qlin_largest_io = (uint64_t)x->rows + (uint64_t)x->cols;
         }
     }
+    if (in->qlin_largest == 0) /* no per-tensor list: the largest Linear */
+        in->qlin_largest = in->lin.largest;
 }

@@ -316,8 +316,6 @@ static void set_keys(struct llmmem_result *r, step *p, const struct llmmem_model
     r->largest_block = llmmem__max(t->logits_bwd_extra / 2, t->bwd_transient);
     llmmem__result_set_u64(r, LLMMEM_R_MANAGED_BYTES, t->managed);
     llmmem__result_set_u64(r, LLMMEM_R_LOAD_PEAK_BYTES, t->load_peak);
-    if (t->host_offload)
-        llmmem__result_set_u64(r, LLMMEM_R_HOST_BYTES, t->host_offload);
     r->checkpointing = t->checkpointing;
     r->mode = LLMMEM__MODE_TRAINING;
     llmmem__result_model(r, m);
@@ -385,25 +383,49 @@ static void explain_terms(struct llmmem_result *r, step *p, const struct llmmem_
     llmmem__recipes_explain(r, t, c);
 }
 
+/* The three phases' rows (fw and bw cleared by the caller), the engine's
+ * bytes added. */
+static void fill_rows(uint64_t *fw, uint64_t *bw, uint64_t *op, step *p, const llmmem__engine_extra *extra)
+{
+    phase_forward(fw, p);
+    phase_backward(bw, p, extra);
+    phase_optimizer(op, p);
+    if (extra) {
+        for (int k = 0; k < LLMMEM__COMPONENTS; k++) {
+            put(fw, k, extra->fwd[k], &p->o);
+            put(op, k, extra->opt[k], &p->o);
+        }
+    }
+}
+
+bool llmmem__train_peak(uint64_t *peak, const llmmem__train *t, const llmmem__engine_extra *extra,
+                        const struct llmmem_config *c)
+{
+    step p;
+    step_init(&p, t, c);
+    row rows[3];
+    memset(rows, 0, sizeof rows);
+    fill_rows(rows[0], rows[1], rows[2], &p, extra);
+    uint64_t best = 0;
+    for (int ph = 0; ph < 3; ph++) { /* llmmem__result_finish: the largest phase total */
+        uint64_t sum = row_total(rows[ph], &p.o);
+        if (sum > best)
+            best = sum;
+    }
+    *peak = t->load_peak > best ? t->load_peak : best;
+    return !p.o.overflow;
+}
+
 int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const llmmem__engine_extra *extra,
                        const struct llmmem_model *m, const struct llmmem_config *c)
 {
     step p;
     step_init(&p, t, c);
-    uint64_t *fw = r->bytes[LLMMEM_PHASE_FORWARD], *bw = r->bytes[LLMMEM_PHASE_BACKWARD];
-    uint64_t *op = r->bytes[LLMMEM_PHASE_OPTIMIZER];
-    phase_forward(fw, &p);
-    phase_backward(bw, &p, extra);
-    phase_optimizer(op, &p);
+    fill_rows(r->bytes[LLMMEM_PHASE_FORWARD], r->bytes[LLMMEM_PHASE_BACKWARD], r->bytes[LLMMEM_PHASE_OPTIMIZER],
+              &p, extra);
     r->phase_used[LLMMEM_PHASE_FORWARD] = true;
     r->phase_used[LLMMEM_PHASE_BACKWARD] = true;
     r->phase_used[LLMMEM_PHASE_OPTIMIZER] = true;
-    if (extra) {
-        for (int k = 0; k < LLMMEM__COMPONENTS; k++) {
-            put(fw, k, extra->fwd[k], &p.o);
-            put(op, k, extra->opt[k], &p.o);
-        }
-    }
     set_keys(r, &p, m);
     unverified(r, c);
     explain_terms(r, &p, c);

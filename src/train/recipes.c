@@ -105,6 +105,10 @@ static void offload_residency(llmmem__train *t, const llmmem__train_in *in, llmm
     t->ckpt_live_fwd = llmmem__min(L, streams ? 3 : 0);
     t->ckpt_live_bwd = llmmem__min(L, streams ? 2 : 1);
     t->host_offload = llmmem__mul(o, t->ckpt_layer, L);
+    /* both copy into pinned host tensors (OffloadActivations use_pin_memory=True:
+     * torch.empty_like(pin_memory=True); save_on_cpu(pin_memory=True)), one block
+     * of the pinned allocator each, all alive at the end of forward */
+    t->host_pinned = llmmem__mul(o, llmmem__pinned_block(t->ckpt_layer), L);
     /* The offloading context covers the whole model forward but the output
      * head (get_act_offloading_ctx_manager wraps it in a NoOpManager): the
      * final RMSNorm's fp32 input, rstd and (when its scale trains) 16-bit
@@ -113,9 +117,17 @@ static void offload_residency(llmmem__train *t, const llmmem__train_in *in, llmm
     if (streams && in->m->norm == LLMMEM__NORM_RMS) {
         const uint64_t h = (uint64_t)in->m->hidden_size;
         uint64_t norm = llmmem__mul(o, in->T, 4 * h + 4 + (in->rc.full_ft ? in->rc.cb * h : 0));
+        const bool all = norm <= t->act_other;
         norm = llmmem__min(norm, t->act_other);
         t->act_other -= norm;
         t->host_offload = llmmem__add(o, t->host_offload, norm);
+        /* three tensors (fp32 input, rstd, the normed one), a pinned block each */
+        uint64_t pinned = !all ? norm
+                               : llmmem__add(o, llmmem__pinned_block(llmmem__mul(o, in->T, 4 * h)),
+                                             llmmem__add(o, llmmem__pinned_block(llmmem__mul(o, in->T, 4)),
+                                                         llmmem__pinned_block(llmmem__mul(
+                                                             o, in->T, in->rc.full_ft ? in->rc.cb * h : 0))));
+        t->host_pinned = llmmem__add(o, t->host_pinned, pinned);
     }
 }
 
@@ -216,7 +228,8 @@ void llmmem__recipes_compute(llmmem__train *t, struct llmmem_result *r, const ll
     qlora_load_peak(t, in, o);
     if (t->host_offload)
         llmmem__result_note(r, "activation offloading: %llu checkpoint inputs on the GPU in forward, %llu in "
-                               "backward, the rest in pinned host memory (host_bytes)",
+                               "backward, the rest in pinned host memory (host_pinned_bytes: one pinned "
+                               "block, a power of two, per tensor)",
                             (unsigned long long)t->ckpt_live_fwd, (unsigned long long)t->ckpt_live_bwd);
 }
 

@@ -48,7 +48,8 @@ static void activations(llmmem__train *t, const llmmem__train_in *in, llmmem__ov
     if (c->compile == LLMMEM__COMPILE_MODEL)
         t->act_other = llmmem__mul(o, llmmem__compile_saved_head(m, c, rc), T);
     /* LitGPT quantises lm_head too; the 4-bit matmul keeps its input (frameworks.c) */
-    if (rc->qlora && !rc->full_ft && c->activation_profile == LLMMEM__PROFILE_LITGPT)
+    if (rc->qlora && !rc->full_ft && c->activation_profile == LLMMEM__PROFILE_LITGPT &&
+        c->qlora_quantize_head != LLMMEM__TRI_OFF)
         t->act_other = llmmem__add(o, t->act_other, llmmem__mul3(o, T, h, rc->cb));
     /* A frozen head keeps no input, but LlamaForCausalLM.forward's
      * `hidden_states` local (the final norm's output) is alive until the loss
@@ -141,7 +142,15 @@ int llmmem__train_compute(llmmem__train *t, struct llmmem_result *r, const struc
     if ((rcode = llmmem__frameworks_check(m, c, &in.rc)) || (rcode = llmmem__compile_check(m, c, &in.rc)) ||
         (rcode = llmmem__recipes_check(m, c, r->caps)))
         return rcode;
-    llmmem__frameworks_qlora_linears(&in.qlin, &in.qlin_largest, &in, &o);
+    llmmem__frameworks_qlora_linears(&in, &o);
+    if (in.rc.qlora && c->qlora_compute_dtype == LLMMEM__DT_AUTO && in.qcb == 4 && in.rc.cb != 4)
+        llmmem__result_note(r, "QLoRA: bitsandbytes computes the 4-bit layers in fp32 (transformers' "
+                               "BitsAndBytesConfig without bnb_4bit_compute_dtype: the weight dequantised and "
+                               "the layer's input and output cast to fp32); axolotl and TRL set it to the model "
+                               "dtype: qlora_compute_dtype %s",
+                            llmmem_param_enum_name(LLMMEM_P_COMPUTE_DTYPE, c->compute_dtype != LLMMEM__DT_AUTO
+                                                                               ? c->compute_dtype
+                                                                               : c->param_dtype));
 
     if ((rcode = llmmem__states_compute(t, r, &in, &o)))
         return rcode;

@@ -66,7 +66,8 @@ typedef struct llmmem__train {
     /* training recipes (recipes.c) */
     uint64_t ckpt_live_fwd;     /* checkpoint inputs on the GPU at the end of forward (L unless offloaded) */
     uint64_t ckpt_live_bwd;     /* ... at most, during backward */
-    uint64_t host_offload;      /* pinned host bytes of offloaded activations */
+    uint64_t host_offload;      /* host bytes of offloaded activations (as requested) */
+    uint64_t host_pinned;       /* ... in torch's pinned blocks (each a power of two) */
     bool optim_in_bwd;          /* per-parameter step in backward: gradients do not accumulate */
     uint64_t grad_inflight;     /* optim_in_bwd: one layer parameter's gradient at a time */
     uint64_t step_inflight;     /* optim_in_bwd: that parameter's step temporaries */
@@ -100,6 +101,9 @@ typedef struct llmmem__train_in {
     uint64_t T;                /* tokens per micro-batch */
     uint64_t qlin;             /* QLoRA: elements of the quantised Linear weights */
     uint64_t qlin_largest;     /* QLoRA: elements of the largest of them */
+    uint64_t qlin_largest_io;  /* ... its in + out features */
+    uint64_t qcb;              /* QLoRA (bitsandbytes 4-bit): compute dtype bytes */
+    bool qhead;                /* QLoRA: the output head is quantised too */
     bool classic;              /* llmmem__kinds_classic(m), asked once */
 } llmmem__train_in;
 
@@ -178,9 +182,9 @@ int llmmem__frameworks_check(const struct llmmem_model *m, const struct llmmem_c
 /* Saved bytes per token of one decoder layer in the framework's module code (eager). */
 uint64_t llmmem__frameworks_saved_layer(const struct llmmem_model *m, const struct llmmem_config *c,
                                         const llmmem__recipe *rc);
-/* The Linears QLoRA quantises under the profile: *n their elements, *largest the largest. */
-void llmmem__frameworks_qlora_linears(uint64_t *n, uint64_t *largest, const llmmem__train_in *in,
-                                      llmmem__ovf *o);
+/* The Linears QLoRA quantises under the profile and qlora_quantize_head (in->qlin,
+ * in->qlin_largest, in->qlin_largest_io, in->qhead) and the 4-bit compute dtype (in->qcb). */
+void llmmem__frameworks_qlora_linears(llmmem__train_in *in, llmmem__ovf *o);
 /* Refuses compile settings the partitioner model does not cover. */
 int llmmem__compile_check(const struct llmmem_model *m, const struct llmmem_config *c, const llmmem__recipe *rc);
 /* Per token: what the min-cut partitioner saves for one compiled decoder layer. */
@@ -220,6 +224,12 @@ typedef struct llmmem__engine_extra {
 int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t,
                        const llmmem__engine_extra *extra, const struct llmmem_model *m,
                        const struct llmmem_config *c);
+/* The peak llmmem__result_finish would find in the rows llmmem__train_fill
+ * makes (the largest phase total, or the weights' load peak above it), as a
+ * number, without a result: false when a sum overflows (then the caller
+ * makes the whole result, which says so). Calibration is not applied. */
+bool llmmem__train_peak(uint64_t *peak, const llmmem__train *t, const llmmem__engine_extra *extra,
+                        const struct llmmem_config *c);
 
 /* Optimizer catalogue (optimizers.c). */
 typedef struct llmmem__lora_shape {

@@ -45,7 +45,12 @@ static uint64_t backward_scores_grad(const llmmem__train_in *in, llmmem__ovf *o)
 static uint64_t backward_layer_transient(const llmmem__train_in *in, llmmem__ovf *o)
 {
     uint64_t x = llmmem__mul3(o, in->T, f_eff(in->m), 2 * in->rc.cb);
-    if (in->rc.attention == LLMMEM__ATTN_EAGER || in->m->family == LLMMEM__FAM_FALCON)
+    if (llmmem__saved_falcon_math(in->m, &in->rc)) /* at the attention's backward the MLP's saved
+                                                      tensors (after the softmax) are freed */
+        x = llmmem__max(x, llmmem__sub0(backward_scores_grad(in, o),
+                                        llmmem__mul(o, in->T, llmmem__saved_falcon_after_softmax(in->m, in->c,
+                                                                                                  &in->rc))));
+    else if (in->rc.attention == LLMMEM__ATTN_EAGER || in->m->family == LLMMEM__FAM_FALCON)
         x = llmmem__max(x, backward_scores_grad(in, o));
     if (in->rc.full_ft && in->rc.amp)
         x = llmmem__add(o, x, llmmem__mul(o, in->lin.largest, in->rc.cb));
@@ -79,16 +84,17 @@ static void recompute_lora_gate_up(llmmem__train *t, const llmmem__train_in *in,
 }
 
 /* Falcon's math SDPA backend (attention.cpp _scaled_dot_product_attention_math,
- * then _safe_softmax: softmax, eq(-inf), all, where) peaks at the where: the
- * fp32 scores, the softmax output and the bool mask of -inf entries beside
- * the where output (the kept probabilities), with the call's locals (fp32 q
- * before scaling) and the layer's (the norm output, the fused qkv output, the
- * rotated q) and the masks (the causal bool [1, 1, s, s] the model builds
- * once, each call's float copy [b, 1, s, s], convert_boolean_attn_mask).
- * A checkpointed layer's forward keeps nothing, so the scaled q and the where
- * output count there too; in its recompute the layer's saved tensors up to
- * the softmax are alive (mlp_tail: what it saves after). Derived from the
- * reference harness's falcon-7b LoRA row (test/data/reference/). */
+ * then _safe_softmax: softmax, eq(-inf), all, the all-masked rows zeroed in
+ * place) peaks at its -inf mask: the fp32 scores, the softmax output (the kept
+ * probabilities) and the bool mask, with the call's locals (fp32 q before
+ * scaling) and the layer's (the norm output, the fused qkv output, the rotated
+ * q) and the masks (the causal bool [1, 1, s, s] the model builds once, each
+ * call's float copy [b, 1, s, s], convert_boolean_attn_mask). Two fp32 score
+ * tensors and the bool one, as the H200 measurement of Falcon's prefill (h12)
+ * holds. A checkpointed layer's forward keeps nothing, so the scaled q and the
+ * probabilities count there too; in its recompute the layer's saved tensors up
+ * to the softmax are alive (mlp_tail: what it saves after). Derived from the
+ * reference harness's falcon-7b rows (test/data/reference/). */
 static void falcon_math_points(llmmem__train *t, const llmmem__train_in *in, llmmem__ovf *o)
 {
     if (!llmmem__saved_falcon_math(in->m, &in->rc))
@@ -101,13 +107,13 @@ static void falcon_math_points(llmmem__train *t, const llmmem__train_in *in, llm
     const uint64_t masks = llmmem__add(o, llmmem__mul(o, s, s), llmmem__mul3(o, b * cb, s, s));
     const uint64_t locals = llmmem__add(o, llmmem__mul(o, in->T, 4 * a * d + cb * (h + (a + 2 * k) * d + a * d)), masks);
     if (t->checkpointing) {
-        t->recompute_transient = llmmem__add(o, llmmem__mul(o, scores, 9), locals);
+        t->recompute_transient = llmmem__add(o, llmmem__mul(o, scores, 5), locals);
         t->mlp_tail = llmmem__mul(o, in->T, llmmem__saved_falcon_after_softmax(m, in->c, &in->rc));
-        t->fwd_layer_transient = llmmem__add(o, llmmem__mul(o, scores, 13),
+        t->fwd_layer_transient = llmmem__add(o, llmmem__mul(o, scores, 9),
                                              llmmem__add(o, locals, llmmem__mul(o, in->T, 4 * a * d)));
     } else { /* every layer's saved tensors count in the forward point: not the last one's tail */
         const uint64_t tail = llmmem__mul(o, in->T, llmmem__saved_falcon_after_softmax(m, in->c, &in->rc));
-        t->fwd_layer_transient = llmmem__sub0(llmmem__add(o, llmmem__mul(o, scores, 9), locals), tail);
+        t->fwd_layer_transient = llmmem__sub0(llmmem__add(o, llmmem__mul(o, scores, 5), locals), tail);
     }
 }
 

@@ -113,6 +113,24 @@ class TestSmoke(unittest.TestCase):
                 self.assertTrue(ins)
                 self.assertTrue(all(isinstance(v, int) for v in ins.values()))
 
+    def test_host_memory(self):
+        """Host RAM per node as results (issue 28): pinned + pageable = host_bytes, and the
+        second verdict fits_host beside fits when a host RAM size is given."""
+        kw = dict(engine="zero", zero_stage=3, num_gpus=8, offload_optimizer="cpu")
+        with llmmem.estimate("llama-2-7b", **kw) as r:
+            d = r.to_dict()
+            self.assertGreater(r.host_pinned_bytes, 0)
+            self.assertGreater(r["host_pageable_bytes"], 0)
+            self.assertEqual(r.host_pinned_bytes + r.host_pageable_bytes, r.host_bytes)
+            self.assertNotIn("fits_host", d)
+            need = r.host_bytes
+        with llmmem.estimate("llama-2-7b", host_memory_bytes=need, **kw) as r:
+            self.assertIs(r.fits_host, True)
+            self.assertEqual(r.host_memory_bytes, need)
+        with llmmem.estimate("llama-2-7b", host_memory_bytes=need - 1, **kw) as r:
+            self.assertIs(r["fits_host"], False)
+            self.assertIs(r.fits, True)
+
     def test_config_roundtrip(self):
         with llmmem.Config() as c:
             c["seq_len"] = 4096

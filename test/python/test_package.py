@@ -692,6 +692,26 @@ class TestCommandLine(unittest.TestCase):
         self.assertEqual(bad.returncode, 2)  # the C program's exit status
         self.assertIn("llmmem:", bad.stderr)
 
+    def test_console_script_imports_nothing_of_the_package(self):
+        """The console script's module (pyproject.toml: _llmmem_cli:main) finds the C program
+        and runs it without importing llmmem (nor ctypes, which the binding loads), and its
+        main is the C program (its output and exit status)."""
+        probe = ("import sys, _llmmem_cli; exe = _llmmem_cli._load().binary(); "
+                 "print(exe); print(sorted(m for m in sys.modules if m == 'llmmem' or m.startswith('llmmem.') "
+                 "or m == 'ctypes'))")
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=dict(os.environ))
+        self.assertEqual(out.returncode, 0, out.stderr)
+        exe, mods = out.stdout.splitlines()
+        self.assertEqual(mods, "[]")
+        self.assertEqual(os.path.realpath(exe), os.path.realpath(llmmem.cli_path()))
+        run = subprocess.run([sys.executable, "-c", "import sys, _llmmem_cli; sys.exit(_llmmem_cli.main())",
+                              "--version"], capture_output=True, text=True, env=dict(os.environ))
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertTrue(run.stdout.startswith("llmmem %s " % llmmem.__version__), run.stdout)
+        bad = subprocess.run([sys.executable, "-c", "import sys, _llmmem_cli; sys.exit(_llmmem_cli.main())",
+                              "estimate", "--no-such-flag"], capture_output=True, text=True, env=dict(os.environ))
+        self.assertEqual(bad.returncode, 2)
+
 
 @unittest.skipUnless(INSTALLED, "LLMMEM_TEST_INSTALLED=1: the installed wheel (.ci/run)")
 class TestInstalled(unittest.TestCase):
@@ -736,14 +756,14 @@ class TestPackaging(unittest.TestCase):
             sys.modules["tomllib"] = real
         self.assertEqual(got, want)
         self.assertEqual(want["project"]["requires-python"], ">=3.9")
-        self.assertEqual(want["project"]["scripts"], {"llmmem": "llmmem._cli:main"})
+        self.assertEqual(want["project"]["scripts"], {"llmmem": "_llmmem_cli:main"})
 
     def test_metadata(self):
         meta = self.b._metadata()
         self.assertIn("Version: %s\n" % llmmem.__version__, meta)  # the header's version
         self.assertIn("Requires-Python: >=3.9\n", meta)
         self.assertIn("\n\n# libllmmem", meta)  # the README as the description
-        self.assertIn("llmmem = llmmem._cli:main", self.b._entry_points())
+        self.assertIn("llmmem = _llmmem_cli:main", self.b._entry_points())
         self.assertTrue(re.match(r"py3-none-\w+$", self.b._tag()))
 
     def test_source_files(self):

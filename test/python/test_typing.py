@@ -275,7 +275,7 @@ class TestPublicNames(unittest.TestCase):
             self.assertNotIn(name, names)
         self.assertFalse([n for n in names if n.startswith("LLMMEM_")])
         self.assertFalse([n for n in names if n.startswith("_") and n != "__version__"])
-        self.assertEqual(set(names), set(PUBLIC_BEFORE) | {"PhaseRecord", "TermRecord", "ExplainRecord"})
+        self.assertEqual(set(names), set(PUBLIC_BEFORE) | {"PhaseRecord", "TermRecord", "ExplainRecord", "hub_cache"})
         for name in names:
             self.assertTrue(hasattr(llmmem, name), name)
 

@@ -42,6 +42,7 @@ fs.mkdirSync(OUT, { recursive: true });
 
 const GiB = 1073741824;
 const both = (b) => (b / GiB).toFixed(2) + " GiB / " + (b / 1e9).toFixed(2) + " GB";
+const g3 = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 
 let passed = 0, failed = 0;
 let allocTimelines = 0; // scenarios whose allocator timeline the page drew
@@ -77,7 +78,7 @@ async function settle(page) {
   await page.waitForFunction(() => {
     const s = document.getElementById("status");
     return s.dataset.state === "ok" || s.dataset.state === "error";
-  }, null, { timeout: 30000 });
+  }, null, { timeout: 120000 });
 }
 
 // Sets one parameter the way a user does: the field must be shown; opens its fold, then
@@ -125,8 +126,50 @@ async function checkChart(page, x, r) {
   const want = r.total_bytes_per_gpu / r.gpu_memory_bytes, got = g.height / (g.base - g.cap);
   assert.ok(Math.abs(got - want) < 0.005, `first bar / capacity ${got.toFixed(4)}, total / capacity ${want.toFixed(4)}`);
   assert.ok(/allocator reserve/.test(g.names) && /CUDA context/.test(g.names), "first bar: " + g.names);
+  await checkColours(page, "#chart-" + x + " svg", "rect.segment", "rect.legend", "data-component");
   // vLLM's verdict is its KV budget (total x gpu_memory_utilization), not the capacity
   if (!r.requested_bytes) assert.strictEqual(g.top < g.cap, !r.fits, "bar crosses the capacity line iff it does not fit");
+}
+
+// The colours a chart shows are its legend's: each swatch's rendered fill is the fill of the
+// shapes it names (computed styles: a page rule that repaints them is caught), and the
+// categories differ from one another.
+async function checkColours(page, svgSel, shapeSel, legendSel, key) {
+  const got = await page.$eval(svgSel, (svg, a) => {
+    const fill = (e) => getComputedStyle(e).fill;
+    const shapes = {}, legend = {};
+    for (const e of svg.querySelectorAll(a.shapeSel)) (shapes[e.getAttribute(a.key)] = shapes[e.getAttribute(a.key)] || []).push(fill(e));
+    for (const e of svg.querySelectorAll(a.legendSel)) legend[e.getAttribute(a.key)] = fill(e);
+    return { shapes, legend };
+  }, { shapeSel, legendSel, key });
+  const names = Object.keys(got.shapes);
+  assert.ok(names.length >= 3, svgSel + ": shapes by " + key + ": " + names);
+  for (const n of names) {
+    assert.ok(n in got.legend, `${svgSel}: ${n} has no legend entry`);
+    for (const f of got.shapes[n]) assert.strictEqual(f, got.legend[n], `${svgSel}: ${n} drawn ${f}, legend ${got.legend[n]}`);
+  }
+  const distinct = new Set(Object.values(got.legend));
+  assert.strictEqual(distinct.size, Object.keys(got.legend).length, svgSel + ": legend colours repeat: " + JSON.stringify(got.legend));
+}
+
+// No two labels of an SVG overlap, and each lies inside the SVG (rendered boxes).
+async function checkLabels(page, svgSel, sel) {
+  const boxes = await page.$eval(svgSel, (svg, sel) => {
+    const s = svg.getBoundingClientRect();
+    return { svg: { l: s.left, r: s.right, t: s.top, b: s.bottom },
+             boxes: [...svg.querySelectorAll(sel)].map((t) => { const r = t.getBoundingClientRect();
+               return { t: t.textContent, l: r.left, r: r.right, top: r.top, b: r.bottom }; }) };
+  }, sel);
+  const b = boxes.boxes;
+  assert.ok(b.length >= 2, svgSel + ": labels " + sel + ": " + b.length);
+  for (const x of b)
+    assert.ok(x.l >= boxes.svg.l - 0.5 && x.r <= boxes.svg.r + 0.5, `${svgSel}: "${x.t}" outside the chart`);
+  for (let i = 0; i < b.length; i++)
+    for (let j = i + 1; j < b.length; j++) {
+      const o = Math.min(b[i].r, b[j].r) - Math.max(b[i].l, b[j].l), v = Math.min(b[i].b, b[j].b) - Math.max(b[i].top, b[j].top);
+      assert.ok(o <= 0.5 || v <= 0.5, `${svgSel}: "${b[i].t}" overlaps "${b[j].t}"`);
+    }
+  return b.length;
 }
 
 // The pane's verdict, settings and GPU lines are the CLI's.
@@ -143,6 +186,7 @@ async function resetForm(page) {
   if (await page.isChecked("#compare")) await press(page, "#compare");
   await press(page, "#reset");
   await press(page, "#src-preset");
+  await page.fill("#preset", "llama-3.1-8b");
   await page.$eval("#calibration-json", (el) => { el.closest("details").open = true; });
   await page.fill("#calibration-json", "");
   await page.fill("#plan-gpus", "8");
@@ -168,6 +212,11 @@ const SCENARIOS = [
     set: [["mode", "inference"], ["runtime", "vllm"], ["batch_size", 16], ["prompt_len", 2048], ["decode_len", 512],
           ["tensor_parallel_size", 2], ["gpu_memory_utilization", 0.85], ["kv_cache_dtype", "fp8"]],
     planGpus: 4, screenshot: "web-vllm.png" },
+  { name: "vLLM on an L4: does not start at the model's 131,072 tokens", preset: "meta-llama/Llama-3.1-8B-Instruct",
+    set: [["mode", "inference"], ["runtime", "vllm"], ["gpu", "L4"]], planGpus: 2 },
+  { name: "HF generate inference, batch 8 (allocator timeline by phase)", preset: "llama-3.2-1b",
+    set: [["mode", "inference"], ["batch_size", 8], ["prompt_len", 2048], ["decode_len", 256]], planGpus: 2,
+    screenshot: "web-generate.png" },
   { name: "pasted config.json, QLoRA nf4 rank 16", hf: hfText,
     set: [["lora_rank", 16], ["qlora", "nf4"], ["lora_targets", "q_proj,k_proj,v_proj,o_proj"], ["micro_batch_size", 2]] },
   { name: "calibration profile", preset: "llama-3.1-8b",
@@ -181,7 +230,7 @@ async function checkScenario(page, sc, idx) {
     await press(page, "#src-hf");
     await page.fill("#hf-json", sc.hf);
   } else {
-    await page.selectOption("#preset", sc.preset);
+    await page.fill("#preset", sc.preset);
   }
   if (sc.calibration) {
     await page.$eval("#calibration-json", (el) => { el.closest("details").open = true; });
@@ -229,13 +278,20 @@ async function checkScenario(page, sc, idx) {
   assert.strictEqual(await page.textContent("#headroom"),
                      (cli.headroom_bytes >= 0 ? "headroom " : "short by ") + both(Math.abs(cli.headroom_bytes)));
   assert.strictEqual(await page.textContent("#utilization"), (cli.utilization * 100).toFixed(1) + " %");
-  assert.strictEqual(await page.textContent("#gpus-needed"), String(cli.gpus_needed));
+  assert.strictEqual(await page.textContent("#gpus-needed"), cli.gpus_needed === 0 ? "none" : String(cli.gpus_needed));
   assert.ok(await page.$("#timeline svg path.line"), "timeline drawn");
   // the library's allocator timeline (llmmem_timeline, as `llmmem timeline`): one area per
   // category, the reserved and GPU lines; runs without one (multi-GPU engines, vLLM) say why
   const atState = await page.getAttribute("#alloc-timeline", "data-state");
   if (atState === "ok") {
     assert.strictEqual(await page.$$eval("#alloc-timeline svg path.area", (p) => p.length), 8, "one area per category");
+    // the fills the browser paints are the legend's (a page style once painted them all one colour)
+    await checkColours(page, "#alloc-timeline svg", ".area", "rect.legend", "data-category");
+    // the x axis in phases, labels apart; the peak marked; the capacity line the GPU's memory
+    await checkLabels(page, "#alloc-timeline svg", "text.phase-label, text.step-label");
+    assert.ok(/^peak [0-9.]+ GiB allocated/.test(await page.textContent("#alloc-timeline svg text.peak-label")), "peak label");
+    assert.strictEqual((await page.textContent("#alloc-timeline svg text.capacity-label")).split(" (")[0],
+                       "GPU " + (cli.gpu_memory_bytes / GiB).toFixed(2) + " GiB", "the capacity line is the GPU's memory");
     assert.ok(await page.$("#alloc-timeline svg line.capacity"), "allocator timeline: GPU capacity line");
     assert.ok(await page.$("#alloc-timeline svg polyline.reserved"), "allocator timeline: reserved line");
     // the same chart as `llmmem timeline` on the command's inputs
@@ -247,6 +303,24 @@ async function checkScenario(page, sc, idx) {
     assert.match(await page.textContent("#alloc-timeline"), /no allocation timeline/, "allocator timeline state");
   }
   if (sc.calibration) assert.strictEqual(cli.cuda_context_bytes, 500000000, "calibration applied");
+  // vLLM: its capacity first, in the CLI's (vLLM's) words
+  if (cli.max_model_len) {
+    assert.ok(await page.isVisible("#capacity-a"), "vLLM capacity shown");
+    const table = runCommand(command, dir).stdout.split("\n");
+    const at = table.findIndex((l) => l.startsWith("vLLM, per GPU"));
+    assert.ok(at >= 0, "the CLI's vLLM lines");
+    const lines = [];
+    for (let i = at; i < table.length && table[i].trim() !== ""; i++) lines.push(table[i].trim());
+    const norm = (t) => t.replace(/\s+/g, " ").trim();
+    // the CLI wraps vLLM's long error over lines; the page lets it flow
+    assert.strictEqual(norm(await page.textContent("#capacity-a .vllm-says")), norm(lines.join(" ")), "vLLM lines = CLI's");
+    const head = await page.textContent("#capacity-a");
+    if (cli.fits) assert.ok(head.includes(g3(cli.kv_tokens) + " tokens of KV cache") && head.includes(cli.max_concurrency.toFixed(2)), head);
+    else assert.ok(head.includes("vLLM would not start") && head.includes("--max-model-len " + cli.estimated_max_model_len), head);
+    assert.strictEqual(await page.textContent("#card-fits .k"), "Does vLLM start?");
+  } else {
+    assert.ok(!(await page.isVisible("#capacity-a")), "no vLLM capacity for " + cli.mode);
+  }
 
   // 5. planner: the table and the inverse answers are the CLI's
   const planLines = (await page.textContent("#plan-command")).trim().split("\n");
@@ -254,6 +328,7 @@ async function checkScenario(page, sc, idx) {
   assert.ok(planJson, "plan computed: " + (await page.textContent("#plan-summary")));
   const cliPlan = JSON.parse(runCommand(planLines[0] + " --json", dir).stdout);
   sameJson(JSON.parse(planJson), cliPlan, "page plan and CLI plan");
+  for (const n of cliPlan.notes || []) assert.ok((await page.textContent("#plan-summary")).includes("Note: " + n), "plan note: " + n);
   const rows = await page.$$eval("#plan-table tr", (trs) => trs.length - 1);
   assert.strictEqual(rows, cliPlan.layouts.length, "plan rows");
   const inv = JSON.parse(runCommand(planLines[1] + " --json", dir).stdout);
@@ -266,13 +341,59 @@ async function checkScenario(page, sc, idx) {
   return cli;
 }
 
+
+// A screenshot of the top of the page (the model box, the verdict, the chart) against the
+// committed one, test/web/baseline/NAME.png: the figures (verdict, chart, numbers, version)
+// are masked, so a change of the library's numbers does not fail it; what is compared is the
+// layout. It fails when more than 2% of the pixels differ by more than a faint shade. No
+// baseline: it fails and says where the new screenshot is (copy it there after reviewing
+// it; UPDATE_WEB_BASELINE=1 writes it).
+async function compareScreenshot(page, name) {
+  const masks = ["#version", "#status", "#share-link", "#verdict-a", "#settings-a", "#precision-a", "#gpu-a", "#assumed-a",
+                 "#chart-a", "#command-a", "#capacity-a", "#preset-doc", "#sticky-verdict", "#summary .v", "#summary .s",
+                 "#keys dd"].map((s) => page.locator(s));
+  const shot = await page.screenshot({ fullPage: false, mask: masks, maskColor: "#ff00ff", animations: "disabled", caret: "hide" });
+  const file = path.join(OUT, "screen-" + name + ".png");
+  fs.writeFileSync(file, shot);
+  const base = path.join(ROOT, "test/web/baseline", name + ".png");
+  if (process.env.UPDATE_WEB_BASELINE === "1") {
+    fs.mkdirSync(path.dirname(base), { recursive: true });
+    fs.copyFileSync(file, base);
+    console.log("     wrote " + path.relative(ROOT, base));
+    return;
+  }
+  assert.ok(fs.existsSync(base), `no baseline ${path.relative(ROOT, base)}: review ${file} and copy it there (or UPDATE_WEB_BASELINE=1)`);
+  const diff = await page.evaluate(async ([a, b]) => {
+    const img = async (d) => { const i = new Image(); i.src = "data:image/png;base64," + d; await i.decode(); return i; };
+    const [x, y] = [await img(a), await img(b)];
+    if (x.width !== y.width || x.height !== y.height) return { size: [x.width, x.height, y.width, y.height] };
+    const c = document.createElement("canvas");
+    c.width = x.width; c.height = x.height;
+    const g = c.getContext("2d");
+    g.drawImage(x, 0, 0);
+    const p = g.getImageData(0, 0, c.width, c.height).data;
+    g.clearRect(0, 0, c.width, c.height);
+    g.drawImage(y, 0, 0);
+    const q = g.getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < p.length; i += 4)
+      if (Math.max(Math.abs(p[i] - q[i]), Math.abs(p[i + 1] - q[i + 1]), Math.abs(p[i + 2] - q[i + 2])) > 48) n++;
+    return { frac: n / (p.length / 4) };
+  }, [shot.toString("base64"), fs.readFileSync(base).toString("base64")]);
+  assert.ok(!diff.size, `${name}: screenshot size ${diff.size} differs from the baseline's`);
+  assert.ok(diff.frac <= 0.02, `${name}: ${(diff.frac * 100).toFixed(2)}% of the pixels differ from ${path.relative(ROOT, base)} ` +
+            `(see ${file}; if the change is wanted, copy it there)`);
+}
+
 // A page at url, settled; its errors and requests recorded.
 async function open(browser, url, errors, requests) {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  page.setDefaultTimeout(15000);
+  page.setDefaultTimeout(60000); // a machine shared with other work can be slow
   page.on("pageerror", (e) => errors.push(e.message));
   page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
   page.on("request", (r) => requests.push(r.url()));
+  page.on("crash", () => { errors.push("the page crashed"); console.log("     (page " + url.slice(0, 60) + " crashed)"); });
+  page.on("close", () => console.log("     (page " + url.slice(0, 60) + " closed)"));
   await page.goto(url);
   await settle(page);
   return page;
@@ -416,7 +537,7 @@ async function open(browser, url, errors, requests) {
     await resetForm(page);
     await page.fill("#hf-json", "");
     await press(page, "#src-preset");
-    await page.selectOption("#preset", "llama-3.1-8b");
+    await page.fill("#preset", "llama-3.1-8b");
     await setParam(page, "micro_batch_size", 4);
     await setParam(page, "activation_checkpointing", "full");
     await press(page, "#compare");
@@ -445,6 +566,74 @@ async function open(browser, url, errors, requests) {
     bad("two scenarios", e);
   }
 
+
+  // The model box takes a Hugging Face id: a preset's is that preset (the page says which),
+  // the command and the link carry the id, an unknown one is the library's error with the
+  // nearest presets, and no figure stays on the page.
+  try {
+    await resetForm(page);
+    await page.fill("#preset", "meta-llama/Llama-3.1-8B-Instruct");
+    await setParam(page, "micro_batch_size", 2);
+    await settle(page);
+    const command = (await page.textContent("#command")).trim();
+    assert.strictEqual(command, "llmmem estimate --preset meta-llama/Llama-3.1-8B-Instruct --micro-batch-size 2");
+    const dir = path.join(OUT, "hub");
+    fs.mkdirSync(dir, { recursive: true });
+    const cli = JSON.parse(runCommand(command + " --json", dir).stdout);
+    sameJson(JSON.parse(await page.textContent("#result-json")), cli, "Hub id: page and CLI");
+    assert.ok(/the built-in preset llama-3\.1-8b/.test(await page.textContent("#preset-doc")), await page.textContent("#preset-doc"));
+    const url = page.url();
+    assert.ok(url.includes("preset=meta-llama%2FLlama-3.1-8B-Instruct"), "link: " + url);
+    const fresh = await open(browser, url, errors, requests);
+    assert.strictEqual(await fresh.inputValue("#preset"), "meta-llama/Llama-3.1-8B-Instruct");
+    sameJson(JSON.parse(await fresh.textContent("#result-json")), cli, "the shared link's result");
+    await fresh.close();
+    await page.fill("#preset", "acme/not-a-model");
+    await settle(page);
+    assert.strictEqual(await page.getAttribute("#status", "data-state"), "error");
+    const msg = await page.textContent("#status");
+    assert.ok(/did you mean/.test(msg) && /config\.json/.test(msg), msg);
+    assert.ok(await page.$("#preset.invalid"), "the model box marked");
+    assert.strictEqual(await page.textContent("#fits"), "–", "no verdict for an unknown model");
+    ok("Hugging Face id in the model box: " + command + "; shared link round-trips; unknown id: nearest presets");
+  } catch (e) {
+    bad("Hugging Face id", e);
+  }
+
+  // A phone: one column, nothing wider than the screen, the verdict and the capacity
+  // readable; its screenshot and the desktop's compared with the committed ones.
+  try {
+    await resetForm(page);
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true });
+    phone.on("pageerror", (e) => errors.push(e.message));
+    await phone.goto(URL + "#preset=llama-3.1-8b&mode=inference&runtime=vllm&gpu=L4");
+    await settle(phone);
+    const wide = await phone.evaluate(() => {
+      const vw = document.documentElement.clientWidth;
+      const over = [...document.querySelectorAll("body *")].filter((e) => {
+        const r = e.getBoundingClientRect();
+        return r.width > 0 && r.right > vw + 1 && !e.closest(".scroll, details:not([open])");
+      }).map((e) => e.id || e.className || e.tagName);
+      return { scroll: document.documentElement.scrollWidth, vw, over: over.slice(0, 8) };
+    });
+    assert.ok(wide.scroll <= wide.vw + 1 && wide.over.length === 0, "wider than the phone: " + JSON.stringify(wide));
+    assert.ok(await phone.isVisible("#verdict-a") && await phone.isVisible("#capacity-a"), "verdict and capacity shown");
+    await phone.screenshot({ path: path.join(OUT, "web-phone.png"), fullPage: true });
+    const desk = await browser.newPage({ viewport: { width: 1400, height: 1000 }, deviceScaleFactor: 1 });
+    desk.on("pageerror", (e) => errors.push(e.message));
+    await desk.goto(URL + "#preset=llama-3.1-8b&micro_batch_size=2");
+    await settle(desk);
+    for (const [pg, name] of [[phone, "phone"], [desk, "desktop"]]) {
+      await pg.evaluate(() => window.scrollTo(0, 0));
+      await compareScreenshot(pg, name);
+    }
+    await phone.close();
+    await desk.close();
+    ok("phone layout: nothing wider than 390 px; screenshots match test/web/baseline (desktop, phone)");
+  } catch (e) {
+    bad("phone layout / screenshots", e);
+  }
+
   try {
     assert.ok(allocTimelines > 0, "no scenario drew the allocator timeline");
     ok(`allocator timeline drawn for ${allocTimelines} scenarios, as llmmem timeline draws it`);
@@ -461,6 +650,13 @@ async function open(browser, url, errors, requests) {
     const msg = await page.textContent("#status");
     assert.ok(/micro_batch_size/.test(msg) && /OUT_OF_RANGE/.test(msg), msg);
     assert.ok(await page.$("#p-micro_batch_size.invalid"), "field marked");
+    // nothing of the last good result stays: no verdict, no cards, no plan
+    assert.strictEqual(await page.textContent("#fits"), "–", "Fits card cleared");
+    assert.strictEqual(await page.textContent("#total"), "–", "total card cleared");
+    assert.strictEqual(await page.textContent("#result-json"), "", "result cleared");
+    assert.strictEqual(await page.getAttribute("#verdict-a", "class"), "verdict bad");
+    assert.ok(/OUT_OF_RANGE/.test(await page.textContent("#verdict-a")), "the verdict is the error");
+    assert.strictEqual(await page.textContent("#plan-table"), "", "plan cleared");
     let r = runCommand("llmmem estimate --preset llama-3.1-8b --micro-batch-size 0", OUT, true);
     assert.notStrictEqual(r.status, 0);
     assert.ok(/OUT_OF_RANGE/.test(r.stderr), r.stderr);

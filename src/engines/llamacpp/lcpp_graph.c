@@ -25,7 +25,7 @@
 
 #define EXT (-1) /* a weight, the KV cache or a view of them: not in this buffer */
 
-enum { F_INPLACE = 1, F_VIEW = 2, F_INPUT = 4, F_OUTPUT = 8, F_OFF0 = 16 };
+enum { F_INPLACE = 1, F_VIEW = 2, F_INPUT = 4, F_OUTPUT = 8 };
 
 typedef struct gnode {
     uint64_t size;
@@ -71,7 +71,8 @@ static int view(graph *g, int b, bool off0)
     if (b == EXT)
         return EXT;
     const int base = g->n[b].flags & F_VIEW ? g->n[b].view_src : b;
-    const int v = node(g, 0, 0, F_VIEW | (off0 ? F_OFF0 : 0), b, EXT, EXT, EXT);
+    (void)off0; /* at offset 0 or not: a view is never reused in place (g_alloc) */
+    const int v = node(g, 0, 0, F_VIEW, b, EXT, EXT, EXT);
     if (v != EXT)
         g->n[v].view_src = base;
     return v;
@@ -177,27 +178,21 @@ static void g_alloc(graph *g, tallocr *a, int i)
             if (p == EXT)
                 continue;
             gnode *px = &g->n[p];
-            if (px->flags & F_OUTPUT || (px->flags & F_VIEW && g->n[px->view_src].flags & F_OUTPUT))
+            /* a view is never the allocator's own (ggml_gallocr_is_own reads the view's own
+             * hash node, which ggml_gallocr_allocate_node never marks allocated: views are
+             * skipped there), so an op on a view is never done in place ("not reusing parent
+             * ... as (nil) is external") */
+            if (px->flags & F_VIEW)
+                continue;
+            if (px->flags & F_OUTPUT)
                 continue;
             if (px->layout != x->layout || px->children != 1 || px->views != 0)
                 continue;
-            if (px->flags & F_VIEW) {
-                gnode *b = &g->n[px->view_src];
-                if (b->views == 1 && b->children == 0 && px->flags & F_OFF0) {
-                    x->off = b->off;
-                    px->allocated = false;
-                    b->allocated = false;
-                    if (al(a, b->size) > al(a, x->size))
-                        t_free(a, x->off + al(a, x->size), al(a, b->size) - al(a, x->size));
-                    return;
-                }
-            } else {
-                x->off = px->off;
-                px->allocated = false;
-                if (al(a, px->size) > al(a, x->size))
-                    t_free(a, x->off + al(a, x->size), al(a, px->size) - al(a, x->size));
-                return;
-            }
+            x->off = px->off;
+            px->allocated = false;
+            if (al(a, px->size) > al(a, x->size))
+                t_free(a, x->off + al(a, x->size), al(a, px->size) - al(a, x->size));
+            return;
         }
     }
     x->off = t_alloc(a, x->size);
@@ -290,6 +285,18 @@ static int mm(graph *g, uint64_t rows, uint64_t cols, int x)
     return node(g, F32(rows * cols), lay(rows, cols, 0), 0, x, EXT, EXT, EXT);
 }
 
+/* Q after its rope: scaled in place (gemma, phi3), then rotated when the K cache is
+ * quantized (llama_mul_mat_hadamard: a reshape, then rot x Q). */
+static int q_tail(graph *g, const gshape *s, int q, int rot_k)
+{
+    const uint64_t T = s->T;
+    if (s->q_scale)
+        q = node(g, F32(s->hk * s->H * T), lay(s->hk, s->H * T, 0), F_INPLACE, q, EXT, EXT, EXT);
+    if (s->rot_k)
+        q = node(g, F32(s->hk * s->H * T), lay(s->hk * s->H, T, 0), 0, rot_k, view(g, q, true), EXT, EXT);
+    return q;
+}
+
 static void build(graph *g, const gshape *s)
 {
     const uint64_t T = s->T, E = s->E;
@@ -300,24 +307,29 @@ static void build(graph *g, const gshape *s)
      * output ids at the last layer */
     const int tokens = node(g, (uint64_t)T * 4, lay(T, 1, 26), F_INPUT, EXT, EXT, EXT, EXT);
     node(g, F32(E * T), lay(E, T, 0), F_INPUT, EXT, EXT, EXT, EXT); /* inp_embd, the other branch */
-    const int rot_k = s->rot_k ? node(g, F32(s->rot * s->rot), lay(s->rot, s->rot, 7), F_INPUT, EXT, EXT, EXT,
-                                      EXT)
-                               : EXT;
-    const int pos = node(g, (uint64_t)T * 4, lay(T, 2, 26), F_INPUT, EXT, EXT, EXT, EXT);
-    const int rot_v = s->rot_v ? node(g, F32(s->rot_nv * s->rot_nv), lay(s->rot_nv, s->rot_nv, 7), F_INPUT,
-                                      EXT, EXT, EXT, EXT)
-                               : EXT;
-    const int k_idx = node(g, (uint64_t)T * 8, lay(T, 3, 27), F_INPUT, EXT, EXT, EXT, EXT);
-    const int v_idx = node(g, (uint64_t)T * 8 * (s->fa ? 1 : s->v_max), lay(T, 4, 27), F_INPUT, EXT, EXT,
-                           EXT, EXT);
+    /* then, for the cache of layer 0's kind (the SWA one when layer 0 slides) and then the
+     * other one's (llm_graph_input_attn_kv_iswa: each cache has its own rotations, indices
+     * and mask), as layer 0 and the first layer of the other kind reach them: the K
+     * rotation (Q's, right after its rope), the positions (once), the V rotation, the
+     * indices of cpy_k and cpy_v, the mask */
     const uint64_t mb = s->fa ? 2 : 4;
     const bool swa0 = s->swa && s->is_swa[0];
-    int mask = EXT, mask_swa = EXT;
-    for (int k = 0; k < 2; k++) {
-        if ((k == 0) != swa0)
-            mask = node(g, s->n_kv_full * T * mb, lay(s->n_kv_full, T, 5), F_INPUT, EXT, EXT, EXT, EXT);
-        else if (s->swa)
-            mask_swa = node(g, s->n_kv_swa * T * mb, lay(s->n_kv_swa, T, 6), F_INPUT, EXT, EXT, EXT, EXT);
+    int pos = EXT, rot_k[2] = {EXT, EXT}, rot_v[2] = {EXT, EXT}, k_idx[2] = {EXT, EXT}, v_idx[2] = {EXT, EXT},
+        mask[2] = {EXT, EXT}; /* [0] the full cache's, [1] the SWA cache's */
+    for (int kind = 0; kind < (s->swa ? 2 : 1); kind++) {
+        const int c = kind == 0 ? swa0 : !swa0;
+        const uint64_t n_kv = c ? s->n_kv_swa : s->n_kv_full;
+        if (s->rot_k)
+            rot_k[c] = node(g, F32(s->rot * s->rot), lay(s->rot, s->rot, 7), F_INPUT, EXT, EXT, EXT, EXT);
+        if (kind == 0)
+            pos = node(g, (uint64_t)T * 4, lay(T, 2, 26), F_INPUT, EXT, EXT, EXT, EXT);
+        if (s->rot_v)
+            rot_v[c] = node(g, F32(s->rot_nv * s->rot_nv), lay(s->rot_nv, s->rot_nv, 7), F_INPUT, EXT, EXT,
+                            EXT, EXT);
+        k_idx[c] = node(g, (uint64_t)T * 8, lay(T, 3, 27), F_INPUT, EXT, EXT, EXT, EXT);
+        v_idx[c] = node(g, (uint64_t)T * 8 * (s->fa ? 1 : s->v_max), lay(T, 4, 27), F_INPUT, EXT, EXT, EXT,
+                        EXT);
+        mask[c] = node(g, n_kv * T * mb, lay(n_kv, T, 5 + c), F_INPUT, EXT, EXT, EXT, EXT);
     }
     const int out_ids = node(g, (uint64_t)s->n_out * 4, lay(s->n_out, 8, 26), F_INPUT, EXT, EXT, EXT, EXT);
     int inpL = node(g, F32(E * T), lay(E, T, 0), 0, tokens, EXT, EXT, EXT); /* get_rows */
@@ -327,19 +339,30 @@ static void build(graph *g, const gshape *s)
         const bool last = il + 1 == s->n_layer;
         const bool swa = s->swa && s->is_swa[il];
         const uint64_t n_kv = swa ? s->n_kv_swa : s->n_kv_full;
-        const int m = swa ? mask_swa : mask;
+        const int m = mask[swa], rk = rot_k[swa], rv = rot_v[swa];
         const int inpSA = inpL;
         int cur = rms(g, s, inpL, E, T);
-        /* Q, then V, then K (build_attn expands q_cur, v_cur, k_cur in that order) */
+        /* Q, then V, then K: build_attn rotates each (llama_mul_mat_hadamard, when the cache
+         * is quantized) and then expands q_cur, v_cur, k_cur in that order, so each one's
+         * chain, its rotation included, comes whole before the next (ggml_visit_parents) */
         int q, k, v;
         if (s->fused_qkv) {
             const int qkv = mm(g, E + s->kvd_k + s->kvd_v, T, cur);
+            /* rope of a view: never in place (g_alloc) */
             q = node(g, F32(E * T), lay(s->hk, s->H * T, 0), F_INPLACE, view(g, qkv, true), pos, EXT, EXT);
+            q = q_tail(g, s, q, rk);
             v = view(g, qkv, false);
+            if (s->rot_v) { /* the strided view of the fused output: ggml_cont_2d, then the matmul */
+                const uint64_t rows = T * s->kvd_v / s->rot_nv;
+                v = node(g, F32(s->kvd_v * T), lay(s->rot_nv, rows, 1), 0, v, EXT, EXT, EXT);
+                v = node(g, F32(s->kvd_v * T), lay(s->rot_nv, rows, 0), 0, rv, v, EXT, EXT);
+            }
+            else if (!s->fa) /* cpy_v: a strided view of the fused output is made contiguous first */
+                v = node(g, F32(s->kvd_v * T), lay(s->kvd_v, T, 0), 0, v, EXT, EXT, EXT);
             k = node(g, F32(s->kvd_k * T), lay(s->hk, T * 9, 0), F_INPLACE, view(g, qkv, false), pos, EXT,
                      EXT);
-            if (!s->fa) /* cpy_v: a strided view of the fused output is made contiguous first */
-                v = node(g, F32(s->kvd_v * T), lay(s->kvd_v, T, 0), 0, v, EXT, EXT, EXT);
+            if (s->rot_k)
+                k = node(g, F32(s->kvd_k * T), lay(s->kvd_k, T, 0), 0, rk, view(g, k, true), EXT, EXT);
         } else {
             q = mm(g, s->hk * s->H, T, cur);
             if (s->qkv_bias)
@@ -348,10 +371,13 @@ static void build(graph *g, const gshape *s)
             if (s->qk_norm)
                 q = rms(g, s, q, s->hk, s->H * T);
             q = node(g, F32(s->hk * s->H * T), lay(s->hk, s->H * T, 0), F_INPLACE, q, pos, EXT, EXT);
+            q = q_tail(g, s, q, rk);
             v = mm(g, s->kvd_v, T, cur);
             if (s->qkv_bias)
                 v = node(g, F32(s->kvd_v * T), lay(s->kvd_v, T, 0), F_INPLACE, v, EXT, EXT, EXT);
             v = view(g, v, true);
+            if (s->rot_v)
+                v = node(g, F32(s->kvd_v * T), lay(s->kvd_v, T, 0), 0, rv, view(g, v, true), EXT, EXT);
             k = mm(g, s->kvd_k, T, cur);
             if (s->qkv_bias)
                 k = node(g, F32(s->kvd_k * T), lay(s->kvd_k, T, 0), F_INPLACE, k, EXT, EXT, EXT);
@@ -359,19 +385,13 @@ static void build(graph *g, const gshape *s)
             if (s->qk_norm)
                 k = rms(g, s, k, s->hk, T * s->kvd_k / s->hk);
             k = node(g, F32(s->kvd_k * T), lay(s->hk, T * s->kvd_k / s->hk, 0), F_INPLACE, k, pos, EXT, EXT);
+            if (s->rot_k)
+                k = node(g, F32(s->kvd_k * T), lay(s->kvd_k, T, 0), 0, rk, view(g, k, true), EXT, EXT);
         }
-        if (s->q_scale) /* gemma, phi3: Q scaled after the rope, in place */
-            q = node(g, F32(s->hk * s->H * T), lay(s->hk, s->H * T, 0), F_INPLACE, q, EXT, EXT, EXT);
-        if (s->rot_k) { /* llama_mul_mat_hadamard(rot, x) on Q and K, on V when quantized */
-            q = node(g, F32(s->hk * s->H * T), lay(s->hk * s->H, T, 0), 0, rot_k, view(g, q, true), EXT, EXT);
-            k = node(g, F32(s->kvd_k * T), lay(s->kvd_k, T, 0), 0, rot_k, view(g, k, true), EXT, EXT);
-        }
-        if (s->rot_v)
-            v = node(g, F32(s->kvd_v * T), lay(s->kvd_v, T, 0), 0, rot_v, view(g, v, true), EXT, EXT);
         /* cpy_k, cpy_v: set_rows into the cache (views of it: no memory here) */
-        node(g, 0, 0, F_VIEW, view(g, k, true), k_idx, EXT, EXT);
+        node(g, 0, 0, F_VIEW, view(g, k, true), k_idx[swa], EXT, EXT);
         g->n[g->count - 1].view_src = EXT;
-        node(g, 0, 0, F_VIEW, view(g, v, true), v_idx, EXT, EXT);
+        node(g, 0, 0, F_VIEW, view(g, v, true), v_idx[swa], EXT, EXT);
         g->n[g->count - 1].view_src = EXT;
         /* build_attn_mha */
         const int qp = view(g, q, false); /* permute */
@@ -391,7 +411,7 @@ static void build(graph *g, const gshape *s)
             cur = view(g, cur, true);
         }
         if (s->rot_v)
-            cur = node(g, F32(s->hv * s->H * T), lay(s->hv * s->H, T, 0), 0, rot_v, cur, EXT, EXT);
+            cur = node(g, F32(s->hv * s->H * T), lay(s->hv * s->H, T, 0), 0, rv, cur, EXT, EXT);
         cur = mm(g, E, T, cur); /* wo */
         int res = inpSA;
         uint64_t Tn = T;
@@ -530,9 +550,6 @@ uint64_t llmmem__lcpp_compute(llmmem__lcpp_mem *m, const llmmem__gguf *g, const 
         m->compute_inexact = LLMMEM__LCPP_GRAPH_NONE;
         return 0;
     }
-    const llmmem__ggml_traits *tk = llmmem__ggml_type(c->type_k), *tv = llmmem__ggml_type(c->type_v);
-    if (!c->attn_rot_off && ((tk && tk->block > 1) || (tv && tv->block > 1)))
-        m->compute_inexact = LLMMEM__LCPP_GRAPH_ROT;
     const uint64_t T = m->n_ubatch < m->n_ctx ? m->n_ubatch : m->n_ctx;
     /* ggml-cpu: buffers aligned to TENSOR_ALIGNMENT 32; ggml-cuda: 128 */
     const uint64_t align = gpu ? 128 : 32;

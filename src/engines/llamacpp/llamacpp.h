@@ -37,14 +37,12 @@ typedef struct llmmem__lcpp_mem {
     uint64_t compute_gpu, compute_cpu;     /* compute buffers of the GPU and the host */
     int32_t layers_gpu;                    /* repeating layers on the GPU */
     /* the compute buffers: 0 = replayed from the architecture's graph (lcpp_graph.c);
-     * else why not exact: LLMMEM__LCPP_GRAPH_NONE (no graph for this architecture: 0 bytes,
-     * the caller refuses or flags it), LLMMEM__LCPP_GRAPH_ROT (the Hadamard rotation of a
-     * quantized cache: within 10% on the CPU logs, not exact) */
+     * LLMMEM__LCPP_GRAPH_NONE: no graph for this architecture (0 bytes, the caller refuses) */
     int compute_inexact;
     bool output_gpu;                       /* the output layer on the GPU */
 } llmmem__lcpp_mem;
 
-enum { LLMMEM__LCPP_GRAPH_NONE = 1, LLMMEM__LCPP_GRAPH_ROT = 2 };
+enum { LLMMEM__LCPP_GRAPH_NONE = 1 };
 
 /* Fills *out; LLMMEM_E_INCONSISTENT / _UNSUPPORTED for settings llama.cpp refuses (a
  * quantized V cache without flash attention, ...), naming them. */

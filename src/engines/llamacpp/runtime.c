@@ -19,6 +19,47 @@
 static const uint32_t cache_types[] = {LLMMEM__LCPP_CACHES(CACHE_TYPE, _)};
 #undef CACHE_TYPE
 
+/* The HF runtime's workload and precision settings, which llama.cpp has in its own form:
+ * given here they would be dropped without a word (llama.cpp's --batch-size is n_batch,
+ * tokens; batch_size is sequences), so a value other than the default is refused, naming
+ * the llama.cpp setting to use instead. */
+static const struct {
+    int param;
+    const char *instead;
+} not_read[] = {
+    {LLMMEM_P_BATCH_SIZE, "n_parallel (llama.cpp --parallel, sequences) or n_batch (llama.cpp "
+                          "--batch-size, tokens)"},
+    {LLMMEM_P_PROMPT_LEN, "ctx_size (--ctx-size, the tokens of every sequence together)"},
+    {LLMMEM_P_DECODE_LEN, "ctx_size (--ctx-size, the tokens of every sequence together)"},
+    {LLMMEM_P_WEIGHTS_FORMAT, "nothing: the GGUF file's tensors carry their own types"},
+    {LLMMEM_P_QUANT_BITS, "nothing: the GGUF file's tensors carry their own types"},
+    {LLMMEM_P_QUANT_GROUP_SIZE, "nothing: the GGUF file's tensors carry their own types"},
+    {LLMMEM_P_PARAM_DTYPE, "nothing: the GGUF file's tensors carry their own types"},
+    {LLMMEM_P_COMPUTE_DTYPE, "nothing: ggml computes in f32"},
+    {LLMMEM_P_KV_CACHE_DTYPE, "cache_type_k and cache_type_v (--cache-type-k/-v)"},
+    {LLMMEM_P_ATTENTION, "flash_attn (--flash-attn)"},
+    {LLMMEM_P_IMAGES_PER_SAMPLE, "nothing: a GGUF model's vision tower (mmproj) is another file, not "
+                                 "modelled"},
+    {LLMMEM_P_VIDEO_FRAMES, "nothing: a GGUF model's vision tower (mmproj) is another file, not modelled"},
+};
+
+static int lcpp_not_read(const struct llmmem_config *c)
+{
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(not_read); i++) {
+        const llmmem__param_info *p = llmmem__param_find(not_read[i].param);
+        const int64_t v = *(const int64_t *)(const void *)((const char *)c + p->offset);
+        if (v == p->def_i)
+            continue;
+        char text[64];
+        size_t need = 0;
+        llmmem_config_get_str(text, sizeof text, &need, c, p->id);
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "runtime llama_cpp does not read %s (%s%s): set %s", p->name, text,
+                             llmmem__config_origin(c, p->id), not_read[i].instead);
+    }
+    return 0;
+}
+
 static int lcpp_cfg(llmmem__lcpp_cfg *k, const struct llmmem_model *m, const struct llmmem_config *c)
 {
     if (!m->gguf)
@@ -26,6 +67,9 @@ static int lcpp_cfg(llmmem__lcpp_cfg *k, const struct llmmem_model *m, const str
                              "runtime llama_cpp: the model must be read from its GGUF file "
                              "(llmmem_model_from_gguf_file, --gguf FILE): llama.cpp's tensors and "
                              "quantization types are there, not in a config.json");
+    int rc = lcpp_not_read(c);
+    if (rc)
+        return rc;
     if (c->tp > 1 || c->pp > 1)
         return llmmem__error(LLMMEM_E_UNSUPPORTED,
                              "runtime llama_cpp: one GPU (tensor_parallel_size %lld, pipeline_parallel_size "
@@ -102,9 +146,11 @@ static int infer_llama_cpp(struct llmmem_result *r, const struct llmmem_model *m
     llmmem__result_set_u64(r, LLMMEM_R_WEIGHTS_BYTES, x.w_gpu);
     llmmem__result_set_u64(r, LLMMEM_R_PERSISTENT_BYTES, llmmem__add(&o, x.w_gpu, x.kv_gpu));
     llmmem__result_set_u64(r, LLMMEM_R_KV_CACHE_BYTES, x.kv_gpu);
-    llmmem__result_set_u64(r, LLMMEM_R_HOST_BYTES,
-                           llmmem__add(&o, llmmem__add(&o, x.w_cpu, x.kv_cpu), llmmem__add(&o, x.output,
-                                                                                           x.compute_cpu)));
+    /* host: the weights left on the CPU (CPU_Mapped: the file's pages) and the KV of
+     * the CPU layers (CPU KV buffer) are ordinary memory; the output and the host
+     * compute buffers are the GPU backend's host buffer type (CUDA_Host:
+     * cudaMallocHost, pinned; ggml-cuda.cu ggml_backend_cuda_host_buffer_type) */
+    llmmem__result_host(r, llmmem__add(&o, x.output, x.compute_cpu), llmmem__add(&o, x.w_cpu, x.kv_cpu));
     llmmem__result_set_i64(r, LLMMEM_R_MAX_CONTEXT_TOKENS, x.n_ctx);
     llmmem__result_set_i64(r, LLMMEM_R_MAX_CONCURRENT_SEQS, c->n_parallel);
     if (o.overflow)
@@ -118,9 +164,6 @@ static int infer_llama_cpp(struct llmmem_result *r, const struct llmmem_model *m
         llmmem__result_note(r, "approximate: with layers on the CPU the host compute buffer is taken as the "
                                "whole graph's, and llama.cpp's op offload (host weights copied to the GPU "
                                "for large batches) is not modelled");
-    if (x.compute_inexact == LLMMEM__LCPP_GRAPH_ROT)
-        llmmem__result_note(r, "approximate: llama.cpp rotates a quantized KV cache (Hadamard); the compute "
-                               "buffer's replay is within 10%% there, not exact");
     llmmem__result_note(r, "llama.cpp: the CUDA context is the GPU table's (measured for PyTorch); the GPU "
                            "side of the buffers follows ggml-cuda's code, checked on the CPU backend only");
     return llmmem__result_finish(r, c);

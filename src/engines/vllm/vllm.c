@@ -769,12 +769,12 @@ static int run_stage(vstage *st, llmmem__ovf *o, const vargs *v, const struct ll
     return 0;
 }
 
-/* The longest max_model_len whose request fits `avail` bytes
- * (kv_cache_utils.py estimate_max_model_len, a binary search). */
+/* The longest max_model_len up to `hi` whose request fits `avail` bytes
+ * (kv_cache_utils.py estimate_max_model_len, a binary search; 0 when 1 token does not). */
 static uint64_t longest_len(llmmem__ovf *o, const vargs *v, const struct llmmem_model *m,
-                            const struct llmmem_config *c, const vstage *st, double avail)
+                            const struct llmmem_config *c, const vstage *st, double avail, uint64_t hi)
 {
-    uint64_t lo = 0, hi = v->maxlen;
+    uint64_t lo = 0;
     llmmem__vllm_rank r;
     rank_of(&r, v, 0, u(m->num_layers));
     while (lo < hi) {
@@ -1013,12 +1013,15 @@ static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, con
      * before 0.20 and the sampler state before 0.27 come on top of it) */
     r->bytes[D][LLMMEM_C_OTHER] = llmmem__add(&o, llmmem__add(&o, best.nt, v.cg_applied ? cg : 0),
                                               state_in_budget(&v) ? best.state : 0);
-    r->bytes[D][LLMMEM_C_KV_CACHE] = started ? kv_bytes : (uint64_t)(need > 0 ? need : 0);
+    /* not started: the KV cache counted is one max_model_len request's, what vLLM says it
+     * needs; the pool it would have made is not a KV cache it has */
+    const uint64_t kv_counted = started ? kv_bytes : (uint64_t)(need > 0 ? need : 0);
+    r->bytes[D][LLMMEM_C_KV_CACHE] = kv_counted;
     r->largest_block = best.w.largest;
     llmmem__result_set_u64(r, LLMMEM_R_WEIGHTS_BYTES, best.w.bytes);
     llmmem__result_set_u64(r, LLMMEM_R_PERSISTENT_BYTES, best.w.bytes);
     llmmem__result_set_u64(r, LLMMEM_R_KV_BYTES_PER_TOKEN, best.kv.kv_bytes_per_token);
-    llmmem__result_set_u64(r, LLMMEM_R_KV_CACHE_BYTES, kv_bytes);
+    llmmem__result_set_u64(r, LLMMEM_R_KV_CACHE_BYTES, kv_counted);
     llmmem__result_set_i64(r, LLMMEM_R_KV_BLOCKS, (int64_t)blocks);
     uint64_t seqs = conc > 0 ? (uint64_t)conc : 0;
     llmmem__result_set_i64(r, LLMMEM_R_MAX_CONCURRENT_SEQS, (int64_t)llmmem__min(seqs, v.seqs));
@@ -1033,11 +1036,22 @@ static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, con
     llmmem__result_set_u64(r, LLMMEM_R_CUDA_GRAPH_BYTES, cg);
     llmmem__result_set_i64(r, LLMMEM_R_KV_BLOCK_TOKENS, (int64_t)best.kv.block);
     llmmem__result_set_u64(r, LLMMEM_R_REQUESTED_BYTES, v.requested);
+    /* the longest context one request can have in the memory available, up to the model's
+     * own maximum (ModelConfig refuses a longer max_model_len): max_model_len itself when it
+     * is the model's and fits, else vLLM's estimate_max_model_len over [1, that bound] */
+    const uint64_t model_max = m->max_positions > 0 ? u(m->max_positions) : 2048;
+    const uint64_t bound = llmmem__max(v.maxlen, model_max);
+    uint64_t longest = 0;
+    if (room && best.available > 0)
+        longest = started && v.maxlen >= bound ? v.maxlen
+                                               : longest_len(&o, &v, m, c, &best, best.available, bound);
+    llmmem__result_set_i64(r, LLMMEM_R_MAX_MODEL_LEN, (int64_t)v.maxlen);
+    llmmem__result_set_i64(r, LLMMEM_R_ESTIMATED_MAX_MODEL_LEN, (int64_t)longest);
     /* host RAM per node: each rank's pinned offload (the largest stage's) x
      * the ranks on a node, min(tp x pp x dp, gpus_per_node) */
     const uint64_t ranks = v.tp * v.pp * v.dp;
     const uint64_t per_node = llmmem__min(ranks, u(c->gpus_per_node > 0 ? c->gpus_per_node : 1));
-    llmmem__result_set_u64(r, LLMMEM_R_HOST_BYTES, llmmem__mul(&o, host, per_node));
+    llmmem__result_host(r, llmmem__mul(&o, host, per_node), 0); /* all pinned */
     terms(r, &v, &best, cg, kv_bytes);
     if (v.offload_max) {
         llmmem__result_term(r, "cpu_offload",
@@ -1080,8 +1094,7 @@ static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, con
     else if (!started)
         llmmem__result_note(r, "vllm: one max_model_len request needs %.2f GiB of KV cache, %.2f "
                                "available; estimated maximum model length %llu",
-                            need / (double)GiB, best.available / (double)GiB,
-                            (unsigned long long)longest_len(&o, &v, m, c, &best, best.available));
+                            need / (double)GiB, best.available / (double)GiB, (unsigned long long)longest);
     if (o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "vllm budget overflows 64-bit byte counts");
     rc = llmmem__result_finish(r, c);

@@ -288,16 +288,6 @@ typedef struct walk {
     bool in_layer; /* taking a decoder layer's parameters (make_layers), with --cpu-offload-gb */
 } walk;
 
-/* The pinned host allocator's block for `bytes`: the next power of two
- * (ATen/core/CachingHostAllocator.h allocate: c10::llvm::PowerOf2Ceil). */
-static uint64_t pinned_block(uint64_t bytes)
-{
-    uint64_t b = 1;
-    while (b < bytes && b < (UINT64_C(1) << 63))
-        b <<= 1;
-    return b;
-}
-
 static void take(walk *k, uint64_t bytes)
 {
     if (!bytes)
@@ -309,7 +299,7 @@ static void take(walk *k, uint64_t bytes)
      * them through a UVA view: off the GPU, on the host. */
     if (k->in_layer && k->w->offloaded < k->r->offload_max) { /* in_layer only when offloading */
         k->w->offloaded = llmmem__add(k->o, k->w->offloaded, bytes);
-        k->w->host = llmmem__add(k->o, k->w->host, pinned_block(bytes));
+        k->w->host = llmmem__add(k->o, k->w->host, llmmem__pinned_block(bytes));
         return;
     }
     k->w->tensors = llmmem__add(k->o, k->w->tensors, bytes);
