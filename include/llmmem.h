@@ -431,10 +431,13 @@ typedef enum llmmem_result_key {
                                             counted in total_bytes_per_gpu @since 0.2 */
     LLMMEM_R_LOAD_PEAK_BYTES = 140,    /**< u64: peak allocated while the weights are loaded and
                                             quantised (QLoRA); 0 when not modelled @since 0.2 */
-    LLMMEM_R_APPROXIMATE = 141,        /**< bool: the model is approximate (a model_type the registry
-                                            does not know, estimated from the keys every HF config
-                                            shares; or a shape derived from a parameter count): a
-                                            note beginning "approximate:" says why @since 0.2 */
+    LLMMEM_R_APPROXIMATE = 141,        /**< bool: the estimate is approximate (a model_type the
+                                            registry does not know, estimated from the keys every HF
+                                            config shares; a shape derived from a parameter count;
+                                            QLoRA, unverified; full training in a precision no
+                                            framework runs: fp8 parameters or pure fp16 Adam without
+                                            masters): a note beginning "approximate:" says why
+                                            @since 0.2 */
     LLMMEM_R_MARGIN_BYTES = 142,       /**< u64: the estimate's own uncertainty at this total, 5% of
                                             peak_reserved_bytes (the bound the accuracy tests hold the
                                             allocator's figure to): a fit or a shortfall smaller than
@@ -544,6 +547,14 @@ LLMMEM_API const char *llmmem_param_enum_name(int param, int64_t value);
  *  runtimes at all: then every value reads it), 0 when only other values read it,
  *  LLMMEM_E_INVALID_ARG for an unknown parameter, gate or value. @since 0.2 */
 LLMMEM_API int llmmem_param_applies(int param, int gate, int64_t value);
+/** Whether an estimate of @p cfg (and @p model, may be NULL) reads @p param as the
+ *  configuration stands: its mode, engine or runtime, the layout one GPU holds, the setting
+ *  it only means something beside (the LoRA details beside a rank, the vision keys beside a
+ *  vision tower). llmmem_estimate refuses a setting that does not apply
+ *  (LLMMEM_E_INCONSISTENT, naming it and why) and lists one a file set in the result's
+ *  notes. @return 1 read, 0 not read (llmmem_last_error() says why, and what to set),
+ *  LLMMEM_E_INVALID_ARG. @since 0.2 */
+LLMMEM_API int llmmem_config_param_applies(const llmmem_config *cfg, const llmmem_model *model, int param);
 
 /** How a value written as text is read (llmmem_parse_value): the one number reader
  *  behind llmmem_config_set, llmmem_model_set, scenario files, the CLI, Python and the

@@ -62,4 +62,9 @@ rc=0
 timeout 1800 node test/web/e2e.js "http://127.0.0.1:$port/" "$CLI" "$OUT" || rc=$?
 # a .gguf file (written at test time) opened in the page: its header read in slices
 timeout 600 node test/web/e2e_gguf.js "http://127.0.0.1:$port/" "$CLI" "$OUT" || rc=$?
+# the property test's web path (issue 25 item 7): its 10,000 random scenarios (the same
+# seed as make check's test_properties.sh) through the page's llmmem-api.js and the wasm
+# library in Node: the same JSON bytes as the C API (2.5 min on a loaded 2-core machine)
+say "property test, web path: 10,000 scenarios (bash test/web/properties.sh)"
+timeout 1800 bash test/web/properties.sh 10000 || rc=$?
 exit $rc

@@ -22,10 +22,20 @@ and only while its error stays within error_pct +- half_width; every other figur
 that record is checked as usual. --max-err (peaks), --max-kv-err and --max-phase-err are
 the project's ceilings: a tolerance row above its ceiling is itself a failure.
 
+Two checks per figure, named apart (issue 25):
+    accuracy bound     |error| <= the row's tolerance: an absolute limit for that record,
+                       whichever side of the measurement the estimate falls
+    regression check   the signed error within PIN_HALF (0.10) percentage point of its pin
+                       in --pins (test/data/regression-pins.tsv): a change that moves an
+                       estimate, even towards zero or across it, is seen and must be
+                       re-pinned on purpose (--write-pins)
+
     --check-rows       no estimates: every row names a measured figure of FILES and every
                        record of FILES has its rows (run once over all the files); with
                        --copies, each copy of a record (a scenario file with "measured")
                        measured what its record in FILES measured, so its rows bound it
+    --write-pins       rewrites the pins of the records in FILES from the current signed
+                       errors, keeping the pins of other records
     --write-tolerances rewrites the rows of the records in FILES from the current errors
                        (|error| + 0.10 percentage point, rounded up to 0.01), keeping the
                        notes, the rows of other records and the row order
@@ -43,6 +53,20 @@ import argparse, json, math, os, subprocess, sys, tempfile
 REQUIRED = ("peak_allocated_bytes", "kv_cache_bytes_after_decode", "peak_reserved_bytes")
 OPTIONAL = ("prefill_peak_bytes", "forward_saved_bytes", "weights_bytes", "persistent_bytes")
 MARGIN = 0.10  # percentage points above the error when a row is (re)written
+PIN_HALF = 0.10  # percentage points a figure may move from its pin (the regression check)
+
+
+PIN_HEADER = """# Regression pins (issue 25): the signed error, in percent, of each measured figure that
+# has a tolerance row in tolerances.tsv, as the estimate stood when the pin was written.
+# test/accuracy.py --pins fails a figure that moves more than 0.10 percentage point from its
+# pin, in either direction: a "regression check", apart from the accuracy bound (the
+# row's absolute limit on |error|). A change that moves an estimate on purpose re-pins with
+#   python3 test/accuracy.py --pins test/data/regression-pins.tsv --write-pins [the options
+#     and files of the test/test_accuracy.sh line that failed]
+# and names the moved figures in its commit message.
+#
+# Columns (tab-separated): id, figure, signed_error_pct.
+"""
 
 
 def run_cli(cli, sc, command="estimate"):
@@ -100,6 +124,26 @@ def read_tolerances(path):
     return rows, header
 
 
+def read_pins(path):
+    """(id, figure) -> signed error in percent (the regression pins), in file order, and the
+    header comment lines."""
+    pins, header = {}, []
+    if not os.path.exists(path):
+        return pins, header
+    for n, line in enumerate(open(path), 1):
+        if line.startswith("#") or not line.strip():
+            if not pins:
+                header.append(line.rstrip("\n"))
+            continue
+        parts = line.rstrip("\n").split("\t")
+        if len(parts) != 3:
+            sys.exit(f"{path}:{n}: want 'id<TAB>figure<TAB>signed_error_pct'")
+        if (parts[0], parts[1]) in pins:
+            sys.exit(f"{path}:{n}: {parts[0]} {parts[1]} twice")
+        pins[(parts[0], parts[1])] = float(parts[2])
+    return pins, header
+
+
 def read_known_gaps(path):
     known = {}
     for n, line in enumerate(open(path), 1):
@@ -125,9 +169,10 @@ def records(files):
                 yield sc
 
 
-def check_rows(files, tol, known, copies):
+def check_rows(files, tol, known, copies, pins=None):
     """Every record has its rows, every row (and known gap) names a measured figure, every
-    copy is its record."""
+    figure with a tolerance row has its regression pin and every pin its row, every copy is
+    its record."""
     problems, have, nrec, byid = [], set(), 0, {}
     for sc in records(files):
         nrec += 1
@@ -149,6 +194,13 @@ def check_rows(files, tol, known, copies):
     for key in list(tol) + list(known):
         if key not in have:
             problems.append(f"{key[0]} {key[1]}: no such measured figure in {' '.join(files)}")
+    if pins is not None:
+        for key, row in tol.items():
+            if key[1] != "oom" and key not in pins:
+                problems.append(f"{key[0]} {key[1]}: a tolerance row without a regression pin")
+        for key in pins:
+            if key not in tol:
+                problems.append(f"{key[0]} {key[1]}: a regression pin without a tolerance row")
     for path in copies:
         sc = json.load(open(path))
         if sc.get("id") not in byid:
@@ -157,7 +209,8 @@ def check_rows(files, tol, known, copies):
             problems.append(f"{path}: measured differs from record {sc['id']}")
     for p in problems:
         print("FAIL", p)
-    print(f"{nrec} records, {len(copies)} copies, {len(tol)} tolerance rows, {len(known)} known gaps; "
+    print(f"{nrec} records, {len(copies)} copies, {len(tol)} tolerance rows, "
+          f"{len(pins or {})} regression pins, {len(known)} known gaps; "
           f"{len(problems)} problems")
     return 1 if problems else 0
 
@@ -172,8 +225,9 @@ def ceiling(a, fig):
     return a.max_err
 
 
-def judge(sid, fig, e, a, tol, known, problems):
-    """Checks one figure's error e (percent) against its row or known gap."""
+def judge(sid, fig, e, a, tol, known, problems, pins=None):
+    """Checks one figure's error e (percent) against its row (the accuracy bound) and its pin
+    (the regression check), or against its known gap."""
     if (sid, fig) in known:
         centre, half, why = known[(sid, fig)]
         if abs(e - centre) > half:
@@ -187,7 +241,14 @@ def judge(sid, fig, e, a, tol, known, problems):
     elif row[0] > ceiling(a, fig):
         problems.append(f"{fig}: tolerance {row[0]}% above the ceiling {ceiling(a, fig)}%")
     elif abs(e) > row[0]:
-        problems.append(f"{fig} error {e:+.2f}% beyond its tolerance {row[0]}%")
+        problems.append(f"accuracy bound: {fig} error {e:+.2f}% beyond its limit {row[0]}%")
+    if pins is not None and row is not None:
+        pin = pins.get((sid, fig))
+        if pin is None:
+            problems.append(f"regression check: {fig} has no pin (--write-pins)")
+        elif abs(e - pin) > PIN_HALF + 1e-9:
+            problems.append(f"regression check: {fig} moved from its pin {pin:+.2f}% to {e:+.2f}% "
+                            f"(more than {PIN_HALF} point; if intended, re-pin with --write-pins)")
     return ""
 
 
@@ -231,11 +292,15 @@ def main():
     ap.add_argument("--check-rows", action="store_true")
     ap.add_argument("--copies", nargs="*", default=[], help="scenario files copied from records")
     ap.add_argument("--write-tolerances", action="store_true")
+    ap.add_argument("--pins", default=None, help="regression pins (id, figure, signed error pct)")
+    ap.add_argument("--write-pins", action="store_true")
     a = ap.parse_args()
     tol, header = read_tolerances(a.tolerances)
+    pins, pin_header = read_pins(a.pins) if a.pins else ({}, [])
+    check_pins = a.pins is not None and not a.write_pins
     known = read_known_gaps(a.known_gaps) if a.known_gaps else {}
     if a.check_rows:
-        sys.exit(check_rows(a.files, tol, known, a.copies))
+        sys.exit(check_rows(a.files, tol, known, a.copies, pins if a.pins else None))
     fails = nknown = 0
     errs, rerrs = [], []
     prior = process_priors(a)
@@ -282,7 +347,9 @@ def main():
             if a.write_tolerances and (sid, fig) not in known:
                 note = tol.get((sid, fig), [None, ""])[1]
                 tol[(sid, fig)] = [math.ceil(round((abs(e) + MARGIN) * 100, 6)) / 100, note]
-            note = judge(sid, fig, e, a, tol, known, problems)
+            if a.write_pins and (sid, fig) not in known and (sid, fig) in tol:
+                pins[(sid, fig)] = round(e, 2)
+            note = judge(sid, fig, e, a, tol, known, problems, pins if check_pins else None)
             if note:
                 notes.append(note)
                 nknown += 1
@@ -314,6 +381,12 @@ def main():
             for (sid, fig), (t, note) in tol.items():
                 f.write("\t".join([sid, fig, "-" if t is None else f"{t:.2f}"] + ([note] if note else [])) + "\n")
         print(f"wrote {a.tolerances}")
+    if a.write_pins:
+        with open(a.pins, "w") as f:
+            f.write("\n".join(pin_header) + "\n" if pin_header else PIN_HEADER)
+            for (sid, fig), pin in pins.items():
+                f.write(f"{sid}\t{fig}\t{pin + 0.0:+.2f}\n")
+        print(f"wrote {a.pins}")
     sys.exit(1 if fails else 0)
 
 

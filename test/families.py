@@ -25,9 +25,18 @@ import argparse, json, os, subprocess, sys, tempfile
 ap = argparse.ArgumentParser()
 ap.add_argument("--cli", default="examples/llmmem")
 ap.add_argument("--pending", default=None)
+ap.add_argument("--refused", default=None, help="records whose config the modeling code cannot run: "
+                "tag, a fragment of the expected refusal, why (tab-separated)")
 ap.add_argument("-v", action="store_true")
 ap.add_argument("files", nargs="+")
 a = ap.parse_args()
+refused = {}
+if a.refused:
+    for line in open(a.refused):
+        line = line.rstrip("\n")
+        if line and not line.startswith("#"):
+            tag, frag, why = line.split("\t")
+            refused[tag] = frag
 pending = set()
 if a.pending:
     for line in open(a.pending):
@@ -56,6 +65,9 @@ def check(r, tag):
     if not scope:
         ok = cp.returncode != 0 and "LLMMEM_E_UNSUPPORTED" in cp.stderr
         return ok, "refused" if ok else f"out of scope but not refused: {cp.stdout[:80]}{cp.stderr[:120]}"
+    if tag in refused:
+        ok = cp.returncode != 0 and refused[tag] in cp.stderr
+        return ok, "refused (the modeling code cannot run it)" if ok else f"not refused with \"{refused[tag]}\": {cp.stderr[:160]}"
     if cp.returncode:
         msg = "refused: " + cp.stderr.strip()[:160]
         return mt in pending, msg

@@ -112,6 +112,20 @@ one_line LLMMEM_E_INVALID_ARG "MODEL missing"
 run 2 vllm qwen3-8b --max-model-len 3x
 one_line LLMMEM_E_INVALID_ARG "expected a count"
 
+# what vLLM itself refuses (issue 25): 0 where the library reads 0 as the default
+# (vllm/config/cache.py gt=0, scheduler.py ge=1), and the rules its config classes check
+for flag in --gpu-memory-utilization --block-size --max-num-seqs --max-num-batched-tokens --max-model-len; do
+    run 2 vllm llama-3.1-8b "$flag" 0
+    one_line LLMMEM_E_OUT_OF_RANGE "$flag 0"
+done
+run 1 vllm llama-3.1-8b --max-model-len 200000
+one_line LLMMEM_E_OUT_OF_RANGE "_get_and_verify_max_len"
+run 1 vllm llama-3.1-8b --max-num-batched-tokens 64 --max-num-seqs 128
+one_line LLMMEM_E_INCONSISTENT "verify_max_model_len"
+run 1 vllm llama-3.1-8b --block-size 7
+one_line LLMMEM_E_OUT_OF_RANGE "multiple of 16"
+run 1 vllm llama-3.1-8b --max-split-size-bytes 1
+one_line LLMMEM_E_OUT_OF_RANGE "max_split_size_mb"
 # --cpu-offload-gb (issue 28): at least the limit leaves "Model loading took" and
 # lands in host RAM (pinned blocks, powers of two: no less than what moved)
 run 0 vllm qwen3-8b --gpu L4 --vllm-version 0.14.1 --json

@@ -17,4 +17,5 @@ for f in test/data/families/families-5.17.jsonl test/data/families/variants-*.js
          test/data/families/hybrid-variants-5.17.jsonl; do
     [ -f "$f" ] && files+=("$f")
 done
-python3 test/families.py --cli examples/llmmem --pending test/data/families/pending.txt "${files[@]}"
+python3 test/families.py --cli examples/llmmem --pending test/data/families/pending.txt \
+    --refused test/data/families/refused.tsv "${files[@]}"

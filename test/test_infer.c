@@ -602,6 +602,7 @@ static void test_vllm_vectors(void **state)
         dense(&m, "x", LLMMEM__FAM_LLAMA, v[i].V, v[i].h, v[i].L, v[i].a, v[i].k, v[i].d, v[i].f,
               v[i].params);
         m.torch_dtype = LLMMEM__DT_BF16;
+        m.max_positions = 40960; /* the configs' (Qwen3 40960, Llama-3.1 131072): vLLM takes max_model_len 16000 */
         assert_int_equal(llmmem_config_reset(c), 0);
         c->mode = LLMMEM__MODE_INFERENCE;
         c->runtime = LLMMEM__RT_VLLM;

@@ -315,10 +315,12 @@ static void test_min_gpus_training(void **state)
     set_i64(c, LLMMEM_P_DATA_PARALLEL, n - 1);
     set_i64(c, LLMMEM_P_NUM_GPUS, n - 1);
     assert_int_equal(fits(m, c), 0);
-    /* engine single: 1 when it fits */
+    /* engine single: 1 when it fits (the layout of several GPUs left out: it would not apply) */
     llmmem_model *small = preset("llama-3.2-1b");
     set(c, "engine", "single");
     set(c, "zero_stage", "0");
+    set_i64(c, LLMMEM_P_DATA_PARALLEL, 1);
+    set_i64(c, LLMMEM_P_NUM_GPUS, 0);
     assert_int_equal(llmmem_plan_min_gpus(&n, small, c), 0);
     assert_int_equal(n, 1);
     llmmem_model_free(small);
@@ -818,7 +820,6 @@ static void test_no_allocation_in_loops(void **state)
     assert_int_equal(llmmem_result_new(&r), 0);
     llmmem_plan *p = new_plan();
     set(c, "activation_checkpointing", "full");
-    set(c, "num_gpus", "8");
     set(c, "gradient_accumulation_steps", "8");
     /* the plain estimate: the allocator replay allocates its own bookkeeping */
     set(c, "allocator_replay", "false");
@@ -841,12 +842,17 @@ static void test_no_allocation_in_loops(void **state)
     set(c, "zero_stage", "0");
 
     before = allocs;
+    set(c, "num_gpus", "8"); /* the planner's GPUs; engine single estimates one (issue 25 item 1) */
     assert_int_equal(llmmem_plan_layouts(p, m, c, 16), 0);
+    set(c, "num_gpus", "0");
     assert_int_equal(llmmem_plan_max_batch(&v, m, c), 0);
     assert_int_equal(llmmem_plan_max_seq_len(&v, m, c), 0);
     assert_true(llmmem_plan_candidates(p) > 1000);
     assert_int_equal(allocs - before, 0);
 
+    /* inference on a fresh configuration: the training settings would not apply */
+    assert_int_equal(llmmem_config_reset(c), 0);
+    set(c, "allocator_replay", "false");
     set(c, "mode", "inference");
     before = allocs;
     for (int i = 0; i < 1000; i++) {

@@ -60,6 +60,41 @@ static void rounding_and_pools(void **state)
     llmmem__rp_release(&r);
 }
 
+/* Exact boundaries (issue 25 item 7), each side of torch's constants
+ * (CUDACachingAllocator.cpp get_allocation_size and get_pool): a request of exactly
+ * kSmallSize (1 MiB) is small (a 2 MiB segment, two of them share it), one 512-byte block
+ * more is large (a kLargeBuffer of 20 MiB); a request under kMinLargeAlloc (10 MiB - 512 B)
+ * gets a 20 MiB kLargeBuffer, exactly 10 MiB its own segment rounded to kRoundLarge. */
+static void exact_boundaries(void **state)
+{
+    (void)state;
+    llmmem__replay r;
+    start(&r, false, 0, 0, 0);
+    int32_t s1 = a(&r, MiB);
+    assert_int_equal(r.reserved, 2 * MiB); /* size <= kSmallSize: kSmallBuffer */
+    assert_int_equal(size_of(&r, s1), MiB);
+    int32_t s2 = a(&r, MiB);
+    assert_int_equal(r.reserved, 2 * MiB); /* the rest of the same small segment */
+    assert_int_equal(addr_of(&r, s2), addr_of(&r, s1) + MiB);
+    int32_t l1 = a(&r, MiB + 1);           /* rounded to 1 MiB + 512: the large pool */
+    assert_int_equal(r.reserved, 2 * MiB + 20 * MiB);
+    assert_int_equal(size_of(&r, l1), MiB + 512);
+    llmmem__rp_release(&r);
+
+    start(&r, false, 0, 0, 0);
+    (void)a(&r, 10 * MiB - 512);           /* under kMinLargeAlloc: kLargeBuffer */
+    assert_int_equal(r.reserved, 20 * MiB);
+    llmmem__rp_release(&r);
+
+    start(&r, false, 0, 0, 0);
+    int32_t l2 = a(&r, 10 * MiB);          /* kMinLargeAlloc: its own 10 MiB segment */
+    assert_int_equal(r.reserved, 10 * MiB);
+    assert_int_equal(size_of(&r, l2), 10 * MiB);
+    (void)a(&r, 10 * MiB + 1);             /* rounded up to 12 MiB (kRoundLarge) */
+    assert_int_equal(r.reserved, 22 * MiB);
+    llmmem__rp_release(&r);
+}
+
 static void best_fit_split_merge(void **state)
 {
     (void)state;
@@ -270,6 +305,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rounding_and_pools),
+        cmocka_unit_test(exact_boundaries),
         cmocka_unit_test(best_fit_split_merge),
         cmocka_unit_test(streams_and_empty_cache),
         cmocka_unit_test(max_split_size),

@@ -266,7 +266,8 @@ static void applies_is_true_to_the_estimates(void **state)
         }
     }
     printf("  options another row reads: %d change nothing, %d are refused by name\n", unread, refused);
-    assert_true(unread > 0 && refused > 0);
+    /* issue 25 item 1: a setting that does not apply is refused, never dropped quietly */
+    assert_true(unread == 0 && refused > 0);
     llmmem_model_free(preset);
     llmmem_model_free(gguf);
 }

@@ -418,6 +418,11 @@ static void estimates(void **state)
         assert_int_equal(llmmem_config_set(c, "vision_training", "lora"), 0);
         assert_int_equal(llmmem_config_set_i64(c, LLMMEM_P_LORA_RANK, 8), 0);
         assert_int_equal(llmmem_estimate(r, m, c), 0);
+        /* inference: the training settings back at their defaults (they would not apply) */
+        assert_int_equal(llmmem_config_set_i64(c, LLMMEM_P_LORA_RANK, 0), 0);
+        assert_int_equal(llmmem_config_set(c, "vision_training", "frozen"), 0);
+        assert_int_equal(llmmem_config_set_i64(c, LLMMEM_P_SEQ_LEN, 2048), 0);
+        assert_int_equal(llmmem_config_set(c, "master_weights", "auto"), 0);
         assert_int_equal(llmmem_config_set(c, "mode", "inference"), 0);
         assert_int_equal(llmmem_estimate(r, m, c), 0);
         llmmem_result_free(r);

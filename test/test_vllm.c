@@ -874,9 +874,9 @@ static void test_cpu_offload_swap(void **state)
  * from 0.28 1024 in place of 512 on compute capability 10.x; from 0.21
  * max_num_batched_tokens joins when off the stride. With max_num_seqs 1024
  * and 8192 tokens: N = 512 -> 3 + 31 + 17 = 51 sizes; N = 1024 (0.28, B200)
- * -> 3 + 31 + 49 = 83. With 300 tokens: N = 300 -> 3 + 31 + 3 = 37 sizes,
- * + 300 itself from 0.21. FULL decode graphs (0.11 on) double the count
- * when max_num_seqs >= N. */
+ * -> 3 + 31 + 49 = 83; FULL decode graphs (0.11 on) up to max_num_seqs double
+ * that. With 256 sequences and 300 tokens: N = 300 -> 3 + 31 + 3 = 37 sizes,
+ * + 300 itself from 0.21, and FULL graphs up to 256: 3 + 31 + 1 = 35. */
 static int graphs_noted(const llmmem_result *r)
 {
     for (int i = 0; i < llmmem_result_note_count(r); i++) {
@@ -899,17 +899,18 @@ static void test_capture_sizes(void **state)
     set(c, "max_num_batched_tokens", "8192");
     set(c, "max_model_len", "4096");
     static const struct {
-        const char *ver, *gpu, *tokens;
+        const char *ver, *gpu, *tokens, *seqs;
         int graphs;
     } cases[] = {
-        {"0.27.0", "B200", "8192", 2 * 51}, {"0.28.0", "B200", "8192", 2 * 83},
-        {"0.28.0", "H100-80GB", "8192", 2 * 51}, {"0.20.0", "H100-80GB", "300", 2 * 37},
-        {"0.21.0", "H100-80GB", "300", 2 * 38},
+        {"0.27.0", "B200", "8192", "1024", 2 * 51}, {"0.28.0", "B200", "8192", "1024", 2 * 83},
+        {"0.28.0", "H100-80GB", "8192", "1024", 2 * 51}, {"0.20.0", "H100-80GB", "300", "256", 37 + 35},
+        {"0.21.0", "H100-80GB", "300", "256", 38 + 35},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         set(c, "vllm_version", cases[i].ver);
         set(c, "gpu", cases[i].gpu);
         set(c, "max_num_batched_tokens", cases[i].tokens);
+        set(c, "max_num_seqs", cases[i].seqs);
         estimate(r, m, c);
         if (graphs_noted(r) != cases[i].graphs)
             fail_msg("case %zu: %d graphs, want %d", i, graphs_noted(r), cases[i].graphs);

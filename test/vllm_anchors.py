@@ -12,10 +12,18 @@ KV-cache tokens exceeds --max-median percent, any exceeds --max-any, or a weight
 is off by more than --max-weights percent.
 
 Skipped, each with its reason: anchors whose config is marked missing, V0-engine anchors
-(vLLM before 0.8: not modelled), and anchors whose model the library cannot read. An
-anchor whose GPU cannot be told from its text and whose log prints no total is checked
-only from the printed available KV memory on (KV -> tokens -> concurrency: 'chain'); those
-rows are shown but not in the gate.
+(vLLM before 0.8: not modelled), and anchors that declare "expected_skip" (a model the
+library cannot read, a flag it refuses). Every other anchor the directory lists is
+compared: one that cannot be (or one declaring expected_skip that now can) fails the test,
+so it never passes having compared fewer anchors than it lists. An anchor whose GPU cannot
+be told from its text and whose log prints no total is checked only from the printed
+available KV memory on (KV -> tokens -> concurrency: 'chain'); those rows are shown but not
+in the median gate.
+
+Regression check (issue 25): each compared anchor's signed token and weights errors are
+pinned in --pins (test/data/anchors/vllm/pins.tsv); one that moves more than 0.10
+percentage point from its pin fails, named "regression check" (a change meant to move them
+re-pins with --write-pins and says so).
 """
 import argparse
 import glob
@@ -145,6 +153,39 @@ def fmt_pct(v):
     return "-" if v is None else "{:+.1f}%".format(v)
 
 
+PIN_HALF = 0.10
+
+
+def pin2(v):
+    return "-" if v is None else "%+.2f%%" % v
+
+
+def read_pins(path):
+    pins = {}
+    if path and os.path.exists(path):
+        for n, line in enumerate(open(path), 1):
+            if line.startswith("#") or not line.strip():
+                continue
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) != 3:
+                sys.exit("%s:%d: want 'id<TAB>tokens_error_pct<TAB>weights_error_pct' ('-': none)"
+                         % (path, n))
+            pins[parts[0]] = tuple(None if x == "-" else float(x) for x in parts[1:])
+    return pins
+
+
+def write_pins(path, pins):
+    with open(path, "w") as f:
+        f.write("# Regression pins of test/vllm_anchors.py (issue 25): each compared anchor's signed\n"
+                "# error, in percent, of the predicted \"GPU KV cache size\" tokens and \"Model loading\n"
+                "# took\" against the log, as the prediction stood when pinned ('-': not printed).\n"
+                "# A move of more than 0.10 point fails the test as a regression check; re-pin on\n"
+                "# purpose with: python3 test/vllm_anchors.py --pins test/data/anchors/vllm/pins.tsv "
+                "--write-pins\n#\n# id\ttokens_error_pct\tweights_error_pct\n")
+        for aid in sorted(pins):
+            f.write("%s\t%s\n" % (aid, "\t".join("-" if v is None else "%+.2f" % (v + 0.0) for v in pins[aid])))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cli", default="examples/llmmem")
@@ -152,7 +193,12 @@ def main():
     ap.add_argument("--max-median", type=float, default=3.0)
     ap.add_argument("--max-any", type=float, default=10.0)
     ap.add_argument("--max-weights", type=float, default=10.0)
+    ap.add_argument("--pins", default=None, help="regression pins (id, tokens error, weights error)")
+    ap.add_argument("--write-pins", action="store_true")
     a = ap.parse_args()
+    pins = read_pins(a.pins)
+    new_pins = {}
+    listed, compared, declared = 0, [], []
 
     gpus = subprocess.run([a.cli, "gpus"], capture_output=True, text=True).stdout.split()
     table = set(g for g in gpus if re.match(r"^[A-Z][A-Za-z0-9-]+$", g))
@@ -161,12 +207,16 @@ def main():
     for path in sorted(glob.glob(os.path.join(a.dir, "a[0-9][0-9][0-9]*.json"))):
         an = json.load(open(path))
         aid = an["id"]
+        listed += 1
         if an.get("config_status") == "missing":
             skipped.append((aid, "config missing: " + an.get("skip_reason", "")))
+            declared.append(aid)
             continue
         if an.get("engine") != "v1":
             skipped.append((aid, "V0 engine (vLLM before 0.8): not modelled"))
+            declared.append(aid)
             continue
+        expected = an.get("expected_skip")
         rep = an["reported"]
         ver = version_of(an.get("vllm_version"))
         gpu = gpu_of(an.get("gpu", ""), table)
@@ -221,6 +271,18 @@ def main():
                      fmt(p_conc, "{:.2f}"), fmt(rep.get("max_concurrency"), "{:.2f}"),
                      fmt(p_avail, "{:.2f}"), fmt(rep.get("kv_cache_gib"), "{:.2f}"), fmt_pct(e_avail),
                      fmt(p_w, "{:.2f}"), fmt(rep.get("model_loading_gib"), "{:.2f}"), fmt_pct(e_w)])
+        compared.append(aid)
+        new_pins[aid] = (None if e_tok is None else round(e_tok, 2), None if e_w is None else round(e_w, 2))
+        if expected:
+            failures.append("%s: compared, but it declares expected_skip (%s): remove that" % (aid, expected))
+        if aid not in pins:
+            failures.append("regression check: %s has no pin in %s (--write-pins)" % (aid, a.pins))
+        else:
+            for name, e, pin in (("tokens", e_tok, pins[aid][0]), ("weights", e_w, pins[aid][1])):
+                if (e is None) != (pin is None) or (e is not None and abs(e - pin) > PIN_HALF + 1e-9):
+                    failures.append("regression check: %s %s error %s, pinned at %s (more than %.2f "
+                                    "point; if intended, re-pin with --write-pins)"
+                                    % (aid, name, pin2(e), pin2(pin), PIN_HALF))
 
     head = ["anchor", "vllm", "GPU", "model", "tokens", "reported", "err", "conc", "rep",
             "KV GiB", "rep", "err", "weights", "rep", "err"]
@@ -234,6 +296,30 @@ def main():
     for aid, why in skipped:
         print("skipped %s: %s" % (aid, why))
     ok = True
+    # the anchors the directory lists and this build could not compare: each must declare it
+    for path in sorted(glob.glob(os.path.join(a.dir, "a[0-9][0-9][0-9]*.json"))):
+        an = json.load(open(path))
+        aid = an["id"]
+        if aid in compared or aid in declared:
+            continue
+        why = next((w for i, w in skipped if i == aid), None) or "not compared"
+        if an.get("expected_skip"):
+            declared.append(aid)
+        else:
+            failures.append("%s: listed but not compared (%s); an anchor the test cannot compare "
+                            "says so with \"expected_skip\"" % (aid, why))
+    print("anchors: %d listed, %d compared, %d declared not comparable (config missing, V0 engine, "
+          "expected_skip)" % (listed, len(compared), len(declared)))
+    if len(compared) + len(declared) < listed or not compared:
+        failures.append("compared %d of the %d anchors listed (%d declared not comparable)"
+                        % (len(compared), listed, len(declared)))
+    for aid in pins:
+        if aid not in compared:
+            failures.append("regression check: %s is pinned but was not compared" % aid)
+    if a.write_pins and a.pins:
+        write_pins(a.pins, new_pins)
+        print("wrote %s (%d anchors)" % (a.pins, len(new_pins)))
+        failures = [f for f in failures if not f.startswith("regression check")]
     if tok_err:
         med = statistics.median(abs(e) for _, e in tok_err)
         worst = max(tok_err, key=lambda x: abs(x[1]))

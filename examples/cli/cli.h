@@ -94,6 +94,7 @@ enum {
                               --min-gpus */
     CLI_G_SVG = 1 << 8,    /* --svg */
     CLI_G_STRICT = 1 << 9, /* --strict: an approximate model is an error */
+    CLI_G_UNITS = 1 << 10, /* --units alone (plan's table) */
 };
 
 /* A model key or parameter flag as given. */

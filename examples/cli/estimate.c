@@ -97,7 +97,7 @@ int cli_estimate_print(llmmem_model *m, llmmem_config *cfg, const cli_opts *o)
     llmmem_model_free(m);
     llmmem_config_free(cfg);
     if (refused) {
-        fprintf(stderr, "llmmem: the model is approximate (see the notes) and --strict was given\n");
+        fprintf(stderr, "llmmem: the estimate is approximate (see the notes) and --strict was given\n");
         return EXIT_APPROXIMATE;
     }
     return 0;

@@ -108,11 +108,12 @@ static const cli_flag flags[] = {
      .help = "a calibration profile fitted from probe records\n"
              "(docs/calibration.md; default: none, the identity)"},
     {.names.name = "strict", .arg = ARG_SWITCH, .groups = CLI_G_STRICT, .field = AT(strict),
-     .help = "exit 3 when the model is approximate (a model_type the\n"
-             "registry does not know, or a shape from a size alone)"},
+     .help = "exit 3 when the estimate is approximate (a model_type the\n"
+             "registry does not know, a shape from a size alone, QLoRA,\n"
+             "a precision no framework trains in)"},
     {.names.name = "svg", .arg = ARG_TEXT, .groups = CLI_G_SVG, .field = AT(svg),
      .metavar = "FILE", .help = "a stacked bar per phase with the GPU capacity line"},
-    {.names.name = "units", .arg = ARG_ENUM, .groups = CLI_G_OUTPUT, .field = AT(units),
+    {.names.name = "units", .arg = ARG_ENUM, .groups = CLI_G_OUTPUT | CLI_G_UNITS, .field = AT(units),
      .metavar = "GiB|GB|both", .help = "units of the table (default both)",
      .values = units_values, .nvalues = sizeof units_values / sizeof units_values[0],
      .expected = "expected GiB, GB or both"},

@@ -231,6 +231,19 @@ static void note_ignored(vstate *s, const char *raw)
                                         "%s%s", s->nignored ? ", " : "", raw);
 }
 
+/* The parameters whose 0 means "vLLM's default" in the library but which vLLM itself
+ * refuses at 0. */
+static bool zero_refused(const char *param)
+{
+    static const char *const names[] = {"gpu_memory_utilization", "max_model_len", "max_num_seqs",
+                                        "max_num_batched_tokens", "kv_block_size", "kv_cache_memory_bytes",
+                                        "num_gpu_blocks_override"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(names[i], param))
+            return true;
+    return false;
+}
+
 /* One vLLM flag at argv[*i]; returns false when it is not a vLLM flag of the table. */
 static bool vllm_flag(vstate *s, int argc, char **argv, int *i)
 {
@@ -274,6 +287,19 @@ static bool vllm_flag(vstate *s, int argc, char **argv, int *i)
         is_bool_word(argv[*i + 1]))
         value = argv[++*i];
     bool on = !neg && !(value && (value[0] == 'f' || value[0] == 'F'));
+    /* vLLM refuses 0 where the library's parameter reads 0 as "the default": CacheConfig
+     * gpu_memory_utilization (gt=0), block_size (gt=0); SchedulerConfig max_num_seqs,
+     * max_num_batched_tokens (ge=1); a zero max_model_len, KV cache size or block count
+     * leaves no request room */
+    if ((f->kind == V_PARAM || f->kind == V_COUNT) && f->param && zero_refused(f->param) && value) {
+        double x = 0.0;
+        char *end = NULL;
+        x = strtod(value, &end);
+        if (end != value && x <= 0.0)
+            cli_fail_msg(LLMMEM_E_OUT_OF_RANGE, EXIT_USAGE,
+                         "vllm: %s %s: vLLM refuses a value of 0 or less (vllm/config/cache.py, scheduler.py)", arg,
+                         value);
+    }
     switch (f->kind) {
     case V_PARAM: add_param(s, arg, f->param, value); break;
     case V_COUNT: add_param(s, arg, f->param, count_text(s, arg, value)); break;

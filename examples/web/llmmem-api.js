@@ -208,10 +208,11 @@
       try {
         r = newHandle(M._llmmem_result_new);
         check(M._llmmem_estimate(r, h.m, h.c));
-        const result = JSON.parse(text(M._llmmem_result_to_json, r));
+        const json = text(M._llmmem_result_to_json, r); // the library's bytes (test/web/properties.js)
+        const result = JSON.parse(json);
         const mjson = JSON.parse(text(M._llmmem_model_to_json, h.m));
         const cjson = JSON.parse(text(M._llmmem_config_to_json, h.c));
-        return { result, model: mjson, config: cjson };
+        return { result, model: mjson, config: cjson, json };
       } finally {
         if (r) M._llmmem_result_free(r);
         release(h);

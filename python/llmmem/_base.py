@@ -143,6 +143,13 @@ class _Handle:
             self._h = None
             type(self)._free(h)  # type: ignore[misc]
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # the handle is kept typed (_ffi.handle_ptr): the library's functions take it only
+        # where they take this class's handles
+        if name == "_h" and type(value) is c_void_p:
+            value = _ptr_type(type(self))(value.value)
+        object.__setattr__(self, name, value)
+
     def __enter__(self: _T) -> _T:
         return self
 
@@ -181,3 +188,13 @@ class _Handle:
 
 
 _T = TypeVar("_T", bound=_Handle)
+_PTR_TYPES: Dict[type, type] = {}
+
+
+def _ptr_type(cls: type) -> type:
+    """The typed pointer of a handle class (its C type's, from _ffi.HANDLE_CLASSES)."""
+    t = _PTR_TYPES.get(cls)
+    if t is None:
+        name = next((n for n, k in _ffi.HANDLE_CLASSES.items() if issubclass(cls, k)), None)
+        t = _PTR_TYPES[cls] = _ffi.handle_ptr(name) if name else c_void_p
+    return t

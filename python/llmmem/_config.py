@@ -211,8 +211,6 @@ _APPLIES = dict(
 
 
 _GATES = frozenset(g for g, _ in _APPLIES.values())
-
-
 def _check_applies(h, given, based_on_default):
     """Raises InapplicableParameterError for a keyword of ``given`` (canonical name -> value)
     that the engine, mode or runtime in effect (``given``, else the configuration ``h``)

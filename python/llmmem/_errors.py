@@ -86,7 +86,12 @@ class NotEstimatedError(Error, RuntimeError):
 
 
 def _raise(rc: int) -> NoReturn:
-    raise Error(rc, _s(_fast.llmmem_last_error()) or _s(lib.llmmem_strerror(rc)))
+    msg = _s(_fast.llmmem_last_error()) or _s(lib.llmmem_strerror(rc))
+    # the library's refusal of a setting where it is not read (llmmem_config_param_applies,
+    # engines/applies.c): "<name> = <value> does not apply: ..."
+    if rc == E_INCONSISTENT and " does not apply: " in msg:
+        raise InapplicableParameterError(msg)
+    raise Error(rc, msg)
 
 
 def _check(rc: int) -> int:

@@ -62,6 +62,20 @@ _SIMPLE = {
 HANDLE_CLASSES: Dict[str, type] = {}
 
 
+_HANDLE_PTRS: Dict[str, type] = {}
+
+
+def handle_ptr(name):
+    """The c_void_p subclass an object of the class of C handle type ``name`` keeps its
+    handle in: the handle says its type, so a method called unbound on another class's
+    object (llmmem.Config.to_json(model)) is refused instead of handing the library a
+    model as a config (issue 25: it crashed)."""
+    t = _HANDLE_PTRS.get(name)
+    if t is None:
+        t = _HANDLE_PTRS[name] = type("_%s_ptr" % name, (ctypes.c_void_p,), {"ctype": name})
+    return t
+
+
 class _HandleArg:
     """ctypes argument type of a handle: a wrong object is refused before the call (an
     integer or another handle class would be read by the library as this one)."""
@@ -72,11 +86,21 @@ class _HandleArg:
     def from_param(cls, obj):
         if obj is None or type(obj) is ctypes.c_void_p:
             return obj
+        if isinstance(obj, ctypes.c_void_p):  # a handle kept by an object: of its own type
+            if obj.ctype == cls.ctype:
+                return obj
+            raise TypeError("expected a %s handle, not a %s one (a method of one class called "
+                            "on an object of another)" % (_class_name(cls.ctype), _class_name(obj.ctype)))
         want = HANDLE_CLASSES.get(cls.ctype)
         if want is not None and isinstance(obj, want):
             return obj._as_parameter_
         raise TypeError("expected a %s (or None), not %s" % (
             want.__name__ if want is not None else cls.ctype, type(obj).__name__))
+
+
+def _class_name(ctype):
+    want = HANDLE_CLASSES.get(ctype)
+    return "llmmem." + want.__name__ if want is not None else ctype
 
 
 _HANDLE_ARGS = {}

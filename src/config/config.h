@@ -148,6 +148,9 @@ struct llmmem_config {
     int64_t min_pixels, max_pixels, encoder_cache;
     /* which parameters were set (by llmmem_config_set_*): bit id % 100 of word id / 100 - 1 */
     uint64_t set_mask[LLMMEM__SET_WORDS];
+    /* a candidate the planner builds from the caller's configuration: its settings are
+     * the caller's for another layout, not checked against it (engines/applies.c) */
+    bool no_applies_check;
     /* calibration profile (calib.c); all 1.0 / 0 = identity */
     bool calibrated;
     double calib_component[LLMMEM__COMPONENTS_MAX];

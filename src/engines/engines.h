@@ -202,6 +202,10 @@ static inline const llmmem__engine *llmmem__engine_for(const struct llmmem_confi
 }
 /* Rows in table order (engines, then runtimes); NULL past the end. */
 const llmmem__engine *llmmem__engine_at(int index);
+/* Every setting that does not apply where it is set (engines/applies.c): with notes NULL
+ * the first one set through the API is an error naming it and why; with a result, each
+ * one a file set is listed in its notes. */
+int llmmem__applies_check(const struct llmmem_config *c, const struct llmmem_model *m, struct llmmem_result *notes);
 
 /* One training estimate as the skeleton runs it (estimate.c). */
 #define LLMMEM__ENGINE_STATE_WORDS 64

@@ -156,8 +156,24 @@ static bool fit_default_length(struct llmmem_config *local, const struct llmmem_
     return true;
 }
 
+static int estimate_rows(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg,
+                         struct llmmem__tl *sink);
+
+/* A setting that does not apply is refused before anything is computed; one a file set is
+ * listed in the result's notes after it. */
 static int estimate_as_given(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg,
                              struct llmmem__tl *sink)
+{
+    int rc = llmmem__applies_check(cfg, model, NULL);
+    if (rc == 0)
+        rc = estimate_rows(out, model, cfg, sink);
+    if (rc == 0)
+        llmmem__applies_check(cfg, model, out);
+    return rc;
+}
+
+static int estimate_rows(llmmem_result *out, const llmmem_model *model, const llmmem_config *cfg,
+                         struct llmmem__tl *sink)
 {
     const llmmem__engine *e = llmmem__engine_for(cfg);
     if (cfg->mode == LLMMEM__MODE_INFERENCE) {

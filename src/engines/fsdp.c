@@ -248,7 +248,12 @@ static uint64_t fsdp_pinned_shards(fsdp_run *f, const struct llmmem_model *m, bo
  * and the optimizer (which then steps on the CPU) live in host RAM, per rank x
  * ranks per node: the parameters and gradients pinned (FSDP1 always, FSDP2
  * with pin_memory, its default), the optimizer state pageable (torch.optim's
- * zeros_like of a CPU parameter). */
+ * zeros_like of a CPU parameter).
+ * Without units (NO_SHARD, or FSDP1 on one rank) nothing is gathered and freed:
+ * each handle's pre_unshard copies its whole flat parameter to the GPU
+ * (torch 2.11 fsdp/_flat_param.py:1336 flat_param_to(self.device)) and the
+ * views autograd saves keep the copy until that unit's backward, so the
+ * model's parameters are on the GPU through the step: counted as weights. */
 static void fsdp_cpu_offload(fsdp_run *f, const struct llmmem_model *m, const struct llmmem_config *c,
                              uint64_t per_node)
 {
@@ -267,7 +272,7 @@ static void fsdp_cpu_offload(fsdp_run *f, const struct llmmem_model *m, const st
     }
     f->pinned = llmmem__mul(&f->o, pinned, per_node);
     f->pageable = llmmem__mul(&f->o, pageable, per_node);
-    f->t->st.weights = 0;
+    f->t->st.weights = f->units ? 0 : llmmem__mul(&f->o, f->P, f->ub);
     f->t->st.master = 0;
     f->t->st.grads = 0;
     f->t->st.optim = 0;
@@ -335,6 +340,11 @@ static void fsdp_terms(llmmem__engine_run *r)
                             "optimizer state per rank (+ params and grads without pin_memory) x ranks per "
                             "node (host RAM)",
                             f->pageable);
+    if ((f->pinned || f->pageable) && !units)
+        llmmem__result_note(out, "fsdp_cpu_offload without units (NO_SHARD): each unit's parameters are "
+                                 "copied to the GPU for its forward (_flat_param.py pre_unshard) and kept "
+                                 "by autograd until its backward: the whole model's parameters are "
+                                 "counted on the GPU");
 }
 
 /* The options FSDP accepts together (FSDP2 fully_shard: reshard_after_forward

@@ -476,16 +476,26 @@ static bool mg_stage_peaks(mg_run *r, int stages, uint64_t *peaks, int *peak_sta
         r->base->managed >= MG_SIDE_SAFE)
         return false;
     mg_stage prev = {0};
+    llmmem__train t, mid; /* mid: the middle stages' model, but for their activations */
+    llmmem__engine_extra x, mid_x;
+    bool have_mid = false;
     for (int si = 0; si < stages; si++) {
         const mg_stage st = mg_stage_at(r, si, stages);
         if (si > 1 && !st.first && !st.last && !prev.first && !prev.last &&
             st.in_flight_chunks == prev.in_flight_chunks) {
             peaks[si] = peaks[si - 1];
         } else {
-            llmmem__train t;
-            llmmem__engine_extra x;
-            mg_stage_train(r, &t, &x, &st);
-            if (!llmmem__train_peak(&peaks[si], &t, &x, r->c) || peaks[si] >= MG_PEAK_SAFE)
+            const bool middle = !st.first && !st.last;
+            if (middle && have_mid) { /* the same parameters: only the chunks in flight differ */
+                mg_stage_activations(r, &mid, &st);
+            } else if (middle) {
+                mg_stage_train(r, &mid, &mid_x, &st);
+                have_mid = true;
+            } else {
+                mg_stage_train(r, &t, &x, &st);
+            }
+            if (!llmmem__train_peak(&peaks[si], middle ? &mid : &t, middle ? &mid_x : &x, r->c) ||
+                peaks[si] >= MG_PEAK_SAFE)
                 return false;
         }
         if (si == 0 || peaks[si] > peaks[*peak_stage])

@@ -46,8 +46,13 @@ static int read_distributed(fw_ctx *x, const llmmem__jnode *root)
     return LLMMEM_OK;
 }
 
-/* mixed_precision: no, fp16, bf16 (fp8 refused). Under FSDP the precision of
- * the shards is the fsdp engine's (MixedPrecisionPolicy). */
+/* mixed_precision: no, fp16, bf16 (fp8 refused): autocast to that dtype. Under
+ * FSDP it is also the FSDP plugin's MixedPrecision policy, param_dtype and
+ * reduce_dtype both that dtype (accelerate 1.15 state.py:1015
+ * fsdp_plugin.set_mixed_precision(self._mixed_precision); utils/dataclasses.py:2136
+ * dtype_args = {"param_dtype": dtype, "reduce_dtype": dtype}): the units
+ * all-gather and compute in 16 bits over the stored (fp32) shards, which the
+ * optimizer steps, and reduce-scatter their gradients in 16 bits. */
 static int read_precision(fw_ctx *x, const llmmem__jnode *root)
 {
     const char *mp;
@@ -57,9 +62,16 @@ static int read_precision(fw_ctx *x, const llmmem__jnode *root)
     const llmmem__jnode *n = llmmem__fw_get(root, "mixed_precision");
     if (!strcmp(mp, "no"))
         return LLMMEM_OK;
-    if (!strcmp(mp, "bf16") || !strcmp(mp, "fp16"))
-        return llmmem__fw_set(x, LLMMEM_P_COMPUTE_DTYPE, mp, n, "mixed_precision");
-    return llmmem__fw_refuse(x, n, "mixed_precision", "\"%.20s\" is not modelled (no, fp16, bf16)", mp);
+    if (strcmp(mp, "bf16") && strcmp(mp, "fp16"))
+        return llmmem__fw_refuse(x, n, "mixed_precision", "\"%.20s\" is not modelled (no, fp16, bf16)", mp);
+    if ((rc = llmmem__fw_set(x, LLMMEM_P_COMPUTE_DTYPE, mp, n, "mixed_precision")) != 0)
+        return rc;
+    const llmmem__jnode *dt = llmmem__fw_get(root, "distributed_type");
+    if (!dt || !llmmem__json_is_string(dt) || strcmp(llmmem__json_string(dt), "FSDP"))
+        return LLMMEM_OK;
+    if ((rc = llmmem__fw_set(x, LLMMEM_P_FSDP_PARAM_DTYPE, mp, n, "mixed_precision")) != 0)
+        return rc;
+    return llmmem__fw_set(x, LLMMEM_P_FSDP_REDUCE_DTYPE, mp, n, "mixed_precision");
 }
 
 /* dynamo_config: Accelerator(dynamo_plugin) compiles the whole model, or each
@@ -189,8 +201,7 @@ int llmmem__accelerate_apply(fw_ctx *x, const llmmem__jnode *root)
         return rc;
     for (const llmmem__jnode *it = llmmem__json_first(root); it; it = llmmem__json_next(it)) {
         const char *k = llmmem__json_key(it);
-        if (!llmmem__fw_in(k, read) && !llmmem__fw_in(k, ignored))
-            llmmem__fw_unread(x, k);
+        llmmem__fw_tally(x, k, read, ignored);
     }
     return LLMMEM_OK;
 }

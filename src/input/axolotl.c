@@ -86,6 +86,13 @@ static int read_adapter(fw_ctx *x, const llmmem__jnode *root)
         return rc;
     if (!have)
         return llmmem__json_error_at(x->doc, an, LLMMEM_E_SCHEMA, "lora_r", "adapter %s needs lora_r", adapter);
+    /* peft 0.21 tuners/lora/layer.py:239 LoraLayer.update_layer: "`r` should be a positive
+     * integer value"; axolotl passes lora_r to LoraConfig(r=...) unchecked */
+    if (r <= 0)
+        return llmmem__json_error_at(x->doc, llmmem__fw_get(root, "lora_r"), LLMMEM_E_OUT_OF_RANGE, "lora_r",
+                                     "adapter %s with lora_r %lld: peft refuses a rank below 1 (LoraLayer.update_layer); "
+                                     "leave adapter out for full fine-tuning",
+                                     adapter, (long long)r);
     if ((rc = llmmem__fw_set_i64(x, LLMMEM_P_LORA_RANK, r, llmmem__fw_get(root, "lora_r"), "lora_r")) != 0)
         return rc;
     const llmmem__jnode *n;
@@ -162,6 +169,13 @@ static int read_precision(fw_ctx *x, const llmmem__jnode *root)
             continue;
         if (llmmem__json_is_string(n))
             llmmem__fw_note(x, "%s: auto taken as %s (the GPU supports it)", keys[i].key, keys[i].dtype);
+        /* axolotl 0.19 utils/config/__init__.py resolve_dtype: "if cfg.bf16: cfg.fp16 = False" */
+        for (size_t j = i + 1; j < LLMMEM_ARRAY_LEN(keys); j++) {
+            const llmmem__jnode *o = llmmem__fw_get(root, keys[j].key);
+            if (o && llmmem__json_is_bool(o) && llmmem__json_true(o) && strcmp(keys[j].dtype, keys[i].dtype))
+                llmmem__fw_note(x, "%s and %s both true: %s wins, as axolotl's resolve_dtype sets %s false", keys[i].key,
+                                keys[j].key, keys[i].key, keys[j].key);
+        }
         int rc;
         if ((rc = llmmem__fw_set(x, LLMMEM_P_PARAM_DTYPE, keys[i].dtype, n, keys[i].key)) != 0 ||
             (rc = llmmem__fw_set(x, LLMMEM_P_COMPUTE_DTYPE, keys[i].dtype, n, keys[i].key)) != 0)
@@ -320,8 +334,7 @@ int llmmem__axolotl_apply(fw_ctx *x, const llmmem__jnode *root)
         return rc;
     for (const llmmem__jnode *it = llmmem__json_first(root); it; it = llmmem__json_next(it)) {
         const char *k = llmmem__json_key(it);
-        if (!llmmem__fw_in(k, read) && !llmmem__fw_in(k, ignored))
-            llmmem__fw_unread(x, k);
+        llmmem__fw_tally(x, k, read, ignored);
     }
     return LLMMEM_OK;
 }

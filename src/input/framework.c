@@ -85,11 +85,25 @@ static int apply_yaml(llmmem_config *cfg, int kind, const char *text, size_t len
         llmmem__json_free(doc);
         return rc;
     }
+    /* a file of another kind given as this one is refused, not read for the keys the two
+     * happen to share */
+    const int looks = llmmem__framework_kind(root);
+    if (looks != LLMMEM_FW_AUTO && looks != kind) {
+        rc = llmmem__json_error_at(doc, root, LLMMEM_E_SCHEMA, "", "given as %s, but this looks like %s",
+                                   reader_names[kind], reader_names[looks]);
+        llmmem__json_free(doc);
+        return rc;
+    }
     llmmem_config *tmp = NULL;
     rc = llmmem_config_clone(&tmp, cfg);
     if (rc == 0) {
         fw_ctx x = {.doc = doc, .cfg = tmp, .reader = reader_names[kind]};
         rc = readers[kind](&x, root);
+        /* none of its keys: not this reader's file (its defaults would be estimated) */
+        if (rc == 0 && x.read_n == 0)
+            rc = llmmem__json_error_at(doc, root, LLMMEM_E_SCHEMA, "",
+                                       "none of the keys the %s reader reads%s%s: not a file of that kind",
+                                       reader_names[kind], x.unread_n ? "; it has " : "", x.unread_n ? x.unread : "");
         if (rc == 0 && x.unread_n > 0)
             llmmem__fw_note(&x, "%d key%s not read (not known to change memory): %s", x.unread_n,
                     x.unread_n > 1 ? "s" : "", x.unread);

@@ -14,6 +14,7 @@ typedef struct fw_ctx {
     const char *reader;             /* "torchtune recipe", in notes */
     char unread[LLMMEM__NOTE_MAX];  /* keys not known, for one note */
     int unread_n;
+    int read_n;                     /* top-level keys the reader reads (none: not its file) */
 } fw_ctx;
 
 /* A reader of one kind of file: fills cfg from the document's root object. */
@@ -39,6 +40,8 @@ void llmmem__fw_note(fw_ctx *x, const char *fmt, ...) LLMMEM_PRINTF(2, 3);
 void llmmem__fw_unread(fw_ctx *x, const char *path);
 /* Whether `key` is one of the NULL-terminated `list`. */
 bool llmmem__fw_in(const char *key, const char *const *list);
+/* A top-level key: counted as read when in `read`, collected as unread unless `ignored`. */
+void llmmem__fw_tally(fw_ctx *x, const char *key, const char *const *read, const char *const *ignored);
 
 /* The kind of framework file a document's root is (LLMMEM_FW_AUTO when none; framework.c). */
 int llmmem__framework_kind(const llmmem__jnode *root);

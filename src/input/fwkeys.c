@@ -90,6 +90,14 @@ void llmmem__fw_note(fw_ctx *x, const char *fmt, ...)
     llmmem__config_note(x->cfg, "%s: %s", x->reader, msg);
 }
 
+void llmmem__fw_tally(fw_ctx *x, const char *key, const char *const *read, const char *const *ignored)
+{
+    if (llmmem__fw_in(key, read))
+        x->read_n++;
+    else if (!llmmem__fw_in(key, ignored))
+        llmmem__fw_unread(x, key);
+}
+
 void llmmem__fw_unread(fw_ctx *x, const char *path)
 {
     size_t used = strlen(x->unread);

@@ -464,7 +464,15 @@ static int composite_text(ctx *c, llmmem__json **owned, char *ttype, size_t cap,
     c->prefix = prefix;
     char path[96];
     snprintf(path, sizeof path, "%smodel_type", prefix);
-    return llmmem__json_read_str(ttype, cap, c->doc, tc, "model_type", path, false);
+    rc = llmmem__json_read_str(ttype, cap, c->doc, tc, "model_type", path, false);
+    /* The composite's config class builds its own text config whatever model_type the
+     * sub-object names (configuration_qwen3_5.py:196 sub_configs["text_config"](**text_config);
+     * gemma3, gemma4, llama4 alike); Mistral3Config alone picks the class by it (CONFIG_MAPPING). */
+    if (rc == 0 && *ttype && strcmp(ttype, cp->text_type) && strcmp(cp->type, "mistral3")) {
+        snprintf(c->ignored_type, sizeof c->ignored_type, "%s", ttype);
+        snprintf(ttype, cap, "%s", cp->text_type);
+    }
+    return rc;
 }
 
 /* Each tower of a composite from its sub-object: the sub-object's model_type
@@ -550,6 +558,32 @@ static int check_generic(ctx *c, const llmmem__json *rdoc, const llmmem__jnode *
     return 0;
 }
 
+/* rope_scaling (rope_parameters in transformers 5): the factor by which vLLM extends the
+ * positions it accepts as max_model_len (vllm/config/model.py _get_and_verify_max_len:
+ * every rope type but su, longrope and llama3 multiplies by "factor"; yarn multiplies
+ * original_max_position_embeddings). Values it cannot read leave the positions as they are. */
+static void read_rope_length(struct llmmem_model *m, ctx *c)
+{
+    const llmmem__jnode *rs = llmmem__json_get(c->o, "rope_scaling");
+    if (!rs || !llmmem__json_is_object(rs))
+        rs = llmmem__json_get(c->o, "rope_parameters");
+    if (!rs || !llmmem__json_is_object(rs))
+        return;
+    const llmmem__jnode *t = llmmem__json_get(rs, "rope_type");
+    if (!t)
+        t = llmmem__json_get(rs, "type");
+    const char *type = t && llmmem__json_is_string(t) ? llmmem__json_string(t) : "default";
+    const llmmem__jnode *f = llmmem__json_get(rs, "factor");
+    if (!strcmp(type, "su") || !strcmp(type, "longrope") || !strcmp(type, "llama3") || !f ||
+        !llmmem__json_is_number(f) || !(llmmem__json_number(f) >= 1.0) || llmmem__json_number(f) > 1e6)
+        return;
+    m->rope_len_factor = llmmem__json_number(f);
+    const llmmem__jnode *o = llmmem__json_get(rs, "original_max_position_embeddings");
+    if (!strcmp(type, "yarn") && o && llmmem__json_is_number(o) && llmmem__json_number(o) >= 1 &&
+        llmmem__json_number(o) <= 1e9)
+        m->rope_orig_positions = (int64_t)llmmem__json_number(o);
+}
+
 static int read_text(struct llmmem_model *m, ctx *c, const llmmem__arch *f)
 {
     llmmem__registry_init(m, f);
@@ -567,6 +601,7 @@ static int read_text(struct llmmem_model *m, ctx *c, const llmmem__arch *f)
                            (long long)(m->hidden_size / m->num_heads));
     if ((rc = read_act(m, c)) || (rc = read_dtype(m, c)))
         return rc;
+    read_rope_length(m, c);
     return llmmem__read_layer_lists(m, c->doc, c->o, c->prefix);
 }
 
@@ -583,6 +618,176 @@ static int outer_keys(struct llmmem_model *m, ctx *top)
     if (!m->torch_dtype && (rc = read_dtype(m, top)))
         return rc;
     return 0;
+}
+
+/* ---- what the modeling code refuses ---------------------------------------------------- */
+
+/* The first of `keys` present in the text object (for an error's position), else the object. */
+static const llmmem__jnode *first_key(ctx *c, const char *const *keys, const char **which)
+{
+    for (; *keys; keys++) {
+        const llmmem__jnode *n = llmmem__json_get(c->o, *keys);
+        if (n) {
+            *which = *keys;
+            return n;
+        }
+    }
+    *which = "";
+    return c->o;
+}
+
+/* An integer key of the text object, -1 when absent or not one. */
+static int64_t int_key(ctx *c, const char *key)
+{
+    const llmmem__jnode *n = llmmem__json_get(c->o, key);
+    return n && llmmem__json_is_number(n) && llmmem__json_number(n) >= 0 && llmmem__json_number(n) < 1e15
+               ? (int64_t)llmmem__json_number(n)
+               : -1;
+}
+
+/* The layers the modeling code builds as MoE blocks whatever the expert count (a family
+ * not listed builds a dense MLP when it has no experts: doge, granitemoehybrid, jamba,
+ * qwen3_moe, ...): mixtral (modeling_mixtral.py:348) and gpt_oss (modeling_gpt_oss.py:343)
+ * every layer, deepseek_v3 the layers from first_k_dense_replace on
+ * (modeling_deepseek_v3.py:504), llama4 those of moe_layers (modeling_llama4.py:407). */
+static int64_t routed_layers(const struct llmmem_model *m, ctx *c)
+{
+    const char *t = m->fam ? m->fam->type : "";
+    int64_t L = m->num_layers;
+    if (!strcmp(t, "mixtral") || !strcmp(t, "gpt_oss"))
+        return L;
+    if (!strcmp(t, "deepseek_v3")) {
+        int64_t k = int_key(c, "first_k_dense_replace");
+        return k < 0 ? L : (k < L ? L - k : 0);
+    }
+    if (!strcmp(t, "llama4_text")) {
+        const llmmem__jnode *ml = llmmem__json_get(c->o, "moe_layers");
+        int64_t step = int_key(c, "interleave_moe_layer_step");
+        if (ml && llmmem__json_type(ml) == LLMMEM__J_ARRAY)
+            return (int64_t)llmmem__json_array_size(ml);
+        return step > 0 ? L / step : L;
+    }
+    return 0;
+}
+
+/* A config the transformers 5.17 modeling code refuses to build or to run, refused at its
+ * key; what it accepts with a warning, noted. */
+static int validate_architecture(struct llmmem_model *m, ctx *c)
+{
+    char path[128];
+    const char *which;
+    /* every MoE layer routes top-k of the experts: torch.topk(k > n) raises (the routers
+     * of modeling_gpt_oss.py, modeling_deepseek_v3.py, modeling_llama4.py, ...) */
+    static const char *const ek[] = {"num_local_experts", "n_routed_experts", "num_experts", "moe_num_experts", NULL};
+    const llmmem__jnode *en = first_key(c, ek, &which);
+    /* experts no layer routes to (DeepSeek-V3 with first_k_dense_replace >= num_hidden_layers:
+     * every DeepseekV3DecoderLayer builds a dense MLP): a dense model, as the count already has it */
+    if (m->fam && m->num_experts > 0 && m->num_moe_layers == 0 && m->num_layers > 0 &&
+        llmmem__registry_set(m, "E", 0)) {
+        llmmem__registry_set(m, "K", 0);
+        int rc = llmmem__model_count(m);
+        if (rc)
+            return rc;
+        llmmem__model_note(m, "no layer routes to the %s experts of the config (every layer's MLP is dense): "
+                              "estimated as a dense model",
+                           which);
+    }
+    if (m->experts_per_token > 0 && m->experts_per_token > m->num_experts && *which && routed_layers(m, c) > 0) {
+        const llmmem__jnode *n = en;
+        snprintf(path, sizeof path, "%s%s", c->prefix, which);
+        return llmmem__json_error_at(c->doc, n, LLMMEM_E_SCHEMA, path,
+                                     "%lld experts with %lld routed per token: the router's torch.topk of more "
+                                     "experts than exist fails in the modeling code",
+                                     (long long)m->num_experts, (long long)m->experts_per_token);
+    }
+    /* routed layers choosing no expert: torch.topk(k = 0) returns nothing, the MoE block sums no
+     * expert (every estimate refuses it, engines/common.c); said here, at the key */
+    static const char *const kk[] = {"num_experts_per_tok", "moe_topk", "top_k", "num_selected_experts", NULL};
+    const char *kwhich;
+    const llmmem__jnode *kn = first_key(c, kk, &kwhich);
+    if (*kwhich && m->num_experts > 0 && m->experts_per_token == 0 && m->num_moe_layers > 0) {
+        snprintf(path, sizeof path, "%s%s", c->prefix, kwhich);
+        return llmmem__json_error_at(c->doc, kn, LLMMEM_E_INCONSISTENT, path,
+                                     "%lld experts with 0 routed per token: the router picks no expert",
+                                     (long long)m->num_experts);
+    }
+    /* configuration_jamba.py:119 validate_architecture: offset < period */
+    static const char *const jamba[][2] = {{"attn_layer_offset", "attn_layer_period"},
+                                           {"expert_layer_offset", "expert_layer_period"}};
+    for (size_t i = 0; i < 2; i++) {
+        int64_t off = int_key(c, jamba[i][0]), per = int_key(c, jamba[i][1]);
+        if (off >= 0 && per > 0 && off >= per) {
+            snprintf(path, sizeof path, "%s%s", c->prefix, jamba[i][0]);
+            return llmmem__json_error_at(c->doc, llmmem__json_get(c->o, jamba[i][0]), LLMMEM_E_SCHEMA, path,
+                                         "%lld is not smaller than %s %lld: JambaConfig refuses it "
+                                         "(configuration_jamba.py validate_architecture)",
+                                         (long long)off, jamba[i][1], (long long)per);
+        }
+    }
+    /* Mamba-2 mixers repeat B and C over num_heads // n_groups (modeling_nemotron_h.py:216,
+     * modeling_mamba2.py): heads a multiple of the groups */
+    if (m->ssm.version == 2 && m->ssm.groups > 0 && m->ssm.heads > 0 && m->ssm.heads % m->ssm.groups) {
+        static const char *const hk[] = {"mamba_num_heads", "mamba_n_heads", "n_groups", "mamba_n_groups", NULL};
+        const llmmem__jnode *n = first_key(c, hk, &which);
+        snprintf(path, sizeof path, "%s%s", c->prefix, which);
+        return llmmem__json_error_at(c->doc, n, LLMMEM_E_SCHEMA, path,
+                                     "Mamba-2 heads %lld are not a multiple of its %lld groups: the mixer's "
+                                     "B and C do not expand over them (modeling_nemotron_h.py, modeling_mamba2.py)",
+                                     (long long)m->ssm.heads, (long long)m->ssm.groups);
+    }
+    /* configuration_mamba2.py:96 validate_architecture: hidden_size * expand == num_heads * head_dim */
+    if (!strcmp(m->model_type, "mamba2")) {
+        int64_t h = int_key(c, "hidden_size"), e = int_key(c, "expand"), a = int_key(c, "num_heads"),
+                d = int_key(c, "head_dim");
+        if (h > 0 && e > 0 && a > 0 && d > 0 && h * e != a * d) {
+            snprintf(path, sizeof path, "%snum_heads", c->prefix);
+            return llmmem__json_error_at(c->doc, llmmem__json_get(c->o, "num_heads"), LLMMEM_E_SCHEMA, path,
+                                         "hidden_size * expand (%lld) must equal num_heads * head_dim (%lld) "
+                                         "(configuration_mamba2.py validate_architecture)",
+                                         (long long)(h * e), (long long)(a * d));
+        }
+    }
+    /* configuration_nemotron_h.py:172: a pattern shorter or longer than num_hidden_layers
+     * wins, with a warning; so here */
+    const llmmem__jnode *pat = llmmem__json_get(c->o, "hybrid_override_pattern");
+    int64_t nl = int_key(c, "num_hidden_layers");
+    if (pat && llmmem__json_is_string(pat) && nl >= 0 && (int64_t)strlen(llmmem__json_string(pat)) != nl)
+        llmmem__model_note(m, "num_hidden_layers %lld differs from hybrid_override_pattern's %zu layers: the pattern "
+                              "wins, as NemotronHConfig does (with a warning)",
+                           (long long)nl, strlen(llmmem__json_string(pat)));
+    return LLMMEM_OK;
+}
+
+/* A refusal raised after the keys were read (a registry expression dividing by a
+ * zero head count, the model's own checks) names no place in the file: it is
+ * put at the first shape key of the text object whose value is not positive,
+ * with its line:column (issue 25: every file-borne refusal names the file, the
+ * place and the key). One already placed, or with no such key, stays as it is. */
+static int locate(ctx *c, int rc)
+{
+    if (rc == 0 || rc == LLMMEM_E_NOMEM || !c->doc || !c->o)
+        return rc;
+    const char *src = llmmem__json_source(c->doc), *msg = llmmem_last_error();
+    const size_t n = src ? strlen(src) : 0;
+    if (!src || !msg || (!strncmp(msg, src, n) && msg[n] == ':'))
+        return rc;
+    static const char *const shape[] = {
+        "num_attention_heads", "n_head",     "num_heads",           "n_heads",        "num_key_value_heads",
+        "num_kv_heads",        "multi_query_group_num",             "max_position_embeddings",
+        "n_positions",         "n_ctx",      "seq_length",          "num_experts_per_tok",
+        "num_hidden_layers",   "n_layer",    "num_layers",          "hidden_size",    "n_embd",
+        "d_model",             "intermediate_size",                 "n_inner",        "ffn_hidden_size",
+        "vocab_size",          "head_dim",   "num_local_experts",   "num_experts",    "n_routed_experts",
+        "moe_intermediate_size", NULL};
+    for (size_t i = 0; shape[i]; i++) {
+        const llmmem__jnode *k = llmmem__json_get(c->o, shape[i]);
+        if (!k || !llmmem__json_is_number(k) || llmmem__json_number(k) > 0)
+            continue;
+        char copy[512];
+        snprintf(copy, sizeof copy, "%s", msg);
+        return llmmem__json_error_at(c->doc, k, rc, kp(c, shape[i]), "%s", copy);
+    }
+    return rc;
 }
 
 int llmmem__model_from_json_doc(struct llmmem_model *m, const llmmem__json *doc, const llmmem__jnode *root)
@@ -628,19 +833,26 @@ int llmmem__model_from_json_doc(struct llmmem_model *m, const llmmem__json *doc,
         m->generic = true;
     }
     rc = read_text(m, &c, f);
-    llmmem__json_free(owned);
-    if (rc)
-        return rc;
-    if (m->generic)
+    if (rc == 0 && c.ignored_type[0])
+        llmmem__model_note(m, "%smodel_type \"%s\" is not read: %s's config class builds its %s text config "
+                              "whatever the sub-object names",
+                           tprefix, c.ignored_type, type, ttype);
+    if (rc == 0 && m->generic)
         llmmem__model_note(m, "model_type \"%s\" is not in the registry: estimated from the keys every "
                               "HF config shares (approximate)",
                            ttype[0] ? ttype : "(none)");
-    if ((w && (rc = outer_keys(m, &top))) || (cp && (rc = composite_keys(m, cp, &top))) ||
-        (rc = read_quant(m, &top)) || (w && (rc = llmmem__hf_towers(m, type, doc, root))))
-        return rc;
-    if ((rc = llmmem__model_count(m)) || (cp && (rc = llmmem__hf_vision_geometry(m))))
-        return rc;
-    return llmmem__model_validate(m);
+    if (rc == 0 && ((w && (rc = outer_keys(m, &top))) || (cp && (rc = composite_keys(m, cp, &top))) ||
+                    (rc = read_quant(m, &top)) || (w && (rc = llmmem__hf_towers(m, type, doc, root)))))
+        (void)0;
+    if (rc == 0 && ((rc = llmmem__model_count(m)) || (cp && (rc = llmmem__hf_vision_geometry(m)))))
+        (void)0;
+    if (rc == 0)
+        rc = validate_architecture(m, &c);
+    if (rc == 0)
+        rc = llmmem__model_validate(m);
+    rc = locate(&c, rc);
+    llmmem__json_free(owned); /* the text object c reads may live in it */
+    return rc;
 }
 
 /* ---- HF config.json entry points ---------------------------------------------------- */

@@ -21,6 +21,7 @@ typedef struct ctx {
     const llmmem__jnode *o; /* the object holding the text model's keys */
     const char *prefix;     /* "" or "text_config." for messages */
     char path[128];
+    char ignored_type[64];  /* a composite's text model_type its config class does not read */
 } ctx;
 
 static inline const char *kp(ctx *c, const char *key)

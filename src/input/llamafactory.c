@@ -100,6 +100,13 @@ int llmmem__llamafactory_apply(fw_ctx *x, const llmmem__jnode *root)
         return rc;
     if (b < 0)
         llmmem__fw_note(x, "gradient checkpointing on (LLaMA-Factory's default: disable_gradient_checkpointing false)");
+    /* transformers training_args.py TrainingArguments: per_device_train_batch_size
+     * defaults to 8 (LLaMA-Factory's Seq2SeqTrainingArguments keeps it) */
+    if (!llmmem__fw_get(root, "per_device_train_batch_size")) {
+        if ((rc = llmmem__fw_set_i64(x, LLMMEM_P_MICRO_BATCH_SIZE, 8, root, "per_device_train_batch_size")) != 0)
+            return rc;
+        llmmem__fw_note(x, "per_device_train_batch_size not given: TrainingArguments' default 8");
+    }
     if ((rc = llmmem__hf_args_apply(x->doc, root, x->cfg)) != 0)
         return rc;
     if ((rc = llmmem__fw_bool(&b, x, root, "use_unsloth_gc", "use_unsloth_gc")) != 0)
@@ -148,8 +155,10 @@ int llmmem__llamafactory_apply(fw_ctx *x, const llmmem__jnode *root)
                                          "optim", "gradient_checkpointing", "fsdp", "fsdp_config", "deepspeed",
                                          "finetuning_type", "lora_rank", "quantization_bit", "cutoff_len",
                                          "max_seq_length", "ddp_bucket_cap_mb", "pure_bf16", "tf32", NULL};
-        if (!llmmem__fw_in(k, hf) && !llmmem__fw_in(k, ignored) && !llmmem__fw_in(k, llmmem__hf_recipe_key_names))
-            llmmem__fw_unread(x, k);
+        if (llmmem__fw_in(k, llmmem__hf_recipe_key_names))
+            x->read_n++;
+        else
+            llmmem__fw_tally(x, k, hf, ignored);
     }
     return LLMMEM_OK;
 }

@@ -549,6 +549,41 @@ static int model_member(ctx *c, const llmmem__jnode *m, bool named, bool moe_off
     return rc;
 }
 
+/* A router the raw numbers leave choosing no expert, or experts gone from an MoE
+ * architecture: every estimate refuses it (engines/common.c); said here at the key
+ * that set it, with its line:column. */
+static int router_at_key(ctx *c, const llmmem__jnode *obj)
+{
+    const struct llmmem_model *m = c->model;
+    if (!m)
+        return LLMMEM_OK;
+    static const char *const topk[] = {"top_k", "num_experts_per_tok", "experts_per_token", NULL};
+    static const char *const experts[] = {"num_experts", "num_local_experts", "experts", NULL};
+    const bool none_routed = m->num_experts > 0 && m->experts_per_token <= 0;
+    const bool none_left = m->num_experts <= 0 && (m->num_moe_layers > 0 || (m->fam && m->fam->ffn.rule == LLMMEM__FR_MOE &&
+                                                                           m->experts_per_token > 0));
+    if (!none_routed && !none_left)
+        return LLMMEM_OK;
+    const char *const *keys = none_routed ? topk : experts;
+    for (size_t i = 0; keys[i]; i++) {
+        const llmmem__jnode *n = llmmem__json_get(obj, keys[i]);
+        if (!n)
+            continue;
+        char path[64];
+        snprintf(path, sizeof path, "model.%s", keys[i]);
+        if (none_routed)
+            return llmmem__json_error_at(c->doc, n, LLMMEM_E_INCONSISTENT, path,
+                                         "%lld experts with %lld routed per token: the router picks no "
+                                         "expert",
+                                         (long long)m->num_experts, (long long)m->experts_per_token);
+        return llmmem__json_error_at(c->doc, n, LLMMEM_E_INCONSISTENT, path,
+                                     "num_experts = 0 in an MoE architecture: its router would pick %lld "
+                                     "of no experts",
+                                     (long long)m->experts_per_token);
+    }
+    return LLMMEM_OK;
+}
+
 /* "model": a preset name, or an object: hf_config, preset or gguf (a GGUF file's header),
  * then raw numbers (not with gguf). */
 static int load_model(ctx *c, const llmmem__jnode *obj)
@@ -592,7 +627,7 @@ static int load_model(ctx *c, const llmmem__jnode *obj)
         return llmmem__json_error_at(doc, obj, LLMMEM_E_SCHEMA, "model",
                                      "no model: give hf_config, preset, or raw numbers "
                                      "(num_parameters, num_layers, hidden_size, ...)");
-    return LLMMEM_OK;
+    return router_at_key(c, obj);
 }
 
 /* ---- scenario entry points -------------------------------------------------------- */

@@ -67,8 +67,12 @@ static int read_model(fw_ctx *x, const llmmem__jnode *model)
     int quantize;
     if ((rc = llmmem__fw_bool(&quantize, x, model, "quantize_base", "model.quantize_base")) != 0)
         return rc;
+    /* qlora_<model> = partial(lora_<model>, quantize_base=True) (_model_builders.py): the
+     * config's quantize_base keyword overrides the partial's, both ways */
     if (quantize == 1)
         qlora = lora = true;
+    else if (quantize == 0)
+        qlora = false;
     int dora;
     if ((rc = llmmem__fw_bool(&dora, x, model, "use_dora", "model.use_dora")) != 0)
         return rc;
@@ -85,6 +89,12 @@ static int read_model(fw_ctx *x, const llmmem__jnode *model)
     if (!have)
         return llmmem__json_error_at(x->doc, model, LLMMEM_E_SCHEMA, "model.lora_rank",
                                      "a LoRA builder needs lora_rank");
+    /* torchtune 0.6 modules/peft/lora.py:138 LoRALinear.forward scales by alpha / rank */
+    if (rank <= 0)
+        return llmmem__json_error_at(x->doc, llmmem__fw_get(model, "lora_rank"), LLMMEM_E_OUT_OF_RANGE, "model.lora_rank",
+                                     "lora_rank %lld: torchtune's LoRALinear divides by the rank (alpha / rank); a "
+                                     "full fine-tune is a builder without lora_",
+                                     (long long)rank);
     if ((rc = llmmem__fw_set_i64(x, LLMMEM_P_LORA_RANK, rank, llmmem__fw_get(model, "lora_rank"), "model.lora_rank")) != 0)
         return rc;
     const llmmem__jnode *n;
@@ -349,8 +359,7 @@ int llmmem__torchtune_apply(fw_ctx *x, const llmmem__jnode *root)
         return rc;
     for (const llmmem__jnode *it = llmmem__json_first(root); it; it = llmmem__json_next(it)) {
         const char *k = llmmem__json_key(it);
-        if (!llmmem__fw_in(k, read) && !llmmem__fw_in(k, ignored))
-            llmmem__fw_unread(x, k);
+        llmmem__fw_tally(x, k, read, ignored);
     }
     return LLMMEM_OK;
 }

@@ -234,6 +234,13 @@ static int hf_lora_size(const llmmem__json *doc, llmmem_config *cfg, const llmme
     const llmmem__jnode *r = llmmem__json_get(root, "lora_rank");
     if (r && (rc = llmmem__input_node_i64(&rank, doc, r, "lora_rank")) != 0)
         return rc;
+    /* LLaMA-Factory passes lora_rank to peft's LoraConfig(r=...); peft 0.21
+     * tuners/lora/layer.py:239 refuses r < 1 */
+    if (rank <= 0)
+        return llmmem__json_error_at(doc, r, LLMMEM_E_OUT_OF_RANGE, "lora_rank",
+                                     "finetuning_type lora with lora_rank %lld: peft refuses a rank below 1 "
+                                     "(LoraLayer.update_layer); finetuning_type full trains every weight",
+                                     (long long)rank);
     if ((rc = llmmem__input_set_i64(doc, cfg, LLMMEM_P_LORA_RANK, rank, r ? r : ft,
                                     r ? "lora_rank" : "finetuning_type")) != 0)
         return rc;

@@ -277,11 +277,45 @@ int llmmem__input_set_offload(const llmmem__json *doc, llmmem_config *cfg, int i
 }
 
 /* Joins a JSON list of module names into "a,b,c" in list[LLMMEM__STR_MAX]. */
+/* Whether a comma-separated list names "all" beside other modules (spaces around the
+ * names stripped, as LLaMA-Factory's split_arg does). */
+static bool list_has_all(const char *s)
+{
+    if (!strchr(s, ','))
+        return false;
+    for (const char *p = s; *p;) {
+        while (*p == ' ')
+            p++;
+        const char *e = p;
+        while (*e && *e != ',')
+            e++;
+        const char *t = e;
+        while (t > p && t[-1] == ' ')
+            t--;
+        if (t - p == 3 && !strncmp(p, "all", 3))
+            return true;
+        p = *e ? e + 1 : e;
+    }
+    return false;
+}
+
+/* LLaMA-Factory model/adapter.py:205: "all" means every linear layer only when it is the
+ * list's one item; beside other names it reaches PEFT as a module name that matches
+ * nothing, and only the others are adapted. A list that says both is refused. */
+static int all_in_list(const llmmem__json *doc, const llmmem__jnode *n, const char *path)
+{
+    return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path,
+                                 "\"all\" beside other module names: LLaMA-Factory reads all (every linear layer) "
+                                 "only alone (model/adapter.py); in a list PEFT matches no module named all and "
+                                 "adapts the others only. Write all alone, or the modules");
+}
+
 static int target_list(char *list, const llmmem__json *doc, const llmmem__jnode *n,
                        const char *path)
 {
     size_t used = 0;
     int i = 0;
+    bool has_all = false;
     list[0] = '\0';
     for (const llmmem__jnode *it = llmmem__json_first(n); it; it = llmmem__json_next(it), i++) {
         char ip[LLMMEM__KEYPATH_MAX];
@@ -297,9 +331,14 @@ static int target_list(char *list, const llmmem__json *doc, const llmmem__jnode 
             return llmmem__json_error_at(doc, it, LLMMEM_E_OUT_OF_RANGE, ip,
                                          "target list longer than %d bytes", LLMMEM__STR_MAX - 1);
         used += (size_t)snprintf(list + used, LLMMEM__STR_MAX - used, "%s%s", used ? "," : "", s);
+        has_all = has_all || !strcmp(s, "all");
     }
     if (i == 0)
         return llmmem__json_error_at(doc, n, LLMMEM_E_SCHEMA, path, "empty list of target modules");
+    if (has_all && i > 1)
+        return all_in_list(doc, n, path);
+    if (has_all)
+        snprintf(list, LLMMEM__STR_MAX, "all-linear");
     return LLMMEM_OK;
 }
 
@@ -311,6 +350,8 @@ int llmmem__input_set_targets(const llmmem__json *doc, llmmem_config *cfg, const
         const char *s = llmmem__json_string(n);
         if (strcmp(s, "all") == 0) /* LLaMA-Factory lora_target: all */
             s = "all-linear";
+        else if (list_has_all(s))
+            return all_in_list(doc, n, path);
         return llmmem__input_set_str(doc, cfg, LLMMEM_P_LORA_TARGETS, s, n, path);
     }
     if (llmmem__json_type(n) != LLMMEM__J_ARRAY)
@@ -484,6 +525,17 @@ int llmmem__input_set_vllm_arg(const llmmem__json *doc, llmmem_config *cfg, cons
                                      "not a vLLM argument llmmem reads (docs/inference.md lists "
                                      "them)");
     const int id = vllm_args[i].param;
+    /* vLLM refuses 0 where the parameter reads 0 as "vLLM's default": CacheConfig
+     * gpu_memory_utilization and block_size (gt=0), SchedulerConfig max_num_seqs and
+     * max_num_batched_tokens (ge=1) (vllm/config/cache.py, scheduler.py); a zero
+     * max_model_len, KV cache size or block count leaves no request room */
+    if (vllm_args[i].kind == VK_PARAM && llmmem__json_is_number(n) && llmmem__json_number(n) <= 0 &&
+        (id == LLMMEM_P_GPU_MEMORY_UTILIZATION || id == LLMMEM_P_KV_BLOCK_SIZE || id == LLMMEM_P_MAX_NUM_SEQS ||
+         id == LLMMEM_P_MAX_NUM_BATCHED_TOKENS || id == LLMMEM_P_MAX_MODEL_LEN ||
+         id == LLMMEM_P_KV_CACHE_MEMORY_BYTES || id == LLMMEM_P_NUM_GPU_BLOCKS_OVERRIDE))
+        return llmmem__json_error_at(doc, n, LLMMEM_E_OUT_OF_RANGE, path,
+                                     "vLLM refuses %g here (a value above 0; vllm/config/cache.py, scheduler.py)",
+                                     llmmem__json_number(n));
     switch (vllm_args[i].kind) {
     case VK_PARAM: return llmmem__input_set_param(doc, cfg, id, n, path);
     case VK_TRI:

@@ -204,6 +204,10 @@ static int parse_mapping(ybuild *b, llmmem__ynode *map, int depth)
                       "a mapping key must be a plain value%s", b->ev.type == YAML_ALIAS_EVENT ? " (not an alias)" : "");
             break;
         }
+        if (memchr(b->ev.data.scalar.value, 0, b->ev.data.scalar.length)) {
+            rc = yerr(b, &b->ev.start_mark, LLMMEM_E_PARSE, "a NUL character (\\0) in a key is not read", NULL);
+            break;
+        }
         char *key = copy_text(b, b->ev.data.scalar.value, b->ev.data.scalar.length);
         yaml_mark_t key_mark = b->ev.start_mark;
         if (!key) {
@@ -268,6 +272,9 @@ static int parse_node(ybuild *b, llmmem__ynode **out, int depth)
         return yerr(b, &e->start_mark, LLMMEM_E_PARSE, "YAML aliases (*%s) are not read; write the value out",
                     (const char *)e->data.alias.anchor);
     case YAML_SCALAR_EVENT: {
+        /* a "\0" escape in a double-quoted scalar: the text would end there in C */
+        if (memchr(e->data.scalar.value, 0, e->data.scalar.length))
+            return yerr(b, &e->start_mark, LLMMEM_E_PARSE, "a NUL character (\\0) in a value is not read", NULL);
         if (e->data.scalar.anchor)
             return yerr(b, &e->start_mark, LLMMEM_E_PARSE, "YAML anchors (&%s) are not read",
                         (const char *)e->data.scalar.anchor);

@@ -84,6 +84,20 @@ static int replay_settings_check(const struct llmmem_result *r, const struct llm
                  {LLMMEM_P_PRIOR_WORKSPACE_SEGMENT_BYTES, "prior_workspace_segment_bytes"}};
     const double value[] = {(double)c->max_split_size_bytes, c->gc_threshold, (double)c->empty_cache_steps,
                             (double)c->prior_ws_segment};
+    /* PYTORCH_CUDA_ALLOC_CONF as torch 2.11 parses it (c10/core/AllocatorConfig.cpp):
+     * parseMaxSplitSize takes whole MiB, "max_split_size_mb too small, must be >= 20"
+     * (kLargeBuffer); parseGarbageCollectionThreshold needs 0 < value < 1 */
+    const int64_t MiB = INT64_C(1) << 20;
+    if (c->max_split_size_bytes > 0 && (c->max_split_size_bytes < 20 * MiB || c->max_split_size_bytes % MiB))
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
+                             "max_split_size_bytes = %lld%s: PyTorch reads max_split_size_mb in whole MiB of at "
+                             "least 20 (c10/core/AllocatorConfig.cpp parseMaxSplitSize); 0 = unlimited",
+                             (long long)c->max_split_size_bytes, llmmem__config_origin(c, LLMMEM_P_MAX_SPLIT_SIZE_BYTES));
+    if (c->gc_threshold >= 1.0)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
+                             "garbage_collection_threshold = %g%s: PyTorch refuses 1.0 and above "
+                             "(c10/core/AllocatorConfig.cpp parseGarbageCollectionThreshold: 0 < value < 1); 0 = off",
+                             c->gc_threshold, llmmem__config_origin(c, LLMMEM_P_GC_THRESHOLD));
     if (r->replayed)
         return LLMMEM_OK;
     for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
@@ -110,6 +124,11 @@ void llmmem__result_model(struct llmmem_result *r, const struct llmmem_model *m)
                                "decoder from the keys every HF config shares (layers, hidden, heads, "
                                "head_dim, MLP, experts, vocabulary)",
                             m->model_type);
+    else if (m->from_size_only && m->size_derived[0])
+        llmmem__result_note(r, "approximate: %s derived from num_parameters = %lld (a llama-like decoder "
+                               "of that size, around the keys given); give them, or leave num_parameters "
+                               "out, for the model's own",
+                            m->size_derived, (long long)m->raw_target);
     else if (m->from_size_only)
         llmmem__result_note(r, "approximate: the shape is derived from num_parameters = %lld alone "
                                "(a llama-like decoder of that size); give num_layers, hidden_size and "

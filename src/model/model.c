@@ -464,6 +464,19 @@ static void raw_fill(struct llmmem_model *m)
         derive_from_size(m, target);
         const unsigned shape = RAW_L | RAW_H | RAW_A | RAW_K | RAW_D | RAW_F;
         m->from_size_only = (m->raw_given & shape) != shape;
+        m->size_derived[0] = '\0';
+        if (m->from_size_only && (m->raw_given & shape)) {
+            static const struct {
+                unsigned bit;
+                const char *key;
+            } shape_keys[] = {{RAW_L, "num_layers"},   {RAW_H, "hidden_size"}, {RAW_A, "num_heads"},
+                        {RAW_K, "num_kv_heads"}, {RAW_D, "head_dim"},    {RAW_F, "intermediate_size"}};
+            size_t n = 0;
+            for (size_t i = 0; i < LLMMEM_ARRAY_LEN(shape_keys); i++)
+                if (!(m->raw_given & shape_keys[i].bit) && n < sizeof m->size_derived)
+                    n += (size_t)snprintf(m->size_derived + n, sizeof m->size_derived - n, "%s%s",
+                                          n ? ", " : "", shape_keys[i].key);
+        }
         llmmem__model_count(m);
         if (!m->from_size_only) {
             llmmem__model_note(m, "num_parameters=%lld ignored: the shape is given in full and "

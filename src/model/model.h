@@ -96,6 +96,8 @@ struct llmmem_model {
     } mm;
     bool generic;                      /* unknown model_type estimated as dense decoder */
     bool from_size_only;               /* shape derived from num_parameters */
+    char size_derived[96];             /* ... the shape keys derived when some were given
+                                          ("num_kv_heads, head_dim"); "" when none was */
     /* raw models: the fields the caller set (RAW_* bits of model.c) and the size
      * target (num_parameters, 0: none); the rest is derived from them after each set */
     unsigned raw_given;
@@ -109,6 +111,11 @@ struct llmmem_model {
     int64_t head_dim;                  /* explicit or hidden/heads */
     int64_t intermediate_size;
     int64_t max_positions;
+    /* vLLM's longest max_model_len (config/model.py _get_and_verify_max_len): the positions
+     * times rope_scaling's factor for the rope types that extend them (yarn: of
+     * original_max_position_embeddings); 0 rope_len_factor = 1 (none read) */
+    double rope_len_factor;
+    int64_t rope_orig_positions;
     bool tie_embeddings;
     bool attention_bias;               /* q,k,v (and o where the family does) */
     bool o_bias;

@@ -59,6 +59,7 @@ static void consider(struct llmmem_plan *p, const llmmem_model *m, const struct 
     p->order[pos] = s;
     llmmem__plan_layout *l = &p->slot[s];
     l->cfg = *c;
+    l->cfg.no_applies_check = true; /* another layout than the caller's */
     l->time = t;
     l->peak_allocated = llmmem__result_u64(r, LLMMEM_R_PEAK_ALLOCATED_BYTES);
     l->peak_reserved = llmmem__result_u64(r, LLMMEM_R_PEAK_RESERVED_BYTES);
@@ -677,6 +678,7 @@ int llmmem_plan_layouts(llmmem_plan *plan, const llmmem_model *model, const llmm
                              !plan ? "plan" : !model ? "model" : "config");
     struct llmmem_plan *p = plan;
     search s = {.p = p, .m = model, .c = *cfg};
+    s.c.no_applies_check = true; /* the caller's settings tried on other engines and layouts */
     s.c.allocator_replay = 0; /* the fast path; the kept layouts are confirmed below */
     int rc;
     if ((rc = plan_start(p, model, cfg, top_k)) != 0 || (rc = plan_num_gpus(&s.n, cfg)) != 0)

@@ -416,6 +416,46 @@ bool llmmem__train_peak(uint64_t *peak, const llmmem__train *t, const llmmem__en
     return !p.o.overflow;
 }
 
+/* Full training in a precision no framework runs (issue 25): the estimate counts
+ * it as given, flagged approximate with the reason.
+ *  - fp8 parameters stepped without fp32 masters: torch.optim has no float8
+ *    kernels (torch 2.11 optim/adam.py:457 exp_avg.lerp_(grad, ...) and :705
+ *    torch._foreach_lerp_ raise NotImplementedError for Float8_e4m3fn); the fp8
+ *    recipes (Transformer Engine, torchao float8) keep 16/32-bit weights and
+ *    cast to fp8 for the matmuls only (fp8_recipe).
+ *  - fp16 parameters stepped by an Adam-family optimizer without fp32 masters:
+ *    fp16 training needs loss scaling and torch.amp.GradScaler refuses fp16
+ *    gradients (torch 2.11 amp/grad_scaler.py:275 "Attempting to unscale FP16
+ *    gradients."); HF Trainer --fp16, DeepSpeed fp16 and Megatron --fp16 all
+ *    keep fp32 masters. */
+static void unusual_precision(struct llmmem_result *r, const struct llmmem_config *c)
+{
+    if (c->lora_rank > 0 || c->master_weights == LLMMEM__MASTER_ON)
+        return;
+    if (c->param_dtype == LLMMEM__DT_FP8) {
+        llmmem__result_set_i64(r, LLMMEM_R_APPROXIMATE, 1);
+        llmmem__result_note(r, "approximate: fp8 parameters trained without fp32 masters, which no framework "
+                               "does: torch.optim has no float8 kernels (optim/adam.py exp_avg.lerp_ raises "
+                               "NotImplementedError for Float8_e4m3fn) and fp8 training keeps 16/32-bit "
+                               "weights, casting to fp8 for the matmuls only (fp8_recipe); counted as given, "
+                               "with fp8 gradients and optimizer state");
+        return;
+    }
+    const int64_t o = c->optimizer;
+    const bool adam = o == LLMMEM__OPT_ADAMW || o == LLMMEM__OPT_ADAM || o == LLMMEM__OPT_AMSGRAD ||
+                      o == LLMMEM__OPT_NADAM || o == LLMMEM__OPT_RADAM || o == LLMMEM__OPT_ADAMAX;
+    const int64_t compute = c->compute_dtype != LLMMEM__DT_AUTO ? c->compute_dtype : c->param_dtype;
+    if (c->param_dtype == LLMMEM__DT_FP16 && compute == LLMMEM__DT_FP16 && adam) {
+        llmmem__result_set_i64(r, LLMMEM_R_APPROXIMATE, 1);
+        llmmem__result_note(r, "approximate: pure fp16 %s without fp32 masters, which no framework runs: fp16 "
+                               "training needs loss scaling and torch.amp.GradScaler refuses fp16 gradients "
+                               "(grad_scaler.py \"Attempting to unscale FP16 gradients.\"); HF Trainer --fp16, "
+                               "DeepSpeed fp16 and Megatron --fp16 keep fp32 masters (master_weights on); "
+                               "counted as given, with fp16 gradients and optimizer state",
+                            llmmem_param_enum_name(LLMMEM_P_OPTIMIZER, o));
+    }
+}
+
 int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const llmmem__engine_extra *extra,
                        const struct llmmem_model *m, const struct llmmem_config *c)
 {
@@ -428,6 +468,7 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
     r->phase_used[LLMMEM_PHASE_OPTIMIZER] = true;
     set_keys(r, &p, m);
     unverified(r, c);
+    unusual_precision(r, c);
     explain_terms(r, &p, c);
     if (p.o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "training estimate overflows 64-bit byte counts");

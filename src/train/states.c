@@ -81,10 +81,16 @@ static uint64_t states_weights_qlora(const llmmem__train_in *in, llmmem__ovf *o)
 
 /* Stored weights: params x param dtype bytes (QLoRA: quantised base), plus
  * the LoRA adapters in the adapter dtype (on the language model and, with
- * vision_training lora, the tower). */
+ * vision_training lora, the tower). Beside fp32 masters the module holds the
+ * compute dtype whatever it was loaded in (rc.pb): DeepSpeed casts it
+ * (runtime/engine.py _configure_distributed_model: self.module.bfloat16() /
+ * .half() when bf16 / fp16 is enabled), Megatron wraps it in Float16Module
+ * (core/transformer/module.py: module.bfloat16()), and the optimizer's fp32
+ * copies are the masters; an fp32-loaded model keeps no 4-byte weights. */
 static uint64_t states_weights(const llmmem__train_in *in, uint64_t adapters, llmmem__ovf *o)
 {
-    uint64_t base = in->rc.qlora ? states_weights_qlora(in, o) : llmmem__mul(o, (uint64_t)in->m->params, in->rc.pdt);
+    const uint64_t bytes = in->rc.master ? in->rc.pb : in->rc.pdt;
+    uint64_t base = in->rc.qlora ? states_weights_qlora(in, o) : llmmem__mul(o, (uint64_t)in->m->params, bytes);
     return llmmem__add(o, base, in->rc.lora ? llmmem__mul(o, adapters, in->rc.ab) : 0);
 }
 

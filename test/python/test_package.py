@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import textwrap
 import threading
 import unittest
 import weakref
@@ -386,6 +387,46 @@ class TestSafety(unittest.TestCase):
             llmmem.lib.llmmem_estimate(12345, self.m, self.c)
         with self.assertRaises(ctypes.ArgumentError):
             llmmem.lib.llmmem_estimate(llmmem.Result(), self.m, plan)
+
+    def test_unbound_methods(self):
+        """Issue 25: a method called unbound on another handle class's object
+        (llmmem.Config.to_json(model)) crashed the interpreter (a model read as a config).
+        Every method of Model, Config, Result and Plan called so either answers from the
+        object's own methods or is refused naming both classes; never a crash. In a child
+        process, so that a crash fails this test with its signal."""
+        script = textwrap.dedent("""
+            import ctypes, inspect, llmmem
+            m = llmmem.Model.from_preset("llama-3.2-1b")
+            objs = {"Model": lambda: llmmem.Model.from_preset("llama-3.2-1b"),
+                    "Config": llmmem.Config,
+                    "Result": lambda: llmmem.estimate(m, micro_batch_size=1),
+                    "Plan": lambda: llmmem.plan(m, top_k=1)}
+            refused = 0
+            for an in objs:
+                for name, fn in sorted(vars(getattr(llmmem, an)).items()):
+                    if not inspect.isfunction(fn) or name.startswith("__") or name == "close":
+                        continue
+                    for bn in objs:
+                        if bn == an:
+                            continue
+                        try:
+                            fn(objs[bn]())
+                        except ctypes.ArgumentError as e:
+                            want = "expected a llmmem.%s handle, not a llmmem.%s one" % (an, bn)
+                            assert want in str(e), (an, name, bn, str(e))
+                            refused += 1
+                        except Exception:
+                            pass
+            print("refused", refused)
+            """)
+        r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           timeout=300)
+        self.assertEqual(r.returncode, 0, "exit %d: %s" % (r.returncode, r.stderr[-2000:]))
+        refused = int(r.stdout.split()[-1])
+        self.assertGreaterEqual(refused, 30, r.stdout)  # Config.to_json(model) and the like
+        with self.assertRaises(ctypes.ArgumentError) as cm:
+            llmmem.Config.to_json(self.m)
+        self.assertIn("not a llmmem.Model one", str(cm.exception))
 
     def test_integer_range(self):
         """Beyond int64 (or int for an index) is an OverflowError, not a wrapped value."""

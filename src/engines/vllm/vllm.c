@@ -374,6 +374,44 @@ static bool quant_repacks(const vargs *v)
     return v->marlin || v->online_quant || v->fmt == LLMMEM__Q_NVFP4 || v->fmt == LLMMEM__Q_MXFP4;
 }
 
+/* What vLLM itself refuses to start with. */
+static int verify_args(const vargs *v, const struct llmmem_model *m, const struct llmmem_config *c)
+{
+    /* config/model.py _get_and_verify_max_len: a max_model_len past the model's (rope-scaled)
+     * positions raises unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 */
+    if (c->max_model_len > 0 && m->max_positions > 0) {
+        const double f = m->rope_len_factor >= 1.0 ? m->rope_len_factor : 1.0;
+        const double derived = (double)(m->rope_orig_positions > 0 ? m->rope_orig_positions : m->max_positions) * f;
+        if ((double)c->max_model_len > derived)
+            return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
+                                 "max_model_len %lld%s is greater than the model's %.0f positions "
+                                 "(max_position_embeddings %lld%s): vLLM refuses it (config/model.py "
+                                 "_get_and_verify_max_len) unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1",
+                                 (long long)c->max_model_len, llmmem__config_origin(c, LLMMEM_P_MAX_MODEL_LEN), derived,
+                                 (long long)m->max_positions, f > 1.0 ? " x rope_scaling factor" : "");
+    }
+    /* config/scheduler.py SchedulerConfig.verify_max_model_len */
+    if (c->max_num_batched_tokens > 0 && c->max_num_seqs > 0 && v->tokens < v->seqs)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "max_num_batched_tokens %llu%s must be greater than or equal to max_num_seqs %llu%s "
+                             "(vLLM config/scheduler.py verify_max_model_len)",
+                             (unsigned long long)v->tokens, llmmem__config_origin(c, LLMMEM_P_MAX_NUM_BATCHED_TOKENS),
+                             (unsigned long long)v->seqs, llmmem__config_origin(c, LLMMEM_P_MAX_NUM_SEQS));
+    if (c->max_num_batched_tokens > 0 && c->enable_chunked_prefill == LLMMEM__TRI_OFF && v->tokens < v->maxlen)
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "max_num_batched_tokens %llu%s is smaller than max_model_len %llu with chunked prefill "
+                             "off: vLLM refuses it (config/scheduler.py verify_max_model_len)",
+                             (unsigned long long)v->tokens, llmmem__config_origin(c, LLMMEM_P_MAX_NUM_BATCHED_TOKENS),
+                             (unsigned long long)v->maxlen);
+    /* v1/attention/backends/flash_attn.py get_kv_cache_shape: "Block size must be a multiple of 16." */
+    if (c->kv_block_size > 0 && c->kv_block_size % 16 != 0)
+        return llmmem__error(LLMMEM_E_OUT_OF_RANGE,
+                             "kv_block_size %lld%s: vLLM's FlashAttention backend needs a multiple of 16 "
+                             "(v1/attention/backends/flash_attn.py get_kv_cache_shape)",
+                             (long long)c->kv_block_size, llmmem__config_origin(c, LLMMEM_P_KV_BLOCK_SIZE));
+    return LLMMEM_OK;
+}
+
 static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem_config *c,
                      const llmmem__infer_base *b)
 {
@@ -403,6 +441,8 @@ static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem
     else
         v->tokens = dtok;
     v->reqs = llmmem__min(v->tokens, v->seqs);
+    if ((rc = verify_args(v, m, c)) != 0)
+        return rc;
     v->tp = (uint64_t)b->tp;
     v->pp = c->pp > 0 ? u(c->pp) : 1;
     v->dp = c->dp > 0 ? u(c->dp) : 1;
@@ -600,16 +640,22 @@ static bool on_stride(uint64_t s, uint64_t vb)
 
 static uint64_t capture_sizes(uint64_t largest, const vargs *v)
 {
-    const uint64_t vb = v->vb, B = largest;
-    uint64_t n = (B >= 1) + (B >= 2) + (B >= 4);
-    if (LLMMEM__VLLM_HAS(vb, CAPTURE_STEP_16)) {
-        n += (B < 255 ? B : 255) / 8;          /* 8, 16, ..., 248 */
-        n += B >= 256 ? (B - 256) / 16 + 1 : 0; /* 256, 272, ... */
+    const uint64_t vb = v->vb;
+    uint64_t n = 0;
+    if (llmmem__vllm_every_layer) { /* the sizes one by one (tests: test_vllm_layers) */
+        for (uint64_t s = 1; s <= largest; s++)
+            n += on_stride(s, vb);
     } else {
-        n += B / 8;
+        /* 1, 2 and 4, then the multiples of 8 (from 5 to 255: 31 of them), from 256
+         * on every 16th where the version steps so */
+        n = (uint64_t)(largest >= 1) + (largest >= 2) + (largest >= 4);
+        if (LLMMEM__VLLM_HAS(vb, CAPTURE_STEP_16) && largest >= 256)
+            n += 255 / 8 + (largest - 256) / 16 + 1;
+        else
+            n += largest / 8;
     }
-    /* s <= largest <= N here */
-    if (LLMMEM__VLLM_HAS(vb, CAPTURE_MAX_TOKENS) && v->tokens <= B && v->tokens && !on_stride(v->tokens, vb))
+    /* from 0.21 max_num_batched_tokens off the stride (largest <= N here) */
+    if (LLMMEM__VLLM_HAS(vb, CAPTURE_MAX_TOKENS) && v->tokens && v->tokens <= largest && !on_stride(v->tokens, vb))
         n++;
     return n;
 }

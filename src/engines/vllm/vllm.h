@@ -116,6 +116,10 @@ typedef struct llmmem__vllm_weights {
 /* The weights of one rank of stage r->stage (vllm_weights.c). */
 void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const struct llmmem_model *m,
                              const llmmem__vllm_rank *r);
+/* Tests only (test_vllm_layers): true walks every decoder layer, as before a
+ * layer that repeats the one before was taken for all the rest, and counts
+ * the CUDA graph capture sizes one by one (vllm.c). */
+extern bool llmmem__vllm_every_layer;
 /* The bytes the caching allocator counts for a sequence of allocations
  * (vllm_weights.c): a 512-byte round, and a whole 2 MiB-rounded segment when
  * the tail would be too small to split off (c10/cuda/CUDACachingAllocator.cpp). */

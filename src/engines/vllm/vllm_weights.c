@@ -555,6 +555,43 @@ static void model_tensor(walk *k, const llmmem__tensor *t, int i)
     take(k, llmmem__mul3(k->o, rows, cols, k->r->e));
 }
 
+/* Instances of a decoder tensor of `count` in layer l of L: count/L of an
+ * every-layer tensor, else one in the layers that have it. */
+static uint64_t times_in(uint64_t l, uint64_t count, uint64_t L)
+{
+    return count >= L && L ? count / L : present(l, count, L);
+}
+
+/* Whether layers l and l + 1 hold the same tensors (the walk below). */
+static bool same_as_next(const llmmem__tensors *ts, uint64_t l, uint64_t L)
+{
+    for (int i = 0; i < ts->n; i++) {
+        const uint64_t c = u(ts->t[i].count);
+        if (ts->t[i].layer && c < L && present(l, c, L) != present(l + 1, c, L))
+            return false;
+    }
+    return true;
+}
+
+/* Whether every decoder layer holds the same tensors: each layer tensor's
+ * count at least L, or 0. */
+static bool same_layers(const llmmem__tensors *ts, uint64_t L)
+{
+    for (int i = 0; i < ts->n; i++) {
+        const uint64_t c = u(ts->t[i].count);
+        if (ts->t[i].layer && c && c < L)
+            return false;
+    }
+    return true;
+}
+
+static bool pool_equal(const llmmem__vllm_pool *a, const llmmem__vllm_pool *b)
+{
+    return a->n == b->n && !memcmp(a->free_blocks, b->free_blocks, (size_t)a->n * sizeof a->free_blocks[0]);
+}
+
+bool llmmem__vllm_every_layer = false;
+
 void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const struct llmmem_model *m,
                              const llmmem__vllm_rank *r)
 {
@@ -573,7 +610,26 @@ void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const stru
     for (int i = 0; i < ts->n; i++)
         if (!ts->t[i].layer && ts->t[i].kind == LLMMEM__T_EMBED && first)
             model_tensor(&k, &ts->t[i], i);
+    /* A layer after the first that leaves the allocator's free blocks as it
+     * found them (each tensor a whole number of 2 MiB pages, or a pool that
+     * settled) adds the same bytes again in every later layer of its run (the
+     * layers holding the same tensors: all of them, or those between two of
+     * a tensor spread over fewer layers, such as DeepSeek's dense MLPs),
+     * which are then added at once (the walk is flushed at each layer's end;
+     * the sums only grow, so an overflow is one either way). */
+    const bool repeat = !llmmem__vllm_every_layer;
+    const bool uniform = same_layers(ts, L);
+    llmmem__vllm_pool pool0;
+    llmmem__vllm_weights w0;
     for (uint64_t l = r->L0; l < r->L1; l++) {
+        /* with --cpu-offload-gb only once the offload is complete: the layers
+         * before differ (their first parameters leave the GPU) */
+        const bool probe = repeat && l > r->L0 && l + 1 < r->L1 && (uniform || same_as_next(ts, l, L)) &&
+                           w->offloaded >= r->offload_max;
+        if (probe) {
+            pool0 = k.pool;
+            w0 = *w;
+        }
         if (l == r->L0) { /* get_rope in the first layer's attention */
             w->rotary = rotary_bytes(o, m, r->e);
             take(&k, w->rotary);
@@ -585,8 +641,7 @@ void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const stru
                 continue;
             /* instances in this layer: count/L of an every-layer tensor, else
              * one in the layers that have it; the experts of a layer at once */
-            const uint64_t c = u(t->count);
-            uint64_t times = c >= L && L ? c / L : present(l, c, L);
+            uint64_t times = times_in(l, u(t->count), L);
             if (t->kind == LLMMEM__T_EXPERT && times > 1)
                 times = 1;
             for (uint64_t j = 0; j < times; j++)
@@ -594,6 +649,19 @@ void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const stru
         }
         flush(&k);
         k.in_layer = false;
+        if (probe && pool_equal(&pool0, &k.pool)) {
+            uint64_t end = l + 1; /* the run: layers l + 1 .. end - 1 hold layer l's tensors */
+            if (uniform)
+                end = r->L1;
+            else
+                while (end < r->L1 && same_as_next(ts, end - 1, L))
+                    end++;
+            const uint64_t rest = end - 1 - l;
+            w->tensors = llmmem__add(o, w->tensors, llmmem__mul(o, w->tensors - w0.tensors, rest));
+            w->bytes = llmmem__add(o, w->bytes, llmmem__mul(o, w->bytes - w0.bytes, rest));
+            w->experts = llmmem__add(o, w->experts, llmmem__mul(o, w->experts - w0.experts, rest));
+            l = end - 1; /* the walk goes on at the run's end, from the same pool */
+        }
     }
     for (int i = 0; i < ts->n; i++) {
         const llmmem__tensor *t = &ts->t[i];
