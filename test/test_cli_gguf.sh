@@ -43,11 +43,11 @@ check "settings: llama.cpp's" "$out" "inference (llama_cpp), 2 layers on the GPU
 check "settings: the cache types" "$out" "KV cache f32/f16, flash attention auto"
 # the HF runtime's settings are not read by llama.cpp: refused, not dropped
 out=$("$CLI" estimate --gguf "$F" --batch-size 512 2>&1)
-check "batch_size refused" "$out" "runtime llama_cpp does not read batch_size (512): set n_parallel"
+check "batch_size refused" "$out" "batch_size = 512 does not apply: it is read with runtime hf only, and the runtime is llama_cpp; with runtime llama_cpp, set n_parallel"
 out=$("$CLI" estimate --gguf "$F" --kv-cache-dtype fp8 2>&1)
 check "kv_cache_dtype refused" "$out" "does not read kv_cache_dtype (fp8): set cache_type_k and cache_type_v"
 out=$("$CLI" estimate --gguf "$F" --prompt-len 8192 2>&1)
-check "prompt_len refused" "$out" "does not read prompt_len (8192): set ctx_size"
+check "prompt_len refused" "$out" "prompt_len = 8192 does not apply: it is read with runtime hf only, and the runtime is llama_cpp; with runtime llama_cpp, set ctx_size"
 out=$("$CLI" plan --gguf "$F" --gpus 4 2>&1)
 check "no layouts for llama.cpp" "$out" "runtime llama_cpp: no layouts of 4 GPUs to rank"
 # a scenario names the GGUF (a path relative to it) and implies llama.cpp

@@ -83,12 +83,9 @@ static int compare_one(llmmem_model *m, const char *what)
     set(c, "param_dtype", PICK(dtypes));
     set(c, "max_num_seqs", PICK(seqs));
     set(c, "max_model_len", PICK(lens));
-    /* expert parallelism only where there are experts (it is refused elsewhere
-     * since issue 25: "does not apply") */
-    int64_t experts = 0;
-    assert_int_equal(llmmem_model_get_i64(&experts, m, LLMMEM_M_NUM_EXPERTS), 0);
     const char *ep = PICK(bools);
-    if (experts > 0)
+    /* expert parallelism where it applies (a dense model refuses it: engines/applies.c) */
+    if (llmmem_config_param_applies(c, m, LLMMEM_P_ENABLE_EXPERT_PARALLEL) == 1)
         set(c, "enable_expert_parallel", ep);
     set(c, "enforce_eager", PICK(bools));
     const char *version = PICK(versions);

@@ -238,10 +238,16 @@ int llmmem__applies_check(const struct llmmem_config *c, const struct llmmem_mod
                 llmmem__result_note(notes, "not applying: %s = %s%s %s", p->name, v, origin, why);
             continue;
         }
-        if (!notes)
+        if (!notes) {
+            const llmmem__engine *e = llmmem__engine_for(c);
+            const char *instead = e && e->instead ? e->instead(p->id) : NULL;
+            if (instead)
+                return llmmem__error(LLMMEM_E_INCONSISTENT, "%s = %s does not apply: it %s; with %s %s, set %s",
+                                     p->name, v, why, llmmem_param_name(e->gate), e->name, instead);
             return llmmem__error(LLMMEM_E_INCONSISTENT, "%s = %s does not apply: it %s; set it where it is read, or "
                                                         "leave it out",
                                  p->name, v, why);
+        }
     }
     return LLMMEM_OK;
 }

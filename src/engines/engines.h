@@ -129,6 +129,10 @@ typedef struct llmmem__engine {
      * of the gate lists is read by the rows that list it only
      * (llmmem_param_applies; the CLI, Python and the web page ask it). */
     const int *reads;
+    /* What to set instead of a parameter it does not read but another row of its gate
+     * does (llama.cpp's n_parallel for batch_size), or NULL: said where one is refused
+     * (applies.c). NULL: no such hints. */
+    const char *(*instead)(int param);
     /* ---- training engines ---- */
     /* Where its precision comes from (the precision note) and its own choice
      * for what the config leaves "auto" (precision.c; NULL: no masters). */

@@ -43,6 +43,15 @@ static const struct {
     {LLMMEM_P_VIDEO_FRAMES, "nothing: a GGUF model's vision tower (mmproj) is another file, not modelled"},
 };
 
+/* The row's hint for applies.c: what to set instead of param, or NULL. */
+static const char *lcpp_instead(int param)
+{
+    for (size_t i = 0; i < LLMMEM_ARRAY_LEN(not_read); i++)
+        if (not_read[i].param == param)
+            return not_read[i].instead;
+    return NULL;
+}
+
 static int lcpp_not_read(const struct llmmem_config *c)
 {
     for (size_t i = 0; i < LLMMEM_ARRAY_LEN(not_read); i++) {
@@ -183,6 +192,7 @@ const llmmem__engine llmmem__runtime_llama_cpp = {
     .value = LLMMEM_RUNTIME_LLAMA_CPP,
     .flags = LLMMEM__CAP_INFERENCE | LLMMEM__CAP_OWN_WEIGHTS | LLMMEM__CAP_ONE_GPU,
     .reads = lcpp_reads,
+    .instead = lcpp_instead,
     .no_replay = "llama.cpp's ggml buffers",
     .kinds_use = LLMMEM__USE_HF,
     .plan_batch = LLMMEM_P_N_PARALLEL,
