@@ -83,10 +83,10 @@ static int compare_one(llmmem_model *m, const char *what)
     set(c, "param_dtype", PICK(dtypes));
     set(c, "max_num_seqs", PICK(seqs));
     set(c, "max_model_len", PICK(lens));
-    const char *ep = PICK(bools);
-    /* expert parallelism where it applies (a dense model refuses it: engines/applies.c) */
-    if (llmmem_config_param_applies(c, m, LLMMEM_P_ENABLE_EXPERT_PARALLEL) == 1)
-        set(c, "enable_expert_parallel", ep);
+    int64_t experts = 0; /* expert parallelism is refused where there are no experts */
+    assert_int_equal(llmmem_model_get_i64(&experts, m, LLMMEM_M_NUM_EXPERTS), 0);
+    if (experts > 0)
+        set(c, "enable_expert_parallel", PICK(bools));
     set(c, "enforce_eager", PICK(bools));
     const char *version = PICK(versions);
     if (*version)

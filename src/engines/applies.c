@@ -206,6 +206,21 @@ static bool layout_reads(char *why, size_t cap, const struct llmmem_config *c, i
  * initialize_buckets). Listed as not applying, never refused. */
 static bool read_no_memory(int param) { return param == LLMMEM_P_BUCKET_CAP_MB; }
 
+/* The index of the lowest set bit of x (x != 0). */
+static int lowest_bit(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(x);
+#else
+    int i = 0;
+    while (!(x & 1)) {
+        x >>= 1;
+        i++;
+    }
+    return i;
+#endif
+}
+
 static void value_text(char *buf, size_t cap, const struct llmmem_config *c, int param)
 {
     size_t need;
@@ -217,38 +232,42 @@ int llmmem__applies_check(const struct llmmem_config *c, const struct llmmem_mod
 {
     if (c->no_applies_check)
         return LLMMEM_OK;
-    for (int i = 0, n = llmmem_param_count(); i < n; i++) {
-        const llmmem__param_info *p = llmmem__param_info_at(i);
-        if (!llmmem__config_was_set(c, p->id) || at_default(c, p))
-            continue;
-        char why[256];
-        const bool read = reads(why, sizeof why, c, m, p) && layout_reads(why, sizeof why, c, p->id);
-        const bool no_memory = read && read_no_memory(p->id);
-        if (no_memory)
-            snprintf(why, sizeof why, "splits DDP's buckets, whose bytes hold every gradient whatever their size "
-                                      "(c10d/reducer.cpp): the memory is the same");
-        else if (read)
-            continue;
-        char v[96];
-        value_text(v, sizeof v, c, p->id);
-        const char *origin = llmmem__config_origin(c, p->id);
-        if (*origin || no_memory) { /* a file set it (it may serve other runs too), or it is read without a
-                                       byte of difference: listed */
-            if (notes)
-                llmmem__result_note(notes, "not applying: %s = %s%s %s", p->name, v, origin, why);
-            continue;
+    /* the parameters set, in table order: a set_mask bit is (id / 100 - 1) x 64 + id % 100
+     * (config.c), increasing with the id, and the table is in id order (params.c); the
+     * default question sets none and costs a dozen words' test */
+    for (int w = 0; w < LLMMEM__SET_WORDS; w++)
+        for (uint64_t bits = c->set_mask[w]; bits; bits &= bits - 1) {
+            const llmmem__param_info *p = llmmem__param_find((w + 1) * 100 + lowest_bit(bits));
+            if (!p || at_default(c, p))
+                continue;
+            char why[256];
+            const bool read = reads(why, sizeof why, c, m, p) && layout_reads(why, sizeof why, c, p->id);
+            const bool no_memory = read && read_no_memory(p->id);
+            if (no_memory)
+                snprintf(why, sizeof why, "splits DDP's buckets, whose bytes hold every gradient whatever their size "
+                                          "(c10d/reducer.cpp): the memory is the same");
+            else if (read)
+                continue;
+            char v[96];
+            value_text(v, sizeof v, c, p->id);
+            const char *origin = llmmem__config_origin(c, p->id);
+            if (*origin || no_memory) { /* a file set it (it may serve other runs too), or it is read without a
+                                           byte of difference: listed */
+                if (notes)
+                    llmmem__result_note(notes, "not applying: %s = %s%s %s", p->name, v, origin, why);
+                continue;
+            }
+            if (!notes) {
+                const llmmem__engine *e = llmmem__engine_for(c);
+                const char *instead = e && e->instead ? e->instead(p->id) : NULL;
+                if (instead)
+                    return llmmem__error(LLMMEM_E_INCONSISTENT, "%s = %s does not apply: it %s; with %s %s, set %s",
+                                         p->name, v, why, llmmem_param_name(e->gate), e->name, instead);
+                return llmmem__error(LLMMEM_E_INCONSISTENT, "%s = %s does not apply: it %s; set it where it is read, or "
+                                                            "leave it out",
+                                     p->name, v, why);
+            }
         }
-        if (!notes) {
-            const llmmem__engine *e = llmmem__engine_for(c);
-            const char *instead = e && e->instead ? e->instead(p->id) : NULL;
-            if (instead)
-                return llmmem__error(LLMMEM_E_INCONSISTENT, "%s = %s does not apply: it %s; with %s %s, set %s",
-                                     p->name, v, why, llmmem_param_name(e->gate), e->name, instead);
-            return llmmem__error(LLMMEM_E_INCONSISTENT, "%s = %s does not apply: it %s; set it where it is read, or "
-                                                        "leave it out",
-                                 p->name, v, why);
-        }
-    }
     return LLMMEM_OK;
 }
 
