@@ -235,6 +235,8 @@ typedef enum llmmem_param {
     LLMMEM_P_N_CPU_MOE = 833,       /**< i64: llama.cpp --n-cpu-moe: experts of the first N layers on the CPU @since 0.2 */
     LLMMEM_P_NO_KV_OFFLOAD = 834,   /**< bool: llama.cpp --no-kv-offload: the KV cache in host memory @since 0.2 */
     LLMMEM_P_OVERRIDE_TENSOR = 835, /**< str: llama.cpp --override-tensor (-ot): PATTERN=BUFFER[,...] @since 0.2 */
+    LLMMEM_P_CPU_OFFLOAD_GB = 836,  /**< f64: vLLM --cpu-offload-gb, GiB of weights per GPU in pinned host memory @since 0.2 */
+    LLMMEM_P_SWAP_SPACE = 837,      /**< f64: vLLM --swap-space GiB per GPU (default 4; V1 allocates none; refused when set for 0.18+) @since 0.2 */
     /* hardware (9xx) */
     LLMMEM_P_GPU = 900,             /**< enum: GPU table (llmmem_gpu_name) */
     LLMMEM_P_GPU_MEMORY_BYTES = 901, /**< i64: overrides the table (0 = from GPU) */

@@ -126,6 +126,39 @@ run 1 vllm llama-3.1-8b --block-size 7
 one_line LLMMEM_E_OUT_OF_RANGE "multiple of 16"
 run 1 vllm llama-3.1-8b --max-split-size-bytes 1
 one_line LLMMEM_E_OUT_OF_RANGE "max_split_size_mb"
+# --cpu-offload-gb (issue 28): at least the limit leaves "Model loading took" and
+# lands in host RAM (pinned blocks, powers of two: no less than what moved)
+run 0 vllm qwen3-8b --gpu L4 --vllm-version 0.14.1 --json
+w0=$(key weights_bytes)
+run 0 vllm qwen3-8b --gpu L4 --vllm-version 0.14.1 --cpu-offload-gb 4 --json
+w1=$(key weights_bytes)
+h1=$(key host_bytes)
+[ $((w0 - w1)) -ge 4294967296 ] && [ "$h1" -ge $((w0 - w1)) ] && ok ||
+    bad "--cpu-offload-gb 4: weights $w0 -> $w1, host $h1"
+run 0 vllm qwen3-8b --gpu L4 --vllm-version 0.14.1 --cpu-offload-gb=4
+has out "Host RAM (offload)"
+# --swap-space: accepted up to 0.17 (V1 allocates none), refused from 0.18
+run 0 vllm qwen3-8b --gpu L4 --vllm-version 0.17.1 --swap-space 16 --json
+[ "$(key host_bytes)" = 0 ] && [ "$(key weights_bytes)" = "$w0" ] && ok || bad "--swap-space 16 on 0.17.1"
+run 1 vllm qwen3-8b --gpu L4 --vllm-version 0.18.0 --swap-space 16
+one_line LLMMEM_E_UNSUPPORTED "0.18.0"
+# the V0 fallback of 0.8 - 0.10 is refused with vLLM's reason
+run 1 vllm qwen3-8b --gpu V100-32GB --vllm-version 0.8.5
+one_line LLMMEM_E_UNSUPPORTED "Compute Capability < 8.0 is not supported by the V1 Engine"
+# NVFP4 (ModelOpt) with vLLM's --quantization spellings
+cat >"$TMP/nvfp4.json" <<'JSON'
+{"model_type": "llama", "hidden_size": 512, "intermediate_size": 1024, "num_hidden_layers": 2,
+ "num_attention_heads": 4, "num_key_value_heads": 4, "head_dim": 128, "vocab_size": 8192,
+ "max_position_embeddings": 1024, "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+ "quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8"}}
+JSON
+run 0 vllm "$TMP/nvfp4.json" --quantization modelopt_fp4 --gpu H100-80GB --vllm-version 0.14.1 --json
+[ "$(key weights_bytes)" = 20001792 ] && [ "$(key kv_bytes_per_token)" = 2048 ] && ok ||
+    bad "nvfp4: weights $(key weights_bytes), KV $(key kv_bytes_per_token) B/token"
+run 1 vllm "$TMP/nvfp4.json" -q fp8 --gpu H100-80GB
+one_line LLMMEM_E_INCONSISTENT "--quantization fp8 on a nvfp4 checkpoint"
+run 1 vllm "$TMP/nvfp4.json" --gpu T4
+one_line LLMMEM_E_UNSUPPORTED "compute capability 8.0"
 
 echo "test_cli_vllm: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

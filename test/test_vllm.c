@@ -595,6 +595,351 @@ static void test_release_table(void **state)
     assert_true(LLMMEM__VLLM_HAS(llmmem__vllm_behaviours(LLMMEM__VLLM_V(0, 33, 0)), GB10_SMALL_TIER));
 }
 
+/* A small Llama in NVFP4 as ModelOpt and llm-compressor write it (h 512, 2 layers,
+ * 4 heads of 128, f 1024, V 8192, untied). vLLM's modelopt.py
+ * ModelOptNvFp4LinearMethod.create_weights: weight uint8 [out, in/2] and
+ * weight_scale fp8 [out, in/16] per fused linear, the global scales left as
+ * fp32 scalars by process_weights_after_loading (two kept per linear, 512 B
+ * each once the caching allocator rounds them); Marlin on an H100 keeps the
+ * scales' count. Per layer: two norms 2 x 1024; qkv 1536 x 256 + 1536 x 32;
+ * o 512 x 256 + 512 x 32; gate_up 2048 x 256 + 2048 x 32; down 512 x 512 +
+ * 512 x 64; + 4 x 1024 of scalars = 1,480,704 B. The model: embedding and
+ * lm_head 8 MiB each (bf16, never quantized), the rotary cache 1024 x 128 x 2,
+ * the final norm: 20,001,792 B. The KV cache follows the checkpoint's
+ * kv_cache_quant_algo from 0.14 (resolve_kv_cache_dtype_string): 2 x 4 x 128
+ * x 1 B a token and layer, against 2 B before. */
+static const char nvfp4_llama[] =
+    "{\"model_type\": \"llama\", \"hidden_size\": 512, \"intermediate_size\": 1024, "
+    "\"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"num_key_value_heads\": 4, "
+    "\"head_dim\": 128, \"vocab_size\": 8192, \"max_position_embeddings\": 1024, "
+    "\"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\", \"quantization_config\": "
+    "{\"quant_method\": \"%s\", %s}}";
+
+static void test_nvfp4_weights(void **state)
+{
+    (void)state;
+    char json[2048];
+    snprintf(json, sizeof json, nvfp4_llama, "modelopt",
+             "\"quant_algo\": \"NVFP4\", \"kv_cache_quant_algo\": \"FP8\", \"config_groups\": "
+             "{\"group_0\": {\"weights\": {\"num_bits\": 4, \"type\": \"float\", \"group_size\": 16}, "
+             "\"targets\": [\"Linear\"]}}, \"ignore\": [\"lm_head\"]");
+    llmmem_model *m = NULL;
+    if (llmmem_model_from_hf_json(&m, json, strlen(json)))
+        fail_msg("%s", llmmem_last_error());
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    set(c, "vllm_version", "0.13.0");
+    set(c, "gpu", "H100-80GB");
+    estimate(r, m, c);
+    assert_int_equal(get_u64(r, LLMMEM_R_WEIGHTS_BYTES), 20001792);
+    assert_int_equal(get_u64(r, LLMMEM_R_KV_BYTES_PER_TOKEN), 2 * 2 * 4 * 128 * 2);
+    set(c, "vllm_version", "0.14.1");
+    estimate(r, m, c);
+    assert_int_equal(get_u64(r, LLMMEM_R_KV_BYTES_PER_TOKEN), 2 * 2 * 4 * 128 * 1);
+    /* --quantization as vLLM spells it: modelopt_fp4 is this checkpoint's
+     * method; fp8, modelopt (FP8 only) and compressed-tensors are refused */
+    set(c, "quantization", "modelopt_fp4");
+    estimate(r, m, c);
+    const char *refused[] = {"fp8", "modelopt", "compressed-tensors"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        set(c, "quantization", refused[i]);
+        assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_INCONSISTENT);
+    }
+    /* where vLLM has no NVFP4 kernel: below sm_80 (Marlin's floor, a T4), and
+     * below sm_100 in 0.8.5 (ModelOptNvFp4Config.get_min_capability 100) */
+    set(c, "quantization", "modelopt_fp4");
+    set(c, "gpu", "T4");
+    assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_UNSUPPORTED);
+    assert_non_null(strstr(llmmem_last_error(), "compute capability 8.0"));
+    set(c, "gpu", "H100-80GB");
+    set(c, "vllm_version", "0.8.5");
+    assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_UNSUPPORTED);
+    assert_non_null(strstr(llmmem_last_error(), "compute capability 10.0"));
+    set(c, "vllm_version", "0.9.0"); /* ModelOpt's Marlin path: sm_80+ */
+    estimate(r, m, c);
+    set(c, "vllm_version", "0.8.5");
+    set(c, "gpu", "B200");
+    estimate(r, m, c);
+    set(c, "gpu", "H100-80GB");
+    llmmem_model_free(m);
+    /* the same storage from llm-compressor's nvfp4-pack-quantized; its
+     * kv_cache_scheme makes the KV cache fp8 from 0.15 (attention/layer.py) */
+    snprintf(json, sizeof json, nvfp4_llama, "compressed-tensors",
+             "\"format\": \"nvfp4-pack-quantized\", \"kv_cache_scheme\": {\"num_bits\": 8, \"type\": "
+             "\"float\", \"dynamic\": false}, \"config_groups\": {\"group_0\": {\"targets\": [\"Linear\"], "
+             "\"weights\": {\"num_bits\": 4, \"type\": \"float\", \"strategy\": \"tensor_group\", "
+             "\"group_size\": 16}}}");
+    if (llmmem_model_from_hf_json(&m, json, strlen(json)))
+        fail_msg("%s", llmmem_last_error());
+    set(c, "quantization", "compressed-tensors");
+    set(c, "vllm_version", "0.14.1");
+    estimate(r, m, c);
+    assert_int_equal(get_u64(r, LLMMEM_R_WEIGHTS_BYTES), 20001792);
+    assert_int_equal(get_u64(r, LLMMEM_R_KV_BYTES_PER_TOKEN), 2 * 2 * 4 * 128 * 2);
+    set(c, "vllm_version", "0.15.1");
+    estimate(r, m, c);
+    assert_int_equal(get_u64(r, LLMMEM_R_KV_BYTES_PER_TOKEN), 2 * 2 * 4 * 128 * 1);
+    set(c, "quantization", "modelopt_fp4");
+    assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_INCONSISTENT);
+    llmmem_model_free(m);
+    m = NULL;
+    /* the KV dtype as get_kv_cache_quant_algo_string reads ModelOpt's fields:
+     * kv_cache_scheme first, fp8 only when static 8-bit float (dynamic true
+     * falls back to "auto" and hides kv_cache_quant_algo); compressed-tensors
+     * makes any kv_cache_scheme fp8 (attention/layer.py) */
+    set(c, "quantization", "auto");
+    set(c, "vllm_version", "0.15.1");
+    static const struct {
+        const char *method, *extra;
+        uint64_t kvb;
+    } kv_cases[] = {
+        {"modelopt", "\"quant_algo\": \"NVFP4\", \"kv_cache_scheme\": {\"num_bits\": 8, \"type\": \"float\", "
+                     "\"dynamic\": true}, \"kv_cache_quant_algo\": \"FP8\"", 2},
+        {"modelopt", "\"quant_algo\": \"NVFP4\", \"kv_cache_scheme\": {}, \"kv_cache_quant_algo\": \"fp8\"", 1},
+        {"compressed-tensors", "\"config_groups\": {\"g\": {\"targets\": [\"Linear\"], \"weights\": {\"num_bits\": 4, "
+                               "\"type\": \"float\", \"group_size\": 16}}}, \"kv_cache_scheme\": {\"num_bits\": 8, "
+                               "\"type\": \"int\"}", 1},
+    };
+    for (size_t i = 0; i < sizeof kv_cases / sizeof kv_cases[0]; i++) {
+        llmmem_model_free(m);
+        snprintf(json, sizeof json, nvfp4_llama, kv_cases[i].method, kv_cases[i].extra);
+        if (llmmem_model_from_hf_json(&m, json, strlen(json)))
+            fail_msg("%s", llmmem_last_error());
+        estimate(r, m, c);
+        if (get_u64(r, LLMMEM_R_KV_BYTES_PER_TOKEN) != 2 * 2 * 4 * 128 * kv_cases[i].kvb)
+            fail_msg("kv case %zu: %llu B a token", i,
+                     (unsigned long long)get_u64(r, LLMMEM_R_KV_BYTES_PER_TOKEN));
+    }
+    llmmem_model_free(m);
+    m = NULL;
+    /* a scheme the reader does not model (ModelOpt W4A8_AWQ): vLLM loads it
+     * quantized, so no 16-bit answer; weights_format given by the caller is
+     * taken as the storage. Malformed blocks are schema errors. */
+    snprintf(json, sizeof json, nvfp4_llama, "modelopt", "\"quant_algo\": \"W4A8_AWQ\"");
+    if (llmmem_model_from_hf_json(&m, json, strlen(json)))
+        fail_msg("%s", llmmem_last_error());
+    set(c, "quantization", "auto");
+    assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_UNSUPPORTED);
+    assert_non_null(strstr(llmmem_last_error(), "does not model"));
+    set(c, "weights_format", "int4");
+    estimate(r, m, c);
+    set(c, "weights_format", "auto");
+    llmmem_model_free(m);
+    m = NULL;
+    snprintf(json, sizeof json, nvfp4_llama, "modelopt", "\"quant_algo\": 7");
+    assert_int_equal(llmmem_model_from_hf_json(&m, json, strlen(json)), LLMMEM_E_SCHEMA);
+    assert_non_null(strstr(llmmem_last_error(), "quantization_config.quant_algo"));
+    snprintf(json, sizeof json, nvfp4_llama, "compressed-tensors", "\"config_groups\": 5");
+    assert_int_equal(llmmem_model_from_hf_json(&m, json, strlen(json)), LLMMEM_E_SCHEMA);
+    assert_non_null(strstr(llmmem_last_error(), "quantization_config.config_groups"));
+    snprintf(json, sizeof json, nvfp4_llama, "compressed-tensors",
+             "\"format\": \"nvfp4-pack-quantized\", \"config_groups\": {\"group_0\": {\"targets\": [\"Linear\"], "
+             "\"weights\": {\"num_bits\": 4, \"type\": \"float\", \"strategy\": \"tensor_group\", "
+             "\"group_size\": 16}}}");
+    if (llmmem_model_from_hf_json(&m, json, strlen(json)))
+        fail_msg("%s", llmmem_last_error());
+    set(c, "quantization", "compressed-tensors");
+    /* compressed-tensors NVFP4 before 0.9.2: none (0.8.5), W4A16 only (0.9.0),
+     * W4A4 on sm_100 only (0.9.1): refused */
+    set(c, "quantization", "compressed-tensors");
+    set(c, "vllm_version", "0.8.5");
+    assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_UNSUPPORTED);
+    set(c, "vllm_version", "0.9.1");
+    assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_UNSUPPORTED);
+    set(c, "vllm_version", "0.9.2");
+    estimate(r, m, c);
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
+/* vLLM 0.8 - 0.10 falls back to the V0 engine where its V1 oracle says so
+ * (arg_utils.py _is_v1_supported_oracle, read in 0.8.5.post1, 0.9.2, 0.10.0,
+ * 0.10.1.1, 0.10.2): V0 is not modelled, so the estimate refuses with vLLM's reason
+ * instead of giving V1's figures; where V1 runs, it answers. */
+static void test_v0_fallback(void **state)
+{
+    (void)state;
+    struct llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "qwen3-0.6b"), 0);
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    static const struct {
+        const char *ver, *gpu, *kv, *dtype, *why; /* why NULL: V1 runs */
+    } cases[] = {
+        {"0.8.5", "V100-32GB", "auto", "auto", "Compute Capability < 8.0"},
+        {"0.10.1", "T4", "auto", "auto", "Compute Capability < 8.0"},
+        {"0.10.2", "T4", "auto", "auto", NULL},
+        {"0.9.2", "A100-80GB", "fp8", "auto", "--kv-cache-dtype"},
+        {"0.9.2", "H100-80GB", "fp8", "auto", NULL},
+        {"0.9.2", "B200", "fp8", "auto", "--kv-cache-dtype"},
+        {"0.10.0", "B200", "fp8", "auto", NULL},
+        {"0.10.2", "A100-80GB", "fp8", "auto", "--kv-cache-dtype"},
+        {"0.11.0", "A100-80GB", "fp8", "auto", NULL},
+        {"0.9.2", "A100-80GB", "auto", "fp32", "--dtype float32"},
+        {"0.10.0", "A100-80GB", "auto", "fp32", NULL},
+        {"0.11.0", "V100-32GB", "auto", "auto", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        set(c, "vllm_version", cases[i].ver);
+        set(c, "gpu", cases[i].gpu);
+        set(c, "kv_cache_dtype", cases[i].kv);
+        set(c, "compute_dtype", cases[i].dtype);
+        set(c, "param_dtype", cases[i].dtype);
+        const int rc = llmmem_estimate_inference(r, m, c);
+        if (!cases[i].why) {
+            if (rc)
+                fail_msg("case %zu: %s", i, llmmem_last_error());
+            continue;
+        }
+        assert_int_equal(rc, LLMMEM_E_UNSUPPORTED);
+        char want[96];
+        snprintf(want, sizeof want, "\"%s is not supported by the V1 Engine. Falling back to V0\"",
+                 cases[i].why);
+        if (!strstr(llmmem_last_error(), want))
+            fail_msg("case %zu: %s", i, llmmem_last_error());
+    }
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
+/* --cpu-offload-gb and --swap-space (issue 28). The small bf16 Llama of the
+ * NVFP4 test: per layer qkv_proj 1536 x 512 x 2 = 1,572,864 B, o_proj 524,288,
+ * gate_up_proj 2,097,152, down_proj 1,048,576, two norms of 1024. With
+ * --cpu-offload-gb 2/1024 (int(gb * 1024**3) = 2 MiB) maybe_offload_to_cpu
+ * moves layer 0's parameters in order while the bytes moved are below the
+ * limit: qkv (1.5 MiB) then o (2 MiB reached), 2,097,152 B off the GPU. The
+ * pinned host allocator rounds each to a power of two (CachingHostAllocator
+ * PowerOf2Ceil): 2,097,152 + 524,288 = 2,621,440 B. A limit of one byte
+ * moves the first parameter only. V1 allocates no swap space (host bytes 0);
+ * 0.18 removed the argument. */
+static void test_cpu_offload_swap(void **state)
+{
+    (void)state;
+    char json[2048];
+    snprintf(json, sizeof json, nvfp4_llama, "none", "\"bits\": 16");
+    char *q = strstr(json, ", \"quantization_config\"");
+    assert_non_null(q);
+    strcpy(q, "}");
+    llmmem_model *m = NULL;
+    if (llmmem_model_from_hf_json(&m, json, strlen(json)))
+        fail_msg("%s", llmmem_last_error());
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    set(c, "vllm_version", "0.14.1");
+    set(c, "gpu", "H100-80GB");
+    estimate(r, m, c);
+    const uint64_t w0 = get_u64(r, LLMMEM_R_WEIGHTS_BYTES), kv0 = get_u64(r, LLMMEM_R_KV_CACHE_BYTES);
+    assert_int_equal(get_u64(r, LLMMEM_R_HOST_BYTES), 0);
+    set(c, "cpu_offload_gb", "0.001953125");
+    estimate(r, m, c);
+    assert_int_equal(w0 - get_u64(r, LLMMEM_R_WEIGHTS_BYTES), 2097152);
+    assert_int_equal(get_u64(r, LLMMEM_R_HOST_BYTES), 2621440);
+    assert_int_equal(get_u64(r, LLMMEM_R_HOST_PINNED_BYTES), 2621440); /* all of it pinned */
+    assert_int_equal(get_u64(r, LLMMEM_R_HOST_PAGEABLE_BYTES), 0);
+    assert_true(get_u64(r, LLMMEM_R_KV_CACHE_BYTES) > kv0);
+    set(c, "host_memory_bytes", "2621439"); /* the second verdict: host RAM */
+    estimate(r, m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_FITS_HOST), 0);
+    set(c, "host_memory_bytes", "2621440");
+    estimate(r, m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_FITS_HOST), 1);
+    set(c, "host_memory_bytes", "0");
+    set(c, "cpu_offload_gb", "0.000000001"); /* int(gb * 2**30) = 1 byte */
+    estimate(r, m, c);
+    assert_int_equal(w0 - get_u64(r, LLMMEM_R_WEIGHTS_BYTES), 1572864);
+    assert_int_equal(get_u64(r, LLMMEM_R_HOST_BYTES), 2097152);
+    /* the same in 0.17's UVAOffloader, two ranks on the node: each its own half */
+    set(c, "vllm_version", "0.17.1");
+    set(c, "tensor_parallel_size", "2");
+    estimate(r, m, c);
+    assert_int_equal(get_u64(r, LLMMEM_R_HOST_BYTES), 2 * 1048576);
+    assert_int_equal(get_i64(r, LLMMEM_R_APPROXIMATE), 0);
+    /* online fp8 quantizes the offloaded bf16 weights into new GPU tensors
+     * (Fp8LinearMethod.process_weights_after_loading): flagged approximate */
+    set(c, "quantization", "fp8");
+    estimate(r, m, c);
+    assert_int_equal(get_i64(r, LLMMEM_R_APPROXIMATE), 1);
+    set(c, "quantization", "auto");
+    set(c, "tensor_parallel_size", "1");
+    set(c, "cpu_offload_gb", "0");
+    /* --swap-space: accepted up to 0.17, no host bytes on V1; gone in 0.18 */
+    set(c, "swap_space", "16");
+    estimate(r, m, c);
+    assert_int_equal(get_u64(r, LLMMEM_R_HOST_BYTES), 0);
+    assert_int_equal(get_u64(r, LLMMEM_R_WEIGHTS_BYTES), w0);
+    set(c, "vllm_version", "0.18.0");
+    assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_UNSUPPORTED);
+    assert_non_null(strstr(llmmem_last_error(), "0.18.0"));
+    /* the LLM class pops it with a DeprecationWarning in 0.18 - 0.25, and
+     * hands it to EngineArgs (a TypeError) from 0.26 */
+    set(c, "vllm_usage_context", "llm");
+    set(c, "vllm_version", "0.25.0");
+    estimate(r, m, c);
+    assert_int_equal(get_u64(r, LLMMEM_R_HOST_BYTES), 0);
+    set(c, "vllm_version", "0.26.0");
+    assert_int_equal(llmmem_estimate_inference(r, m, c), LLMMEM_E_UNSUPPORTED);
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
+/* The CUDA graph capture sizes by version and GPU (config/vllm.py
+ * _set_cudagraph_sizes): [1, 2, 4] + multiples of 8 below 256 + multiples of
+ * 16 from 256 up to N = min(2 x max_num_seqs, 512, max_num_batched_tokens);
+ * from 0.28 1024 in place of 512 on compute capability 10.x; from 0.21
+ * max_num_batched_tokens joins when off the stride. With max_num_seqs 1024
+ * and 8192 tokens: N = 512 -> 3 + 31 + 17 = 51 sizes; N = 1024 (0.28, B200)
+ * -> 3 + 31 + 49 = 83; FULL decode graphs (0.11 on) up to max_num_seqs double
+ * that. With 256 sequences and 300 tokens: N = 300 -> 3 + 31 + 3 = 37 sizes,
+ * + 300 itself from 0.21, and FULL graphs up to 256: 3 + 31 + 1 = 35. */
+static int graphs_noted(const llmmem_result *r)
+{
+    for (int i = 0; i < llmmem_result_note_count(r); i++) {
+        int n;
+        if (sscanf(llmmem_result_note(r, i), "vllm: %d CUDA graphs;", &n) == 1)
+            return n;
+    }
+    return -1;
+}
+
+static void test_capture_sizes(void **state)
+{
+    (void)state;
+    struct llmmem_model *m = NULL;
+    assert_int_equal(llmmem_model_from_preset(&m, "qwen3-0.6b"), 0);
+    llmmem_config *c = vllm_config();
+    llmmem_result *r = NULL;
+    assert_int_equal(llmmem_result_new(&r), 0);
+    set(c, "max_num_seqs", "1024");
+    set(c, "max_num_batched_tokens", "8192");
+    set(c, "max_model_len", "4096");
+    static const struct {
+        const char *ver, *gpu, *tokens, *seqs;
+        int graphs;
+    } cases[] = {
+        {"0.27.0", "B200", "8192", "1024", 2 * 51}, {"0.28.0", "B200", "8192", "1024", 2 * 83},
+        {"0.28.0", "H100-80GB", "8192", "1024", 2 * 51}, {"0.20.0", "H100-80GB", "300", "256", 37 + 35},
+        {"0.21.0", "H100-80GB", "300", "256", 38 + 35},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        set(c, "vllm_version", cases[i].ver);
+        set(c, "gpu", cases[i].gpu);
+        set(c, "max_num_batched_tokens", cases[i].tokens);
+        set(c, "max_num_seqs", cases[i].seqs);
+        estimate(r, m, c);
+        if (graphs_noted(r) != cases[i].graphs)
+            fail_msg("case %zu: %d graphs, want %d", i, graphs_noted(r), cases[i].graphs);
+    }
+    llmmem_result_free(r);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
 /* The capacity keys: max_model_len is the one served (given, else the config's
  * max_position_embeddings); estimated_max_model_len is an exact boundary of the estimator
  * (max_model_len N starts vLLM, N + 1 does not) capped at the model's maximum; when vLLM
@@ -673,6 +1018,8 @@ int main(void)
         cmocka_unit_test(test_sliding_groups),      cmocka_unit_test(test_allocator_rounding),
         cmocka_unit_test(test_sampler_paths),       cmocka_unit_test(test_version_rules),
         cmocka_unit_test(test_tokens_by_version),   cmocka_unit_test(test_refused_start),
+        cmocka_unit_test(test_nvfp4_weights),       cmocka_unit_test(test_v0_fallback),
+        cmocka_unit_test(test_cpu_offload_swap),    cmocka_unit_test(test_capture_sizes),
         cmocka_unit_test(test_capacity_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -91,6 +91,9 @@ static int compare_one(llmmem_model *m, const char *what)
     const char *version = PICK(versions);
     if (*version)
         set(c, "vllm_version", version);
+    /* --cpu-offload-gb: the first layers differ until the limit is reached */
+    static const char *const offload[] = {"0", "0", "0", "0.01", "0.5", "3"};
+    set(c, "cpu_offload_gb", PICK(offload));
     int ra = estimate_json(json_a, m, c, false);
     int rb = estimate_json(json_b, m, c, true);
     if (ra != rb || strcmp(json_a, json_b) != 0)

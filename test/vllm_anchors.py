@@ -247,6 +247,9 @@ def main():
             if "LLMMEM_E_UNSUPPORTED" in err and "architecture" in err:
                 skipped.append((aid, "model not readable by this build: " + err[:110]))
                 continue
+            if "LLMMEM_E_UNSUPPORTED" in err and "Falling back to V0" in err:
+                skipped.append((aid, "vLLM falls back to V0 here; refused with its reason: " + err[16:150]))
+                continue
             if "LLMMEM_E_UNSUPPORTED" in err and "does not model" in err:
                 skipped.append((aid, "its vLLM command uses a flag llmmem refuses: " + err[16:130]))
                 continue

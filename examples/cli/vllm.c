@@ -55,6 +55,8 @@ static const vflag vflags[] = {
     {{"disable_hybrid_kv_cache_manager", NULL}, V_SWITCH, "disable_hybrid_kv_cache_manager"},
     {{"num_gpu_blocks_override", NULL}, V_COUNT, "num_gpu_blocks_override"},
     {{"mamba_ssm_cache_dtype", NULL}, V_KV_DTYPE, "mamba_ssm_cache_dtype"},
+    {{"cpu_offload_gb", NULL}, V_PARAM, "cpu_offload_gb"},
+    {{"swap_space", NULL}, V_PARAM, "swap_space"},
     /* no effect on GPU memory */
     {{"host", NULL}, V_IGNORE, NULL},
     {{"port", NULL}, V_IGNORE, NULL},
@@ -68,7 +70,6 @@ static const vflag vflags[] = {
     {{"download_dir", NULL}, V_IGNORE, NULL},
     {{"load_format", NULL}, V_IGNORE, NULL},
     {{"seed", NULL}, V_IGNORE, NULL},
-    {{"swap_space", NULL}, V_IGNORE, NULL}, /* CPU memory */
     {{"chat_template", NULL}, V_IGNORE, NULL},
     {{"tool_call_parser", NULL}, V_IGNORE, NULL},
     {{"reasoning_parser", NULL}, V_IGNORE, NULL},
@@ -99,7 +100,6 @@ static const vflag vflags[] = {
     {{"speculative_config", NULL}, V_REFUSE, NULL},
     {{"enable_lora", NULL}, V_REFUSE, NULL},
     {{"lora_modules", NULL}, V_REFUSE, NULL},
-    {{"cpu_offload_gb", NULL}, V_REFUSE, NULL},
     {{"compilation_config", "O"}, V_REFUSE, NULL},
     {{"cuda_graph_sizes", NULL}, V_REFUSE, NULL},
     {{"cudagraph_capture_sizes", NULL}, V_REFUSE, NULL},
@@ -123,7 +123,8 @@ static const cli_help_line vllm_help_flags[] = {
              "  --kv-cache-dtype, --enforce-eager, --quantization/-q, --block-size,\n"
              "  --enable-chunked-prefill, --enable-prefix-caching, --dtype, --enable-expert-parallel,\n"
              "  --disable-custom-all-reduce, --kv-cache-memory, --disable-hybrid-kv-cache-manager,\n"
-             "  --num-gpu-blocks-override, --mamba-ssm-cache-dtype\n"
+             "  --num-gpu-blocks-override, --mamba-ssm-cache-dtype, --cpu-offload-gb (host RAM in\n"
+             "  host_bytes), --swap-space (up to 0.17; V1 allocates none)\n"
              "llmmem's own options:\n"
              "  --gpu NAME               the GPU (llmmem gpus); --gpu-memory-bytes overrides it\n"
              "  --vllm-version V         the vLLM version whose accounting applies (default 0.33.0)\n"

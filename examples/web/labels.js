@@ -124,6 +124,8 @@
     vllm_model_runner: ["vLLM model runner", vllm],
     cudagraph_memory_estimate: ["CUDA graph memory in the profile", vllm],
     vllm_image: ["vLLM docker image (FlashInfer installed)", vllm],
+    cpu_offload_gb: ["vLLM CPU offload (GiB of weights per GPU in host RAM)", vllm],
+    swap_space: ["vLLM swap space (GiB per GPU)", vllm],
     n_gpu_layers: ["llama.cpp layers on the GPU (-ngl; -1 = all)", lcpp],
     ctx_size: ["llama.cpp context (tokens, all sequences; 0 = the model's)", lcpp],
     n_batch: ["llama.cpp logical batch (tokens)", lcpp],

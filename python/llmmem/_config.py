@@ -187,7 +187,7 @@ _TRAINING = ("micro_batch_size", "seq_len", "gradient_accumulation_steps", "peak
 _INFERENCE = ("batch_size", "prompt_len", "decode_len", "runtime", "kv_cache_dtype", "quant_bits",
               "quant_group_size", "weights_format")
 _VLLM = ("gpu_memory_utilization", "max_num_batched_tokens", "max_num_seqs", "kv_block_size",
-         "max_model_len", "cuda_graphs", "encoder_cache")
+         "max_model_len", "cuda_graphs", "encoder_cache", "cpu_offload_gb", "swap_space")
 _ZERO = ("offload_optimizer", "offload_param", "overlap_comm", "stage3_max_live_parameters",
          "stage3_prefetch_bucket_size", "stage3_param_persistence_threshold",
          "zero_hpz_partition_size", "zero_init")

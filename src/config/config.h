@@ -125,6 +125,7 @@ struct llmmem_config {
     /* serving */
     int64_t runtime;
     double gpu_memory_utilization;
+    double cpu_offload_gb, swap_space; /* vLLM --cpu-offload-gb, --swap-space (GiB) */
     int64_t max_num_batched_tokens, max_num_seqs, kv_block_size, max_model_len, cuda_graphs;
     char vllm_version[LLMMEM__STR_MAX];
     int64_t enforce_eager, quantization, enable_chunked_prefill, vllm_usage_context;

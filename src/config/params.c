@@ -343,6 +343,13 @@ static const llmmem__param_info params[] = {
         "llama.cpp --override-tensor (-ot): PATTERN=BUFFER[,...], PATTERN a regular expression "
         "searched in each tensor's name, BUFFER CPU (host memory) or CUDA0 (the GPU); the first "
         "match wins, before n_cpu_moe's patterns"),
+    F64(LLMMEM_P_CPU_OFFLOAD_GB, "cpu_offload_gb", "inference", cpu_offload_gb, 0.0, 1048576.0, 0.0,
+        "vLLM --cpu-offload-gb: GiB of each GPU's decoder-layer weights kept in pinned host memory "
+        "(read through UVA); host_bytes reports them"),
+    F64(LLMMEM_P_SWAP_SPACE, "swap_space", "inference", swap_space, 0.0, 1048576.0, 4.0,
+        "vLLM --swap-space in GiB per GPU (4 = vLLM's default; the argument exists before 0.18, "
+        "so setting it for 0.18+ is refused): the V1 engine allocates no CPU swap, so no host "
+        "bytes"),
     ENUM(LLMMEM_P_GPU, "gpu", "hardware", gpu, llmmem__gpu_names, 0, "GPU model (llmmem gpus)"),
     I64(LLMMEM_P_GPU_MEMORY_BYTES, "gpu_memory_bytes", "hardware", gpu_memory_bytes, 0,
         INT64_C(1) << 50, 0, "GPU memory in bytes; 0 = from the GPU table"),

@@ -151,6 +151,19 @@ static uint64_t lin_mxfp4(llmmem__ovf *o, uint64_t in, uint64_t out, uint64_t bi
     return llmmem__add(o, llmmem__ceil_div(el, 2), llmmem__ceil_div(el, 32));
 }
 
+/* NVFP4 (ModelOpt NVFP4, compressed-tensors nvfp4-pack-quantized): e2m1 packed two
+ * a byte, one fp8 (e4m3) scale per 16 inputs, and fp32 global scales of the weight
+ * and its input (vllm quantization/modelopt.py ModelOptNvFp4LinearMethod.create_weights:
+ * weight uint8 [out, in/2], weight_scale fp8 [out, in/16], weight_scale_2 and
+ * input_scale fp32; compressed_tensors_w4a4_nvfp4.py the same tensors as
+ * weight_packed, weight_scale, weight_global_scale, input_global_scale) */
+static uint64_t lin_nvfp4(llmmem__ovf *o, uint64_t in, uint64_t out, uint64_t bits, uint64_t group)
+{
+    uint64_t el = llmmem__mul(o, in, out);
+    return llmmem__add(o, llmmem__add(o, llmmem__ceil_div(el, 2), llmmem__mul(o, out, llmmem__ceil_div(in, 16))),
+                       8);
+}
+
 typedef uint64_t (*lin_fn)(llmmem__ovf *o, uint64_t in, uint64_t out, uint64_t bits,
                            uint64_t group);
 
@@ -184,6 +197,9 @@ static const struct {
     [LLMMEM__Q_AWQ] = {lin_awq, false, "qweight bits/8 + qzeros + fp16 scales/group [vllm awq.py]"},
     [LLMMEM__Q_MXFP4] = {lin_mxfp4, true,
                          "experts 0.5 B + 1 B/32 (e8m0); rest bf16 [gpt-oss mxfp4]"},
+    [LLMMEM__Q_NVFP4] = {lin_nvfp4, false,
+                         "linears 0.5 B + fp8 scale per 16 + fp32 global scales; rest 16-bit "
+                         "[vllm modelopt.py ModelOptNvFp4LinearMethod]"},
 };
 
 const char *llmmem__weights_formula(int fmt)

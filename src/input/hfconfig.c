@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int act_of(const char *s, bool gated, int def)
 {
@@ -77,7 +78,191 @@ static int read_dtype(struct llmmem_model *m, ctx *c)
     return 0;
 }
 
-/* quantization_config: transformers' quantizers (gptq, awq, bitsandbytes, fp8, mxfp4). */
+/* A quantization args object of compressed-tensors (compressed_tensors
+ * QuantizationArgs: num_bits, type "int"/"float", strategy, group_size,
+ * block_structure) or of a ModelOpt config group, as a storage format;
+ * LLMMEM__Q_AUTO when none of the library's formats holds it. The formats,
+ * as vLLM's compressed-tensors schemes store them
+ * (quantization/compressed_tensors/compressed_tensors.py _get_scheme_from_parts):
+ * 4-bit float in groups of 16 = NVFP4 (CompressedTensorsW4A4Fp4 / W4A16Fp4),
+ * 8-bit float = FP8 (W8A8Fp8 / W8A16Fp8; block strategy = 128x128 blocks),
+ * 8-bit int = INT8 with a scale per channel (W8A8Int8), 4-bit int in groups =
+ * INT4 (WNA16: packed int32 and a scale per group). */
+static int ct_format(int *fmt, int64_t *bits, int64_t *group, ctx *c, const llmmem__jnode *w,
+                     const char *path)
+{
+    *fmt = LLMMEM__Q_AUTO;
+    if (!w || llmmem__json_type(w) != LLMMEM__J_OBJECT)
+        return 0;
+    char type[16] = "int", strategy[24] = "";
+    int64_t nb = 0, gs = 0;
+    char kp_buf[160];
+    snprintf(kp_buf, sizeof kp_buf, "%s.num_bits", path);
+    int rc = llmmem__json_read_i64(&nb, c->doc, w, "num_bits", kp_buf, 1, 64, false);
+    if (rc)
+        return rc;
+    snprintf(kp_buf, sizeof kp_buf, "%s.type", path);
+    if ((rc = llmmem__json_read_str(type, sizeof type, c->doc, w, "type", kp_buf, false)))
+        return rc;
+    snprintf(kp_buf, sizeof kp_buf, "%s.strategy", path);
+    if ((rc = llmmem__json_read_str(strategy, sizeof strategy, c->doc, w, "strategy", kp_buf, false)))
+        return rc;
+    snprintf(kp_buf, sizeof kp_buf, "%s.group_size", path);
+    if ((rc = llmmem__json_read_i64(&gs, c->doc, w, "group_size", kp_buf, -1, INT64_C(1) << 30, false)))
+        return rc;
+    const bool is_float = strcmp(type, "float") == 0;
+    *bits = nb;
+    *group = gs;
+    if (is_float && nb == 4 && gs == 16)
+        *fmt = LLMMEM__Q_NVFP4;
+    else if (is_float && nb == 8)
+        *fmt = strcmp(strategy, "block") == 0 ? LLMMEM__Q_FP8_BLOCK : LLMMEM__Q_FP8;
+    else if (!is_float && nb == 8 && (strcmp(strategy, "channel") == 0 || strcmp(strategy, "tensor") == 0))
+        *fmt = LLMMEM__Q_INT8;
+    else if (!is_float && nb == 4 && gs > 0)
+        *fmt = LLMMEM__Q_INT4;
+    return 0;
+}
+
+/* ModelOpt's KV cache scheme in dict form: fp8 when static 8-bit float
+ * (vllm utils/torch_utils.py get_kv_cache_quant_algo_string: dynamic False,
+ * num_bits 8, type "float"; anything else falls back to "auto"). */
+static bool kv_scheme_fp8(const llmmem__jnode *k)
+{
+    const llmmem__jnode *nb = llmmem__json_get(k, "num_bits"), *ty = llmmem__json_get(k, "type"),
+                        *dy = llmmem__json_get(k, "dynamic");
+    return llmmem__json_type(nb) == LLMMEM__J_NUMBER && llmmem__json_number(nb) == 8 &&
+           llmmem__json_type(ty) == LLMMEM__J_STRING && strcmp(llmmem__json_string(ty), "float") == 0 &&
+           dy && llmmem__json_is_bool(dy) && !llmmem__json_true(dy);
+}
+
+/* Python's truth of a JSON value (`a or b` in vLLM's config readers). */
+static bool truthy(const llmmem__jnode *x)
+{
+    switch (llmmem__json_type(x)) {
+    case LLMMEM__J_OBJECT:
+    case LLMMEM__J_ARRAY: return llmmem__json_first(x) != NULL;
+    case LLMMEM__J_STRING: return llmmem__json_string(x)[0] != 0;
+    case LLMMEM__J_NUMBER: return llmmem__json_number(x) != 0;
+    default: return llmmem__json_is_bool(x) && llmmem__json_true(x);
+    }
+}
+
+/* compressed-tensors: any kv_cache_scheme makes vLLM's KV cache fp8
+ * (attention/layer.py: "llm-compressor mdls need to set cache_dtype to fp8",
+ * whatever the scheme says). */
+static int kv_scheme(struct llmmem_model *m, const llmmem__jnode *k)
+{
+    if (k && llmmem__json_type(k) == LLMMEM__J_OBJECT)
+        m->kv_cache_quant = LLMMEM__DT_FP8;
+    return 0;
+}
+
+/* compressed-tensors (llm-compressor's checkpoints): the scheme of the group
+ * whose targets hold "Linear" (else the first group); a group's own "format"
+ * or the top-level one. Mixed schemes over the linears are named in a note,
+ * the Linear group's applied to all. */
+static int read_compressed_tensors(struct llmmem_model *m, ctx *c, const llmmem__jnode *q)
+{
+    const llmmem__jnode *groups = llmmem__json_get(q, "config_groups");
+    if (groups && llmmem__json_type(groups) != LLMMEM__J_OBJECT)
+        return llmmem__json_error_at(c->doc, groups, LLMMEM_E_SCHEMA, "quantization_config.config_groups",
+                                     "expected an object");
+    const llmmem__jnode *pick = NULL;
+    int kinds = 0, first_fmt = -1;
+    for (const llmmem__jnode *g = llmmem__json_first(groups); g; g = llmmem__json_next(g)) {
+        if (llmmem__json_type(g) != LLMMEM__J_OBJECT)
+            continue;
+        int fmt;
+        int64_t b, gs;
+        char path[128];
+        snprintf(path, sizeof path, "quantization_config.config_groups.%.40s.weights", llmmem__json_key(g));
+        int rc = ct_format(&fmt, &b, &gs, c, llmmem__json_get(g, "weights"), path);
+        if (rc)
+            return rc;
+        if (fmt != first_fmt)
+            kinds++;
+        if (first_fmt < 0)
+            first_fmt = fmt;
+        const llmmem__jnode *t = llmmem__json_get(g, "targets");
+        for (const llmmem__jnode *x = llmmem__json_first(t); x; x = llmmem__json_next(x))
+            if (llmmem__json_type(x) == LLMMEM__J_STRING && strcmp(llmmem__json_string(x), "Linear") == 0 && !pick)
+                pick = g;
+    }
+    if (!pick)
+        pick = llmmem__json_first(groups);
+    int fmt = LLMMEM__Q_AUTO;
+    int64_t bits = 0, group = 0;
+    if (pick) {
+        char path[128];
+        snprintf(path, sizeof path, "quantization_config.config_groups.%.40s.weights", llmmem__json_key(pick));
+        int rc = ct_format(&fmt, &bits, &group, c, llmmem__json_get(pick, "weights"), path);
+        if (rc)
+            return rc;
+    }
+    if (fmt == LLMMEM__Q_AUTO) {
+        llmmem__model_note(m, "quantization_config: a compressed-tensors scheme this library does not "
+                              "model; weights follow the configuration's weights_format");
+        return 0;
+    }
+    if (kinds > 1)
+        llmmem__model_note(m, "quantization_config: compressed-tensors groups with different schemes; "
+                              "the Linear group's is applied to every linear layer");
+    m->quant_method = fmt;
+    m->quant_bits = bits;
+    m->quant_group_size = fmt == LLMMEM__Q_INT4 ? group : fmt == LLMMEM__Q_NVFP4 ? 16 : 0;
+    return kv_scheme(m, llmmem__json_get(q, "kv_cache_scheme"));
+}
+
+/* ModelOpt (NVIDIA TensorRT Model Optimizer) checkpoints: quant_algo at the top
+ * of quantization_config or under "quantization" (hf_quant_config.json's
+ * layout); NVFP4 (group 16) and FP8 per tensor (vllm modelopt.py
+ * ModelOptNvFp4Config, ModelOptFp8Config), the KV cache dtype from
+ * kv_cache_quant_algo or kv_cache_scheme (vllm utils/torch_utils.py
+ * get_kv_cache_quant_algo_string). */
+static int read_modelopt(struct llmmem_model *m, ctx *c, const llmmem__jnode *q)
+{
+    const llmmem__jnode *in = llmmem__json_get(q, "quantization");
+    if (llmmem__json_type(in) != LLMMEM__J_OBJECT)
+        in = q;
+    const llmmem__jnode *a = llmmem__json_get(in, "quant_algo");
+    if (a && llmmem__json_type(a) != LLMMEM__J_STRING && llmmem__json_type(a) != LLMMEM__J_NULL)
+        return llmmem__json_error_at(c->doc, a, LLMMEM_E_SCHEMA, "quantization_config.quant_algo",
+                                     "expected a string");
+    const char *algo = llmmem__json_type(a) == LLMMEM__J_STRING ? llmmem__json_string(a) : "";
+    if (strstr(algo, "NVFP4") || strstr(algo, "nvfp4")) {
+        m->quant_method = LLMMEM__Q_NVFP4;
+        m->quant_bits = 4;
+        m->quant_group_size = 16;
+    } else if (strcmp(algo, "FP8") == 0) {
+        m->quant_method = LLMMEM__Q_FP8;
+        m->quant_bits = 8;
+    } else {
+        llmmem__model_note(m, "quantization_config.quant_algo \"%.40s\" (modelopt) not modelled; weights "
+                              "follow the configuration's weights_format",
+                           algo);
+        return 0;
+    }
+    /* the first truthy of the inner and outer kv_cache_scheme, then the inner
+     * and outer kv_cache_quant_algo (get_kv_cache_quant_algo_string); a dict
+     * is fp8 when static 8-bit float, a string when it is "fp8" in any case */
+    static const char *const keys[] = {"kv_cache_scheme", "kv_cache_quant_algo"};
+    const llmmem__jnode *k = NULL;
+    for (int i = 0; i < 2 && !k; i++) {
+        const llmmem__jnode *x = llmmem__json_get(in, keys[i]), *y = llmmem__json_get(q, keys[i]);
+        if (truthy(x))
+            k = x;
+        else if (truthy(y))
+            k = y;
+    }
+    if ((llmmem__json_type(k) == LLMMEM__J_OBJECT && kv_scheme_fp8(k)) ||
+        (llmmem__json_type(k) == LLMMEM__J_STRING && strcasecmp(llmmem__json_string(k), "fp8") == 0))
+        m->kv_cache_quant = LLMMEM__DT_FP8;
+    return 0;
+}
+
+/* quantization_config: transformers' quantizers (gptq, awq, bitsandbytes, fp8, mxfp4),
+ * compressed-tensors and ModelOpt. */
 static int read_quant(struct llmmem_model *m, ctx *top)
 {
     const llmmem__jnode *q = llmmem__json_get(top->o, "quantization_config");
@@ -92,9 +277,14 @@ static int read_quant(struct llmmem_model *m, ctx *top)
                                    kp(&c, "quant_method"), false);
     if (rc)
         return rc;
+    snprintf(m->quant_name, sizeof m->quant_name, "%s", method);
     int64_t bits = 0, group = 0;
     static const char *const bit_keys[] = {"bits", "w_bit", NULL};
     static const char *const group_keys[] = {"group_size", "q_group_size", NULL};
+    if (strcmp(method, "compressed-tensors") == 0)
+        return read_compressed_tensors(m, &c, q);
+    if (strncmp(method, "modelopt", 8) == 0)
+        return read_modelopt(m, &c, q);
     if ((rc = geti_alias(&bits, &c, bit_keys, 0, -1, 64)) ||
         (rc = geti_alias(&group, &c, group_keys, 0, -1, INT64_C(1) << 30)))
         return rc;

@@ -477,7 +477,8 @@ static const struct {
     {"kv_cache_dtype", VK_KV_DTYPE, LLMMEM_P_KV_CACHE_DTYPE},
     {"mamba_ssm_cache_dtype", VK_KV_DTYPE, LLMMEM_P_MAMBA_SSM_CACHE_DTYPE},
     {"quantization", VK_QUANT, LLMMEM_P_QUANTIZATION},
-    {"swap_space", VK_IGNORE, 0}, /* CPU memory */
+    {"swap_space", VK_PARAM, LLMMEM_P_SWAP_SPACE},
+    {"cpu_offload_gb", VK_PARAM, LLMMEM_P_CPU_OFFLOAD_GB},
     {"seed", VK_IGNORE, 0},
     {"trust_remote_code", VK_IGNORE, 0},
     {"served_model_name", VK_IGNORE, 0},
@@ -488,7 +489,6 @@ static const struct {
     {"max_logprobs", VK_IGNORE, 0},
     {"speculative_config", VK_REFUSE, 0},
     {"enable_lora", VK_REFUSE, 0},
-    {"cpu_offload_gb", VK_REFUSE, 0},
     {"compilation_config", VK_REFUSE, 0},
     {"cudagraph_capture_sizes", VK_REFUSE, 0},
     {"limit_mm_per_prompt", VK_REFUSE, 0},

@@ -189,6 +189,14 @@ struct llmmem_model {
     int quant_method;                  /* enum llmmem__quant (infer.c), 0 = none */
     int64_t quant_bits;
     int64_t quant_group_size;
+    /* quantization_config.quant_method as the checkpoint writes it ("gptq",
+     * "compressed-tensors", "modelopt", ...; "" = none): vLLM's --quantization
+     * must agree with it */
+    char quant_name[24];
+    /* the KV cache dtype the checkpoint's quantization declares (ModelOpt
+     * kv_cache_quant_algo, compressed-tensors kv_cache_scheme): enum
+     * llmmem__dtype, AUTO when none */
+    int kv_cache_quant;
 
     /* vision (llava, qwen2_vl, gemma3, ...): parameter count of tower + projector */
     int64_t vision_params;

@@ -552,6 +552,55 @@ class TestSafety(unittest.TestCase):
         self.assertEqual(cm.exception.status, llmmem.E_INVALID_ARG)
 
 
+class TestVllmHostAndNvfp4(unittest.TestCase):
+    """Issue 28: vLLM --cpu-offload-gb and --swap-space as keywords, host bytes in the result,
+    an NVFP4 checkpoint with vLLM's --quantization spellings, the V0 fallback refused."""
+
+    V = dict(mode="inference", runtime="vllm", gpu="L4", vllm_version="0.14.1")
+
+    def test_cpu_offload_and_swap(self):
+        m = llmmem.Model.from_preset("qwen3-8b")
+        base = llmmem.estimate(m, **self.V)
+        off = llmmem.estimate(m, cpu_offload_gb=4, **self.V)
+        moved = base.weights_bytes - off.weights_bytes
+        self.assertEqual(base.host_bytes, 0)
+        self.assertGreaterEqual(moved, 4 << 30)  # at least the limit leaves the GPU
+        self.assertGreaterEqual(off.host_bytes, moved)  # pinned blocks are powers of two
+        self.assertGreater(off.kv_tokens, base.kv_tokens)
+        self.assertTrue(any("--cpu-offload-gb" in n for n in off.notes))
+        v17 = dict(self.V, vllm_version="0.17.1")
+        swap = llmmem.estimate(m, swap_space=16, **v17)
+        self.assertEqual(swap.host_bytes, 0)  # V1 allocates no CPU swap
+        self.assertEqual(swap.kv_tokens, llmmem.estimate(m, **v17).kv_tokens)
+        with self.assertRaises(llmmem.Error) as cm:
+            llmmem.estimate(m, swap_space=16, **dict(self.V, vllm_version="0.18.0"))
+        self.assertEqual(cm.exception.status_name, "LLMMEM_E_UNSUPPORTED")
+
+    def test_nvfp4_and_v0(self):
+        cfg = {"model_type": "llama", "hidden_size": 512, "intermediate_size": 1024,
+               "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
+               "head_dim": 128, "vocab_size": 8192, "max_position_embeddings": 1024,
+               "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+               "quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4"}}
+        m = llmmem.Model.from_hf_json(json.dumps(cfg))
+        h100 = dict(self.V, gpu="H100-80GB")
+        a = llmmem.estimate(m, **h100)
+        b = llmmem.estimate(m, quantization="modelopt_fp4", **h100)
+        self.assertEqual(a.weights_bytes, b.weights_bytes)
+        # 0.5 B a weight + an fp8 scale per 16: well under half the bf16 model's linears
+        bf16 = dict(cfg)
+        del bf16["quantization_config"]
+        self.assertLess(a.weights_bytes, llmmem.estimate(llmmem.Model.from_hf_json(json.dumps(bf16)),
+                                                         **h100).weights_bytes)
+        for q in ("fp8", "modelopt", "compressed-tensors"):
+            with self.assertRaises(llmmem.Error):
+                llmmem.estimate(m, quantization=q, **h100)
+        with self.assertRaises(llmmem.Error) as cm:
+            llmmem.estimate(llmmem.Model.from_preset("qwen3-8b"),
+                            **dict(self.V, gpu="V100-32GB", vllm_version="0.8.5"))
+        self.assertIn("Falling back to V0", cm.exception.message)
+
+
 class TestApplicabilityRules(unittest.TestCase):
     """Each row of the binding's rule (llmmem._config._APPLIES: a parameter applies only under some
     values of engine, mode or runtime) is checked against the library: where the rule says

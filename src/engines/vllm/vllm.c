@@ -125,6 +125,10 @@ typedef struct vargs {
     uint64_t bits, group; /* GPTQ/AWQ packing */
     bool mamba_layers;
     bool ssm_from_config; /* the state dtype is the config's mamba_ssm_dtype */
+    bool kv_from_checkpoint; /* the KV dtype is the checkpoint's KV scheme */
+    uint64_t offload_max;    /* --cpu-offload-gb: int(gb * 1024**3) */
+    bool online_quant;       /* --quantization fp8/bitsandbytes quantizes a 16-bit checkpoint */
+    bool swap_given;         /* --swap-space set by the caller */
 } vargs;
 
 static bool has_mixer(const struct llmmem_model *m, int mx)
@@ -205,6 +209,16 @@ static int sampler_path(const vargs *v, const struct llmmem_config *c)
  * unless the original kernel is asked for; get_mxfp4_backend). */
 static int storage(vargs *v, const struct llmmem_model *m, const struct llmmem_config *c)
 {
+    /* a quantized checkpoint whose scheme the reader does not model (an unknown
+     * quant_method, a compressed-tensors or ModelOpt scheme outside
+     * ct_format/read_modelopt): vLLM loads it quantized, so the 16-bit figure
+     * would be wrong; weights_format set by the caller says what it stores */
+    if (m->quant_name[0] && !m->quant_method && c->weights_format == LLMMEM__Q_AUTO)
+        return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                             "vllm: quantization_config.quant_method \"%s\" with a scheme this library "
+                             "does not model (the model's notes say which); vLLM loads it quantized: set "
+                             "weights_format to its storage to estimate it",
+                             m->quant_name);
     int fmt = llmmem__weights_format(m, c);
     const bool plain = fmt == LLMMEM__Q_FP16 || fmt == LLMMEM__Q_BF16 || fmt == LLMMEM__Q_FP32;
     switch (c->quantization) {
@@ -237,10 +251,62 @@ static int storage(vargs *v, const struct llmmem_model *m, const struct llmmem_c
             return llmmem__error(LLMMEM_E_INCONSISTENT,
                                  "vllm: --quantization mxfp4 needs an MXFP4 checkpoint");
         break;
+    /* ModelOpt: ModelOptNvFp4Config.override_quantization_method names a
+     * modelopt NVFP4 checkpoint "modelopt_fp4", ModelOptFp8Config a FP8 one
+     * "modelopt"; ModelConfig._verify_quantization refuses any other spelling */
+    case LLMMEM__VQ_MODELOPT:
+        if (strncmp(m->quant_name, "modelopt", 8) != 0 || fmt != LLMMEM__Q_FP8)
+            return llmmem__error(LLMMEM_E_INCONSISTENT,
+                                 "vllm: --quantization modelopt needs a ModelOpt FP8 checkpoint (an "
+                                 "NVFP4 one is modelopt_fp4)");
+        break;
+    case LLMMEM__VQ_MODELOPT_FP4:
+        if (strncmp(m->quant_name, "modelopt", 8) != 0 || fmt != LLMMEM__Q_NVFP4)
+            return llmmem__error(LLMMEM_E_INCONSISTENT,
+                                 "vllm: --quantization modelopt_fp4 needs a ModelOpt NVFP4 checkpoint");
+        break;
+    case LLMMEM__VQ_COMPRESSED_TENSORS:
+        if (strcmp(m->quant_name, "compressed-tensors") != 0)
+            return llmmem__error(LLMMEM_E_INCONSISTENT,
+                                 "vllm: --quantization compressed-tensors needs a compressed-tensors "
+                                 "checkpoint (quantization_config.quant_method is \"%s\")",
+                                 m->quant_name[0] ? m->quant_name : "absent");
+        break;
     default: break;
     }
+    /* a compressed-tensors or ModelOpt checkpoint names its own method: another
+     * --quantization is a mismatch vLLM refuses (ModelConfig._verify_quantization) */
+    if (c->quantization != LLMMEM__VQ_AUTO && c->quantization != LLMMEM__VQ_COMPRESSED_TENSORS &&
+        c->quantization != LLMMEM__VQ_MODELOPT && c->quantization != LLMMEM__VQ_MODELOPT_FP4 &&
+        (strcmp(m->quant_name, "compressed-tensors") == 0 || strncmp(m->quant_name, "modelopt", 8) == 0))
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "vllm: --quantization %s on a %s checkpoint: vLLM refuses the mismatch",
+                             llmmem_param_enum_name(LLMMEM_P_QUANTIZATION, c->quantization), m->quant_name);
+    v->online_quant = plain && fmt != llmmem__weights_format(m, c);
     v->fmt = fmt;
     const int cc = v->gpu->cc;
+    /* NVFP4: 0.8.5's ModelOptNvFp4Config.get_min_capability is 100 (the CUTLASS
+     * FP4 GEMM) and its compressed-tensors has no NVFP4 scheme; 0.9.0 adds the
+     * Marlin path for ModelOpt (prepare_fp4_layer_for_marlin,
+     * get_min_capability 80); compressed-tensors has W4A16Fp4 only in 0.9.0,
+     * W4A4Fp4 without a Marlin fallback in 0.9.1, both on sm_80+ from 0.9.2
+     * (cutlass_fp4_supported, else W4A16Fp4). Read in the 0.8.5.post1, 0.9.0,
+     * 0.9.1 and 0.9.2 sources; compressed-tensors NVFP4 before 0.9.2 is refused
+     * (the reader does not tell W4A4 from W4A16). */
+    if (fmt == LLMMEM__Q_NVFP4 && cc != 0) {
+        const bool marlin = LLMMEM__VLLM_HAS(v->vb, NVFP4_MARLIN);
+        const char *vs = c->vllm_version[0] ? c->vllm_version : "(the newest read)";
+        if (!LLMMEM__VLLM_HAS(v->vb, CT_NVFP4) && strcmp(m->quant_name, "compressed-tensors") == 0)
+            return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                                 "vllm: compressed-tensors NVFP4 in vLLM %s: none before 0.9.0, W4A16 only "
+                                 "in 0.9.0, W4A4 on sm_100 only in 0.9.1; 0.9.2 runs both on sm_80+",
+                                 vs);
+        if (cc < (marlin ? 80 : 100))
+            return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                                 "vllm: NVFP4 weights need compute capability %d.0 in vLLM %s "
+                                 "(ModelOptNvFp4Config.get_min_capability); %s is %d.%d",
+                                 marlin ? 8 : 10, vs, v->gpu->name, cc / 10, cc % 10);
+    }
     v->marlin = (fmt == LLMMEM__Q_GPTQ || fmt == LLMMEM__Q_AWQ) && c->quantization != LLMMEM__VQ_GPTQ &&
                 c->quantization != LLMMEM__VQ_AWQ && cc >= 80;
     /* get_mxfp4_backend: FlashInfer on sm_100; triton_kernels on sm_90 (an optional
@@ -261,6 +327,52 @@ static int storage(vargs *v, const struct llmmem_model *m, const struct llmmem_c
                                                  : 128;
     v->group = g < 0 ? 0 : (uint64_t)g;
     return 0;
+}
+
+/* Where vLLM 0.8 - 0.10 falls back to the V0 engine
+ * (engine/arg_utils.py EngineArgs._is_v1_supported_oracle, read in 0.8.5.post1,
+ * 0.9.0, 0.9.1, 0.9.2, 0.10.0, 0.10.1.1 and 0.10.2): compute capability < 8.0
+ * (up to 0.10.1), an explicit fp8 KV cache the V1 attention backend cannot
+ * hold (FlashAttention 3 on sm_90 only; sm_100 from 0.10.0; MLA's backends
+ * from 0.10.2; ROCm from 0.9.2), --dtype float32 (up to 0.9). V0 profiles and sizes differently
+ * (worker/worker.py determine_num_available_blocks, its CUDA graphs captured
+ * after the KV cache, the CPU swap space): not modelled, so refused with the
+ * reason rather than answered with V1's figures. */
+static int v0_fallback(const vargs *v, const struct llmmem_model *m, const struct llmmem_config *c)
+{
+    if (LLMMEM__VLLM_HAS(v->vb, V1_ONLY))
+        return 0;
+    const char *vs = c->vllm_version[0] ? c->vllm_version : "?";
+    const int cc = v->gpu->cc;
+    const char *why = NULL, *detail = "";
+    if (cc != 0 && cc < 80 && !LLMMEM__VLLM_HAS(v->vb, V1_PRE_AMPERE))
+        why = "Compute Capability < 8.0";
+    else if (c->kv_cache_dtype == LLMMEM__DT_FP8) {
+        bool ok = cc / 10 == 9 || (cc == 0 && LLMMEM__VLLM_HAS(v->vb, V1_FP8_KV_ROCM)) ||
+                  (cc == 100 && LLMMEM__VLLM_HAS(v->vb, V1_FP8_KV_SM100)) ||
+                  (m->kv_lora_rank > 0 && LLMMEM__VLLM_HAS(v->vb, V1_FP8_KV_MLA));
+        if (!ok) {
+            why = "--kv-cache-dtype";
+            detail = " (fp8 needs FlashAttention 3 on sm_90 here)";
+        }
+    } else if (c->compute_dtype == LLMMEM__DT_FP32 && !LLMMEM__VLLM_HAS(v->vb, V1_FP32))
+        why = "--dtype float32";
+    if (!why)
+        return 0;
+    return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                         "vllm: vLLM %s on %s: \"%s is not supported by the V1 Engine. Falling back "
+                         "to V0\"%s (arg_utils.py _is_v1_supported_oracle); the V0 engine's startup "
+                         "(its profile run, CUDA graphs after the KV cache, swap space) is not modelled",
+                         vs, v->gpu->name, why, detail);
+}
+
+/* Weights the kernel rewrites after loading (Marlin repacks of GPTQ/AWQ/NVFP4,
+ * MXFP4's backends, online fp8 / bitsandbytes quantization of a 16-bit
+ * checkpoint): process_weights_after_loading computes new tensors on the GPU
+ * from the offloaded ones (replace_parameter / a new Parameter). */
+static bool quant_repacks(const vargs *v)
+{
+    return v->marlin || v->online_quant || v->fmt == LLMMEM__Q_NVFP4 || v->fmt == LLMMEM__Q_MXFP4;
 }
 
 /* What vLLM itself refuses to start with. */
@@ -355,8 +467,40 @@ static int read_args(vargs *v, const struct llmmem_model *m, const struct llmmem
     if ((rc = storage(v, m, c)) != 0)
         return rc;
     v->kvb = (uint64_t)llmmem__dtype_bytes((int)c->kv_cache_dtype);
+    /* "auto" follows the checkpoint's KV scheme: a ModelOpt kv_cache_quant_algo
+     * from 0.14 (arg_utils.py resolve_kv_cache_dtype_string), a compressed-tensors
+     * kv_cache_scheme from 0.15 (attention/layer.py: "llm-compressor models need
+     * to set cache_dtype to fp8") */
+    if (!v->kvb && m->kv_cache_quant != LLMMEM__DT_AUTO) {
+        const bool ct = strcmp(m->quant_name, "compressed-tensors") == 0;
+        if (ct ? LLMMEM__VLLM_HAS(v->vb, KV_DTYPE_CT_SCHEME) : LLMMEM__VLLM_HAS(v->vb, KV_DTYPE_MODELOPT)) {
+            v->kvb = (uint64_t)llmmem__dtype_bytes(m->kv_cache_quant);
+            v->kv_from_checkpoint = true;
+        }
+    }
     if (!v->kvb)
         v->kvb = v->e;
+    if ((rc = v0_fallback(v, m, c)) != 0)
+        return rc;
+    /* --swap-space: V1 allocates no CPU swap (v1/engine/core.py
+     * _initialize_kv_caches: num_cpu_blocks = 0); the argument left EngineArgs
+     * in 0.18.0 (vLLM PR #36216), so `vllm serve --swap-space` is an unknown
+     * argument there; the LLM class pops swap_space with a DeprecationWarning
+     * in 0.18 - 0.25 (entrypoints/llm.py, read in the 0.18.0, 0.24.0, 0.25.0
+     * wheels) and passes it on to EngineArgs, a TypeError, from 0.26 */
+    const bool llm_class = c->vllm_usage_context == LLMMEM__VU_LLM;
+    v->swap_given = llmmem__config_was_set(c, LLMMEM_P_SWAP_SPACE);
+    if (v->swap_given && LLMMEM__VLLM_HAS(v->vb, NO_SWAP_SPACE) &&
+        (!llm_class || LLMMEM__VLLM_HAS(v->vb, LLM_NO_SWAP_SPACE)))
+        return llmmem__error(LLMMEM_E_UNSUPPORTED,
+                             "vllm: swap_space %g: vLLM %s has no --swap-space (removed from "
+                             "EngineArgs in 0.18.0; the LLM class ignored it up to 0.25; the V1 engine "
+                             "never allocated it)",
+                             c->swap_space, c->vllm_version[0] ? c->vllm_version : "(the newest read)");
+    /* --cpu-offload-gb: CacheConfig (OffloadConfig.uva from 0.17) cpu_offload_gb,
+     * the limit int(cpu_offload_gb * 1024**3) (gpu_model_runner.py
+     * set_cpu_offload_max_bytes; create_offloader from 0.17) */
+    v->offload_max = (uint64_t)(c->cpu_offload_gb * (double)GiB);
     /* the SSM / recurrent state: --mamba-ssm-cache-dtype, else the config's
      * mamba_ssm_dtype (model_executor/models/config.py
      * Qwen3_5ForConditionalGenerationConfig sets mamba_ssm_cache_dtype from it
@@ -480,29 +624,47 @@ static bool state_in_budget(const vargs *v) { return LLMMEM__VLLM_HAS(v->vb, TOT
 
 /* CUDA graph capture sizes (config/vllm.py _set_cudagraph_sizes): before
  * 0.20 [1, 2, 4] + range(8, N + 1, 8); from 0.20 [1, 2, 4] + range(8, 256, 8)
- * + range(256, N + 1, 16); N = min(2 * max_num_seqs, 512, max_num_batched_tokens). */
-static uint64_t capture_sizes(uint64_t largest, uint64_t vb)
+ * + range(256, N + 1, 16); N = min(2 * max_num_seqs, 512, max_num_batched_tokens),
+ * 1024 in place of 512 on compute capability 10.x from 0.28
+ * (is_device_capability_family(100); read in the 0.27.0 and 0.28.0 wheels).
+ * From 0.21 max_num_batched_tokens joins the list when it is at most N and off
+ * the stride (read in 0.20.0: absent; 0.21.0: present). The count of sizes up
+ * to `largest`. */
+static bool on_stride(uint64_t s, uint64_t vb)
 {
+    if (s <= 4)
+        return s == 1 || s == 2 || s == 4;
+    if (LLMMEM__VLLM_HAS(vb, CAPTURE_STEP_16) && s >= 256)
+        return (s - 256) % 16 == 0;
+    return s % 8 == 0;
+}
+
+static uint64_t capture_sizes(uint64_t largest, const vargs *v)
+{
+    const uint64_t vb = v->vb;
+    uint64_t n = 0;
     if (llmmem__vllm_every_layer) { /* the sizes one by one (tests: test_vllm_layers) */
-        uint64_t n = 0;
-        for (uint64_t s = 1; s <= largest; s++) {
-            bool in;
-            if (s <= 4)
-                in = s == 1 || s == 2 || s == 4;
-            else if (LLMMEM__VLLM_HAS(vb, CAPTURE_STEP_16) && s >= 256)
-                in = (s - 256) % 16 == 0;
-            else
-                in = s % 8 == 0;
-            n += in;
-        }
-        return n;
+        for (uint64_t s = 1; s <= largest; s++)
+            n += on_stride(s, vb);
+    } else {
+        /* 1, 2 and 4, then the multiples of 8 (from 5 to 255: 31 of them), from 256
+         * on every 16th where the version steps so */
+        n = (uint64_t)(largest >= 1) + (largest >= 2) + (largest >= 4);
+        if (LLMMEM__VLLM_HAS(vb, CAPTURE_STEP_16) && largest >= 256)
+            n += 255 / 8 + (largest - 256) / 16 + 1;
+        else
+            n += largest / 8;
     }
-    /* 1, 2 and 4, then the multiples of 8 (from 5 to 255: 31 of them), from 256
-     * on every 16th where the version steps so */
-    const uint64_t n = (uint64_t)(largest >= 1) + (largest >= 2) + (largest >= 4);
-    if (LLMMEM__VLLM_HAS(vb, CAPTURE_STEP_16) && largest >= 256)
-        return n + 255 / 8 + (largest - 256) / 16 + 1;
-    return n + largest / 8;
+    /* from 0.21 max_num_batched_tokens off the stride (largest <= N here) */
+    if (LLMMEM__VLLM_HAS(vb, CAPTURE_MAX_TOKENS) && v->tokens && v->tokens <= largest && !on_stride(v->tokens, vb))
+        n++;
+    return n;
+}
+
+static uint64_t capture_max(const vargs *v)
+{
+    const uint64_t cap = LLMMEM__VLLM_HAS(v->vb, CAPTURE_1024_SM100) && v->gpu->cc / 10 == 10 ? 1024 : 512;
+    return llmmem__min(llmmem__min(2 * v->seqs, cap), v->tokens);
 }
 
 /* The CUDA graph memory (gpu_model_runner.py profile_cudagraph_memory from
@@ -513,13 +675,13 @@ static uint64_t capture_sizes(uint64_t largest, uint64_t vb)
  * FULL_AND_PIECEWISE (0.11 on; 0.10.2 for Mamba hybrids). */
 static uint64_t graph_memory(llmmem__ovf *o, const vargs *v, uint64_t fwd_tok, uint64_t *graphs)
 {
-    const uint64_t N = llmmem__min(llmmem__min(2 * v->seqs, 512), v->tokens);
-    const uint64_t pw = capture_sizes(N, v->vb);
+    const uint64_t N = capture_max(v);
+    const uint64_t pw = capture_sizes(N, v);
     uint64_t mem = llmmem__add(o, llmmem__mul(o, fwd_tok, N), llmmem__mul(o, pw, CG_PER_GRAPH));
     *graphs = pw;
     const bool full = LLMMEM__VLLM_HAS(v->vb, FULL_GRAPHS) || (LLMMEM__VLLM_HAS(v->vb, FULL_GRAPHS_MAMBA) && v->mamba_layers);
     if (full) {
-        const uint64_t D = llmmem__min(v->seqs, N), fd = capture_sizes(D, v->vb);
+        const uint64_t D = llmmem__min(v->seqs, N), fd = capture_sizes(D, v);
         mem = llmmem__add(o, mem, llmmem__add(o, llmmem__mul(o, fwd_tok, D), llmmem__mul(o, fd, CG_PER_GRAPH)));
         *graphs += fd;
     }
@@ -556,6 +718,7 @@ static void rank_of(llmmem__vllm_rank *r, const vargs *v, uint64_t s, uint64_t L
     r->e = v->e;
     r->bits = v->bits;
     r->group = v->group;
+    r->offload_max = v->offload_max;
 }
 
 static void kv_in_of(llmmem__vllm_kv_in *k, const vargs *v, const llmmem__vllm_rank *r,
@@ -822,13 +985,19 @@ static void notes(struct llmmem_result *r, const vargs *v, const struct llmmem_c
                             comms, nccl, custom_ar ? " and custom all-reduce" : "");
     if (v->graphs)
         llmmem__result_note(r, "vllm: %llu CUDA graphs; driver memory per graph assumed 1 MiB "
-                               "(vLLM's floor)",
+                               "(vLLM's floor): a lower bound, the driver's memory per kernel node of "
+                               "each piecewise graph is not modelled (docs/research/vllm-v1.md, "
+                               "\"CUDA graph memory against the logs\")",
                             (unsigned long long)graphs);
     if (st->kv.hybrid)
         llmmem__result_note(r, "vllm: hybrid KV cache manager, %llu groups of %llu layers, "
                                "block %llu tokens",
                             (unsigned long long)st->kv.groups, (unsigned long long)st->kv.group_size,
                             (unsigned long long)st->kv.block);
+    if (v->kv_from_checkpoint)
+        llmmem__result_note(r, "vllm: KV cache in %llu-byte elements, the checkpoint's KV cache scheme "
+                               "(--kv-cache-dtype \"auto\" follows it)",
+                            (unsigned long long)v->kvb);
     if (v->ssm_from_config)
         llmmem__result_note(r, "vllm: recurrent state in %llu-byte elements (the config's mamba_ssm_dtype; "
                                "--mamba-ssm-cache-dtype overrides)",
@@ -852,13 +1021,15 @@ static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, con
     /* each stage sizes its own pool; the engine keeps the smallest
      * (get_kv_cache_configs / unify_kv_cache_configs) */
     vstage st, best;
-    uint64_t cg = 0, graphs = 0;
+    uint64_t cg = 0, graphs = 0, host = 0, offloaded = 0;
     memset(&best, 0, sizeof best);
     for (uint64_t s = 0; s < v.pp; s++) {
         if ((rc = run_stage(&st, &o, &v, m, c, b, s, &cg, &graphs)) != 0)
             return rc;
         if (s == 0 || st.blocks < best.blocks)
             best = st;
+        host = llmmem__max(host, st.w.host);
+        offloaded = llmmem__max(offloaded, st.w.offloaded);
     }
     if (o.overflow)
         return llmmem__error(LLMMEM_E_OUT_OF_RANGE, "vllm budget overflows 64-bit byte counts");
@@ -920,7 +1091,39 @@ static int infer_vllm(struct llmmem_result *r, const struct llmmem_model *m, con
                                                : longest_len(&o, &v, m, c, &best, best.available, bound);
     llmmem__result_set_i64(r, LLMMEM_R_MAX_MODEL_LEN, (int64_t)v.maxlen);
     llmmem__result_set_i64(r, LLMMEM_R_ESTIMATED_MAX_MODEL_LEN, (int64_t)longest);
+    /* host RAM per node: each rank's pinned offload (the largest stage's) x
+     * the ranks on a node, min(tp x pp x dp, gpus_per_node) */
+    const uint64_t ranks = v.tp * v.pp * v.dp;
+    const uint64_t per_node = llmmem__min(ranks, u(c->gpus_per_node > 0 ? c->gpus_per_node : 1));
+    llmmem__result_host(r, llmmem__mul(&o, host, per_node), 0); /* all pinned */
     terms(r, &v, &best, cg, kv_bytes);
+    if (v.offload_max) {
+        llmmem__result_term(r, "cpu_offload",
+                            "decoder-layer parameters moved in order to pinned host memory until "
+                            "--cpu-offload-gb is reached, each in a power-of-two pinned block, per rank "
+                            "[models/utils.py maybe_offload_to_cpu; offloader/uva.py; "
+                            "ATen CachingHostAllocator]",
+                            host);
+        llmmem__result_note(r, "vllm: --cpu-offload-gb %g: %.2f GiB of parameters per rank in pinned host "
+                               "memory (%.2f GiB as the pinned allocator holds them), read over PCIe/NVLink-C2C "
+                               "through UVA; host_bytes = that x %llu ranks per node",
+                            c->cpu_offload_gb, (double)offloaded / (double)GiB, (double)host / (double)GiB,
+                            (unsigned long long)per_node);
+        if (quant_repacks(&v)) {
+            llmmem__result_set_i64(r, LLMMEM_R_APPROXIMATE, 1);
+            llmmem__result_note(r, "vllm: --cpu-offload-gb with %s weights: the kernel repacks them after "
+                                   "loading (process_weights_after_loading), which may bring offloaded "
+                                   "tensors back to the GPU; offloaded bytes counted as created (approximate)",
+                                llmmem_param_enum_name(LLMMEM_P_WEIGHTS_FORMAT, v.fmt));
+        }
+    }
+    if (v.swap_given)
+        llmmem__result_note(r, "vllm: --swap-space %g GiB: the V1 engine allocates no CPU swap "
+                               "(v1/engine/core.py: num_cpu_blocks = 0); no host bytes%s",
+                            c->swap_space,
+                            LLMMEM__VLLM_HAS(v.vb, NO_SWAP_SPACE)
+                                ? " (the LLM class drops it with a DeprecationWarning here)"
+                                : "");
     inputs(r, &v, &best);
     notes(r, &v, c, &best, graphs, custom_ar);
     if (best.prof.enc_items && m->vision.kind == LLMMEM__V_QWEN3VL && c->max_pixels <= 0)
@@ -978,6 +1181,8 @@ static const int vllm_reads[] = {LLMMEM_P_GPU_MEMORY_UTILIZATION,
                                  LLMMEM_P_CUDAGRAPH_MEMORY_ESTIMATE,
                                  LLMMEM_P_VLLM_IMAGE,
                                  LLMMEM_P_ENCODER_CACHE,
+                                 LLMMEM_P_CPU_OFFLOAD_GB,
+                                 LLMMEM_P_SWAP_SPACE,
                                  0};
 
 const llmmem__engine llmmem__runtime_vllm = {

@@ -23,8 +23,16 @@
     X(A100_SMALL_TIER, 0, 9, 0)    /* A100s take the small batch defaults (arg_utils.py) */                 \
     X(HYBRID_KV_MANAGER, 0, 9, 0)  /* the hybrid KV cache manager, unless disabled */                      \
     X(VISION_MODEL_DTYPE, 0, 9, 0) /* the profile's pixel values in the model dtype (fp32 before) */       \
+    X(NVFP4_MARLIN, 0, 9, 0)       /* ModelOpt NVFP4 below sm_100 through Marlin (sm_80+) */                \
+    X(CT_NVFP4, 0, 9, 2)           /* compressed-tensors NVFP4 on any sm_80+ (W4A4 falls back to Marlin) */ \
+    X(V1_FP8_KV_ROCM, 0, 9, 2)     /* an fp8 KV cache on ROCm stays on V1 */                                \
+    X(V1_FP32, 0, 10, 0)           /* no V0 fallback for --dtype float32 (0.9.2's oracle has it) */         \
+    X(V1_FP8_KV_SM100, 0, 10, 0)   /* an fp8 KV cache on sm_100 stays on V1 (is_kv_cache_dtype_supported) */ \
+    X(V1_PRE_AMPERE, 0, 10, 2)     /* no V0 fallback for compute capability < 8.0 */                       \
+    X(V1_FP8_KV_MLA, 0, 10, 2)     /* an fp8 KV cache with MLA stays on V1 (FlashMLA, CUTLASS MLA) */      \
     X(MXFP4_TRITON, 0, 10, 2)      /* sm_90 MXFP4 experts through triton_kernels */                        \
     X(FULL_GRAPHS_MAMBA, 0, 10, 2) /* FULL decode graphs beside the piecewise ones for Mamba hybrids */    \
+    X(V1_ONLY, 0, 11, 0)           /* the V0 engine removed: no fallback at all */                          \
     X(FULL_GRAPHS, 0, 11, 0)       /* ... for every model (cudagraph_mode FULL_AND_PIECEWISE) */           \
     X(COMMS_BEFORE_BASELINE, 0, 11, 0) /* PyNccl and the custom all-reduce made before the baseline */     \
     X(KERNELS_BUNDLED, 0, 12, 0)   /* FlashInfer and triton_kernels in pip's vllm (the image only before) */ \
@@ -32,18 +40,24 @@
     X(GDN_PROFILE, 0, 12, 0)       /* the gated delta rule's profile buffers as laid out from 0.12 */       \
     X(VISION_ROPE_CACHE, 0, 13, 0) /* vision cos/sin from get_rope's cache in the model dtype */           \
     X(DP_SYNC_GLOO, 0, 14, 0)      /* async scheduling: the DP sync over gloo (without PP in 0.14) */      \
+    X(KV_DTYPE_MODELOPT, 0, 14, 0) /* KV "auto" = a ModelOpt checkpoint's kv_cache_quant_algo */           \
     X(DP_SYNC_GLOO_PP, 0, 15, 0)   /* ... with PP too */                                                  \
     X(MAMBA_ALIGN, 0, 15, 0)       /* prefix caching's 'align' mode: two blocks per Mamba request */       \
+    X(KV_DTYPE_CT_SCHEME, 0, 15, 0) /* a compressed-tensors kv_cache_scheme makes the KV cache fp8 */       \
     X(TRITON_TOPK, 0, 17, 0)       /* the Triton top-k/top-p kernel for 8 or more rows */                  \
+    X(NO_SWAP_SPACE, 0, 18, 0)     /* --swap-space gone from EngineArgs (vLLM PR #36216) */               \
     X(KV_GROUP_LARGEST, 0, 18, 0)  /* hybrid groups sized by the largest kind when close */                \
     X(UTIL_092, 0, 20, 0)          /* gpu_memory_utilization 0.92 by default (0.9 before) */              \
     X(CG_ESTIMATE, 0, 20, 0)       /* VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on by default */            \
     X(CAPTURE_STEP_16, 0, 20, 0)   /* capture sizes from 256 on in steps of 16 (8 before) */              \
+    X(CAPTURE_MAX_TOKENS, 0, 21, 0) /* max_num_batched_tokens added to the capture sizes when off-stride */ \
     X(FI_SAMPLER_DEFAULT, 0, 21, 0) /* the FlashInfer sampler on by default (cc 7.5 - 12.1) */            \
     X(KV_TOKENS_CONCURRENCY, 0, 21, 0) /* "GPU KV cache size" as int(concurrency x max_model_len) */       \
     X(RUNNER_V2_DENSE, 0, 25, 0)   /* the V2 model runner for dense models */                             \
     X(IN_FLIGHT_BATCHES, 0, 26, 0) /* max_concurrent_batches of tokens in flight beyond a window */         \
+    X(LLM_NO_SWAP_SPACE, 0, 26, 0) /* ... and LLM(swap_space=) no longer popped with a warning */          \
     X(TOTAL_CONSUMED, 0, 27, 0)    /* the budget from total_consumed (the sampler state in it) */          \
+    X(CAPTURE_1024_SM100, 0, 28, 0) /* capture sizes up to 1024 on compute capability 10.x */         \
     X(TIER_160GIB, 0, 28, 0)       /* the >= 160 GiB tier of batch defaults */                            \
     X(RUNNER_V2_ALL, 0, 29, 0)     /* the V2 model runner for every model */                              \
     X(GB10_SMALL_TIER, 0, 33, 0)   /* GB10 (cc 12.1) on the small tier of batch defaults */
@@ -85,6 +99,7 @@ typedef struct llmmem__vllm_rank {
     int mxfp4;        /* enum llmmem__vllm_mxfp4 */
     uint64_t e;       /* bytes of the unquantized tensors and the activations */
     uint64_t bits, group;
+    uint64_t offload_max; /* --cpu-offload-gb in bytes: int(gb * 1024**3) */
 } llmmem__vllm_rank;
 
 /* "Model loading took": torch-allocated bytes after load_model, by part. */
@@ -95,6 +110,8 @@ typedef struct llmmem__vllm_weights {
     uint64_t rotary;    /* the rotary cos_sin_cache buffer */
     uint64_t vision;    /* the vision encoder and projector */
     uint64_t largest;   /* the largest tensor */
+    uint64_t offloaded; /* --cpu-offload-gb: parameter bytes moved to host memory */
+    uint64_t host;      /* ... as the pinned host allocator holds them (powers of two) */
 } llmmem__vllm_weights;
 /* The weights of one rank of stage r->stage (vllm_weights.c). */
 void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const struct llmmem_model *m,

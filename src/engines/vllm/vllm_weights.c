@@ -197,7 +197,36 @@ static void linear_parts(parts *p, llmmem__ovf *o, const llmmem__vllm_rank *r, u
         part(p, llmmem__ceil_div(el, 64));
         part(p, llmmem__mul(o, 4, llmmem__ceil_div(llmmem__ceil_div(el, 64), 256)));
         return;
-    case LLMMEM__Q_INT4:
+    case LLMMEM__Q_NVFP4: {
+        /* modelopt.py ModelOptNvFp4LinearMethod / compressed_tensors_w4a4_nvfp4.py:
+         * weight uint8 [out, in/2], weight_scale fp8 [out, in/16]; the fp32
+         * global scales become scalars in process_weights_after_loading (two
+         * kept per layer here: weight_scale_2 and the input scale or alpha).
+         * Native FP4 GEMMs (sm_100, sm_120: cutlass_fp4_supported) swizzle the
+         * block scales, padding rows to 128 and scale columns to 4
+         * (utils/quant_utils.py swizzle_blockscale); Marlin (other GPUs,
+         * prepare_fp4_layer_for_marlin) keeps their count. */
+        uint64_t srows = rows, scols = llmmem__ceil_div(cols, 16);
+        if (r->cc >= 100 && r->cc < 130) {
+            srows = llmmem__round_up(o, srows, 128);
+            scols = llmmem__round_up(o, scols, 4);
+        }
+        part(p, llmmem__ceil_div(el, 2));
+        part(p, llmmem__mul(o, srows, scols));
+        part(p, 4);
+        part(p, 4);
+        return;
+    }
+    case LLMMEM__Q_INT4: {
+        /* compressed_tensors_wNa16.py CompressedTensorsWNA16 (symmetric): weight_packed
+         * int32 [out, in*bits/32], weight_scale [out, groups] in the model dtype,
+         * weight_shape int64 [2]; the Marlin kernel repacks to the same size */
+        const uint64_t g = groups_of(cols, r->group);
+        part(p, llmmem__bits_to_bytes(o, el, r->bits));
+        part(p, llmmem__mul3(o, r->e, g, rows));
+        part(p, 16);
+        return;
+    }
     case LLMMEM__Q_GPTQ: {
         /* gptq.py: qweight int32 [in*bits/32, out], qzeros [groups, out*bits/32],
          * scales [groups, out], g_idx int32 [in]. gptq_marlin.py repacks qweight
@@ -256,12 +285,23 @@ typedef struct walk {
     /* the routed experts of a layer: the down projection's input width, biases */
     uint64_t exp_down_cols;
     bool exp_up_bias, exp_down_bias;
+    bool in_layer; /* taking a decoder layer's parameters (make_layers), with --cpu-offload-gb */
 } walk;
 
 static void take(walk *k, uint64_t bytes)
 {
     if (!bytes)
         return;
+    /* --cpu-offload-gb: make_layers hands each decoder layer to
+     * maybe_offload_to_cpu (models/utils.py; offloader/uva.py UVAOffloader from
+     * 0.17), which moves its parameters in order into pinned host memory while
+     * the bytes moved so far are below the limit, per parameter, and reads
+     * them through a UVA view: off the GPU, on the host. */
+    if (k->in_layer && k->w->offloaded < k->r->offload_max) { /* in_layer only when offloading */
+        k->w->offloaded = llmmem__add(k->o, k->w->offloaded, bytes);
+        k->w->host = llmmem__add(k->o, k->w->host, llmmem__pinned_block(bytes));
+        return;
+    }
     k->w->tensors = llmmem__add(k->o, k->w->tensors, bytes);
     k->w->bytes = llmmem__add(k->o, k->w->bytes, llmmem__vllm_alloc(&k->pool, k->o, bytes));
     k->w->largest = llmmem__max(k->w->largest, bytes);
@@ -582,7 +622,10 @@ void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const stru
     llmmem__vllm_pool pool0;
     llmmem__vllm_weights w0;
     for (uint64_t l = r->L0; l < r->L1; l++) {
-        const bool probe = repeat && l > r->L0 && l + 1 < r->L1 && (uniform || same_as_next(ts, l, L));
+        /* with --cpu-offload-gb only once the offload is complete: the layers
+         * before differ (their first parameters leave the GPU) */
+        const bool probe = repeat && l > r->L0 && l + 1 < r->L1 && (uniform || same_as_next(ts, l, L)) &&
+                           w->offloaded >= r->offload_max;
         if (probe) {
             pool0 = k.pool;
             w0 = *w;
@@ -591,6 +634,7 @@ void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const stru
             w->rotary = rotary_bytes(o, m, r->e);
             take(&k, w->rotary);
         }
+        k.in_layer = r->offload_max != 0; /* the rotary cache above is a buffer, not offloaded */
         for (int i = 0; i < ts->n; i++) {
             const llmmem__tensor *t = &ts->t[i];
             if (!t->layer)
@@ -604,6 +648,7 @@ void llmmem__vllm_weights_of(llmmem__vllm_weights *w, llmmem__ovf *o, const stru
                 layer_tensor(&k, t, i);
         }
         flush(&k);
+        k.in_layer = false;
         if (probe && pool_equal(&pool0, &k.pool)) {
             uint64_t end = l + 1; /* the run: layers l + 1 .. end - 1 hold layer l's tensors */
             if (uniform)
