@@ -236,10 +236,14 @@ static void vllm_and_allocator_rules(void **state)
         /* v1/attention/backends/flash_attn.py get_kv_cache_shape */
         {"vllm", "kv_block_size", "7", NULL, NULL, LLMMEM_E_OUT_OF_RANGE, "multiple of 16"},
         {"vllm", "kv_block_size", "32", NULL, NULL, 0, NULL},
+        {"vllm", "kv_block_size", "24", NULL, NULL, LLMMEM_E_OUT_OF_RANGE, "multiple of 16"}, /* a multiple of 8 */
+        {"vllm", "kv_block_size", "16", NULL, NULL, 0, NULL},
         /* c10/core/AllocatorConfig.cpp (torch 2.11) */
         {"training", "max_split_size_bytes", "1", NULL, NULL, LLMMEM_E_OUT_OF_RANGE, "at least 20"},
         {"training", "max_split_size_bytes", "20971521", NULL, NULL, LLMMEM_E_OUT_OF_RANGE, "whole MiB"},
         {"training", "max_split_size_bytes", "20971520", NULL, NULL, 0, NULL},
+        {"training", "max_split_size_bytes", "19922944", NULL, NULL, LLMMEM_E_OUT_OF_RANGE, "at least 20"}, /* 19 MiB */
+        {"training", "max_split_size_bytes", "2097152", NULL, NULL, LLMMEM_E_OUT_OF_RANGE, "at least 20"},  /* 2 MiB */
         {"training", "garbage_collection_threshold", "1", NULL, NULL, LLMMEM_E_OUT_OF_RANGE, "0 < value < 1"},
     };
     llmmem_model *m = NULL;
@@ -262,6 +266,35 @@ static void vllm_and_allocator_rules(void **state)
                      rc ? llmmem_last_error() : "", rows[i].status, rows[i].frag ? rows[i].frag : "");
         if (rc)
             assert_non_null(strstr(llmmem_last_error(), rows[i].k1));
+        llmmem_result_free(r);
+        llmmem_config_free(c);
+    }
+    llmmem_model_free(m);
+    /* a YaRN factor extends the positions vLLM accepts (config/model.py _get_and_verify_max_len:
+     * max_position_embeddings x rope_scaling factor, "yarn" among the scaled types): a
+     * Qwen2-shaped config of 32,768 positions x 4 takes max_model_len 131,072, not one more */
+    static const char yarn[] =
+        "{\"model_type\": \"qwen2\", \"hidden_size\": 1024, \"intermediate_size\": 2816, "
+        "\"num_hidden_layers\": 4, \"num_attention_heads\": 16, \"num_key_value_heads\": 16, "
+        "\"vocab_size\": 32000, \"max_position_embeddings\": 32768, "
+        "\"rope_scaling\": {\"type\": \"yarn\", \"factor\": 4.0, \"original_max_position_embeddings\": 32768}}";
+    assert_int_equal(llmmem_model_from_hf_json(&m, yarn, strlen(yarn)), 0);
+    static const struct {
+        const char *len;
+        int status;
+    } yl[] = {{"131072", 0}, {"131073", LLMMEM_E_OUT_OF_RANGE}};
+    for (size_t i = 0; i < sizeof yl / sizeof yl[0]; i++) {
+        llmmem_config *c = NULL;
+        llmmem_result *r = NULL;
+        assert_int_equal(llmmem_config_new(&c), 0);
+        assert_int_equal(llmmem_config_set(c, "mode", "inference"), 0);
+        assert_int_equal(llmmem_config_set(c, "runtime", "vllm"), 0);
+        assert_int_equal(llmmem_config_set(c, "max_model_len", yl[i].len), 0);
+        assert_int_equal(llmmem_result_new(&r), 0);
+        int rc = llmmem_estimate(r, m, c);
+        if (rc != yl[i].status)
+            fail_msg("yarn x4, max_model_len %s: status %d \"%s\", expected %d", yl[i].len, rc,
+                     rc ? llmmem_last_error() : "", yl[i].status);
         llmmem_result_free(r);
         llmmem_config_free(c);
     }
