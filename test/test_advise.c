@@ -266,8 +266,10 @@ static void test_serving_vllm(void **state)
     llmmem_model_free(m);
 }
 
-/* A bitsandbytes optimizer stepping CPU-offloaded state fails at run time (its kernels are
- * CUDA's): never suggested, from either side. */
+/* A bitsandbytes optimizer stepping CPU-offloaded state: DeepSpeed ZeRO-Offload refuses it
+ * (engine.py _configure_optimizer; the library refuses it too, zero.c zero_check), FSDP
+ * CPUOffload runs it with bitsandbytes' CPU kernels, which the estimate does not model:
+ * never suggested, from either side. */
 static void no_bnb_offload(const char *const *kv)
 {
     llmmem_model *m = preset("llama-3.1-70b");

@@ -159,6 +159,12 @@ run 0 estimate --scenario "$S/i01.json" --json && json_ok i01
 run 1 estimate --scenario "$S/t01.json" --engine zero --zero-stage 1 \
     --accounting deepspeed_estimator --json && \
     one_line_error LLMMEM_E_UNSUPPORTED "zero_stage 2 and 3 only (zero_stage = 1)"
+# A bitsandbytes optimizer under ZeRO-Offload: DeepSpeed raises ZeRORuntimeException "You are
+# using ZeRO-Offload with a client provided optimizer" (deepspeed/runtime/engine.py
+# _configure_optimizer, zero_force_ds_cpu_optimizer default True): refused with both settings.
+run 1 estimate --preset llama-3.2-1b --engine zero2 --gpus 8 --optimizer paged_adamw_8bit \
+    --offload-optimizer cpu --json && \
+    one_line_error LLMMEM_E_INCONSISTENT "optimizer = paged_adamw_8bit with offload_optimizer = cpu: DeepSpeed refuses a client optimizer under ZeRO-Offload"
 # t01: measured 1,235,814,400 parameters (groundtruth); the JSON reports that count
 "$CLI" estimate --scenario "$S/t01.json" --json >"$TMP/out" 2>/dev/null
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['params']==1235814400 else 1)" \

@@ -929,6 +929,56 @@ static void megatron_functional_golden(void **state)
     llmmem_model_free(m);
 }
 
+/* A bitsandbytes optimizer with DeepSpeed ZeRO-Offload: DeepSpeed raises
+ * ZeRORuntimeException "You are using ZeRO-Offload with a client provided optimizer"
+ * (deepspeed/runtime/engine.py _configure_optimizer: zero_use_cpu_optimizer() is true for
+ * offload_optimizer cpu and nvme, the optimizer is not DeepSpeedCPUAdam, and
+ * zero_force_ds_cpu_optimizer defaults to True in runtime/constants.py): refused, naming
+ * both settings. Without offload, or with DeepSpeed's own Adam, accepted. FSDP CPUOffload
+ * with one is accepted: bitsandbytes 0.50.2 steps CPU tensors
+ * (backends/cpu/ops.py _optimizer_update_8bit_blockwise_cpu). */
+static void zero_offload_client_bnb(void **state)
+{
+    (void)state;
+    static const char *const bnb[] = {"adamw_8bit", "paged_adamw_8bit", "adam_8bit", "paged_adam_8bit",
+                                      "paged_adamw_32bit"};
+    static const char *const dev[] = {"cpu", "nvme"};
+    static const char *const stages[] = {"1", "2", "3"};
+    llmmem_model *m = load("llama-3.2-1b");
+    for (size_t i = 0; i < sizeof bnb / sizeof bnb[0]; i++)
+        for (size_t d = 0; d < 2; d++)
+            for (size_t s = 0; s < 3; s++) {
+                llmmem_config *c = cfg_new();
+                set(c, "engine", "zero");
+                set(c, "data_parallel_size", "8");
+                set(c, "zero_stage", stages[s]);
+                set(c, "optimizer", bnb[i]);
+                char want[96];
+                snprintf(want, sizeof want, "optimizer = %s with offload_optimizer = %s", bnb[i], dev[d]);
+                expect_bad(m, c, "offload_optimizer", dev[d], want);
+                if (!strstr(llmmem_last_error(), "zero_force_ds_cpu_optimizer") ||
+                    !strstr(llmmem_last_error(), "engine.py _configure_optimizer") ||
+                    !strstr(llmmem_last_error(), "offload_optimizer none"))
+                    fail_msg("%s with offload %s: \"%s\"", bnb[i], dev[d], llmmem_last_error());
+                set(c, "offload_optimizer", "none"); /* the same optimizer on the GPU: taken */
+                llmmem_result_free(run(m, c));
+                set(c, "offload_optimizer", dev[d]); /* DeepSpeed's DeepSpeedCPUAdam: taken */
+                set(c, "optimizer", "adamw");
+                llmmem_result_free(run(m, c));
+                llmmem_config_free(c);
+            }
+    for (size_t i = 0; i < sizeof bnb / sizeof bnb[0]; i++) {
+        llmmem_config *c = cfg_new();
+        set(c, "engine", "fsdp");
+        set(c, "data_parallel_size", "8");
+        set(c, "fsdp_cpu_offload", "true");
+        set(c, "optimizer", bnb[i]);
+        llmmem_result_free(run(m, c));
+        llmmem_config_free(c);
+    }
+    llmmem_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -941,7 +991,7 @@ int main(void)
         cmocka_unit_test(zero_fused_adam_step),
         cmocka_unit_test(zero_buffers_and_step_partitioned),   cmocka_unit_test(megatron_functional_golden),
         cmocka_unit_test(zeropp_hpz_secondary),   cmocka_unit_test(megatron_interleaved_warmup),
-        cmocka_unit_test(allocator_settings_need_the_replay),
+        cmocka_unit_test(allocator_settings_need_the_replay), cmocka_unit_test(zero_offload_client_bnb),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -151,6 +151,25 @@ static int zero_check(llmmem__engine_run *r)
         return llmmem__error(LLMMEM_E_INCONSISTENT, "offload_optimizer%s needs zero_stage 1, 2 or 3 (zero_stage = 0%s)",
                              llmmem__config_origin(cfg, LLMMEM_P_OFFLOAD_OPTIMIZER),
                              llmmem__config_origin(cfg, LLMMEM_P_ZERO_STAGE));
+    /* ZeRO-Offload steps DeepSpeed's own CPU optimizer, built from the config's optimizer
+     * section (engine.py _configure_basic_optimizer: DeepSpeedCPUAdam); a bitsandbytes one is
+     * a client optimizer, which engine.py _configure_optimizer refuses when
+     * zero_use_cpu_optimizer() (offload_optimizer cpu or nvme) with ZeRORuntimeException while
+     * zero_force_ds_cpu_optimizer holds (runtime/constants.py default True). With it false the
+     * client optimizer steps the CPU fp32 partitions (bitsandbytes 0.50.2 backends/cpu/ops.py
+     * _optimizer_update_8bit_blockwise_cpu, fp32 copies of each state; paged falls back to
+     * CPU state, optim/optimizer.py get_state_buffer): not modelled here. */
+    if (cfg->offload_optimizer != LLMMEM__OFFLOAD_NONE && llmmem__optim_bnb((int)cfg->optimizer))
+        return llmmem__error(LLMMEM_E_INCONSISTENT,
+                             "optimizer = %s%s with offload_optimizer = %s%s: DeepSpeed refuses a client "
+                             "optimizer under ZeRO-Offload (deepspeed/runtime/engine.py _configure_optimizer "
+                             "raises ZeRORuntimeException \"You are using ZeRO-Offload with a client provided "
+                             "optimizer\" while zero_force_ds_cpu_optimizer is true, its default); set "
+                             "optimizer adamw or adam (DeepSpeed's DeepSpeedCPUAdam) or offload_optimizer none",
+                             llmmem_param_enum_name(LLMMEM_P_OPTIMIZER, cfg->optimizer),
+                             llmmem__config_origin(cfg, LLMMEM_P_OPTIMIZER),
+                             cfg->offload_optimizer == LLMMEM__OFFLOAD_CPU ? "cpu" : "nvme",
+                             llmmem__config_origin(cfg, LLMMEM_P_OFFLOAD_OPTIMIZER));
     const int64_t hpz = cfg->zero_hpz_partition_size;
     if (hpz > 1 && (stage != 3 || l->dp % hpz != 0))
         return llmmem__error(LLMMEM_E_INCONSISTENT,

@@ -475,16 +475,19 @@ static bool contains(const char *big, const char *small)
     return true;
 }
 
-/* Combinations a framework refuses at run time that the estimator takes: a bitsandbytes
- * optimizer stepping CPU-offloaded state (DeepSpeed offload_optimizer, FSDP CPUOffload:
- * the step runs on CPU tensors, which bitsandbytes' CUDA kernels do not take; HF Trainer
- * warns that the offloaded client optimizer needs a CPU implementation). Never suggested. */
+/* A bitsandbytes optimizer stepping FSDP's CPU-offloaded parameters: bitsandbytes 0.50.2 runs
+ * it with its CPU kernels (backends/cpu/ops.py _optimizer_update_8bit_blockwise_cpu: fp32
+ * copies of each state on the host; a paged one falls back to CPU state, optim/optimizer.py
+ * get_state_buffer), earlier releases only on CUDA tensors; the estimate models neither
+ * (a paged optimizer's state stays counted in managed_bytes). Never suggested. DeepSpeed
+ * offload_optimizer with one is refused by the library itself (zero.c zero_check). */
 static bool framework_refuses(const struct llmmem_config *c)
 {
-    const bool bnb = c->optimizer == LLMMEM__OPT_ADAMW_8BIT || c->optimizer == LLMMEM__OPT_PAGED_ADAMW_8BIT ||
-                     c->optimizer == LLMMEM__OPT_ADAM_8BIT || c->optimizer == LLMMEM__OPT_PAGED_ADAM_8BIT ||
-                     c->optimizer == LLMMEM__OPT_PAGED_ADAMW_32BIT;
-    return bnb && (c->offload_optimizer != LLMMEM__OFFLOAD_NONE || c->fsdp_cpu_offload);
+    const int64_t o = c->optimizer;
+    const bool bnb = o == LLMMEM__OPT_ADAMW_8BIT || o == LLMMEM__OPT_PAGED_ADAMW_8BIT ||
+                     o == LLMMEM__OPT_ADAM_8BIT || o == LLMMEM__OPT_PAGED_ADAM_8BIT ||
+                     o == LLMMEM__OPT_PAGED_ADAMW_32BIT;
+    return bnb && c->fsdp_cpu_offload;
 }
 
 /* Applies the changes to a copy of cfg and estimates it; keeps it, ranked, when the

@@ -51,6 +51,11 @@ const char *llmmem__optim_source(int id)
 
 bool llmmem__optim_paged(int id) { return id >= 0 && id < LLMMEM__OPT_COUNT && rows[id].paged; }
 
+bool llmmem__optim_bnb(int id)
+{
+    return id >= 0 && id < LLMMEM__OPT_COUNT && (rows[id].kind == ST_8BIT || rows[id].paged);
+}
+
 int llmmem__optim_states(int id) { return id >= 0 && id < LLMMEM__OPT_COUNT ? rows[id].states : 0; }
 
 bool llmmem__optim_foreach_all(int id) { return id >= 0 && id < LLMMEM__OPT_COUNT && rows[id].temp == TMP_ALL; }

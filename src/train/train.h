@@ -264,6 +264,9 @@ const char *llmmem__optim_source(int optim);
  * Clears st->optim_transient in that case. */
 void llmmem__optim_engine_fused(struct llmmem__states *st, const struct llmmem_config *c);
 bool llmmem__optim_paged(int optim);
+/* A bitsandbytes optimizer (its 8-bit or paged rows of config/optimizers.def):
+ * a client optimizer to DeepSpeed, stepped by bitsandbytes' own kernels. */
+bool llmmem__optim_bnb(int optim);
 /* State tensors per parameter (torch.optim _init_group), and whether the
  * foreach implementation makes one list of temporaries over every parameter
  * (_multi_tensor_*): the catalogue's (config/optimizers.def). */
