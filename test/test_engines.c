@@ -979,6 +979,83 @@ static void zero_offload_client_bnb(void **state)
     llmmem_model_free(m);
 }
 
+/* A paged (bitsandbytes) optimizer's state in CUDA managed memory is a rank's share where the
+ * engine shards the optimizer: ZeRO 1-2 hand the client optimizer this rank's fp32 partition
+ * (stage_1_and_2.py single_partition_of_fp32_groups), FSDP steps the sharded parameters; DDP
+ * keeps it whole. Under FSDP CPU offload the optimizer steps CPU parameters, and bitsandbytes
+ * keeps ordinary CPU state there (0.50 optim/optimizer.py get_state_buffer: "Paged optimizers
+ * are not supported on CPU"): no managed bytes, the state in host memory. */
+static void paged_state_sharded(void **state)
+{
+    (void)state;
+    llmmem_model *m = load("llama-2-7b");
+    static const char *const engines[][2] = {{"ddp", NULL}, {"zero", "2"}, {"fsdp", NULL}};
+    uint64_t managed[3];
+    for (int i = 0; i < 3; i++) {
+        llmmem_config *c = cfg_new();
+        set(c, "optimizer", "paged_adamw_8bit");
+        set(c, "engine", engines[i][0]);
+        if (engines[i][1])
+            set(c, "zero_stage", engines[i][1]);
+        set(c, "num_gpus", "8");
+        llmmem_result *r = run(m, c);
+        managed[i] = u64(r, LLMMEM_R_MANAGED_BYTES);
+        llmmem_result_free(r);
+        llmmem_config_free(c);
+    }
+    assert_true(managed[0] > 0);
+    assert_int_equal(managed[1], (managed[0] + 7) / 8);
+    assert_int_equal(managed[2], (managed[0] + 7) / 8);
+    llmmem_config *c = cfg_new();
+    set(c, "optimizer", "paged_adamw_8bit");
+    set(c, "engine", "fsdp");
+    set(c, "num_gpus", "8");
+    llmmem_result *sharded = run(m, c);
+    set(c, "fsdp_cpu_offload", "true");
+    llmmem_result *off = run(m, c);
+    assert_int_equal(u64(off, LLMMEM_R_MANAGED_BYTES), 0);
+    assert_true(u64(off, LLMMEM_R_HOST_BYTES) >= u64(sharded, LLMMEM_R_MANAGED_BYTES));
+    llmmem_result_free(sharded);
+    llmmem_result_free(off);
+    llmmem_config_free(c);
+    llmmem_model_free(m);
+}
+
+/* Megatron-LM runs the optimizers of its --optimizer choices only (megatron/training/
+ * arguments.py: adam, sgd, muon, dist_muon, lion, soap, adaptive_muon): a bitsandbytes or
+ * torchao optimizer, or Adafactor, is refused naming the choices; Megatron-DeepSpeed is not
+ * held to it here. */
+static void megatron_optimizers(void **state)
+{
+    (void)state;
+    llmmem_model *m = load("llama-2-7b");
+    static const struct {
+        const char *opt;
+        int status;
+    } rows[] = {{"adamw", 0},
+                {"adam", 0},
+                {"sgd_momentum", 0},
+                {"lion", 0},
+                {"paged_adamw_8bit", LLMMEM_E_INCONSISTENT},
+                {"adamw_torchao_8bit", LLMMEM_E_INCONSISTENT},
+                {"adafactor", LLMMEM_E_INCONSISTENT}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        llmmem_config *c = cfg_new();
+        set(c, "engine", "megatron");
+        set(c, "num_gpus", "8");
+        set(c, "tensor_parallel_size", "2");
+        set(c, "optimizer", rows[i].opt);
+        llmmem_result *r = NULL;
+        assert_int_equal(llmmem_result_new(&r), 0);
+        int rc = llmmem_estimate(r, m, c);
+        if (rc != rows[i].status || (rc && !strstr(llmmem_last_error(), "Megatron-LM's --optimizer")))
+            fail_msg("megatron, optimizer %s: status %d \"%s\"", rows[i].opt, rc, rc ? llmmem_last_error() : "");
+        llmmem_result_free(r);
+        llmmem_config_free(c);
+    }
+    llmmem_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -992,6 +1069,8 @@ int main(void)
         cmocka_unit_test(zero_buffers_and_step_partitioned),   cmocka_unit_test(megatron_functional_golden),
         cmocka_unit_test(zeropp_hpz_secondary),   cmocka_unit_test(megatron_interleaved_warmup),
         cmocka_unit_test(allocator_settings_need_the_replay), cmocka_unit_test(zero_offload_client_bnb),
+        cmocka_unit_test(paged_state_sharded),
+        cmocka_unit_test(megatron_optimizers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

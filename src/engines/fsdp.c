@@ -133,6 +133,8 @@ static void fsdp_shard_states(fsdp_run *f, bool units)
     st->grads = llmmem__ceil_div(st->grads, f->N);
     st->optim = llmmem__ceil_div(st->optim, f->N);
     st->optim_transient = llmmem__ceil_div(st->optim_transient, f->N);
+    /* a paged (bitsandbytes) optimizer steps the sharded parameters: its state is a shard's */
+    f->t->managed = llmmem__ceil_div(f->t->managed, f->N);
     f->t->layer_grad = llmmem__ceil_div(f->t->layer_grad, f->N);
     f->t->other_grad = !units                     ? llmmem__ceil_div(f->t->other_grad, f->N)
                        : f->separate && !f->tied ? llmmem__ceil_div(head_grad, f->N)
@@ -261,7 +263,10 @@ static void fsdp_cpu_offload(fsdp_run *f, const struct llmmem_model *m, const st
     const bool pin = f->version == 1 || c->offload_pin_memory != LLMMEM__TRI_OFF;
     const bool exact = f->version == 2 && !m->tensors.overflow && m->tensors.n > 0;
     uint64_t params = llmmem__add(&f->o, st->weights, st->master), grads = st->grads;
-    uint64_t pinned = 0, pageable = st->optim;
+    /* a paged optimizer over CPU parameters keeps ordinary CPU state (bitsandbytes 0.50
+     * optim/optimizer.py get_state_buffer: "Paged optimizers are not supported on CPU") */
+    uint64_t pinned = 0, pageable = llmmem__add(&f->o, st->optim, f->t->managed);
+    f->t->managed = 0;
     if (pin && (exact || f->version == 1) && st->master == 0) {
         pinned = llmmem__add(&f->o, fsdp_pinned_shards(f, m, false),
                              f->version == 1 || st->grads ? fsdp_pinned_shards(f, m, true) : 0);

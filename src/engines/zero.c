@@ -208,6 +208,8 @@ static void zero1_partition_optimizer(zero_run *z)
     st->master = llmmem__ceil_div(st->master, z->N);
     st->optim = llmmem__ceil_div(st->optim, z->N);
     st->optim_transient = llmmem__ceil_div(st->optim_transient, z->N);
+    /* a paged (bitsandbytes) client optimizer's state is that of this rank's partition too */
+    z->t->managed = llmmem__ceil_div(z->t->managed, z->N);
     z->sharded = llmmem__add(&z->o, st->master, st->optim);
 }
 
