@@ -439,8 +439,9 @@ typedef enum llmmem_result_key {
                                             config shares; a shape derived from a parameter count;
                                             QLoRA, unverified; full training in a precision no
                                             framework runs: fp8 parameters or pure fp16 Adam without
-                                            masters): a note beginning "approximate:" says why
-                                            @since 0.2 */
+                                            masters; a family the reference harness finds more than
+                                            5% off, not yet traced): a note beginning "approximate:"
+                                            says why @since 0.2 */
     LLMMEM_R_MARGIN_BYTES = 142,       /**< u64: the estimate's own uncertainty at this total, 5% of
                                             peak_reserved_bytes (the bound the accuracy tests hold the
                                             allocator's figure to): a fit or a shortfall smaller than

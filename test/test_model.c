@@ -241,6 +241,49 @@ static void test_approximate(void **state)
     llmmem_model_free(preset);
 }
 
+/* The families the reference harness (issue 24) finds more than 5% off, the term not
+ * yet found (memory/peak.c harness_gaps): approximate in the mode the harness measured
+ * them in, over the transformers model code only (not Megatron's own model); a family
+ * with no such gap (llama, above and here) stays exact. */
+static void test_harness_gaps(void **state)
+{
+    (void)state;
+    const struct {
+        const char *config;
+        const char *engine, *mode;
+        int64_t want;
+        const char *why;
+    } cases[] = {
+        {"mpt", "single", "training", 1, "for mpt training; the term that differs is not yet found"},
+        {"mpt", "fsdp", "training", 1, "for mpt training"},
+        {"mpt", "single", "inference", 1, "peaks 38.1% above this estimate at prefill"},
+        {"mpt", "megatron", "training", 0, ""},
+        {"gpt_neox_japanese", "single", "training", 1, "for gpt_neox_japanese training"},
+        {"gpt_neox_japanese", "single", "inference", 1, "for gpt_neox_japanese inference"},
+        {"gpt_oss", "zero", "training", 1, "for gpt_oss training"},
+        {"gpt_oss", "single", "inference", 1, "for gpt_oss inference"},
+        {"mixtral", "ddp", "training", 1, "for mixtral training"},
+        {"mixtral", "single", "inference", 0, ""},
+        {"olmoe", "single", "training", 1, "for olmoe training"},
+        {"olmoe", "single", "inference", 0, ""},
+        {"gptj", "single", "training", 1, "for gptj training"},
+        {"gptj", "single", "inference", 1, "for gptj inference"},
+        {"llama", "single", "training", 0, ""},
+        {"llama", "single", "inference", 0, ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[160];
+        snprintf(path, sizeof path, "test/data/reference/configs/matrix/%s.json", cases[i].config);
+        llmmem_model *m = NULL;
+        if (llmmem_model_from_hf_file(&m, path))
+            fail_msg("%s: %s", path, llmmem_last_error());
+        if (result_approximate(m, cases[i].engine, cases[i].mode, cases[i].why) != cases[i].want)
+            fail_msg("%s %s %s: approximate should be %lld", cases[i].config, cases[i].engine, cases[i].mode,
+                     (long long)cases[i].want);
+        llmmem_model_free(m);
+    }
+}
+
 static void test_architectures(void **state)
 {
     (void)state;
@@ -824,6 +867,7 @@ int main(void)
         cmocka_unit_test(test_registry_rules),
         cmocka_unit_test(test_architectures),
         cmocka_unit_test(test_approximate),
+        cmocka_unit_test(test_harness_gaps),
         cmocka_unit_test(test_qwen3_5_state_and_tower),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

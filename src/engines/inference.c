@@ -115,6 +115,8 @@ int llmmem__engine_infer(struct llmmem_result *r, const struct llmmem_model *m, 
     r->mode = LLMMEM__MODE_INFERENCE;
     r->no_replay = e->no_replay;
     llmmem__result_model(r, m);
+    if (e->gate == LLMMEM_P_RUNTIME && e->value == LLMMEM_RUNTIME_HF)
+        llmmem__result_harness_gap(r, m, false); /* transformers' generate */
     infer_base(&b, &o, &run);
     /* Vision-language models (vision.c): image tokens join each prompt; the
      * frozen encoder's working set for the batch's images is a prefill point. */

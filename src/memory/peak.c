@@ -117,6 +117,51 @@ static int replay_settings_check(const struct llmmem_result *r, const struct llm
     return LLMMEM_OK;
 }
 
+/* Families whose estimate the reference harness (issue 24: the real transformers
+ * step on fake tensors, test/reference/harness.py) finds more than 5% off, with
+ * the term that differs not yet found: their results say approximate rather than
+ * give a confident wrong figure. Source: the rows of
+ * test/data/reference/matrix.harness.jsonl (their "known" bands, also listed in
+ * matrix-known.txt); each entry names its rows and the gap they measure. Remove an
+ * entry when its gap is traced and fixed. */
+static const struct {
+    const char *model_type;
+    bool training; /* training (else HF inference) */
+    const char *gap; /* how far the harness's phase peak is from the estimate, its rows */
+} harness_gaps[] = {
+    {"gpt_neox_japanese", true,
+     "peaks up to 23.3% above this estimate (rows gpt_neox_japanese.lora forward -23.31%, .bf16 -19.74%, "
+     ".amp -17.27%; .eager +7.76%, below it)"},
+    {"gpt_neox_japanese", false, "peaks 47.8% above this estimate at prefill (row gpt_neox_japanese.generate)"},
+    {"mpt", true, "peaks up to 20.4% above this estimate (rows mpt.lora forward -20.40%, .bf16 -13.99%, .amp -9.68%)"},
+    {"mpt", false, "peaks 38.1% above this estimate at prefill (row mpt.generate)"},
+    {"gpt_oss", true,
+     "peaks up to 9.5% above this estimate in backward (rows gpt_oss.bf16 and .ckpt -9.50%, .eager -8.30%, "
+     ".amp -7.71%)"},
+    {"gpt_oss", false, "peaks 5.4% above this estimate at prefill (row gpt_oss.generate)"},
+    {"mixtral", true,
+     "peaks up to 9.1% above this estimate in backward (rows mixtral.eager -9.09%, .bf16 and .ckpt -8.2%, "
+     ".amp -7.69%)"},
+    {"olmoe", true,
+     "peaks up to 7.7% above this estimate in backward (rows olmoe.eager -7.70%, .bf16 and .ckpt -7.60%, "
+     ".amp -6.71%)"},
+    {"gptj", true, "peaks up to 6.4% above this estimate (rows gptj.bf16 forward -6.41%, backward -6.24%)"},
+    {"gptj", false, "peaks 8.1% above this estimate at prefill (row gptj.generate)"},
+};
+
+void llmmem__result_harness_gap(struct llmmem_result *r, const struct llmmem_model *m, bool training)
+{
+    for (size_t i = 0; i < sizeof harness_gaps / sizeof harness_gaps[0]; i++)
+        if (harness_gaps[i].training == training && llmmem__model_type_is(m, harness_gaps[i].model_type)) {
+            llmmem__result_set_i64(r, LLMMEM_R_APPROXIMATE, 1);
+            llmmem__result_note(r, "approximate: the reference harness (the real transformers step on fake "
+                                   "tensors, test/data/reference/matrix.harness.jsonl) %s for %s %s; the term "
+                                   "that differs is not yet found",
+                                harness_gaps[i].gap, m->model_type, training ? "training" : "inference");
+            return;
+        }
+}
+
 void llmmem__result_model(struct llmmem_result *r, const struct llmmem_model *m)
 {
     /* both are LLMMEM__NAME_MAX long: the model's name always fits */

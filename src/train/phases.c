@@ -503,6 +503,8 @@ int llmmem__train_fill(struct llmmem_result *r, const llmmem__train *t, const ll
     r->phase_used[LLMMEM_PHASE_BACKWARD] = true;
     r->phase_used[LLMMEM_PHASE_OPTIMIZER] = true;
     set_keys(r, &p, m);
+    if (c->engine != LLMMEM_ENGINE_MEGATRON && c->engine != LLMMEM_ENGINE_MEGATRON_DEEPSPEED)
+        llmmem__result_harness_gap(r, m, true); /* the transformers model code's step */
     unverified(r, c);
     unusual_precision(r, c);
     explain_terms(r, &p, c);
