@@ -268,6 +268,12 @@ static void test_harness_gaps(void **state)
         {"olmoe", "single", "inference", 0, ""},
         {"gptj", "single", "training", 1, "for gptj training"},
         {"gptj", "single", "inference", 1, "for gptj inference"},
+        {"codegen", "single", "training", 1, "for codegen training"},
+        {"codegen", "single", "inference", 1, "peaks 9.7% above this estimate at prefill"},
+        {"cohere", "single", "training", 1, "for cohere training"},
+        {"cohere", "single", "inference", 0, ""},
+        {"deepseek_v3", "single", "training", 1, "136,503,296 adapter parameters"},
+        {"diffllama", "single", "training", 1, "with eager attention"},
         {"llama", "single", "training", 0, ""},
         {"llama", "single", "inference", 0, ""},
     };

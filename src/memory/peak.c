@@ -147,6 +147,18 @@ static const struct {
      ".amp -6.71%)"},
     {"gptj", true, "peaks up to 6.4% above this estimate (rows gptj.bf16 forward -6.41%, backward -6.24%)"},
     {"gptj", false, "peaks 8.1% above this estimate at prefill (row gptj.generate)"},
+    {"codegen", true,
+     "peaks up to 6.4% above this estimate (rows codegen.bf16 forward -6.42%, backward -6.25%, .lora forward "
+     "-6.01%)"},
+    {"codegen", false, "peaks 9.7% above this estimate at prefill (row codegen.generate)"},
+    {"cohere", true,
+     "peaks up to 10.9% above this estimate in backward (rows cohere.amp -10.94%, .bf16 and .ckpt -10.93%)"},
+    {"deepseek_v3", true,
+     "peaks up to 41.7% above this estimate with LoRA (rows deepseek_v3.lora backward -41.72%, forward "
+     "-37.95%: the real model trains 136,503,296 adapter parameters where this counts 10,489,856)"},
+    {"diffllama", true,
+     "peaks up to 20.3% above this estimate with eager attention (rows diffllama.eager forward -20.31%, "
+     "backward -19.74%)"},
 };
 
 void llmmem__result_harness_gap(struct llmmem_result *r, const struct llmmem_model *m, bool training)
