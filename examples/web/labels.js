@@ -13,6 +13,9 @@
   // are not read there (the library refuses them: engines/llamacpp/runtime.c not_read)
   const lcpp = (v) => infer(v) && v.runtime === "llama_cpp";
   const notLcpp = (f) => (v) => f(v) && !lcpp(v);
+  // HF generate's workload (batch, prompt, decode): vLLM sizes its KV pool from max_num_seqs
+  // and max_model_len instead (the library refuses these with runtime vllm: engines/applies.c)
+  const hfGen = (v) => infer(v) && !vllm(v) && !lcpp(v);
   const engine = (...names) => (v) => train(v) && names.includes(v.engine);
   const zero = (v) => train(v) && (v.engine === "zero" || v.engine === "megatron_deepspeed");
   const zero3 = (v) => zero(v) && v.zero_stage === "3";
@@ -30,9 +33,9 @@
     micro_batch_size: ["Micro-batch size (sequences per GPU)", train],
     seq_len: ["Sequence length (tokens)", train],
     gradient_accumulation_steps: ["Gradient accumulation (micro-steps per step)", train],
-    batch_size: ["Batch size (sequences generated together)", notLcpp(infer)],
-    prompt_len: ["Prompt length (tokens)", notLcpp(infer)],
-    decode_len: ["Generated tokens per sequence (0 = prompt only)", notLcpp(infer)],
+    batch_size: ["Batch size (sequences generated together)", hfGen],
+    prompt_len: ["Prompt length (tokens)", hfGen],
+    decode_len: ["Generated tokens per sequence (0 = prompt only)", hfGen],
     peak_scope: ["Peak over (step, or the whole process with loading)", train],
     param_dtype: ["Weight precision", notLcpp(always)],
     compute_dtype: ["Compute precision (auto = weight precision)", notLcpp(always)],

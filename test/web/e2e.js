@@ -209,7 +209,7 @@ const SCENARIOS = [
     set: [["engine", "megatron"], ["tensor_parallel_size", 2], ["pipeline_parallel_size", 2], ["data_parallel_size", 2],
           ["sequence_parallel", "true"], ["distributed_optimizer", "true"], ["num_microbatches", 8], ["micro_batch_size", 2]] },
   { name: "vLLM inference, TP2, fp8 KV cache", preset: "llama-3.1-8b",
-    set: [["mode", "inference"], ["runtime", "vllm"], ["batch_size", 16], ["prompt_len", 2048], ["decode_len", 512],
+    set: [["mode", "inference"], ["runtime", "vllm"], ["max_num_seqs", 16], ["max_model_len", 2560],
           ["tensor_parallel_size", 2], ["gpu_memory_utilization", 0.85], ["kv_cache_dtype", "fp8"]],
     planGpus: 4, screenshot: "web-vllm.png" },
   { name: "vLLM on an L4: does not start at the model's 131,072 tokens", preset: "meta-llama/Llama-3.1-8B-Instruct",
