@@ -592,27 +592,20 @@ static int megatron_lora_check(const struct llmmem_config *c, int engine)
 }
 
 /* Layer kinds its activation model does not have (kinds.c), then LoRA. */
-/* Megatron-LM builds its own optimizer from --optimizer (megatron/training/arguments.py
- * _add_training_args: choices adam, sgd, muon, dist_muon, lion, soap, adaptive_muon; Megatron
- * 'adam' decouples weight decay, its 'sgd' carries --sgd-momentum 0.9 by default): another
- * optimizer (bitsandbytes, torchao, Adafactor...) is not one Megatron runs. */
+/* Megatron-LM builds its own optimizer from --optimizer (config/optimizers.def
+ * LLMMEM__OPTIMIZER_MEGATRON): another optimizer (bitsandbytes, torchao, Adafactor...)
+ * is not one Megatron runs. */
 static int megatron_optimizer_check(const struct llmmem_config *c)
 {
-    switch (c->optimizer) {
-    case LLMMEM__OPT_ADAMW:
-    case LLMMEM__OPT_ADAM:
-    case LLMMEM__OPT_SGD:
-    case LLMMEM__OPT_SGD_MOMENTUM:
-    case LLMMEM__OPT_MUON:
-    case LLMMEM__OPT_LION: return LLMMEM_OK;
-    default:
-        return llmmem__error(LLMMEM_E_INCONSISTENT,
-                             "optimizer %s%s with engine megatron: Megatron-LM's --optimizer is adam, sgd, muon, "
-                             "lion (megatron/training/arguments.py); set optimizer adamw, sgd_momentum, muon or "
-                             "lion",
-                             llmmem_param_enum_name(LLMMEM_P_OPTIMIZER, c->optimizer),
-                             llmmem__config_origin(c, LLMMEM_P_OPTIMIZER));
-    }
+#define MG_RUNS(choice, VALUE) || c->optimizer == LLMMEM__OPT_##VALUE
+    if (false LLMMEM__OPTIMIZER_MEGATRON(MG_RUNS))
+        return LLMMEM_OK;
+#undef MG_RUNS
+    return llmmem__error(LLMMEM_E_INCONSISTENT,
+                         "optimizer %s%s with engine megatron: Megatron-LM's --optimizer is adam, sgd, muon, "
+                         "lion (megatron/training/arguments.py); set optimizer adamw, sgd_momentum, muon or lion",
+                         llmmem_param_enum_name(LLMMEM_P_OPTIMIZER, c->optimizer),
+                         llmmem__config_origin(c, LLMMEM_P_OPTIMIZER));
 }
 
 static int megatron_check(llmmem__engine_run *r)
