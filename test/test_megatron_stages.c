@@ -19,45 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define JSON_CAP (1 << 17)
 #define RUNS 1500
-
-static char json_a[JSON_CAP], json_b[JSON_CAP];
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15u;
-static uint64_t rnd(void) /* splitmix64 */
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-static const char *pick(const char *const *v, size_t n) { return v[rnd() % n]; }
-#define PICK(a) pick(a, sizeof a / sizeof a[0])
-
-/* The estimate's JSON into buf, or its status and message; its status returned. */
-static int estimate_json(char *buf, llmmem_model *m, llmmem_config *c, bool every_stage)
-{
-    llmmem__megatron_every_stage = every_stage;
-    llmmem_result *r = NULL;
-    assert_int_equal(llmmem_result_new(&r), 0);
-    int rc = llmmem_estimate(r, m, c);
-    size_t need = 0;
-    if (rc == 0)
-        assert_int_equal(llmmem_result_to_json(buf, JSON_CAP, &need, r), 0);
-    else
-        snprintf(buf, JSON_CAP, "error %d: %s", rc, llmmem_last_error());
-    llmmem_result_free(r);
-    llmmem__megatron_every_stage = false;
-    return rc;
-}
-
-static void set(llmmem_config *c, const char *k, const char *v)
-{
-    int rc = llmmem_config_set(c, k, v);
-    if (rc)
-        fail_msg("config_set %s=%s: %s", k, v, llmmem_last_error());
-}
+#define SHORTCUT_SEED 0x9E3779B97F4A7C15u
+#include "shortcut.h"
 
 static void stages_as_numbers(void **state)
 {
@@ -107,8 +71,8 @@ static void stages_as_numbers(void **state)
             snprintf(z, sizeof z, "%d", (int)(rnd() % 3));
             set(c, "zero_stage", z);
         }
-        int ra = estimate_json(json_a, m, c, false);
-        int rb = estimate_json(json_b, m, c, true);
+        int ra = estimate_json(json_a, m, c, &llmmem__megatron_every_stage, false);
+        int rb = estimate_json(json_b, m, c, &llmmem__megatron_every_stage, true);
         if (ra != rb || strcmp(json_a, json_b) != 0)
             fail_msg("run %d (%s, %s, pp %s, tp %s, dp %d): the stages as numbers differ from every stage's "
                      "result:\n%.600s\n--- every stage:\n%.600s",

@@ -20,42 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define JSON_CAP (1 << 17)
-
-static char json_a[JSON_CAP], json_b[JSON_CAP];
-
-static uint64_t rng_state = 0x243F6A8885A308D3u;
-static uint64_t rnd(void) /* splitmix64 */
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-static const char *pick(const char *const *v, size_t n) { return v[rnd() % n]; }
-#define PICK(a) pick(a, sizeof a / sizeof a[0])
-
-static int estimate_json(char *buf, llmmem_model *m, llmmem_config *c, bool every_layer)
-{
-    llmmem__vllm_every_layer = every_layer;
-    llmmem_result *r = NULL;
-    assert_int_equal(llmmem_result_new(&r), 0);
-    int rc = llmmem_estimate(r, m, c);
-    size_t need = 0;
-    if (rc == 0)
-        assert_int_equal(llmmem_result_to_json(buf, JSON_CAP, &need, r), 0);
-    else
-        snprintf(buf, JSON_CAP, "error %d: %s", rc, llmmem_last_error());
-    llmmem_result_free(r);
-    llmmem__vllm_every_layer = false;
-    return rc;
-}
-
-static void set(llmmem_config *c, const char *k, const char *v)
-{
-    if (llmmem_config_set(c, k, v))
-        fail_msg("config_set %s=%s: %s", k, v, llmmem_last_error());
-}
+#define SHORTCUT_SEED 0x243F6A8885A308D3u
+#include "shortcut.h"
 
 /* One random vLLM configuration of model m, compared both ways; its status. */
 static int compare_one(llmmem_model *m, const char *what)
@@ -94,8 +60,8 @@ static int compare_one(llmmem_model *m, const char *what)
     /* --cpu-offload-gb: the first layers differ until the limit is reached */
     static const char *const offload[] = {"0", "0", "0", "0.01", "0.5", "3"};
     set(c, "cpu_offload_gb", PICK(offload));
-    int ra = estimate_json(json_a, m, c, false);
-    int rb = estimate_json(json_b, m, c, true);
+    int ra = estimate_json(json_a, m, c, &llmmem__vllm_every_layer, false);
+    int rb = estimate_json(json_b, m, c, &llmmem__vllm_every_layer, true);
     if (ra != rb || strcmp(json_a, json_b) != 0)
         fail_msg("%s (tp %s, pp %s): the repeated layers differ from the walk over every layer:\n%.600s\n"
                  "--- every layer:\n%.600s",
