@@ -73,7 +73,7 @@ $(OBJS): include/llmmem.h $(HDRS)
 # src/model/registry_code.c (committed) again when a family table or the generator changes;
 # `make regen` forces it. test/test_registry_regen.sh checks the committed file is current.
 GEN_REGISTRY_SRCS := mk/gen_registry.c $(sort $(wildcard src/model/fam_*.c))
-build/gen/gen_registry: $(GEN_REGISTRY_SRCS) include/llmmem.h src/model/registry.h src/model/families.h \
+build/gen/gen_registry: $(GEN_REGISTRY_SRCS) include/llmmem.h src/model/registry.h src/model/families.h src/model/expr_lex.h \
                         src/model/model.h src/core/core.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 $(WARN) -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -O1 $(GEN_REGISTRY_SRCS) -o $@

@@ -19,6 +19,7 @@
  * compiled: it keeps LLMMEM__X_TEXT, and the parser reads it, whatever it
  * then says. So are the real defaults (llmmem__registry_real). */
 #include "model/registry.h"
+#include "model/expr_lex.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,41 +39,17 @@ typedef struct cx {
     bool bad; /* not compiled: the parser reads the text */
 } cx;
 
-static bool is_ident(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-static void skip(cx *e)
-{
-    while (*e->p == ' ')
-        e->p++;
-}
+static void skip(cx *e) { llmmem__lex_skip(&e->p); }
 
+/* The next character after spaces (consumed). */
 static char peek(cx *e)
 {
     skip(e);
     return *e->p;
 }
 
-/* expr.c's eat, move for move. */
-static bool eat(cx *e, const char *tok)
-{
-    skip(e);
-    const char *p = e->p;
-    if (p[0] != tok[0])
-        return false;
-    if (tok[1]) {
-        if (p[1] != tok[1])
-            return false;
-        e->p += 2;
-        return true;
-    }
-    if ((tok[0] == '<' || tok[0] == '>' || tok[0] == '!' || tok[0] == '=') && p[1] == '=')
-        return false;
-    if ((tok[0] == '&' || tok[0] == '|') && p[1] == tok[0])
-        return false;
-    e->p += 1;
-    return true;
-}
+static bool eat(cx *e, const char *tok) { return llmmem__lex_eat(&e->p, tok); }
 
 /* An op; its index (-1 once the text is given up). */
 static int emit(cx *e, int op, int64_t arg)
@@ -120,7 +97,7 @@ static void call(cx *e, const char *fn, size_t n)
         }
         skip(e);
         const char *s = e->p;
-        while (is_ident(*e->p) || is_digit(*e->p))
+        while (llmmem__lex_ident(*e->p) || llmmem__lex_digit(*e->p))
             e->p++;
         int i = e->p == s ? -1 : symbol(e, s, (size_t)(e->p - s));
         if (i < 0 || !eat(e, ")")) {
@@ -158,10 +135,10 @@ static void atom(cx *e)
 {
     skip(e);
     const char *s = e->p;
-    if (is_digit(*s)) {
+    if (llmmem__lex_digit(*s)) {
         int64_t v = 0;
         bool ovf = false;
-        while (is_digit(*e->p)) {
+        while (llmmem__lex_digit(*e->p)) {
             ovf |= __builtin_mul_overflow(v, 10, &v);
             ovf |= __builtin_add_overflow(v, *e->p - '0', &v);
             e->p++;
@@ -172,8 +149,8 @@ static void atom(cx *e)
             emit(e, LLMMEM__X_CONST, v);
         return;
     }
-    if (is_ident(*s)) {
-        while (is_ident(*e->p) || is_digit(*e->p))
+    if (llmmem__lex_ident(*s)) {
+        while (llmmem__lex_ident(*e->p) || llmmem__lex_digit(*e->p))
             e->p++;
         size_t n = (size_t)(e->p - s);
         if (eat(e, "(")) {
@@ -300,17 +277,17 @@ static bool compile(cx *e, const char *text, const llmmem__qdef *q, int nq)
     /* llmmem__expr_eval's shortcuts: a lone symbol the entry has, a lone
      * number of at most 18 digits */
     const char *p = text;
-    if (is_ident(*p)) {
-        while (is_ident(*p) || is_digit(*p))
+    if (llmmem__lex_ident(*p)) {
+        while (llmmem__lex_ident(*p) || llmmem__lex_digit(*p))
             p++;
         int i = symbol(e, text, (size_t)(p - text));
         if (!*p && i >= 0) {
             emit(e, LLMMEM__X_RET_SYM, i);
             return true;
         }
-    } else if (is_digit(*p)) {
+    } else if (llmmem__lex_digit(*p)) {
         int64_t v = 0;
-        while (is_digit(*p) && p - text < 18)
+        while (llmmem__lex_digit(*p) && p - text < 18)
             v = v * 10 + (*p++ - '0');
         if (!*p) {
             emit(e, LLMMEM__X_RET_CONST, v);

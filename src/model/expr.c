@@ -17,6 +17,7 @@
  * expression in the message: registry entries are data, and a wrong one must
  * fail loudly (test_model.c evaluates every entry). */
 #include "model/model.h"
+#include "model/expr_lex.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -40,11 +41,7 @@ static int64_t fail(ex *e, int status, const char *what)
     return 0;
 }
 
-static void skip(ex *e)
-{
-    while (*e->p == ' ')
-        e->p++;
-}
+static void skip(ex *e) { llmmem__lex_skip(&e->p); }
 
 /* The next character after spaces (consumed). */
 static char peek(ex *e)
@@ -53,28 +50,7 @@ static char peek(ex *e)
     return *e->p;
 }
 
-/* Tokens are one or two characters; compared in place (this runs for every
- * operator of every expression of every parse). */
-static bool eat(ex *e, const char *tok)
-{
-    skip(e);
-    const char *p = e->p;
-    if (p[0] != tok[0])
-        return false;
-    if (tok[1]) {
-        if (p[1] != tok[1])
-            return false;
-        e->p += 2;
-        return true;
-    }
-    /* '<' must not eat the first character of '<=', '!' not of '!=' */
-    if ((tok[0] == '<' || tok[0] == '>' || tok[0] == '!' || tok[0] == '=') && p[1] == '=')
-        return false;
-    if ((tok[0] == '&' || tok[0] == '|') && p[1] == tok[0])
-        return false;
-    e->p += 1;
-    return true;
-}
+static bool eat(ex *e, const char *tok) { return llmmem__lex_eat(&e->p, tok); }
 
 static int64_t checked(ex *e, bool overflow, int64_t v)
 {
@@ -83,8 +59,6 @@ static int64_t checked(ex *e, bool overflow, int64_t v)
 
 static int64_t expr(ex *e);
 
-static bool is_ident(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 bool llmmem__qvals_find(const llmmem__qvals *q, const char *sym, size_t len, int *index)
 {
@@ -125,7 +99,7 @@ static int64_t rmul(ex *e)
         return fail(e, LLMMEM_E_INTERNAL, "rmul takes two arguments");
     skip(e);
     const char *s = e->p;
-    while (is_ident(*e->p) || is_digit(*e->p))
+    while (llmmem__lex_ident(*e->p) || llmmem__lex_digit(*e->p))
         e->p++;
     int i;
     if (e->p == s || !llmmem__qvals_find(e->q, s, (size_t)(e->p - s), &i)) {
@@ -178,18 +152,18 @@ static int64_t atom(ex *e)
 {
     skip(e);
     const char *s = e->p;
-    if (is_digit(*s)) {
+    if (llmmem__lex_digit(*s)) {
         int64_t v = 0;
         bool ovf = false;
-        while (is_digit(*e->p)) {
+        while (llmmem__lex_digit(*e->p)) {
             ovf |= __builtin_mul_overflow(v, 10, &v);
             ovf |= __builtin_add_overflow(v, *e->p - '0', &v);
             e->p++;
         }
         return checked(e, ovf, v);
     }
-    if (is_ident(*s)) {
-        while (is_ident(*e->p) || is_digit(*e->p))
+    if (llmmem__lex_ident(*s)) {
+        while (llmmem__lex_ident(*e->p) || llmmem__lex_digit(*e->p))
             e->p++;
         size_t n = (size_t)(e->p - s);
         if (eat(e, "("))
@@ -337,17 +311,17 @@ int llmmem__expr_eval(int64_t *out, const char *text, const llmmem__qvals *q)
      * "mb", "0") is read without the parser; anything else, or a symbol the
      * model lacks, takes the parser (which reports it) */
     const char *p = text;
-    if (is_ident(*p)) {
-        while (is_ident(*p) || is_digit(*p))
+    if (llmmem__lex_ident(*p)) {
+        while (llmmem__lex_ident(*p) || llmmem__lex_digit(*p))
             p++;
         int i;
         if (!*p && llmmem__qvals_find(q, text, (size_t)(p - text), &i)) {
             *out = q->v[i];
             return 0;
         }
-    } else if (is_digit(*p)) {
+    } else if (llmmem__lex_digit(*p)) {
         int64_t v = 0;
-        while (is_digit(*p) && p - text < 18)
+        while (llmmem__lex_digit(*p) && p - text < 18)
             v = v * 10 + (*p++ - '0');
         if (!*p) {
             *out = v;
